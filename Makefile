@@ -1,0 +1,84 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# memtrace - per-task and per-module peak page usage from tracefs
+
+VERSION := 0.1.0
+
+CC ?= cc
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+MANDIR ?= $(PREFIX)/share/man
+
+WARN := -Wall -Wextra -Wformat=2 -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+	-Wpointer-arith -Wcast-align -Wwrite-strings -Wundef -Wvla -Wconversion \
+	-Wno-sign-conversion
+ifeq ($(WERROR),1)
+WARN += -Werror
+endif
+OPT ?= -O2 -g
+override CFLAGS := -std=gnu11 $(OPT) $(WARN) $(CFLAGS)
+override CPPFLAGS := -D_GNU_SOURCE -DMEMTRACE_VERSION='"$(VERSION)"' $(CPPFLAGS)
+
+ifeq ($(V),1)
+Q :=
+else
+Q := @
+endif
+
+# pure code (no I/O beyond what its name says) shared by the daemon and the tests
+LIB_SRCS := ringbuf.c format.c event.c stats.c module.c proc.c report.c logfile.c util.c record.c \
+	tracefs.c reader.c
+LIB_OBJS := $(LIB_SRCS:.c=.o)
+OBJS := memtrace.o $(LIB_OBJS)
+
+TEST_SRCS := $(wildcard tests/test_*.c)
+TEST_OBJS := $(TEST_SRCS:.c=.o)
+CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
+CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lm -lrt -lpthread)
+
+all: memtrace
+
+memtrace: $(OBJS)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(OBJS) $(LDLIBS)
+
+%.o: %.c $(wildcard *.h)
+	@$(if $(Q),echo "  CC      $@")
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+
+tests/%.o: tests/%.c $(wildcard *.h) tests/testutil.h
+	@$(if $(Q),echo "  CC      $@")
+	$(Q)$(CC) $(CPPFLAGS) -I. $(CHECK_CFLAGS) $(CFLAGS) -Wno-missing-prototypes -c -o $@ $<
+
+tests/unit: $(TEST_OBJS) $(LIB_OBJS)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(TEST_OBJS) $(LIB_OBJS) $(CHECK_LIBS) $(LDLIBS)
+
+tests/workload: tests/workload.c
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $<
+
+# unit tests, then the integration tests on the real tracefs; the last line is the summary
+check: memtrace tests/unit tests/workload
+	$(Q)CK_DEFAULT_TIMEOUT=60 ./tests/unit
+	$(Q)./tests/integration.sh
+
+check-unit: tests/unit
+	$(Q)./tests/unit
+
+check-valgrind: tests/unit
+	$(Q)CK_FORK=no CK_DEFAULT_TIMEOUT=600 valgrind --error-exitcode=99 --leak-check=full \
+		--errors-for-leak-kinds=definite ./tests/unit
+
+sanitize:
+	$(MAKE) clean
+	$(MAKE) OPT="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer" \
+		LDFLAGS="-fsanitize=address,undefined" tests/unit memtrace
+	UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ./tests/unit
+
+install: memtrace
+	install -D -m 0755 memtrace $(DESTDIR)$(BINDIR)/memtrace
+	install -D -m 0644 memtrace.8 $(DESTDIR)$(MANDIR)/man8/memtrace.8
+
+clean:
+	rm -f memtrace *.o tests/*.o tests/unit tests/workload
+
+.PHONY: all check check-unit check-valgrind sanitize install clean

@@ -1,0 +1,288 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* event.c - the tracepoints memtrace uses and the decoding of their records into typed events */
+#include "event.h"
+
+#include <stdio.h>
+#include <string.h>
+
+const struct mt_tracepoint mt_tracepoints[] = {
+	{ "kmem", "mm_page_alloc", EV_PAGE_ALLOC, NEED_REQUIRED, "page allocations" },
+	{ "kmem", "mm_page_free", EV_PAGE_FREE, NEED_REQUIRED, "page frees" },
+	{ "sched", "sched_process_fork", EV_FORK, NEED_OPTIONAL,
+	  "parent pids and names of new tasks" },
+	{ "sched", "sched_process_exit", EV_EXIT, NEED_OPTIONAL,
+	  "task exits (tasks stay 'alive'; no recycling of exited tasks)" },
+	{ "sched", "sched_process_exec", EV_EXEC, NEED_OPTIONAL, "names after exec" },
+	{ "task", "task_rename", EV_RENAME, NEED_OPTIONAL, "names after exec and renames" },
+	{ "module", "module_load", EV_MOD_LOAD, NEED_OPTIONAL, "module names and attribution" },
+	{ "module", "module_put", EV_MOD_PUT, NEED_OPTIONAL,
+	  "end of the module_load bracket when syscall events are missing" },
+	{ "module", "module_free", EV_MOD_FREE, NEED_OPTIONAL, "module unload state" },
+	{ "syscalls", "sys_enter_finit_module", EV_MODSYS_ENTER, NEED_OPTIONAL,
+	  "the full finit_module bracket (fallback: module_load..module_put)" },
+	{ "syscalls", "sys_exit_finit_module", EV_MODSYS_EXIT, NEED_OPTIONAL,
+	  "the full finit_module bracket (fallback: module_load..module_put)" },
+	{ "syscalls", "sys_enter_init_module", EV_MODSYS_ENTER, NEED_OPTIONAL,
+	  "the full init_module bracket (fallback: module_load..module_put)" },
+	{ "syscalls", "sys_exit_init_module", EV_MODSYS_EXIT, NEED_OPTIONAL,
+	  "the full init_module bracket (fallback: module_load..module_put)" },
+	{ "oom", "mark_victim", EV_OOM_VICTIM, NEED_OPTIONAL, "OOM-kill reports" },
+	{ "task", "task_newtask", EV_NEWTASK, NEED_OPTIONAL,
+	  "thread/process distinction of new tasks" },
+	{ NULL, NULL, EV_NONE, NEED_OPTIONAL, NULL },
+};
+
+static const char *const kind_names[EV__COUNT] = {
+	[EV_NONE] = "none",
+	[EV_PAGE_ALLOC] = "page_alloc",
+	[EV_PAGE_FREE] = "page_free",
+	[EV_FORK] = "fork",
+	[EV_EXIT] = "exit",
+	[EV_EXEC] = "exec",
+	[EV_RENAME] = "rename",
+	[EV_MOD_LOAD] = "module_load",
+	[EV_MOD_PUT] = "module_put",
+	[EV_MOD_FREE] = "module_free",
+	[EV_MODSYS_ENTER] = "module_syscall_enter",
+	[EV_MODSYS_EXIT] = "module_syscall_exit",
+	[EV_OOM_VICTIM] = "oom_victim",
+	[EV_NEWTASK] = "newtask",
+};
+
+const char *mt_kind_name(enum mt_kind k)
+{
+	return (unsigned)k < EV__COUNT ? kind_names[k] : "?";
+}
+
+/* Per kind: the fields used, in slot order; a leading '!' marks required. */
+static const char *const kind_fields[EV__COUNT][6] = {
+	[EV_PAGE_ALLOC] = { "!pfn", "!order" },
+	[EV_PAGE_FREE] = { "!pfn", "!order" },
+	[EV_FORK] = { "!parent_pid", "!child_pid", "child_comm" },
+	[EV_EXIT] = { "!pid", "comm", "group_dead" },
+	[EV_EXEC] = { "!pid", "old_pid", "filename" },
+	[EV_RENAME] = { "!pid", "!newcomm" },
+	[EV_MOD_LOAD] = { "!name" },
+	[EV_MOD_PUT] = { "!name", "ip", "refcnt" },
+	[EV_MOD_FREE] = { "!name" },
+	[EV_MODSYS_ENTER] = { NULL },
+	[EV_MODSYS_EXIT] = { "!ret" },
+	[EV_OOM_VICTIM] = { "!pid", "comm", "total_vm", "anon_rss", "file_rss", "shmem_rss" },
+	[EV_NEWTASK] = { "!pid", "!clone_flags", "comm" },
+};
+
+/* Fields read as strings; all others are integers of 1, 2, 4 or 8 bytes. */
+static bool is_string_field(const char *name)
+{
+	return !strcmp(name, "comm") || !strcmp(name, "child_comm") ||
+	       !strcmp(name, "newcomm") || !strcmp(name, "filename") ||
+	       !strcmp(name, "name");
+}
+
+void decoder_init(struct mt_decoder *d)
+{
+	memset(d, 0, sizeof(*d));
+}
+
+const struct mt_tracepoint *mt_tracepoint_find(const char *system, const char *name)
+{
+	const struct mt_tracepoint *tp;
+
+	for (tp = mt_tracepoints; tp->system; tp++)
+		if (!strcmp(tp->system, system) && !strcmp(tp->name, name))
+			return tp;
+	return NULL;
+}
+
+static bool int_size_ok(uint32_t size)
+{
+	return size == 1 || size == 2 || size == 4 || size == 8;
+}
+
+int decoder_add(struct mt_decoder *d, const struct mt_tracepoint *tp,
+		const struct fmt_event *fe, char *err, size_t errlen)
+{
+	struct mt_evdesc *ds;
+	const struct fmt_field *f;
+	int i;
+
+	if (d->ndescs >= sizeof(d->descs) / sizeof(d->descs[0])) {
+		snprintf(err, errlen, "too many events");
+		return -1;
+	}
+	if (d->by_id[fe->id]) {
+		snprintf(err, errlen, "%s:%s: event id %u already used by %s:%s",
+			 tp->system, tp->name, fe->id, d->by_id[fe->id]->tp->system,
+			 d->by_id[fe->id]->tp->name);
+		return -1;
+	}
+	ds = &d->descs[d->ndescs];
+	memset(ds, 0, sizeof(*ds));
+	ds->kind = tp->kind;
+	ds->tp = tp;
+	ds->finit = strstr(tp->name, "finit_module") != NULL;
+
+	f = fmt_find(fe, "common_type");
+	if (!f || f->offset != 0 || f->size != 2) {
+		snprintf(err, errlen, "%s:%s: common_type is not a u16 at offset 0",
+			 tp->system, tp->name);
+		return -1;
+	}
+	f = fmt_find(fe, "common_pid");
+	if (!f || !int_size_ok(f->size)) {
+		snprintf(err, errlen, "%s:%s: no usable common_pid", tp->system, tp->name);
+		return -1;
+	}
+	ds->common_pid = *f;
+	f = fmt_find(fe, "common_flags");
+	if (f && int_size_ok(f->size))
+		ds->common_flags = *f;
+	else
+		ds->common_flags.size = 0;
+
+	for (i = 0; i < 6 && kind_fields[tp->kind][i]; i++) {
+		const char *want = kind_fields[tp->kind][i];
+		bool required = want[0] == '!';
+
+		if (required)
+			want++;
+		f = fmt_find(fe, want);
+		if (f && !is_string_field(want) && !int_size_ok(f->size))
+			f = NULL;
+		if (f && is_string_field(want) && f->kind == FMT_PLAIN)
+			f = NULL;
+		if (!f) {
+			if (required) {
+				snprintf(err, errlen, "%s:%s: field '%s' missing or unusable",
+					 tp->system, tp->name, want);
+				return -1;
+			}
+			continue;
+		}
+		ds->f[i] = *f;
+		ds->have[i] = 1;
+	}
+	d->by_id[fe->id] = ds;
+	d->ndescs++;
+	return 0;
+}
+
+static bool get_int(const struct mt_evdesc *ds, int slot, const struct rb_record *r,
+		    uint64_t *v)
+{
+	return ds->have[slot] && fmt_get_int(&ds->f[slot], r->data, r->len, v);
+}
+
+static void get_str(const struct mt_evdesc *ds, int slot, const struct rb_record *r,
+		    struct mt_str *s)
+{
+	s->s = "";
+	s->len = 0;
+	if (ds->have[slot] && !fmt_get_str(&ds->f[slot], r->data, r->len, &s->s, &s->len)) {
+		s->s = "";
+		s->len = 0;
+	}
+}
+
+int decoder_decode(const struct mt_decoder *d, const struct rb_record *r,
+		   uint32_t cpu, struct mt_event *ev)
+{
+	const struct mt_evdesc *ds;
+	uint64_t v = 0, v2 = 0;
+	uint16_t id;
+
+	if (r->len < 2)
+		return DEC_BAD;
+	memcpy(&id, r->data, 2);
+	ds = d->by_id[id];
+	if (!ds)
+		return DEC_UNKNOWN;
+	ev->kind = ds->kind;
+	ev->cpu = cpu;
+	ev->ts = r->ts;
+	if (!fmt_get_int(&ds->common_pid, r->data, r->len, &v))
+		return DEC_BAD;
+	ev->tid = (int32_t)v;
+	ev->flags = 0;
+	if (ds->common_flags.size && fmt_get_int(&ds->common_flags, r->data, r->len, &v))
+		ev->flags = (uint8_t)v;
+
+	switch (ds->kind) {
+	case EV_PAGE_ALLOC:
+	case EV_PAGE_FREE:
+		if (!get_int(ds, 0, r, &v) || !get_int(ds, 1, r, &v2))
+			return DEC_BAD;
+		/* a failed allocation has pfn all ones, whatever the field size */
+		if (ds->f[0].size < 8 && v == (1ULL << (8 * ds->f[0].size)) - 1)
+			v = UINT64_MAX;
+		ev->u.page.pfn = v;
+		ev->u.page.order = (uint32_t)v2;
+		break;
+	case EV_FORK:
+		if (!get_int(ds, 0, r, &v) || !get_int(ds, 1, r, &v2))
+			return DEC_BAD;
+		ev->u.fork.parent = (int32_t)v;
+		ev->u.fork.child = (int32_t)v2;
+		get_str(ds, 2, r, &ev->u.fork.comm);
+		break;
+	case EV_EXIT:
+		if (!get_int(ds, 0, r, &v))
+			return DEC_BAD;
+		ev->u.exit.pid = (int32_t)v;
+		get_str(ds, 1, r, &ev->u.exit.comm);
+		ev->u.exit.group_dead = get_int(ds, 2, r, &v2) ? (v2 != 0) : -1;
+		break;
+	case EV_EXEC:
+		if (!get_int(ds, 0, r, &v))
+			return DEC_BAD;
+		ev->u.exec.pid = (int32_t)v;
+		ev->u.exec.old_pid = get_int(ds, 1, r, &v2) ? (int32_t)v2 : (int32_t)v;
+		get_str(ds, 2, r, &ev->u.exec.filename);
+		break;
+	case EV_RENAME:
+		if (!get_int(ds, 0, r, &v))
+			return DEC_BAD;
+		ev->u.rename.pid = (int32_t)v;
+		get_str(ds, 1, r, &ev->u.rename.comm);
+		break;
+	case EV_MOD_LOAD:
+	case EV_MOD_FREE:
+	case EV_MOD_PUT:
+		get_str(ds, 0, r, &ev->u.module.name);
+		if (!ev->u.module.name.len)
+			return DEC_BAD;
+		ev->u.module.ip = get_int(ds, 1, r, &v) ? v : 0;
+		ev->u.module.refcnt = get_int(ds, 2, r, &v2) ? (int64_t)v2 : -1;
+		break;
+	case EV_MODSYS_ENTER:
+		ev->u.modsys.ret = 0;
+		ev->u.modsys.finit = ds->finit;
+		break;
+	case EV_MODSYS_EXIT:
+		if (!get_int(ds, 0, r, &v))
+			return DEC_BAD;
+		ev->u.modsys.ret = (int64_t)v;
+		ev->u.modsys.finit = ds->finit;
+		break;
+	case EV_NEWTASK:
+		if (!get_int(ds, 0, r, &v) || !get_int(ds, 1, r, &v2))
+			return DEC_BAD;
+		ev->u.newtask.pid = (int32_t)v;
+		ev->u.newtask.clone_flags = v2;
+		get_str(ds, 2, r, &ev->u.newtask.comm);
+		break;
+	case EV_OOM_VICTIM:
+		if (!get_int(ds, 0, r, &v))
+			return DEC_BAD;
+		ev->u.oom.pid = (int32_t)v;
+		get_str(ds, 1, r, &ev->u.oom.comm);
+		ev->u.oom.total_vm_kb = get_int(ds, 2, r, &v) ? v : 0;
+		ev->u.oom.anon_rss_kb = get_int(ds, 3, r, &v) ? v : 0;
+		ev->u.oom.file_rss_kb = get_int(ds, 4, r, &v) ? v : 0;
+		ev->u.oom.shmem_rss_kb = get_int(ds, 5, r, &v) ? v : 0;
+		break;
+	default:
+		return DEC_UNKNOWN;
+	}
+	return DEC_OK;
+}

@@ -1,0 +1,139 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* event.h - typed events: map tracepoints to kinds and decode records with format-file offsets */
+#ifndef MEMTRACE_EVENT_H
+#define MEMTRACE_EVENT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "format.h"
+#include "ringbuf.h"
+
+/*
+ * Every tracepoint memtrace knows, in one table (event.c). Consumers (the
+ * accounting in stats.c today; an event stream or a live view later) only see
+ * struct mt_event, never raw records.
+ */
+enum mt_kind {
+	EV_NONE = 0,
+	EV_PAGE_ALLOC,		/* kmem:mm_page_alloc */
+	EV_PAGE_FREE,		/* kmem:mm_page_free */
+	EV_FORK,		/* sched:sched_process_fork */
+	EV_EXIT,		/* sched:sched_process_exit */
+	EV_EXEC,		/* sched:sched_process_exec */
+	EV_RENAME,		/* task:task_rename */
+	EV_MOD_LOAD,		/* module:module_load */
+	EV_MOD_PUT,		/* module:module_put */
+	EV_MOD_FREE,		/* module:module_free */
+	EV_MODSYS_ENTER,	/* syscalls:sys_enter_finit_module / sys_enter_init_module */
+	EV_MODSYS_EXIT,		/* syscalls:sys_exit_finit_module / sys_exit_init_module */
+	EV_OOM_VICTIM,		/* oom:mark_victim */
+	EV_NEWTASK,		/* task:task_newtask (thread or process) */
+	EV__COUNT
+};
+
+/* What the tracepoint is needed for. */
+enum mt_need {
+	NEED_REQUIRED,		/* without it memtrace cannot work (exit 5) */
+	NEED_OPTIONAL,		/* enabled when present; a warning says what is lost */
+};
+
+struct mt_tracepoint {
+	const char *system;
+	const char *name;
+	enum mt_kind kind;
+	enum mt_need need;
+	const char *loss;	/* what is lost without it, for the warning */
+};
+
+/* The table of tracepoints, terminated by an entry with system == NULL. */
+extern const struct mt_tracepoint mt_tracepoints[];
+
+/* Name of a kind, for reports ("page_alloc", ...). */
+const char *mt_kind_name(enum mt_kind k);
+
+/* common_flags bits that mean "not in task context" */
+#define MT_FLAG_HARDIRQ	0x08
+#define MT_FLAG_SOFTIRQ	0x10
+#define MT_FLAG_NMI	0x40
+
+#define MT_CLONE_THREAD	0x00010000ULL
+#define MT_CLONE_PARENT	0x00008000ULL
+
+/* A string inside a record: not NUL-terminated, valid while the record is. */
+struct mt_str {
+	const char *s;
+	size_t len;
+};
+
+struct mt_event {
+	enum mt_kind kind;
+	uint32_t cpu;
+	uint64_t ts;		/* trace clock, ns */
+	int32_t tid;		/* common_pid: the running thread */
+	uint8_t flags;		/* common_flags */
+	union {
+		struct { uint64_t pfn; uint32_t order; } page;
+		struct { int32_t parent, child; struct mt_str comm; } fork;
+		struct { int32_t pid; int group_dead; struct mt_str comm; } exit;	/* group_dead -1: unknown */
+		struct { int32_t pid, old_pid; struct mt_str filename; } exec;
+		struct { int32_t pid; uint64_t clone_flags; struct mt_str comm; } newtask;
+		struct { int32_t pid; struct mt_str comm; } rename;
+		struct { uint64_t ip; int64_t refcnt; struct mt_str name; } module;
+		struct { int64_t ret; bool finit; } modsys;
+		struct {
+			int32_t pid;
+			struct mt_str comm;	/* len 0 on kernels without it */
+			uint64_t total_vm_kb, anon_rss_kb, file_rss_kb, shmem_rss_kb;
+		} oom;
+	} u;
+};
+
+/* Field descriptors resolved from one format file. */
+struct mt_evdesc {
+	enum mt_kind kind;
+	bool finit;				/* modsys: finit_module (else init_module) */
+	const struct mt_tracepoint *tp;
+	struct fmt_field common_pid, common_flags;
+	struct fmt_field f[6];			/* per-kind fields, see event.c */
+	uint8_t have[6];
+};
+
+/* id -> descriptor. ids are at most 65535 (u16 common_type). */
+struct mt_decoder {
+	struct mt_evdesc *by_id[65536];
+	struct mt_evdesc descs[32];
+	uint32_t ndescs;
+};
+
+void decoder_init(struct mt_decoder *d);
+
+/**
+ * decoder_add() - register the format of one of mt_tracepoints[]
+ * @tp: the tracepoint entry the format belongs to
+ * @fe: parsed format file
+ * @err: one-line reason on failure
+ *
+ * Return: 0, or -1 if a field memtrace needs is missing or has an unusable
+ * size (the event must then not be used).
+ */
+int decoder_add(struct mt_decoder *d, const struct mt_tracepoint *tp,
+		const struct fmt_event *fe, char *err, size_t errlen);
+
+/* Result of decoder_decode() */
+enum { DEC_OK = 1, DEC_UNKNOWN = 0, DEC_BAD = -1 };
+
+/**
+ * decoder_decode() - turn one record into a typed event
+ *
+ * Return: DEC_OK; DEC_UNKNOWN for an event id not registered (skip it);
+ * DEC_BAD if the record is too short for its fields (count and skip it).
+ */
+int decoder_decode(const struct mt_decoder *d, const struct rb_record *r,
+		   uint32_t cpu, struct mt_event *ev);
+
+/* Lookup the tracepoint entry by "system", "name"; NULL if unknown. */
+const struct mt_tracepoint *mt_tracepoint_find(const char *system, const char *name);
+
+#endif

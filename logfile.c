@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* logfile.c - buffered output to an fd without malloc, and atomic log-file replacement */
+#include "logfile.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "util.h"
+
+void out_init(struct out *o, int fd)
+{
+	o->fd = fd;
+	o->err = 0;
+	o->len = 0;
+}
+
+int out_flush(struct out *o)
+{
+	if (o->len && !o->err)
+		o->err = write_all(o->fd, o->buf, o->len);
+	o->len = 0;
+	return o->err;
+}
+
+void out_write(struct out *o, const char *s, size_t len)
+{
+	while (len) {
+		size_t room = sizeof(o->buf) - o->len, n = len < room ? len : room;
+
+		memcpy(o->buf + o->len, s, n);
+		o->len += n;
+		s += n;
+		len -= n;
+		if (o->len == sizeof(o->buf))
+			out_flush(o);
+	}
+}
+
+void out_puts(struct out *o, const char *s)
+{
+	out_write(o, s, strlen(s));
+}
+
+void out_printf(struct out *o, const char *fmt, ...)
+{
+	char tmp[1024];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	out_write(o, tmp, (size_t)n < sizeof(tmp) ? (size_t)n : sizeof(tmp) - 1);
+}
+
+__attribute__((format(printf, 3, 4)))
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+{
+	int e = errno;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return -e;
+}
+
+int logfile_write(const char *path, out_gen gen, void *ctx, char *err, size_t errlen)
+{
+	char dir[PATH_MAX], tmp[PATH_MAX];
+	static struct out o;	/* 16 KiB: kept off the stack, reused */
+	const char *base = strrchr(path, '/');
+	struct stat st;
+	int fd, dfd, e;
+
+	if (!*path)
+		return (errno = EINVAL, fail(err, errlen, "empty log path"));
+	if (base) {
+		size_t n = (size_t)(base - path);
+
+		if (n == 0)
+			n = 1;	/* "/file" */
+		if (n >= sizeof(dir))
+			return (errno = ENAMETOOLONG, fail(err, errlen, "log path too long"));
+		memcpy(dir, path, n);
+		dir[n] = '\0';
+		base++;
+	} else {
+		strcpy(dir, ".");
+		base = path;
+	}
+	if (!*base)
+		return (errno = EISDIR, fail(err, errlen, "%s: not a file name", path));
+	if (!lstat(path, &st) && S_ISDIR(st.st_mode))
+		return (errno = EISDIR, fail(err, errlen, "%s: is a directory", path));
+	if (path_fmt(tmp, sizeof(tmp), "%s/.%s.XXXXXX", dir, base))
+		return (errno = ENAMETOOLONG, fail(err, errlen, "log path too long"));
+	fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0)
+		return fail(err, errlen, "cannot create a file in %s: %s", dir, strerror(errno));
+	out_init(&o, fd);
+	gen(&o, ctx);
+	e = out_flush(&o);
+	if (e) {
+		errno = -e;
+		goto fail_tmp;
+	}
+	if (fsync(fd))
+		goto fail_tmp;
+	if (close(fd)) {
+		fd = -1;
+		goto fail_tmp;
+	}
+	fd = -1;
+	if (rename(tmp, path))
+		goto fail_tmp;
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd >= 0) {
+		fsync(dfd);
+		close(dfd);
+	}
+	return 0;
+fail_tmp:
+	e = errno;
+	if (fd >= 0)
+		close(fd);
+	unlink(tmp);
+	errno = e;
+	return fail(err, errlen, "writing %s: %s", path, strerror(e));
+}

@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* logfile.h - buffered output to an fd without malloc, and atomic log-file replacement */
+#ifndef MEMTRACE_LOGFILE_H
+#define MEMTRACE_LOGFILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define OUT_BUF_SIZE	16384
+
+/* A write buffer in front of an fd; the first error sticks. */
+struct out {
+	int fd;
+	int err;		/* first -errno seen, 0 if none */
+	size_t len;
+	char buf[OUT_BUF_SIZE];
+};
+
+void out_init(struct out *o, int fd);
+void out_write(struct out *o, const char *s, size_t len);
+void out_puts(struct out *o, const char *s);
+void out_printf(struct out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Flush; returns o->err (0 if everything was written). */
+int out_flush(struct out *o);
+
+typedef void (*out_gen)(struct out *o, void *ctx);
+
+/**
+ * logfile_write() - replace @path atomically with what @gen writes
+ *
+ * Writes a temporary file (mode 0600, O_EXCL) in the same directory, fsyncs
+ * it, renames it over @path and fsyncs the directory. A symlink at @path is
+ * replaced, never followed. On any failure the temporary file is removed,
+ * the old log stays as it was, and @err says why.
+ * Return: 0 or -errno.
+ */
+int logfile_write(const char *path, out_gen gen, void *ctx, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,1038 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* memtrace.c - options, setup, the main loop, reports on signals, record and replay */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "event.h"
+#include "format.h"
+#include "logfile.h"
+#include "proc.h"
+#include "reader.h"
+#include "record.h"
+#include "report.h"
+#include "stats.h"
+#include "tracefs.h"
+#include "util.h"
+
+enum {
+	EXIT_OK = 0,
+	EXIT_RUNTIME = 1,
+	EXIT_USAGE = 2,
+	EXIT_PRIV = 4,
+	EXIT_NOEVENT = 5,
+};
+
+#define DEFAULT_LOG		"/tmp/mem_debug_log"
+#define DEFAULT_INSTANCE	"memtrace"
+#define DEFAULT_BUFFER_KB	2048
+#define DEFAULT_TOP		30
+#define DEFAULT_MAX_TASKS	16384
+#define DEFAULT_MAX_MODULES	1024
+#define REPLAY_MAX_PFN		(1ull << 26)	/* 256 GiB of 4 KiB pages when not recorded */
+#define BUFFER_PERCENT		25
+#define POLL_MS			100
+#define BATCH			65536
+
+enum {
+	OPT_MAX_TASKS = 256, OPT_MAX_MODULES, OPT_DAEMON, OPT_PIDFILE, OPT_REPLAY,
+	OPT_RECORD, OPT_INSTANCE, OPT_NO_SEED,
+};
+
+struct options {
+	const char *tracefs_dir;
+	const char *log_path;
+	const char *pidfile;
+	const char *replay_dir;
+	const char *record_dir;
+	const char *instance;
+	unsigned buffer_kb;
+	enum report_format format;
+	uint32_t top;
+	uint32_t max_tasks;
+	uint32_t max_modules;
+	bool daemon;
+	bool no_seed;
+};
+
+/* Everything the run needs, allocated once at start. */
+struct run {
+	struct options opt;
+	struct tracefs tf;
+	struct mt_decoder dec;
+	struct reader rd;
+	struct stats st;
+	struct meta meta;
+	uint32_t *order;
+	const char *enabled[64];
+	const char *missing[64];
+	const char *missing_loss[64];
+	int nenabled, nmissing;
+	uint32_t seed_tasks;
+	uint64_t seed_pages;
+	int sfd;
+	int *rec_fds;
+	const char *mode;
+	bool tracefs_up;
+};
+
+static struct run R;
+
+__attribute__((noreturn, format(printf, 2, 3)))
+static void usage_error(int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("memtrace: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputs("\nTry 'memtrace --help' for more information.\n", stderr);
+	exit(code);
+}
+
+static void usage(void)
+{
+	printf("Usage: memtrace [OPTIONS] [TRACEFS_DIR [LOG_PATH]]\n"
+	       "       memtrace --replay DIR [OPTIONS]\n"
+	       "       memtrace --record DIR [OPTIONS] [TRACEFS_DIR [LOG_PATH]]\n"
+	       "Trace page allocations and report per-task and per-module peak memory.\n"
+	       "\n"
+	       "  -o, --output FILE       log file for SIGUSR2/SIGTERM/oom reports\n"
+	       "                          (default " DEFAULT_LOG ")\n"
+	       "  -b, --buffer-size KB    ring buffer per CPU in KiB (default %d)\n"
+	       "  -f, --format FMT        report format: text or json (default text)\n"
+	       "  -n, --top N             rows per table, 0 = all (default %d)\n"
+	       "      --max-tasks N       task table size (default %d)\n"
+	       "      --max-modules N     module table size (default %d)\n"
+	       "      --instance NAME     tracefs instance name (default " DEFAULT_INSTANCE ")\n"
+	       "      --daemon            fork; return once tracing is live\n"
+	       "      --pidfile FILE      write the daemon's pid to FILE\n"
+	       "      --record DIR        also save raw buffers and format files in DIR\n"
+	       "      --replay DIR        report on a recorded trace and exit\n"
+	       "      --no-seed           do not seed running tasks from /proc/PID/statm\n"
+	       "  -h, --help              show this help and exit\n"
+	       "  -V, --version           show the version and exit\n"
+	       "\n"
+	       "Signals: USR1 report to stdout; USR2 report to the log file;\n"
+	       "TERM/INT final report to the log file, clean up, exit.\n"
+	       "Exit status: 0 ok, 1 runtime failure, 2 usage, 4 no privilege,\n"
+	       "5 required tracepoint missing. See memtrace(8).\n",
+	       DEFAULT_BUFFER_KB, DEFAULT_TOP, DEFAULT_MAX_TASKS, DEFAULT_MAX_MODULES);
+}
+
+static uint32_t parse_num(const char *opt, const char *s, unsigned long min, unsigned long max)
+{
+	unsigned long v;
+	char *end;
+
+	errno = 0;
+	if (!isdigit((unsigned char)*s))
+		usage_error(EXIT_USAGE, "invalid value '%s' for %s: not a number", s, opt);
+	v = strtoul(s, &end, 10);
+	if (errno || *end)
+		usage_error(EXIT_USAGE, "invalid value '%s' for %s: not a number", s, opt);
+	if (v < min || v > max)
+		usage_error(EXIT_USAGE, "invalid value '%s' for %s: must be %lu..%lu", s, opt,
+			    min, max);
+	return (uint32_t)v;
+}
+
+static void parse_options(int argc, char **argv, struct options *o)
+{
+	static const struct option longopts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "buffer-size", required_argument, NULL, 'b' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "top", required_argument, NULL, 'n' },
+		{ "max-tasks", required_argument, NULL, OPT_MAX_TASKS },
+		{ "max-modules", required_argument, NULL, OPT_MAX_MODULES },
+		{ "instance", required_argument, NULL, OPT_INSTANCE },
+		{ "daemon", no_argument, NULL, OPT_DAEMON },
+		{ "pidfile", required_argument, NULL, OPT_PIDFILE },
+		{ "record", required_argument, NULL, OPT_RECORD },
+		{ "replay", required_argument, NULL, OPT_REPLAY },
+		{ "no-seed", no_argument, NULL, OPT_NO_SEED },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *p;
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	o->log_path = DEFAULT_LOG;
+	o->instance = DEFAULT_INSTANCE;
+	o->buffer_kb = DEFAULT_BUFFER_KB;
+	o->top = DEFAULT_TOP;
+	o->max_tasks = DEFAULT_MAX_TASKS;
+	o->max_modules = DEFAULT_MAX_MODULES;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+o:b:f:n:hV", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			if (!*optarg)
+				usage_error(EXIT_USAGE, "empty value for --output");
+			o->log_path = optarg;
+			break;
+		case 'b':
+			o->buffer_kb = parse_num("--buffer-size", optarg, 16, 4u << 20);
+			break;
+		case 'f':
+			if (!strcmp(optarg, "text"))
+				o->format = FMT_TEXT;
+			else if (!strcmp(optarg, "json"))
+				o->format = FMT_JSON;
+			else
+				usage_error(EXIT_USAGE, "invalid value '%s' for --format: "
+					    "use text or json", optarg);
+			break;
+		case 'n':
+			o->top = parse_num("--top", optarg, 0, UINT32_MAX);
+			break;
+		case OPT_MAX_TASKS:
+			o->max_tasks = parse_num("--max-tasks", optarg, 8, 1u << 22) + SLOT_FIRST;
+			break;
+		case OPT_MAX_MODULES:
+			o->max_modules = parse_num("--max-modules", optarg, 1, 1u << 16);
+			break;
+		case OPT_INSTANCE:
+			for (p = optarg; *p; p++)
+				if (!isalnum((unsigned char)*p) && !strchr("._-", *p))
+					break;
+			if (!*optarg || *p || strlen(optarg) > 60 || optarg[0] == '.')
+				usage_error(EXIT_USAGE, "invalid value '%s' for --instance: use "
+					    "letters, digits, '.', '_' and '-'", optarg);
+			o->instance = optarg;
+			break;
+		case OPT_DAEMON:
+			o->daemon = true;
+			break;
+		case OPT_PIDFILE:
+			if (!*optarg)
+				usage_error(EXIT_USAGE, "empty value for --pidfile");
+			o->pidfile = optarg;
+			break;
+		case OPT_RECORD:
+			o->record_dir = optarg;
+			break;
+		case OPT_REPLAY:
+			o->replay_dir = optarg;
+			break;
+		case OPT_NO_SEED:
+			o->no_seed = true;
+			break;
+		case 'h':
+			usage();
+			exit(EXIT_OK);
+		case 'V':
+			printf("memtrace %s\n", MEMTRACE_VERSION);
+			exit(EXIT_OK);
+		case '?':
+			if (optopt && optopt < 256)
+				usage_error(EXIT_USAGE, "option -%c %s", optopt,
+					    strchr("obfn", optopt) ? "requires a value" :
+					    "is unknown");
+			usage_error(EXIT_USAGE, "unknown option or missing value: '%s'",
+				    argv[optind - 1]);
+		default:
+			usage_error(EXIT_USAGE, "unexpected option");
+		}
+	}
+	if (optind < argc)
+		o->tracefs_dir = argv[optind++];
+	if (optind < argc) {
+		if (!*argv[optind])
+			usage_error(EXIT_USAGE, "empty LOG_PATH");
+		o->log_path = argv[optind++];
+	}
+	if (optind < argc)
+		usage_error(EXIT_USAGE, "too many arguments: '%s'", argv[optind]);
+	if (o->replay_dir && (o->record_dir || o->daemon || o->tracefs_dir))
+		usage_error(EXIT_USAGE, "--replay takes no --record, --daemon or TRACEFS_DIR");
+	if (o->pidfile && !o->daemon)
+		usage_error(EXIT_USAGE, "--pidfile needs --daemon");
+}
+
+/* ---------------------------------------------------------------- setup -- */
+
+static long status_kib(const char *key)
+{
+	char buf[4096], *p;
+	ssize_t n = read_file("/proc/self/status", buf, sizeof(buf));
+
+	if (n <= 0 || !(p = strstr(buf, key)))
+		return -1;
+	return strtol(p + strlen(key), NULL, 10);
+}
+
+static void fill_report(struct report_input *in, const char *trigger)
+{
+	struct timespec ts;
+
+	memset(in, 0, sizeof(*in));
+	in->trigger = trigger;
+	in->mode = R.mode;
+	in->format = R.opt.format;
+	in->top = R.opt.top;
+	if (R.opt.replay_dir) {
+		in->uptime_s = R.meta.uptime_s ? R.meta.uptime_s : (double)R.st.last_ts / 1e9;
+		in->tracefs = R.opt.replay_dir;
+		in->instance = "";
+		in->self_rss_kib = in->self_hwm_kib = -1;
+	} else {
+		clock_gettime(CLOCK_BOOTTIME, &ts);
+		in->uptime_s = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+		in->tracefs = R.tf.root;
+		in->instance = R.tf.top_level ? "" : R.tf.name;
+		in->self_rss_kib = status_kib("VmRSS:");
+		in->self_hwm_kib = status_kib("VmHWM:");
+	}
+	memcpy(in->enabled, R.enabled, sizeof(R.enabled));
+	in->nenabled = R.nenabled;
+	memcpy(in->missing, R.missing, sizeof(R.missing));
+	memcpy(in->missing_loss, R.missing_loss, sizeof(R.missing_loss));
+	in->nmissing = R.nmissing;
+	in->page_size = R.meta.page_size;
+	in->rd = &R.rd;
+	in->st = &R.st;
+	in->lost_events = reader_lost(&R.rd);
+	in->missed_unknown = reader_missed_unknown(&R.rd);
+	in->seed_tasks = R.seed_tasks;
+	in->seed_pages = R.seed_pages;
+	in->order = R.order;
+}
+
+/* Live only: per-CPU loss counters, names of tasks seen only by pid, module sizes. */
+static void refresh_live(void)
+{
+	uint32_t i;
+	int c;
+
+	if (R.opt.replay_dir)
+		return;
+	for (c = 0; c < R.rd.ncpus; c++) {
+		uint64_t lost;
+
+		if (R.tf.fds && !tracefs_cpu_lost(&R.tf, c, &lost))
+			R.rd.cpus[c].stats_lost = lost;
+	}
+	for (i = SLOT_FIRST; i < R.st.ntasks_used; i++) {
+		struct mt_task *t = &R.st.tasks[i];
+		char comm[64];
+		size_t len;
+
+		if (t->state == TASK_ALIVE && !(t->flags & TF_COMM_KNOWN) && t->peak > 0 &&
+		    !proc_read_comm("/proc", t->tid, comm, sizeof(comm), &len))
+			stats_set_comm(t, comm, len);
+	}
+	for (i = 0; i < R.st.nmods; i++) {
+		struct mt_module *m = &R.st.mods[i];
+		uint64_t kib;
+
+		if (m->name[0] && m->state != MOD_UNLOADED &&
+		    !sys_module_kib("/sys", m->name, &kib)) {
+			m->static_kib = kib;
+			m->static_known = 1;
+		}
+	}
+}
+
+struct gen_ctx {
+	const char *trigger;
+};
+
+static void gen_report(struct out *o, void *p)
+{
+	struct gen_ctx *g = p;
+	static struct report_input in;
+
+	fill_report(&in, g->trigger);
+	report_write(o, &in);
+}
+
+static void report_stdout(const char *trigger)
+{
+	static struct out o;
+	struct gen_ctx g = { trigger };
+
+	out_init(&o, STDOUT_FILENO);
+	gen_report(&o, &g);
+	if (out_flush(&o))
+		fprintf(stderr, "memtrace: writing the report to stdout: %s\n", strerror(-o.err));
+}
+
+static int report_log(const char *trigger)
+{
+	struct gen_ctx g = { trigger };
+	char err[PATH_MAX + 128];
+	int e = logfile_write(R.opt.log_path, gen_report, &g, err, sizeof(err));
+
+	if (e)
+		fprintf(stderr, "memtrace: %s (report kept in memory; still tracing)\n", err);
+	return e;
+}
+
+static void kmsg_line(const char *line)
+{
+	/* one open per line: the kernel rate-limits per open file */
+	int fd = open("/dev/kmsg", O_WRONLY | O_CLOEXEC | O_NOCTTY);
+
+	if (fd < 0)
+		return;
+	if (write_all(fd, line, strlen(line)))
+		fprintf(stderr, "memtrace: /dev/kmsg: %s\n", strerror(errno));
+	close(fd);
+}
+
+static void report_oom(void)
+{
+	char line[256], name[4 * COMM_LEN + 1];
+	size_t i, j = 0;
+
+	R.st.oom_pending = false;
+	refresh_live();
+	report_log("oom");
+	for (i = 0; R.st.oom_comm[i] && j + 4 < sizeof(name); i++) {
+		unsigned char ch = (unsigned char)R.st.oom_comm[i];
+
+		name[j++] = (ch >= 0x20 && ch < 0x7f) ? (char)ch : '?';
+	}
+	name[j] = '\0';
+	snprintf(line, sizeof(line), "<4>memtrace: oom kill of pid %d (%s); report in %s\n",
+		 R.st.oom_pid, name, R.opt.log_path);
+	kmsg_line(line);
+}
+
+static void sink(void *ctx, const struct mt_event *ev)
+{
+	stats_apply(ctx, ev);
+}
+
+/* Register the format of every known tracepoint found under @events_dir's reader. */
+typedef ssize_t (*format_reader)(const char *sys, const char *name, char *buf, size_t size);
+
+static const char *replay_dir_for_formats;
+
+static ssize_t replay_format(const char *sys, const char *name, char *buf, size_t size)
+{
+	char p[PATH_MAX];
+
+	if (path_fmt(p, sizeof(p), "%s/events/%s/%s/format", replay_dir_for_formats, sys, name))
+		return -ENAMETOOLONG;
+	return read_file(p, buf, size);
+}
+
+static ssize_t live_format(const char *sys, const char *name, char *buf, size_t size)
+{
+	return tracefs_read_format(&R.tf, sys, name, buf, size);
+}
+
+/*
+ * Parse and register every tracepoint of the table; enable it when live.
+ * Return: 0, or an exit code.
+ */
+static int setup_events(format_reader rdfmt, bool live)
+{
+	static char text[65536];
+	static struct fmt_event fe;
+	static char names[64][96];
+	const struct mt_tracepoint *tp;
+	char err[256];
+	int i = 0;
+
+	decoder_init(&R.dec);
+	for (tp = mt_tracepoints; tp->system; tp++, i++) {
+		ssize_t n = rdfmt(tp->system, tp->name, text, sizeof(text));
+		bool ok = false;
+		int e;
+
+		snprintf(names[i], sizeof(names[i]), "%s:%s", tp->system, tp->name);
+		if (n > 0) {
+			snprintf(fe.system, sizeof(fe.system), "%s", tp->system);
+			if (fmt_parse_event(&fe, text, (size_t)n, err, sizeof(err)))
+				fprintf(stderr, "memtrace: %s: bad format file: %s\n", names[i], err);
+			else if (decoder_add(&R.dec, tp, &fe, err, sizeof(err)))
+				fprintf(stderr, "memtrace: %s: %s\n", names[i], err);
+			else
+				ok = true;
+		}
+		if (ok && live) {
+			e = tracefs_enable(&R.tf, tp->system, tp->name);
+			if (e) {
+				fprintf(stderr, "memtrace: cannot enable %s: %s\n", names[i],
+					strerror(-e));
+				if (e == -EACCES || e == -EPERM)
+					return EXIT_PRIV;
+				ok = false;
+			}
+		}
+		if (ok) {
+			R.enabled[R.nenabled++] = names[i];
+			if (tp->kind == EV_RENAME)
+				R.meta.rename_events = true;
+			continue;
+		}
+		if (tp->need == NEED_REQUIRED) {
+			fprintf(stderr, "memtrace: required tracepoint %s is missing or unusable "
+				"(kernel without CONFIG_TRACEPOINTS/page-allocator events?)\n",
+				names[i]);
+			return EXIT_NOEVENT;
+		}
+		/* one warning per missing event group is enough; the report lists all */
+		if (!R.nmissing || strcmp(R.missing_loss[R.nmissing - 1], tp->loss))
+			if (live)
+				fprintf(stderr, "memtrace: warning: %s not available: no %s\n",
+					names[i], tp->loss);
+		R.missing[R.nmissing] = names[i];
+		R.missing_loss[R.nmissing++] = tp->loss;
+	}
+	return 0;
+}
+
+static bool have_event(const char *name)
+{
+	int i;
+
+	for (i = 0; i < R.nenabled; i++)
+		if (!strcmp(R.enabled[i], name))
+			return true;
+	return false;
+}
+
+static int setup_stats(uint64_t max_pfn)
+{
+	struct stats_config cfg = {
+		.max_tasks = R.opt.max_tasks,
+		.max_modules = R.opt.max_modules,
+		.max_pfn = max_pfn,
+		.initmod_start = R.meta.initmod_start,
+		.initmod_end = R.meta.initmod_end,
+		.rename_events = R.meta.rename_events,
+	};
+	int e = stats_init(&R.st, &cfg);
+
+	if (e) {
+		fprintf(stderr, "memtrace: cannot allocate tables (%u tasks, %llu page frames): %s\n",
+			cfg.max_tasks, (unsigned long long)max_pfn, strerror(-e));
+		return EXIT_RUNTIME;
+	}
+	R.order = calloc(cfg.max_tasks, sizeof(*R.order));
+	if (!R.order) {
+		fprintf(stderr, "memtrace: out of memory\n");
+		return EXIT_RUNTIME;
+	}
+	return 0;
+}
+
+/* ---------------------------------------------------------------- replay -- */
+
+static int cmp_int(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return (x > y) - (x < y);
+}
+
+static int run_replay(void)
+{
+	static char text[65536];
+	char p[PATH_MAX], err[256];
+	int cpu_ids[4096], fds[4096], n = 0, i, code;
+	struct rb_layout layout;
+	struct dirent *de;
+	uint32_t bad = 0;
+	ssize_t len;
+	DIR *d;
+
+	R.mode = "replay";
+	replay_dir_for_formats = R.opt.replay_dir;
+	R.meta.page_size = 4096;
+	R.meta.max_pfn = REPLAY_MAX_PFN;
+	if (path_fmt(p, sizeof(p), "%s/events/header_page", R.opt.replay_dir))
+		return EXIT_USAGE;
+	len = read_file(p, text, sizeof(text));
+	if (len < 0) {
+		fprintf(stderr, "memtrace: %s: %s\n", p, strerror((int)-len));
+		return EXIT_RUNTIME;
+	}
+	if (fmt_parse_header_page(&layout, text, (size_t)len, err, sizeof(err))) {
+		fprintf(stderr, "memtrace: %s: %s\n", p, err);
+		return EXIT_RUNTIME;
+	}
+	if (path_fmt(p, sizeof(p), "%s/" META_FILE, R.opt.replay_dir) == 0 &&
+	    (len = read_file(p, text, sizeof(text))) >= 0)
+		meta_parse(text, (size_t)len, &R.meta, NULL, NULL, &bad);
+	code = setup_events(replay_format, false);
+	if (code)
+		return code;
+	code = setup_stats(R.meta.max_pfn);
+	if (code)
+		return code;
+
+	if (path_fmt(p, sizeof(p), "%s/per_cpu", R.opt.replay_dir))
+		return EXIT_RUNTIME;
+	d = opendir(p);
+	if (!d) {
+		fprintf(stderr, "memtrace: %s: %s\n", p, strerror(errno));
+		return EXIT_RUNTIME;
+	}
+	while ((de = readdir(d)) && n < 4096) {
+		char *end;
+		long c;
+
+		if (strncmp(de->d_name, "cpu", 3) || !isdigit((unsigned char)de->d_name[3]))
+			continue;
+		c = strtol(de->d_name + 3, &end, 10);
+		if (*end || c < 0 || c > INT32_MAX)
+			continue;
+		cpu_ids[n++] = (int)c;
+	}
+	closedir(d);
+	qsort(cpu_ids, (size_t)n, sizeof(int), cmp_int);
+	for (i = 0; i < n; i++) {
+		if (path_fmt(p, sizeof(p), "%s/per_cpu/cpu%d/trace_pipe_raw", R.opt.replay_dir,
+			     cpu_ids[i]))
+			return EXIT_RUNTIME;
+		fds[i] = open(p, O_RDONLY | O_CLOEXEC);
+		if (fds[i] < 0) {
+			fprintf(stderr, "memtrace: %s: %s (CPU skipped)\n", p, strerror(errno));
+			fds[i] = open("/dev/null", O_RDONLY | O_CLOEXEC);
+		}
+	}
+	if (reader_init(&R.rd, &layout, &R.dec, n, cpu_ids, fds, false, true, sink, &R.st)) {
+		fprintf(stderr, "memtrace: out of memory\n");
+		return EXIT_RUNTIME;
+	}
+	if (path_fmt(p, sizeof(p), "%s/" SEED_FILE, R.opt.replay_dir) == 0) {
+		static char seeds[1 << 20];
+
+		len = read_file(p, seeds, sizeof(seeds));
+		if (len >= 0)
+			R.seed_tasks = seed_parse(seeds, (size_t)len, &R.st, &R.seed_pages, &bad);
+	}
+	reader_run(&R.rd, true, 0);
+	for (i = 0; i < n; i++)
+		close(fds[i]);
+	/* per-CPU loss and module sizes as recorded at the end */
+	if (path_fmt(p, sizeof(p), "%s/" META_FILE, R.opt.replay_dir) == 0 &&
+	    (len = read_file(p, text, sizeof(text))) >= 0)
+		meta_parse(text, (size_t)len, &R.meta, &R.rd, &R.st, &bad);
+	if (bad)
+		fprintf(stderr, "memtrace: %u malformed lines in %s/memtrace.{meta,seed} skipped\n",
+			bad, R.opt.replay_dir);
+	report_stdout("replay");
+	return EXIT_OK;
+}
+
+/* ------------------------------------------------------------------ live -- */
+
+static int record_setup(struct rb_layout *l)
+{
+	static char text[65536];
+	const char *dir = R.opt.record_dir;
+	char p[PATH_MAX], src[PATH_MAX];
+	const struct mt_tracepoint *tp;
+	ssize_t n;
+	int i, fd;
+
+	(void)l;
+	if (mkdir(dir, 0755) && errno != EEXIST)
+		goto fail;
+	if (path_fmt(p, sizeof(p), "%s/events", dir) || (mkdir(p, 0755) && errno != EEXIST))
+		goto fail;
+	if (path_fmt(p, sizeof(p), "%s/per_cpu", dir) || (mkdir(p, 0755) && errno != EEXIST))
+		goto fail;
+	for (i = 0; i < 2; i++) {
+		const char *f = i ? "events/header_event" : "events/header_page";
+
+		if (tracefs_path(&R.tf, src, sizeof(src), f) || path_fmt(p, sizeof(p), "%s/%s", dir, f))
+			goto fail;
+		n = read_file(src, text, sizeof(text));
+		if (n < 0)
+			continue;
+		fd = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+		if (fd < 0 || write_all(fd, text, (size_t)n))
+			goto fail;
+		close(fd);
+	}
+	for (tp = mt_tracepoints; tp->system; tp++) {
+		char name[96];
+
+		snprintf(name, sizeof(name), "%s:%s", tp->system, tp->name);
+		if (!have_event(name))
+			continue;
+		n = tracefs_read_format(&R.tf, tp->system, tp->name, text, sizeof(text));
+		if (n < 0)
+			continue;
+		if (path_fmt(p, sizeof(p), "%s/events/%s", dir, tp->system) ||
+		    (mkdir(p, 0755) && errno != EEXIST))
+			goto fail;
+		if (path_fmt(p, sizeof(p), "%s/events/%s/%s", dir, tp->system, tp->name) ||
+		    (mkdir(p, 0755) && errno != EEXIST))
+			goto fail;
+		if (path_fmt(p, sizeof(p), "%s/events/%s/%s/format", dir, tp->system, tp->name))
+			goto fail;
+		fd = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+		if (fd < 0 || write_all(fd, text, (size_t)n))
+			goto fail;
+		close(fd);
+	}
+	for (i = 0; i < R.rd.ncpus; i++) {
+		if (path_fmt(p, sizeof(p), "%s/per_cpu/cpu%d", dir, R.rd.cpus[i].cpu) ||
+		    (mkdir(p, 0755) && errno != EEXIST))
+			goto fail;
+		if (path_fmt(p, sizeof(p), "%s/per_cpu/cpu%d/trace_pipe_raw", dir,
+			     R.rd.cpus[i].cpu))
+			goto fail;
+		fd = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+		if (fd < 0)
+			goto fail;
+		R.rd.cpus[i].rec_fd = fd;
+	}
+	return 0;
+fail:
+	fprintf(stderr, "memtrace: --record %s: %s\n", dir, strerror(errno));
+	return EXIT_RUNTIME;
+}
+
+static void record_finish(void)
+{
+	int i, e;
+
+	if (!R.opt.record_dir)
+		return;
+	for (i = 0; i < R.rd.ncpus; i++) {
+		if (R.rd.cpus[i].rec_fd >= 0)
+			close(R.rd.cpus[i].rec_fd);
+		R.rd.cpus[i].rec_fd = -1;
+		if (R.rd.cpus[i].record_errors)
+			fprintf(stderr, "memtrace: --record: %llu pages of CPU %d not saved\n",
+				(unsigned long long)R.rd.cpus[i].record_errors, R.rd.cpus[i].cpu);
+	}
+	e = record_write_meta(R.opt.record_dir, &R.meta, &R.rd, &R.st);
+	if (e)
+		fprintf(stderr, "memtrace: --record: %s/" META_FILE ": %s\n", R.opt.record_dir,
+			strerror(-e));
+}
+
+static void self_protect(void)
+{
+	/* best effort: stay resident and out of the OOM killer's reach */
+	if (mlockall(MCL_CURRENT | MCL_FUTURE | MCL_ONFAULT))
+		mlockall(MCL_CURRENT);
+	write_file("/proc/self/oom_score_adj", "-1000");
+}
+
+static int daemon_pipe[2] = { -1, -1 };
+
+/* Parent: wait for the child to report tracing live (0) or an exit code. */
+static int daemonize(void)
+{
+	unsigned char code = EXIT_RUNTIME;
+	pid_t pid;
+	ssize_t n;
+
+	if (pipe2(daemon_pipe, O_CLOEXEC)) {
+		perror("memtrace: pipe");
+		return EXIT_RUNTIME;
+	}
+	pid = fork();
+	if (pid < 0) {
+		perror("memtrace: fork");
+		return EXIT_RUNTIME;
+	}
+	if (pid == 0) {
+		int fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+
+		close(daemon_pipe[0]);
+		if (fd >= 0) {
+			dup2(fd, STDIN_FILENO);
+			close(fd);
+		}
+		setsid();
+		return -1;	/* child goes on */
+	}
+	close(daemon_pipe[1]);
+	do {
+		n = read(daemon_pipe[0], &code, 1);
+	} while (n < 0 && errno == EINTR);
+	exit(n == 1 ? code : EXIT_RUNTIME);
+}
+
+static void daemon_ready(int code)
+{
+	unsigned char c = (unsigned char)code;
+
+	if (daemon_pipe[1] < 0)
+		return;
+	if (write(daemon_pipe[1], &c, 1) != 1)
+		perror("memtrace: notifying the parent");
+	close(daemon_pipe[1]);
+	daemon_pipe[1] = -1;
+}
+
+static int write_pidfile(void)
+{
+	char buf[32];
+	int fd;
+
+	if (!R.opt.pidfile)
+		return 0;
+	fd = open(R.opt.pidfile, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+	snprintf(buf, sizeof(buf), "%d\n", (int)getpid());
+	if (fd < 0 || write_all(fd, buf, strlen(buf))) {
+		fprintf(stderr, "memtrace: --pidfile %s: %s\n", R.opt.pidfile, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return EXIT_RUNTIME;
+	}
+	close(fd);
+	return 0;
+}
+
+static void fatal_cleanup(void)
+{
+	if (R.tracefs_up)
+		tracefs_teardown(&R.tf);
+	R.tracefs_up = false;
+	if (R.opt.pidfile)
+		unlink(R.opt.pidfile);
+}
+
+static int setup_live(void)
+{
+	static char text[65536];
+	struct rb_layout layout;
+	char err[PATH_MAX + 256];
+	uint64_t max_pfn;
+	ssize_t n;
+	int code;
+
+	R.mode = R.opt.record_dir ? "record" : "live";
+	R.meta.page_size = (uint32_t)sysconf(_SC_PAGESIZE);
+	code = tracefs_find(&R.tf, R.opt.tracefs_dir, "/proc", err, sizeof(err));
+	if (code) {
+		fprintf(stderr, "memtrace: %s\n", err);
+		return code == TFS_ERR_PRIV ? EXIT_PRIV : EXIT_RUNTIME;
+	}
+	R.tracefs_up = true;	/* from here on every exit path tears down */
+	code = tracefs_instance_create(&R.tf, R.opt.instance, "/proc", err, sizeof(err));
+	if (!code)
+		code = tracefs_configure(&R.tf, R.opt.buffer_kb, BUFFER_PERCENT, getpid(), err,
+					 sizeof(err));
+	if (code) {
+		fprintf(stderr, "memtrace: %s\n", err);
+		return code == TFS_ERR_PRIV ? EXIT_PRIV : EXIT_RUNTIME;
+	}
+	n = tracefs_read_header_page(&R.tf, text, sizeof(text));
+	if (n < 0) {
+		fprintf(stderr, "memtrace: %s/events/header_page: %s\n", R.tf.inst,
+			strerror((int)-n));
+		return n == -ENOENT ? EXIT_NOEVENT : EXIT_RUNTIME;
+	}
+	if (fmt_parse_header_page(&layout, text, (size_t)n, err, sizeof(err))) {
+		fprintf(stderr, "memtrace: %s\n", err);
+		return EXIT_RUNTIME;
+	}
+	code = setup_events(live_format, true);
+	if (code)
+		return code;
+	if (have_event("module:module_put") &&
+	    proc_initmod_range("/proc", &R.meta.initmod_start, &R.meta.initmod_end)) {
+		R.meta.initmod_start = R.meta.initmod_end = 0;
+		if (!have_event("syscalls:sys_enter_finit_module"))
+			fprintf(stderr, "memtrace: warning: do_init_module not found in "
+				"/proc/kallsyms: the first module_put of the loader ends a "
+				"module bracket\n");
+	}
+	max_pfn = proc_max_pfn("/proc");
+	if (!max_pfn) {
+		fprintf(stderr, "memtrace: warning: no page-frame range in /proc/zoneinfo; "
+			"assuming %llu frames\n", (unsigned long long)REPLAY_MAX_PFN);
+		max_pfn = REPLAY_MAX_PFN;
+	}
+	R.meta.max_pfn = max_pfn;
+	code = setup_stats(max_pfn);
+	if (code)
+		return code;
+	code = tracefs_open_cpus(&R.tf, err, sizeof(err));
+	if (code) {
+		fprintf(stderr, "memtrace: %s\n", err);
+		return code == TFS_ERR_PRIV ? EXIT_PRIV : EXIT_RUNTIME;
+	}
+	if (reader_init(&R.rd, &layout, &R.dec, R.tf.ncpus, R.tf.cpu_ids, R.tf.fds, true,
+			R.tf.clock_mono, sink, &R.st)) {
+		fprintf(stderr, "memtrace: out of memory\n");
+		return EXIT_RUNTIME;
+	}
+	if (R.opt.record_dir && (code = record_setup(&layout)))
+		return code;
+	if (tracefs_tracing_on(&R.tf, true)) {
+		fprintf(stderr, "memtrace: cannot start tracing: %s\n", strerror(errno));
+		return EXIT_RUNTIME;
+	}
+	if (!R.opt.no_seed) {
+		struct seed_result res;
+
+		if (proc_seed("/proc", &R.st, mono_ns, getpid(), &res))
+			fprintf(stderr, "memtrace: warning: cannot seed tasks from /proc\n");
+		R.seed_tasks = res.tasks;
+		R.seed_pages = res.pages;
+		if (R.opt.record_dir && record_write_seed(R.opt.record_dir, &R.st))
+			fprintf(stderr, "memtrace: --record: cannot write the seed file\n");
+	}
+	return 0;
+}
+
+static void second_signal(int sig)
+{
+	tracefs_emergency_cleanup();
+	_exit(128 + sig);
+}
+
+/* Final drain, clean tracefs, final report. A second TERM/INT exits at once. */
+static int shutdown_run(int sig)
+{
+	struct sigaction sa;
+	sigset_t set;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = second_signal;
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigprocmask(SIG_UNBLOCK, &set, NULL);
+
+	tracefs_tracing_on(&R.tf, false);
+	reader_run(&R.rd, true, 0);
+	refresh_live();
+	tracefs_teardown(&R.tf);
+	R.tracefs_up = false;
+	record_finish();
+	report_log(sig == SIGINT ? "SIGINT" : "SIGTERM");
+	if (R.opt.pidfile)
+		unlink(R.opt.pidfile);
+	return EXIT_OK;
+}
+
+static int main_loop(void)
+{
+	struct pollfd *pfd;
+	bool busy = false;
+	int i, n = R.rd.ncpus + 1;
+
+	pfd = calloc((size_t)n, sizeof(*pfd));
+	if (!pfd) {
+		fprintf(stderr, "memtrace: out of memory\n");
+		return EXIT_RUNTIME;
+	}
+	pfd[0].fd = R.sfd;
+	pfd[0].events = POLLIN;
+	for (i = 0; i < R.rd.ncpus; i++) {
+		pfd[i + 1].fd = R.rd.cpus[i].fd;
+		pfd[i + 1].events = POLLIN;
+	}
+	for (;;) {
+		struct signalfd_siginfo si;
+
+		if (poll(pfd, (nfds_t)n, busy ? 0 : POLL_MS) < 0 && errno != EINTR) {
+			fprintf(stderr, "memtrace: poll: %s\n", strerror(errno));
+			free(pfd);
+			return EXIT_RUNTIME;
+		}
+		busy = reader_run(&R.rd, false, BATCH) == BATCH;
+		if (R.st.oom_pending)
+			report_oom();
+		while (read(R.sfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+			switch (si.ssi_signo) {
+			case SIGUSR1:
+				while (reader_run(&R.rd, false, BATCH) == BATCH)
+					;
+				refresh_live();
+				report_stdout("SIGUSR1");
+				break;
+			case SIGUSR2:
+				while (reader_run(&R.rd, false, BATCH) == BATCH)
+					;
+				refresh_live();
+				report_log("SIGUSR2");
+				break;
+			case SIGTERM:
+			case SIGINT:
+				free(pfd);
+				return shutdown_run((int)si.ssi_signo);
+			default:
+				break;	/* SIGHUP: ignored, a console hangup must not stop us */
+			}
+		}
+	}
+}
+
+static int run_live(void)
+{
+	sigset_t set;
+	int code;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGUSR1);
+	sigaddset(&set, SIGUSR2);
+	sigaddset(&set, SIGHUP);
+	if (sigprocmask(SIG_BLOCK, &set, NULL)) {
+		perror("memtrace: sigprocmask");
+		return EXIT_RUNTIME;
+	}
+	if (R.opt.daemon && daemonize() >= 0)
+		return EXIT_RUNTIME;	/* not reached: the parent exits in daemonize() */
+	R.sfd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
+	if (R.sfd < 0) {
+		perror("memtrace: signalfd");
+		daemon_ready(EXIT_RUNTIME);
+		return EXIT_RUNTIME;
+	}
+	self_protect();
+	code = setup_live();
+	if (!code)
+		code = write_pidfile();
+	if (code) {
+		fatal_cleanup();
+		daemon_ready(code);
+		return code;
+	}
+	fprintf(stderr, "memtrace %s: tracing in %s (%d CPUs, %u KiB per CPU, %d events), "
+		"pid %d, log %s\n", MEMTRACE_VERSION, R.tf.inst, R.tf.ncpus, R.opt.buffer_kb,
+		R.nenabled, (int)getpid(), R.opt.log_path);
+	daemon_ready(0);
+	code = main_loop();
+	if (code)
+		fatal_cleanup();
+	return code;
+}
+
+int main(int argc, char **argv)
+{
+	parse_options(argc, argv, &R.opt);
+	signal(SIGPIPE, SIG_IGN);
+	setvbuf(stderr, NULL, _IOLBF, 0);
+	if (R.opt.replay_dir)
+		return run_replay();
+	return run_live();
+}

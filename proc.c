@@ -1,0 +1,350 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* proc.c - /proc and /sys readers: seeding tasks, names, kallsyms, page-frame range, module sizes */
+#include "proc.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "util.h"
+
+#define PF_KTHREAD	0x00200000ull
+
+/* Parse an unsigned decimal at *p (after spaces); advance *p. */
+static bool take_u64(const char **p, const char *end, uint64_t *v)
+{
+	const char *s = *p;
+	uint64_t x = 0;
+
+	while (s < end && (*s == ' ' || *s == '\t'))
+		s++;
+	if (s >= end || !isdigit((unsigned char)*s))
+		return false;
+	while (s < end && isdigit((unsigned char)*s)) {
+		if (x > (UINT64_MAX - 9) / 10)
+			return false;
+		x = x * 10 + (uint64_t)(*s++ - '0');
+	}
+	*p = s;
+	*v = x;
+	return true;
+}
+
+int proc_parse_statm(const char *text, size_t len, uint64_t *resident)
+{
+	const char *p = text, *end = text + len;
+	uint64_t size;
+
+	if (!take_u64(&p, end, &size) || !take_u64(&p, end, resident))
+		return -1;
+	return 0;
+}
+
+int proc_parse_stat(const char *text, size_t len, int32_t *ppid, uint64_t *flags)
+{
+	const char *end = text + len, *p = NULL, *q;
+	uint64_t v = 0;
+	int field;
+
+	/* comm may hold spaces and ')': the last ')' ends it */
+	for (q = text; q < end; q++)
+		if (*q == ')')
+			p = q;
+	if (!p || p + 4 > end)
+		return -1;
+	p += 2;			/* ") " */
+	if (p >= end || !isalpha((unsigned char)*p))
+		return -1;
+	p++;			/* state */
+	/* fields 4.. : ppid pgrp session tty_nr tpgid flags */
+	for (field = 4; field <= 9; field++) {
+		if (!take_u64(&p, end, &v)) {
+			/* tty_nr and tpgid can be negative */
+			while (p < end && *p == ' ')
+				p++;
+			if (p < end && *p == '-' && (field == 7 || field == 8)) {
+				p++;
+				if (!take_u64(&p, end, &v))
+					return -1;
+			} else {
+				return -1;
+			}
+		}
+		if (field == 4) {
+			if (v > INT32_MAX)
+				return -1;
+			*ppid = (int32_t)v;
+		}
+	}
+	*flags = v;
+	return 0;
+}
+
+int proc_parse_zoneinfo(const char *text, size_t len, uint64_t *max_pfn)
+{
+	const char *p = text, *end = text + len;
+	uint64_t spanned = 0, v, best = 0;
+	bool have_spanned = false, any = false;
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p)), *le = nl ? nl : end;
+		const char *s = p;
+
+		while (s < le && (*s == ' ' || *s == '\t'))
+			s++;
+		if ((size_t)(le - s) > 7 && !strncmp(s, "spanned", 7)) {
+			s += 7;
+			have_spanned = take_u64(&s, le, &spanned);
+		} else if ((size_t)(le - s) > 10 && !strncmp(s, "start_pfn:", 10)) {
+			s += 10;
+			if (take_u64(&s, le, &v) && have_spanned) {
+				if (v + spanned > best)
+					best = v + spanned;
+				any = true;
+			}
+			have_spanned = false;
+		}
+		p = nl ? nl + 1 : end;
+	}
+	if (!any)
+		return -1;
+	*max_pfn = best;
+	return 0;
+}
+
+void ksym_range_init(struct ksym_range *r, const char *name)
+{
+	memset(r, 0, sizeof(*r));
+	r->name = name;
+	r->zero_addrs = true;
+}
+
+void ksym_range_line(struct ksym_range *r, const char *line, size_t len)
+{
+	const char *p = line, *end = line + len, *name;
+	uint64_t addr = 0;
+	size_t nlen;
+
+	while (p < end && isxdigit((unsigned char)*p)) {
+		addr = addr * 16 + (uint64_t)(isdigit((unsigned char)*p) ? *p - '0' :
+					       (tolower((unsigned char)*p) - 'a' + 10));
+		p++;
+	}
+	if (p == line || p + 3 > end || *p != ' ')
+		return;
+	if (addr)
+		r->zero_addrs = false;
+	name = p + 3;		/* " t " */
+	nlen = 0;
+	while (name + nlen < end && name[nlen] != ' ' && name[nlen] != '\t' &&
+	       name[nlen] != '\n')
+		nlen++;
+	if (!r->found && nlen == strlen(r->name) && !memcmp(name, r->name, nlen) && addr) {
+		r->found = true;
+		r->start = addr;
+		return;
+	}
+	if (addr > r->start && (!r->end || addr < r->end))
+		r->end = addr;	/* smallest address above start, wherever it is listed */
+}
+
+int proc_read_comm(const char *proc_root, int32_t tid, char *buf, size_t size, size_t *len)
+{
+	char path[256];
+	ssize_t n;
+
+	if (path_fmt(path, sizeof(path), "%s/%d/comm", proc_root, tid))
+		return -ENAMETOOLONG;
+	n = read_file(path, buf, size);
+	if (n < 0)
+		return (int)n;
+	if (n > 0 && buf[n - 1] == '\n')
+		n--;
+	buf[n] = '\0';
+	*len = (size_t)n;
+	return 0;
+}
+
+uint64_t proc_max_pfn(const char *proc_root)
+{
+	static char buf[256 * 1024];
+	char path[256];
+	uint64_t max = 0;
+	ssize_t n;
+
+	if (path_fmt(path, sizeof(path), "%s/zoneinfo", proc_root))
+		return 0;
+	n = read_file(path, buf, sizeof(buf));
+	if (n <= 0 || proc_parse_zoneinfo(buf, (size_t)n, &max))
+		return 0;
+	return max;
+}
+
+int proc_initmod_range(const char *proc_root, uint64_t *start, uint64_t *end)
+{
+	char path[256], buf[65536];
+	struct ksym_range r;
+	size_t have = 0;
+	int fd;
+
+	if (path_fmt(path, sizeof(path), "%s/kallsyms", proc_root))
+		return -ENAMETOOLONG;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	ksym_range_init(&r, "do_init_module");
+	for (;;) {
+		ssize_t n = read(fd, buf + have, sizeof(buf) - have);
+		char *p, *nl;
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		have += (size_t)n;
+		p = buf;
+		while ((nl = memchr(p, '\n', have - (size_t)(p - buf)))) {
+			ksym_range_line(&r, p, (size_t)(nl - p));
+			p = nl + 1;
+		}
+		have -= (size_t)(p - buf);
+		memmove(buf, p, have);
+		if (have == sizeof(buf))
+			have = 0;	/* absurd line: drop it */
+	}
+	close(fd);
+	if (!r.found || !r.end)
+		return -ENOENT;
+	*start = r.start;
+	*end = r.end;
+	return 0;
+}
+
+int sys_module_kib(const char *sys_root, const char *name, uint64_t *kib)
+{
+	const char *files[] = { "coresize", "initsize" };
+	uint64_t total = 0, v;
+	char path[256], buf[64];
+	bool any = false;
+	size_t i;
+
+	for (i = 0; i < 2; i++) {
+		const char *p = buf;
+		ssize_t n;
+
+		if (path_fmt(path, sizeof(path), "%s/module/%s/%s", sys_root, name, files[i]))
+			return -ENAMETOOLONG;
+		n = read_file(path, buf, sizeof(buf));
+		if (n < 0)
+			continue;
+		if (!take_u64(&p, buf + n, &v))
+			continue;
+		total += v;
+		any = true;
+	}
+	if (!any)
+		return -ENOENT;
+	*kib = (total + 1023) / 1024;
+	return 0;
+}
+
+static bool is_number(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (!isdigit((unsigned char)*s))
+			return false;
+	return true;
+}
+
+static void seed_one(const char *proc_root, struct stats *s, uint64_t (*now)(void),
+		     int32_t pid, int32_t tid, struct seed_result *res)
+{
+	char path[256], buf[1024], comm[64];
+	uint64_t resident = 0, flags = 0;
+	int32_t ppid = 0;
+	size_t clen = 0;
+	uint64_t ts;
+	ssize_t n;
+	bool kthread;
+
+	/* the seed time comes first: later events are not in the snapshot */
+	ts = now();
+	if (path_fmt(path, sizeof(path), "%s/%d/task/%d/stat", proc_root, pid, tid))
+		goto skip;
+	n = read_file(path, buf, sizeof(buf));
+	if (n <= 0 || proc_parse_stat(buf, (size_t)n, &ppid, &flags))
+		goto skip;
+	kthread = flags & PF_KTHREAD;
+	if (path_fmt(path, sizeof(path), "%s/%d/task/%d/comm", proc_root, pid, tid))
+		goto skip;
+	n = read_file(path, comm, sizeof(comm));
+	if (n < 0)
+		goto skip;
+	if (n > 0 && comm[n - 1] == '\n')
+		n--;
+	clen = (size_t)n;
+	/* statm is per address space: count it once, on the thread-group leader */
+	if (tid == pid && !kthread) {
+		if (path_fmt(path, sizeof(path), "%s/%d/statm", proc_root, pid))
+			goto skip;
+		n = read_file(path, buf, sizeof(buf));
+		if (n <= 0 || proc_parse_statm(buf, (size_t)n, &resident))
+			goto skip;
+	}
+	if (!stats_seed_task(s, tid, pid, ppid, comm, clen, resident, ts, kthread))
+		goto skip;
+	res->tasks++;
+	res->pages += resident;
+	return;
+skip:
+	res->skipped++;
+}
+
+int proc_seed(const char *proc_root, struct stats *s, uint64_t (*now)(void), int32_t self,
+	      struct seed_result *res)
+{
+	struct dirent *de, *te;
+	char path[256];
+	DIR *d, *td;
+
+	memset(res, 0, sizeof(*res));
+	d = opendir(proc_root);
+	if (!d)
+		return -errno;
+	while ((de = readdir(d))) {
+		long pid;
+
+		if (!is_number(de->d_name))
+			continue;
+		pid = strtol(de->d_name, NULL, 10);
+		if (pid <= 0 || pid > INT32_MAX || pid == self)
+			continue;
+		if (path_fmt(path, sizeof(path), "%s/%ld/task", proc_root, pid))
+			continue;
+		td = opendir(path);
+		if (!td) {
+			res->skipped++;
+			continue;
+		}
+		while ((te = readdir(td))) {
+			long tid;
+
+			if (!is_number(te->d_name))
+				continue;
+			tid = strtol(te->d_name, NULL, 10);
+			if (tid <= 0 || tid > INT32_MAX)
+				continue;
+			seed_one(proc_root, s, now, (int32_t)pid, (int32_t)tid, res);
+		}
+		closedir(td);
+	}
+	closedir(d);
+	return 0;
+}

@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* proc.h - /proc and /sys readers: seeding tasks, names, kallsyms, page-frame range, module sizes */
+#ifndef MEMTRACE_PROC_H
+#define MEMTRACE_PROC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "stats.h"
+
+/* Pure parsers (bytes in, numbers out); each returns 0 or -1 on malformed input. */
+
+/* "size resident shared ..." -> resident pages */
+int proc_parse_statm(const char *text, size_t len, uint64_t *resident);
+
+/* "pid (comm) state ppid pgrp ... flags ..." -> ppid and flags (field 9) */
+int proc_parse_stat(const char *text, size_t len, int32_t *ppid, uint64_t *flags);
+
+/* max over zones of start_pfn + spanned */
+int proc_parse_zoneinfo(const char *text, size_t len, uint64_t *max_pfn);
+
+/*
+ * Incremental kallsyms scan: feed lines "addr type name [module]"; the result
+ * is the range [start, end) of symbol @name (end = next higher address).
+ */
+struct ksym_range {
+	const char *name;
+	uint64_t start, end;
+	bool found;
+	bool zero_addrs;	/* kptr_restrict hid the addresses */
+};
+void ksym_range_init(struct ksym_range *r, const char *name);
+void ksym_range_line(struct ksym_range *r, const char *line, size_t len);
+
+/* I/O wrappers; roots are "/proc" and "/sys" unless tests say otherwise. */
+
+struct seed_result {
+	uint32_t tasks;		/* tasks seeded */
+	uint32_t skipped;	/* vanished while read, malformed, or no slot */
+	uint64_t pages;		/* seeded pages in total */
+};
+
+/**
+ * proc_seed() - seed every task alive now from /proc
+ * @now: clock for the seed time stamps (CLOCK_MONOTONIC in ns)
+ * @self: our own pid, not seeded
+ */
+int proc_seed(const char *proc_root, struct stats *s, uint64_t (*now)(void), int32_t self,
+	      struct seed_result *res);
+
+/* /proc/<tid>/comm of a live task, without its newline; 0 or -errno */
+int proc_read_comm(const char *proc_root, int32_t tid, char *buf, size_t size, size_t *len);
+
+/* Largest page frame number + 1, from /proc/zoneinfo; 0 if unknown. */
+uint64_t proc_max_pfn(const char *proc_root);
+
+/* do_init_module's address range from /proc/kallsyms; 0 or -errno */
+int proc_initmod_range(const char *proc_root, uint64_t *start, uint64_t *end);
+
+/* /sys/module/NAME/coresize + initsize in KiB (rounded up); 0 or -errno */
+int sys_module_kib(const char *sys_root, const char *name, uint64_t *kib);
+
+#endif

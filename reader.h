@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* reader.h - read per-CPU sub-buffers, merge the CPUs by time stamp, decode, hand events on */
+#ifndef MEMTRACE_READER_H
+#define MEMTRACE_READER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "event.h"
+#include "ringbuf.h"
+
+typedef void (*reader_sink)(void *ctx, const struct mt_event *ev);
+
+struct reader_cpu {
+	int cpu;		/* cpu number */
+	int fd;			/* trace_pipe_raw (live) or a recorded file (replay) */
+	int rec_fd;		/* record mode: raw pages are copied here; -1 if not */
+	uint8_t *page;		/* one sub-buffer, allocated and touched at start */
+	struct rb_cursor cur;
+	struct rb_record rec;	/* next record of this CPU, when have_rec */
+	bool have_rec;
+	bool in_page;		/* cur iterates a page */
+	bool blocked;		/* live: read() said EAGAIN at time 'bound' */
+	bool eof;		/* no more data will come */
+	uint64_t bound;		/* events still to come on this CPU are newer than this */
+	/* counters */
+	uint64_t pages;
+	uint64_t bytes;
+	uint64_t lost_stored;	/* lost counts stored in page headers */
+	uint64_t missed_pages;	/* pages flagged MISSED_EVENTS */
+	uint64_t missed_unknown;/* ... whose count was not stored */
+	uint64_t stats_lost;	/* from per_cpu/cpuN/stats (set by the caller) */
+	uint64_t corrupt_pages;
+	uint64_t corrupt_records;
+	uint64_t read_errors;
+	uint64_t record_errors;
+	int last_errno;
+};
+
+struct reader {
+	struct rb_layout layout;
+	uint32_t subbuf;	/* sub-buffer size */
+	const struct mt_decoder *dec;
+	int ncpus;
+	struct reader_cpu *cpus;
+	bool live;		/* fds are non-blocking trace_pipe_raw */
+	bool mono;		/* trace clock is CLOCK_MONOTONIC: EAGAIN times bound a CPU */
+	uint64_t slack_ns;	/* margin for events still being committed */
+	reader_sink sink;
+	void *ctx;
+	uint64_t (*now)(void);
+	/* counters */
+	uint64_t records;
+	uint64_t decoded;
+	uint64_t unknown_ids;
+	uint64_t bad_records;
+	uint64_t out_of_order;
+	uint64_t last_ts;
+};
+
+/**
+ * reader_init() - set up a reader over @ncpus sources
+ * @cpu_ids: cpu numbers; @fds: their fds (owned by the caller)
+ * Return: 0 or -ENOMEM.
+ */
+int reader_init(struct reader *r, const struct rb_layout *l, const struct mt_decoder *dec,
+		int ncpus, const int *cpu_ids, const int *fds, bool live, bool mono,
+		reader_sink sink, void *ctx);
+void reader_free(struct reader *r);
+
+/**
+ * reader_run() - read, merge and deliver events
+ * @final: tracing is off (or replay): an empty CPU is finished
+ * @max_events: stop after this many events (0: no limit)
+ *
+ * Delivers events in time-stamp order across CPUs. In live mode an event is
+ * held back while another CPU could still deliver an older one.
+ * Return: events delivered.
+ */
+uint64_t reader_run(struct reader *r, bool final, uint64_t max_events);
+
+/* Sum of lost events over CPUs: per CPU the larger of page-header and stats counts. */
+uint64_t reader_lost(const struct reader *r);
+
+/* Pages flagged as missed whose count is unknown (adds uncertainty). */
+uint64_t reader_missed_unknown(const struct reader *r);
+
+#endif

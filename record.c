@@ -1,0 +1,226 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* record.c - what --record saves beside the raw pages, and what --replay reads back */
+#include "record.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "logfile.h"
+#include "util.h"
+
+static int open_new(const char *dir, const char *name)
+{
+	char p[PATH_MAX];
+
+	if (path_fmt(p, sizeof(p), "%s/%s", dir, name))
+		return -ENAMETOOLONG;
+	return open(p, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+}
+
+static void hex(struct out *o, const char *s, size_t len)
+{
+	static const char digits[] = "0123456789abcdef";
+	size_t i;
+
+	if (!len)
+		out_puts(o, "-");
+	for (i = 0; i < len; i++) {
+		char h[2] = { digits[(unsigned char)s[i] >> 4], digits[s[i] & 15] };
+
+		out_write(o, h, 2);
+	}
+}
+
+int record_write_seed(const char *dir, const struct stats *s)
+{
+	static struct out o;
+	int fd = open_new(dir, SEED_FILE), e;
+	uint32_t i;
+
+	if (fd < 0)
+		return -errno;
+	out_init(&o, fd);
+	for (i = SLOT_FIRST; i < s->ntasks_used; i++) {
+		const struct mt_task *t = &s->tasks[i];
+
+		if (!(t->flags & TF_SEEDED))
+			continue;
+		out_printf(&o, "seed %d %d %d %d %" PRIu64 " %" PRIu64 " ", t->tid, t->tgid,
+			   t->ppid, (t->flags & TF_KTHREAD) ? 1 : 0, t->seed, t->seed_ts);
+		hex(&o, t->comm, t->comm_len);
+		out_puts(&o, "\n");
+	}
+	e = out_flush(&o);
+	if (close(fd) && !e)
+		e = -errno;
+	return e;
+}
+
+int record_write_meta(const char *dir, const struct meta *m, const struct reader *r,
+		      const struct stats *s)
+{
+	static struct out o;
+	int fd = open_new(dir, META_FILE), e, i;
+	uint32_t k;
+
+	if (fd < 0)
+		return -errno;
+	out_init(&o, fd);
+	out_printf(&o, "memtrace-meta 1\nversion %s\npage_size %u\nmax_pfn %" PRIu64 "\n"
+		   "initmod %" PRIu64 " %" PRIu64 "\nrename_events %d\nuptime %.3f\n",
+		   MEMTRACE_VERSION, m->page_size, m->max_pfn, m->initmod_start, m->initmod_end,
+		   m->rename_events ? 1 : 0, m->uptime_s);
+	for (i = 0; r && i < r->ncpus; i++)
+		out_printf(&o, "cpu_lost %d %" PRIu64 "\n", r->cpus[i].cpu, r->cpus[i].stats_lost);
+	for (k = 0; s && k < s->nmods; k++)
+		if (s->mods[k].static_known && s->mods[k].name[0])
+			out_printf(&o, "module_kib %s %" PRIu64 "\n", s->mods[k].name,
+				   s->mods[k].static_kib);
+	e = out_flush(&o);
+	if (close(fd) && !e)
+		e = -errno;
+	return e;
+}
+
+/* Split text into NUL-terminated lines in a bounded buffer; calls fn per line. */
+static void each_line(const char *text, size_t len, void (*fn)(char *line, void *ctx),
+		      void *ctx, uint32_t *bad)
+{
+	char line[512];
+	size_t pos = 0;
+
+	while (pos < len) {
+		const char *nl = memchr(text + pos, '\n', len - pos);
+		size_t n = nl ? (size_t)(nl - (text + pos)) : len - pos;
+
+		if (n < sizeof(line) && !memchr(text + pos, '\0', n)) {
+			memcpy(line, text + pos, n);
+			line[n] = '\0';
+			fn(line, ctx);
+		} else if (bad) {
+			(*bad)++;
+		}
+		pos += n + 1;
+	}
+}
+
+struct meta_ctx {
+	struct meta *m;
+	struct reader *r;
+	struct stats *s;
+	uint32_t *bad;
+};
+
+static void meta_line(char *line, void *p)
+{
+	struct meta_ctx *c = p;
+	char name[MODNAME_LEN + 8];
+	unsigned long long a, b;
+	double d;
+	int cpu, i;
+
+	if (!line[0] || !strncmp(line, "memtrace-meta ", 14) || !strncmp(line, "version ", 8))
+		return;
+	if (sscanf(line, "page_size %llu", &a) == 1 && a >= 512 && a <= (1u << 20))
+		c->m->page_size = (uint32_t)a;
+	else if (sscanf(line, "max_pfn %llu", &a) == 1 && a <= (1ull << 40))
+		c->m->max_pfn = a;
+	else if (sscanf(line, "initmod %llu %llu", &a, &b) == 2 && a <= b) {
+		c->m->initmod_start = a;
+		c->m->initmod_end = b;
+	} else if (sscanf(line, "rename_events %llu", &a) == 1)
+		c->m->rename_events = a != 0;
+	else if (sscanf(line, "uptime %lf", &d) == 1 && d >= 0 && d < 1e12)
+		c->m->uptime_s = d;
+	else if (sscanf(line, "cpu_lost %d %llu", &cpu, &a) == 2) {
+		for (i = 0; c->r && i < c->r->ncpus; i++)
+			if (c->r->cpus[i].cpu == cpu)
+				c->r->cpus[i].stats_lost = a;
+	} else if (sscanf(line, "module_kib %55s %llu", name, &a) == 2) {
+		struct mt_module *mod = c->s ? stats_find_module(c->s, name, strlen(name)) : NULL;
+
+		if (mod) {
+			mod->static_kib = a;
+			mod->static_known = 1;
+		}
+	} else {
+		(*c->bad)++;
+	}
+}
+
+void meta_parse(const char *text, size_t len, struct meta *m, struct reader *r,
+		struct stats *s, uint32_t *bad)
+{
+	struct meta_ctx c = { m, r, s, bad };
+
+	each_line(text, len, meta_line, &c, bad);
+}
+
+struct seed_ctx {
+	struct stats *s;
+	uint64_t pages;
+	uint32_t n;
+	uint32_t *bad;
+};
+
+static int unhex(char ch)
+{
+	if (ch >= '0' && ch <= '9')
+		return ch - '0';
+	if (ch >= 'a' && ch <= 'f')
+		return ch - 'a' + 10;
+	return -1;
+}
+
+static void seed_line(char *line, void *p)
+{
+	struct seed_ctx *c = p;
+	int tid, tgid, ppid, kthread;
+	unsigned long long pages, ts;
+	char commhex[2 * COMM_LEN + 2], comm[COMM_LEN];
+	size_t i, n;
+
+	if (!line[0])
+		return;
+	if (sscanf(line, "seed %d %d %d %d %llu %llu %33s", &tid, &tgid, &ppid, &kthread,
+		   &pages, &ts, commhex) != 7 || tid < 0 || pages > (1ull << 40)) {
+		(*c->bad)++;
+		return;
+	}
+	n = strcmp(commhex, "-") ? strlen(commhex) / 2 : 0;
+	if (n > COMM_LEN - 1 || (n && strlen(commhex) != 2 * n)) {
+		(*c->bad)++;
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		int h = unhex(commhex[2 * i]), l = unhex(commhex[2 * i + 1]);
+
+		if (h < 0 || l < 0) {
+			(*c->bad)++;
+			return;
+		}
+		comm[i] = (char)(h * 16 + l);
+	}
+	if (!stats_seed_task(c->s, tid, tgid, ppid, comm, n, pages, ts, kthread != 0)) {
+		(*c->bad)++;
+		return;
+	}
+	c->n++;
+	c->pages += pages;
+}
+
+uint32_t seed_parse(const char *text, size_t len, struct stats *s, uint64_t *pages,
+		    uint32_t *bad)
+{
+	struct seed_ctx c = { s, 0, 0, bad };
+
+	each_line(text, len, seed_line, &c, bad);
+	*pages = c.pages;
+	return c.n;
+}

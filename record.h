@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* record.h - what --record saves beside the raw pages, and what --replay reads back */
+#ifndef MEMTRACE_RECORD_H
+#define MEMTRACE_RECORD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "reader.h"
+#include "stats.h"
+
+/*
+ * A recording is a directory in the layout of tracefs:
+ *   events/header_page, events/header_event, events/<sys>/<event>/format,
+ *   per_cpu/cpuN/trace_pipe_raw   raw sub-buffers as read()
+ * plus two memtrace files (both optional for --replay):
+ *   memtrace.seed   "seed TID TGID PPID KTHREAD PAGES TS COMMHEX" per seeded task
+ *   memtrace.meta   "key value..." lines: page_size, max_pfn, initmod START END,
+ *                   rename_events 0|1, uptime SECONDS, cpu_lost CPU N, module_kib NAME KIB
+ */
+#define META_FILE	"memtrace.meta"
+#define SEED_FILE	"memtrace.seed"
+
+struct meta {
+	uint32_t page_size;
+	uint64_t max_pfn;
+	uint64_t initmod_start, initmod_end;
+	bool rename_events;
+	double uptime_s;
+};
+
+/* Write memtrace.seed with every seeded task of @s; 0 or -errno. */
+int record_write_seed(const char *dir, const struct stats *s);
+
+/* Write memtrace.meta; 0 or -errno. */
+int record_write_meta(const char *dir, const struct meta *m, const struct reader *r,
+		      const struct stats *s);
+
+/*
+ * Parse the text of memtrace.meta. Header values go to @m; cpu_lost lines to
+ * the reader's CPUs (by number, if @r); module_kib lines to modules of @s (if
+ * @s). Unknown keys and malformed lines are skipped and counted in *bad.
+ */
+void meta_parse(const char *text, size_t len, struct meta *m, struct reader *r,
+		struct stats *s, uint32_t *bad);
+
+/* Parse memtrace.seed text and seed @s; returns tasks seeded, malformed lines in *bad. */
+uint32_t seed_parse(const char *text, size_t len, struct stats *s, uint64_t *pages,
+		    uint32_t *bad);
+
+#endif

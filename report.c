@@ -1,0 +1,405 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* report.c - text and JSON reports of the task and module tables */
+#include "report.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void escape_text(struct out *o, const char *s, size_t len)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+		char e[4] = { '\\', 'x', hex[c >> 4], hex[c & 15] };
+
+		if (c == '\\')
+			out_write(o, "\\\\", 2);
+		else if (c >= 0x20 && c < 0x7f)
+			out_write(o, (const char *)&s[i], 1);
+		else
+			out_write(o, e, 4);
+	}
+}
+
+/* Length of a valid UTF-8 sequence at s (1..4), or 0 if invalid. */
+static size_t utf8_len(const unsigned char *s, size_t left)
+{
+	uint32_t cp;
+	size_t n, i;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		n = 2, cp = s[0] & 0x1f;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		n = 3, cp = s[0] & 0x0f;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		n = 4, cp = s[0] & 0x07;
+	else
+		return 0;
+	if (n > left)
+		return 0;
+	for (i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (s[i] & 0x3f);
+	}
+	if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+	    (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return n;
+}
+
+void escape_json(struct out *o, const char *s, size_t len)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t i = 0;
+
+	while (i < len) {
+		unsigned char c = u[i];
+		size_t n = utf8_len(u + i, len - i);
+
+		if (n == 0) {
+			out_puts(o, "\\ufffd");
+			i++;
+		} else if (c == '"' || c == '\\') {
+			char e[2] = { '\\', (char)c };
+
+			out_write(o, e, 2);
+			i++;
+		} else if (c < 0x20 || c == 0x7f) {
+			out_printf(o, "\\u%04x", c);
+			i++;
+		} else if (n == 2 && c == 0xc2 && u[i + 1] < 0xa0) {
+			out_printf(o, "\\u%04x", u[i + 1]);	/* C1 control */
+			i += 2;
+		} else {
+			out_write(o, s + i, n);
+			i += n;
+		}
+	}
+}
+
+const char *task_state_name(const struct mt_task *t)
+{
+	if (t->flags & TF_PSEUDO)
+		return "pseudo";
+	return t->state == TASK_EXITED ? "exited" : "alive";
+}
+
+const char *module_state_name(const struct mt_module *m)
+{
+	switch (m->state) {
+	case MOD_LOADING:
+		return "loading";
+	case MOD_LIVE:
+		return "live";
+	case MOD_FAILED:
+		return "failed";
+	case MOD_UNLOADED:
+		return "unloaded";
+	default:
+		return "unknown";
+	}
+}
+
+static const char *bracket_name(uint8_t b)
+{
+	return b == BR_SYSCALL ? "syscall" : b == BR_LOADPUT ? "load-put" : "none";
+}
+
+/* Module names come from records: keep the table aligned whatever they hold. */
+static void safe_name(char *dst, size_t size, const char *src)
+{
+	size_t i;
+
+	for (i = 0; i + 1 < size && src[i]; i++)
+		dst[i] = (src[i] > 0x20 && src[i] < 0x7f) ? src[i] : '?';
+	dst[i] = '\0';
+	if (!i)
+		snprintf(dst, size, "(unnamed)");
+}
+
+static const struct stats *sort_st;
+
+static int by_peak(const void *a, const void *b)
+{
+	const struct mt_task *x = &sort_st->tasks[*(const uint32_t *)a];
+	const struct mt_task *y = &sort_st->tasks[*(const uint32_t *)b];
+
+	if (x->peak != y->peak)
+		return x->peak < y->peak ? 1 : -1;
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	return x->serial < y->serial ? -1 : 1;
+}
+
+/* Tasks with a non-zero peak, sorted by peak; returns their number. */
+static uint32_t sorted_tasks(const struct report_input *in)
+{
+	const struct stats *st = in->st;
+	uint32_t i, n = 0;
+
+	for (i = 0; i < st->ntasks_used; i++)
+		if (st->tasks[i].state != TASK_UNUSED && st->tasks[i].peak > 0)
+			in->order[n++] = i;
+	sort_st = st;
+	qsort(in->order, n, sizeof(*in->order), by_peak);
+	return n;
+}
+
+static double secs(uint64_t ns)
+{
+	return (double)ns / 1e9;
+}
+
+static uint64_t kib(const struct report_input *in, int64_t pages)
+{
+	return (uint64_t)(pages < 0 ? 0 : pages) * in->page_size / 1024;
+}
+
+static void text_comm(struct out *o, const struct mt_task *t)
+{
+	if (t->flags & TF_COMM_KNOWN)
+		escape_text(o, t->comm, t->comm_len);
+	else
+		out_puts(o, "?");
+}
+
+static void json_comm(struct out *o, const struct mt_task *t)
+{
+	out_puts(o, "\"");
+	if (t->flags & TF_COMM_KNOWN)
+		escape_json(o, t->comm, t->comm_len);
+	out_puts(o, "\"");
+}
+
+static uint64_t events_total(const struct stats *st)
+{
+	uint64_t n = 0;
+	int k;
+
+	for (k = 1; k < EV__COUNT; k++)
+		n += st->c.events[k];
+	return n;
+}
+
+static void report_text(struct out *o, const struct report_input *in, uint32_t ntasks)
+{
+	const struct stats *st = in->st;
+	const struct stats_counters *c = &st->c;
+	uint32_t i, rows;
+	int k;
+
+	out_printf(o, "memtrace %s report (trigger: %s, %s)\n", MEMTRACE_VERSION, in->trigger,
+		   in->mode);
+	out_printf(o, "uptime: %.3f s; events from %.6f to %.6f s (trace clock)\n",
+		   in->uptime_s, secs(st->first_ts), secs(st->last_ts));
+	out_printf(o, "tracefs: %s", in->tracefs);
+	if (in->instance && *in->instance)
+		out_printf(o, " instance %s", in->instance);
+	out_puts(o, "\nevents enabled:");
+	for (k = 0; k < in->nenabled; k++)
+		out_printf(o, " %s", in->enabled[k]);
+	out_puts(o, "\nevents missing:");
+	if (!in->nmissing)
+		out_puts(o, " none");
+	for (k = 0; k < in->nmissing; k++)
+		out_printf(o, " %s", in->missing[k]);
+	out_printf(o, "\nevents processed: %llu (", (unsigned long long)events_total(st));
+	for (k = 1; k < EV__COUNT; k++)
+		out_printf(o, "%s%s %llu", k > 1 ? ", " : "", mt_kind_name(k),
+			   (unsigned long long)c->events[k]);
+	out_puts(o, ")\n");
+	out_printf(o, "lost events: %llu", (unsigned long long)in->lost_events);
+	if (in->missed_unknown)
+		out_printf(o, " (at least; %llu sub-buffers flagged lost without a count)",
+			   (unsigned long long)in->missed_unknown);
+	if (in->lost_events || in->missed_unknown)
+		out_puts(o, " -- peaks may be underestimated");
+	out_puts(o, "\n");
+	if (in->rd && (in->rd->unknown_ids || in->rd->bad_records))
+		out_printf(o, "records skipped: %llu unknown ids, %llu malformed\n",
+			   (unsigned long long)in->rd->unknown_ids,
+			   (unsigned long long)in->rd->bad_records);
+	out_printf(o, "untracked frees: %llu events, %llu pages (allocated before tracing or "
+		   "by the untraced bulk allocator)\n",
+		   (unsigned long long)c->untracked_frees,
+		   (unsigned long long)c->untracked_free_pages);
+	out_printf(o, "failed allocations: %llu; irq-context pages: %llu; "
+		   "double allocations: %llu\n",
+		   (unsigned long long)c->failed_allocs, (unsigned long long)c->irq_pages,
+		   (unsigned long long)c->double_allocs);
+	out_printf(o, "table overflows: tasks %llu events/%llu pages, modules %llu, "
+		   "pfn out of range %llu; recycled tasks %llu (largest peak %lld pages)\n",
+		   (unsigned long long)c->task_overflow_events,
+		   (unsigned long long)c->task_overflow_pages,
+		   (unsigned long long)c->module_overflow,
+		   (unsigned long long)c->pfn_out_of_range,
+		   (unsigned long long)c->tasks_recycled, (long long)c->recycled_max_peak);
+	out_printf(o, "seeded at start: %u tasks, %llu pages (statm resident)\n", in->seed_tasks,
+		   (unsigned long long)in->seed_pages);
+	if (st->oom_count)
+		out_printf(o, "oom kills seen: %llu, last victim pid %d (%s)\n",
+			   (unsigned long long)st->oom_count, st->oom_pid, st->oom_comm);
+	if (in->self_rss_kib >= 0)
+		out_printf(o, "memtrace itself: rss %ld KiB, peak rss %ld KiB\n",
+			   in->self_rss_kib, in->self_hwm_kib);
+
+	rows = in->top && in->top < ntasks ? in->top : ntasks;
+	out_printf(o, "\nTASKS: %u of %u with pages, by peak (page = %u bytes)\n", rows, ntasks,
+		   in->page_size);
+	out_printf(o, "%8s %8s %8s %10s %10s %10s %10s %-7s %12s  %s\n", "PID", "TGID", "PPID",
+		   "PEAK_PAGES", "PEAK_KIB", "CUR_PAGES", "SEEDED", "STATE", "PEAK_AT_S", "COMM");
+	for (i = 0; i < rows; i++) {
+		const struct mt_task *t = &st->tasks[in->order[i]];
+
+		out_printf(o, "%8d %8d %8d %10lld %10llu %10lld %10llu %-7s %12.6f  ", t->tid,
+			   t->tgid, t->ppid, (long long)t->peak,
+			   (unsigned long long)kib(in, t->peak), (long long)t->cur,
+			   (unsigned long long)t->seed, task_state_name(t), secs(t->peak_ts));
+		text_comm(o, t);
+		out_puts(o, "\n");
+	}
+	out_printf(o, "\nMODULES: %u\n", st->nmods);
+	out_printf(o, "%-24s %10s %10s %10s %10s %8s %-8s %-8s\n", "NAME", "PEAK_PAGES", "PEAK_KIB",
+		   "CUR_PAGES", "STATIC_KIB", "LOADER", "STATE", "BRACKET");
+	for (i = 0; i < st->nmods && (!in->top || i < in->top); i++) {
+		const struct mt_module *m = &st->mods[i];
+		char skib[24], name[MODNAME_LEN];
+
+		if (m->static_known)
+			snprintf(skib, sizeof(skib), "%llu", (unsigned long long)m->static_kib);
+		else
+			strcpy(skib, "-");
+		safe_name(name, sizeof(name), m->name);
+		out_printf(o, "%-24s %10lld %10llu %10lld %10s %8d %-8s %-8s\n",
+			   name, (long long)m->peak,
+			   (unsigned long long)kib(in, m->peak), (long long)m->cur, skib,
+			   m->loader_tid, module_state_name(m), bracket_name(m->bracket));
+	}
+}
+
+static void json_str(struct out *o, const char *s)
+{
+	out_puts(o, "\"");
+	escape_json(o, s, strlen(s));
+	out_puts(o, "\"");
+}
+
+static void report_json(struct out *o, const struct report_input *in, uint32_t ntasks)
+{
+	const struct stats *st = in->st;
+	const struct stats_counters *c = &st->c;
+	uint32_t i, rows;
+	int k;
+
+	out_printf(o, "{\"memtrace_version\":\"%s\",\"trigger\":", MEMTRACE_VERSION);
+	json_str(o, in->trigger);
+	out_puts(o, ",\"mode\":");
+	json_str(o, in->mode);
+	out_printf(o, ",\"uptime_s\":%.3f,\"first_event_s\":%.6f,\"last_event_s\":%.6f,"
+		   "\"page_size\":%u,\"tracefs\":{\"path\":", in->uptime_s, secs(st->first_ts),
+		   secs(st->last_ts), in->page_size);
+	json_str(o, in->tracefs);
+	out_puts(o, ",\"instance\":");
+	json_str(o, in->instance ? in->instance : "");
+	out_printf(o, "},\"events\":{\"processed\":%llu,\"by_kind\":{",
+		   (unsigned long long)events_total(st));
+	for (k = 1; k < EV__COUNT; k++)
+		out_printf(o, "%s\"%s\":%llu", k > 1 ? "," : "", mt_kind_name(k),
+			   (unsigned long long)c->events[k]);
+	out_puts(o, "},\"enabled\":[");
+	for (k = 0; k < in->nenabled; k++) {
+		out_puts(o, k ? "," : "");
+		json_str(o, in->enabled[k]);
+	}
+	out_puts(o, "],\"missing\":[");
+	for (k = 0; k < in->nmissing; k++) {
+		out_puts(o, k ? "," : "");
+		out_puts(o, "{\"event\":");
+		json_str(o, in->missing[k]);
+		out_puts(o, ",\"lost\":");
+		json_str(o, in->missing_loss[k] ? in->missing_loss[k] : "");
+		out_puts(o, "}");
+	}
+	out_printf(o, "],\"unknown_ids\":%llu,\"malformed\":%llu},",
+		   (unsigned long long)(in->rd ? in->rd->unknown_ids : 0),
+		   (unsigned long long)(in->rd ? in->rd->bad_records : 0));
+	out_printf(o, "\"lost_events\":%llu,\"lost_unknown_subbuffers\":%llu,",
+		   (unsigned long long)in->lost_events, (unsigned long long)in->missed_unknown);
+	out_printf(o, "\"untracked_frees\":{\"events\":%llu,\"pages\":%llu},",
+		   (unsigned long long)c->untracked_frees,
+		   (unsigned long long)c->untracked_free_pages);
+	out_printf(o, "\"failed_allocs\":%llu,\"irq_pages\":%llu,\"double_allocs\":%llu,",
+		   (unsigned long long)c->failed_allocs, (unsigned long long)c->irq_pages,
+		   (unsigned long long)c->double_allocs);
+	out_printf(o, "\"overflows\":{\"task_events\":%llu,\"task_pages\":%llu,"
+		   "\"tasks_recycled\":%llu,\"recycled_max_peak_pages\":%lld,\"modules\":%llu,"
+		   "\"pfn_out_of_range\":%llu},",
+		   (unsigned long long)c->task_overflow_events,
+		   (unsigned long long)c->task_overflow_pages,
+		   (unsigned long long)c->tasks_recycled, (long long)c->recycled_max_peak,
+		   (unsigned long long)c->module_overflow,
+		   (unsigned long long)c->pfn_out_of_range);
+	out_printf(o, "\"seed\":{\"tasks\":%u,\"pages\":%llu},", in->seed_tasks,
+		   (unsigned long long)in->seed_pages);
+	if (st->oom_count) {
+		out_printf(o, "\"oom\":{\"count\":%llu,\"victim_pid\":%d,\"victim_comm\":",
+			   (unsigned long long)st->oom_count, st->oom_pid);
+		json_str(o, st->oom_comm);
+		out_printf(o, ",\"time_s\":%.6f},", secs(st->oom_ts));
+	} else {
+		out_puts(o, "\"oom\":null,");
+	}
+	if (in->self_rss_kib >= 0)
+		out_printf(o, "\"self\":{\"rss_kib\":%ld,\"hwm_kib\":%ld},", in->self_rss_kib,
+			   in->self_hwm_kib);
+	rows = in->top && in->top < ntasks ? in->top : ntasks;
+	out_printf(o, "\"tasks_with_pages\":%u,\"tasks\":[", ntasks);
+	for (i = 0; i < rows; i++) {
+		const struct mt_task *t = &st->tasks[in->order[i]];
+
+		out_printf(o, "%s\n{\"pid\":%d,\"tgid\":%d,\"ppid\":%d,\"comm\":", i ? "," : "",
+			   t->tid, t->tgid, t->ppid);
+		json_comm(o, t);
+		out_printf(o, ",\"peak_pages\":%lld,\"peak_kib\":%llu,\"peak_time_s\":%.6f,"
+			   "\"current_pages\":%lld,\"seeded_pages\":%llu,\"allocated_pages\":%llu,"
+			   "\"freed_pages\":%llu,\"state\":\"%s\"}",
+			   (long long)t->peak, (unsigned long long)kib(in, t->peak),
+			   secs(t->peak_ts), (long long)t->cur, (unsigned long long)t->seed,
+			   (unsigned long long)t->alloc_pages, (unsigned long long)t->freed_pages,
+			   task_state_name(t));
+	}
+	out_puts(o, "],\"modules\":[");
+	for (i = 0; i < st->nmods && (!in->top || i < in->top); i++) {
+		const struct mt_module *m = &st->mods[i];
+
+		out_printf(o, "%s\n{\"name\":", i ? "," : "");
+		json_str(o, m->name);
+		out_printf(o, ",\"peak_pages\":%lld,\"peak_kib\":%llu,\"current_pages\":%lld,",
+			   (long long)m->peak, (unsigned long long)kib(in, m->peak),
+			   (long long)m->cur);
+		if (m->static_known)
+			out_printf(o, "\"static_kib\":%llu,", (unsigned long long)m->static_kib);
+		else
+			out_puts(o, "\"static_kib\":null,");
+		out_printf(o, "\"loader_pid\":%d,\"state\":\"%s\",\"bracket\":\"%s\","
+			   "\"allocated_pages\":%llu}", m->loader_tid, module_state_name(m),
+			   bracket_name(m->bracket), (unsigned long long)m->alloc_pages);
+	}
+	out_puts(o, "]}\n");
+}
+
+void report_write(struct out *o, const struct report_input *in)
+{
+	uint32_t ntasks = sorted_tasks(in);
+
+	if (in->format == FMT_JSON)
+		report_json(o, in, ntasks);
+	else
+		report_text(o, in, ntasks);
+}

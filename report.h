@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* report.h - text and JSON reports of the task and module tables */
+#ifndef MEMTRACE_REPORT_H
+#define MEMTRACE_REPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "logfile.h"
+#include "reader.h"
+#include "stats.h"
+
+enum report_format { FMT_TEXT = 0, FMT_JSON };
+
+/* Everything a report shows; the caller fills it, report.c only formats. */
+struct report_input {
+	const char *trigger;		/* SIGUSR1, SIGUSR2, SIGTERM, SIGINT, oom, replay */
+	const char *mode;		/* live, record, replay */
+	enum report_format format;
+	uint32_t top;			/* rows per table, 0 = all */
+	double uptime_s;		/* seconds since boot at report time */
+	const char *tracefs;		/* mount point or replay directory */
+	const char *instance;		/* instance name, "" for top level */
+	const char *enabled[64];	/* "sys:name" */
+	int nenabled;
+	const char *missing[64];
+	const char *missing_loss[64];	/* what each missing one costs */
+	int nmissing;
+	uint32_t page_size;
+	uint64_t lost_events;
+	uint64_t missed_unknown;	/* pages flagged lost without a count */
+	const struct reader *rd;	/* may be NULL */
+	const struct stats *st;
+	uint32_t seed_tasks;
+	uint64_t seed_pages;
+	uint32_t *order;		/* scratch, st->cfg.max_tasks (or more) entries */
+	long self_rss_kib;		/* memtrace's own VmRSS, -1 if unknown */
+	long self_hwm_kib;		/* memtrace's own VmHWM, -1 if unknown */
+};
+
+/* Write a whole report to @o. */
+void report_write(struct out *o, const struct report_input *in);
+
+/*
+ * Escaping of task names (raw kernel bytes). Text: printable ASCII stays,
+ * backslash doubles, every other byte becomes \xNN, so output is plain ASCII.
+ * JSON: valid UTF-8 stays (C1 controls escaped), quotes and backslash are
+ * escaped, control bytes become \u00NN and invalid bytes U+FFFD.
+ */
+void escape_text(struct out *o, const char *s, size_t len);
+void escape_json(struct out *o, const char *s, size_t len);
+
+const char *task_state_name(const struct mt_task *t);
+const char *module_state_name(const struct mt_module *m);
+
+#endif

@@ -1,0 +1,605 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* stats.c - fixed tables of tasks and modules, the pfn->owner map, current and peak pages */
+#include "stats.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+static uint32_t hash_tid(int32_t tid)
+{
+	return (uint32_t)tid * 2654435761u;
+}
+
+static uint32_t *hash_slot_of(struct stats *s, int32_t tid)
+{
+	uint32_t i = hash_tid(tid) & s->hash_mask;
+
+	for (;;) {
+		uint32_t v = s->hash[i];
+
+		if (!v || s->tasks[v - 1].tid == tid)
+			return &s->hash[i];
+		i = (i + 1) & s->hash_mask;
+	}
+}
+
+static void hash_insert(struct stats *s, struct mt_task *t)
+{
+	uint32_t *h = hash_slot_of(s, t->tid);
+
+	if (*h)
+		s->tasks[*h - 1].hashed = 0;
+	*h = (uint32_t)(t - s->tasks) + 1;
+	t->hashed = 1;
+}
+
+/* Remove tid from the hash, keeping probe chains intact (backward shift). */
+static void hash_remove(struct stats *s, int32_t tid)
+{
+	uint32_t i = (uint32_t)(hash_slot_of(s, tid) - s->hash), j, k;
+
+	if (!s->hash[i])
+		return;
+	s->tasks[s->hash[i] - 1].hashed = 0;
+	s->hash[i] = 0;
+	for (j = (i + 1) & s->hash_mask; s->hash[j]; j = (j + 1) & s->hash_mask) {
+		k = hash_tid(s->tasks[s->hash[j] - 1].tid) & s->hash_mask;
+		/* move j to the hole at i unless its home k lies cyclically in (i, j] */
+		if (i <= j ? (i < k && k <= j) : (i < k || k <= j))
+			continue;
+		s->hash[i] = s->hash[j];
+		s->hash[j] = 0;
+		i = j;
+	}
+}
+
+int stats_init(struct stats *s, const struct stats_config *cfg)
+{
+	uint32_t hsize = 1;
+	int i;
+
+	memset(s, 0, sizeof(*s));
+	s->cfg = *cfg;
+	if (cfg->max_tasks < SLOT_FIRST + 1 || cfg->max_tasks > (1u << 24) ||
+	    cfg->max_modules < 1 || cfg->max_modules > (1u << 20))
+		return -EINVAL;
+	while (hsize < 2 * cfg->max_tasks)
+		hsize <<= 1;
+	s->hash_mask = hsize - 1;
+	s->tasks = calloc(cfg->max_tasks, sizeof(*s->tasks));
+	s->hash = calloc(hsize, sizeof(*s->hash));
+	s->victims = calloc(cfg->max_tasks, sizeof(*s->victims));
+	s->mods = calloc(cfg->max_modules, sizeof(*s->mods));
+	if (!s->tasks || !s->hash || !s->victims || !s->mods)
+		goto nomem;
+	if (cfg->max_pfn) {
+		if (cfg->max_pfn > (SIZE_MAX / 4))
+			goto nomem;
+		s->pfn_map_bytes = (size_t)cfg->max_pfn * 4;
+		s->pfn_owner = mmap(NULL, s->pfn_map_bytes, PROT_READ | PROT_WRITE,
+				    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		if (s->pfn_owner == MAP_FAILED) {
+			s->pfn_owner = NULL;
+			goto nomem;
+		}
+	}
+	/* pseudo tasks: irq context and table overflow */
+	for (i = 0; i < SLOT_FIRST; i++) {
+		struct mt_task *t = &s->tasks[i];
+
+		t->tid = -1 - i;
+		t->serial = (uint32_t)i + 1;
+		t->state = TASK_ALIVE;
+		t->flags = TF_PSEUDO | TF_COMM_KNOWN;
+		stats_set_comm(t, i == SLOT_IRQ ? "<irq>" : "<overflow>",
+			       i == SLOT_IRQ ? 5 : 10);
+	}
+	s->ntasks_used = SLOT_FIRST;
+	s->c.recycled_max_peak = 0;
+	return 0;
+nomem:
+	stats_free(s);
+	return -ENOMEM;
+}
+
+void stats_free(struct stats *s)
+{
+	free(s->tasks);
+	free(s->hash);
+	free(s->victims);
+	free(s->mods);
+	if (s->pfn_owner)
+		munmap(s->pfn_owner, s->pfn_map_bytes);
+	memset(s, 0, sizeof(*s));
+}
+
+void stats_set_comm(struct mt_task *t, const char *comm, size_t len)
+{
+	if (len > COMM_LEN - 1)
+		len = COMM_LEN - 1;
+	memset(t->comm, 0, sizeof(t->comm));
+	memcpy(t->comm, comm, len);
+	t->comm_len = (uint8_t)len;
+	t->flags |= TF_COMM_KNOWN;
+}
+
+struct mt_task *stats_find_task(struct stats *s, int32_t tid)
+{
+	uint32_t v = *hash_slot_of(s, tid);
+
+	return v ? &s->tasks[v - 1] : NULL;
+}
+
+struct mt_task *stats_task_by_serial(struct stats *s, uint32_t serial)
+{
+	struct mt_task *t;
+
+	if (!serial || serial >= OWNER_MODULE)
+		return NULL;
+	t = &s->tasks[(serial - 1) % s->cfg.max_tasks];
+	return t->serial == serial ? t : NULL;
+}
+
+struct mt_module *stats_module_by_serial(struct stats *s, uint32_t serial)
+{
+	if (!serial || serial > s->nmods)
+		return NULL;
+	return &s->mods[serial - 1];
+}
+
+struct mt_module *stats_find_module(struct stats *s, const char *name, size_t len)
+{
+	uint32_t i;
+
+	for (i = s->nmods; i-- > 0; ) {
+		struct mt_module *m = &s->mods[i];
+
+		if (strlen(m->name) == len && !memcmp(m->name, name, len))
+			return m;
+	}
+	return NULL;
+}
+
+/* Max-heap of victim slots by peak, so the smallest peaks stay in it. */
+static bool victim_less(struct stats *s, uint32_t a, uint32_t b)
+{
+	return s->tasks[a].peak < s->tasks[b].peak;
+}
+
+static void victim_sift_down(struct stats *s, uint32_t i, uint32_t n)
+{
+	for (;;) {
+		uint32_t l = 2 * i + 1, r = l + 1, big = i, tmp;
+
+		if (l < n && victim_less(s, s->victims[big], s->victims[l]))
+			big = l;
+		if (r < n && victim_less(s, s->victims[big], s->victims[r]))
+			big = r;
+		if (big == i)
+			return;
+		tmp = s->victims[i];
+		s->victims[i] = s->victims[big];
+		s->victims[big] = tmp;
+		i = big;
+	}
+}
+
+static void victim_sift_up(struct stats *s, uint32_t i)
+{
+	while (i) {
+		uint32_t p = (i - 1) / 2, tmp;
+
+		if (!victim_less(s, s->victims[p], s->victims[i]))
+			return;
+		tmp = s->victims[i];
+		s->victims[i] = s->victims[p];
+		s->victims[p] = tmp;
+		i = p;
+	}
+}
+
+/*
+ * Collect the exited tasks with the smallest peaks, a sixteenth of the table
+ * at a time, so that recycling costs O(16 log n) per task on average.
+ */
+static void victims_rebuild(struct stats *s)
+{
+	uint32_t want = s->cfg.max_tasks / 16, i, n = 0;
+
+	if (want < 1)
+		want = 1;
+	for (i = SLOT_FIRST; i < s->ntasks_used; i++) {
+		if (s->tasks[i].state != TASK_EXITED)
+			continue;
+		if (n < want) {
+			s->victims[n] = i;
+			victim_sift_up(s, n++);
+		} else if (victim_less(s, i, s->victims[0])) {
+			s->victims[0] = i;
+			victim_sift_down(s, 0, n);
+		}
+	}
+	s->nvictims = n;
+}
+
+static struct mt_task *task_new(struct stats *s, int32_t tid, uint64_t ts)
+{
+	struct mt_task *t = NULL;
+	uint32_t slot, gen = 0;
+
+	if (s->ntasks_used < s->cfg.max_tasks) {
+		slot = s->ntasks_used++;
+	} else {
+		for (;;) {
+			if (!s->nvictims)
+				victims_rebuild(s);
+			if (!s->nvictims)
+				return NULL;
+			slot = s->victims[--s->nvictims];
+			t = &s->tasks[slot];
+			if (t->state == TASK_EXITED)
+				break;
+		}
+		gen = t->gen + 1;
+		if ((uint64_t)gen * s->cfg.max_tasks + slot + 1 >= OWNER_MODULE)
+			return NULL;
+		if (t->hashed)
+			hash_remove(s, t->tid);
+		s->c.tasks_recycled++;
+		if (t->peak > s->c.recycled_max_peak)
+			s->c.recycled_max_peak = t->peak;
+	}
+	t = &s->tasks[slot];
+	memset(t, 0, sizeof(*t));
+	t->gen = gen;
+	t->serial = gen * s->cfg.max_tasks + slot + 1;
+	t->tid = tid;
+	t->state = TASK_ALIVE;
+	t->start_ts = ts;
+	if (tid == 0)
+		stats_set_comm(t, "<idle>", 6);
+	hash_insert(s, t);
+	s->c.tasks_seen++;
+	return t;
+}
+
+struct mt_task *stats_task_for(struct stats *s, int32_t tid, uint64_t ts)
+{
+	struct mt_task *t = stats_find_task(s, tid);
+
+	if (t)
+		return t;
+	t = task_new(s, tid, ts);
+	if (t)
+		return t;
+	s->c.task_overflow_events++;
+	return &s->tasks[SLOT_OVERFLOW];
+}
+
+struct mt_task *stats_seed_task(struct stats *s, int32_t tid, int32_t tgid, int32_t ppid,
+				const char *comm, size_t comm_len, uint64_t pages,
+				uint64_t ts, bool kthread)
+{
+	struct mt_task *t = stats_find_task(s, tid);
+
+	if (!t)
+		t = task_new(s, tid, ts);
+	if (!t)
+		return NULL;
+	t->tgid = tgid;
+	t->ppid = ppid;
+	stats_set_comm(t, comm, comm_len);
+	t->flags |= TF_SEEDED | (kthread ? TF_KTHREAD : 0);
+	t->seed = pages;
+	t->seed_ts = ts;
+	t->cur += (int64_t)pages;
+	if (t->cur > t->peak) {
+		t->peak = t->cur;
+		t->peak_ts = ts;
+	}
+	return t;
+}
+
+static void charge_task(struct mt_task *t, int64_t n, uint64_t ts)
+{
+	t->cur += n;
+	t->alloc_pages += (uint64_t)n;
+	if (t->cur > t->peak) {
+		t->peak = t->cur;
+		t->peak_ts = ts;
+	}
+}
+
+static void charge_module(struct mt_module *m, int64_t n, uint64_t ts)
+{
+	m->cur += n;
+	m->alloc_pages += (uint64_t)n;
+	if (m->cur > m->peak) {
+		m->peak = m->cur;
+		m->peak_ts = ts;
+	}
+}
+
+/* Give k pages back to the owner recorded in the map. */
+static void credit(struct stats *s, uint32_t owner, int64_t k)
+{
+	struct mt_task *t;
+
+	if (owner & OWNER_MODULE) {
+		struct mt_module *m = stats_module_by_serial(s, owner & ~OWNER_MODULE);
+
+		if (!m)
+			return;
+		m->cur -= k;
+		owner = m->loader_serial;
+	}
+	t = stats_task_by_serial(s, owner);
+	if (!t) {
+		s->c.recycled_frees += (uint64_t)k;
+		return;
+	}
+	t->cur -= k;
+	t->freed_pages += (uint64_t)k;
+}
+
+/* Clear [pfn, pfn+n) in the map, crediting owners run by run; returns untracked pages. */
+static uint64_t release_range(struct stats *s, uint64_t pfn, uint64_t n)
+{
+	uint32_t *map = s->pfn_owner + pfn;
+	uint64_t i = 0, untracked = 0;
+
+	while (i < n) {
+		uint32_t owner = map[i];
+		uint64_t j = i + 1;
+
+		while (j < n && map[j] == owner)
+			j++;
+		if (owner) {
+			credit(s, owner, (int64_t)(j - i));
+			memset(map + i, 0, (j - i) * sizeof(*map));
+		} else {
+			untracked += j - i;
+		}
+		i = j;
+	}
+	return untracked;
+}
+
+static bool range_ok(struct stats *s, uint64_t pfn, uint64_t n)
+{
+	if (!s->pfn_owner || pfn >= s->cfg.max_pfn || n > s->cfg.max_pfn - pfn) {
+		s->c.pfn_out_of_range++;
+		return false;
+	}
+	return true;
+}
+
+static void page_alloc(struct stats *s, const struct mt_event *ev)
+{
+	uint64_t pfn = ev->u.page.pfn, n, i, doubles;
+	struct mt_module *m = NULL;
+	struct mt_task *t;
+	uint32_t owner;
+	bool irq;
+
+	if (pfn == UINT64_MAX) {
+		s->c.failed_allocs++;
+		return;
+	}
+	if (ev->u.page.order > MAX_ORDER_SEEN) {
+		s->c.bad_order++;
+		return;
+	}
+	n = 1ULL << ev->u.page.order;
+	irq = ev->flags & (MT_FLAG_HARDIRQ | MT_FLAG_SOFTIRQ | MT_FLAG_NMI);
+	t = irq ? &s->tasks[SLOT_IRQ] : stats_task_for(s, ev->tid, ev->ts);
+	if (ev->ts < t->seed_ts) {
+		s->c.pre_seed_skipped++;
+		return;
+	}
+	if (!range_ok(s, pfn, n))
+		return;
+	owner = t->serial;
+	if (!irq && t->mod) {
+		m = stats_module_by_serial(s, t->mod);
+		if (m)
+			owner = m->serial | OWNER_MODULE;
+	}
+	/* pages we believe allocated already: their free was not seen */
+	for (i = 0, doubles = 0; i < n; i++)
+		doubles += s->pfn_owner[pfn + i] != 0;
+	if (doubles) {
+		s->c.double_allocs += doubles;
+		release_range(s, pfn, n);
+	}
+	for (i = 0; i < n; i++)
+		s->pfn_owner[pfn + i] = owner;
+	charge_task(t, (int64_t)n, ev->ts);
+	if (m)
+		charge_module(m, (int64_t)n, ev->ts);
+	if (irq)
+		s->c.irq_pages += n;
+	if (t == &s->tasks[SLOT_OVERFLOW])
+		s->c.task_overflow_pages += n;
+}
+
+static void page_free(struct stats *s, const struct mt_event *ev)
+{
+	uint64_t n, untracked;
+
+	if (ev->u.page.order > MAX_ORDER_SEEN) {
+		s->c.bad_order++;
+		return;
+	}
+	n = 1ULL << ev->u.page.order;
+	if (!range_ok(s, ev->u.page.pfn, n))
+		return;
+	untracked = release_range(s, ev->u.page.pfn, n);
+	if (untracked) {
+		s->c.untracked_frees++;
+		s->c.untracked_free_pages += untracked;
+	}
+}
+
+/* A task that a new one replaces under the same tid, or a fresh slot. */
+static struct mt_task *task_for_new_tid(struct stats *s, int32_t tid, uint64_t ts)
+{
+	struct mt_task *t = stats_find_task(s, tid);
+
+	if (t && t->state == TASK_ALIVE)
+		return t;
+	t = task_new(s, tid, ts);
+	if (!t) {
+		s->c.task_overflow_events++;
+		return NULL;
+	}
+	return t;
+}
+
+static void on_newtask(struct stats *s, const struct mt_event *ev)
+{
+	struct mt_task *parent = stats_task_for(s, ev->tid, ev->ts);
+	struct mt_task *child = task_for_new_tid(s, ev->u.newtask.pid, ev->ts);
+	uint64_t fl = ev->u.newtask.clone_flags;
+
+	if (!child)
+		return;
+	if (fl & MT_CLONE_THREAD) {
+		child->tgid = parent->tgid ? parent->tgid : parent->tid;
+		child->ppid = parent->ppid;
+	} else {
+		child->tgid = child->tid;
+		child->ppid = (fl & MT_CLONE_PARENT) ? parent->ppid :
+			      (parent->tgid ? parent->tgid : parent->tid);
+	}
+	if (ev->u.newtask.comm.len)
+		stats_set_comm(child, ev->u.newtask.comm.s, ev->u.newtask.comm.len);
+	else if (parent->flags & TF_COMM_KNOWN)
+		stats_set_comm(child, parent->comm, parent->comm_len);
+}
+
+static void on_fork(struct stats *s, const struct mt_event *ev)
+{
+	struct mt_task *parent = stats_task_for(s, ev->u.fork.parent, ev->ts);
+	struct mt_task *child = stats_find_task(s, ev->u.fork.child);
+
+	/* with task_newtask the child exists already and knows its tgid */
+	if (!child || child->state != TASK_ALIVE || !child->tgid) {
+		child = task_for_new_tid(s, ev->u.fork.child, ev->ts);
+		if (!child)
+			return;
+		child->tgid = child->tid;
+		child->ppid = parent->tgid ? parent->tgid : parent->tid;
+	}
+	if (ev->u.fork.comm.len)
+		stats_set_comm(child, ev->u.fork.comm.s, ev->u.fork.comm.len);
+	else if (!(child->flags & TF_COMM_KNOWN) && (parent->flags & TF_COMM_KNOWN))
+		stats_set_comm(child, parent->comm, parent->comm_len);
+}
+
+static void on_exit_event(struct stats *s, const struct mt_event *ev)
+{
+	struct mt_task *t = stats_find_task(s, ev->u.exit.pid);
+
+	if (!t)
+		return;
+	if (ev->u.exit.comm.len)
+		stats_set_comm(t, ev->u.exit.comm.s, ev->u.exit.comm.len);
+	if (t->state == TASK_ALIVE) {
+		t->state = TASK_EXITED;
+		t->exit_ts = ev->ts;
+		module_task_exit(s, t, ev->ts);
+	}
+}
+
+static void on_exec(struct stats *s, const struct mt_event *ev)
+{
+	struct mt_task *t = stats_task_for(s, ev->u.exec.pid, ev->ts);
+	const char *f = ev->u.exec.filename.s, *base;
+	size_t len = ev->u.exec.filename.len;
+
+	/* a non-leader thread that execs takes over the leader's pid */
+	if (ev->u.exec.old_pid != ev->u.exec.pid)
+		t->tgid = ev->u.exec.pid;
+	/* task_rename (fired just before) is authoritative; else use the basename */
+	if (s->cfg.rename_events || !len)
+		return;
+	base = f + len;
+	while (base > f && base[-1] != '/')
+		base--;
+	stats_set_comm(t, base, (size_t)(f + len - base));
+}
+
+static void on_rename(struct stats *s, const struct mt_event *ev)
+{
+	struct mt_task *t = stats_task_for(s, ev->u.rename.pid, ev->ts);
+
+	stats_set_comm(t, ev->u.rename.comm.s, ev->u.rename.comm.len);
+}
+
+static void on_oom(struct stats *s, const struct mt_event *ev)
+{
+	struct mt_task *t = stats_find_task(s, ev->u.oom.pid);
+	size_t len = ev->u.oom.comm.len;
+
+	s->oom_pending = true;
+	s->oom_count++;
+	s->oom_pid = ev->u.oom.pid;
+	s->oom_ts = ev->ts;
+	if (!len && t) {
+		memcpy(s->oom_comm, t->comm, t->comm_len);
+		s->oom_comm[t->comm_len] = '\0';
+		return;
+	}
+	if (len > COMM_LEN - 1)
+		len = COMM_LEN - 1;
+	memcpy(s->oom_comm, ev->u.oom.comm.s, len);
+	s->oom_comm[len] = '\0';
+}
+
+void stats_apply(struct stats *s, const struct mt_event *ev)
+{
+	if ((unsigned)ev->kind >= EV__COUNT)
+		return;
+	s->c.events[ev->kind]++;
+	if (!s->first_ts)
+		s->first_ts = ev->ts;
+	s->last_ts = ev->ts;
+	switch (ev->kind) {
+	case EV_PAGE_ALLOC:
+		page_alloc(s, ev);
+		break;
+	case EV_PAGE_FREE:
+		page_free(s, ev);
+		break;
+	case EV_NEWTASK:
+		on_newtask(s, ev);
+		break;
+	case EV_FORK:
+		on_fork(s, ev);
+		break;
+	case EV_EXIT:
+		on_exit_event(s, ev);
+		break;
+	case EV_EXEC:
+		on_exec(s, ev);
+		break;
+	case EV_RENAME:
+		on_rename(s, ev);
+		break;
+	case EV_OOM_VICTIM:
+		on_oom(s, ev);
+		break;
+	case EV_MOD_LOAD:
+	case EV_MOD_PUT:
+	case EV_MOD_FREE:
+	case EV_MODSYS_ENTER:
+	case EV_MODSYS_EXIT:
+		module_event(s, ev);
+		break;
+	default:
+		break;
+	}
+}

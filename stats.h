@@ -1,0 +1,175 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* stats.h - fixed tables of tasks and modules, the pfn->owner map, current and peak pages */
+#ifndef MEMTRACE_STATS_H
+#define MEMTRACE_STATS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "event.h"
+
+#define COMM_LEN	16
+#define MODNAME_LEN	56
+#define MAX_ORDER_SEEN	20	/* orders above this are treated as bad records */
+
+enum task_state { TASK_UNUSED = 0, TASK_ALIVE, TASK_EXITED };
+
+/* task flags */
+#define TF_SEEDED	0x01	/* current pages seeded from /proc/<tid>/statm */
+#define TF_COMM_KNOWN	0x02	/* comm came from /proc or an event */
+#define TF_PSEUDO	0x04	/* not a real task (irq context, overflow) */
+#define TF_KTHREAD	0x08	/* kernel thread (seeded with no mm) */
+
+/* module brackets */
+enum { BR_NONE = 0, BR_SYSCALL, BR_LOADPUT };
+
+struct mt_task {
+	int32_t tid;
+	int32_t tgid;		/* process id; 0 if not known */
+	int32_t ppid;		/* parent process id; 0 if not known */
+	uint32_t serial;	/* owner id in the pfn map; changes when the slot is recycled */
+	int64_t cur;		/* pages owned now (seed included) */
+	int64_t peak;		/* largest cur seen */
+	uint64_t peak_ts;
+	uint64_t seed;		/* pages seeded at start (statm resident) */
+	uint64_t seed_ts;	/* events before this time are not applied (already in the seed) */
+	uint64_t start_ts;	/* fork time, or first sight */
+	uint64_t exit_ts;
+	uint64_t alloc_pages;	/* pages allocated, cumulative */
+	uint64_t freed_pages;	/* pages credited back, cumulative */
+	uint32_t mod;		/* module serial of the open load bracket; 0 none */
+	uint8_t bracket;	/* BR_* of the open bracket */
+	uint8_t state;		/* enum task_state */
+	uint8_t flags;		/* TF_* */
+	uint8_t comm_len;
+	char comm[COMM_LEN];	/* raw bytes, not NUL-terminated when 16 long */
+	uint32_t gen;		/* times this slot was recycled */
+	uint32_t hashed;	/* 1 while the tid hash points at this slot */
+};
+
+enum mod_state { MOD_UNUSED = 0, MOD_LOADING, MOD_LIVE, MOD_FAILED, MOD_UNLOADED };
+
+struct mt_module {
+	char name[MODNAME_LEN];	/* NUL-terminated; "" until module_load names it */
+	uint32_t serial;	/* owner id (with OWNER_MODULE) */
+	uint32_t loader_serial;	/* task serial of the loader */
+	int32_t loader_tid;
+	uint8_t state;		/* enum mod_state */
+	uint8_t bracket;	/* how it was bracketed: BR_SYSCALL or BR_LOADPUT */
+	uint8_t open;		/* bracket still open */
+	uint8_t static_known;	/* static_kib is valid */
+	int64_t cur;		/* pages owned now */
+	int64_t peak;
+	uint64_t peak_ts;
+	uint64_t start_ts;	/* bracket opened */
+	uint64_t load_ts;	/* module_load seen */
+	uint64_t end_ts;	/* bracket closed */
+	uint64_t free_ts;	/* module_free seen */
+	uint64_t alloc_pages;
+	uint64_t static_kib;	/* coresize + initsize, from sysfs (filled by the caller) */
+	int64_t ret;		/* syscall return value, when seen */
+};
+
+/* Owner ids in the pfn map: 0 = not tracked, else a task serial, or a module serial | OWNER_MODULE. */
+#define OWNER_MODULE	0x80000000u
+
+struct stats_config {
+	uint32_t max_tasks;	/* task slots (pseudo tasks included) */
+	uint32_t max_modules;
+	uint64_t max_pfn;	/* pfn map covers [0, max_pfn) */
+	uint64_t initmod_start;	/* do_init_module address range, 0 if unknown */
+	uint64_t initmod_end;
+	bool rename_events;	/* task_rename is enabled: exec does not set comm */
+};
+
+struct stats_counters {
+	uint64_t events[EV__COUNT];	/* applied events by kind */
+	uint64_t failed_allocs;		/* mm_page_alloc with pfn all ones */
+	uint64_t bad_order;		/* page events with an absurd order, skipped */
+	uint64_t untracked_frees;	/* free events with at least one never-seen page */
+	uint64_t untracked_free_pages;
+	uint64_t double_allocs;		/* pages allocated again without a free seen */
+	uint64_t pfn_out_of_range;	/* page events beyond the map, skipped */
+	uint64_t pre_seed_skipped;	/* allocations older than the task's seed */
+	uint64_t recycled_frees;	/* pages freed whose owner's slot was recycled */
+	uint64_t irq_pages;		/* pages allocated in irq/softirq/nmi context */
+	uint64_t tasks_seen;		/* distinct tasks given a slot */
+	uint64_t tasks_recycled;	/* exited tasks dropped to make room */
+	int64_t recycled_max_peak;	/* largest peak among dropped tasks */
+	uint64_t task_overflow_events;	/* events of tasks that found no slot */
+	uint64_t task_overflow_pages;	/* their allocated pages (charged to <overflow>) */
+	uint64_t module_overflow;	/* module loads that found no slot */
+	uint64_t modules_seen;
+};
+
+struct stats {
+	struct stats_config cfg;
+	struct mt_task *tasks;		/* cfg.max_tasks slots; 0 and 1 are pseudo tasks */
+	uint32_t ntasks_used;		/* slots ever handed out (high-water) */
+	uint32_t *hash;			/* tid -> slot+1, open addressing */
+	uint32_t hash_mask;
+	uint32_t *victims;		/* exited slots, largest peak first (popped from the end) */
+	uint32_t nvictims;
+	struct mt_module *mods;
+	uint32_t nmods;
+	uint32_t *pfn_owner;		/* cfg.max_pfn entries, mapped lazily */
+	size_t pfn_map_bytes;
+	struct stats_counters c;
+	uint64_t first_ts, last_ts;	/* of applied events */
+	/* set by an oom:mark_victim event; cleared by the caller after reporting */
+	bool oom_pending;
+	int32_t oom_pid;
+	char oom_comm[COMM_LEN + 1];
+	uint64_t oom_ts;
+	uint64_t oom_count;
+};
+
+#define SLOT_IRQ	0
+#define SLOT_OVERFLOW	1
+#define SLOT_FIRST	2
+
+/**
+ * stats_init() - allocate every table once, sized from @cfg
+ *
+ * The pfn map is reserved as 4 bytes per page frame (MAP_NORESERVE) and only
+ * the parts that tracked pages touch become resident.
+ * Return: 0 or -errno.
+ */
+int stats_init(struct stats *s, const struct stats_config *cfg);
+void stats_free(struct stats *s);
+
+/** stats_apply() - account one event; never allocates */
+void stats_apply(struct stats *s, const struct mt_event *ev);
+
+/**
+ * stats_seed_task() - add a task alive at start
+ * @pages: resident pages from statm (0 for kernel threads and other threads)
+ * @ts: trace-clock time of the seed; older allocations of this task are skipped
+ * Return: the task, or NULL if the table is full.
+ */
+struct mt_task *stats_seed_task(struct stats *s, int32_t tid, int32_t tgid, int32_t ppid,
+				const char *comm, size_t comm_len, uint64_t pages,
+				uint64_t ts, bool kthread);
+
+/* Task by tid (the current holder of that tid), or NULL. */
+struct mt_task *stats_find_task(struct stats *s, int32_t tid);
+
+/* Task by owner serial, or NULL if the slot was recycled since. */
+struct mt_task *stats_task_by_serial(struct stats *s, uint32_t serial);
+
+/* Module by serial (without OWNER_MODULE), or NULL. */
+struct mt_module *stats_module_by_serial(struct stats *s, uint32_t serial);
+
+/* Module by name, the most recent one; NULL if none. */
+struct mt_module *stats_find_module(struct stats *s, const char *name, size_t len);
+
+/* Set a task's comm from raw bytes (at most COMM_LEN-1 kept, like the kernel). */
+void stats_set_comm(struct mt_task *t, const char *comm, size_t len);
+
+/* internal, shared with module.c */
+struct mt_task *stats_task_for(struct stats *s, int32_t tid, uint64_t ts);
+void module_event(struct stats *s, const struct mt_event *ev);
+void module_task_exit(struct stats *s, struct mt_task *t, uint64_t ts);
+
+#endif

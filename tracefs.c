@@ -1,0 +1,554 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* tracefs.c - find or mount tracefs, own a private instance, enable events, per-CPU raw fds */
+#include "tracefs.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "util.h"
+
+#define DEFAULT_MOUNT	"/sys/kernel/tracing"
+
+/* Prepared for tracefs_emergency_cleanup(): plain arrays, no pointers into heap. */
+static struct {
+	volatile sig_atomic_t armed;
+	char inst[PATH_MAX];
+	char tracing_on[PATH_MAX];
+	char events_enable[PATH_MAX];
+	bool remove_dir;
+	int nfds;
+	int fds[1024];
+	int free_buffer_fd;
+} emerg;
+
+__attribute__((format(printf, 3, 4)))
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return TFS_ERR_RUNTIME;
+}
+
+static int errclass(int e)
+{
+	return (e == EACCES || e == EPERM || e == EROFS) ? TFS_ERR_PRIV : TFS_ERR_RUNTIME;
+}
+
+int tracefs_path(const struct tracefs *t, char *buf, size_t size, const char *rel)
+{
+	return path_fmt(buf, size, "%s/%s", t->inst, rel);
+}
+
+static bool is_tracefs_dir(const char *dir)
+{
+	char p[PATH_MAX];
+	struct stat st;
+
+	if (path_fmt(p, sizeof(p), "%s/trace_pipe", dir))
+		return false;
+	return stat(p, &st) == 0;
+}
+
+int tracefs_find(struct tracefs *t, const char *given, const char *proc_root,
+		 char *err, size_t errlen)
+{
+	char path[PATH_MAX], line[1024];
+	FILE *f;
+
+	memset(t, 0, sizeof(*t));
+	t->free_buffer_fd = -1;
+	if (given) {
+		if (strlen(given) >= sizeof(t->root))
+			return fail(err, errlen, "tracefs path too long");
+		strcpy(t->root, given);
+		if (!is_tracefs_dir(t->root) && access(t->root, F_OK))
+			return fail(err, errlen, "%s: %s", t->root, strerror(errno));
+		return TFS_OK;
+	}
+	if (!path_fmt(path, sizeof(path), "%s/mounts", proc_root) && (f = fopen(path, "re"))) {
+		while (fgets(line, sizeof(line), f)) {
+			char dev[256], dir[PATH_MAX], type[64];
+
+			if (sscanf(line, "%255s %4095s %63s", dev, dir, type) != 3)
+				continue;
+			if (strcmp(type, "tracefs"))
+				continue;
+			if (strcmp(dir, "/sys/kernel/tracing") &&
+			    strcmp(dir, "/sys/kernel/debug/tracing") && t->root[0])
+				continue;
+			snprintf(t->root, sizeof(t->root), "%s", dir);
+			if (!strcmp(dir, "/sys/kernel/tracing"))
+				break;
+		}
+		fclose(f);
+		if (t->root[0])
+			return TFS_OK;
+	}
+	if (is_tracefs_dir(DEFAULT_MOUNT)) {
+		strcpy(t->root, DEFAULT_MOUNT);
+		return TFS_OK;
+	}
+	if (is_tracefs_dir("/sys/kernel/debug/tracing")) {
+		strcpy(t->root, "/sys/kernel/debug/tracing");
+		return TFS_OK;
+	}
+	if (mount("nodev", DEFAULT_MOUNT, "tracefs", 0, NULL))
+		return errno == EPERM || errno == EACCES ?
+		       (fail(err, errlen, "cannot mount tracefs at %s: %s (are you root?)",
+			     DEFAULT_MOUNT, strerror(errno)), TFS_ERR_PRIV) :
+		       fail(err, errlen, "tracefs is not mounted and mounting it at %s failed: %s",
+			    DEFAULT_MOUNT, strerror(errno));
+	strcpy(t->root, DEFAULT_MOUNT);
+	t->mounted_by_us = true;
+	return TFS_OK;
+}
+
+/* Pid recorded by a previous memtrace in an instance, or 0. */
+static pid_t instance_owner(const char *inst)
+{
+	char p[PATH_MAX], buf[256];
+	ssize_t n;
+	long v;
+	const char *q;
+
+	/* memtrace filters its own pid out of the page allocations */
+	if (path_fmt(p, sizeof(p), "%s/events/kmem/mm_page_alloc/filter", inst))
+		return 0;
+	n = read_file(p, buf, sizeof(buf));
+	if (n <= 0 || !(q = strstr(buf, "common_pid != ")))
+		return 0;
+	v = strtol(q + 14, NULL, 10);
+	return v > 0 && v <= INT32_MAX ? (pid_t)v : 0;
+}
+
+static bool pid_is_memtrace(const char *proc_root, pid_t pid)
+{
+	char p[PATH_MAX], comm[64];
+	ssize_t n;
+
+	if (pid == getpid())
+		return false;
+	if (path_fmt(p, sizeof(p), "%s/%d/comm", proc_root, (int)pid))
+		return false;
+	n = read_file(p, comm, sizeof(comm));
+	if (n <= 0)
+		return false;
+	return !strncmp(comm, "memtrace", 8);
+}
+
+static void sleep_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+/* rmdir with retries: an instance is busy while any of its files is open. */
+static int rmdir_retry(const char *dir)
+{
+	int i;
+
+	for (i = 0; i < 100; i++) {
+		if (!rmdir(dir) || errno == ENOENT)
+			return 0;
+		if (errno != EBUSY)
+			return -errno;
+		sleep_ms(10);
+	}
+	return -EBUSY;
+}
+
+int tracefs_instance_create(struct tracefs *t, const char *name, const char *proc_root,
+			    char *err, size_t errlen)
+{
+	char dir[PATH_MAX], p[PATH_MAX];
+	int tries;
+
+	if (strlen(name) >= sizeof(t->name))
+		return fail(err, errlen, "instance name too long");
+	strcpy(t->name, name);
+	if (path_fmt(dir, sizeof(dir), "%s/instances", t->root))
+		return fail(err, errlen, "path too long");
+	if (access(dir, F_OK)) {
+		fprintf(stderr, "memtrace: %s: instances not supported (%s); "
+			"tracing at the top level, settings restored on exit\n",
+			t->root, strerror(errno));
+		t->top_level = true;
+		strcpy(t->inst, t->root);
+		return TFS_OK;
+	}
+	if (path_fmt(t->inst, sizeof(t->inst), "%s/instances/%s", t->root, name))
+		return fail(err, errlen, "path too long");
+	for (tries = 0; tries < 3; tries++) {
+		pid_t owner;
+
+		if (!mkdir(t->inst, 0755)) {
+			t->instance_created = true;
+			return TFS_OK;
+		}
+		if (errno != EEXIST) {
+			int e = errno;
+
+			return (fail(err, errlen, "cannot create instance %s: %s", t->inst,
+				     strerror(e)), errclass(e));
+		}
+		owner = instance_owner(t->inst);
+		if (owner && pid_is_memtrace(proc_root, owner))
+			return fail(err, errlen, "instance %s is in use by memtrace pid %d "
+				    "(use --instance to pick another name)", t->inst, (int)owner);
+		fprintf(stderr, "memtrace: removing stale instance %s (owner %d is gone)\n",
+			t->inst, (int)owner);
+		if (!path_fmt(p, sizeof(p), "%s/events/enable", t->inst))
+			write_file(p, "0");
+		if (rmdir_retry(t->inst))
+			return fail(err, errlen, "cannot remove stale instance %s: %s", t->inst,
+				    strerror(errno));
+	}
+	return fail(err, errlen, "cannot create instance %s", t->inst);
+}
+
+static int read_setting(const struct tracefs *t, const char *rel, char *buf, size_t size)
+{
+	char p[PATH_MAX];
+	ssize_t n;
+
+	if (tracefs_path(t, p, sizeof(p), rel))
+		return -ENAMETOOLONG;
+	n = read_file(p, buf, size);
+	if (n < 0)
+		return (int)n;
+	while (n > 0 && isspace((unsigned char)buf[n - 1]))
+		buf[--n] = '\0';
+	return 0;
+}
+
+static int write_setting(const struct tracefs *t, const char *rel, const char *val)
+{
+	char p[PATH_MAX];
+
+	if (tracefs_path(t, p, sizeof(p), rel))
+		return -ENAMETOOLONG;
+	return write_file(p, val);
+}
+
+/* "[mono] local global" style: the bracketed word */
+static void current_clock(const char *list, char *out, size_t size)
+{
+	const char *a = strchr(list, '['), *b = a ? strchr(a, ']') : NULL;
+	size_t n;
+
+	out[0] = '\0';
+	if (!a || !b)
+		return;
+	n = (size_t)(b - a - 1);
+	if (n >= size)
+		n = size - 1;
+	memcpy(out, a + 1, n);
+	out[n] = '\0';
+}
+
+static void prepare_emergency(const struct tracefs *t)
+{
+	emerg.armed = 0;
+	if (path_fmt(emerg.inst, sizeof(emerg.inst), "%s", t->inst) ||
+	    path_fmt(emerg.tracing_on, sizeof(emerg.tracing_on), "%s/tracing_on", t->inst) ||
+	    path_fmt(emerg.events_enable, sizeof(emerg.events_enable), "%s/events/enable",
+		     t->inst))
+		return;
+	emerg.remove_dir = t->instance_created;
+	emerg.nfds = 0;
+	emerg.free_buffer_fd = t->free_buffer_fd;
+	emerg.armed = !t->top_level;
+}
+
+int tracefs_configure(struct tracefs *t, unsigned buffer_kb, unsigned percent, pid_t self,
+		      char *err, size_t errlen)
+{
+	char buf[512], val[32], p[PATH_MAX];
+	int e;
+
+	if (t->top_level) {
+		char clock[32];
+
+		if (!read_setting(t, "trace_clock", buf, sizeof(buf))) {
+			current_clock(buf, clock, sizeof(clock));
+			snprintf(t->saved_clock, sizeof(t->saved_clock), "%s", clock);
+		}
+		read_setting(t, "buffer_size_kb", t->saved_size, sizeof(t->saved_size));
+		/* "7 (expanded: 1408)": keep the number only */
+		t->saved_size[strcspn(t->saved_size, " ")] = '\0';
+		read_setting(t, "buffer_percent", t->saved_percent, sizeof(t->saved_percent));
+		t->saved_valid = true;
+	}
+	e = write_setting(t, "tracing_on", "0");
+	if (e)
+		return (fail(err, errlen, "%s/tracing_on: %s", t->inst, strerror(-e)),
+			errclass(-e));
+	snprintf(val, sizeof(val), "%u", buffer_kb);
+	e = write_setting(t, "buffer_size_kb", val);
+	if (e)
+		return (fail(err, errlen, "setting buffer_size_kb to %u: %s", buffer_kb,
+			     strerror(-e)), errclass(-e));
+	snprintf(val, sizeof(val), "%u", percent);
+	write_setting(t, "buffer_percent", val);	/* >= 5.0; optional */
+	t->clock_mono = write_setting(t, "trace_clock", "mono") == 0;
+	if (!t->clock_mono)
+		fprintf(stderr, "memtrace: trace_clock mono unavailable; CPU merge order and "
+			"seed times are approximate\n");
+	/*
+	 * Our own allocations are filtered out (reading would otherwise feed
+	 * itself: every fault is an event), our frees are not: a page another
+	 * task owns may well be freed in our context, and that free matters.
+	 */
+	snprintf(buf, sizeof(buf), "common_pid != %d", (int)self);
+	e = write_setting(t, "events/kmem/mm_page_alloc/filter", buf);
+	t->alloc_filter = e == 0;
+	if (!t->top_level && !tracefs_path(t, p, sizeof(p), "free_buffer"))
+		t->free_buffer_fd = open(p, O_WRONLY | O_CLOEXEC);
+	prepare_emergency(t);
+	return TFS_OK;
+}
+
+ssize_t tracefs_read_format(const struct tracefs *t, const char *sys, const char *name,
+			    char *buf, size_t size)
+{
+	char p[PATH_MAX];
+
+	if (path_fmt(p, sizeof(p), "%s/events/%s/%s/format", t->inst, sys, name))
+		return -ENAMETOOLONG;
+	return read_file(p, buf, size);
+}
+
+ssize_t tracefs_read_header_page(const struct tracefs *t, char *buf, size_t size)
+{
+	char p[PATH_MAX];
+
+	if (tracefs_path(t, p, sizeof(p), "events/header_page"))
+		return -ENAMETOOLONG;
+	return read_file(p, buf, size);
+}
+
+int tracefs_enable(struct tracefs *t, const char *sys, const char *name)
+{
+	char p[PATH_MAX];
+	int e;
+
+	if (t->nenabled >= TFS_MAX_EVENTS)
+		return -ENOSPC;
+	if (path_fmt(p, sizeof(p), "%s/events/%s/%s/enable", t->inst, sys, name))
+		return -ENAMETOOLONG;
+	/* record first: a failed write may still have enabled it */
+	snprintf(t->enabled[t->nenabled++], sizeof(t->enabled[0]), "%s/%s", sys, name);
+	e = write_file(p, "1");
+	return e;
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return (x > y) - (x < y);
+}
+
+int tracefs_open_cpus(struct tracefs *t, char *err, size_t errlen)
+{
+	char dir[PATH_MAX], p[PATH_MAX];
+	struct dirent *de;
+	int n = 0, cap = 0, i;
+	DIR *d;
+
+	if (path_fmt(dir, sizeof(dir), "%s/per_cpu", t->inst))
+		return fail(err, errlen, "path too long");
+	d = opendir(dir);
+	if (!d)
+		return fail(err, errlen, "%s: %s", dir, strerror(errno));
+	while ((de = readdir(d))) {
+		char *end;
+		long c;
+
+		if (strncmp(de->d_name, "cpu", 3) || !isdigit((unsigned char)de->d_name[3]))
+			continue;
+		c = strtol(de->d_name + 3, &end, 10);
+		if (*end || c < 0 || c > INT32_MAX)
+			continue;
+		if (n == cap) {
+			int *ni;
+
+			cap = cap ? cap * 2 : 16;
+			ni = realloc(t->cpu_ids, (size_t)cap * sizeof(int));
+			if (!ni) {
+				closedir(d);
+				return fail(err, errlen, "out of memory");
+			}
+			t->cpu_ids = ni;
+		}
+		t->cpu_ids[n++] = (int)c;
+	}
+	closedir(d);
+	if (!n)
+		return fail(err, errlen, "%s: no cpuN directories", dir);
+	qsort(t->cpu_ids, (size_t)n, sizeof(int), cmp_int);
+	t->fds = malloc((size_t)n * sizeof(int));
+	if (!t->fds)
+		return fail(err, errlen, "out of memory");
+	for (i = 0; i < n; i++)
+		t->fds[i] = -1;
+	t->ncpus = n;
+	for (i = 0; i < n; i++) {
+		if (path_fmt(p, sizeof(p), "%s/cpu%d/trace_pipe_raw", dir, t->cpu_ids[i]))
+			return fail(err, errlen, "path too long");
+		t->fds[i] = open(p, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+		if (t->fds[i] < 0) {
+			int e = errno;
+
+			return (fail(err, errlen, "%s: %s", p, strerror(e)), errclass(e));
+		}
+		if (emerg.nfds < (int)(sizeof(emerg.fds) / sizeof(emerg.fds[0])))
+			emerg.fds[emerg.nfds++] = t->fds[i];
+	}
+	return TFS_OK;
+}
+
+int tracefs_tracing_on(struct tracefs *t, bool on)
+{
+	return write_setting(t, "tracing_on", on ? "1" : "0");
+}
+
+int tracefs_cpu_lost(const struct tracefs *t, int idx, uint64_t *lost)
+{
+	char p[PATH_MAX], buf[1024];
+	const char *keys[] = { "overrun:", "commit overrun:", "dropped events:" };
+	uint64_t total = 0;
+	ssize_t n;
+	size_t i;
+
+	if (path_fmt(p, sizeof(p), "%s/per_cpu/cpu%d/stats", t->inst, t->cpu_ids[idx]))
+		return -ENAMETOOLONG;
+	n = read_file(p, buf, sizeof(buf));
+	if (n < 0)
+		return (int)n;
+	for (i = 0; i < 3; i++) {
+		const char *line = buf;
+
+		/* match at line starts so "overrun:" does not find "commit overrun:" */
+		while (line && *line) {
+			if (!strncmp(line, keys[i], strlen(keys[i]))) {
+				total += strtoull(line + strlen(keys[i]), NULL, 10);
+				break;
+			}
+			line = strchr(line, '\n');
+			if (line)
+				line++;
+		}
+	}
+	*lost = total;
+	return 0;
+}
+
+void tracefs_teardown(struct tracefs *t)
+{
+	char p[PATH_MAX];
+	int i;
+
+	/* emergency cleanup stays armed until the instance is gone */
+	if (!t->inst[0])
+		goto unmount;
+	write_setting(t, "tracing_on", "0");
+	for (i = 0; t->fds && i < t->ncpus; i++) {
+		if (t->fds[i] >= 0)
+			close(t->fds[i]);
+		t->fds[i] = -1;
+	}
+	for (i = 0; i < t->nenabled; i++) {
+		if (!path_fmt(p, sizeof(p), "%s/events/%s/enable", t->inst, t->enabled[i]))
+			write_file(p, "0");
+	}
+	t->nenabled = 0;
+	if (t->free_buffer_fd >= 0) {
+		close(t->free_buffer_fd);
+		t->free_buffer_fd = -1;
+	}
+	if (t->top_level) {
+		if (t->alloc_filter)
+			write_setting(t, "events/kmem/mm_page_alloc/filter", "0");
+		if (t->saved_valid) {
+			if (t->saved_clock[0])
+				write_setting(t, "trace_clock", t->saved_clock);
+			if (t->saved_size[0])
+				write_setting(t, "buffer_size_kb", t->saved_size);
+			if (t->saved_percent[0])
+				write_setting(t, "buffer_percent", t->saved_percent);
+			t->saved_valid = false;
+		}
+		write_setting(t, "tracing_on", "1");
+	} else if (t->instance_created) {
+		if (!path_fmt(p, sizeof(p), "%s/events/enable", t->inst))
+			write_file(p, "0");
+		if (rmdir_retry(t->inst))
+			fprintf(stderr, "memtrace: cannot remove instance %s: %s\n", t->inst,
+				strerror(errno));
+		t->instance_created = false;
+	}
+	emerg.armed = 0;
+unmount:
+	if (t->mounted_by_us) {
+		if (umount2(t->root, MNT_DETACH))
+			fprintf(stderr, "memtrace: cannot unmount %s: %s\n", t->root,
+				strerror(errno));
+		t->mounted_by_us = false;
+	}
+	free(t->fds);
+	free(t->cpu_ids);
+	t->fds = NULL;
+	t->cpu_ids = NULL;
+	t->ncpus = 0;
+}
+
+static void as_write(const char *path, const char *s, size_t n)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+
+	if (fd >= 0) {
+		ssize_t r = write(fd, s, n);
+
+		(void)r;
+		close(fd);
+	}
+}
+
+void tracefs_emergency_cleanup(void)
+{
+	struct timespec ts = { 0, 10000000 };
+	int i;
+
+	if (!emerg.armed)
+		return;
+	emerg.armed = 0;
+	as_write(emerg.tracing_on, "0", 1);
+	for (i = 0; i < emerg.nfds; i++)
+		close(emerg.fds[i]);
+	if (emerg.free_buffer_fd >= 0)
+		close(emerg.free_buffer_fd);
+	as_write(emerg.events_enable, "0", 1);
+	if (!emerg.remove_dir)
+		return;
+	for (i = 0; i < 100; i++) {
+		if (!rmdir(emerg.inst) || errno != EBUSY)
+			return;
+		nanosleep(&ts, NULL);
+	}
+}

@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* tracefs.h - find or mount tracefs, own a private instance, enable events, per-CPU raw fds */
+#ifndef MEMTRACE_TRACEFS_H
+#define MEMTRACE_TRACEFS_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define TFS_MAX_EVENTS	32
+
+/* Exit-code classes of setup errors (see memtrace.c) */
+enum tfs_err { TFS_OK = 0, TFS_ERR_RUNTIME = 1, TFS_ERR_PRIV = 4 };
+
+struct tracefs {
+	char root[PATH_MAX];		/* mount point */
+	char inst[PATH_MAX];		/* instance dir, or root in top-level fallback */
+	char name[64];			/* instance name */
+	bool mounted_by_us;
+	bool top_level;			/* instances unsupported: tracing at the top level */
+	bool instance_created;
+	bool clock_mono;		/* trace_clock is mono (comparable with CLOCK_MONOTONIC) */
+	bool alloc_filter;		/* own pid filtered out of mm_page_alloc */
+	int ncpus;
+	int *cpu_ids;			/* per_cpu/cpuN numbers */
+	int *fds;			/* non-blocking trace_pipe_raw fds, -1 when closed */
+	int free_buffer_fd;
+	int nenabled;
+	char enabled[TFS_MAX_EVENTS][96];	/* "sys/name" enabled by us */
+	/* top-level fallback: what to restore */
+	char saved_clock[32], saved_size[32], saved_percent[32];
+	bool saved_valid;
+};
+
+/**
+ * tracefs_find() - choose the tracefs mount: @given if not NULL, else the one
+ * in @proc_root/mounts (sys/kernel/tracing or sys/kernel/debug/tracing), else
+ * mount it at /sys/kernel/tracing.
+ * Return: TFS_OK, or an enum tfs_err with @err set.
+ */
+int tracefs_find(struct tracefs *t, const char *given, const char *proc_root,
+		 char *err, size_t errlen);
+
+/**
+ * tracefs_instance_create() - create instances/@name; a stale one (its owner
+ * pid gone) is removed first; one owned by a live memtrace is an error. Falls
+ * back to the top level only when instances are not supported (and says so
+ * on stderr).
+ */
+int tracefs_instance_create(struct tracefs *t, const char *name, const char *proc_root,
+			    char *err, size_t errlen);
+
+/**
+ * tracefs_configure() - tracing off, buffer size per CPU, buffer_percent,
+ * trace_clock mono, own pid excluded, free_buffer safety net.
+ */
+int tracefs_configure(struct tracefs *t, unsigned buffer_kb, unsigned percent, pid_t self,
+		      char *err, size_t errlen);
+
+/* Read events/<sys>/<name>/format of the instance; bytes read or -errno. */
+ssize_t tracefs_read_format(const struct tracefs *t, const char *sys, const char *name,
+			    char *buf, size_t size);
+
+/* Read the instance's events/header_page; bytes read or -errno. */
+ssize_t tracefs_read_header_page(const struct tracefs *t, char *buf, size_t size);
+
+/* Enable one event in the instance (remembered for teardown); 0 or -errno. */
+int tracefs_enable(struct tracefs *t, const char *sys, const char *name);
+
+/* Enumerate per_cpu/cpuN and open each trace_pipe_raw non-blocking. */
+int tracefs_open_cpus(struct tracefs *t, char *err, size_t errlen);
+
+/* Write tracing_on; 0 or -errno. */
+int tracefs_tracing_on(struct tracefs *t, bool on);
+
+/* Lost events of one CPU so far: overrun + commit overrun + dropped events. */
+int tracefs_cpu_lost(const struct tracefs *t, int idx, uint64_t *lost);
+
+/* Path of an instance file, for copying (record mode). */
+int tracefs_path(const struct tracefs *t, char *buf, size_t size, const char *rel);
+
+/*
+ * Undo everything: tracing off, fds closed, events off, instance removed (or
+ * top-level settings restored), tracefs unmounted if we mounted it. Safe to
+ * call more than once and after a partial setup.
+ */
+void tracefs_teardown(struct tracefs *t);
+
+/*
+ * Async-signal-safe last resort for a second TERM/INT during teardown: close
+ * fds, events off, rmdir the instance. Uses only paths prepared beforehand.
+ */
+void tracefs_emergency_cleanup(void);
+
+#endif
