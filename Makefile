@@ -30,7 +30,7 @@ LIB_SRCS := ringbuf.c format.c event.c stats.c module.c proc.c report.c logfile.
 LIB_OBJS := $(LIB_SRCS:.c=.o)
 OBJS := memtrace.o $(LIB_OBJS)
 
-TEST_SRCS := $(wildcard tests/test_*.c)
+TEST_SRCS := tests/unit_main.c $(wildcard tests/test_*.c)
 TEST_OBJS := $(TEST_SRCS:.c=.o)
 CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lm -lrt -lpthread)

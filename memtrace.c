@@ -88,6 +88,7 @@ struct run {
 	int *rec_fds;
 	const char *mode;
 	bool tracefs_up;
+	long teardown_delay_ms;
 };
 
 static struct run R;
@@ -814,6 +815,25 @@ static void fatal_cleanup(void)
 		unlink(R.opt.pidfile);
 }
 
+/* Before anything is changed: the events memtrace cannot work without. */
+static int check_required(void)
+{
+	static char text[65536];
+	const struct mt_tracepoint *tp;
+
+	for (tp = mt_tracepoints; tp->system; tp++) {
+		if (tp->need != NEED_REQUIRED)
+			continue;
+		if (tracefs_read_format(&R.tf, tp->system, tp->name, text, sizeof(text)) <= 0) {
+			fprintf(stderr, "memtrace: required tracepoint %s:%s is missing in %s "
+				"(kernel without page-allocator tracepoints?)\n", tp->system,
+				tp->name, R.tf.inst);
+			return EXIT_NOEVENT;
+		}
+	}
+	return 0;
+}
+
 static int setup_live(void)
 {
 	static char text[65536];
@@ -832,6 +852,8 @@ static int setup_live(void)
 	}
 	R.tracefs_up = true;	/* from here on every exit path tears down */
 	code = tracefs_instance_create(&R.tf, R.opt.instance, "/proc", err, sizeof(err));
+	if (!code && (code = check_required()))
+		return code;
 	if (!code)
 		code = tracefs_configure(&R.tf, R.opt.buffer_kb, BUFFER_PERCENT, getpid(), err,
 					 sizeof(err));
@@ -921,6 +943,14 @@ static int shutdown_run(int sig)
 	sigprocmask(SIG_UNBLOCK, &set, NULL);
 
 	tracefs_tracing_on(&R.tf, false);
+	if (R.teardown_delay_ms) {
+		/* test hook (MEMTRACE_TEST_TEARDOWN_DELAY_MS): widen the teardown window */
+		struct timespec ts = { R.teardown_delay_ms / 1000,
+				       (R.teardown_delay_ms % 1000) * 1000000L };
+
+		while (nanosleep(&ts, &ts) && errno == EINTR)
+			;
+	}
 	reader_run(&R.rd, true, 0);
 	refresh_live();
 	tracefs_teardown(&R.tf);
@@ -1029,7 +1059,11 @@ static int run_live(void)
 
 int main(int argc, char **argv)
 {
+	const char *delay = getenv("MEMTRACE_TEST_TEARDOWN_DELAY_MS");
+
 	parse_options(argc, argv, &R.opt);
+	if (delay)
+		R.teardown_delay_ms = strtol(delay, NULL, 10);
 	signal(SIGPIPE, SIG_IGN);
 	setvbuf(stderr, NULL, _IOLBF, 0);
 	if (R.opt.replay_dir)

@@ -184,6 +184,10 @@ int tracefs_instance_create(struct tracefs *t, const char *name, const char *pro
 	if (path_fmt(dir, sizeof(dir), "%s/instances", t->root))
 		return fail(err, errlen, "path too long");
 	if (access(dir, F_OK)) {
+		int e = errno;
+
+		if (e != ENOENT)
+			return (fail(err, errlen, "%s: %s", dir, strerror(e)), errclass(e));
 		fprintf(stderr, "memtrace: %s: instances not supported (%s); "
 			"tracing at the top level, settings restored on exit\n",
 			t->root, strerror(errno));
@@ -292,6 +296,7 @@ int tracefs_configure(struct tracefs *t, unsigned buffer_kb, unsigned percent, p
 		/* "7 (expanded: 1408)": keep the number only */
 		t->saved_size[strcspn(t->saved_size, " ")] = '\0';
 		read_setting(t, "buffer_percent", t->saved_percent, sizeof(t->saved_percent));
+		read_setting(t, "tracing_on", t->saved_on, sizeof(t->saved_on));
 		t->saved_valid = true;
 	}
 	e = write_setting(t, "tracing_on", "0");
@@ -467,7 +472,8 @@ void tracefs_teardown(struct tracefs *t)
 	/* emergency cleanup stays armed until the instance is gone */
 	if (!t->inst[0])
 		goto unmount;
-	write_setting(t, "tracing_on", "0");
+	if (!t->top_level || t->saved_valid)
+		write_setting(t, "tracing_on", "0");
 	for (i = 0; t->fds && i < t->ncpus; i++) {
 		if (t->fds[i] >= 0)
 			close(t->fds[i]);
@@ -492,9 +498,10 @@ void tracefs_teardown(struct tracefs *t)
 				write_setting(t, "buffer_size_kb", t->saved_size);
 			if (t->saved_percent[0])
 				write_setting(t, "buffer_percent", t->saved_percent);
+			if (t->saved_on[0])
+				write_setting(t, "tracing_on", t->saved_on);
 			t->saved_valid = false;
 		}
-		write_setting(t, "tracing_on", "1");
 	} else if (t->instance_created) {
 		if (!path_fmt(p, sizeof(p), "%s/events/enable", t->inst))
 			write_file(p, "0");

@@ -30,7 +30,7 @@ struct tracefs {
 	int nenabled;
 	char enabled[TFS_MAX_EVENTS][96];	/* "sys/name" enabled by us */
 	/* top-level fallback: what to restore */
-	char saved_clock[32], saved_size[32], saved_percent[32];
+	char saved_clock[32], saved_size[32], saved_percent[32], saved_on[8];
 	bool saved_valid;
 };
 

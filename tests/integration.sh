@@ -1,0 +1,294 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# integration.sh - memtrace on the real tracefs: peaks, signals, exit paths, record/replay
+#
+# Needs root and a tracefs; each test says SKIP with a reason when it cannot run.
+# Every test checks that tracefs is left exactly as it was found.
+set -u
+cd "$(dirname "$0")/.."
+MT=$PWD/memtrace
+WL=$PWD/tests/workload
+T=$(mktemp -d /tmp/memtrace-it.XXXXXX)
+INST=memtrace-it$$
+pass=0 fail=0 skip=0
+PIDS=()
+
+cleanup() {
+	local p
+	for p in "${PIDS[@]}"; do kill -KILL "$p" 2>/dev/null; done
+	# a test that failed may leave our own instance behind: remove it (only ours)
+	for d in "$TFS"/instances/"$INST"*; do
+		[ -d "$d" ] || continue
+		echo 0 > "$d/events/enable" 2>/dev/null
+		rmdir "$d" 2>/dev/null
+	done
+	umount "$T/full" 2>/dev/null
+	rm -rf "$T"
+}
+trap cleanup EXIT
+
+ok() { pass=$((pass + 1)); echo "ok   - $*"; }
+bad() { fail=$((fail + 1)); echo "FAIL - $*"; }
+skip() { skip=$((skip + 1)); echo "SKIP: $*"; }
+check() { local name=$1; shift; if "$@"; then ok "$name"; else bad "$name"; fi; }
+
+json() {	# json FILE EXPR: evaluate a python expression on the parsed JSON (d)
+	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"
+}
+
+find_tracefs() {
+	TFS=$(awk '$3 == "tracefs" { print $2; exit }' /proc/mounts)
+	if [ -z "$TFS" ] && [ "$(id -u)" = 0 ]; then
+		mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null && TFS=/sys/kernel/tracing
+	fi
+}
+
+# Everything memtrace could change, top level and instances
+tfs_state() {
+	local f
+	ls "$TFS/instances" 2>/dev/null | grep "^$INST" | sed 's/^/instance /'
+	for f in tracing_on trace_clock buffer_size_kb buffer_percent set_event current_tracer \
+		 events/kmem/mm_page_alloc/enable events/kmem/mm_page_alloc/filter \
+		 events/kmem/mm_page_free/enable; do
+		echo "$f: $(cat "$TFS/$f" 2>/dev/null)"
+	done
+}
+
+wait_exit() {	# wait_exit PID: wait up to 10 s, echo exit status
+	local i
+	for i in $(seq 100); do
+		kill -0 "$1" 2>/dev/null || break
+		sleep 0.1
+	done
+	wait "$1" 2>/dev/null
+}
+
+# start memtrace in the background; MTPID, stderr in $T/err
+start_mt() {
+	"$MT" --instance "$INST" "$@" > "$T/stdout" 2> "$T/err" &
+	MTPID=$!
+	PIDS+=("$MTPID")
+	local i
+	for i in $(seq 100); do
+		grep -q "tracing in" "$T/err" 2>/dev/null && return 0
+		kill -0 "$MTPID" 2>/dev/null || return 1
+		sleep 0.05
+	done
+	return 1
+}
+
+# ---------------------------------------------------------------- options
+opts_tests() {
+	local out rc
+	out=$("$MT" --help 2>/dev/null); rc=$?
+	check "--help exits 0 on stdout" test "$rc" = 0 -a -n "$out"
+	out=$("$MT" --version); check "--version prints the version" grep -q '^memtrace [0-9]' <<< "$out"
+	for a in "--bogus" "-b" "-b abc" "-b 0" "-b 99999999999" "-f xml" "-n -1" \
+		 "--max-tasks 1" "--max-tasks x" "--max-modules 0" "--instance a/b" \
+		 "--pidfile /tmp/x" "--replay /x /y" "a b c"; do
+		# shellcheck disable=SC2086
+		"$MT" $a > /dev/null 2> "$T/usage"; rc=$?
+		check "bad option '$a': exit 2 with a message" \
+			test "$rc" = 2 -a "$(grep -c 'memtrace:' "$T/usage")" = 1
+	done
+}
+
+# ---------------------------------------------------------------- live tests
+peak_test() {
+	local before after peak
+	before=$(tfs_state)
+	start_mt -f json -n 0 -o "$T/log.json" || { bad "64 MiB: memtrace did not start: $(cat "$T/err")"; return; }
+	"$WL" 64 200
+	sleep 0.3
+	kill -TERM "$MTPID"; wait_exit "$MTPID"; rc=$?
+	check "SIGTERM exits 0" test "$rc" = 0
+	peak=$(json "$T/log.json" "[t['peak_pages'] for t in d['tasks'] if t['comm']=='workload'][0]")
+	check "64 MiB workload peak $peak within 16384..17200 pages" \
+		test "$peak" -ge 16384 -a "$peak" -le 17200
+	check "final report trigger SIGTERM" test "$(json "$T/log.json" "d['trigger']")" = SIGTERM
+	check "lost events reported as 0" test "$(json "$T/log.json" "d['lost_events']")" = 0
+	check "log file mode 0600" test "$(stat -c %a "$T/log.json")" = 600
+	after=$(tfs_state)
+	check "tracefs identical after SIGTERM" test "$before" = "$after"
+}
+
+signals_test() {
+	local before after cur
+	before=$(tfs_state)
+	start_mt -f json -n 0 -o "$T/usr2.json" || { bad "signals: memtrace did not start"; return; }
+	rm -f "$T/ready"
+	"$WL" 32 1500 "$T/ready" & local w=$!
+	for i in $(seq 100); do [ -e "$T/ready" ] && break; sleep 0.05; done
+	sleep 0.3
+	kill -USR1 "$MTPID"; sleep 0.5
+	kill -USR2 "$MTPID"; sleep 0.5
+	# USR1 went to memtrace's stdout: the test's stdout; redirect via /proc
+	check "memtrace alive after USR1 and USR2" kill -0 "$MTPID"
+	check "USR2 wrote the log" test -s "$T/usr2.json"
+	check "USR2 report trigger" test "$(json "$T/usr2.json" "d['trigger']")" = SIGUSR2
+	cur=$(json "$T/usr2.json" "[t['current_pages'] for t in d['tasks'] if t['comm']=='workload'][0]")
+	check "USR2 report shows the 32 MiB held now ($cur pages)" test "$cur" -ge 8192 -a "$cur" -le 8800
+	wait "$w"
+	kill -INT "$MTPID"; wait_exit "$MTPID"; rc=$?
+	check "SIGINT exits 0" test "$rc" = 0
+	check "final report trigger SIGINT" test "$(json "$T/usr2.json" "d['trigger']")" = SIGINT
+	after=$(tfs_state)
+	check "tracefs identical after SIGINT" test "$before" = "$after"
+}
+
+usr1_test() {
+	local out="$T/usr1.out"
+	"$MT" --instance "$INST" -n 5 -o "$T/x.log" > "$out" 2> "$T/err" &
+	MTPID=$!; PIDS+=("$MTPID")
+	for i in $(seq 100); do grep -q "tracing in" "$T/err" && break; sleep 0.05; done
+	"$WL" 16 100
+	kill -USR1 "$MTPID"; sleep 0.5
+	check "USR1 prints a report on stdout" grep -q 'trigger: SIGUSR1' "$out"
+	check "USR1 report lists the workload" grep -q ' workload$' "$out"
+	check "USR1 report shows lost events" grep -q '^lost events: 0' "$out"
+	kill -TERM "$MTPID"; wait_exit "$MTPID"
+}
+
+second_term_test() {
+	local before after rc
+	before=$(tfs_state)
+	MEMTRACE_TEST_TEARDOWN_DELAY_MS=3000 start_mt -o "$T/st.log" || { bad "second TERM: no start"; return; }
+	kill -TERM "$MTPID"; sleep 0.5
+	kill -TERM "$MTPID"; wait_exit "$MTPID"; rc=$?
+	check "second SIGTERM during teardown exits 143 at once" test "$rc" = 143
+	after=$(tfs_state)
+	check "tracefs identical after a second SIGTERM" test "$before" = "$after"
+}
+
+stale_test() {
+	local before after
+	before=$(tfs_state)
+	start_mt -o "$T/s.log" || { bad "stale: no start"; return; }
+	kill -KILL "$MTPID"; wait "$MTPID" 2>/dev/null
+	check "SIGKILL leaves the instance behind" test -d "$TFS/instances/$INST"
+	start_mt -o "$T/s.log" || { bad "stale: restart failed: $(cat "$T/err")"; return; }
+	check "restart removes the stale instance" grep -q "removing stale instance" "$T/err"
+	# a second memtrace on the same instance is refused while the first lives
+	"$MT" --instance "$INST" -o "$T/s2.log" 2> "$T/err2"; rc=$?
+	check "live instance in use: exit 1 with a clear error" \
+		test "$rc" = 1 -a "$(grep -c 'in use by memtrace pid' "$T/err2")" = 1
+	kill -TERM "$MTPID"; wait_exit "$MTPID"
+	after=$(tfs_state)
+	check "tracefs identical after stale recovery" test "$before" = "$after"
+}
+
+daemon_test() {
+	local before after pid rc
+	before=$(tfs_state)
+	"$MT" --instance "$INST" --daemon --pidfile "$T/pid" -o "$T/d.log" 2> "$T/err"; rc=$?
+	check "--daemon parent exits 0" test "$rc" = 0
+	check "--daemon: tracing live when the parent returns" \
+		test "$(cat "$TFS/instances/$INST/tracing_on" 2>/dev/null)" = 1 -a \
+		     "$(cat "$TFS/instances/$INST/events/kmem/mm_page_alloc/enable" 2>/dev/null)" = 1
+	pid=$(cat "$T/pid" 2>/dev/null)
+	check "--pidfile holds a live memtrace" test -n "$pid" -a -d "/proc/$pid"
+	[ -n "$pid" ] && kill -TERM "$pid"
+	for i in $(seq 100); do [ -d "/proc/$pid" ] || break; sleep 0.1; done
+	check "daemon wrote its final log" grep -q 'trigger: SIGTERM' "$T/d.log"
+	check "pidfile removed" test ! -e "$T/pid"
+	after=$(tfs_state)
+	check "tracefs identical after the daemon" test "$before" = "$after"
+}
+
+lost_test() {
+	local lost
+	start_mt -b 16 -f json -o "$T/lost.json" || { bad "lost: no start"; return; }
+	kill -STOP "$MTPID"
+	"$WL" 64 0
+	kill -CONT "$MTPID"; sleep 0.3
+	kill -TERM "$MTPID"; wait_exit "$MTPID"
+	lost=$(json "$T/lost.json" "d['lost_events']")
+	check "overrun of a 16 KiB buffer is reported ($lost lost events)" test "$lost" -gt 0
+}
+
+record_replay_test() {
+	local cmp
+	rm -rf "$T/rec"
+	start_mt --record "$T/rec" -f json -n 0 -o "$T/live.json" || { bad "record: no start: $(cat "$T/err")"; return; }
+	"$WL" 24 100; "$WL" 8 100
+	sleep 0.3
+	kill -TERM "$MTPID"; wait_exit "$MTPID"
+	check "recording has raw buffers and formats" test -s "$T/rec/events/header_page" -a \
+		-s "$T/rec/events/kmem/mm_page_alloc/format" -a -e "$T/rec/per_cpu/cpu0/trace_pipe_raw"
+	"$MT" --replay "$T/rec" -f json -n 0 > "$T/replay.json" 2> "$T/rerr"; rc=$?
+	check "replay exits 0" test "$rc" = 0
+	cmp=$(python3 - "$T/live.json" "$T/replay.json" <<'PY'
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:3])
+keys = ["events", "lost_events", "untracked_frees", "failed_allocs", "overflows", "seed",
+        "tasks", "modules", "first_event_s", "last_event_s"]
+diff = [k for k in keys if a[k] != b[k]]
+print("same" if not diff else "differ: " + ",".join(diff))
+PY
+)
+	check "replay gives the same report as live ($cmp)" test "$cmp" = same
+	check "replay report trigger" test "$(json "$T/replay.json" "d['trigger']")" = replay
+}
+
+oom_test() {
+	local cg=/sys/fs/cgroup/memory/memtrace-it$$
+	if ! mkdir "$cg" 2>/dev/null; then skip "oom: no cgroup v1 memory controller here"; return; fi
+	echo 32M > "$cg/memory.limit_in_bytes"
+	start_mt -f json -o "$T/oom.json" || { bad "oom: no start"; rmdir "$cg"; return; }
+	( sh -c "echo \$\$ > $cg/tasks; exec '$WL' 256 0" ) 2>/dev/null
+	sleep 0.5
+	check "memtrace survives an OOM kill" kill -0 "$MTPID"
+	check "oom report written at once" test "$(json "$T/oom.json" "d['trigger']")" = oom
+	check "oom report names the victim" test "$(json "$T/oom.json" "d['oom']['victim_comm']")" = workload
+	kill -TERM "$MTPID"; wait_exit "$MTPID"
+	rmdir "$cg"
+}
+
+nonroot_test() {
+	local rc
+	command -v setpriv > /dev/null || { skip "no setpriv to drop privileges"; return; }
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$MT" --instance "$INST" \
+		-o "$T/nr.log" 2> "$T/err"; rc=$?
+	check "without privilege: exit 4 ($(head -c 120 "$T/err"))" test "$rc" = 4
+}
+
+# ---------------------------------------------------------------- fake tracefs
+fake_test() {
+	local F=$T/fake rc
+	mkdir -p "$F/events"
+	printf 'local [mono]\n' > /dev/null
+	echo "[local] global mono" > "$F/trace_clock"
+	echo 1408 > "$F/buffer_size_kb"; echo 50 > "$F/buffer_percent"; echo 1 > "$F/tracing_on"
+	: > "$F/trace_pipe"
+	cp tests/fixtures/linux-6.18/events/header_page "$F/events/"
+	local before; before=$(cd "$F" && find . -type f | sort | xargs md5sum)
+	"$MT" "$F" "$T/fake.log" 2> "$T/err"; rc=$?
+	check "fake tracefs without kmem events: exit 5" test "$rc" = 5
+	check "fake tracefs: fallback to top level is announced" grep -q "instances not supported" "$T/err"
+	check "fake tracefs left as found" test "$before" = "$(cd "$F" && find . -type f | sort | xargs md5sum)"
+	check "missing event is named" grep -q "kmem:mm_page_alloc" "$T/err"
+}
+
+find_tracefs
+opts_tests
+fake_test
+if [ "$(id -u)" != 0 ]; then
+	skip "live tests need root"
+elif [ -z "${TFS:-}" ] || [ ! -d "$TFS/instances" ]; then
+	skip "no tracefs with instances on this machine"
+elif [ ! -e "$TFS/events/kmem/mm_page_alloc" ]; then
+	skip "kernel without kmem:mm_page_alloc"
+else
+	peak_test
+	signals_test
+	usr1_test
+	second_term_test
+	stale_test
+	daemon_test
+	lost_test
+	record_replay_test
+	oom_test
+	nonroot_test
+fi
+echo "$pass passed, $fail failed, $skip skipped"
+[ "$fail" = 0 ]
