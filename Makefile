@@ -61,6 +61,10 @@ check: memtrace tests/unit tests/workload
 	$(Q)CK_DEFAULT_TIMEOUT=60 ./tests/unit
 	$(Q)./tests/integration.sh
 
+# memtrace's main job: trace a 64 MiB workload and print the report (root)
+demo: memtrace tests/workload
+	$(Q)./tests/demo.sh
+
 check-unit: tests/unit
 	$(Q)./tests/unit
 
@@ -81,4 +85,5 @@ install: memtrace
 clean:
 	rm -f memtrace *.o tests/*.o tests/unit tests/workload
 
-.PHONY: all check check-unit check-valgrind sanitize install clean
+PHONY_EXTRA := demo
+.PHONY: all check check-unit $(PHONY_EXTRA) check-valgrind sanitize install clean
