@@ -318,6 +318,22 @@ static void fill_report(struct report_input *in, const char *trigger)
 	in->order = R.order;
 }
 
+/* Process and parent of a task first seen by its page events, from /proc. */
+static void read_ids(struct mt_task *t)
+{
+	char path[64], buf[2048], *p, *q;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", t->tid);
+	if (read_file(path, buf, sizeof(buf)) <= 0)
+		return;
+	p = strstr(buf, "\nTgid:");
+	q = strstr(buf, "\nPPid:");
+	if (!p || !q)
+		return;
+	t->tgid = (int32_t)strtol(p + 6, NULL, 10);
+	t->ppid = (int32_t)strtol(q + 6, NULL, 10);
+}
+
 /* Live only: per-CPU loss counters, names of tasks seen only by pid, module sizes. */
 static void refresh_live(void)
 {
@@ -337,9 +353,13 @@ static void refresh_live(void)
 		char comm[64];
 		size_t len;
 
-		if (t->state == TASK_ALIVE && !(t->flags & TF_COMM_KNOWN) && t->peak > 0 &&
+		if (t->state != TASK_ALIVE || t->peak <= 0)
+			continue;
+		if (!(t->flags & TF_COMM_KNOWN) &&
 		    !proc_read_comm("/proc", t->tid, comm, sizeof(comm), &len))
 			stats_set_comm(t, comm, len);
+		if (!t->tgid)
+			read_ids(t);
 	}
 	for (i = 0; i < R.st.nmods; i++) {
 		struct mt_module *m = &R.st.mods[i];
