@@ -80,7 +80,6 @@ sanitize:
 
 install: memtrace
 	install -D -m 0755 memtrace $(DESTDIR)$(BINDIR)/memtrace
-	install -D -m 0644 memtrace.8 $(DESTDIR)$(MANDIR)/man8/memtrace.8
 
 clean:
 	rm -f memtrace *.o tests/*.o tests/unit tests/workload

@@ -131,9 +131,24 @@ static int parse_field(char *s, struct fmt_field *f, char *err, size_t errlen)
 	if (!got_off || !got_size)
 		return fail(err, errlen, "field '%.60s' lacks offset or size", decl);
 
-	/* name: last identifier before an optional [..] */
-	br = strchr(decl, '[');
-	name_end = br ? br : decl + strlen(decl);
+	/*
+	 * name: last identifier before optional trailing [..] groups; a '[' in
+	 * the type ("__data_loc char[] name") is not one of them
+	 */
+	br = NULL;
+	name_end = decl + strlen(decl);
+	while (name_end > decl && name_end[-1] == ']') {
+		char *open = name_end - 1;
+
+		while (open > decl && *open != '[')
+			open--;
+		if (*open != '[')
+			break;
+		br = open;
+		name_end = open;
+		while (name_end > decl && isspace((unsigned char)name_end[-1]))
+			name_end--;
+	}
 	while (name_end > decl && isspace((unsigned char)name_end[-1]))
 		name_end--;
 	name_start = name_end;

@@ -85,9 +85,11 @@ static bool next_page(struct reader *r, struct reader_cpu *c, bool final)
 			return false;
 		}
 		if (n == 0) {
+			/* live: nothing to read now, like EAGAIN */
 			if (r->live && !final) {
 				c->blocked = true;
-				c->bound = r->mono && t0 > r->slack_ns ? t0 - r->slack_ns : 0;
+				c->bound = r->mono ? (t0 > r->slack_ns ? t0 - r->slack_ns : 0) :
+					   UINT64_MAX;
 				return false;
 			}
 			c->eof = true;

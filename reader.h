@@ -71,11 +71,11 @@ void reader_free(struct reader *r);
 /**
  * reader_run() - read, merge and deliver events
  * @final: tracing is off (or replay): an empty CPU is finished
- * @max_events: stop after this many events (0: no limit)
+ * @max_events: stop after this many records (0: no limit)
  *
  * Delivers events in time-stamp order across CPUs. In live mode an event is
  * held back while another CPU could still deliver an older one.
- * Return: events delivered.
+ * Return: records consumed (decoded, unknown and malformed alike).
  */
 uint64_t reader_run(struct reader *r, bool final, uint64_t max_events);
 

@@ -221,6 +221,23 @@ static void victims_rebuild(struct stats *s)
 			victim_sift_down(s, 0, n);
 		}
 	}
+	/*
+	 * A heap is not sorted: heap-sort it (ascending), then reverse it, so
+	 * that the array is largest peak first and pops give the smallest.
+	 */
+	for (i = n; i-- > 1; ) {
+		uint32_t tmp = s->victims[0];
+
+		s->victims[0] = s->victims[i];
+		s->victims[i] = tmp;
+		victim_sift_down(s, 0, i);
+	}
+	for (i = 0; i < n / 2; i++) {
+		uint32_t tmp = s->victims[i];
+
+		s->victims[i] = s->victims[n - 1 - i];
+		s->victims[n - 1 - i] = tmp;
+	}
 	s->nvictims = n;
 }
 

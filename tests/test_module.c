@@ -1,0 +1,492 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* test_module.c - module attribution: syscall and load..put brackets, states, frees, overflow */
+#include <stdint.h>
+#include <string.h>
+
+#include "testutil.h"
+#include "stats.h"
+
+#define INITMOD_START	0xffffffff81100000ull	/* do_init_module */
+#define INITMOD_END	0xffffffff81100200ull
+#define IP_INIT		(INITMOD_START + 0x1b0)
+#define IP_OTHER	0xffffffff81234560ull	/* e.g. crypto_destroy_tfm */
+
+#define LOADER	50
+#define OTHER	60
+#define KWORKER	70
+#define RMMOD	80
+
+static struct stats S;
+
+static void init_with(uint64_t initmod_start, uint64_t initmod_end, uint32_t max_modules)
+{
+	struct stats_config cfg = {
+		.max_tasks = 64,
+		.max_modules = max_modules,
+		.max_pfn = 4096,
+		.initmod_start = initmod_start,
+		.initmod_end = initmod_end,
+	};
+
+	ck_assert_int_eq(stats_init(&S, &cfg), 0);
+}
+
+static void setup(void)
+{
+	init_with(INITMOD_START, INITMOD_END, 4);
+}
+
+static void teardown(void)
+{
+	stats_free(&S);
+}
+
+static void page_ev(enum mt_kind kind, uint64_t ts, int32_t tid, uint8_t flags,
+		    uint64_t pfn, uint32_t order)
+{
+	struct mt_event ev;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.kind = kind;
+	ev.ts = ts;
+	ev.tid = tid;
+	ev.flags = flags;
+	ev.u.page.pfn = pfn;
+	ev.u.page.order = order;
+	stats_apply(&S, &ev);
+}
+
+static void alloc(uint64_t ts, int32_t tid, uint64_t pfn, uint32_t order)
+{
+	page_ev(EV_PAGE_ALLOC, ts, tid, 0, pfn, order);
+}
+
+static void pfree(uint64_t ts, int32_t tid, uint64_t pfn, uint32_t order)
+{
+	page_ev(EV_PAGE_FREE, ts, tid, 0, pfn, order);
+}
+
+static void sys_enter(uint64_t ts, int32_t tid)
+{
+	struct mt_event ev;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.kind = EV_MODSYS_ENTER;
+	ev.ts = ts;
+	ev.tid = tid;
+	ev.u.modsys.finit = true;
+	stats_apply(&S, &ev);
+}
+
+static void sys_exit(uint64_t ts, int32_t tid, int64_t ret)
+{
+	struct mt_event ev;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.kind = EV_MODSYS_EXIT;
+	ev.ts = ts;
+	ev.tid = tid;
+	ev.u.modsys.ret = ret;
+	ev.u.modsys.finit = true;
+	stats_apply(&S, &ev);
+}
+
+static void mod_ev(enum mt_kind kind, uint64_t ts, int32_t tid, const char *name, uint64_t ip)
+{
+	struct mt_event ev;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.kind = kind;
+	ev.ts = ts;
+	ev.tid = tid;
+	ev.u.module.name.s = name;
+	ev.u.module.name.len = strlen(name);
+	ev.u.module.ip = ip;
+	ev.u.module.refcnt = 1;
+	stats_apply(&S, &ev);
+}
+
+static void load(uint64_t ts, int32_t tid, const char *name)
+{
+	mod_ev(EV_MOD_LOAD, ts, tid, name, 0);
+}
+
+static void put(uint64_t ts, int32_t tid, const char *name, uint64_t ip)
+{
+	mod_ev(EV_MOD_PUT, ts, tid, name, ip);
+}
+
+static void mfree(uint64_t ts, int32_t tid, const char *name)
+{
+	mod_ev(EV_MOD_FREE, ts, tid, name, 0);
+}
+
+static void exit_ev(uint64_t ts, int32_t pid)
+{
+	struct mt_event ev;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.kind = EV_EXIT;
+	ev.ts = ts;
+	ev.tid = pid;
+	ev.u.exit.pid = pid;
+	stats_apply(&S, &ev);
+}
+
+static struct mt_task *task(int32_t tid)
+{
+	struct mt_task *t = stats_find_task(&S, tid);
+
+	ck_assert_msg(t != NULL, "task %d not found", tid);
+	return t;
+}
+
+static struct mt_module *mod(const char *name)
+{
+	struct mt_module *m = stats_find_module(&S, name, strlen(name));
+
+	ck_assert_msg(m != NULL, "module %s not found", name);
+	return m;
+}
+
+/* ---- syscall bracket ---- */
+
+START_TEST(test_syscall_bracket)
+{
+	struct mt_task *l;
+	struct mt_module *m;
+
+	alloc(10, LOADER, 1, 0);		/* before: loader's only */
+	sys_enter(20, LOADER);
+	ck_assert_uint_eq(S.nmods, 1);
+	m = &S.mods[0];
+	ck_assert_int_eq(m->state, MOD_LOADING);
+	ck_assert_int_eq(m->bracket, BR_SYSCALL);
+	ck_assert_int_eq(m->open, 1);
+	ck_assert_str_eq(m->name, "");
+	ck_assert_uint_eq(m->start_ts, 20);
+	ck_assert_int_eq(m->loader_tid, LOADER);
+	l = task(LOADER);
+	ck_assert_uint_eq(m->loader_serial, l->serial);
+	ck_assert_uint_eq(l->bracket, BR_SYSCALL);
+	ck_assert_uint_eq(l->mod, m->serial);
+
+	alloc(21, LOADER, 2, 1);		/* module: 2 (before the name is known) */
+	alloc(22, OTHER, 8, 0);			/* another task: not the module's */
+	page_ev(EV_PAGE_ALLOC, 23, LOADER, MT_FLAG_HARDIRQ, 9, 0);	/* irq: <irq> */
+	load(30, LOADER, "foo");
+	ck_assert_str_eq(m->name, "foo");
+	ck_assert_uint_eq(m->load_ts, 30);
+	ck_assert_ptr_eq(mod("foo"), m);
+	alloc(31, LOADER, 12, 2);		/* module: 4 more -> 6 */
+	ck_assert_int_eq(m->cur, 6);
+	ck_assert_int_eq(m->peak, 6);
+	ck_assert_uint_eq(m->peak_ts, 31);
+	pfree(32, LOADER, 2, 1);		/* module: 4 */
+	put(33, LOADER, "foo", IP_INIT);	/* ignored in a syscall bracket */
+	ck_assert_int_eq(m->open, 1);
+	ck_assert_int_eq(m->state, MOD_LOADING);
+	sys_exit(40, LOADER, 0);
+	ck_assert_int_eq(m->state, MOD_LIVE);
+	ck_assert_int_eq(m->open, 0);
+	ck_assert_uint_eq(m->end_ts, 40);
+	ck_assert_int_eq(m->ret, 0);
+	ck_assert_uint_eq(l->bracket, BR_NONE);
+	ck_assert_uint_eq(l->mod, 0);
+	alloc(41, LOADER, 20, 0);		/* after: loader's only */
+
+	ck_assert_uint_eq(m->alloc_pages, 6);
+	ck_assert_int_eq(m->cur, 4);
+	ck_assert_int_eq(m->peak, 6);
+	/* the loader was charged with everything: 1 + 2 + 4 - 2 + 1 */
+	ck_assert_int_eq(l->cur, 6);
+	ck_assert_int_eq(l->peak, 7);
+	ck_assert_uint_eq(l->peak_ts, 31);
+	ck_assert_uint_eq(l->alloc_pages, 8);
+	ck_assert_int_eq(task(OTHER)->cur, 1);
+	ck_assert_int_eq(S.tasks[SLOT_IRQ].cur, 1);
+
+	/* a kworker frees the module's pages: module and loader are credited */
+	pfree(50, KWORKER, 12, 2);
+	ck_assert_int_eq(m->cur, 0);
+	ck_assert_int_eq(l->cur, 2);
+	ck_assert_uint_eq(l->freed_pages, 6);
+	/* a free does not even give the freeing task a slot */
+	ck_assert_ptr_null(stats_find_task(&S, KWORKER));
+	ck_assert_uint_eq(S.c.untracked_frees, 0);
+
+	/* the loader's own page, freed by the kworker, does not touch the module */
+	pfree(51, KWORKER, 1, 0);
+	ck_assert_int_eq(m->cur, 0);
+	ck_assert_int_eq(l->cur, 1);
+
+	mfree(60, RMMOD, "foo");
+	ck_assert_int_eq(m->state, MOD_UNLOADED);
+	ck_assert_uint_eq(m->free_ts, 60);
+	ck_assert_uint_eq(S.c.modules_seen, 1);
+	ck_assert_uint_eq(S.c.events[EV_MODSYS_ENTER], 1);
+	ck_assert_uint_eq(S.c.events[EV_MODSYS_EXIT], 1);
+	ck_assert_uint_eq(S.c.events[EV_MOD_LOAD], 1);
+	ck_assert_uint_eq(S.c.events[EV_MOD_PUT], 1);
+	ck_assert_uint_eq(S.c.events[EV_MOD_FREE], 1);
+}
+END_TEST
+
+START_TEST(test_syscall_failed)
+{
+	struct mt_module *m;
+
+	sys_enter(10, LOADER);
+	alloc(11, LOADER, 1, 0);
+	alloc(12, LOADER, 2, 0);
+	sys_exit(20, LOADER, -17);		/* -EEXIST, no module_load */
+	ck_assert_uint_eq(S.nmods, 1);
+	m = &S.mods[0];
+	ck_assert_int_eq(m->state, MOD_FAILED);
+	ck_assert_int_eq(m->ret, -17);
+	ck_assert_int_eq(m->open, 0);
+	ck_assert_str_eq(m->name, "");
+	ck_assert_uint_eq(m->alloc_pages, 2);
+	ck_assert_int_eq(task(LOADER)->cur, 2);
+	alloc(21, LOADER, 3, 0);
+	ck_assert_uint_eq(m->alloc_pages, 2);
+	ck_assert_int_eq(task(LOADER)->cur, 3);
+}
+END_TEST
+
+START_TEST(test_free_in_open_bracket)
+{
+	struct mt_module *m;
+
+	sys_enter(10, LOADER);
+	load(11, LOADER, "bar");
+	alloc(12, LOADER, 1, 1);
+	put(13, LOADER, "bar", IP_INIT);	/* init failed: put, then free_module */
+	mfree(14, LOADER, "bar");
+	m = mod("bar");
+	ck_assert_int_eq(m->state, MOD_FAILED);
+	ck_assert_uint_eq(m->free_ts, 14);
+	pfree(15, LOADER, 1, 1);
+	ck_assert_int_eq(m->cur, 0);
+	sys_exit(16, LOADER, -22);
+	ck_assert_int_eq(m->state, MOD_FAILED);
+	ck_assert_int_eq(m->ret, -22);
+	ck_assert_int_eq(m->open, 0);
+	ck_assert_uint_eq(m->alloc_pages, 2);
+	ck_assert_int_eq(task(LOADER)->cur, 0);
+}
+END_TEST
+
+START_TEST(test_loader_exits_in_bracket)
+{
+	struct mt_module *m;
+
+	sys_enter(10, LOADER);
+	load(11, LOADER, "baz");
+	alloc(12, LOADER, 1, 0);
+	exit_ev(13, LOADER);
+	m = mod("baz");
+	ck_assert_int_eq(m->state, MOD_FAILED);
+	ck_assert_int_eq(m->open, 0);
+	ck_assert_uint_eq(m->end_ts, 13);
+	ck_assert_uint_eq(task(LOADER)->bracket, BR_NONE);
+}
+END_TEST
+
+/* ---- fallback: module_load .. module_put(do_init_module) ---- */
+
+START_TEST(test_loadput_bracket)
+{
+	struct mt_module *m;
+	struct mt_task *l;
+
+	alloc(5, LOADER, 1, 0);			/* before module_load: not the module's */
+	load(10, LOADER, "baz");
+	m = mod("baz");
+	l = task(LOADER);
+	ck_assert_int_eq(m->bracket, BR_LOADPUT);
+	ck_assert_int_eq(m->state, MOD_LOADING);
+	ck_assert_int_eq(m->open, 1);
+	ck_assert_uint_eq(m->start_ts, 10);
+	ck_assert_uint_eq(m->load_ts, 10);
+	ck_assert_uint_eq(l->bracket, BR_LOADPUT);
+
+	alloc(11, LOADER, 2, 1);		/* module: 2 */
+	alloc(12, OTHER, 4, 0);			/* other task: not the module's */
+	put(13, OTHER, "baz", IP_INIT);		/* put by another task */
+	ck_assert_int_eq(m->open, 1);
+	put(14, LOADER, "baz", IP_OTHER);	/* ip outside do_init_module */
+	ck_assert_int_eq(m->open, 1);
+	put(15, LOADER, "other", IP_INIT);	/* another module */
+	ck_assert_int_eq(m->open, 1);
+	put(16, LOADER, "baz", INITMOD_END);	/* end is exclusive */
+	ck_assert_int_eq(m->open, 1);
+	ck_assert_int_eq(m->state, MOD_LOADING);
+	alloc(17, LOADER, 5, 0);		/* module: 3 */
+	put(18, LOADER, "baz", IP_INIT);	/* the do_init_module put */
+	ck_assert_int_eq(m->open, 0);
+	ck_assert_int_eq(m->state, MOD_LIVE);
+	ck_assert_uint_eq(m->end_ts, 18);
+	ck_assert_uint_eq(l->bracket, BR_NONE);
+	alloc(19, LOADER, 6, 0);		/* after: loader's only */
+
+	ck_assert_uint_eq(m->alloc_pages, 3);
+	ck_assert_int_eq(m->cur, 3);
+	ck_assert_int_eq(l->cur, 5);
+	ck_assert_int_eq(task(OTHER)->cur, 1);
+	pfree(20, OTHER, 2, 1);
+	ck_assert_int_eq(m->cur, 1);
+	ck_assert_int_eq(l->cur, 3);
+	ck_assert_int_eq(task(OTHER)->cur, 1);
+	mfree(30, RMMOD, "baz");
+	ck_assert_int_eq(m->state, MOD_UNLOADED);
+}
+END_TEST
+
+START_TEST(test_loadput_initmod_unknown)
+{
+	struct mt_module *m;
+
+	stats_free(&S);
+	init_with(0, 0, 4);
+	load(10, LOADER, "qux");
+	alloc(11, LOADER, 1, 0);
+	put(12, OTHER, "qux", IP_INIT);		/* other task: never ends it */
+	m = mod("qux");
+	ck_assert_int_eq(m->open, 1);
+	put(13, LOADER, "quux", IP_OTHER);	/* another module's name */
+	ck_assert_int_eq(m->open, 1);
+	alloc(14, LOADER, 2, 0);
+	put(15, LOADER, "qux", IP_OTHER);	/* any ip will do */
+	ck_assert_int_eq(m->open, 0);
+	ck_assert_int_eq(m->state, MOD_LIVE);
+	alloc(16, LOADER, 3, 0);
+	ck_assert_uint_eq(m->alloc_pages, 2);
+	ck_assert_int_eq(task(LOADER)->cur, 3);
+}
+END_TEST
+
+START_TEST(test_reload_is_new_entry)
+{
+	struct mt_module *a, *b;
+
+	sys_enter(10, LOADER);
+	load(11, LOADER, "foo");
+	alloc(12, LOADER, 1, 0);
+	sys_exit(13, LOADER, 0);
+	a = mod("foo");
+	mfree(20, RMMOD, "foo");
+	ck_assert_int_eq(a->state, MOD_UNLOADED);
+
+	sys_enter(30, LOADER);
+	load(31, LOADER, "foo");
+	alloc(32, LOADER, 2, 1);
+	sys_exit(33, LOADER, 0);
+	b = mod("foo");
+	ck_assert_ptr_ne(a, b);
+	ck_assert_uint_eq(S.nmods, 2);
+	ck_assert_uint_eq(b->serial, 2);
+	ck_assert_int_eq(b->state, MOD_LIVE);
+	ck_assert_int_eq(a->state, MOD_UNLOADED);
+	ck_assert_uint_eq(a->alloc_pages, 1);
+	ck_assert_uint_eq(b->alloc_pages, 2);
+	/* a late free of the first instance's page credits the first instance */
+	pfree(40, KWORKER, 1, 0);
+	ck_assert_int_eq(a->cur, 0);
+	ck_assert_int_eq(b->cur, 2);
+	/* the next unload is the second instance's */
+	mfree(50, RMMOD, "foo");
+	ck_assert_int_eq(b->state, MOD_UNLOADED);
+	ck_assert_uint_eq(b->free_ts, 50);
+	ck_assert_uint_eq(a->free_ts, 20);
+	ck_assert_uint_eq(S.c.modules_seen, 2);
+}
+END_TEST
+
+START_TEST(test_two_loaders)
+{
+	struct mt_module *a, *b;
+
+	/* two concurrent brackets, interleaved: each page goes to its loader's module */
+	sys_enter(10, LOADER);
+	sys_enter(11, OTHER);
+	alloc(12, OTHER, 1, 0);
+	alloc(13, LOADER, 2, 1);
+	load(14, OTHER, "mod_b");
+	load(15, LOADER, "mod_a");
+	alloc(16, OTHER, 4, 2);
+	sys_exit(17, OTHER, 0);
+	alloc(18, LOADER, 8, 0);
+	sys_exit(19, LOADER, 0);
+	a = mod("mod_a");
+	b = mod("mod_b");
+	ck_assert_uint_eq(a->alloc_pages, 3);
+	ck_assert_uint_eq(b->alloc_pages, 5);
+	ck_assert_int_eq(a->loader_tid, LOADER);
+	ck_assert_int_eq(b->loader_tid, OTHER);
+	ck_assert_int_eq(a->state, MOD_LIVE);
+	ck_assert_int_eq(b->state, MOD_LIVE);
+}
+END_TEST
+
+START_TEST(test_module_overflow)
+{
+	struct mt_task *l;
+
+	stats_free(&S);
+	init_with(INITMOD_START, INITMOD_END, 2);
+	sys_enter(10, LOADER);
+	load(11, LOADER, "m1");
+	sys_exit(12, LOADER, 0);
+	sys_enter(20, LOADER);
+	load(21, LOADER, "m2");
+	sys_exit(22, LOADER, 0);
+	ck_assert_uint_eq(S.c.module_overflow, 0);
+	sys_enter(30, LOADER);			/* no slot */
+	ck_assert_uint_eq(S.c.module_overflow, 1);
+	ck_assert_uint_eq(S.nmods, 2);
+	alloc(31, LOADER, 1, 1);
+	load(32, LOADER, "m3");
+	sys_exit(33, LOADER, 0);
+	ck_assert_ptr_null(stats_find_module(&S, "m3", 2));
+	l = task(LOADER);
+	ck_assert_int_eq(l->cur, 2);
+	ck_assert_uint_eq(mod("m1")->alloc_pages, 0);
+	ck_assert_uint_eq(mod("m2")->alloc_pages, 0);
+	ck_assert_uint_eq(l->bracket, BR_NONE);
+	/* the fallback bracket overflows too */
+	load(40, OTHER, "m4");
+	ck_assert_uint_eq(S.c.module_overflow, 2);
+	ck_assert_uint_eq(S.c.modules_seen, 2);
+	ck_assert_uint_eq(task(OTHER)->bracket, BR_NONE);
+	pfree(41, OTHER, 1, 1);
+	ck_assert_int_eq(l->cur, 0);
+}
+END_TEST
+
+Suite *suite_module(void)
+{
+	Suite *s = suite_create("module");
+	TCase *tc = tcase_create("syscall");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_syscall_bracket);
+	tcase_add_test(tc, test_syscall_failed);
+	tcase_add_test(tc, test_free_in_open_bracket);
+	tcase_add_test(tc, test_loader_exits_in_bracket);
+	tcase_add_test(tc, test_two_loaders);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("loadput");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_loadput_bracket);
+	tcase_add_test(tc, test_loadput_initmod_unknown);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("table");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_reload_is_new_entry);
+	tcase_add_test(tc, test_module_overflow);
+	suite_add_tcase(s, tc);
+	return s;
+}

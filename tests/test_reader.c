@@ -1,0 +1,922 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* test_reader.c - per-CPU merge, live hold-back, lost events, corrupt pages, record tee, replay */
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "testutil.h"
+#include "event.h"
+#include "format.h"
+#include "reader.h"
+#include "stats.h"
+
+/* sub-buffer layout of 6.18 x86-64: timestamp 0:8, commit 8:8, data 16:4080 */
+#define SUBBUF		4096
+#define DATA_OFF	16
+#define DATA_SIZE	4080
+/* event ids of the debian-6.1 fixture formats */
+#define ID_ALLOC	542
+#define ID_FREE		544
+
+#define MISSED_EVENTS	0xffffffff80000000ull	/* bit 31, sign-extended like the kernel */
+#define MISSED_STORED	0x40000000ull
+
+static const struct rb_layout LAYOUT = {
+	.ts_off = 0, .commit_off = 8, .commit_size = 8, .data_off = DATA_OFF,
+	.data_size = DATA_SIZE,
+};
+
+static struct mt_decoder D;
+
+/* ---- hand-made sub-buffers ---- */
+
+struct pg {
+	uint8_t b[SUBBUF];
+	uint32_t size;		/* data bytes used */
+	uint64_t ts;		/* running time stamp */
+};
+
+static void pg_init(struct pg *p, uint64_t ts)
+{
+	memset(p, 0, sizeof(*p));
+	memcpy(p->b, &ts, 8);
+	p->ts = ts;
+}
+
+static void pg_put32(struct pg *p, uint32_t v)
+{
+	ck_assert_uint_le(p->size + 4, DATA_SIZE);
+	memcpy(p->b + DATA_OFF + p->size, &v, 4);
+	p->size += 4;
+}
+
+/* One data record (type_len 1..28), with a TIME_EXTEND first if the delta needs one. */
+static void pg_event(struct pg *p, uint64_t ts, const void *payload, uint32_t len)
+{
+	uint64_t delta = ts - p->ts;
+
+	ck_assert(ts >= p->ts && len % 4 == 0 && len >= 4 && len <= 112);
+	if (delta >= (1u << 27)) {
+		pg_put32(p, 30 | (uint32_t)((delta & ((1u << 27) - 1)) << 5));
+		pg_put32(p, (uint32_t)(delta >> 27));
+		delta = 0;
+	}
+	pg_put32(p, (len / 4) | (uint32_t)(delta << 5));
+	ck_assert_uint_le(p->size + len, DATA_SIZE);
+	memcpy(p->b + DATA_OFF + p->size, payload, len);
+	p->size += len;
+	p->ts = ts;
+}
+
+static void pg_page_ev(struct pg *p, uint16_t id, uint64_t ts, int32_t pid, uint64_t pfn,
+		       uint32_t order)
+{
+	uint8_t pl[40];
+
+	memset(pl, 0, sizeof(pl));
+	memcpy(pl, &id, 2);
+	memcpy(pl + 4, &pid, 4);
+	memcpy(pl + 8, &pfn, 8);
+	memcpy(pl + 16, &order, 4);
+	pg_event(p, ts, pl, id == ID_ALLOC ? 40 : 24);
+}
+
+static void pg_alloc(struct pg *p, uint64_t ts, int32_t pid, uint64_t pfn, uint32_t order)
+{
+	pg_page_ev(p, ID_ALLOC, ts, pid, pfn, order);
+}
+
+static void pg_free(struct pg *p, uint64_t ts, int32_t pid, uint64_t pfn, uint32_t order)
+{
+	pg_page_ev(p, ID_FREE, ts, pid, pfn, order);
+}
+
+/* Write the commit word: data size plus the flag bits given. */
+static void pg_commit(struct pg *p, uint64_t flags)
+{
+	uint64_t commit = p->size | flags;
+
+	memcpy(p->b + 8, &commit, 8);
+}
+
+/* Flag the page as following lost events and store their count after the data. */
+static void pg_lost(struct pg *p, uint64_t lost)
+{
+	pg_commit(p, MISSED_EVENTS | MISSED_STORED);
+	memcpy(p->b + DATA_OFF + p->size, &lost, 8);
+}
+
+static int tmp_fd(void)
+{
+	char path[] = "/tmp/memtrace-test-reader-XXXXXX";
+	int fd = mkstemp(path);
+
+	ck_assert_int_ge(fd, 0);
+	unlink(path);
+	return fd;
+}
+
+/* A file holding the pages back to back, positioned at its start. */
+static int file_of(struct pg *pages, int n)
+{
+	int fd = tmp_fd(), i;
+
+	for (i = 0; i < n; i++)
+		ck_assert_int_eq(write(fd, pages[i].b, SUBBUF), SUBBUF);
+	ck_assert_int_eq(lseek(fd, 0, SEEK_SET), 0);
+	return fd;
+}
+
+/* The read end of a pipe holding the pages; the write end is closed (EOF after them). */
+static int pipe_of(struct pg *pages, int n)
+{
+	int p[2], i;
+
+	ck_assert_int_eq(pipe(p), 0);
+	for (i = 0; i < n; i++)
+		ck_assert_int_eq(write(p[1], pages[i].b, SUBBUF), SUBBUF);
+	close(p[1]);
+	return p[0];
+}
+
+/* ---- the sink ---- */
+
+struct got {
+	enum mt_kind kind;
+	uint32_t cpu;
+	uint64_t ts;
+	int32_t tid;
+	uint64_t pfn;
+};
+
+static struct sinkctx {
+	struct got ev[1024];
+	uint32_t n;
+	struct stats *st;
+} K;
+
+static void sink(void *ctx, const struct mt_event *ev)
+{
+	struct sinkctx *k = ctx;
+
+	ck_assert_ptr_eq(k, &K);
+	ck_assert_uint_lt(k->n, sizeof(k->ev) / sizeof(k->ev[0]));
+	k->ev[k->n].kind = ev->kind;
+	k->ev[k->n].cpu = ev->cpu;
+	k->ev[k->n].ts = ev->ts;
+	k->ev[k->n].tid = ev->tid;
+	k->ev[k->n].pfn = (ev->kind == EV_PAGE_ALLOC || ev->kind == EV_PAGE_FREE) ?
+			  ev->u.page.pfn : 0;
+	k->n++;
+	if (k->st)
+		stats_apply(k->st, ev);
+}
+
+static void assert_got(uint32_t i, enum mt_kind kind, uint32_t cpu, uint64_t ts, int32_t tid,
+		       uint64_t pfn)
+{
+	ck_assert_uint_lt(i, K.n);
+	ck_assert_msg(K.ev[i].kind == kind && K.ev[i].cpu == cpu && K.ev[i].ts == ts &&
+		      K.ev[i].tid == tid && K.ev[i].pfn == pfn,
+		      "event %u: got kind %d cpu %u ts %llu tid %d pfn %llu", i, K.ev[i].kind,
+		      K.ev[i].cpu, (unsigned long long)K.ev[i].ts, K.ev[i].tid,
+		      (unsigned long long)K.ev[i].pfn);
+}
+
+static void add_format(struct mt_decoder *d, const char *dir, const char *sys, const char *name)
+{
+	const struct mt_tracepoint *tp = mt_tracepoint_find(sys, name);
+	struct fmt_event fe;
+	char rel[256], err[256];
+	size_t len;
+	char *text;
+
+	ck_assert_ptr_nonnull(tp);
+	snprintf(rel, sizeof(rel), "%s/events/%s/%s/format", dir, sys, name);
+	text = read_fixture(rel, &len);
+	memset(&fe, 0, sizeof(fe));
+	snprintf(fe.system, sizeof(fe.system), "%s", sys);
+	ck_assert_msg(fmt_parse_event(&fe, text, len, err, sizeof(err)) == 0, "%s: %s", rel, err);
+	ck_assert_msg(decoder_add(d, tp, &fe, err, sizeof(err)) == 0, "%s: %s", rel, err);
+	free(text);
+}
+
+static void setup(void)
+{
+	decoder_init(&D);
+	add_format(&D, "debian-6.1", "kmem", "mm_page_alloc");
+	add_format(&D, "debian-6.1", "kmem", "mm_page_free");
+	memset(&K, 0, sizeof(K));
+}
+
+static struct reader R;
+static int fds_open[8];
+static int nfds_open;
+
+static void start(int n, const int *cpu_ids, const int *fds, bool live, bool mono)
+{
+	int i;
+
+	ck_assert_int_eq(reader_init(&R, &LAYOUT, &D, n, cpu_ids, fds, live, mono, sink, &K), 0);
+	ck_assert_uint_eq(R.subbuf, SUBBUF);
+	for (i = 0; i < n; i++)
+		fds_open[nfds_open++] = fds[i];
+}
+
+static void teardown(void)
+{
+	int i;
+
+	reader_free(&R);
+	for (i = 0; i < nfds_open; i++)
+		close(fds_open[i]);
+	nfds_open = 0;
+	if (K.st) {
+		stats_free(K.st);
+		K.st = NULL;
+	}
+}
+
+static struct stats ST;
+
+static void with_stats(void)
+{
+	struct stats_config cfg = { .max_tasks = 64, .max_modules = 8, .max_pfn = 4096 };
+
+	ck_assert_int_eq(stats_init(&ST, &cfg), 0);
+	K.st = &ST;
+}
+
+/* ---- merge ---- */
+
+START_TEST(test_merge_by_timestamp)
+{
+	struct pg c0[2], c1[1];
+	int fds[2], ids[2] = { 1, 0 };	/* CPU1 listed first */
+
+	/* CPU0: task 10 allocates pfn 7, later frees pfn 9-10 (task 20's) */
+	pg_init(&c0[0], 100);
+	pg_alloc(&c0[0], 100, 10, 7, 0);
+	pg_free(&c0[0], 300, 10, 9, 1);
+	pg_commit(&c0[0], 0);
+	pg_init(&c0[1], 500);
+	pg_alloc(&c0[1], 500, 10, 11, 0);
+	pg_commit(&c0[1], 0);
+	/* CPU1: task 20 frees pfn 7 (task 10's), allocates pfn 9-10, then much later pfn 12 */
+	pg_init(&c1[0], 200);
+	pg_free(&c1[0], 200, 20, 7, 0);
+	pg_alloc(&c1[0], 250, 20, 9, 1);
+	pg_alloc(&c1[0], 400000000, 20, 12, 0);	/* needs a TIME_EXTEND */
+	pg_commit(&c1[0], 0);
+	fds[0] = pipe_of(c1, 1);
+	fds[1] = file_of(c0, 2);
+	with_stats();
+	start(2, ids, fds, false, false);
+
+	ck_assert_uint_eq(reader_run(&R, true, 0), 6);
+	ck_assert_uint_eq(K.n, 6);
+	assert_got(0, EV_PAGE_ALLOC, 0, 100, 10, 7);
+	assert_got(1, EV_PAGE_FREE, 1, 200, 20, 7);
+	assert_got(2, EV_PAGE_ALLOC, 1, 250, 20, 9);
+	assert_got(3, EV_PAGE_FREE, 0, 300, 10, 9);
+	assert_got(4, EV_PAGE_ALLOC, 0, 500, 10, 11);
+	assert_got(5, EV_PAGE_ALLOC, 1, 400000000, 20, 12);
+	ck_assert_uint_eq(R.records, 6);
+	ck_assert_uint_eq(R.decoded, 6);
+	ck_assert_uint_eq(R.out_of_order, 0);
+	ck_assert_uint_eq(R.last_ts, 400000000);
+	ck_assert_uint_eq(R.cpus[0].pages, 1);
+	ck_assert_uint_eq(R.cpus[1].pages, 2);
+	ck_assert(R.cpus[0].eof && R.cpus[1].eof);
+
+	/* applied in order: every free found its page */
+	ck_assert_uint_eq(ST.c.untracked_frees, 0);
+	ck_assert_uint_eq(ST.c.double_allocs, 0);
+	ck_assert_int_eq(stats_find_task(&ST, 10)->cur, 1);
+	ck_assert_uint_eq(stats_find_task(&ST, 10)->freed_pages, 1);
+	ck_assert_int_eq(stats_find_task(&ST, 20)->cur, 1);
+	ck_assert_int_eq(stats_find_task(&ST, 20)->peak, 2);
+	ck_assert_uint_eq(stats_find_task(&ST, 20)->peak_ts, 250);
+
+	/* nothing more */
+	ck_assert_uint_eq(reader_run(&R, true, 0), 0);
+}
+END_TEST
+
+START_TEST(test_max_events)
+{
+	struct pg c0[1];
+	int fds[1], ids[1] = { 3 };
+	int i;
+
+	pg_init(&c0[0], 1000);
+	for (i = 0; i < 5; i++)
+		pg_alloc(&c0[0], 1000 + 10 * (uint64_t)i, 1, (uint64_t)i, 0);
+	pg_commit(&c0[0], 0);
+	fds[0] = file_of(c0, 1);
+	start(1, ids, fds, false, false);
+	ck_assert_uint_eq(reader_run(&R, true, 2), 2);
+	ck_assert_uint_eq(K.n, 2);
+	ck_assert_uint_eq(reader_run(&R, true, 0), 3);
+	ck_assert_uint_eq(K.n, 5);
+	assert_got(4, EV_PAGE_ALLOC, 3, 1040, 1, 4);
+}
+END_TEST
+
+/* ---- live mode ---- */
+
+static uint64_t fake_clock;
+
+static uint64_t fake_now(void)
+{
+	return fake_clock;
+}
+
+static int live_pipe[2];
+
+/* CPU0: a file with events at 1 ms and 9 ms; CPU1: an empty non-blocking pipe. */
+static void live_start(void)
+{
+	struct pg c0[1];
+	int fds[2], ids[2] = { 0, 1 };
+
+	pg_init(&c0[0], 1000000);
+	pg_alloc(&c0[0], 1000000, 10, 1, 0);
+	pg_alloc(&c0[0], 9000000, 10, 2, 0);
+	pg_commit(&c0[0], 0);
+	fds[0] = file_of(c0, 1);
+	ck_assert_int_eq(pipe(live_pipe), 0);
+	ck_assert_int_eq(fcntl(live_pipe[0], F_SETFL, O_NONBLOCK), 0);
+	fds[1] = live_pipe[0];
+	start(2, ids, fds, true, true);
+	fds_open[nfds_open++] = live_pipe[1];
+	R.now = fake_now;
+	R.slack_ns = 2000000;
+	fake_clock = 10000000;		/* bound of an empty CPU: 10 ms - 2 ms = 8 ms */
+}
+
+START_TEST(test_live_holdback)
+{
+	struct pg p;
+
+	live_start();
+	/* 1 ms < 8 ms: delivered; 9 ms > 8 ms: CPU1 might still have something older */
+	ck_assert_uint_eq(reader_run(&R, false, 0), 1);
+	assert_got(0, EV_PAGE_ALLOC, 0, 1000000, 10, 1);
+	ck_assert(R.cpus[1].blocked);
+	ck_assert_uint_eq(R.cpus[1].bound, 8000000);
+	ck_assert(!R.cpus[1].eof);
+	ck_assert_uint_eq(R.cpus[1].read_errors, 0);
+	/* same time: still held */
+	ck_assert_uint_eq(reader_run(&R, false, 0), 0);
+	ck_assert_uint_eq(K.n, 1);
+
+	/* CPU1 now delivers an event older than the held one: it goes first */
+	pg_init(&p, 8500000);
+	pg_free(&p, 8500000, 20, 1, 0);
+	pg_commit(&p, 0);
+	ck_assert_int_eq(write(live_pipe[1], p.b, SUBBUF), SUBBUF);
+	ck_assert_uint_eq(reader_run(&R, false, 0), 1);
+	assert_got(1, EV_PAGE_FREE, 1, 8500000, 20, 1);
+
+	/* time passes: CPU1's bound (18 ms) is past 9 ms */
+	fake_clock = 20000000;
+	ck_assert_uint_eq(reader_run(&R, false, 0), 1);
+	assert_got(2, EV_PAGE_ALLOC, 0, 9000000, 10, 2);
+	ck_assert_uint_eq(R.out_of_order, 0);
+
+	ck_assert_uint_eq(reader_run(&R, true, 0), 0);
+	ck_assert_uint_eq(K.n, 3);
+	ck_assert(R.cpus[0].eof && R.cpus[1].eof);
+	ck_assert_uint_eq(R.cpus[1].read_errors, 0);
+}
+END_TEST
+
+START_TEST(test_live_final)
+{
+	live_start();
+	/* final: an empty CPU is finished, everything goes out */
+	ck_assert_uint_eq(reader_run(&R, true, 0), 2);
+	assert_got(0, EV_PAGE_ALLOC, 0, 1000000, 10, 1);
+	assert_got(1, EV_PAGE_ALLOC, 0, 9000000, 10, 2);
+	ck_assert_uint_eq(R.cpus[1].read_errors, 0);
+}
+END_TEST
+
+START_TEST(test_live_not_mono)
+{
+	struct pg c0[1];
+	int fds[2], ids[2] = { 0, 1 }, p[2];
+
+	/* without a comparable clock an empty CPU cannot hold events back */
+	pg_init(&c0[0], 1000000);
+	pg_alloc(&c0[0], 1000000, 10, 1, 0);
+	pg_alloc(&c0[0], 900000000, 10, 2, 0);
+	pg_commit(&c0[0], 0);
+	ck_assert_int_eq(pipe(p), 0);
+	ck_assert_int_eq(fcntl(p[0], F_SETFL, O_NONBLOCK), 0);
+	ck_assert_int_eq(fcntl(p[1], F_SETFL, O_NONBLOCK), 0);
+	fds[0] = p[0];
+	fds[1] = file_of(c0, 1);
+	ids[0] = 1;
+	ids[1] = 0;
+	start(2, ids, fds, true, false);
+	fds_open[nfds_open++] = p[1];
+	R.now = fake_now;
+	fake_clock = 5000000;
+	ck_assert_uint_eq(reader_run(&R, false, 0), 2);
+	ck_assert(!R.cpus[0].eof);
+}
+END_TEST
+
+/* ---- lost events ---- */
+
+START_TEST(test_lost_accounting)
+{
+	struct pg c0[4], c1[1];
+	int fds[2], ids[2] = { 0, 1 };
+
+	pg_init(&c0[0], 100);			/* 368 lost, count stored */
+	pg_alloc(&c0[0], 100, 1, 1, 0);
+	pg_lost(&c0[0], 368);
+	pg_init(&c0[1], 200);			/* lost, count not stored */
+	pg_alloc(&c0[1], 200, 1, 2, 0);
+	pg_commit(&c0[1], MISSED_EVENTS);
+	pg_init(&c0[2], 300);			/* nothing lost */
+	pg_alloc(&c0[2], 300, 1, 3, 0);
+	pg_commit(&c0[2], 0);
+	pg_init(&c0[3], 400);			/* both flags, but no room left for the count */
+	pg_alloc(&c0[3], 400, 1, 4, 0);
+	pg_put32(&c0[3], 29);			/* null padding: rest unused */
+	c0[3].size = DATA_SIZE;
+	pg_commit(&c0[3], MISSED_EVENTS | MISSED_STORED);
+	pg_init(&c1[0], 150);
+	pg_alloc(&c1[0], 150, 2, 5, 0);
+	pg_commit(&c1[0], 0);
+	fds[0] = file_of(c0, 4);
+	fds[1] = file_of(c1, 1);
+	start(2, ids, fds, false, false);
+
+	ck_assert_uint_eq(reader_run(&R, true, 0), 5);
+	assert_got(0, EV_PAGE_ALLOC, 0, 100, 1, 1);
+	assert_got(1, EV_PAGE_ALLOC, 1, 150, 2, 5);
+	assert_got(4, EV_PAGE_ALLOC, 0, 400, 1, 4);
+	ck_assert_uint_eq(R.cpus[0].missed_pages, 3);
+	ck_assert_uint_eq(R.cpus[0].lost_stored, 368);
+	ck_assert_uint_eq(R.cpus[0].missed_unknown, 2);
+	ck_assert_uint_eq(R.cpus[1].missed_pages, 0);
+	ck_assert_uint_eq(R.cpus[0].corrupt_pages, 0);
+	/* a page whose count is unknown stands for at least one lost event */
+	ck_assert_uint_eq(reader_lost(&R), 368 + 2);
+	ck_assert_uint_eq(reader_missed_unknown(&R), 2);
+
+	/* per CPU the larger of the header sum and the stats file */
+	R.cpus[0].stats_lost = 500;
+	ck_assert_uint_eq(reader_lost(&R), 500);
+	R.cpus[1].stats_lost = 7;
+	ck_assert_uint_eq(reader_lost(&R), 507);
+	R.cpus[0].stats_lost = 100;
+	ck_assert_uint_eq(reader_lost(&R), 370 + 7);
+	ck_assert_uint_eq(reader_missed_unknown(&R), 2);
+}
+END_TEST
+
+/* ---- corrupt data and the record tee ---- */
+
+START_TEST(test_corrupt_pages_and_tee)
+{
+	struct pg c0[4];
+	uint8_t want[4 * SUBBUF + 8], got[sizeof(want) + 16];
+	uint8_t unk[8] = { 0x0f, 0x27 /* id 9999 */, 0, 0, 1, 0, 0, 0 };
+	uint8_t shortrec[8] = { ID_ALLOC & 0xff, ID_ALLOC >> 8, 0, 0, 1, 0, 0, 0 };
+	int fds[1], ids[1] = { 0 }, rec, fd;
+	uint64_t commit = 5000;
+	ssize_t n;
+
+	pg_init(&c0[0], 10);			/* good: alloc + an unknown event id */
+	pg_alloc(&c0[0], 10, 1, 1, 0);
+	pg_event(&c0[0], 11, unk, sizeof(unk));
+	pg_commit(&c0[0], 0);
+	pg_init(&c0[1], 20);			/* commit size larger than the page */
+	pg_alloc(&c0[1], 20, 1, 2, 0);
+	memcpy(c0[1].b + 8, &commit, 8);
+	pg_init(&c0[2], 30);			/* a record running past the data */
+	pg_alloc(&c0[2], 30, 1, 3, 0);
+	c0[2].size = 20;
+	pg_commit(&c0[2], 0);
+	pg_init(&c0[3], 40);			/* good: free + a record too short to decode */
+	pg_free(&c0[3], 40, 1, 1, 0);
+	pg_event(&c0[3], 41, shortrec, sizeof(shortrec));
+	pg_commit(&c0[3], 0);
+
+	fd = file_of(c0, 4);
+	/* a short read at the end: less than a page header */
+	ck_assert_int_eq(lseek(fd, 0, SEEK_END), 4 * SUBBUF);
+	ck_assert_int_eq(write(fd, "\x01\x02\x03\x04\x05\x06\x07\x08", 8), 8);
+	ck_assert_int_eq(lseek(fd, 0, SEEK_SET), 0);
+	ck_assert_int_eq(read(fd, want, sizeof(want)), (ssize_t)sizeof(want));
+	ck_assert_int_eq(lseek(fd, 0, SEEK_SET), 0);
+	fds[0] = fd;
+	rec = tmp_fd();
+	with_stats();
+	start(1, ids, fds, false, false);
+	fds_open[nfds_open++] = rec;
+	R.cpus[0].rec_fd = rec;
+
+	/* the count is of records consumed, the unknown and the undecodable one included */
+	ck_assert_uint_eq(reader_run(&R, true, 0), 4);
+	ck_assert_uint_eq(K.n, 2);
+	assert_got(0, EV_PAGE_ALLOC, 0, 10, 1, 1);
+	assert_got(1, EV_PAGE_FREE, 0, 40, 1, 1);
+	ck_assert_uint_eq(R.cpus[0].pages, 5);
+	ck_assert_uint_eq(R.cpus[0].bytes, 4 * SUBBUF + 8);
+	ck_assert_uint_eq(R.cpus[0].corrupt_pages, 2);
+	ck_assert_uint_eq(R.cpus[0].corrupt_records, 1);
+	ck_assert_uint_eq(R.cpus[0].read_errors, 0);
+	ck_assert_uint_eq(R.cpus[0].record_errors, 0);
+	ck_assert_uint_eq(R.records, 4);
+	ck_assert_uint_eq(R.decoded, 2);
+	ck_assert_uint_eq(R.unknown_ids, 1);
+	ck_assert_uint_eq(R.bad_records, 1);
+	ck_assert_int_eq(stats_find_task(&ST, 1)->cur, 0);
+	ck_assert_uint_eq(ST.c.untracked_frees, 0);
+
+	/* every read went to the record file unchanged, corrupt ones too */
+	ck_assert_int_eq(lseek(rec, 0, SEEK_SET), 0);
+	n = read(rec, got, sizeof(got));
+	ck_assert_int_eq(n, (ssize_t)sizeof(want));
+	ck_assert_mem_eq(got, want, sizeof(want));
+}
+END_TEST
+
+START_TEST(test_record_write_error)
+{
+	struct pg c0[1];
+	int fds[1], ids[1] = { 0 }, devfull;
+
+	devfull = open("/dev/full", O_WRONLY | O_CLOEXEC);
+	if (devfull < 0)
+		return;		/* no /dev/full here */
+	pg_init(&c0[0], 10);
+	pg_alloc(&c0[0], 10, 1, 1, 0);
+	pg_commit(&c0[0], 0);
+	fds[0] = file_of(c0, 1);
+	start(1, ids, fds, false, false);
+	fds_open[nfds_open++] = devfull;
+	R.cpus[0].rec_fd = devfull;
+	/* recording fails, reading goes on */
+	ck_assert_uint_eq(reader_run(&R, true, 0), 1);
+	ck_assert_uint_eq(R.cpus[0].record_errors, 1);
+	ck_assert_int_eq(R.cpus[0].last_errno, ENOSPC);
+}
+END_TEST
+
+/* ---- replay of the real debian-6.1 capture ---- */
+
+#define FX "debian-6.1"
+
+struct expect {
+	char name[MODNAME_LEN];
+	int32_t pid;
+	uint64_t pages;
+	bool open, closed;
+	int64_t ret;
+};
+
+struct textev {
+	enum mt_kind kind;
+	int32_t pid;
+	uint64_t us;
+};
+
+struct oracle {
+	struct expect mods[16];
+	int nmods;
+	struct textev ev[600];
+	int nev;
+	uint64_t entries;
+	uint64_t unknown;	/* events memtrace does not decode (module_get, free_batched) */
+};
+
+static struct expect *open_bracket(struct oracle *o, int32_t pid)
+{
+	int i;
+
+	for (i = 0; i < o->nmods; i++)
+		if (o->mods[i].pid == pid && o->mods[i].open)
+			return &o->mods[i];
+	return NULL;
+}
+
+static const struct {
+	const char *prefix;
+	enum mt_kind kind;
+} text_kinds[] = {
+	{ "mm_page_alloc: ", EV_PAGE_ALLOC },
+	{ "mm_page_free: ", EV_PAGE_FREE },
+	{ "sched_process_fork: ", EV_FORK },
+	{ "sched_process_exit: ", EV_EXIT },
+	{ "sched_process_exec: ", EV_EXEC },
+	{ "task_rename: ", EV_RENAME },
+	{ "task_newtask: ", EV_NEWTASK },
+	{ "module_load: ", EV_MOD_LOAD },
+	{ "module_put: ", EV_MOD_PUT },
+	{ "module_free: ", EV_MOD_FREE },
+	{ "mark_victim: ", EV_OOM_VICTIM },
+	{ "sys_finit_module(", EV_MODSYS_ENTER },
+	{ "sys_init_module(", EV_MODSYS_ENTER },
+	{ "sys_finit_module -> ", EV_MODSYS_EXIT },
+	{ "sys_init_module -> ", EV_MODSYS_EXIT },
+};
+
+/*
+ * Parse the kernel's own text rendering of the trace ("TASK-PID [CPU] FLAGS
+ * SECONDS.MICROS: event: ..."): the event sequence and, per finit_module
+ * bracket, the pages the loader allocated in task context.
+ */
+static void parse_trace_txt(struct oracle *o, char *text)
+{
+	char *line, *save = NULL;
+
+	memset(o, 0, sizeof(*o));
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		const char *br, *e, *d, *rest, *hit;
+		char flags[16];
+		unsigned long sec, usec;
+		enum mt_kind kind = EV_NONE;
+		struct expect *x;
+		int32_t pid;
+		size_t i;
+		int n = -1;
+
+		if (line[0] == '#') {
+			hit = strstr(line, "entries-in-buffer/entries-written: ");
+			if (hit)
+				o->entries = strtoull(hit + 35, NULL, 10);
+			continue;
+		}
+		br = strchr(line, '[');
+		if (!br)
+			continue;
+		for (e = br; e > line && e[-1] == ' '; e--)
+			;
+		for (d = e; d > line && isdigit((unsigned char)d[-1]); d--)
+			;
+		ck_assert_msg(d < e && d > line && d[-1] == '-', "no pid in: %s", line);
+		pid = (int32_t)strtol(d, NULL, 10);
+		br = strchr(br, ']');
+		ck_assert_ptr_nonnull(br);
+		ck_assert_msg(sscanf(br + 1, " %15s %lu.%lu: %n", flags, &sec, &usec, &n) == 3 &&
+			      n > 0 && strlen(flags) == 5, "bad line: %s", line);
+		rest = br + 1 + n;
+		if (strstr(rest, "module_get: ") == rest ||
+		    strstr(rest, "mm_page_free_batched: ") == rest) {
+			o->unknown++;
+			continue;
+		}
+		for (i = 0; i < sizeof(text_kinds) / sizeof(text_kinds[0]); i++)
+			if (!strncmp(rest, text_kinds[i].prefix, strlen(text_kinds[i].prefix)))
+				kind = text_kinds[i].kind;
+		ck_assert_msg(kind != EV_NONE, "unknown event in: %s", line);
+		ck_assert_int_lt(o->nev, (int)(sizeof(o->ev) / sizeof(o->ev[0])));
+		o->ev[o->nev].kind = kind;
+		o->ev[o->nev].pid = pid;
+		o->ev[o->nev].us = sec * 1000000 + usec;
+		o->nev++;
+
+		x = open_bracket(o, pid);
+		switch (kind) {
+		case EV_MODSYS_ENTER:
+			ck_assert_ptr_null(x);
+			ck_assert_int_lt(o->nmods, 16);
+			x = &o->mods[o->nmods++];
+			x->pid = pid;
+			x->open = true;
+			break;
+		case EV_MODSYS_EXIT:
+			ck_assert_ptr_nonnull(x);
+			x->open = false;
+			x->closed = true;
+			x->ret = strtoll(strstr(rest, "-> ") + 3, NULL, 16);
+			break;
+		case EV_MOD_LOAD:
+			ck_assert_ptr_nonnull(x);
+			ck_assert_int_eq(sscanf(rest, "module_load: %55s", x->name), 1);
+			break;
+		case EV_PAGE_ALLOC:
+			/* flags[2] is the hardirq/softirq column: '.' = task context */
+			if (x && flags[2] == '.') {
+				hit = strstr(rest, " order=");
+				ck_assert_ptr_nonnull(hit);
+				x->pages += 1ull << strtoul(hit + 7, NULL, 10);
+			}
+			break;
+		default:
+			break;
+		}
+	}
+}
+
+static bool fixture_exists(const char *rel)
+{
+	char path[4096];
+
+	snprintf(path, sizeof(path), "%s/%s", fixtures_dir, rel);
+	return access(path, R_OK) == 0;
+}
+
+static int open_fixture(const char *rel)
+{
+	char path[4096];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", fixtures_dir, rel);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	ck_assert_msg(fd >= 0, "%s: %s", path, strerror(errno));
+	return fd;
+}
+
+static uint64_t stats_overrun(const char *rel)
+{
+	size_t len;
+	char *text = read_fixture(rel, &len), *p = strstr(text, "overrun: ");
+	uint64_t v;
+
+	ck_assert_ptr_nonnull(p);
+	v = strtoull(p + 9, NULL, 10);
+	free(text);
+	return v;
+}
+
+START_TEST(test_replay_debian61)
+{
+	static struct oracle o;
+	static struct mt_decoder dec;
+	const struct mt_tracepoint *tp;
+	struct stats_config cfg = { .max_tasks = 1024, .max_modules = 64, .max_pfn = 1u << 20 };
+	struct rb_layout l;
+	char rel[256], err[256], name[MODNAME_LEN], *text, *p, *save = NULL;
+	unsigned long long a0, a1;
+	uint32_t nformats = 0;
+	int fds[2], ids[2] = { 0, 1 }, i, nnames = 0;
+	uint64_t sum = 0;
+	size_t len;
+
+	/* layout and decoder from the capture's own files */
+	text = read_fixture(FX "/events/header_page", &len);
+	ck_assert_msg(fmt_parse_header_page(&l, text, len, err, sizeof(err)) == 0, "%s", err);
+	free(text);
+	ck_assert_uint_eq(rb_subbuf_size(&l), SUBBUF);
+	decoder_init(&dec);
+	for (tp = mt_tracepoints; tp->system; tp++) {
+		struct fmt_event fe;
+
+		snprintf(rel, sizeof(rel), FX "/events/%s/%s/format", tp->system, tp->name);
+		if (!fixture_exists(rel))
+			continue;
+		text = read_fixture(rel, &len);
+		memset(&fe, 0, sizeof(fe));
+		snprintf(fe.system, sizeof(fe.system), "%s", tp->system);
+		ck_assert_msg(fmt_parse_event(&fe, text, len, err, sizeof(err)) == 0, "%s: %s",
+			      rel, err);
+		ck_assert_msg(decoder_add(&dec, tp, &fe, err, sizeof(err)) == 0, "%s: %s", rel,
+			      err);
+		nformats++;
+		free(text);
+	}
+	ck_assert_uint_eq(nformats, 15);	/* every tracepoint existed on 6.1 */
+
+	/* do_init_module and the next symbol, by hand from kallsyms */
+	text = read_fixture(FX "/kallsyms.txt", &len);
+	ck_assert_int_eq(sscanf(text, "%llx %*s do_init_module\n%llx", &a0, &a1), 2);
+	ck_assert(a0 < a1);
+	free(text);
+	cfg.initmod_start = a0;
+	cfg.initmod_end = a1;
+	cfg.rename_events = true;
+	ck_assert_int_eq(stats_init(&ST, &cfg), 0);
+	K.st = &ST;
+
+	/* the kernel's text rendering: the independent oracle */
+	text = read_fixture(FX "/trace.txt", &len);
+	parse_trace_txt(&o, text);
+	free(text);
+	ck_assert_uint_gt(o.entries, 0);
+	ck_assert_uint_eq(o.entries, (uint64_t)o.nev + o.unknown);
+
+	fds[0] = open_fixture(FX "/per_cpu/cpu0/trace_pipe_raw");
+	fds[1] = open_fixture(FX "/per_cpu/cpu1/trace_pipe_raw");
+	ck_assert_int_eq(reader_init(&R, &l, &dec, 2, ids, fds, false, true, sink, &K), 0);
+	fds_open[nfds_open++] = fds[0];
+	fds_open[nfds_open++] = fds[1];
+	R.cpus[0].stats_lost = stats_overrun(FX "/per_cpu/cpu0/stats");
+	R.cpus[1].stats_lost = stats_overrun(FX "/per_cpu/cpu1/stats");
+
+	ck_assert_uint_eq(reader_run(&R, true, 0), o.entries);
+	ck_assert_uint_eq(R.records, o.entries);
+	ck_assert_uint_eq(R.decoded, (uint64_t)o.nev);
+	ck_assert_uint_eq(R.unknown_ids, o.unknown);
+	ck_assert_uint_eq(R.bad_records, 0);
+	ck_assert_uint_eq(R.out_of_order, 0);
+	ck_assert_uint_eq(R.cpus[0].corrupt_pages + R.cpus[1].corrupt_pages, 0);
+	ck_assert_uint_eq(R.cpus[0].corrupt_records + R.cpus[1].corrupt_records, 0);
+	ck_assert_uint_eq(R.cpus[0].pages, 2);
+	ck_assert_uint_eq(R.cpus[1].pages, 3);
+	ck_assert_uint_eq(reader_lost(&R), 0);
+
+	/* the same events in the same order as the kernel's text (µs rounding aside) */
+	ck_assert_uint_eq(K.n, (uint32_t)o.nev);
+	for (i = 0; i < o.nev; i++) {
+		uint64_t us = K.ev[i].ts / 1000;
+
+		ck_assert_msg(K.ev[i].kind == o.ev[i].kind && K.ev[i].tid == o.ev[i].pid &&
+			      us + 1 >= o.ev[i].us && us <= o.ev[i].us + 1,
+			      "event %d: binary kind %d pid %d ts %llu, text kind %d pid %d us %llu",
+			      i, K.ev[i].kind, K.ev[i].tid, (unsigned long long)K.ev[i].ts,
+			      o.ev[i].kind, o.ev[i].pid, (unsigned long long)o.ev[i].us);
+	}
+
+	/* every module named in modules.txt, bracketed by its finit_module syscall */
+	text = read_fixture(FX "/modules.txt", &len);
+	for (p = strtok_r(text, "\n", &save); p; p = strtok_r(NULL, "\n", &save)) {
+		struct expect *x = NULL;
+		struct mt_module *m;
+		int k;
+
+		ck_assert_int_eq(sscanf(p, "%55s", name), 1);
+		nnames++;
+		for (k = 0; k < o.nmods; k++)
+			if (!strcmp(o.mods[k].name, name))
+				x = &o.mods[k];
+		ck_assert_msg(x != NULL, "%s: no bracket in trace.txt", name);
+		ck_assert(x->closed);
+		ck_assert_int_eq(x->ret, 0);
+		ck_assert_uint_gt(x->pages, 0);
+		sum += x->pages;
+		m = stats_find_module(&ST, name, strlen(name));
+		ck_assert_msg(m != NULL, "%s not in the module table", name);
+		ck_assert_int_eq(m->bracket, BR_SYSCALL);
+		ck_assert_int_eq(m->open, 0);
+		ck_assert_int_eq(m->ret, 0);
+		ck_assert_int_eq(m->loader_tid, x->pid);
+		ck_assert_msg(m->alloc_pages == x->pages, "%s: %llu pages, trace.txt says %llu",
+			      name, (unsigned long long)m->alloc_pages,
+			      (unsigned long long)x->pages);
+		ck_assert_int_eq(m->state, strcmp(name, "crc32_pclmul") ? MOD_LIVE : MOD_UNLOADED);
+		ck_assert_int_le(m->cur, (int64_t)m->alloc_pages);
+		ck_assert_int_ge(m->peak, 1);
+		ck_assert_int_le(m->peak, (int64_t)m->alloc_pages);
+	}
+	free(text);
+	ck_assert_int_eq(nnames, 6);
+	ck_assert_int_eq(o.nmods, 6);
+	ck_assert_uint_eq(ST.nmods, 6);
+	ck_assert_uint_eq(ST.c.modules_seen, 6);
+	/* self-check of the text parser: 3 + 2 + 3 + 6 + 4 + 3, counted by eye */
+	ck_assert_uint_eq(sum, 21);
+
+	/* names from task_rename, exits from sched_process_exit */
+	ck_assert_uint_eq(stats_find_task(&ST, 96)->comm_len, 5);
+	ck_assert_mem_eq(stats_find_task(&ST, 96)->comm, "rmmod", 5);
+	ck_assert_int_eq(stats_find_task(&ST, 93)->state, TASK_EXITED);
+	ck_assert_mem_eq(stats_find_task(&ST, 94)->comm, "cryptomgr_test", 14);
+	ck_assert_uint_eq(ST.c.events[EV_MODSYS_ENTER], 6);
+	ck_assert_uint_eq(ST.c.events[EV_MODSYS_EXIT], 6);
+	ck_assert_uint_eq(ST.c.pfn_out_of_range, 0);
+}
+END_TEST
+
+Suite *suite_reader(void)
+{
+	Suite *s = suite_create("reader");
+	TCase *tc = tcase_create("merge");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_merge_by_timestamp);
+	tcase_add_test(tc, test_max_events);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("live");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_live_holdback);
+	tcase_add_test(tc, test_live_final);
+	tcase_add_test(tc, test_live_not_mono);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("pages");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_lost_accounting);
+	tcase_add_test(tc, test_corrupt_pages_and_tee);
+	tcase_add_test(tc, test_record_write_error);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("replay");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_replay_debian61);
+	suite_add_tcase(s, tc);
+	return s;
+}
