@@ -117,7 +117,7 @@ static void usage(void)
 	       "                          (default " DEFAULT_LOG ")\n"
 	       "  -b, --buffer-size KB    ring buffer per CPU in KiB (default %d)\n"
 	       "  -f, --format FMT        report format: text or json (default text)\n"
-	       "  -n, --top N             rows per table, 0 = all (default %d)\n"
+	       "  -n, --top N             task rows, 0 = all (default %d); all modules\n"
 	       "      --max-tasks N       task table size (default %d)\n"
 	       "      --max-modules N     module table size (default %d)\n"
 	       "      --instance NAME     tracefs instance name (default " DEFAULT_INSTANCE ")\n"

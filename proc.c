@@ -149,8 +149,13 @@ void ksym_range_line(struct ksym_range *r, const char *line, size_t len)
 		r->start = addr;
 		return;
 	}
-	if (addr > r->start && (!r->end || addr < r->end))
-		r->end = addr;	/* smallest address above start, wherever it is listed */
+	/*
+	 * Smallest address above start, once start is known: lines before it
+	 * (per-cpu symbols at small addresses head a real kallsyms) say nothing
+	 * about the end. Feeding the lines again finds an end listed before.
+	 */
+	if (r->found && addr > r->start && (!r->end || addr < r->end))
+		r->end = addr;
 }
 
 int proc_read_comm(const char *proc_root, int32_t tid, char *buf, size_t size, size_t *len)

@@ -14,12 +14,15 @@
 #include "logfile.h"
 #include "util.h"
 
+/* -1 with errno set on failure, like open() */
 static int open_new(const char *dir, const char *name)
 {
 	char p[PATH_MAX];
 
-	if (path_fmt(p, sizeof(p), "%s/%s", dir, name))
-		return -ENAMETOOLONG;
+	if (path_fmt(p, sizeof(p), "%s/%s", dir, name)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
 	return open(p, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
 }
 
@@ -110,6 +113,17 @@ static void each_line(const char *text, size_t len, void (*fn)(char *line, void 
 	}
 }
 
+/* sscanf's %llu takes "-1" for 2^64-1: no number in these files is negative */
+static bool has_negative(const char *line)
+{
+	const char *p;
+
+	for (p = strchr(line, '-'); p; p = strchr(p + 1, '-'))
+		if ((p == line || p[-1] == ' ' || p[-1] == '\t') && p[1] >= '0' && p[1] <= '9')
+			return true;
+	return false;
+}
+
 struct meta_ctx {
 	struct meta *m;
 	struct reader *r;
@@ -127,7 +141,10 @@ static void meta_line(char *line, void *p)
 
 	if (!line[0] || !strncmp(line, "memtrace-meta ", 14) || !strncmp(line, "version ", 8))
 		return;
-	if (sscanf(line, "page_size %llu", &a) == 1 && a >= 512 && a <= (1u << 20))
+	if (has_negative(line))
+		(*c->bad)++;
+	else if (sscanf(line, "page_size %llu", &a) == 1 && a >= 512 && a <= (1u << 20) &&
+		 !(a & (a - 1)))
 		c->m->page_size = (uint32_t)a;
 	else if (sscanf(line, "max_pfn %llu", &a) == 1 && a <= (1ull << 40))
 		c->m->max_pfn = a;
@@ -189,12 +206,14 @@ static void seed_line(char *line, void *p)
 	if (!line[0])
 		return;
 	if (sscanf(line, "seed %d %d %d %d %llu %llu %33s", &tid, &tgid, &ppid, &kthread,
-		   &pages, &ts, commhex) != 7 || tid < 0 || pages > (1ull << 40)) {
+		   &pages, &ts, commhex) != 7 || tid < 0 || pages > (1ull << 40) ||
+	    has_negative(line)) {
 		(*c->bad)++;
 		return;
 	}
 	n = strcmp(commhex, "-") ? strlen(commhex) / 2 : 0;
-	if (n > COMM_LEN - 1 || (n && strlen(commhex) != 2 * n)) {
+	/* "-" is the empty comm; any other odd length (even one digit) is malformed */
+	if (n > COMM_LEN - 1 || (strcmp(commhex, "-") && strlen(commhex) != 2 * n)) {
 		(*c->bad)++;
 		return;
 	}

@@ -242,9 +242,13 @@ static void report_text(struct out *o, const struct report_input *in, uint32_t n
 		   (unsigned long long)c->tasks_recycled, (long long)c->recycled_max_peak);
 	out_printf(o, "seeded at start: %u tasks, %llu pages (statm resident)\n", in->seed_tasks,
 		   (unsigned long long)in->seed_pages);
-	if (st->oom_count)
-		out_printf(o, "oom kills seen: %llu, last victim pid %d (%s)\n",
-			   (unsigned long long)st->oom_count, st->oom_pid, st->oom_comm);
+	if (st->oom_count) {
+		/* the victim's comm is raw kernel bytes like any task name */
+		out_printf(o, "oom kills seen: %llu, last victim pid %d (",
+			   (unsigned long long)st->oom_count, st->oom_pid);
+		escape_text(o, st->oom_comm, strlen(st->oom_comm));
+		out_puts(o, ")\n");
+	}
 	if (in->self_rss_kib >= 0)
 		out_printf(o, "memtrace itself: rss %ld KiB, peak rss %ld KiB\n",
 			   in->self_rss_kib, in->self_hwm_kib);
@@ -267,7 +271,7 @@ static void report_text(struct out *o, const struct report_input *in, uint32_t n
 	out_printf(o, "\nMODULES: %u\n", st->nmods);
 	out_printf(o, "%-24s %10s %10s %10s %10s %8s %-8s %-8s\n", "NAME", "PEAK_PAGES", "PEAK_KIB",
 		   "CUR_PAGES", "STATIC_KIB", "LOADER", "STATE", "BRACKET");
-	for (i = 0; i < st->nmods && (!in->top || i < in->top); i++) {
+	for (i = 0; i < st->nmods; i++) {
 		const struct mt_module *m = &st->mods[i];
 		char skib[24], name[MODNAME_LEN];
 
@@ -375,7 +379,7 @@ static void report_json(struct out *o, const struct report_input *in, uint32_t n
 			   task_state_name(t));
 	}
 	out_puts(o, "],\"modules\":[");
-	for (i = 0; i < st->nmods && (!in->top || i < in->top); i++) {
+	for (i = 0; i < st->nmods; i++) {
 		const struct mt_module *m = &st->mods[i];
 
 		out_printf(o, "%s\n{\"name\":", i ? "," : "");

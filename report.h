@@ -18,7 +18,7 @@ struct report_input {
 	const char *trigger;		/* SIGUSR1, SIGUSR2, SIGTERM, SIGINT, oom, replay */
 	const char *mode;		/* live, record, replay */
 	enum report_format format;
-	uint32_t top;			/* rows per table, 0 = all */
+	uint32_t top;			/* task rows, 0 = all; modules are always all listed */
 	double uptime_s;		/* seconds since boot at report time */
 	const char *tracefs;		/* mount point or replay directory */
 	const char *instance;		/* instance name, "" for top level */

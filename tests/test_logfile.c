@@ -1,0 +1,670 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* test_logfile.c - struct out buffering and error stickiness, atomic log-file replacement */
+#include <check.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "logfile.h"
+#include "testutil.h"
+
+/* ---- helpers ---- */
+
+static char tmpdir[PATH_MAX];
+
+static void tmpdir_setup(void)
+{
+	snprintf(tmpdir, sizeof(tmpdir), "/tmp/memtrace-logfile-XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(tmpdir));
+}
+
+static void rm_tree(const char *dir)
+{
+	char cmd[PATH_MAX + 32];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	if (system(cmd))
+		fprintf(stderr, "could not remove %s\n", dir);
+}
+
+static void tmpdir_teardown(void)
+{
+	if (tmpdir[0])
+		rm_tree(tmpdir);
+}
+
+static void path_in(char *buf, const char *dir, const char *name)
+{
+	int n = snprintf(buf, PATH_MAX, "%s/%s", dir, name);
+
+	ck_assert(n > 0 && n < PATH_MAX);
+}
+
+static char *slurp(const char *path, size_t *len)
+{
+	int fd = open(path, O_RDONLY);
+	size_t cap = 4096, n = 0;
+	char *buf = malloc(cap);
+	ssize_t r;
+
+	ck_assert_msg(fd >= 0, "open %s: %s", path, strerror(errno));
+	for (;;) {
+		if (n + 1 >= cap) {
+			cap *= 2;
+			buf = realloc(buf, cap);
+		}
+		r = read(fd, buf + n, cap - n - 1);
+		ck_assert(r >= 0);
+		if (!r)
+			break;
+		n += (size_t)r;
+	}
+	close(fd);
+	buf[n] = '\0';
+	*len = n;
+	return buf;
+}
+
+static void put_file(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+	ck_assert(fd >= 0);
+	ck_assert_int_eq(write(fd, s, strlen(s)), (ssize_t)strlen(s));
+	close(fd);
+}
+
+static void assert_file(const char *path, const char *want, size_t wlen)
+{
+	size_t len;
+	char *got = slurp(path, &len);
+
+	ck_assert_uint_eq(len, wlen);
+	ck_assert_msg(!memcmp(got, want, wlen), "%s: content differs", path);
+	free(got);
+}
+
+/* Names in a directory, except . and ..; how many, and whether one starts with '.'. */
+static int dir_entries(const char *dir, int *dotfiles)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	int n = 0;
+
+	ck_assert_ptr_nonnull(d);
+	*dotfiles = 0;
+	while ((de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		n++;
+		if (de->d_name[0] == '.')
+			(*dotfiles)++;
+	}
+	closedir(d);
+	return n;
+}
+
+/* A generator: @text repeated @times times. */
+struct gen_ctx {
+	const char *text;
+	size_t len;
+	size_t times;
+	int calls;
+};
+
+static void gen_text(struct out *o, void *p)
+{
+	struct gen_ctx *g = p;
+	size_t i;
+
+	g->calls++;
+	for (i = 0; i < g->times; i++)
+		out_write(o, g->text, g->len);
+}
+
+static int write_log(const char *path, const char *text, size_t times, char *err, size_t errlen)
+{
+	struct gen_ctx g = { text, strlen(text), times, 0 };
+	int e;
+
+	err[0] = '\0';
+	e = logfile_write(path, gen_text, &g, err, errlen);
+	return e;
+}
+
+/* ---- struct out ---- */
+
+static char *read_back(int fd, size_t *len)
+{
+	size_t cap = 1 << 16, n = 0;
+	char *buf = malloc(cap);
+	ssize_t r;
+
+	ck_assert(lseek(fd, 0, SEEK_SET) == 0);
+	for (;;) {
+		if (n + 1 >= cap) {
+			cap *= 2;
+			buf = realloc(buf, cap);
+		}
+		r = read(fd, buf + n, cap - n - 1);
+		ck_assert(r >= 0);
+		if (!r)
+			break;
+		n += (size_t)r;
+	}
+	buf[n] = '\0';
+	*len = n;
+	return buf;
+}
+
+static int tmp_fd(void)
+{
+	FILE *f = tmpfile();
+	int fd;
+
+	ck_assert_ptr_nonnull(f);
+	fd = dup(fileno(f));
+	fclose(f);
+	return fd;
+}
+
+START_TEST(test_out_big_write)
+{
+	static struct out o;
+	size_t n = 3 * OUT_BUF_SIZE + 17, len, i;
+	char *data = malloc(n), *got;
+	int fd = tmp_fd();
+
+	for (i = 0; i < n; i++)
+		data[i] = (char)(i * 7 + i / 251);
+	out_init(&o, fd);
+	out_write(&o, "<", 1);		/* unaligned with the buffer */
+	out_write(&o, data, n);
+	out_write(&o, ">", 1);
+	ck_assert_int_eq(out_flush(&o), 0);
+	ck_assert_uint_eq(o.len, 0);
+	got = read_back(fd, &len);
+	ck_assert_uint_eq(len, n + 2);
+	ck_assert_int_eq(got[0], '<');
+	ck_assert(!memcmp(got + 1, data, n));
+	ck_assert_int_eq(got[n + 1], '>');
+	free(got);
+	free(data);
+	close(fd);
+}
+END_TEST
+
+START_TEST(test_out_exact_buffer)
+{
+	static struct out o;
+	char *data = malloc(OUT_BUF_SIZE), *got;
+	int fd = tmp_fd();
+	size_t len;
+
+	memset(data, 'x', OUT_BUF_SIZE);
+	out_init(&o, fd);
+	out_write(&o, data, OUT_BUF_SIZE);
+	/* a full buffer is written at once */
+	ck_assert_uint_eq(o.len, 0);
+	ck_assert_int_eq(o.err, 0);
+	got = read_back(fd, &len);
+	ck_assert_uint_eq(len, OUT_BUF_SIZE);
+	free(got);
+	ck_assert_int_eq(out_flush(&o), 0);	/* nothing left: no-op */
+	out_write(&o, data, 0);
+	ck_assert_int_eq(out_flush(&o), 0);
+	got = read_back(fd, &len);
+	ck_assert_uint_eq(len, OUT_BUF_SIZE);
+	free(got);
+	free(data);
+	close(fd);
+}
+END_TEST
+
+START_TEST(test_out_small_pieces)
+{
+	static struct out o;
+	char *want = malloc(200000), *got;
+	size_t wlen = 0, len;
+	int fd = tmp_fd(), i;
+
+	out_init(&o, fd);
+	for (i = 0; i < 12000; i++) {
+		char piece[64];
+		int n;
+
+		switch (i % 3) {
+		case 0:
+			out_puts(&o, "line ");
+			memcpy(want + wlen, "line ", 5);
+			wlen += 5;
+			break;
+		case 1:
+			out_printf(&o, "%d:%s;", i, "abc");
+			n = snprintf(piece, sizeof(piece), "%d:%s;", i, "abc");
+			memcpy(want + wlen, piece, (size_t)n);
+			wlen += (size_t)n;
+			break;
+		default:
+			out_write(&o, "\n", 1);
+			want[wlen++] = '\n';
+		}
+	}
+	ck_assert_uint_gt(wlen, 2 * OUT_BUF_SIZE);
+	ck_assert_int_eq(out_flush(&o), 0);
+	got = read_back(fd, &len);
+	ck_assert_uint_eq(len, wlen);
+	ck_assert(!memcmp(got, want, wlen));
+	free(got);
+	free(want);
+	close(fd);
+}
+END_TEST
+
+/* out_printf of a long string: 1000 bytes arrive whole */
+START_TEST(test_out_printf_long)
+{
+	static struct out o;
+	char s[1001], *got;
+	int fd = tmp_fd();
+	size_t len;
+
+	memset(s, 'q', 1000);
+	s[1000] = '\0';
+	out_init(&o, fd);
+	out_printf(&o, "[%s]", s);
+	ck_assert_int_eq(out_flush(&o), 0);
+	got = read_back(fd, &len);
+	ck_assert_uint_eq(len, 1002);
+	ck_assert_int_eq(got[0], '[');
+	ck_assert_int_eq(got[1001], ']');
+	free(got);
+	close(fd);
+}
+END_TEST
+
+START_TEST(test_out_error_sticks)
+{
+	static struct out o;
+	char *data = malloc(OUT_BUF_SIZE + 1);
+	int p[2];
+
+	memset(data, 'y', OUT_BUF_SIZE + 1);
+	signal(SIGPIPE, SIG_IGN);
+	ck_assert_int_eq(pipe(p), 0);
+	close(p[0]);
+	out_init(&o, p[1]);
+	out_puts(&o, "small");
+	ck_assert_int_eq(o.err, 0);		/* still buffered */
+	out_write(&o, data, OUT_BUF_SIZE + 1);	/* forces a write */
+	ck_assert_int_eq(o.err, -EPIPE);
+	/* later writes and flushes keep the first error */
+	o.fd = -1;				/* would be EBADF */
+	out_write(&o, data, OUT_BUF_SIZE + 1);
+	out_printf(&o, "%d", 42);
+	ck_assert_int_eq(out_flush(&o), -EPIPE);
+	ck_assert_int_eq(out_flush(&o), -EPIPE);
+	ck_assert_uint_eq(o.len, 0);
+	close(p[1]);
+	/* out_init starts over */
+	out_init(&o, -1);
+	ck_assert_int_eq(o.err, 0);
+	out_puts(&o, "x");
+	ck_assert_int_eq(out_flush(&o), -EBADF);
+	free(data);
+}
+END_TEST
+
+START_TEST(test_out_error_on_flush)
+{
+	static struct out o;
+	int p[2];
+
+	signal(SIGPIPE, SIG_IGN);
+	ck_assert_int_eq(pipe(p), 0);
+	close(p[0]);
+	out_init(&o, p[1]);
+	out_puts(&o, "hello");
+	ck_assert_int_eq(out_flush(&o), -EPIPE);
+	ck_assert_int_eq(o.err, -EPIPE);
+	close(p[1]);
+}
+END_TEST
+
+/* ---- logfile_write ---- */
+
+START_TEST(test_create)
+{
+	char path[PATH_MAX], err[256];
+	struct stat st;
+	int dots;
+
+	path_in(path, tmpdir, "memtrace.log");
+	ck_assert_int_eq(write_log(path, "hello report\n", 1, err, sizeof(err)), 0);
+	ck_assert_int_eq(lstat(path, &st), 0);
+	ck_assert(S_ISREG(st.st_mode));
+	ck_assert_uint_eq(st.st_mode & 07777, 0600);
+	assert_file(path, "hello report\n", 13);
+	ck_assert_int_eq(dir_entries(tmpdir, &dots), 1);
+	ck_assert_int_eq(dots, 0);
+}
+END_TEST
+
+START_TEST(test_create_empty_and_big)
+{
+	char path[PATH_MAX], err[256], *want;
+	static const char unit[] = "0123456789abcdef\n";
+	size_t i, n = 10000;
+	int dots;
+
+	path_in(path, tmpdir, "empty.log");
+	ck_assert_int_eq(write_log(path, "", 1, err, sizeof(err)), 0);
+	assert_file(path, "", 0);
+	path_in(path, tmpdir, "big.log");
+	ck_assert_int_eq(write_log(path, unit, n, err, sizeof(err)), 0);
+	want = malloc(n * 17);
+	for (i = 0; i < n; i++)
+		memcpy(want + i * 17, unit, 17);
+	assert_file(path, want, n * 17);
+	free(want);
+	ck_assert_int_eq(dir_entries(tmpdir, &dots), 2);
+	ck_assert_int_eq(dots, 0);
+}
+END_TEST
+
+START_TEST(test_replace)
+{
+	char path[PATH_MAX], err[256];
+	struct stat before, after;
+	int dots;
+
+	path_in(path, tmpdir, "memtrace.log");
+	put_file(path, "an old and much longer log that must disappear completely\n");
+	chmod(path, 0644);
+	ck_assert_int_eq(stat(path, &before), 0);
+	ck_assert_int_eq(write_log(path, "new\n", 1, err, sizeof(err)), 0);
+	assert_file(path, "new\n", 4);
+	ck_assert_int_eq(stat(path, &after), 0);
+	ck_assert_uint_eq(after.st_mode & 07777, 0600);
+	/* replaced by rename, not rewritten in place */
+	ck_assert(before.st_ino != after.st_ino);
+	/* and again */
+	ck_assert_int_eq(write_log(path, "third\n", 2, err, sizeof(err)), 0);
+	assert_file(path, "third\nthird\n", 12);
+	ck_assert_int_eq(dir_entries(tmpdir, &dots), 1);
+	ck_assert_int_eq(dots, 0);
+}
+END_TEST
+
+/* An open reader of the old log keeps seeing the whole old content. */
+START_TEST(test_replace_atomic_for_readers)
+{
+	char path[PATH_MAX], err[256], buf[64];
+	int fd;
+	ssize_t n;
+
+	path_in(path, tmpdir, "memtrace.log");
+	put_file(path, "old content\n");
+	fd = open(path, O_RDONLY);
+	ck_assert(fd >= 0);
+	ck_assert_int_eq(write_log(path, "new\n", 1, err, sizeof(err)), 0);
+	n = read(fd, buf, sizeof(buf));
+	ck_assert_int_eq(n, 12);
+	ck_assert(!memcmp(buf, "old content\n", 12));
+	close(fd);
+	assert_file(path, "new\n", 4);
+}
+END_TEST
+
+START_TEST(test_symlink_not_followed)
+{
+	char path[PATH_MAX], target[PATH_MAX], err[256];
+	struct stat st;
+
+	path_in(target, tmpdir, "precious");
+	path_in(path, tmpdir, "memtrace.log");
+	put_file(target, "precious data\n");
+	ck_assert_int_eq(symlink(target, path), 0);
+	ck_assert_int_eq(write_log(path, "report\n", 1, err, sizeof(err)), 0);
+	ck_assert_int_eq(lstat(path, &st), 0);
+	ck_assert(S_ISREG(st.st_mode));
+	ck_assert_uint_eq(st.st_mode & 07777, 0600);
+	assert_file(path, "report\n", 7);
+	assert_file(target, "precious data\n", 14);
+}
+END_TEST
+
+START_TEST(test_symlink_relative_and_dangling)
+{
+	char path[PATH_MAX], target[PATH_MAX], err[256];
+	struct stat st;
+
+	/* relative link */
+	path_in(target, tmpdir, "precious");
+	path_in(path, tmpdir, "a.log");
+	put_file(target, "keep\n");
+	ck_assert_int_eq(symlink("precious", path), 0);
+	ck_assert_int_eq(write_log(path, "A\n", 1, err, sizeof(err)), 0);
+	ck_assert_int_eq(lstat(path, &st), 0);
+	ck_assert(S_ISREG(st.st_mode));
+	assert_file(target, "keep\n", 5);
+	/* dangling link: nothing is created at its target */
+	path_in(path, tmpdir, "b.log");
+	path_in(target, tmpdir, "nowhere");
+	ck_assert_int_eq(symlink(target, path), 0);
+	ck_assert_int_eq(write_log(path, "B\n", 1, err, sizeof(err)), 0);
+	ck_assert_int_eq(lstat(path, &st), 0);
+	ck_assert(S_ISREG(st.st_mode));
+	assert_file(path, "B\n", 2);
+	ck_assert_int_eq(lstat(target, &st), -1);
+	/* link to a directory: the link is replaced, the directory untouched */
+	path_in(target, tmpdir, "subdir");
+	ck_assert_int_eq(mkdir(target, 0700), 0);
+	path_in(path, tmpdir, "c.log");
+	ck_assert_int_eq(symlink(target, path), 0);
+	ck_assert_int_eq(write_log(path, "C\n", 1, err, sizeof(err)), 0);
+	ck_assert_int_eq(lstat(path, &st), 0);
+	ck_assert(S_ISREG(st.st_mode));
+	{
+		int dots;
+
+		ck_assert_int_eq(dir_entries(target, &dots), 0);
+	}
+}
+END_TEST
+
+START_TEST(test_missing_dir)
+{
+	char path[PATH_MAX], err[256];
+	int dots;
+
+	path_in(path, tmpdir, "nonexistent/memtrace.log");
+	ck_assert_int_eq(write_log(path, "x\n", 1, err, sizeof(err)), -ENOENT);
+	ck_assert_uint_gt(strlen(err), 0);
+	ck_assert_ptr_nonnull(strstr(err, "nonexistent"));
+	ck_assert_int_eq(dir_entries(tmpdir, &dots), 0);
+}
+END_TEST
+
+START_TEST(test_dir_at_path)
+{
+	char path[PATH_MAX], err[256], inner[PATH_MAX];
+	int dots;
+
+	path_in(path, tmpdir, "memtrace.log");
+	ck_assert_int_eq(mkdir(path, 0700), 0);
+	path_in(inner, path, "keep");
+	put_file(inner, "k");
+	ck_assert_int_eq(write_log(path, "x\n", 1, err, sizeof(err)), -EISDIR);
+	ck_assert_uint_gt(strlen(err), 0);
+	ck_assert_int_eq(dir_entries(tmpdir, &dots), 1);
+	ck_assert_int_eq(dots, 0);
+	assert_file(inner, "k", 1);
+	/* a path naming a directory by its trailing slash */
+	path_in(path, tmpdir, "memtrace.log/");
+	ck_assert_int_lt(write_log(path, "x\n", 1, err, sizeof(err)), 0);
+	ck_assert_uint_gt(strlen(err), 0);
+	ck_assert_int_eq(dir_entries(tmpdir, &dots), 1);
+}
+END_TEST
+
+START_TEST(test_empty_path)
+{
+	char err[256];
+
+	ck_assert_int_eq(write_log("", "x\n", 1, err, sizeof(err)), -EINVAL);
+	ck_assert_uint_gt(strlen(err), 0);
+}
+END_TEST
+
+/* A bare file name goes to the current directory. */
+START_TEST(test_relative_path)
+{
+	char err[256], path[PATH_MAX];
+	int cwd = open(".", O_RDONLY | O_DIRECTORY), dots;
+
+	ck_assert(cwd >= 0);
+	ck_assert_int_eq(chdir(tmpdir), 0);
+	ck_assert_int_eq(write_log("rel.log", "rel\n", 1, err, sizeof(err)), 0);
+	ck_assert_int_eq(fchdir(cwd), 0);
+	close(cwd);
+	path_in(path, tmpdir, "rel.log");
+	assert_file(path, "rel\n", 4);
+	ck_assert_int_eq(dir_entries(tmpdir, &dots), 1);
+	ck_assert_int_eq(dots, 0);
+}
+END_TEST
+
+/* ---- file systems that refuse: a read-only and a full tmpfs ---- */
+
+static char mnt_ro[PATH_MAX], mnt_full[PATH_MAX];
+static char mnt_ro_err[128], mnt_full_err[128];
+
+static void mount_one(char *dir, const char *opts, unsigned long flags, char *why)
+{
+	snprintf(dir, PATH_MAX, "/tmp/memtrace-mnt-XXXXXX");
+	why[0] = '\0';
+	if (!mkdtemp(dir)) {
+		snprintf(why, 128, "mkdtemp: %s", strerror(errno));
+		dir[0] = '\0';
+		return;
+	}
+	if (mount("tmpfs", dir, "tmpfs", flags, opts)) {
+		snprintf(why, 128, "mount tmpfs %s: %s", opts, strerror(errno));
+		rmdir(dir);
+		dir[0] = '\0';
+	}
+}
+
+static void unmount_one(char *dir)
+{
+	if (!dir[0])
+		return;
+	if (umount2(dir, MNT_DETACH))
+		fprintf(stderr, "umount %s: %s\n", dir, strerror(errno));
+	rmdir(dir);
+	dir[0] = '\0';
+}
+
+/* unchecked: runs in the runner process, so the teardown happens even after a failure */
+static void mounts_setup(void)
+{
+	mount_one(mnt_ro, "size=64k,mode=0755", MS_RDONLY, mnt_ro_err);
+	mount_one(mnt_full, "size=64k,mode=0755", 0, mnt_full_err);
+}
+
+static void mounts_teardown(void)
+{
+	unmount_one(mnt_ro);
+	unmount_one(mnt_full);
+}
+
+START_TEST(test_readonly_dir)
+{
+	char path[PATH_MAX], err[256];
+	int dots;
+
+	if (!mnt_ro[0]) {
+		fprintf(stderr, "test_readonly_dir skipped: %s\n", mnt_ro_err);
+		return;
+	}
+	path_in(path, mnt_ro, "memtrace.log");
+	ck_assert_int_eq(write_log(path, "x\n", 1, err, sizeof(err)), -EROFS);
+	ck_assert_uint_gt(strlen(err), 0);
+	ck_assert_ptr_nonnull(strstr(err, mnt_ro));
+	ck_assert_int_eq(dir_entries(mnt_ro, &dots), 0);
+}
+END_TEST
+
+START_TEST(test_full_fs)
+{
+	char path[PATH_MAX], err[256];
+	static const char good[] = "the good log\n";
+	struct stat st;
+	int dots;
+
+	if (!mnt_full[0]) {
+		fprintf(stderr, "test_full_fs skipped: %s\n", mnt_full_err);
+		return;
+	}
+	path_in(path, mnt_full, "memtrace.log");
+	ck_assert_int_eq(write_log(path, good, 1, err, sizeof(err)), 0);
+	assert_file(path, good, sizeof(good) - 1);
+	ck_assert_int_eq(stat(path, &st), 0);
+	/* 256 KiB into 64 KiB */
+	ck_assert_int_eq(write_log(path, "0123456789abcdef", 16384, err, sizeof(err)), -ENOSPC);
+	ck_assert_uint_gt(strlen(err), 0);
+	ck_assert_ptr_nonnull(strstr(err, "memtrace.log"));
+	assert_file(path, good, sizeof(good) - 1);
+	ck_assert_int_eq(dir_entries(mnt_full, &dots), 1);
+	ck_assert_int_eq(dots, 0);
+	/* the space came back: a fitting report still works afterwards */
+	ck_assert_int_eq(write_log(path, "fits\n", 100, err, sizeof(err)), 0);
+	ck_assert_int_eq(stat(path, &st), 0);
+	ck_assert_int_eq(st.st_size, 500);
+	ck_assert_int_eq(dir_entries(mnt_full, &dots), 1);
+}
+END_TEST
+
+Suite *suite_logfile(void)
+{
+	Suite *s = suite_create("logfile");
+	TCase *tc = tcase_create("out");
+
+	tcase_add_test(tc, test_out_big_write);
+	tcase_add_test(tc, test_out_exact_buffer);
+	tcase_add_test(tc, test_out_small_pieces);
+	tcase_add_test(tc, test_out_printf_long);
+	tcase_add_test(tc, test_out_error_sticks);
+	tcase_add_test(tc, test_out_error_on_flush);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("logfile_write");
+	tcase_add_checked_fixture(tc, tmpdir_setup, tmpdir_teardown);
+	tcase_add_test(tc, test_create);
+	tcase_add_test(tc, test_create_empty_and_big);
+	tcase_add_test(tc, test_replace);
+	tcase_add_test(tc, test_replace_atomic_for_readers);
+	tcase_add_test(tc, test_symlink_not_followed);
+	tcase_add_test(tc, test_symlink_relative_and_dangling);
+	tcase_add_test(tc, test_missing_dir);
+	tcase_add_test(tc, test_dir_at_path);
+	tcase_add_test(tc, test_empty_path);
+	tcase_add_test(tc, test_relative_path);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("refusing_fs");
+	tcase_add_unchecked_fixture(tc, mounts_setup, mounts_teardown);
+	tcase_add_test(tc, test_readonly_dir);
+	tcase_add_test(tc, test_full_fs);
+	suite_add_tcase(s, tc);
+	return s;
+}

@@ -1,0 +1,925 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* test_proc.c - /proc and /sys parsers and readers, against hand-written and fake roots */
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "proc.h"
+#include "stats.h"
+#include "testutil.h"
+
+#define S(lit)	lit, sizeof(lit) - 1
+
+/* ---- fake roots ---- */
+
+static char root[PATH_MAX / 2];
+
+static void root_setup(void)
+{
+	snprintf(root, sizeof(root), "/tmp/memtrace-proc-XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(root));
+}
+
+static void root_teardown(void)
+{
+	char cmd[PATH_MAX + 16];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+	if (root[0] && system(cmd))
+		fprintf(stderr, "could not remove %s\n", root);
+}
+
+/* Create root/rel (and its parent directories) holding @len bytes of @s. */
+static void mkfile(const char *rel, const char *s, size_t len)
+{
+	char path[PATH_MAX], *p;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", root, rel);
+	for (p = path + strlen(root) + 1; (p = strchr(p, '/')); p++) {
+		*p = '\0';
+		ck_assert(mkdir(path, 0755) == 0 || errno == EEXIST);
+		*p = '/';
+	}
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	ck_assert_msg(fd >= 0, "%s: %s", path, strerror(errno));
+	ck_assert_int_eq(write(fd, s, len), (ssize_t)len);
+	close(fd);
+}
+
+static void mkfile_s(const char *rel, const char *s)
+{
+	mkfile(rel, s, strlen(s));
+}
+
+static void mkdir_rel(const char *rel)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/%s", root, rel);
+	ck_assert(mkdir(path, 0755) == 0 || errno == EEXIST);
+}
+
+/* ---- statm ---- */
+
+START_TEST(test_statm)
+{
+	uint64_t r = 99;
+
+	ck_assert_int_eq(proc_parse_statm(S("2542 321 200 1 0 500 0\n"), &r), 0);
+	ck_assert_uint_eq(r, 321);
+	ck_assert_int_eq(proc_parse_statm(S("0 0 0 0 0 0 0"), &r), 0);
+	ck_assert_uint_eq(r, 0);
+	ck_assert_int_eq(proc_parse_statm(S("  7\t8"), &r), 0);
+	ck_assert_uint_eq(r, 8);
+	ck_assert_int_eq(proc_parse_statm(S("18446744073709551 4294967296 1"), &r), 0);
+	ck_assert_uint_eq(r, 4294967296ull);
+	r = 99;
+	ck_assert_int_eq(proc_parse_statm(S(""), &r), -1);
+	ck_assert_int_eq(proc_parse_statm(S("\n"), &r), -1);
+	ck_assert_int_eq(proc_parse_statm(S("garbage"), &r), -1);
+	ck_assert_int_eq(proc_parse_statm(S("123"), &r), -1);
+	ck_assert_int_eq(proc_parse_statm(S("123 \n"), &r), -1);
+	ck_assert_int_eq(proc_parse_statm(S("123 x 5"), &r), -1);
+	ck_assert_int_eq(proc_parse_statm(S("-1 5"), &r), -1);
+	ck_assert_int_eq(proc_parse_statm(S("1 -5"), &r), -1);
+	ck_assert_int_eq(proc_parse_statm(S("1 99999999999999999999999"), &r), -1);
+	/* the length bounds the parse: "12 34" cut after "12 " */
+	ck_assert_int_eq(proc_parse_statm("12 34", 3, &r), -1);
+	ck_assert_uint_eq(r, 99);
+	ck_assert_int_eq(proc_parse_statm("12 34", 4, &r), 0);
+	ck_assert_uint_eq(r, 3);
+}
+END_TEST
+
+/* ---- stat ---- */
+
+START_TEST(test_stat_normal)
+{
+	int32_t ppid = -7;
+	uint64_t flags = 7;
+
+	ck_assert_int_eq(proc_parse_stat(S("1234 (bash) S 1000 1234 1234 34816 1300 4194560 "
+					   "5000 0 0 0 10 3 0 0 20 0 1 0 500 9000000 800 "
+					   "18446744073709551615\n"), &ppid, &flags), 0);
+	ck_assert_int_eq(ppid, 1000);
+	ck_assert_uint_eq(flags, 4194560);
+	/* init: ppid 0 */
+	ck_assert_int_eq(proc_parse_stat(S("1 (systemd) S 0 1 1 0 -1 4194560 0"), &ppid, &flags), 0);
+	ck_assert_int_eq(ppid, 0);
+	/* exactly nine fields, nothing after */
+	ck_assert_int_eq(proc_parse_stat(S("5 (x) R 4 5 5 0 0 64"), &ppid, &flags), 0);
+	ck_assert_int_eq(ppid, 4);
+	ck_assert_uint_eq(flags, 64);
+}
+END_TEST
+
+START_TEST(test_stat_kthread)
+{
+	int32_t ppid = -7;
+	uint64_t flags = 0;
+
+	/* kthreadd: flags 0x208040 = PF_KTHREAD | PF_NOFREEZE | PF_FORKNOEXEC */
+	ck_assert_int_eq(proc_parse_stat(S("2 (kthreadd) S 0 0 0 0 -1 2129984 0 0 0 0 0 0"),
+				     &ppid, &flags), 0);
+	ck_assert_int_eq(ppid, 0);
+	ck_assert_uint_eq(flags, 0x208040);
+	ck_assert(flags & 0x00200000);
+	ck_assert_int_eq(proc_parse_stat(S("17 (kworker/0:1-events) I 2 0 0 0 -1 69238880 0"),
+				     &ppid, &flags), 0);
+	ck_assert_int_eq(ppid, 2);
+	ck_assert_uint_eq(flags, 69238880);
+	ck_assert(flags & 0x00200000);
+}
+END_TEST
+
+START_TEST(test_stat_comm)
+{
+	int32_t ppid = -7;
+	uint64_t flags = 0;
+
+	ck_assert_int_eq(proc_parse_stat(S("123 (a) b) c) S 1 123 123 0 -1 4194304 0"), &ppid,
+				     &flags), 0);
+	ck_assert_int_eq(ppid, 1);
+	ck_assert_uint_eq(flags, 4194304);
+	/* a comm that looks like the fields that follow it */
+	ck_assert_int_eq(proc_parse_stat(S("42 (S 1 2 3 4 5 6) R 9 8 7 0 0 4194368 0"), &ppid,
+				     &flags), 0);
+	ck_assert_int_eq(ppid, 9);
+	ck_assert_uint_eq(flags, 4194368);
+	ck_assert_int_eq(proc_parse_stat(S("43 (my prog) S 8 43 43 0 -1 0 0"), &ppid, &flags), 0);
+	ck_assert_int_eq(ppid, 8);
+	ck_assert_uint_eq(flags, 0);
+	ck_assert_int_eq(proc_parse_stat(S("44 ((((x) S 3 44 44 0 -1 5 0"), &ppid, &flags), 0);
+	ck_assert_int_eq(ppid, 3);
+	ck_assert_int_eq(proc_parse_stat(S("45 ()) S 6 45 45 0 -1 5 0"), &ppid, &flags), 0);
+	ck_assert_int_eq(ppid, 6);
+	ck_assert_int_eq(proc_parse_stat(S("46 () S 6 46 46 0 -1 5 0"), &ppid, &flags), 0);
+	ck_assert_int_eq(proc_parse_stat(S("47 (a\nb) S 7 47 47 0 -1 11 0"), &ppid, &flags), 0);
+	ck_assert_int_eq(ppid, 7);
+	ck_assert_uint_eq(flags, 11);
+	ck_assert_int_eq(proc_parse_stat(S("48 (\xff\x1b) S 7 48 48 0 -1 12 0"), &ppid, &flags), 0);
+	ck_assert_uint_eq(flags, 12);
+}
+END_TEST
+
+START_TEST(test_stat_negative_tty)
+{
+	int32_t ppid = -7;
+	uint64_t flags = 0;
+
+	ck_assert_int_eq(proc_parse_stat(S("5 (x) R 1 2 3 -5 -1 64 0"), &ppid, &flags), 0);
+	ck_assert_int_eq(ppid, 1);
+	ck_assert_uint_eq(flags, 64);
+	ck_assert_int_eq(proc_parse_stat(S("5 (x) R 1 2 3 34816 -1 65 0"), &ppid, &flags), 0);
+	ck_assert_uint_eq(flags, 65);
+	/* only tty_nr (7) and tpgid (8) may be negative */
+	ck_assert_int_eq(proc_parse_stat(S("5 (x) R -1 2 3 0 -1 64 0"), &ppid, &flags), -1);
+	ck_assert_int_eq(proc_parse_stat(S("5 (x) R 1 -2 3 0 -1 64 0"), &ppid, &flags), -1);
+	ck_assert_int_eq(proc_parse_stat(S("5 (x) R 1 2 -3 0 -1 64 0"), &ppid, &flags), -1);
+	ck_assert_int_eq(proc_parse_stat(S("5 (x) R 1 2 3 0 -1 -64 0"), &ppid, &flags), -1);
+	ck_assert_int_eq(proc_parse_stat(S("5 (x) R 1 2 3 - -1 64 0"), &ppid, &flags), -1);
+}
+END_TEST
+
+START_TEST(test_stat_malformed)
+{
+	static const char *const bad[] = {
+		"",
+		"123",
+		"123 (abc",
+		"123 (a)",
+		"123 (a) ",
+		"123 (a) S",
+		"123 (a) S ",
+		"123 (a) S 1",
+		"123 (a) S 1 2 3 4",
+		"123 (a) S 1 2 3 4 5",
+		"123 (a) S 1 2 3 4 5 ",
+		"123 (a) 5 1 2 3 4 5 6",
+		"123 (a) S x 2 3 4 5 6",
+		"123 (a) S 1 2 3 4 5 x",
+		"123 (a) S 4294967296 2 3 4 5 6",
+		"123 (a) S 1 2 3 4 5 99999999999999999999999",
+		"garbage",
+	};
+	int32_t ppid = -7;
+	uint64_t flags = 7;
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		ck_assert_msg(proc_parse_stat(bad[i], strlen(bad[i]), &ppid, &flags) == -1,
+			      "accepted \"%s\"", bad[i]);
+	/* truncated by the length, not by a NUL */
+	ck_assert_int_eq(proc_parse_stat("9 (a) S 1 2 3 4 5 6 7", 15, &ppid, &flags), -1);
+	ck_assert_uint_eq(flags, 7);
+	ck_assert_int_eq(proc_parse_stat("9 (a) S 1 2 3 4 5 6 7", 19, &ppid, &flags), 0);
+	ck_assert_int_eq(ppid, 1);
+	ck_assert_uint_eq(flags, 6);
+	/* the largest ppid */
+	ck_assert_int_eq(proc_parse_stat(S("9 (a) S 2147483647 2 3 4 5 6"), &ppid, &flags), 0);
+	ck_assert_int_eq(ppid, INT32_MAX);
+}
+END_TEST
+
+/* ---- zoneinfo ---- */
+
+static const char zoneinfo_small[] =
+	"Node 0, zone      DMA\n"
+	"  per-node stats\n"
+	"      nr_inactive_anon 0\n"
+	"  pages free     3\n"
+	"        min      0\n"
+	"        spanned  4095\n"
+	"        present  3998\n"
+	"        managed  3840\n"
+	"  start_pfn:           1\n"
+	"Node 1, zone   Normal\n"
+	"  pages free     100\n"
+	"        spanned  524288\n"
+	"        present  524288\n"
+	"  start_pfn:           2097152\n"
+	"Node 0, zone    DMA32\n"
+	"        spanned  1044480\n"
+	"  start_pfn:           4096\n"
+	"Node 0, zone   Normal\n"
+	"        spanned  1048576\n"
+	"  start_pfn:           1048576\n"
+	"Node 1, zone  Movable\n"
+	"  pages free     0\n"
+	"        spanned  0\n"
+	"        present  0\n";
+
+START_TEST(test_zoneinfo_small)
+{
+	uint64_t m = 0;
+
+	/* highest end: node 1 Normal, 2097152 + 524288, though not listed last */
+	ck_assert_int_eq(proc_parse_zoneinfo(S(zoneinfo_small), &m), 0);
+	ck_assert_uint_eq(m, 2621440);
+	/* one zone */
+	ck_assert_int_eq(proc_parse_zoneinfo(S("        spanned  4095\n  start_pfn:           1\n"),
+					     &m), 0);
+	ck_assert_uint_eq(m, 4096);
+	/* no final newline */
+	ck_assert_int_eq(proc_parse_zoneinfo(S("spanned 10\nstart_pfn: 5"), &m), 0);
+	ck_assert_uint_eq(m, 15);
+}
+END_TEST
+
+START_TEST(test_zoneinfo_garbage)
+{
+	uint64_t m = 1234;
+
+	ck_assert_int_eq(proc_parse_zoneinfo(S(""), &m), -1);
+	ck_assert_int_eq(proc_parse_zoneinfo(S("garbage\n\n\x01\xff"), &m), -1);
+	ck_assert_int_eq(proc_parse_zoneinfo(S("Node 0, zone DMA\n  pages free 3\n"), &m), -1);
+	/* spanned without a start, start without a spanned */
+	ck_assert_int_eq(proc_parse_zoneinfo(S("        spanned  4095\n"), &m), -1);
+	ck_assert_int_eq(proc_parse_zoneinfo(S("  start_pfn:           1\n"), &m), -1);
+	ck_assert_int_eq(proc_parse_zoneinfo(S("spanned x\nstart_pfn: 1\n"), &m), -1);
+	ck_assert_int_eq(proc_parse_zoneinfo(S("spanned 5\nstart_pfn: x\n"), &m), -1);
+	ck_assert_uint_eq(m, 1234);
+}
+END_TEST
+
+/* Expected max pfn of a zoneinfo text, computed with sscanf per line. */
+static uint64_t zoneinfo_expect(const char *text)
+{
+	const char *p = text;
+	unsigned long long sp = 0, st, best = 0;
+	int have = 0;
+
+	while (*p) {
+		const char *nl = strchr(p, '\n');
+
+		if (sscanf(p, " spanned %llu", &sp) == 1)
+			have = 1;
+		else if (sscanf(p, " start_pfn: %llu", &st) == 1 && have) {
+			if (st + sp > best)
+				best = st + sp;
+			have = 0;
+		}
+		if (!nl)
+			break;
+		p = nl + 1;
+	}
+	return best;
+}
+
+START_TEST(test_zoneinfo_real)
+{
+	static char buf[1 << 20];
+	uint64_t m = 0, want;
+	ssize_t n;
+	int fd = open("/proc/zoneinfo", O_RDONLY);
+	size_t len = 0;
+
+	if (fd < 0) {
+		fprintf(stderr, "SKIP: test_zoneinfo_real: /proc/zoneinfo: %s\n", strerror(errno));
+		return;
+	}
+	while ((n = read(fd, buf + len, sizeof(buf) - 1 - len)) > 0)
+		len += (size_t)n;
+	close(fd);
+	buf[len] = '\0';
+	want = zoneinfo_expect(buf);
+	ck_assert_uint_gt(want, 0);
+	ck_assert_int_eq(proc_parse_zoneinfo(buf, len, &m), 0);
+	ck_assert_uint_eq(m, want);
+	ck_assert_uint_eq(proc_max_pfn("/proc"), want);
+	/* the sanity check the hand-written one gets, on this machine's layout */
+	ck_assert_uint_eq(zoneinfo_expect(zoneinfo_small), 2621440);
+}
+END_TEST
+
+START_TEST(test_max_pfn_fake_root)
+{
+	ck_assert_uint_eq(proc_max_pfn(root), 0);		/* no zoneinfo */
+	mkfile_s("zoneinfo", "garbage\n");
+	ck_assert_uint_eq(proc_max_pfn(root), 0);
+	mkfile("zoneinfo", S(zoneinfo_small));
+	ck_assert_uint_eq(proc_max_pfn(root), 2621440);
+}
+END_TEST
+
+/* ---- kallsyms ---- */
+
+static void feed(struct ksym_range *r, const char *text)
+{
+	const char *p = text;
+
+	while (*p) {
+		const char *nl = strchr(p, '\n');
+		size_t len = nl ? (size_t)(nl - p) : strlen(p);
+
+		ksym_range_line(r, p, len);
+		p += len + (nl ? 1 : 0);
+	}
+}
+
+START_TEST(test_ksym_fixture)
+{
+	struct ksym_range r;
+	size_t len;
+	char *text = read_fixture("debian-6.1/kallsyms.txt", &len);
+
+	ksym_range_init(&r, "do_init_module");
+	feed(&r, text);
+	ck_assert(r.found);
+	ck_assert(!r.zero_addrs);
+	ck_assert_uint_eq(r.start, 0xffffffff91b39f60ull);
+	ck_assert_uint_eq(r.end, 0xffffffff91b3a150ull);
+	free(text);
+}
+END_TEST
+
+/* The layout of a real /proc/kallsyms: per-cpu symbols at small addresses, then text. */
+static const char kallsyms_sorted[] =
+	"0000000000000000 A fixed_percpu_data\n"
+	"0000000000001000 A cpu_debug_store\n"
+	"0000000000002000 A irq_stack_backing_store\n"
+	"ffffffff81000000 T _stext\n"
+	"ffffffff81000000 T _text\n"
+	"ffffffff91b39e00 t free_module\n"
+	"ffffffff91b39f60 t do_init_module\n"
+	"ffffffff91b39f60 t do_init_module_alias\n"
+	"ffffffff91b3a150 W arch_mod_section_prepend\n"
+	"ffffffff91b3a200 t load_module\n"
+	"ffffffffc0000000 t virtio_pci_probe\t[virtio_pci]\n"
+	"ffffffffc0000100 t do_init_module\t[fake]\n";
+
+START_TEST(test_ksym_sorted)
+{
+	struct ksym_range r;
+
+	ksym_range_init(&r, "do_init_module");
+	feed(&r, kallsyms_sorted);
+	ck_assert(r.found);
+	ck_assert(!r.zero_addrs);
+	ck_assert_uint_eq(r.start, 0xffffffff91b39f60ull);
+	ck_assert_uint_eq(r.end, 0xffffffff91b3a150ull);
+}
+END_TEST
+
+START_TEST(test_ksym_unsorted_after)
+{
+	struct ksym_range r;
+
+	/* the symbol first, then higher addresses in no order */
+	ksym_range_init(&r, "do_init_module");
+	feed(&r, "ffffffff91b39f60 t do_init_module\n"
+		 "ffffffffc0001000 t mod_fn\t[m]\n"
+		 "ffffffff91b3a200 t load_module\n"
+		 "ffffffff81000000 T _text\n"
+		 "ffffffff91b3a150 W arch_mod_section_prepend\n"
+		 "ffffffff91b3a900 t later\n");
+	ck_assert(r.found);
+	ck_assert_uint_eq(r.start, 0xffffffff91b39f60ull);
+	ck_assert_uint_eq(r.end, 0xffffffff91b3a150ull);
+}
+END_TEST
+
+START_TEST(test_ksym_unsorted_before)
+{
+	struct ksym_range r;
+	static const char text[] =
+		"ffffffff91b3a200 t load_module\n"
+		"ffffffff91b3a150 W arch_mod_section_prepend\n"
+		"ffffffff81000000 T _text\n"
+		"ffffffff91b39f60 t do_init_module\n"
+		"ffffffffc0001000 t mod_fn\t[m]\n";
+
+	/* the next symbol listed before: one pass cannot know it yet ... */
+	ksym_range_init(&r, "do_init_module");
+	feed(&r, text);
+	ck_assert(r.found);
+	ck_assert_uint_eq(r.start, 0xffffffff91b39f60ull);
+	ck_assert(r.end == 0 || r.end > r.start);
+	/* ... a second pass over the same lines finds it */
+	feed(&r, text);
+	ck_assert(r.found);
+	ck_assert_uint_eq(r.start, 0xffffffff91b39f60ull);
+	ck_assert_uint_eq(r.end, 0xffffffff91b3a150ull);
+}
+END_TEST
+
+START_TEST(test_ksym_zero_addrs)
+{
+	struct ksym_range r;
+
+	ksym_range_init(&r, "do_init_module");
+	ck_assert(r.zero_addrs);
+	feed(&r, "0000000000000000 A fixed_percpu_data\n"
+		 "0000000000000000 T _text\n"
+		 "0000000000000000 t do_init_module\n"
+		 "0000000000000000 W arch_mod_section_prepend\n");
+	ck_assert(!r.found);
+	ck_assert(r.zero_addrs);
+}
+END_TEST
+
+START_TEST(test_ksym_edge_lines)
+{
+	struct ksym_range r;
+
+	ksym_range_init(&r, "do_init_module");
+	feed(&r, "\n"
+		 "garbage line\n"
+		 "zzzz t do_init_module\n"
+		 "ffffffff91000000 t do_init_module_x\n"
+		 "ffffffff91000010 t xdo_init_module\n"
+		 "ffffffff91000020 t do_init_modul\n"
+		 "FFFFFFFF91000100 T do_init_module\n"
+		 "ffffffff91000100 t alias_same_addr\n"
+		 "ffffffff91000180 t do_init_module\n"
+		 "ffffffff91000200 T next_one");
+	ck_assert(r.found);
+	ck_assert(!r.zero_addrs);
+	ck_assert_uint_eq(r.start, 0xffffffff91000100ull);
+	/* a second do_init_module is just another symbol above the start */
+	ck_assert_uint_eq(r.end, 0xffffffff91000180ull);
+	/* not there at all */
+	ksym_range_init(&r, "do_init_module");
+	feed(&r, "ffffffff81000000 T _text\nffffffff81000010 T other\n");
+	ck_assert(!r.found);
+	ck_assert(!r.zero_addrs);
+	/* found but nothing after it */
+	ksym_range_init(&r, "do_init_module");
+	feed(&r, "ffffffff81000000 T _text\nffffffff91000100 t do_init_module\n");
+	ck_assert(r.found);
+	ck_assert_uint_eq(r.end, 0);
+}
+END_TEST
+
+START_TEST(test_initmod_range_files)
+{
+	uint64_t s = 1, e = 2;
+	size_t len;
+	char *text;
+
+	ck_assert_int_eq(proc_initmod_range(root, &s, &e), -ENOENT);	/* no kallsyms */
+	mkfile("kallsyms", S(kallsyms_sorted));
+	ck_assert_int_eq(proc_initmod_range(root, &s, &e), 0);
+	ck_assert_uint_eq(s, 0xffffffff91b39f60ull);
+	ck_assert_uint_eq(e, 0xffffffff91b3a150ull);
+	text = read_fixture("debian-6.1/kallsyms.txt", &len);
+	mkfile("kallsyms", text, len);
+	free(text);
+	s = e = 0;
+	ck_assert_int_eq(proc_initmod_range(root, &s, &e), 0);
+	ck_assert_uint_eq(s, 0xffffffff91b39f60ull);
+	ck_assert_uint_eq(e, 0xffffffff91b3a150ull);
+	s = e = 7;
+	mkfile_s("kallsyms", "0000000000000000 t do_init_module\n0000000000000000 T x\n");
+	ck_assert_int_eq(proc_initmod_range(root, &s, &e), -ENOENT);
+	ck_assert_uint_eq(s, 7);
+	mkfile_s("kallsyms", "ffffffff91000100 t do_init_module\n");
+	ck_assert_int_eq(proc_initmod_range(root, &s, &e), -ENOENT);	/* no end */
+}
+END_TEST
+
+/* A kallsyms far larger than the read buffer, the symbol near the end. */
+START_TEST(test_initmod_range_big)
+{
+	char *text = malloc(200000 * 40), *p = text;
+	uint64_t s = 0, e = 0;
+	int i;
+
+	for (i = 0; i < 200000; i++) {
+		if (i == 150000)
+			p += sprintf(p, "%016llx t do_init_module\n", 0xffffffff81000000ull + 16ull * i);
+		else
+			p += sprintf(p, "%016llx t sym_%d\n", 0xffffffff81000000ull + 16ull * i, i);
+	}
+	mkfile("kallsyms", text, (size_t)(p - text));
+	free(text);
+	ck_assert_int_eq(proc_initmod_range(root, &s, &e), 0);
+	ck_assert_uint_eq(s, 0xffffffff81000000ull + 16ull * 150000);
+	ck_assert_uint_eq(e, 0xffffffff81000000ull + 16ull * 150001);
+}
+END_TEST
+
+/* This machine's kallsyms, if it shows addresses: a small range, start before end. */
+START_TEST(test_initmod_range_real)
+{
+	uint64_t s = 0, e = 0;
+	int r = proc_initmod_range("/proc", &s, &e);
+
+	if (r) {
+		fprintf(stderr, "SKIP: test_initmod_range_real: no do_init_module in /proc/kallsyms (kernel without modules): %s\n", strerror(-r));
+		return;
+	}
+	ck_assert_uint_gt(s, 0);
+	ck_assert_uint_gt(e, s);
+	ck_assert_uint_lt(e - s, 1 << 20);
+}
+END_TEST
+
+/*
+ * This machine's kallsyms (addresses shown to root unless kptr_restrict=2):
+ * the range of "schedule" must match a brute-force two-pass scan.
+ */
+START_TEST(test_ksym_real)
+{
+	static char buf[64 << 20];
+	unsigned long long a, start = 0, end = 0;
+	char name[256], line[512];
+	struct ksym_range r;
+	size_t len = 0;
+	ssize_t n;
+	const char *p;
+	int fd = open("/proc/kallsyms", O_RDONLY);
+
+	if (fd < 0) {
+		fprintf(stderr, "SKIP: test_ksym_real: /proc/kallsyms: %s\n", strerror(errno));
+		return;
+	}
+	while ((n = read(fd, buf + len, sizeof(buf) - 1 - len)) > 0)
+		len += (size_t)n;
+	close(fd);
+	buf[len] = '\0';
+	/* sscanf takes the strlen of its input: give it one line at a time */
+	for (p = buf; *p; p = strchr(p, '\n') + 1) {
+		if (snprintf(line, sizeof(line), "%.*s", (int)strcspn(p, "\n"), p) < 0)
+			break;
+		if (sscanf(line, "%llx %*c %255s", &a, name) == 2 && a &&
+		    !strcmp(name, "schedule") && !start)
+			start = a;
+		if (!strchr(p, '\n'))
+			break;
+	}
+	if (!start) {
+		fprintf(stderr, "SKIP: test_ksym_real: no address for schedule\n");
+		return;
+	}
+	for (p = buf; *p; p = strchr(p, '\n') + 1) {
+		if (snprintf(line, sizeof(line), "%.*s", (int)strcspn(p, "\n"), p) < 0)
+			break;
+		if (sscanf(line, "%llx", &a) == 1 && a > start && (!end || a < end))
+			end = a;
+		if (!strchr(p, '\n'))
+			break;
+	}
+	ksym_range_init(&r, "schedule");
+	feed(&r, buf);
+	ck_assert(r.found);
+	ck_assert(!r.zero_addrs);
+	ck_assert_uint_eq(r.start, start);
+	ck_assert_uint_eq(r.end, end);
+	ck_assert_uint_gt(r.end, r.start);
+}
+END_TEST
+
+/* ---- comm and module sizes ---- */
+
+START_TEST(test_read_comm)
+{
+	char buf[64];
+	size_t len = 99;
+
+	mkfile_s("100/comm", "leader\n");
+	ck_assert_int_eq(proc_read_comm(root, 100, buf, sizeof(buf), &len), 0);
+	ck_assert_str_eq(buf, "leader");
+	ck_assert_uint_eq(len, 6);
+	mkfile_s("101/comm", "no newline");
+	ck_assert_int_eq(proc_read_comm(root, 101, buf, sizeof(buf), &len), 0);
+	ck_assert_str_eq(buf, "no newline");
+	ck_assert_uint_eq(len, 10);
+	mkfile_s("102/comm", "abcdefghijklmno\n");
+	ck_assert_int_eq(proc_read_comm(root, 102, buf, sizeof(buf), &len), 0);
+	ck_assert_uint_eq(len, 15);
+	ck_assert_str_eq(buf, "abcdefghijklmno");
+	mkfile_s("103/comm", "");
+	ck_assert_int_eq(proc_read_comm(root, 103, buf, sizeof(buf), &len), 0);
+	ck_assert_uint_eq(len, 0);
+	ck_assert_str_eq(buf, "");
+	mkfile_s("104/comm", "a\x1b\xff\n");
+	ck_assert_int_eq(proc_read_comm(root, 104, buf, sizeof(buf), &len), 0);
+	ck_assert_uint_eq(len, 3);
+	ck_assert(!memcmp(buf, "a\x1b\xff", 4));
+	/* a small buffer: cut, still terminated */
+	ck_assert_int_eq(proc_read_comm(root, 100, buf, 4, &len), 0);
+	ck_assert_uint_eq(len, 3);
+	ck_assert_str_eq(buf, "lea");
+	ck_assert_int_eq(proc_read_comm(root, 999, buf, sizeof(buf), &len), -ENOENT);
+}
+END_TEST
+
+START_TEST(test_read_comm_self)
+{
+	char buf[64], want[17] = { 0 };
+	size_t len = 0;
+
+	ck_assert_int_eq(prctl(PR_GET_NAME, want), 0);
+	ck_assert_int_eq(proc_read_comm("/proc", getpid(), buf, sizeof(buf), &len), 0);
+	ck_assert_str_eq(buf, want);
+	ck_assert_uint_eq(len, strlen(want));
+}
+END_TEST
+
+START_TEST(test_module_kib)
+{
+	uint64_t kib = 77;
+
+	mkfile_s("module/virtio_pci/coresize", "40960\n");
+	mkfile_s("module/virtio_pci/initsize", "0\n");
+	ck_assert_int_eq(sys_module_kib(root, "virtio_pci", &kib), 0);
+	ck_assert_uint_eq(kib, 40);
+	/* 1000 + 25 bytes: rounded up to 2 KiB */
+	mkfile_s("module/crc/coresize", "1000\n");
+	mkfile_s("module/crc/initsize", "25\n");
+	ck_assert_int_eq(sys_module_kib(root, "crc", &kib), 0);
+	ck_assert_uint_eq(kib, 2);
+	/* exactly 1 KiB: not rounded further */
+	mkfile_s("module/one/coresize", "512\n");
+	mkfile_s("module/one/initsize", "512\n");
+	ck_assert_int_eq(sys_module_kib(root, "one", &kib), 0);
+	ck_assert_uint_eq(kib, 1);
+	/* 1 byte: 1 KiB */
+	mkfile_s("module/tiny/coresize", "1");
+	ck_assert_int_eq(sys_module_kib(root, "tiny", &kib), 0);
+	ck_assert_uint_eq(kib, 1);
+	/* only initsize */
+	mkfile_s("module/init_only/initsize", "2049\n");
+	ck_assert_int_eq(sys_module_kib(root, "init_only", &kib), 0);
+	ck_assert_uint_eq(kib, 3);
+	/* zero */
+	mkfile_s("module/zero/coresize", "0\n");
+	ck_assert_int_eq(sys_module_kib(root, "zero", &kib), 0);
+	ck_assert_uint_eq(kib, 0);
+	/* one file garbage: the other counts */
+	mkfile_s("module/half/coresize", "garbage\n");
+	mkfile_s("module/half/initsize", "4096\n");
+	ck_assert_int_eq(sys_module_kib(root, "half", &kib), 0);
+	ck_assert_uint_eq(kib, 4);
+	/* missing or unreadable */
+	kib = 77;
+	ck_assert_int_eq(sys_module_kib(root, "absent", &kib), -ENOENT);
+	mkdir_rel("module/builtin");
+	ck_assert_int_eq(sys_module_kib(root, "builtin", &kib), -ENOENT);
+	mkfile_s("module/junk/coresize", "x\n");
+	mkfile_s("module/junk/initsize", "\n");
+	ck_assert_int_eq(sys_module_kib(root, "junk", &kib), -ENOENT);
+	ck_assert_uint_eq(kib, 77);
+}
+END_TEST
+
+/* ---- proc_seed against a fake /proc ---- */
+
+static uint64_t fake_clock;
+
+static uint64_t fake_now(void)
+{
+	return fake_clock += 1000;
+}
+
+START_TEST(test_seed_fake_root)
+{
+	struct stats_config cfg = { .max_tasks = 64, .max_modules = 4 };
+	struct seed_result res;
+	struct stats st;
+	struct mt_task *t;
+
+	/* 100: a process with a second thread 103 */
+	mkfile_s("100/task/100/stat", "100 (leader) S 1 100 100 0 -1 4194560 0 0\n");
+	mkfile_s("100/task/100/comm", "leader\n");
+	mkfile_s("100/task/103/stat", "103 (worker) S 1 100 100 0 -1 4194368 0 0\n");
+	mkfile_s("100/task/103/comm", "worker\n");
+	mkfile_s("100/statm", "1000 250 30 1 0 300 0\n");
+	mkfile_s("100/comm", "leader\n");
+	/* 2: a kernel thread, no statm at all */
+	mkfile_s("2/task/2/stat", "2 (kthreadd) S 0 0 0 0 -1 2129984 0 0\n");
+	mkfile_s("2/task/2/comm", "kthreadd\n");
+	/* 300: malformed stat */
+	mkfile_s("300/task/300/stat", "garbage\n");
+	mkfile_s("300/task/300/comm", "bad\n");
+	mkfile_s("300/statm", "10 5 0 0 0 0 0\n");
+	/* 400: ourselves */
+	mkfile_s("400/task/400/stat", "400 (unit) R 1 400 400 0 -1 4194304 0\n");
+	mkfile_s("400/task/400/comm", "unit\n");
+	mkfile_s("400/statm", "1000 900 0 0 0 0 0\n");
+	/* 500: vanished (no task directory) */
+	mkdir_rel("500");
+	/* 600: comm with a space and a ')' */
+	mkfile_s("600/task/600/stat", "600 (my) prog) S 100 600 600 0 -1 4194304 0\n");
+	mkfile_s("600/task/600/comm", "my) prog\n");
+	mkfile_s("600/statm", "10 7 0 0 0 0 0\n");
+	/* 700: statm missing for a user process */
+	mkfile_s("700/task/700/stat", "700 (nostatm) S 1 700 700 0 -1 4194304 0\n");
+	mkfile_s("700/task/700/comm", "nostatm\n");
+	/* not pids */
+	mkfile_s("self/stat", "x");
+	mkfile_s("12abc/task/12/stat", "12 (x) S 1 12 12 0 -1 0 0\n");
+	mkfile_s("meminfo", "MemTotal: 1 kB\n");
+
+	ck_assert_int_eq(stats_init(&st, &cfg), 0);
+	fake_clock = 0;
+	ck_assert_int_eq(proc_seed(root, &st, fake_now, 400, &res), 0);
+	ck_assert_uint_eq(res.tasks, 4);		/* 100, 103, 2, 600 */
+	ck_assert_uint_eq(res.skipped, 3);		/* 300, 500, 700 */
+	ck_assert_uint_eq(res.pages, 257);		/* 250 + 7 */
+
+	t = stats_find_task(&st, 100);
+	ck_assert_ptr_nonnull(t);
+	ck_assert_int_eq(t->tgid, 100);
+	ck_assert_int_eq(t->ppid, 1);
+	ck_assert_uint_eq(t->seed, 250);
+	ck_assert_int_eq(t->cur, 250);
+	ck_assert_int_eq(t->peak, 250);
+	ck_assert_uint_eq(t->comm_len, 6);
+	ck_assert(!memcmp(t->comm, "leader", 6));
+	ck_assert(t->flags & TF_SEEDED);
+	ck_assert(!(t->flags & TF_KTHREAD));
+	ck_assert_uint_gt(t->seed_ts, 0);
+	ck_assert_uint_eq(t->seed_ts % 1000, 0);
+
+	t = stats_find_task(&st, 103);
+	ck_assert_ptr_nonnull(t);
+	ck_assert_int_eq(t->tgid, 100);
+	ck_assert_uint_eq(t->seed, 0);
+	ck_assert_int_eq(t->cur, 0);
+	ck_assert(t->flags & TF_SEEDED);
+	ck_assert(!memcmp(t->comm, "worker", 6));
+
+	t = stats_find_task(&st, 2);
+	ck_assert_ptr_nonnull(t);
+	ck_assert_int_eq(t->ppid, 0);
+	ck_assert_uint_eq(t->seed, 0);
+	ck_assert(t->flags & TF_KTHREAD);
+	ck_assert(!memcmp(t->comm, "kthreadd", 8));
+
+	t = stats_find_task(&st, 600);
+	ck_assert_ptr_nonnull(t);
+	ck_assert_int_eq(t->ppid, 100);
+	ck_assert_uint_eq(t->seed, 7);
+	ck_assert_uint_eq(t->comm_len, 8);
+	ck_assert(!memcmp(t->comm, "my) prog", 8));
+
+	ck_assert_ptr_null(stats_find_task(&st, 300));
+	ck_assert_ptr_null(stats_find_task(&st, 400));
+	ck_assert_ptr_null(stats_find_task(&st, 500));
+	ck_assert_ptr_null(stats_find_task(&st, 700));
+	ck_assert_ptr_null(stats_find_task(&st, 12));
+	stats_free(&st);
+}
+END_TEST
+
+/* A kernel thread with a statm anyway gets no pages; a long comm is cut to 15 bytes. */
+START_TEST(test_seed_kthread_statm)
+{
+	struct stats_config cfg = { .max_tasks = 16, .max_modules = 4 };
+	struct seed_result res;
+	struct stats st;
+	struct mt_task *t;
+
+	mkfile_s("9/task/9/stat", "9 (kworker/0:0H-events_highpri) I 2 0 0 0 -1 69238880 0\n");
+	mkfile_s("9/task/9/comm", "kworker/0:0H-events_highpri\n");
+	mkfile_s("9/statm", "0 0 0 0 0 0 0\n");
+	ck_assert_int_eq(stats_init(&st, &cfg), 0);
+	ck_assert_int_eq(proc_seed(root, &st, fake_now, 1, &res), 0);
+	ck_assert_uint_eq(res.tasks, 1);
+	ck_assert_uint_eq(res.skipped, 0);
+	ck_assert_uint_eq(res.pages, 0);
+	t = stats_find_task(&st, 9);
+	ck_assert_ptr_nonnull(t);
+	ck_assert(t->flags & TF_KTHREAD);
+	ck_assert_int_eq(t->ppid, 2);
+	ck_assert_uint_eq(t->comm_len, 15);
+	ck_assert(!memcmp(t->comm, "kworker/0:0H-ev", 15));
+	stats_free(&st);
+}
+END_TEST
+
+/* More tasks than slots: the rest are counted as skipped. */
+START_TEST(test_seed_table_full)
+{
+	struct stats_config cfg = { .max_tasks = SLOT_FIRST + 2, .max_modules = 4 };
+	struct seed_result res;
+	struct stats st;
+	char rel[64], text[128];
+	int pid;
+
+	for (pid = 10; pid < 15; pid++) {
+		snprintf(rel, sizeof(rel), "%d/task/%d/stat", pid, pid);
+		snprintf(text, sizeof(text), "%d (p) S 1 %d %d 0 -1 4194304 0\n", pid, pid, pid);
+		mkfile_s(rel, text);
+		snprintf(rel, sizeof(rel), "%d/task/%d/comm", pid, pid);
+		mkfile_s(rel, "p\n");
+		snprintf(rel, sizeof(rel), "%d/statm", pid);
+		mkfile_s(rel, "9 3 0 0 0 0 0\n");
+	}
+	ck_assert_int_eq(stats_init(&st, &cfg), 0);
+	ck_assert_int_eq(proc_seed(root, &st, fake_now, 1, &res), 0);
+	ck_assert_uint_eq(res.tasks, 2);
+	ck_assert_uint_eq(res.skipped, 3);
+	ck_assert_uint_eq(res.pages, 6);
+	stats_free(&st);
+}
+END_TEST
+
+START_TEST(test_seed_missing_root)
+{
+	struct stats_config cfg = { .max_tasks = 16, .max_modules = 4 };
+	struct seed_result res;
+	struct stats st;
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/nonexistent", root);
+	ck_assert_int_eq(stats_init(&st, &cfg), 0);
+	ck_assert_int_eq(proc_seed(path, &st, fake_now, 1, &res), -ENOENT);
+	/* an empty root: nothing seeded */
+	ck_assert_int_eq(proc_seed(root, &st, fake_now, 1, &res), 0);
+	ck_assert_uint_eq(res.tasks, 0);
+	ck_assert_uint_eq(res.skipped, 0);
+	ck_assert_uint_eq(res.pages, 0);
+	stats_free(&st);
+}
+END_TEST
+
+Suite *suite_proc(void)
+{
+	Suite *s = suite_create("proc");
+	TCase *tc = tcase_create("parsers");
+
+	tcase_add_test(tc, test_statm);
+	tcase_add_test(tc, test_stat_normal);
+	tcase_add_test(tc, test_stat_kthread);
+	tcase_add_test(tc, test_stat_comm);
+	tcase_add_test(tc, test_stat_negative_tty);
+	tcase_add_test(tc, test_stat_malformed);
+	tcase_add_test(tc, test_zoneinfo_small);
+	tcase_add_test(tc, test_zoneinfo_garbage);
+	tcase_add_test(tc, test_zoneinfo_real);
+	tcase_add_test(tc, test_ksym_fixture);
+	tcase_add_test(tc, test_ksym_sorted);
+	tcase_add_test(tc, test_ksym_unsorted_after);
+	tcase_add_test(tc, test_ksym_unsorted_before);
+	tcase_add_test(tc, test_ksym_zero_addrs);
+	tcase_add_test(tc, test_ksym_edge_lines);
+	tcase_add_test(tc, test_ksym_real);
+	tcase_add_test(tc, test_initmod_range_real);
+	tcase_add_test(tc, test_read_comm_self);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("fake_roots");
+	tcase_add_checked_fixture(tc, root_setup, root_teardown);
+	tcase_add_test(tc, test_max_pfn_fake_root);
+	tcase_add_test(tc, test_initmod_range_files);
+	tcase_add_test(tc, test_initmod_range_big);
+	tcase_add_test(tc, test_read_comm);
+	tcase_add_test(tc, test_module_kib);
+	tcase_add_test(tc, test_seed_fake_root);
+	tcase_add_test(tc, test_seed_kthread_statm);
+	tcase_add_test(tc, test_seed_table_full);
+	tcase_add_test(tc, test_seed_missing_root);
+	suite_add_tcase(s, tc);
+	return s;
+}

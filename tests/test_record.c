@@ -1,0 +1,597 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* test_record.c - memtrace.seed and memtrace.meta: exact writes, round trips, malformed input */
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "record.h"
+#include "reader.h"
+#include "stats.h"
+#include "testutil.h"
+
+static char dir[PATH_MAX / 2];
+
+static void dir_setup(void)
+{
+	snprintf(dir, sizeof(dir), "/tmp/memtrace-record-XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+}
+
+static void dir_teardown(void)
+{
+	char cmd[PATH_MAX];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	if (dir[0] && system(cmd))
+		fprintf(stderr, "could not remove %s\n", dir);
+}
+
+static char *slurp(const char *name, size_t *len)
+{
+	char path[PATH_MAX];
+	size_t cap = 1 << 16, n = 0;
+	char *buf = malloc(cap);
+	ssize_t r;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	fd = open(path, O_RDONLY);
+	ck_assert_msg(fd >= 0, "%s: %s", path, strerror(errno));
+	for (;;) {
+		if (n + 1 >= cap) {
+			cap *= 2;
+			buf = realloc(buf, cap);
+		}
+		r = read(fd, buf + n, cap - n - 1);
+		ck_assert(r >= 0);
+		if (!r)
+			break;
+		n += (size_t)r;
+	}
+	close(fd);
+	buf[n] = '\0';
+	*len = n;
+	return buf;
+}
+
+static void new_stats(struct stats *st, uint32_t max_tasks)
+{
+	struct stats_config cfg = { .max_tasks = max_tasks, .max_modules = 8, .max_pfn = 1024 };
+
+	ck_assert_int_eq(stats_init(st, &cfg), 0);
+}
+
+/* ---- seed ---- */
+
+struct seed_case {
+	int32_t tid, tgid, ppid;
+	const char *comm;
+	size_t comm_len;
+	uint64_t pages, ts;
+	bool kthread;
+};
+
+#define C(s)	s, sizeof(s) - 1
+static const struct seed_case seeds[] = {
+	{ 100, 100, 1, C("bash"), 250, 1000, false },
+	{ 101, 100, 1, C("with space"), 0, 1001, false },
+	{ 2, 2, 0, C("kthreadd"), 0, 5, true },
+	{ 7, 7, 1, C("a\nb\xff\x1b"), 3, 18446744073709551615ull, false },
+	{ 8, 8, 1, C(""), 0, 0, false },
+	{ 9, 9, 1, C("abcdefghijklmno"), 1099511627776ull, 42, false },
+	{ 10, 10, 9, C("\xe6\x97\xa5 -\\"), 12, 43, false },
+};
+#undef C
+#define NSEEDS	(sizeof(seeds) / sizeof(seeds[0]))
+
+static void seed_all(struct stats *st)
+{
+	size_t i;
+
+	for (i = 0; i < NSEEDS; i++)
+		ck_assert_ptr_nonnull(stats_seed_task(st, seeds[i].tid, seeds[i].tgid, seeds[i].ppid,
+						      seeds[i].comm, seeds[i].comm_len,
+						      seeds[i].pages, seeds[i].ts,
+						      seeds[i].kthread));
+}
+
+START_TEST(test_seed_write_exact)
+{
+	static const char want[] =
+		"seed 100 100 1 0 250 1000 62617368\n"
+		"seed 101 100 1 0 0 1001 77697468207370616365\n"
+		"seed 2 2 0 1 0 5 6b74687265616464\n"
+		"seed 7 7 1 0 3 18446744073709551615 610a62ff1b\n"
+		"seed 8 8 1 0 0 0 -\n"
+		"seed 9 9 1 0 1099511627776 42 6162636465666768696a6b6c6d6e6f\n"
+		"seed 10 10 9 0 12 43 e697a5202d5c\n";
+	struct mt_event ev = { .kind = EV_PAGE_ALLOC, .tid = 555, .ts = 2000 };
+	struct stats st;
+	struct stat sb;
+	char path[PATH_MAX], *got;
+	size_t len;
+
+	new_stats(&st, 32);
+	seed_all(&st);
+	/* a task seen only in events is not a seed */
+	ev.u.page.pfn = 3;
+	stats_apply(&st, &ev);
+	ck_assert_ptr_nonnull(stats_find_task(&st, 555));
+	ck_assert_int_eq(record_write_seed(dir, &st), 0);
+	got = slurp(SEED_FILE, &len);
+	ck_assert_uint_eq(len, sizeof(want) - 1);
+	ck_assert_str_eq(got, want);
+	free(got);
+	snprintf(path, sizeof(path), "%s/%s", dir, SEED_FILE);
+	ck_assert_int_eq(stat(path, &sb), 0);
+	ck_assert_uint_eq(sb.st_mode & 0777, 0644);
+	/* written again: replaced, not appended */
+	ck_assert_int_eq(record_write_seed(dir, &st), 0);
+	got = slurp(SEED_FILE, &len);
+	ck_assert_uint_eq(len, sizeof(want) - 1);
+	free(got);
+	stats_free(&st);
+}
+END_TEST
+
+START_TEST(test_seed_round_trip)
+{
+	struct stats a, b;
+	uint32_t n, bad = 0;
+	uint64_t pages = 0;
+	char *text;
+	size_t len, i;
+
+	new_stats(&a, 32);
+	seed_all(&a);
+	ck_assert_int_eq(record_write_seed(dir, &a), 0);
+	text = slurp(SEED_FILE, &len);
+	new_stats(&b, 32);
+	n = seed_parse(text, len, &b, &pages, &bad);
+	ck_assert_uint_eq(n, NSEEDS);
+	ck_assert_uint_eq(bad, 0);
+	ck_assert_uint_eq(pages, 250 + 3 + 1099511627776ull + 12);
+	for (i = 0; i < NSEEDS; i++) {
+		const struct seed_case *c = &seeds[i];
+		struct mt_task *t = stats_find_task(&b, c->tid);
+
+		ck_assert_ptr_nonnull(t);
+		ck_assert_int_eq(t->tgid, c->tgid);
+		ck_assert_int_eq(t->ppid, c->ppid);
+		ck_assert_uint_eq(t->comm_len, c->comm_len);
+		ck_assert(!memcmp(t->comm, c->comm, c->comm_len));
+		ck_assert(t->flags & TF_SEEDED);
+		ck_assert(t->flags & TF_COMM_KNOWN);
+		ck_assert_int_eq(!!(t->flags & TF_KTHREAD), c->kthread);
+		ck_assert_uint_eq(t->seed, c->pages);
+		ck_assert_uint_eq(t->seed_ts, c->ts);
+		ck_assert_int_eq(t->cur, (int64_t)c->pages);
+	}
+	free(text);
+	stats_free(&a);
+	stats_free(&b);
+}
+END_TEST
+
+START_TEST(test_seed_malformed)
+{
+	static char text[4096];
+	struct stats st;
+	struct mt_task *t;
+	uint32_t n, bad = 0;
+	uint64_t pages = 0;
+	size_t len;
+	char *p = text;
+
+	p += sprintf(p, "seed 1 2 3\n");					/* bad: short */
+	p += sprintf(p, "seed -5 5 1 0 1 1 61\n");				/* bad: tid */
+	p += sprintf(p, "seed 9 9 1 0 2000000000000 5 61\n");			/* bad: pages */
+	p += sprintf(p, "seed 9 9 1 0 5 5 6\n");				/* bad: odd hex */
+	p += sprintf(p, "seed 9 9 1 0 5 5 zz\n");				/* bad: not hex */
+	p += sprintf(p, "seed 9 9 1 0 5 5 4A\n");				/* bad: upper case */
+	p += sprintf(p, "seed 9 9 1 0 5 5 4142434445464748494a4b4c4d4e4f50\n");	/* bad: 16 bytes */
+	p += sprintf(p, "seed 9 9 1 0 5 5 4142434445464748494a4b4c4d4e4f5051\n");	/* bad: 17 */
+	p += sprintf(p, "seed 9 9 1 0 5 -1 61\n");				/* bad: ts < 0 */
+	p += sprintf(p, "seed 9 9 1 0 -5 1 61\n");				/* bad: pages < 0 */
+	p += sprintf(p, "seed 9 -9 1 0 5 1 61\n");				/* bad: tgid < 0 */
+	p += sprintf(p, "seed 9 9 -1 0 5 1 61\n");				/* bad: ppid < 0 */
+	p += sprintf(p, "garbage\n");						/* bad */
+	p += sprintf(p, "seedx 9 9 1 0 5 1 61\n");				/* bad */
+	p += sprintf(p, "seed 9 9 1 0 5 1 %0600d\n", 0);			/* bad: too long */
+	p += sprintf(p, "\n");							/* empty: fine */
+	memcpy(p, "seed 9 9 1 0 5 5 61\0junk\n", 25);				/* bad: NUL */
+	p += 25;
+	p += sprintf(p, "seed 10 10 1 0 5 100 6869\n");
+	p += sprintf(p, "seed 11 10 1 0 0 100 -\n");
+	p += sprintf(p, "seed 12 12 0 1 0 100 6b\n");
+	p += sprintf(p, "seed 13 13 1 0 1099511627776 100 61\n");
+	p += sprintf(p, "seed 15 15 1 0 1 1 6162636465666768696a6b6c6d6e6f\n");
+	p += sprintf(p, "seed 14 14 1 0 2 100 7a");				/* no final newline */
+	len = (size_t)(p - text);
+
+	new_stats(&st, 32);
+	n = seed_parse(text, len, &st, &pages, &bad);
+	ck_assert_uint_eq(bad, 16);
+	ck_assert_uint_eq(n, 6);
+	ck_assert_uint_eq(pages, 5 + 1099511627776ull + 1 + 2);
+	ck_assert_ptr_null(stats_find_task(&st, 9));
+	ck_assert_ptr_null(stats_find_task(&st, 1));
+	t = stats_find_task(&st, 10);
+	ck_assert_ptr_nonnull(t);
+	ck_assert_uint_eq(t->comm_len, 2);
+	ck_assert(!memcmp(t->comm, "hi", 2));
+	ck_assert_uint_eq(t->seed, 5);
+	t = stats_find_task(&st, 11);
+	ck_assert_ptr_nonnull(t);
+	ck_assert_uint_eq(t->comm_len, 0);
+	ck_assert_int_eq(t->tgid, 10);
+	t = stats_find_task(&st, 12);
+	ck_assert(t->flags & TF_KTHREAD);
+	t = stats_find_task(&st, 15);
+	ck_assert_uint_eq(t->comm_len, 15);
+	t = stats_find_task(&st, 14);
+	ck_assert_ptr_nonnull(t);
+	ck_assert_uint_eq(t->seed, 2);
+	ck_assert(!memcmp(t->comm, "z", 1));
+	stats_free(&st);
+}
+END_TEST
+
+START_TEST(test_seed_table_full)
+{
+	static const char text[] = "seed 10 10 1 0 5 1 61\nseed 11 11 1 0 6 1 62\n";
+	struct stats st;
+	uint32_t bad = 0;
+	uint64_t pages = 0;
+
+	new_stats(&st, SLOT_FIRST + 1);
+	ck_assert_uint_eq(seed_parse(text, sizeof(text) - 1, &st, &pages, &bad), 1);
+	ck_assert_uint_eq(bad, 1);
+	ck_assert_uint_eq(pages, 5);
+	stats_free(&st);
+}
+END_TEST
+
+START_TEST(test_seed_empty)
+{
+	struct stats st;
+	uint32_t bad = 0;
+	uint64_t pages = 9;
+
+	new_stats(&st, 8);
+	ck_assert_uint_eq(seed_parse("", 0, &st, &pages, &bad), 0);
+	ck_assert_uint_eq(pages, 0);
+	ck_assert_uint_eq(bad, 0);
+	ck_assert_uint_eq(seed_parse("\n\n\n", 3, &st, &pages, &bad), 0);
+	ck_assert_uint_eq(bad, 0);
+	/* an empty table writes an empty file */
+	ck_assert_int_eq(record_write_seed(dir, &st), 0);
+	{
+		size_t len;
+		char *t = slurp(SEED_FILE, &len);
+
+		ck_assert_uint_eq(len, 0);
+		free(t);
+	}
+	stats_free(&st);
+}
+END_TEST
+
+START_TEST(test_write_errors)
+{
+	struct stats st;
+	struct meta m = { .page_size = 4096 };
+	char path[PATH_MAX], target[PATH_MAX], longdir[PATH_MAX + 100];
+	size_t len;
+	char *t;
+
+	new_stats(&st, 8);
+	snprintf(path, sizeof(path), "%s/nonexistent", dir);
+	ck_assert_int_eq(record_write_seed(path, &st), -ENOENT);
+	ck_assert_int_eq(record_write_meta(path, &m, NULL, &st), -ENOENT);
+	/* a path too long for a buffer: an error, not a stale errno */
+	memset(longdir, 'a', sizeof(longdir) - 1);
+	longdir[0] = '/';
+	longdir[sizeof(longdir) - 1] = '\0';
+	errno = 0;
+	ck_assert_int_eq(record_write_seed(longdir, &st), -ENAMETOOLONG);
+	errno = 0;
+	ck_assert_int_eq(record_write_meta(longdir, &m, NULL, &st), -ENAMETOOLONG);
+	/* a symlink planted at the file is not followed */
+	snprintf(target, sizeof(target), "%s/target", dir);
+	{
+		int fd = open(target, O_WRONLY | O_CREAT, 0644);
+
+		ck_assert(fd >= 0);
+		ck_assert_int_eq(write(fd, "keep", 4), 4);
+		close(fd);
+	}
+	snprintf(path, sizeof(path), "%s/%s", dir, SEED_FILE);
+	ck_assert_int_eq(symlink(target, path), 0);
+	ck_assert_int_eq(record_write_seed(dir, &st), -ELOOP);
+	snprintf(path, sizeof(path), "%s/%s", dir, META_FILE);
+	ck_assert_int_eq(symlink(target, path), 0);
+	ck_assert_int_eq(record_write_meta(dir, &m, NULL, &st), -ELOOP);
+	t = slurp("target", &len);
+	ck_assert_str_eq(t, "keep");
+	free(t);
+	stats_free(&st);
+}
+END_TEST
+
+/* ---- meta ---- */
+
+static void add_mod(struct stats *st, const char *name, bool known, uint64_t kib)
+{
+	struct mt_module *m = &st->mods[st->nmods];
+
+	memset(m, 0, sizeof(*m));
+	snprintf(m->name, sizeof(m->name), "%s", name);
+	m->serial = ++st->nmods;
+	m->state = MOD_LIVE;
+	m->static_known = known;
+	m->static_kib = kib;
+}
+
+static const struct rb_layout layout = { .ts_off = 0, .commit_off = 8, .commit_size = 8,
+					  .data_off = 16, .data_size = 4080 };
+
+static void new_reader(struct reader *r, const int *ids, int n)
+{
+	int fds[8], i;
+
+	for (i = 0; i < n; i++) {
+		fds[i] = open("/dev/null", O_RDONLY);
+		ck_assert(fds[i] >= 0);
+	}
+	ck_assert_int_eq(reader_init(r, &layout, NULL, n, ids, fds, false, true, NULL, NULL), 0);
+}
+
+static void close_reader(struct reader *r)
+{
+	int i;
+
+	for (i = 0; i < r->ncpus; i++)
+		close(r->cpus[i].fd);
+	reader_free(r);
+}
+
+START_TEST(test_meta_write_exact)
+{
+	static const int ids[] = { 0, 2, 5 };
+	struct meta m = { .page_size = 4096, .max_pfn = 6553600,
+			  .initmod_start = 0xffffffff91b39f60ull,
+			  .initmod_end = 0xffffffff91b3a150ull, .rename_events = true,
+			  .uptime_s = 12345.678 };
+	char want[1024], *got;
+	struct reader r;
+	struct stats st;
+	size_t len;
+
+	new_reader(&r, ids, 3);
+	r.cpus[0].stats_lost = 7;
+	r.cpus[2].stats_lost = 123;
+	new_stats(&st, 8);
+	add_mod(&st, "virtio_pci", true, 40);
+	add_mod(&st, "crc32", false, 99);
+	add_mod(&st, "", true, 5);
+	add_mod(&st, "big", true, 0);
+	ck_assert_int_eq(record_write_meta(dir, &m, &r, &st), 0);
+	snprintf(want, sizeof(want),
+		 "memtrace-meta 1\n"
+		 "version %s\n"
+		 "page_size 4096\n"
+		 "max_pfn 6553600\n"
+		 "initmod 18446744071859052384 18446744071859052880\n"
+		 "rename_events 1\n"
+		 "uptime 12345.678\n"
+		 "cpu_lost 0 7\n"
+		 "cpu_lost 2 0\n"
+		 "cpu_lost 5 123\n"
+		 "module_kib virtio_pci 40\n"
+		 "module_kib big 0\n", MEMTRACE_VERSION);
+	got = slurp(META_FILE, &len);
+	ck_assert_str_eq(got, want);
+	free(got);
+	/* no reader, no stats: header only */
+	m.rename_events = false;
+	m.uptime_s = 0;
+	ck_assert_int_eq(record_write_meta(dir, &m, NULL, NULL), 0);
+	snprintf(want, sizeof(want),
+		 "memtrace-meta 1\n"
+		 "version %s\n"
+		 "page_size 4096\n"
+		 "max_pfn 6553600\n"
+		 "initmod 18446744071859052384 18446744071859052880\n"
+		 "rename_events 0\n"
+		 "uptime 0.000\n", MEMTRACE_VERSION);
+	got = slurp(META_FILE, &len);
+	ck_assert_str_eq(got, want);
+	free(got);
+	close_reader(&r);
+	stats_free(&st);
+}
+END_TEST
+
+START_TEST(test_meta_round_trip)
+{
+	static const int ids_w[] = { 0, 2, 5 }, ids_r[] = { 5, 0, 2, 7 };
+	struct meta m = { .page_size = 16384, .max_pfn = 6553600,
+			  .initmod_start = 0xffffffff91b39f60ull,
+			  .initmod_end = 0xffffffff91b3a150ull, .rename_events = true,
+			  .uptime_s = 12345.678 };
+	struct meta back = { .page_size = 4096, .max_pfn = 1, .uptime_s = 1 };
+	struct reader rw, rr;
+	struct stats sw, sr;
+	struct mt_module *mod;
+	uint32_t bad = 0;
+	char *text;
+	size_t len;
+
+	new_reader(&rw, ids_w, 3);
+	rw.cpus[0].stats_lost = 7;
+	rw.cpus[2].stats_lost = 123;
+	new_stats(&sw, 8);
+	add_mod(&sw, "virtio_pci", true, 40);
+	add_mod(&sw, "crc32", false, 99);
+	add_mod(&sw, "dup", true, 11);
+	ck_assert_int_eq(record_write_meta(dir, &m, &rw, &sw), 0);
+	text = slurp(META_FILE, &len);
+
+	/* the reading side: CPUs in another order plus one not recorded; modules unsized */
+	new_reader(&rr, ids_r, 4);
+	rr.cpus[3].stats_lost = 99;
+	new_stats(&sr, 8);
+	add_mod(&sr, "crc32", false, 0);
+	add_mod(&sr, "dup", false, 0);
+	add_mod(&sr, "virtio_pci", false, 0);
+	add_mod(&sr, "dup", false, 0);
+	meta_parse(text, len, &back, &rr, &sr, &bad);
+	ck_assert_uint_eq(bad, 0);
+	ck_assert_uint_eq(back.page_size, 16384);
+	ck_assert_uint_eq(back.max_pfn, 6553600);
+	ck_assert_uint_eq(back.initmod_start, 0xffffffff91b39f60ull);
+	ck_assert_uint_eq(back.initmod_end, 0xffffffff91b3a150ull);
+	ck_assert(back.rename_events);
+	ck_assert(back.uptime_s == 12345.678);
+	ck_assert_int_eq(rr.cpus[0].cpu, 5);
+	ck_assert_uint_eq(rr.cpus[0].stats_lost, 123);
+	ck_assert_uint_eq(rr.cpus[1].stats_lost, 7);
+	ck_assert_uint_eq(rr.cpus[2].stats_lost, 0);
+	ck_assert_uint_eq(rr.cpus[3].stats_lost, 99);		/* cpu 7: not in the file */
+	mod = stats_find_module(&sr, "virtio_pci", 10);
+	ck_assert(mod->static_known);
+	ck_assert_uint_eq(mod->static_kib, 40);
+	ck_assert(!sr.mods[0].static_known);			/* crc32 had no size */
+	ck_assert(!sr.mods[1].static_known);			/* the older "dup" */
+	ck_assert(sr.mods[3].static_known);			/* the newer one */
+	ck_assert_uint_eq(sr.mods[3].static_kib, 11);
+	/* without a reader or stats the same text parses, the rest skipped silently */
+	bad = 0;
+	memset(&back, 0, sizeof(back));
+	meta_parse(text, len, &back, NULL, NULL, &bad);
+	ck_assert_uint_eq(bad, 0);
+	ck_assert_uint_eq(back.page_size, 16384);
+	free(text);
+	close_reader(&rw);
+	close_reader(&rr);
+	stats_free(&sw);
+	stats_free(&sr);
+}
+END_TEST
+
+START_TEST(test_meta_malformed)
+{
+	static const int ids[] = { 0 };
+	static char text[4096];
+	struct meta m = { .page_size = 4096, .max_pfn = 1, .uptime_s = 1 };
+	struct reader r;
+	struct stats st;
+	uint32_t bad = 0;
+	char *p = text;
+
+	p += sprintf(p, "memtrace-meta 1\nversion 9.9\n");	/* header lines: skipped */
+	p += sprintf(p, "page_size 0\n");			/* bad */
+	p += sprintf(p, "page_size 3\n");			/* bad */
+	p += sprintf(p, "page_size 2097152\n");			/* bad: > 1 MiB */
+	p += sprintf(p, "page_size 1000\n");			/* bad: not a power of two */
+	p += sprintf(p, "page_size -4096\n");			/* bad */
+	p += sprintf(p, "page_size 65536\n");			/* good */
+	p += sprintf(p, "max_pfn 2000000000000\n");		/* bad: > 2^40 */
+	p += sprintf(p, "max_pfn -1\n");			/* bad */
+	p += sprintf(p, "max_pfn 1099511627776\n");		/* good: 2^40 */
+	p += sprintf(p, "initmod 10 5\n");			/* bad: start > end */
+	p += sprintf(p, "initmod -2 -1\n");			/* bad */
+	p += sprintf(p, "initmod 100\n");			/* bad */
+	p += sprintf(p, "initmod 100 200\n");			/* good */
+	p += sprintf(p, "rename_events 1\n");			/* good */
+	p += sprintf(p, "uptime -1\n");				/* bad */
+	p += sprintf(p, "uptime 1e13\n");			/* bad */
+	p += sprintf(p, "uptime nan\n");			/* bad */
+	p += sprintf(p, "uptime inf\n");			/* bad */
+	p += sprintf(p, "uptime 99.5\n");			/* good */
+	p += sprintf(p, "cpu_lost 0 -1\n");			/* bad */
+	p += sprintf(p, "cpu_lost 0\n");			/* bad */
+	p += sprintf(p, "cpu_lost 0 5\n");			/* good */
+	p += sprintf(p, "cpu_lost 9 5\n");			/* no such CPU: ignored */
+	p += sprintf(p, "module_kib nosuch 5\n");		/* no such module: ignored */
+	p += sprintf(p, "module_kib m1 -3\n");			/* bad */
+	p += sprintf(p, "module_kib m1\n");			/* bad */
+	p += sprintf(p, "module_kib m1 12\n");			/* good */
+	p += sprintf(p, "frobnicate 1\n");			/* bad */
+	p += sprintf(p, "page_size\n");				/* bad */
+	p += sprintf(p, "\n");					/* empty: fine */
+	p += sprintf(p, "uptime %0600d\n", 5);			/* bad: too long */
+	memcpy(p, "page_size 8192\0junk\n", 20);		/* bad: NUL */
+	p += 20;
+
+	new_reader(&r, ids, 1);
+	new_stats(&st, 8);
+	add_mod(&st, "m1", false, 0);
+	meta_parse(text, (size_t)(p - text), &m, &r, &st, &bad);
+	ck_assert_uint_eq(bad, 22);
+	ck_assert_uint_eq(m.page_size, 65536);
+	ck_assert_uint_eq(m.max_pfn, 1099511627776ull);
+	ck_assert_uint_eq(m.initmod_start, 100);
+	ck_assert_uint_eq(m.initmod_end, 200);
+	ck_assert(m.rename_events);
+	ck_assert(m.uptime_s == 99.5);
+	ck_assert_uint_eq(r.cpus[0].stats_lost, 5);
+	ck_assert(st.mods[0].static_known);
+	ck_assert_uint_eq(st.mods[0].static_kib, 12);
+	close_reader(&r);
+	stats_free(&st);
+}
+END_TEST
+
+/* Nothing valid: the meta keeps what it had. */
+START_TEST(test_meta_untouched)
+{
+	struct meta m = { .page_size = 4096, .max_pfn = 77, .initmod_start = 1,
+			  .initmod_end = 2, .rename_events = false, .uptime_s = 3.5 };
+	static const char text[] = "page_size 7\nmax_pfn x\nuptime -3\nrename_events\n";
+	uint32_t bad = 0;
+
+	meta_parse(text, sizeof(text) - 1, &m, NULL, NULL, &bad);
+	ck_assert_uint_eq(bad, 4);
+	ck_assert_uint_eq(m.page_size, 4096);
+	ck_assert_uint_eq(m.max_pfn, 77);
+	ck_assert_uint_eq(m.initmod_start, 1);
+	ck_assert_uint_eq(m.initmod_end, 2);
+	ck_assert(!m.rename_events);
+	ck_assert(m.uptime_s == 3.5);
+	bad = 0;
+	meta_parse("", 0, &m, NULL, NULL, &bad);
+	ck_assert_uint_eq(bad, 0);
+}
+END_TEST
+
+Suite *suite_record(void)
+{
+	Suite *s = suite_create("record");
+	TCase *tc = tcase_create("seed");
+
+	tcase_add_checked_fixture(tc, dir_setup, dir_teardown);
+	tcase_add_test(tc, test_seed_write_exact);
+	tcase_add_test(tc, test_seed_round_trip);
+	tcase_add_test(tc, test_seed_malformed);
+	tcase_add_test(tc, test_seed_table_full);
+	tcase_add_test(tc, test_seed_empty);
+	tcase_add_test(tc, test_write_errors);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("meta");
+	tcase_add_checked_fixture(tc, dir_setup, dir_teardown);
+	tcase_add_test(tc, test_meta_write_exact);
+	tcase_add_test(tc, test_meta_round_trip);
+	tcase_add_test(tc, test_meta_malformed);
+	tcase_add_test(tc, test_meta_untouched);
+	suite_add_tcase(s, tc);
+	return s;
+}

@@ -1,0 +1,1418 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* test_report.c - text and JSON reports: escaping, strict JSON validity, sorting, top, sections */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "report.h"
+#include "stats.h"
+#include "testutil.h"
+
+/* ---- a strict JSON parser (RFC 8259) building a small tree ---- */
+
+enum jtype { J_NULL, J_FALSE, J_TRUE, J_NUM, J_STR, J_ARR, J_OBJ };
+
+struct jv {
+	enum jtype type;
+	char *s;		/* string: decoded UTF-8; number: its text */
+	size_t slen;
+	size_t n;		/* array/object members */
+	struct jv *kids;
+	char **keys;		/* object keys, decoded, NUL-terminated */
+};
+
+struct jp {
+	const unsigned char *p, *end;
+	const char *why;	/* first error */
+	size_t at;
+	const unsigned char *start;
+	int depth;
+};
+
+static bool jfail(struct jp *j, const char *why)
+{
+	if (!j->why) {
+		j->why = why;
+		j->at = (size_t)(j->p - j->start);
+	}
+	return false;
+}
+
+static void jws(struct jp *j)
+{
+	while (j->p < j->end && (*j->p == ' ' || *j->p == '\t' || *j->p == '\n' || *j->p == '\r'))
+		j->p++;
+}
+
+static void sb_add(char **s, size_t *len, size_t *cap, const void *b, size_t n)
+{
+	if (*len + n + 1 > *cap) {
+		*cap = (*len + n + 1) * 2;
+		*s = realloc(*s, *cap);
+		ck_assert_ptr_nonnull(*s);
+	}
+	memcpy(*s + *len, b, n);
+	*len += n;
+	(*s)[*len] = '\0';
+}
+
+static void put_utf8(char **s, size_t *len, size_t *cap, uint32_t cp)
+{
+	unsigned char b[4];
+	size_t n;
+
+	if (cp < 0x80) {
+		b[0] = (unsigned char)cp;
+		n = 1;
+	} else if (cp < 0x800) {
+		b[0] = (unsigned char)(0xc0 | cp >> 6);
+		b[1] = (unsigned char)(0x80 | (cp & 0x3f));
+		n = 2;
+	} else if (cp < 0x10000) {
+		b[0] = (unsigned char)(0xe0 | cp >> 12);
+		b[1] = (unsigned char)(0x80 | ((cp >> 6) & 0x3f));
+		b[2] = (unsigned char)(0x80 | (cp & 0x3f));
+		n = 3;
+	} else {
+		b[0] = (unsigned char)(0xf0 | cp >> 18);
+		b[1] = (unsigned char)(0x80 | ((cp >> 12) & 0x3f));
+		b[2] = (unsigned char)(0x80 | ((cp >> 6) & 0x3f));
+		b[3] = (unsigned char)(0x80 | (cp & 0x3f));
+		n = 4;
+	}
+	sb_add(s, len, cap, b, n);
+}
+
+static int hexval(unsigned char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+static bool j_hex4(struct jp *j, uint32_t *v)
+{
+	int i, h;
+
+	*v = 0;
+	if (j->end - j->p < 4)
+		return jfail(j, "short \\u escape");
+	for (i = 0; i < 4; i++) {
+		h = hexval(j->p[i]);
+		if (h < 0)
+			return jfail(j, "bad \\u escape");
+		*v = *v << 4 | (uint32_t)h;
+	}
+	j->p += 4;
+	return true;
+}
+
+/* Strict UTF-8: no overlongs, no surrogates, nothing above U+10FFFF. */
+static size_t strict_utf8(const unsigned char *s, size_t left)
+{
+	uint32_t cp, min;
+	size_t n, i;
+
+	if (s[0] < 0x80)
+		return 1;
+	if ((s[0] & 0xe0) == 0xc0)
+		n = 2, cp = s[0] & 0x1fu, min = 0x80;
+	else if ((s[0] & 0xf0) == 0xe0)
+		n = 3, cp = s[0] & 0x0fu, min = 0x800;
+	else if ((s[0] & 0xf8) == 0xf0)
+		n = 4, cp = s[0] & 0x07u, min = 0x10000;
+	else
+		return 0;
+	if (n > left)
+		return 0;
+	for (i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3fu);
+	}
+	if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return n;
+}
+
+static bool j_string(struct jp *j, char **out, size_t *olen)
+{
+	char *s = NULL;
+	size_t len = 0, cap = 0;
+
+	sb_add(&s, &len, &cap, "", 0);
+	j->p++;		/* opening quote */
+	for (;;) {
+		unsigned char c;
+
+		if (j->p >= j->end) {
+			free(s);
+			return jfail(j, "unterminated string");
+		}
+		c = *j->p;
+		if (c == '"') {
+			j->p++;
+			break;
+		}
+		if (c < 0x20) {
+			free(s);
+			return jfail(j, "raw control character in string");
+		}
+		if (c == '\\') {
+			uint32_t cp, lo;
+			char e;
+
+			if (j->end - j->p < 2) {
+				free(s);
+				return jfail(j, "short escape");
+			}
+			e = (char)j->p[1];
+			j->p += 2;
+			switch (e) {
+			case '"': case '\\': case '/':
+				sb_add(&s, &len, &cap, &e, 1);
+				break;
+			case 'b': sb_add(&s, &len, &cap, "\b", 1); break;
+			case 'f': sb_add(&s, &len, &cap, "\f", 1); break;
+			case 'n': sb_add(&s, &len, &cap, "\n", 1); break;
+			case 'r': sb_add(&s, &len, &cap, "\r", 1); break;
+			case 't': sb_add(&s, &len, &cap, "\t", 1); break;
+			case 'u':
+				if (!j_hex4(j, &cp)) {
+					free(s);
+					return false;
+				}
+				if (cp >= 0xd800 && cp <= 0xdbff) {
+					if (j->end - j->p < 6 || j->p[0] != '\\' || j->p[1] != 'u') {
+						free(s);
+						return jfail(j, "lone high surrogate");
+					}
+					j->p += 2;
+					if (!j_hex4(j, &lo)) {
+						free(s);
+						return false;
+					}
+					if (lo < 0xdc00 || lo > 0xdfff) {
+						free(s);
+						return jfail(j, "bad low surrogate");
+					}
+					cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
+				} else if (cp >= 0xdc00 && cp <= 0xdfff) {
+					free(s);
+					return jfail(j, "lone low surrogate");
+				}
+				put_utf8(&s, &len, &cap, cp);
+				break;
+			default:
+				free(s);
+				return jfail(j, "unknown escape");
+			}
+			continue;
+		}
+		{
+			size_t n = strict_utf8(j->p, (size_t)(j->end - j->p));
+
+			if (!n) {
+				free(s);
+				return jfail(j, "invalid UTF-8 in string");
+			}
+			sb_add(&s, &len, &cap, j->p, n);
+			j->p += n;
+		}
+	}
+	*out = s;
+	*olen = len;
+	return true;
+}
+
+static bool is_digit(unsigned char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+static bool j_number(struct jp *j, struct jv *v)
+{
+	const unsigned char *b = j->p;
+
+	if (j->p < j->end && *j->p == '-')
+		j->p++;
+	if (j->p >= j->end || !is_digit(*j->p))
+		return jfail(j, "bad number");
+	if (*j->p == '0')
+		j->p++;
+	else
+		while (j->p < j->end && is_digit(*j->p))
+			j->p++;
+	if (j->p < j->end && *j->p == '.') {
+		j->p++;
+		if (j->p >= j->end || !is_digit(*j->p))
+			return jfail(j, "bad fraction");
+		while (j->p < j->end && is_digit(*j->p))
+			j->p++;
+	}
+	if (j->p < j->end && (*j->p == 'e' || *j->p == 'E')) {
+		j->p++;
+		if (j->p < j->end && (*j->p == '+' || *j->p == '-'))
+			j->p++;
+		if (j->p >= j->end || !is_digit(*j->p))
+			return jfail(j, "bad exponent");
+		while (j->p < j->end && is_digit(*j->p))
+			j->p++;
+	}
+	v->type = J_NUM;
+	v->slen = (size_t)(j->p - b);
+	v->s = strndup((const char *)b, v->slen);
+	return true;
+}
+
+static bool j_value(struct jp *j, struct jv *v);
+
+static bool j_lit(struct jp *j, const char *lit, enum jtype t, struct jv *v)
+{
+	size_t n = strlen(lit);
+
+	if ((size_t)(j->end - j->p) < n || memcmp(j->p, lit, n))
+		return jfail(j, "bad literal");
+	j->p += n;
+	v->type = t;
+	return true;
+}
+
+static void jv_push(struct jv *v, struct jv *kid, char *key)
+{
+	v->kids = realloc(v->kids, (v->n + 1) * sizeof(*v->kids));
+	v->keys = realloc(v->keys, (v->n + 1) * sizeof(*v->keys));
+	ck_assert(v->kids && v->keys);
+	v->kids[v->n] = *kid;
+	v->keys[v->n] = key;
+	v->n++;
+}
+
+static bool j_container(struct jp *j, struct jv *v, bool obj)
+{
+	char close = obj ? '}' : ']';
+
+	v->type = obj ? J_OBJ : J_ARR;
+	if (++j->depth > 64)
+		return jfail(j, "too deep");
+	j->p++;
+	jws(j);
+	if (j->p < j->end && *j->p == close) {
+		j->p++;
+		j->depth--;
+		return true;
+	}
+	for (;;) {
+		struct jv kid = { 0 };
+		char *key = NULL;
+		size_t klen;
+
+		jws(j);
+		if (obj) {
+			if (j->p >= j->end || *j->p != '"')
+				return jfail(j, "object key expected");
+			if (!j_string(j, &key, &klen))
+				return false;
+			jws(j);
+			if (j->p >= j->end || *j->p != ':') {
+				free(key);
+				return jfail(j, "colon expected");
+			}
+			j->p++;
+		}
+		if (!j_value(j, &kid)) {
+			free(key);
+			return false;
+		}
+		jv_push(v, &kid, key);
+		jws(j);
+		if (j->p < j->end && *j->p == ',') {
+			j->p++;
+			continue;
+		}
+		if (j->p < j->end && *j->p == close) {
+			j->p++;
+			break;
+		}
+		return jfail(j, "comma or close expected");
+	}
+	j->depth--;
+	return true;
+}
+
+static bool j_value(struct jp *j, struct jv *v)
+{
+	jws(j);
+	if (j->p >= j->end)
+		return jfail(j, "value expected");
+	switch (*j->p) {
+	case '{':
+		return j_container(j, v, true);
+	case '[':
+		return j_container(j, v, false);
+	case '"':
+		v->type = J_STR;
+		return j_string(j, &v->s, &v->slen);
+	case 't':
+		return j_lit(j, "true", J_TRUE, v);
+	case 'f':
+		return j_lit(j, "false", J_FALSE, v);
+	case 'n':
+		return j_lit(j, "null", J_NULL, v);
+	default:
+		return j_number(j, v);
+	}
+}
+
+static void jv_free(struct jv *v)
+{
+	size_t i;
+
+	for (i = 0; i < v->n; i++) {
+		jv_free(&v->kids[i]);
+		if (v->keys)
+			free(v->keys[i]);
+	}
+	free(v->kids);
+	free(v->keys);
+	free(v->s);
+	memset(v, 0, sizeof(*v));
+}
+
+/* Parse a whole document; NULL error string on success. */
+static const char *json_parse(const char *text, size_t len, struct jv *root, size_t *at)
+{
+	struct jp j = { (const unsigned char *)text, (const unsigned char *)text + len, NULL, 0,
+			(const unsigned char *)text, 0 };
+
+	memset(root, 0, sizeof(*root));
+	if (j_value(&j, root)) {
+		jws(&j);
+		if (j.p != j.end)
+			jfail(&j, "trailing bytes");
+	}
+	*at = j.at;
+	if (j.why)
+		jv_free(root);
+	return j.why;
+}
+
+static bool json_ok(const char *text)
+{
+	struct jv v;
+	size_t at;
+	const char *why = json_parse(text, strlen(text), &v, &at);
+
+	if (!why)
+		jv_free(&v);
+	return !why;
+}
+
+static const struct jv *jget(const struct jv *o, const char *key)
+{
+	size_t i;
+
+	if (o->type != J_OBJ)
+		return NULL;
+	for (i = 0; i < o->n; i++)
+		if (!strcmp(o->keys[i], key))
+			return &o->kids[i];
+	return NULL;
+}
+
+static const struct jv *jreq(const struct jv *o, const char *key, enum jtype t)
+{
+	const struct jv *v = jget(o, key);
+
+	ck_assert_msg(v != NULL, "key \"%s\" missing", key);
+	ck_assert_msg(v->type == t, "key \"%s\" has type %d, want %d", key, v->type, t);
+	return v;
+}
+
+static long long jint(const struct jv *o, const char *key)
+{
+	const struct jv *v = jreq(o, key, J_NUM);
+	char *end;
+	long long x = strtoll(v->s, &end, 10);
+
+	ck_assert_msg(*end == '\0', "key \"%s\" is not an integer: %s", key, v->s);
+	return x;
+}
+
+static const char *jstr(const struct jv *o, const char *key)
+{
+	return jreq(o, key, J_STR)->s;
+}
+
+/* The validator itself must be strict, or the tests below prove nothing. */
+START_TEST(test_validator_self)
+{
+	ck_assert(json_ok("{}"));
+	ck_assert(json_ok(" [1, -0.5e+3, \"a\\u00e9\\ud83d\\ude00\", true, false, null, {\"k\":[]}] "));
+	ck_assert(json_ok("\"\xe6\x97\xa5\""));
+	ck_assert(!json_ok(""));
+	ck_assert(!json_ok("{"));
+	ck_assert(!json_ok("{\"a\":1,}"));
+	ck_assert(!json_ok("[1,]"));
+	ck_assert(!json_ok("{a:1}"));
+	ck_assert(!json_ok("\"a\nb\""));
+	ck_assert(!json_ok("\"a\x1b\""));
+	ck_assert(!json_ok("\"\\x41\""));
+	ck_assert(!json_ok("\"\\u12\""));
+	ck_assert(!json_ok("\"\\ud800\""));
+	ck_assert(!json_ok("\"\xff\""));
+	ck_assert(!json_ok("\"\xc0\xaf\""));
+	ck_assert(!json_ok("\"\xed\xa0\x80\""));
+	ck_assert(!json_ok("\"\xf4\x90\x80\x80\""));
+	ck_assert(!json_ok("\"\xe6\x97\""));
+	ck_assert(!json_ok("01"));
+	ck_assert(!json_ok("1."));
+	ck_assert(!json_ok("nan"));
+	ck_assert(!json_ok("-"));
+	ck_assert(!json_ok("{} {}"));
+	ck_assert(!json_ok("tru"));
+}
+END_TEST
+
+/* ---- rendering helpers ---- */
+
+typedef void (*escape_fn)(struct out *o, const char *s, size_t len);
+
+/* Everything written to a struct out on a temporary file, as a malloc'ed string. */
+static char *drain_tmp(FILE *f, struct out *o, size_t *len)
+{
+	long n;
+	char *buf;
+
+	ck_assert_int_eq(out_flush(o), 0);
+	n = ftell(f);
+	ck_assert(fseek(f, 0, SEEK_END) == 0);
+	n = ftell(f);
+	ck_assert(n >= 0);
+	rewind(f);
+	buf = malloc((size_t)n + 1);
+	ck_assert_ptr_nonnull(buf);
+	ck_assert_uint_eq(fread(buf, 1, (size_t)n, f), (size_t)n);
+	buf[n] = '\0';
+	fclose(f);
+	*len = (size_t)n;
+	return buf;
+}
+
+static struct out *new_out(FILE **f)
+{
+	static struct out o;
+
+	*f = tmpfile();
+	ck_assert_ptr_nonnull(*f);
+	out_init(&o, fileno(*f));
+	return &o;
+}
+
+static char *escaped(escape_fn fn, const char *s, size_t len)
+{
+	FILE *f;
+	struct out *o = new_out(&f);
+	size_t n;
+
+	fn(o, s, len);
+	return drain_tmp(f, o, &n);
+}
+
+#define CK_ESC(fn, in, want)							\
+	do {									\
+		char *got_ = escaped(fn, in, sizeof(in) - 1);			\
+		ck_assert_msg(!strcmp(got_, want), "%s(%s): got \"%s\", want \"%s\"", \
+			      #fn, #in, got_, want);				\
+		free(got_);							\
+	} while (0)
+
+START_TEST(test_escape_text)
+{
+	CK_ESC(escape_text, "", "");
+	CK_ESC(escape_text, "bash", "bash");
+	CK_ESC(escape_text, "a b", "a b");
+	CK_ESC(escape_text, "\"q'", "\"q'");
+	CK_ESC(escape_text, "a\\b", "a\\\\b");
+	CK_ESC(escape_text, "x\ny", "x\\x0ay");
+	CK_ESC(escape_text, "\t", "\\x09");
+	CK_ESC(escape_text, "\r", "\\x0d");
+	CK_ESC(escape_text, "\x1b[2J", "\\x1b[2J");
+	CK_ESC(escape_text, "\x7f", "\\x7f");
+	CK_ESC(escape_text, "\x01\x1f", "\\x01\\x1f");
+	CK_ESC(escape_text, "~ ", "~ ");
+	CK_ESC(escape_text, "\xff", "\\xff");
+	CK_ESC(escape_text, "\xc2\x85", "\\xc2\\x85");
+	CK_ESC(escape_text, "\xc3\xa9", "\\xc3\\xa9");
+	CK_ESC(escape_text, "a\0b", "a\\x00b");
+	/* a backslash followed by "x41" must stay distinguishable from byte 0x41 */
+	CK_ESC(escape_text, "\\x41", "\\\\x41");
+}
+END_TEST
+
+START_TEST(test_escape_json)
+{
+	CK_ESC(escape_json, "", "");
+	CK_ESC(escape_json, "bash", "bash");
+	CK_ESC(escape_json, "a b'", "a b'");
+	CK_ESC(escape_json, "\"", "\\\"");
+	CK_ESC(escape_json, "\\", "\\\\");
+	CK_ESC(escape_json, "/", "/");
+	CK_ESC(escape_json, "x\ny", "x\\u000ay");
+	CK_ESC(escape_json, "\t", "\\u0009");
+	CK_ESC(escape_json, "\x1b[2J", "\\u001b[2J");
+	CK_ESC(escape_json, "\x7f", "\\u007f");
+	CK_ESC(escape_json, "a\0b", "a\\u0000b");
+	CK_ESC(escape_json, "\x1f", "\\u001f");
+	/* valid UTF-8 stays as it is */
+	CK_ESC(escape_json, "\xc3\xa9", "\xc3\xa9");
+	CK_ESC(escape_json, "\xe6\x97\xa5\xe6\x9c\xac", "\xe6\x97\xa5\xe6\x9c\xac");
+	CK_ESC(escape_json, "\xf0\x9f\x98\x80", "\xf0\x9f\x98\x80");
+	CK_ESC(escape_json, "\xc2\xa0", "\xc2\xa0");		/* U+00A0 is not C1 */
+	CK_ESC(escape_json, "\xef\xbf\xbd", "\xef\xbf\xbd");
+	/* C1 controls */
+	CK_ESC(escape_json, "\xc2\x85", "\\u0085");
+	CK_ESC(escape_json, "\xc2\x80\xc2\x9f", "\\u0080\\u009f");
+	/* invalid bytes: one U+FFFD each */
+	CK_ESC(escape_json, "\xff", "\\ufffd");
+	CK_ESC(escape_json, "a\xfe" "b", "a\\ufffdb");
+	CK_ESC(escape_json, "\x80", "\\ufffd");
+	CK_ESC(escape_json, "\xe6\x97", "\\ufffd\\ufffd");		/* truncated */
+	CK_ESC(escape_json, "a\xe6", "a\\ufffd");			/* truncated at the end */
+	CK_ESC(escape_json, "\xe6\x97" "a", "\\ufffd\\ufffda");
+	CK_ESC(escape_json, "\xc0\xaf", "\\ufffd\\ufffd");		/* overlong '/' */
+	CK_ESC(escape_json, "\xc1\xbf", "\\ufffd\\ufffd");
+	CK_ESC(escape_json, "\xe0\x80\xaf", "\\ufffd\\ufffd\\ufffd");	/* overlong, 3 bytes */
+	CK_ESC(escape_json, "\xf0\x80\x80\xaf", "\\ufffd\\ufffd\\ufffd\\ufffd");
+	CK_ESC(escape_json, "\xed\xa0\x80", "\\ufffd\\ufffd\\ufffd");	/* surrogate D800 */
+	CK_ESC(escape_json, "\xed\xbf\xbf", "\\ufffd\\ufffd\\ufffd");	/* surrogate DFFF */
+	CK_ESC(escape_json, "\xed\x9f\xbf", "\xed\x9f\xbf");		/* U+D7FF is fine */
+	CK_ESC(escape_json, "\xf4\x90\x80\x80", "\\ufffd\\ufffd\\ufffd\\ufffd");	/* > U+10FFFF */
+	CK_ESC(escape_json, "\xf4\x8f\xbf\xbf", "\xf4\x8f\xbf\xbf");	/* U+10FFFF */
+	CK_ESC(escape_json, "\xf5\x80\x80\x80", "\\ufffd\\ufffd\\ufffd\\ufffd");
+	CK_ESC(escape_json, "\xc3\x28", "\\ufffd(");		/* bad continuation */
+}
+END_TEST
+
+/* Every escape_json output of hostile bytes is a valid JSON string body. */
+START_TEST(test_escape_json_all_bytes_valid)
+{
+	char in[4], *got, *doc;
+	unsigned a, b;
+
+	for (a = 0; a < 256; a++) {
+		for (b = 0; b < 256; b += 5) {
+			size_t n;
+
+			in[0] = (char)a;
+			in[1] = (char)b;
+			in[2] = (char)0x80;
+			got = escaped(escape_json, in, 3);
+			n = strlen(got) + 3;
+			doc = malloc(n);
+			snprintf(doc, n, "\"%s\"", got);
+			ck_assert_msg(json_ok(doc), "bytes %02x %02x 80 -> %s", a, b, got);
+			free(doc);
+			free(got);
+		}
+	}
+}
+END_TEST
+
+/* ---- whole reports ---- */
+
+struct fixture {
+	struct stats st;
+	uint32_t order[256];
+	struct report_input in;
+};
+
+static void fx_init(struct fixture *fx, uint32_t max_tasks)
+{
+	struct stats_config cfg = { .max_tasks = max_tasks, .max_modules = 8, .max_pfn = 4096 };
+
+	ck_assert_uint_le(max_tasks, 256);
+	ck_assert_int_eq(stats_init(&fx->st, &cfg), 0);
+	memset(&fx->in, 0, sizeof(fx->in));
+	fx->in.trigger = "SIGUSR1";
+	fx->in.mode = "live";
+	fx->in.format = FMT_TEXT;
+	fx->in.tracefs = "/sys/kernel/tracing";
+	fx->in.instance = "memtrace";
+	fx->in.enabled[0] = "kmem:mm_page_alloc";
+	fx->in.enabled[1] = "kmem:mm_page_free";
+	fx->in.nenabled = 2;
+	fx->in.page_size = 4096;
+	fx->in.st = &fx->st;
+	fx->in.order = fx->order;
+	fx->in.self_rss_kib = -1;
+	fx->in.self_hwm_kib = -1;
+}
+
+static char *render(struct fixture *fx, enum report_format fmt, size_t *len)
+{
+	FILE *f;
+	struct out *o = new_out(&f);
+
+	fx->in.format = fmt;
+	report_write(o, &fx->in);
+	return drain_tmp(f, o, len);
+}
+
+static void parse_or_fail(const char *text, size_t len, struct jv *root)
+{
+	size_t at;
+	const char *why = json_parse(text, len, root, &at);
+
+	ck_assert_msg(!why, "invalid JSON: %s at byte %zu: ...%.40s", why ? why : "", at,
+		      text + (at > 20 ? at - 20 : 0));
+	ck_assert_int_eq(root->type, J_OBJ);
+}
+
+static void apply_page(struct stats *st, enum mt_kind kind, int32_t tid, uint64_t pfn,
+		       uint32_t order, uint64_t ts, uint8_t flags)
+{
+	struct mt_event ev = { .kind = kind, .ts = ts, .tid = tid, .flags = flags };
+
+	ev.u.page.pfn = pfn;
+	ev.u.page.order = order;
+	stats_apply(st, &ev);
+}
+
+/* Text output: printable ASCII and newlines only. */
+static void assert_ascii(const char *t, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		ck_assert_msg((t[i] >= 0x20 && t[i] < 0x7f) || t[i] == '\n',
+			      "byte 0x%02x at %zu of the text report", (unsigned char)t[i], i);
+}
+
+struct trow {
+	int pid, tgid, ppid;
+	long long peak, cur;
+	unsigned long long kib, seeded;
+	char state[16];
+	const char *comm;	/* into the text, up to the newline */
+	size_t comm_len;
+};
+
+/*
+ * The task rows of a text report: 9 columns, two spaces, COMM to the end of
+ * the line. Returns the number of rows.
+ */
+static int text_rows(const char *t, struct trow *rows, int max)
+{
+	const char *p = strstr(t, "\nTASKS: "), *nl;
+	int n = 0;
+
+	ck_assert_ptr_nonnull(p);
+	p = strchr(p + 1, '\n') + 1;		/* header */
+	nl = strchr(p, '\n');
+	{
+		char hdr[256];
+		int cols = 0;
+		char *tok, *save, *last = NULL, *first = NULL;
+
+		ck_assert_uint_lt((size_t)(nl - p), sizeof(hdr));
+		memcpy(hdr, p, (size_t)(nl - p));
+		hdr[nl - p] = '\0';
+		for (tok = strtok_r(hdr, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
+			if (!first)
+				first = tok;
+			last = tok;
+			cols++;
+		}
+		ck_assert_int_eq(cols, 10);
+		ck_assert_str_eq(first, "PID");
+		ck_assert_str_eq(last, "COMM");
+	}
+	p = nl + 1;
+	while (*p && *p != '\n') {
+		struct trow r = { 0 };
+		double at;
+		int used = -1;
+
+		nl = strchr(p, '\n');
+		ck_assert_ptr_nonnull(nl);
+		ck_assert_int_lt(n, max);
+		ck_assert_msg(sscanf(p, "%d %d %d %lld %llu %lld %llu %15s %lf%n", &r.pid, &r.tgid,
+				     &r.ppid, &r.peak, &r.kib, &r.cur, &r.seeded, r.state, &at,
+				     &used) == 9 && used > 0, "bad row: %.*s", (int)(nl - p), p);
+		ck_assert_msg(p[used] == ' ' && p[used + 1] == ' ', "no COMM gap: %.*s",
+			      (int)(nl - p), p);
+		r.comm = p + used + 2;
+		r.comm_len = (size_t)(nl - r.comm);
+		rows[n++] = r;
+		p = nl + 1;
+	}
+	return n;
+}
+
+static bool comm_is(const struct trow *r, const char *s)
+{
+	return r->comm_len == strlen(s) && !memcmp(r->comm, s, r->comm_len);
+}
+
+START_TEST(test_basic_text)
+{
+	static struct fixture fx;
+	struct trow rows[16];
+	char *t;
+	size_t len;
+
+	fx_init(&fx, 64);
+	/* seeded tasks; 300 has no pages and must not be listed */
+	stats_seed_task(&fx.st, 100, 100, 1, "big", 3, 50, 10, false);
+	stats_seed_task(&fx.st, 200, 200, 100, "small", 5, 10, 10, false);
+	stats_seed_task(&fx.st, 300, 300, 1, "empty", 5, 0, 10, false);
+	/* 200: +8 pages (order 3), then freed: peak 18, current 10 */
+	apply_page(&fx.st, EV_PAGE_ALLOC, 200, 64, 3, 1000000000, 0);
+	apply_page(&fx.st, EV_PAGE_FREE, 200, 64, 3, 2000000000, 0);
+	fx.in.seed_tasks = 3;
+	fx.in.seed_pages = 60;
+	t = render(&fx, FMT_TEXT, &len);
+	assert_ascii(t, len);
+	ck_assert_uint_eq(strlen(t), len);
+	ck_assert_ptr_nonnull(strstr(t, "(trigger: SIGUSR1, live)\n"));
+	ck_assert_ptr_nonnull(strstr(t, "tracefs: /sys/kernel/tracing instance memtrace\n"));
+	ck_assert_ptr_nonnull(strstr(t, "events enabled: kmem:mm_page_alloc kmem:mm_page_free\n"));
+	ck_assert_ptr_nonnull(strstr(t, "events missing: none\n"));
+	ck_assert_ptr_nonnull(strstr(t, "events processed: 2 (page_alloc 1, page_free 1, fork 0"));
+	ck_assert_ptr_nonnull(strstr(t, "\nlost events: 0\n"));
+	ck_assert_ptr_nonnull(strstr(t, "seeded at start: 3 tasks, 60 pages"));
+	ck_assert_ptr_null(strstr(t, "oom kills"));
+	ck_assert_ptr_null(strstr(t, "memtrace itself"));
+	ck_assert_ptr_nonnull(strstr(t, "\nTASKS: 2 of 2 with pages, by peak (page = 4096 bytes)\n"));
+	ck_assert_int_eq(text_rows(t, rows, 16), 2);
+	ck_assert_int_eq(rows[0].pid, 100);
+	ck_assert_int_eq(rows[0].tgid, 100);
+	ck_assert_int_eq(rows[0].ppid, 1);
+	ck_assert_int_eq(rows[0].peak, 50);
+	ck_assert_uint_eq(rows[0].kib, 200);		/* 50 * 4096 / 1024 */
+	ck_assert_int_eq(rows[0].cur, 50);
+	ck_assert_uint_eq(rows[0].seeded, 50);
+	ck_assert_str_eq(rows[0].state, "alive");
+	ck_assert(comm_is(&rows[0], "big"));
+	ck_assert_int_eq(rows[1].pid, 200);
+	ck_assert_int_eq(rows[1].ppid, 100);
+	ck_assert_int_eq(rows[1].peak, 18);
+	ck_assert_uint_eq(rows[1].kib, 72);
+	ck_assert_int_eq(rows[1].cur, 10);
+	ck_assert_uint_eq(rows[1].seeded, 10);
+	ck_assert(comm_is(&rows[1], "small"));
+	ck_assert_ptr_nonnull(strstr(t, "\nMODULES: 0\n"));
+	free(t);
+	stats_free(&fx.st);
+}
+END_TEST
+
+START_TEST(test_basic_json)
+{
+	static struct fixture fx;
+	const struct jv *tasks, *ev, *bk, *task, *tf;
+	struct jv root;
+	char *t;
+	size_t len;
+
+	fx_init(&fx, 64);
+	stats_seed_task(&fx.st, 100, 100, 1, "big", 3, 50, 10, false);
+	stats_seed_task(&fx.st, 200, 200, 100, "small", 5, 10, 10, false);
+	stats_seed_task(&fx.st, 300, 300, 1, "empty", 5, 0, 10, false);
+	apply_page(&fx.st, EV_PAGE_ALLOC, 200, 64, 3, 1000000000, 0);
+	apply_page(&fx.st, EV_PAGE_FREE, 200, 64, 3, 2000000000, 0);
+	fx.in.missing[0] = "oom:mark_victim";
+	fx.in.missing_loss[0] = "no \"oom\" section";
+	fx.in.nmissing = 1;
+	fx.in.self_rss_kib = 1234;
+	fx.in.self_hwm_kib = 2345;
+	fx.in.tracefs = "/tmp/we\"ird\\dir";
+	t = render(&fx, FMT_JSON, &len);
+	ck_assert_uint_eq(strlen(t), len);
+	ck_assert(len > 0 && t[len - 1] == '\n');
+	parse_or_fail(t, len, &root);
+	ck_assert_str_eq(jstr(&root, "trigger"), "SIGUSR1");
+	ck_assert_str_eq(jstr(&root, "mode"), "live");
+	ck_assert_int_eq(jint(&root, "page_size"), 4096);
+	ck_assert_int_eq(jint(&root, "lost_events"), 0);
+	tf = jreq(&root, "tracefs", J_OBJ);
+	ck_assert_str_eq(jstr(tf, "path"), "/tmp/we\"ird\\dir");
+	ck_assert_str_eq(jstr(tf, "instance"), "memtrace");
+	ev = jreq(&root, "events", J_OBJ);
+	ck_assert_int_eq(jint(ev, "processed"), 2);
+	bk = jreq(ev, "by_kind", J_OBJ);
+	ck_assert_int_eq(jint(bk, "page_alloc"), 1);
+	ck_assert_int_eq(jint(bk, "page_free"), 1);
+	ck_assert_int_eq(jint(bk, "oom_victim"), 0);
+	ck_assert_uint_eq(jreq(ev, "enabled", J_ARR)->n, 2);
+	ck_assert_str_eq(jreq(ev, "enabled", J_ARR)->kids[1].s, "kmem:mm_page_free");
+	ck_assert_uint_eq(jreq(ev, "missing", J_ARR)->n, 1);
+	ck_assert_str_eq(jstr(&jreq(ev, "missing", J_ARR)->kids[0], "lost"),
+			 "no \"oom\" section");
+	jreq(&root, "oom", J_NULL);
+	ck_assert_int_eq(jint(jreq(&root, "self", J_OBJ), "rss_kib"), 1234);
+	ck_assert_int_eq(jint(jreq(&root, "self", J_OBJ), "hwm_kib"), 2345);
+	ck_assert_int_eq(jint(&root, "tasks_with_pages"), 2);
+	tasks = jreq(&root, "tasks", J_ARR);
+	ck_assert_uint_eq(tasks->n, 2);
+	task = &tasks->kids[0];
+	ck_assert_int_eq(jint(task, "pid"), 100);
+	ck_assert_int_eq(jint(task, "ppid"), 1);
+	ck_assert_str_eq(jstr(task, "comm"), "big");
+	ck_assert_int_eq(jint(task, "peak_pages"), 50);
+	ck_assert_int_eq(jint(task, "peak_kib"), 200);
+	ck_assert_int_eq(jint(task, "current_pages"), 50);
+	ck_assert_str_eq(jstr(task, "state"), "alive");
+	task = &tasks->kids[1];
+	ck_assert_int_eq(jint(task, "pid"), 200);
+	ck_assert_int_eq(jint(task, "ppid"), 100);
+	ck_assert_int_eq(jint(task, "peak_pages"), 18);
+	ck_assert_int_eq(jint(task, "peak_kib"), 72);
+	ck_assert_int_eq(jint(task, "current_pages"), 10);
+	ck_assert_int_eq(jint(task, "seeded_pages"), 10);
+	ck_assert_int_eq(jint(task, "allocated_pages"), 8);
+	ck_assert_int_eq(jint(task, "freed_pages"), 8);
+	ck_assert_uint_eq(jreq(&root, "modules", J_ARR)->n, 0);
+	jv_free(&root);
+	free(t);
+	stats_free(&fx.st);
+}
+END_TEST
+
+/* Hostile names: (raw comm, its length, text form, decoded JSON form) */
+struct hostile {
+	const char *raw;
+	size_t len;
+	const char *text;
+	const char *json;	/* what a JSON reader gets back */
+};
+
+#define H(raw, text, json) { raw, sizeof(raw) - 1, text, json }
+static const struct hostile hostile[] = {
+	H("new\nline", "new\\x0aline", "new\nline"),
+	H("\x1b[2J\x1b]0;x\x07", "\\x1b[2J\\x1b]0;x\\x07", "\x1b[2J\x1b]0;x\x07"),
+	H("say \"hi\"", "say \"hi\"", "say \"hi\""),
+	H("back\\slash", "back\\\\slash", "back\\slash"),
+	H("tab\there", "tab\\x09here", "tab\there"),
+	H("del\x7f", "del\\x7f", "del\x7f"),
+	H("ff\xff", "ff\\xff", "ff\xef\xbf\xbd"),
+	H("trunc\xe6\x97", "trunc\\xe6\\x97", "trunc\xef\xbf\xbd\xef\xbf\xbd"),
+	H("over\xc0\xaf", "over\\xc0\\xaf", "over\xef\xbf\xbd\xef\xbf\xbd"),
+	H("sur\xed\xa0\x80", "sur\\xed\\xa0\\x80", "sur\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd"),
+	H("c1\xc2\x85", "c1\\xc2\\x85", "c1\xc2\x85"),
+	H("caf\xc3\xa9", "caf\\xc3\\xa9", "caf\xc3\xa9"),
+	H("\xe6\x97\xa5\xe6\x9c\xac", "\\xe6\\x97\\xa5\\xe6\\x9c\\xac", "\xe6\x97\xa5\xe6\x9c\xac"),
+	H("abcdefghijklmno", "abcdefghijklmno", "abcdefghijklmno"),	/* 15 bytes */
+	/* 15 bytes of valid UTF-8: five 3-byte characters */
+	H("\xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e\xe6\x97\xa5\xe6\x9c\xac",
+	  "\\xe6\\x97\\xa5\\xe6\\x9c\\xac\\xe8\\xaa\\x9e\\xe6\\x97\\xa5\\xe6\\x9c\\xac",
+	  "\xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e\xe6\x97\xa5\xe6\x9c\xac"),
+	H("   ", "   ", "   "),
+	H("a  b", "a  b", "a  b"),
+	H("\x01\x02\x03", "\\x01\\x02\\x03", "\x01\x02\x03"),
+};
+#undef H
+#define NHOSTILE ((int)(sizeof(hostile) / sizeof(hostile[0])))
+
+/* Seed the hostile names with distinct peaks: hostile[i] gets NHOSTILE + 10 - i pages. */
+static void seed_hostile(struct fixture *fx)
+{
+	int i;
+
+	for (i = 0; i < NHOSTILE; i++)
+		ck_assert_ptr_nonnull(stats_seed_task(&fx->st, 1000 + i, 1000 + i, 1, hostile[i].raw,
+						      hostile[i].len, (uint64_t)(NHOSTILE + 10 - i),
+						      5, false));
+}
+
+START_TEST(test_hostile_text)
+{
+	static struct fixture fx;
+	struct trow rows[64];
+	char *t;
+	size_t len;
+	int i, n;
+
+	fx_init(&fx, 64);
+	seed_hostile(&fx);
+	t = render(&fx, FMT_TEXT, &len);
+	assert_ascii(t, len);
+	n = text_rows(t, rows, 64);
+	ck_assert_int_eq(n, NHOSTILE);
+	for (i = 0; i < n; i++) {
+		ck_assert_int_eq(rows[i].pid, 1000 + i);
+		ck_assert_int_eq(rows[i].peak, NHOSTILE + 10 - i);
+		ck_assert_msg(comm_is(&rows[i], hostile[i].text), "row %d: comm \"%.*s\", want \"%s\"",
+			      i, (int)rows[i].comm_len, rows[i].comm, hostile[i].text);
+	}
+	free(t);
+	stats_free(&fx.st);
+}
+END_TEST
+
+START_TEST(test_hostile_json)
+{
+	static struct fixture fx;
+	const struct jv *tasks;
+	struct jv root;
+	char *t;
+	size_t len;
+	int i;
+
+	fx_init(&fx, 64);
+	seed_hostile(&fx);
+	t = render(&fx, FMT_JSON, &len);
+	parse_or_fail(t, len, &root);
+	tasks = jreq(&root, "tasks", J_ARR);
+	ck_assert_uint_eq(tasks->n, NHOSTILE);
+	for (i = 0; i < NHOSTILE; i++) {
+		const struct jv *c = jreq(&tasks->kids[i], "comm", J_STR);
+
+		ck_assert_int_eq(jint(&tasks->kids[i], "pid"), 1000 + i);
+		ck_assert_msg(c->slen == strlen(hostile[i].json) &&
+			      !memcmp(c->s, hostile[i].json, c->slen), "task %d: comm differs", i);
+	}
+	jv_free(&root);
+	free(t);
+	stats_free(&fx.st);
+}
+END_TEST
+
+/* A 16-byte name is cut to 15 bytes, here in the middle of a character. */
+START_TEST(test_long_name_cut)
+{
+	static struct fixture fx;
+	static const char name[] = "a\xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e\xe6\x97\xa5\xe6\x9c\xac";
+	struct trow rows[4];
+	struct jv root;
+	const struct jv *c;
+	char *t;
+	size_t len;
+
+	ck_assert_uint_eq(sizeof(name) - 1, 16);
+	fx_init(&fx, 16);
+	stats_seed_task(&fx.st, 42, 42, 1, name, 16, 1, 5, false);
+	t = render(&fx, FMT_TEXT, &len);
+	assert_ascii(t, len);
+	ck_assert_int_eq(text_rows(t, rows, 4), 1);
+	ck_assert(comm_is(&rows[0], "a\\xe6\\x97\\xa5\\xe6\\x9c\\xac\\xe8\\xaa\\x9e\\xe6\\x97\\xa5"
+			  "\\xe6\\x9c"));
+	free(t);
+	t = render(&fx, FMT_JSON, &len);
+	parse_or_fail(t, len, &root);
+	c = jreq(&jreq(&root, "tasks", J_ARR)->kids[0], "comm", J_STR);
+	ck_assert_str_eq(c->s, "a\xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e\xe6\x97\xa5\xef\xbf\xbd"
+			 "\xef\xbf\xbd");
+	jv_free(&root);
+	free(t);
+	stats_free(&fx.st);
+}
+END_TEST
+
+/* Ties: by tid; unknown comm; pseudo and exited states. */
+START_TEST(test_sort_states)
+{
+	static struct fixture fx;
+	struct trow rows[16];
+	struct mt_event ex = { .kind = EV_EXIT, .ts = 50 };
+	const struct jv *tasks;
+	struct jv root;
+	char *t;
+	size_t len;
+
+	fx_init(&fx, 32);
+	stats_seed_task(&fx.st, 500, 500, 1, "five", 4, 7, 5, false);
+	stats_seed_task(&fx.st, 400, 400, 1, "four", 4, 7, 5, false);
+	/* 777 first seen by an allocation: comm unknown; 4 pages */
+	apply_page(&fx.st, EV_PAGE_ALLOC, 777, 0, 2, 10, 0);
+	/* irq context: 2 pages to the <irq> pseudo task */
+	apply_page(&fx.st, EV_PAGE_ALLOC, 888, 100, 1, 20, MT_FLAG_HARDIRQ);
+	/* 9 pages, then exits */
+	stats_seed_task(&fx.st, 900, 900, 1, "gone", 4, 9, 5, false);
+	ex.u.exit.pid = 900;
+	ex.u.exit.group_dead = 1;
+	stats_apply(&fx.st, &ex);
+
+	t = render(&fx, FMT_TEXT, &len);
+	assert_ascii(t, len);
+	ck_assert_int_eq(text_rows(t, rows, 16), 5);
+	ck_assert_int_eq(rows[0].pid, 900);
+	ck_assert_str_eq(rows[0].state, "exited");
+	ck_assert_int_eq(rows[1].pid, 400);	/* 7 pages, lower tid first */
+	ck_assert_int_eq(rows[2].pid, 500);
+	ck_assert_int_eq(rows[3].pid, 777);
+	ck_assert_int_eq(rows[3].peak, 4);
+	ck_assert(comm_is(&rows[3], "?"));
+	ck_assert_int_eq(rows[4].pid, -1);
+	ck_assert_int_eq(rows[4].peak, 2);
+	ck_assert_str_eq(rows[4].state, "pseudo");
+	ck_assert(comm_is(&rows[4], "<irq>"));
+	ck_assert_ptr_nonnull(strstr(t, "irq-context pages: 2"));
+	free(t);
+
+	t = render(&fx, FMT_JSON, &len);
+	parse_or_fail(t, len, &root);
+	tasks = jreq(&root, "tasks", J_ARR);
+	ck_assert_uint_eq(tasks->n, 5);
+	ck_assert_str_eq(jstr(&tasks->kids[0], "state"), "exited");
+	ck_assert_str_eq(jstr(&tasks->kids[3], "comm"), "");
+	ck_assert_str_eq(jstr(&tasks->kids[4], "state"), "pseudo");
+	ck_assert_str_eq(jstr(&tasks->kids[4], "comm"), "<irq>");
+	ck_assert_int_eq(jint(&tasks->kids[4], "pid"), -1);
+	ck_assert_int_eq(jint(jreq(&root, "events", J_OBJ), "processed"), 3);
+	jv_free(&root);
+	free(t);
+	stats_free(&fx.st);
+}
+END_TEST
+
+START_TEST(test_top)
+{
+	static struct fixture fx;
+	struct trow rows[16];
+	struct jv root;
+	char *t;
+	size_t len;
+	int i;
+	static const uint32_t tops[] = { 0, 1, 3, 5, 6, 100 };
+	static const int want[] = { 5, 1, 3, 5, 5, 5 };
+
+	fx_init(&fx, 32);
+	for (i = 0; i < 5; i++)
+		stats_seed_task(&fx.st, 10 + i, 10 + i, 1, "t", 1, (uint64_t)(i + 1) * 3, 5, false);
+	for (i = 0; i < 6; i++) {
+		fx.in.top = tops[i];
+		t = render(&fx, FMT_TEXT, &len);
+		ck_assert_int_eq(text_rows(t, rows, 16), want[i]);
+		ck_assert_int_eq(rows[0].pid, 14);		/* 15 pages */
+		ck_assert_int_eq(rows[want[i] - 1].peak, (5 - want[i] + 1) * 3);
+		{
+			char line[64];
+
+			snprintf(line, sizeof(line), "\nTASKS: %d of 5 with pages", want[i]);
+			ck_assert_ptr_nonnull(strstr(t, line));
+		}
+		free(t);
+		t = render(&fx, FMT_JSON, &len);
+		parse_or_fail(t, len, &root);
+		ck_assert_uint_eq(jreq(&root, "tasks", J_ARR)->n, (size_t)want[i]);
+		ck_assert_int_eq(jint(&root, "tasks_with_pages"), 5);
+		ck_assert_int_eq(jint(&jreq(&root, "tasks", J_ARR)->kids[0], "peak_pages"), 15);
+		jv_free(&root);
+		free(t);
+	}
+	stats_free(&fx.st);
+}
+END_TEST
+
+START_TEST(test_kib_page_size)
+{
+	static struct fixture fx;
+	struct trow rows[4];
+	struct jv root;
+	char *t;
+	size_t len;
+
+	fx_init(&fx, 16);
+	stats_seed_task(&fx.st, 10, 10, 1, "t", 1, 3, 5, false);
+	fx.in.page_size = 16384;
+	t = render(&fx, FMT_TEXT, &len);
+	ck_assert_int_eq(text_rows(t, rows, 4), 1);
+	ck_assert_uint_eq(rows[0].kib, 48);
+	ck_assert_ptr_nonnull(strstr(t, "(page = 16384 bytes)"));
+	free(t);
+	t = render(&fx, FMT_JSON, &len);
+	parse_or_fail(t, len, &root);
+	ck_assert_int_eq(jint(&jreq(&root, "tasks", J_ARR)->kids[0], "peak_kib"), 48);
+	ck_assert_int_eq(jint(&root, "page_size"), 16384);
+	jv_free(&root);
+	free(t);
+	/* 512-byte pages: 3 pages are 1.5 KiB, rounded down */
+	fx.in.page_size = 512;
+	t = render(&fx, FMT_TEXT, &len);
+	ck_assert_int_eq(text_rows(t, rows, 4), 1);
+	ck_assert_uint_eq(rows[0].kib, 1);
+	free(t);
+	stats_free(&fx.st);
+}
+END_TEST
+
+static struct mt_module *add_mod(struct stats *st, const char *name, int64_t peak, int64_t cur,
+				 bool known, uint64_t skib, uint8_t state)
+{
+	struct mt_module *m = &st->mods[st->nmods];
+
+	memset(m, 0, sizeof(*m));
+	snprintf(m->name, sizeof(m->name), "%s", name);
+	m->serial = ++st->nmods;
+	m->peak = peak;
+	m->cur = cur;
+	m->static_known = known;
+	m->static_kib = skib;
+	m->state = state;
+	m->loader_tid = 77;
+	m->bracket = BR_SYSCALL;
+	return m;
+}
+
+START_TEST(test_modules)
+{
+	static struct fixture fx;
+	const struct jv *mods, *m;
+	struct jv root;
+	char *t, *p;
+	size_t len;
+
+	fx_init(&fx, 16);
+	add_mod(&fx.st, "virtio_pci", 6, 2, true, 40, MOD_LIVE);
+	add_mod(&fx.st, "crc32_pclmul", 3, 0, false, 0, MOD_UNLOADED);
+	add_mod(&fx.st, "bad\nname\x1b\xff", 1, 1, false, 0, MOD_LOADING);
+	add_mod(&fx.st, "", 0, 0, true, 0, MOD_FAILED);
+
+	t = render(&fx, FMT_TEXT, &len);
+	assert_ascii(t, len);
+	ck_assert_ptr_nonnull(strstr(t, "\nMODULES: 4\n"));
+	p = strstr(t, "\nvirtio_pci ");
+	ck_assert_ptr_nonnull(p);
+	{
+		char name[64], skib[16], state[16], br[16];
+		long long peak, cur;
+		unsigned long long kib;
+		int loader;
+
+		ck_assert_int_eq(sscanf(p + 1, "%63s %lld %llu %lld %15s %d %15s %15s", name, &peak,
+					&kib, &cur, skib, &loader, state, br), 8);
+		ck_assert_int_eq(peak, 6);
+		ck_assert_uint_eq(kib, 24);
+		ck_assert_int_eq(cur, 2);
+		ck_assert_str_eq(skib, "40");
+		ck_assert_int_eq(loader, 77);
+		ck_assert_str_eq(state, "live");
+		ck_assert_str_eq(br, "syscall");
+		p = strstr(t, "\ncrc32_pclmul ");
+		ck_assert_ptr_nonnull(p);
+		ck_assert_int_eq(sscanf(p + 1, "%63s %lld %llu %lld %15s %d %15s", name, &peak,
+					&kib, &cur, skib, &loader, state), 7);
+		ck_assert_str_eq(skib, "-");
+		ck_assert_str_eq(state, "unloaded");
+	}
+	ck_assert_ptr_nonnull(strstr(t, "\nbad?name??"));
+	ck_assert_ptr_nonnull(strstr(t, "\n(unnamed) "));
+	free(t);
+
+	t = render(&fx, FMT_JSON, &len);
+	parse_or_fail(t, len, &root);
+	mods = jreq(&root, "modules", J_ARR);
+	ck_assert_uint_eq(mods->n, 4);
+	m = &mods->kids[0];
+	ck_assert_str_eq(jstr(m, "name"), "virtio_pci");
+	ck_assert_int_eq(jint(m, "peak_pages"), 6);
+	ck_assert_int_eq(jint(m, "peak_kib"), 24);
+	ck_assert_int_eq(jint(m, "current_pages"), 2);
+	ck_assert_int_eq(jint(m, "static_kib"), 40);
+	ck_assert_str_eq(jstr(m, "state"), "live");
+	m = &mods->kids[1];
+	jreq(m, "static_kib", J_NULL);
+	ck_assert_str_eq(jstr(m, "state"), "unloaded");
+	m = &mods->kids[2];
+	ck_assert_str_eq(jstr(m, "name"), "bad\nname\x1b\xef\xbf\xbd");
+	jreq(m, "static_kib", J_NULL);
+	ck_assert_str_eq(jstr(m, "state"), "loading");
+	m = &mods->kids[3];
+	ck_assert_str_eq(jstr(m, "name"), "");
+	ck_assert_int_eq(jint(m, "static_kib"), 0);
+	ck_assert_str_eq(jstr(m, "state"), "failed");
+	jv_free(&root);
+	free(t);
+	/* --top limits the task rows only: every module is listed */
+	fx.in.top = 1;
+	t = render(&fx, FMT_JSON, &len);
+	parse_or_fail(t, len, &root);
+	ck_assert_uint_eq(jreq(&root, "modules", J_ARR)->n, 4);
+	jv_free(&root);
+	free(t);
+	stats_free(&fx.st);
+}
+END_TEST
+
+START_TEST(test_oom_section)
+{
+	static struct fixture fx;
+	struct mt_event ev = { .kind = EV_OOM_VICTIM, .ts = 3500000000ull };
+	static const char victim[] = "vic\ntim\x1b[2J\xff";
+	const struct jv *oom;
+	struct jv root;
+	char *t;
+	size_t len;
+
+	fx_init(&fx, 16);
+	stats_seed_task(&fx.st, 10, 10, 1, "t", 1, 3, 5, false);
+	t = render(&fx, FMT_TEXT, &len);
+	ck_assert_ptr_null(strstr(t, "oom kills"));
+	free(t);
+	t = render(&fx, FMT_JSON, &len);
+	parse_or_fail(t, len, &root);
+	jreq(&root, "oom", J_NULL);
+	jv_free(&root);
+	free(t);
+
+	ev.u.oom.pid = 4321;
+	ev.u.oom.comm.s = victim;
+	ev.u.oom.comm.len = sizeof(victim) - 1;
+	stats_apply(&fx.st, &ev);
+	t = render(&fx, FMT_TEXT, &len);
+	assert_ascii(t, len);
+	ck_assert_ptr_nonnull(strstr(t, "\noom kills seen: 1, last victim pid 4321 "
+				     "(vic\\x0atim\\x1b[2J\\xff)\n"));
+	free(t);
+	t = render(&fx, FMT_JSON, &len);
+	parse_or_fail(t, len, &root);
+	oom = jreq(&root, "oom", J_OBJ);
+	ck_assert_int_eq(jint(oom, "count"), 1);
+	ck_assert_int_eq(jint(oom, "victim_pid"), 4321);
+	ck_assert_str_eq(jstr(oom, "victim_comm"), "vic\ntim\x1b[2J\xef\xbf\xbd");
+	ck_assert_str_eq(jreq(oom, "time_s", J_NUM)->s, "3.500000");
+	jv_free(&root);
+	free(t);
+	stats_free(&fx.st);
+}
+END_TEST
+
+START_TEST(test_lost_events)
+{
+	static struct fixture fx;
+	struct jv root;
+	char *t;
+	size_t len;
+
+	fx_init(&fx, 16);
+	fx.in.lost_events = 12345678901234ull;
+	t = render(&fx, FMT_TEXT, &len);
+	ck_assert_ptr_nonnull(strstr(t, "\nlost events: 12345678901234 -- peaks may be "
+				     "underestimated\n"));
+	free(t);
+	t = render(&fx, FMT_JSON, &len);
+	parse_or_fail(t, len, &root);
+	ck_assert_str_eq(jreq(&root, "lost_events", J_NUM)->s, "12345678901234");
+	ck_assert_int_eq(jint(&root, "lost_unknown_subbuffers"), 0);
+	jv_free(&root);
+	free(t);
+	fx.in.lost_events = UINT64_MAX;
+	fx.in.missed_unknown = 3;
+	t = render(&fx, FMT_TEXT, &len);
+	ck_assert_ptr_nonnull(strstr(t, "\nlost events: 18446744073709551615 (at least; 3 "
+				     "sub-buffers flagged lost without a count)"));
+	free(t);
+	t = render(&fx, FMT_JSON, &len);
+	parse_or_fail(t, len, &root);
+	ck_assert_str_eq(jreq(&root, "lost_events", J_NUM)->s, "18446744073709551615");
+	ck_assert_int_eq(jint(&root, "lost_unknown_subbuffers"), 3);
+	jv_free(&root);
+	free(t);
+	stats_free(&fx.st);
+}
+END_TEST
+
+/* A report far larger than the out buffer, escapes straddling every flush. */
+START_TEST(test_big_report)
+{
+	static struct fixture fx;
+	const struct jv *tasks;
+	struct trow *rows;
+	struct jv root;
+	char *t;
+	size_t len;
+	int i;
+
+	fx_init(&fx, 256);
+	for (i = 0; i < 250; i++) {
+		const struct hostile *h = &hostile[i % NHOSTILE];
+
+		ck_assert_ptr_nonnull(stats_seed_task(&fx.st, 5000 + i, 5000 + i, 1, h->raw, h->len,
+						      (uint64_t)(1000 - i), 5, false));
+	}
+	t = render(&fx, FMT_JSON, &len);
+	ck_assert_uint_gt(len, 2 * OUT_BUF_SIZE);
+	parse_or_fail(t, len, &root);
+	tasks = jreq(&root, "tasks", J_ARR);
+	ck_assert_uint_eq(tasks->n, 250);
+	for (i = 0; i < 250; i++) {
+		const struct jv *c = jreq(&tasks->kids[i], "comm", J_STR);
+		const char *want = hostile[i % NHOSTILE].json;
+
+		ck_assert_int_eq(jint(&tasks->kids[i], "pid"), 5000 + i);
+		ck_assert(c->slen == strlen(want) && !memcmp(c->s, want, c->slen));
+	}
+	jv_free(&root);
+	free(t);
+	t = render(&fx, FMT_TEXT, &len);
+	ck_assert_uint_gt(len, OUT_BUF_SIZE);
+	assert_ascii(t, len);
+	rows = calloc(256, sizeof(*rows));
+	ck_assert_int_eq(text_rows(t, rows, 256), 250);
+	for (i = 0; i < 250; i++)
+		ck_assert(comm_is(&rows[i], hostile[i % NHOSTILE].text));
+	free(rows);
+	free(t);
+	stats_free(&fx.st);
+}
+END_TEST
+
+START_TEST(test_state_names)
+{
+	struct mt_task t = { 0 };
+	struct mt_module m = { 0 };
+
+	t.state = TASK_ALIVE;
+	ck_assert_str_eq(task_state_name(&t), "alive");
+	t.state = TASK_EXITED;
+	ck_assert_str_eq(task_state_name(&t), "exited");
+	t.flags = TF_PSEUDO;
+	ck_assert_str_eq(task_state_name(&t), "pseudo");
+	m.state = MOD_LOADING;
+	ck_assert_str_eq(module_state_name(&m), "loading");
+	m.state = MOD_LIVE;
+	ck_assert_str_eq(module_state_name(&m), "live");
+	m.state = MOD_FAILED;
+	ck_assert_str_eq(module_state_name(&m), "failed");
+	m.state = MOD_UNLOADED;
+	ck_assert_str_eq(module_state_name(&m), "unloaded");
+	m.state = MOD_UNUSED;
+	ck_assert_str_eq(module_state_name(&m), "unknown");
+}
+END_TEST
+
+Suite *suite_report(void)
+{
+	Suite *s = suite_create("report");
+	TCase *tc = tcase_create("escape");
+
+	tcase_add_test(tc, test_validator_self);
+	tcase_add_test(tc, test_escape_text);
+	tcase_add_test(tc, test_escape_json);
+	tcase_add_test(tc, test_escape_json_all_bytes_valid);
+	tcase_add_test(tc, test_state_names);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("report");
+	tcase_add_test(tc, test_basic_text);
+	tcase_add_test(tc, test_basic_json);
+	tcase_add_test(tc, test_hostile_text);
+	tcase_add_test(tc, test_hostile_json);
+	tcase_add_test(tc, test_long_name_cut);
+	tcase_add_test(tc, test_sort_states);
+	tcase_add_test(tc, test_top);
+	tcase_add_test(tc, test_kib_page_size);
+	tcase_add_test(tc, test_modules);
+	tcase_add_test(tc, test_oom_section);
+	tcase_add_test(tc, test_lost_events);
+	tcase_add_test(tc, test_big_report);
+	suite_add_tcase(s, tc);
+	return s;
+}
