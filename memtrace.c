@@ -955,6 +955,7 @@ static int shutdown_run(int sig)
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = second_signal;
+	sigfillset(&sa.sa_mask);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
 	sigemptyset(&set);
@@ -1006,6 +1007,25 @@ static int main_loop(void)
 			fprintf(stderr, "memtrace: poll: %s\n", strerror(errno));
 			free(pfd);
 			return EXIT_RUNTIME;
+		}
+		/*
+		 * A CPU whose fd fails (a possible but offline CPU: ENODEV or
+		 * POLLERR) is dropped from the poll set, or poll would spin.
+		 */
+		for (i = 0; i < R.rd.ncpus; i++) {
+			struct reader_cpu *c = &R.rd.cpus[i];
+
+			if (pfd[i + 1].fd < 0)
+				continue;
+			if (pfd[i + 1].revents & (POLLERR | POLLNVAL))
+				c->eof = true;
+			if (c->eof) {
+				pfd[i + 1].fd = -1;
+				if (c->read_errors || (pfd[i + 1].revents & (POLLERR | POLLNVAL)))
+					fprintf(stderr, "memtrace: cpu%d not readable (%s); not "
+						"traced\n", c->cpu, c->last_errno ?
+						strerror(c->last_errno) : "poll error");
+			}
 		}
 		busy = reader_run(&R.rd, false, BATCH) == BATCH;
 		if (R.st.oom_pending)

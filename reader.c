@@ -66,6 +66,10 @@ static bool next_page(struct reader *r, struct reader_cpu *c, bool final)
 	ssize_t n;
 
 	for (;;) {
+		if (c->fd < 0) {
+			c->eof = true;
+			return false;
+		}
 		t0 = r->live ? r->now() : 0;
 		n = read(c->fd, c->page, r->subbuf);
 		if (n < 0) {
@@ -195,6 +199,11 @@ uint64_t reader_run(struct reader *r, bool final, uint64_t max_events)
 				best = c;
 			else if (c->blocked && c->bound < best->rec.ts)
 				wait = true;
+		}
+		/* a time stamp from the future (corrupt page) must not stall the merge */
+		if (wait && best->rec.ts > r->now() + 1000000000ull) {
+			r->out_of_order++;
+			wait = false;
 		}
 		if (wait)
 			break;

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -373,7 +374,7 @@ int tracefs_open_cpus(struct tracefs *t, char *err, size_t errlen)
 {
 	char dir[PATH_MAX], p[PATH_MAX];
 	struct dirent *de;
-	int n = 0, cap = 0, i;
+	int n = 0, cap = 0, i, opened = 0;
 	DIR *d;
 
 	if (path_fmt(dir, sizeof(dir), "%s/per_cpu", t->inst))
@@ -420,11 +421,19 @@ int tracefs_open_cpus(struct tracefs *t, char *err, size_t errlen)
 		if (t->fds[i] < 0) {
 			int e = errno;
 
-			return (fail(err, errlen, "%s: %s", p, strerror(e)), errclass(e));
+			if (errclass(e) == TFS_ERR_PRIV)
+				return (fail(err, errlen, "%s: %s", p, strerror(e)), TFS_ERR_PRIV);
+			/* a possible but offline CPU: trace the others */
+			fprintf(stderr, "memtrace: %s: %s; cpu%d not traced\n", p, strerror(e),
+				t->cpu_ids[i]);
+			continue;
 		}
+		opened++;
 		if (emerg.nfds < (int)(sizeof(emerg.fds) / sizeof(emerg.fds[0])))
 			emerg.fds[emerg.nfds++] = t->fds[i];
 	}
+	if (!opened)
+		return fail(err, errlen, "%s: no per-CPU trace_pipe_raw could be opened", dir);
 	return TFS_OK;
 }
 
@@ -546,11 +555,19 @@ void tracefs_emergency_cleanup(void)
 		return;
 	emerg.armed = 0;
 	as_write(emerg.tracing_on, "0", 1);
+	as_write(emerg.events_enable, "0", 1);
+	/*
+	 * Any open instance file (the interrupted code may hold stats or
+	 * tracing_on) makes rmdir fail with EBUSY: close every fd but stdio,
+	 * the caller exits right after.
+	 */
 	for (i = 0; i < emerg.nfds; i++)
 		close(emerg.fds[i]);
 	if (emerg.free_buffer_fd >= 0)
 		close(emerg.free_buffer_fd);
-	as_write(emerg.events_enable, "0", 1);
+	if (syscall(SYS_close_range, 3u, ~0u, 0u))
+		for (i = 3; i < 4096; i++)
+			close(i);
 	if (!emerg.remove_dir)
 		return;
 	for (i = 0; i < 100; i++) {
