@@ -50,27 +50,7 @@ static void path_in(char *buf, const char *dir, const char *name)
 
 static char *slurp(const char *path, size_t *len)
 {
-	int fd = open(path, O_RDONLY);
-	size_t cap = 4096, n = 0;
-	char *buf = malloc(cap);
-	ssize_t r;
-
-	ck_assert_msg(fd >= 0, "open %s: %s", path, strerror(errno));
-	for (;;) {
-		if (n + 1 >= cap) {
-			cap *= 2;
-			buf = realloc(buf, cap);
-		}
-		r = read(fd, buf + n, cap - n - 1);
-		ck_assert(r >= 0);
-		if (!r)
-			break;
-		n += (size_t)r;
-	}
-	close(fd);
-	buf[n] = '\0';
-	*len = n;
-	return buf;
+	return read_path(path, len);
 }
 
 static void put_file(const char *path, const char *s)

@@ -35,29 +35,9 @@ static void dir_teardown(void)
 static char *slurp(const char *name, size_t *len)
 {
 	char path[PATH_MAX];
-	size_t cap = 1 << 16, n = 0;
-	char *buf = malloc(cap);
-	ssize_t r;
-	int fd;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	fd = open(path, O_RDONLY);
-	ck_assert_msg(fd >= 0, "%s: %s", path, strerror(errno));
-	for (;;) {
-		if (n + 1 >= cap) {
-			cap *= 2;
-			buf = realloc(buf, cap);
-		}
-		r = read(fd, buf + n, cap - n - 1);
-		ck_assert(r >= 0);
-		if (!r)
-			break;
-		n += (size_t)r;
-	}
-	close(fd);
-	buf[n] = '\0';
-	*len = n;
-	return buf;
+	return read_path(path, len);
 }
 
 static void new_stats(struct stats *st, uint32_t max_tasks)

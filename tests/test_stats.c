@@ -42,16 +42,7 @@ static struct mt_str str(const char *s)
 static void page_ev(enum mt_kind kind, uint64_t ts, int32_t tid, uint8_t flags,
 		    uint64_t pfn, uint32_t order)
 {
-	struct mt_event ev;
-
-	memset(&ev, 0, sizeof(ev));
-	ev.kind = kind;
-	ev.ts = ts;
-	ev.tid = tid;
-	ev.flags = flags;
-	ev.u.page.pfn = pfn;
-	ev.u.page.order = order;
-	stats_apply(&S, &ev);
+	test_page_event(&S, kind, ts, tid, flags, pfn, order);
 }
 
 static void alloc(uint64_t ts, int32_t tid, uint64_t pfn, uint32_t order)

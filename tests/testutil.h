@@ -7,11 +7,20 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "stats.h"
+
 /* Directory of the fixtures, set by the runner from MEMTRACE_FIXTURES or "tests/fixtures". */
 extern const char *fixtures_dir;
 
-/* Read a fixture file (relative to fixtures_dir) into a malloc'ed buffer; aborts the test on error. */
+/* Read a whole file into a malloc'ed, NUL-terminated buffer; fails the test on error. */
+char *read_path(const char *path, size_t *len);
+
+/* Read a fixture file (relative to fixtures_dir), as read_path(). */
 char *read_fixture(const char *rel, size_t *len);
+
+/* Apply one page event (EV_PAGE_ALLOC or EV_PAGE_FREE) to @s. */
+void test_page_event(struct stats *s, enum mt_kind kind, uint64_t ts, int32_t tid,
+		     uint8_t flags, uint64_t pfn, uint32_t order);
 
 /* The suites, one per tests/test_<module>.c; the runner skips those not linked in. */
 #define SUITE(name) Suite *suite_##name(void) __attribute__((weak))

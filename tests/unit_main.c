@@ -1,32 +1,64 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* unit_main.c - runs every Check suite; exit status is non-zero on any failure */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "testutil.h"
 
 const char *fixtures_dir = "tests/fixtures";
 
+char *read_path(const char *path, size_t *len)
+{
+	size_t cap = 4096, n = 0;
+	char *buf = malloc(cap);
+	ssize_t r;
+	int fd = open(path, O_RDONLY);
+
+	ck_assert_msg(fd >= 0, "open %s: %s", path, strerror(errno));
+	ck_assert_ptr_nonnull(buf);
+	for (;;) {
+		if (n + 1 >= cap) {
+			cap *= 2;
+			buf = realloc(buf, cap);
+			ck_assert_ptr_nonnull(buf);
+		}
+		r = read(fd, buf + n, cap - n - 1);
+		ck_assert_msg(r >= 0, "read %s: %s", path, strerror(errno));
+		if (!r)
+			break;
+		n += (size_t)r;
+	}
+	close(fd);
+	buf[n] = '\0';
+	*len = n;
+	return buf;
+}
+
 char *read_fixture(const char *rel, size_t *len)
 {
 	char path[4096];
-	FILE *f;
-	char *buf;
-	long n;
 
 	snprintf(path, sizeof(path), "%s/%s", fixtures_dir, rel);
-	f = fopen(path, "rb");
-	ck_assert_msg(f != NULL, "fixture %s missing", path);
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	buf = malloc((size_t)n + 1);
-	ck_assert_ptr_nonnull(buf);
-	ck_assert_int_eq(fread(buf, 1, (size_t)n, f), (size_t)n);
-	buf[n] = '\0';
-	fclose(f);
-	*len = (size_t)n;
-	return buf;
+	return read_path(path, len);
+}
+
+void test_page_event(struct stats *s, enum mt_kind kind, uint64_t ts, int32_t tid,
+		     uint8_t flags, uint64_t pfn, uint32_t order)
+{
+	struct mt_event ev;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.kind = kind;
+	ev.ts = ts;
+	ev.tid = tid;
+	ev.flags = flags;
+	ev.u.page.pfn = pfn;
+	ev.u.page.order = order;
+	stats_apply(s, &ev);
 }
 
 int main(void)
