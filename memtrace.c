@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "boot.h"
 #include "event.h"
 #include "format.h"
 #include "logfile.h"
@@ -50,7 +51,7 @@ enum {
 
 enum {
 	OPT_MAX_TASKS = 256, OPT_MAX_MODULES, OPT_DAEMON, OPT_PIDFILE, OPT_REPLAY,
-	OPT_RECORD, OPT_INSTANCE, OPT_NO_SEED,
+	OPT_RECORD, OPT_INSTANCE, OPT_NO_SEED, OPT_KMSG, OPT_BOOT_BUFFER,
 };
 
 struct options {
@@ -67,6 +68,8 @@ struct options {
 	uint32_t max_modules;
 	bool daemon;
 	bool no_seed;
+	bool kmsg;
+	bool boot_buffer;
 };
 
 /* Everything the run needs, allocated once at start. */
@@ -126,6 +129,10 @@ static void usage(void)
 	       "      --record DIR        also save raw buffers and format files in DIR\n"
 	       "      --replay DIR        report on a recorded trace and exit\n"
 	       "      --no-seed           do not seed running tasks from /proc/PID/statm\n"
+	       "      --kmsg              also a short summary to /dev/kmsg at the end\n"
+	       "      --boot-buffer       first take the module loads the kernel recorded\n"
+	       "                          at boot (trace_event=module:...) from the\n"
+	       "                          top-level buffer (consumes them)\n"
 	       "  -h, --help              show this help and exit\n"
 	       "  -V, --version           show the version and exit\n"
 	       "\n"
@@ -168,6 +175,8 @@ static void parse_options(int argc, char **argv, struct options *o)
 		{ "record", required_argument, NULL, OPT_RECORD },
 		{ "replay", required_argument, NULL, OPT_REPLAY },
 		{ "no-seed", no_argument, NULL, OPT_NO_SEED },
+		{ "kmsg", no_argument, NULL, OPT_KMSG },
+		{ "boot-buffer", no_argument, NULL, OPT_BOOT_BUFFER },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -237,6 +246,12 @@ static void parse_options(int argc, char **argv, struct options *o)
 		case OPT_NO_SEED:
 			o->no_seed = true;
 			break;
+		case OPT_KMSG:
+			o->kmsg = true;
+			break;
+		case OPT_BOOT_BUFFER:
+			o->boot_buffer = true;
+			break;
 		case 'h':
 			usage();
 			exit(EXIT_OK);
@@ -263,8 +278,9 @@ static void parse_options(int argc, char **argv, struct options *o)
 	}
 	if (optind < argc)
 		usage_error(EXIT_USAGE, "too many arguments: '%s'", argv[optind]);
-	if (o->replay_dir && (o->record_dir || o->daemon || o->tracefs_dir))
-		usage_error(EXIT_USAGE, "--replay takes no --record, --daemon or TRACEFS_DIR");
+	if (o->replay_dir && (o->record_dir || o->daemon || o->tracefs_dir || o->boot_buffer))
+		usage_error(EXIT_USAGE, "--replay takes no --record, --daemon, --boot-buffer or "
+			    "TRACEFS_DIR");
 	if (o->pidfile && !o->daemon)
 		usage_error(EXIT_USAGE, "--pidfile needs --daemon");
 }
@@ -315,6 +331,7 @@ static void fill_report(struct report_input *in, const char *trigger)
 	in->missed_unknown = reader_missed_unknown(&R.rd);
 	in->seed_tasks = R.seed_tasks;
 	in->seed_pages = R.seed_pages;
+	in->boot = R.meta.boot_used ? &R.meta.boot : NULL;
 	in->order = R.order;
 }
 
@@ -334,14 +351,39 @@ static void read_ids(struct mt_task *t)
 	t->ppid = (int32_t)strtol(q + 6, NULL, 10);
 }
 
+struct present_ctx {
+	bool skip_loading;
+	uint32_t added;
+};
+
+static void module_present(void *p, const struct proc_module *pm)
+{
+	struct present_ctx *ctx = p;
+	struct mt_module *m;
+
+	/* a load in progress whose module_load we have not read yet: not "before" */
+	if (pm->loading && ctx->skip_loading)
+		return;
+	m = stats_module_present(&R.st, pm->name, pm->name_len);
+	if (m && m->state == MOD_BEFORE && !m->static_known) {
+		m->static_kib = (pm->size + 1023) / 1024;	/* /sys may say more below */
+		m->static_known = 1;
+		ctx->added++;
+	}
+}
+
 /* Live only: per-CPU loss counters, names of tasks seen only by pid, module sizes. */
 static void refresh_live(void)
 {
-	uint32_t i;
+	struct present_ctx pc = { stats_module_unnamed_open(&R.st), 0 };
+	uint32_t i, bad = 0;
 	int c;
 
 	if (R.opt.replay_dir)
 		return;
+	/* every module the kernel has now is listed, traced or not */
+	if (proc_modules("/proc", module_present, &pc, &bad) >= 0 && bad)
+		fprintf(stderr, "memtrace: %u malformed lines in /proc/modules skipped\n", bad);
 	for (c = 0; c < R.rd.ncpus; c++) {
 		uint64_t lost;
 
@@ -437,6 +479,25 @@ static void report_oom(void)
 	snprintf(line, sizeof(line), "<4>memtrace: oom kill of pid %d (%s); report in %s\n",
 		 R.st.oom_pid, name, R.opt.log_path);
 	kmsg_line(line);
+}
+
+static void kmsg_emit(void *ctx, const char *line)
+{
+	char buf[600];
+
+	(void)ctx;
+	snprintf(buf, sizeof(buf), "<6>%s\n", line);
+	kmsg_line(buf);
+}
+
+/* The final report's summary on /dev/kmsg, for consoles and dmesg. */
+static void report_kmsg(const char *trigger, bool logged)
+{
+	static struct report_input in;
+
+	fill_report(&in, trigger);
+	report_summary(&in, logged ? R.opt.log_path : "(none: the log file could not be written)",
+		       5, kmsg_emit, NULL);
 }
 
 static void sink(void *ctx, const struct mt_event *ev)
@@ -604,6 +665,10 @@ static int run_replay(void)
 	code = setup_stats(R.meta.max_pfn);
 	if (code)
 		return code;
+	/* modules from the boot buffer came before every event, as when live */
+	if (path_fmt(p, sizeof(p), "%s/" META_FILE, R.opt.replay_dir) == 0 &&
+	    (len = read_file(p, text, sizeof(text))) >= 0)
+		meta_parse_boot(text, (size_t)len, &R.st, &bad);
 
 	if (path_fmt(p, sizeof(p), "%s/per_cpu", R.opt.replay_dir))
 		return EXIT_RUNTIME;
@@ -854,6 +919,8 @@ static int check_required(void)
 	return 0;
 }
 
+static int ingest_boot_buffer(const struct rb_layout *l);
+
 static int setup_live(void)
 {
 	static char text[65536];
@@ -924,6 +991,8 @@ static int setup_live(void)
 	}
 	if (R.opt.record_dir && (code = record_setup(&layout)))
 		return code;
+	if (R.opt.boot_buffer && (code = ingest_boot_buffer(&layout)))
+		return code;
 	if (tracefs_tracing_on(&R.tf, true)) {
 		fprintf(stderr, "memtrace: cannot start tracing: %s\n", strerror(errno));
 		return EXIT_RUNTIME;
@@ -941,6 +1010,58 @@ static int setup_live(void)
 	return 0;
 }
 
+/*
+ * --boot-buffer: drain the top-level per-CPU buffers once, before our own
+ * instance starts (so no event is seen twice), and keep their module events.
+ */
+static int ingest_boot_buffer(const struct rb_layout *l)
+{
+	uint32_t sub = rb_subbuf_size(l);
+	uint8_t *page;
+	int i;
+
+	if (R.tf.top_level) {
+		fprintf(stderr, "memtrace: warning: --boot-buffer ignored: tracing at the top "
+			"level itself (no instances)\n");
+		return 0;
+	}
+	if (boot_init(&R.meta.boot, 4 * R.opt.max_modules) || !(page = malloc(sub))) {
+		fprintf(stderr, "memtrace: out of memory\n");
+		return EXIT_RUNTIME;
+	}
+	for (i = 0; i < R.tf.ncpus; i++) {
+		char p[PATH_MAX];
+		int fd;
+
+		if (path_fmt(p, sizeof(p), "%s/per_cpu/cpu%d/trace_pipe_raw", R.tf.root,
+			     R.tf.cpu_ids[i]))
+			continue;
+		fd = open(p, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+		if (fd < 0) {
+			fprintf(stderr, "memtrace: --boot-buffer: %s: %s\n", p, strerror(errno));
+			continue;
+		}
+		for (;;) {
+			ssize_t n = read(fd, page, sub);
+
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0)
+				break;
+			boot_page(&R.meta.boot, l, &R.dec, page, (size_t)n, (uint32_t)R.tf.cpu_ids[i]);
+		}
+		close(fd);
+	}
+	free(page);
+	boot_apply(&R.meta.boot, &R.st);
+	boot_free(&R.meta.boot);	/* the counters stay for the reports */
+	R.meta.boot_used = true;
+	fprintf(stderr, "memtrace: boot buffer: %llu records, %u module events used, %llu lost\n",
+		(unsigned long long)R.meta.boot.records, R.meta.boot.applied,
+		(unsigned long long)R.meta.boot.lost);
+	return 0;
+}
+
 static void second_signal(int sig)
 {
 	tracefs_emergency_cleanup();
@@ -950,8 +1071,10 @@ static void second_signal(int sig)
 /* Final drain, clean tracefs, final report. A second TERM/INT exits at once. */
 static int shutdown_run(int sig)
 {
+	const char *trigger = sig == SIGINT ? "SIGINT" : "SIGTERM";
 	struct sigaction sa;
 	sigset_t set;
+	int e;
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = second_signal;
@@ -977,7 +1100,9 @@ static int shutdown_run(int sig)
 	tracefs_teardown(&R.tf);
 	R.tracefs_up = false;
 	record_finish();
-	report_log(sig == SIGINT ? "SIGINT" : "SIGTERM");
+	e = report_log(trigger);
+	if (R.opt.kmsg)
+		report_kmsg(trigger, !e);
 	if (R.opt.pidfile)
 		unlink(R.opt.pidfile);
 	return EXIT_OK;

@@ -166,6 +166,83 @@ static void on_free(struct stats *s, const struct mt_event *ev)
 	}
 }
 
+struct mt_module *stats_module_present(struct stats *s, const char *name, size_t len)
+{
+	struct mt_module *m;
+
+	if (!len)
+		return NULL;
+	if (len > MODNAME_LEN - 1)
+		len = MODNAME_LEN - 1;
+	m = stats_find_module(s, name, len);
+	if (m && m->state != MOD_UNLOADED && m->state != MOD_FAILED)
+		return m;
+	if (s->nmods >= s->cfg.max_modules) {
+		s->c.module_overflow++;
+		return NULL;
+	}
+	m = &s->mods[s->nmods++];
+	memset(m, 0, sizeof(*m));
+	m->serial = s->nmods;
+	m->state = MOD_BEFORE;
+	m->bracket = BR_NONE;
+	memcpy(m->name, name, len);
+	m->name[len] = '\0';
+	return m;
+}
+
+struct mt_module *stats_module_booted(struct stats *s, const char *name, size_t len,
+				      int32_t tid, uint64_t ts)
+{
+	struct mt_module *m;
+
+	if (!len)
+		return NULL;
+	if (len > MODNAME_LEN - 1)
+		len = MODNAME_LEN - 1;
+	if (s->nmods >= s->cfg.max_modules) {
+		s->c.module_overflow++;
+		return NULL;
+	}
+	m = &s->mods[s->nmods++];
+	memset(m, 0, sizeof(*m));
+	m->serial = s->nmods;
+	m->state = MOD_LIVE;
+	m->bracket = BR_BOOT;
+	m->loader_tid = tid;
+	m->load_ts = ts;
+	m->start_ts = ts;
+	memcpy(m->name, name, len);
+	m->name[len] = '\0';
+	s->c.modules_seen++;
+	return m;
+}
+
+struct mt_module *stats_module_gone(struct stats *s, const char *name, size_t len, uint64_t ts)
+{
+	struct mt_module *m;
+
+	if (len > MODNAME_LEN - 1)
+		len = MODNAME_LEN - 1;
+	m = stats_find_module(s, name, len);
+	if (!m || m->free_ts)
+		return NULL;
+	m->free_ts = ts;
+	if (m->state != MOD_FAILED)
+		m->state = MOD_UNLOADED;
+	return m;
+}
+
+bool stats_module_unnamed_open(const struct stats *s)
+{
+	uint32_t i;
+
+	for (i = 0; i < s->nmods; i++)
+		if (s->mods[i].open && !s->mods[i].name[0])
+			return true;
+	return false;
+}
+
 void module_event(struct stats *s, const struct mt_event *ev)
 {
 	switch (ev->kind) {

@@ -117,6 +117,45 @@ int proc_parse_zoneinfo(const char *text, size_t len, uint64_t *max_pfn)
 	return 0;
 }
 
+int proc_parse_module_line(const char *line, size_t len, struct proc_module *pm)
+{
+	const char *p = line, *end = line + len, *w;
+	uint64_t refs;
+	int field;
+
+	memset(pm, 0, sizeof(*pm));
+	while (p < end && *p != ' ' && *p != '\n')
+		p++;
+	if (p == line || p - line >= MODNAME_LEN || p >= end)
+		return -1;
+	for (w = line; w < p; w++)
+		if (!isalnum((unsigned char)*w) && *w != '_' && *w != '-')
+			return -1;
+	pm->name = line;
+	pm->name_len = (size_t)(p - line);
+	if (!take_u64(&p, end, &pm->size))
+		return -1;
+	/* refcount: a number, or "-" on kernels without CONFIG_MODULE_UNLOAD (" - -") */
+	while (p < end && *p == ' ')
+		p++;
+	if (p < end && *p == '-' && (p + 1 == end || p[1] == ' '))
+		p++;
+	else if (!take_u64(&p, end, &refs))
+		return -1;
+	/* deps ("-" or "a,b,"), then the state word */
+	for (field = 0; field < 2; field++) {
+		while (p < end && *p == ' ')
+			p++;
+		w = p;
+		while (p < end && *p != ' ' && *p != '\n')
+			p++;
+		if (p == w)
+			return -1;
+	}
+	pm->loading = (size_t)(p - w) == 7 && !memcmp(w, "Loading", 7);
+	return 0;
+}
+
 void ksym_range_init(struct ksym_range *r, const char *name)
 {
 	memset(r, 0, sizeof(*r));
@@ -228,6 +267,38 @@ int proc_initmod_range(const char *proc_root, uint64_t *start, uint64_t *end)
 	*start = r.start;
 	*end = r.end;
 	return 0;
+}
+
+int proc_modules(const char *proc_root, void (*fn)(void *ctx, const struct proc_module *pm),
+		 void *ctx, uint32_t *bad)
+{
+	static char buf[1 << 18];
+	char path[256];
+	const char *p, *end, *nl;
+	int n = 0;
+	ssize_t len;
+
+	if (path_fmt(path, sizeof(path), "%s/modules", proc_root))
+		return -ENAMETOOLONG;
+	len = read_file(path, buf, sizeof(buf));
+	if (len < 0)
+		return (int)len;
+	for (p = buf, end = buf + len; p < end; p = nl + 1) {
+		struct proc_module pm;
+
+		nl = memchr(p, '\n', (size_t)(end - p));
+		if (!nl)
+			nl = end;	/* last line without newline (or cut at the buffer) */
+		if (nl == p)
+			continue;
+		if (proc_parse_module_line(p, (size_t)(nl - p), &pm)) {
+			(*bad)++;
+			continue;
+		}
+		fn(ctx, &pm);
+		n++;
+	}
+	return n;
 }
 
 int sys_module_kib(const char *sys_root, const char *name, uint64_t *kib)

@@ -30,6 +30,18 @@ struct ksym_range {
 	bool found;
 	bool zero_addrs;	/* kptr_restrict hid the addresses */
 };
+/*
+ * One line of /proc/modules: "name size refcount deps state address [taints]".
+ * @name points into @line (not terminated); @loading is true for state "Loading".
+ */
+struct proc_module {
+	const char *name;
+	size_t name_len;
+	uint64_t size;		/* bytes, as the kernel prints it */
+	bool loading;
+};
+int proc_parse_module_line(const char *line, size_t len, struct proc_module *pm);
+
 void ksym_range_init(struct ksym_range *r, const char *name);
 void ksym_range_line(struct ksym_range *r, const char *line, size_t len);
 
@@ -57,6 +69,13 @@ uint64_t proc_max_pfn(const char *proc_root);
 
 /* do_init_module's address range from /proc/kallsyms; 0 or -errno */
 int proc_initmod_range(const char *proc_root, uint64_t *start, uint64_t *end);
+
+/**
+ * proc_modules() - call @fn for every well-formed line of /proc/modules
+ * Return: the number of lines passed to @fn, or -errno; *@bad counts malformed lines.
+ */
+int proc_modules(const char *proc_root, void (*fn)(void *ctx, const struct proc_module *pm),
+		 void *ctx, uint32_t *bad);
 
 /* /sys/module/NAME/coresize + initsize in KiB (rounded up); 0 or -errno */
 int sys_module_kib(const char *sys_root, const char *name, uint64_t *kib);

@@ -81,6 +81,19 @@ int record_write_meta(const char *dir, const struct meta *m, const struct reader
 		   m->rename_events ? 1 : 0, m->uptime_s);
 	for (i = 0; r && i < r->ncpus; i++)
 		out_printf(&o, "cpu_lost %d %" PRIu64 "\n", r->cpus[i].cpu, r->cpus[i].stats_lost);
+	if (m->boot_used)
+		out_printf(&o, "boot_buffer %" PRIu64 " %" PRIu64 " %u %" PRIu64 " %" PRIu64 " %"
+			   PRIu64 " %" PRIu64 "\n", m->boot.pages, m->boot.records, m->boot.applied,
+			   m->boot.dropped, m->boot.lost, m->boot.lost_unknown, m->boot.bad);
+	for (k = 0; s && k < s->nmods; k++)
+		if (s->mods[k].bracket == BR_BOOT)
+			out_printf(&o, "module_boot %s %d %" PRIu64 " %" PRIu64 "\n",
+				   s->mods[k].name, s->mods[k].loader_tid, s->mods[k].load_ts,
+				   s->mods[k].free_ts);
+	/* modules listed by the kernel but never traced, then every static size */
+	for (k = 0; s && k < s->nmods; k++)
+		if (s->mods[k].state == MOD_BEFORE)
+			out_printf(&o, "module_before %s\n", s->mods[k].name);
 	for (k = 0; s && k < s->nmods; k++)
 		if (s->mods[k].static_known && s->mods[k].name[0])
 			out_printf(&o, "module_kib %s %" PRIu64 "\n", s->mods[k].name,
@@ -135,7 +148,7 @@ static void meta_line(char *line, void *p)
 {
 	struct meta_ctx *c = p;
 	char name[MODNAME_LEN + 8];
-	unsigned long long a, b;
+	unsigned long long a, b, v[5];
 	double d;
 	int cpu, i;
 
@@ -159,7 +172,24 @@ static void meta_line(char *line, void *p)
 		for (i = 0; c->r && i < c->r->ncpus; i++)
 			if (c->r->cpus[i].cpu == cpu)
 				c->r->cpus[i].stats_lost = a;
-	} else if (sscanf(line, "module_kib %55s %llu", name, &a) == 2) {
+	} else if (!strncmp(line, "module_boot ", 12)) {
+		/* meta_parse_boot() */
+	} else if (!strncmp(line, "boot_buffer ", 12) &&
+		   sscanf(line + 12, "%llu %llu %llu %llu %llu %llu %llu", &a, &b, &v[0], &v[1],
+			  &v[2], &v[3], &v[4]) == 7 && v[0] <= UINT32_MAX) {
+		c->m->boot_used = true;
+		c->m->boot.pages = a;
+		c->m->boot.records = b;
+		c->m->boot.applied = (uint32_t)v[0];
+		c->m->boot.dropped = v[1];
+		c->m->boot.lost = v[2];
+		c->m->boot.lost_unknown = v[3];
+		c->m->boot.bad = v[4];
+	} else if (!strncmp(line, "module_before ", 14) && sscanf(line + 14, "%55s", name) == 1) {
+		if (c->s)
+			stats_module_present(c->s, name, strlen(name));
+	} else if (!strncmp(line, "module_kib ", 11) &&
+		   sscanf(line + 11, "%55s %llu", name, &a) == 2) {
 		struct mt_module *mod = c->s ? stats_find_module(c->s, name, strlen(name)) : NULL;
 
 		if (mod) {
@@ -169,6 +199,31 @@ static void meta_line(char *line, void *p)
 	} else {
 		(*c->bad)++;
 	}
+}
+
+static void boot_line(char *line, void *p)
+{
+	struct meta_ctx *c = p;
+	unsigned long long tid, lts, fts;
+	char name[MODNAME_LEN];
+
+	if (strncmp(line, "module_boot ", 12))
+		return;
+	if (has_negative(line) ||
+	    sscanf(line, "module_boot %55s %llu %llu %llu", name, &tid, &lts, &fts) != 4 ||
+	    tid > INT32_MAX) {
+		(*c->bad)++;
+		return;
+	}
+	if (stats_module_booted(c->s, name, strlen(name), (int32_t)tid, lts) && fts)
+		stats_module_gone(c->s, name, strlen(name), fts);
+}
+
+void meta_parse_boot(const char *text, size_t len, struct stats *s, uint32_t *bad)
+{
+	struct meta_ctx c = { NULL, NULL, s, bad };
+
+	each_line(text, len, boot_line, &c, NULL);
 }
 
 void meta_parse(const char *text, size_t len, struct meta *m, struct reader *r,

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "boot.h"
 #include "reader.h"
 #include "stats.h"
 
@@ -17,7 +18,11 @@
  * plus two memtrace files (both optional for --replay):
  *   memtrace.seed   "seed TID TGID PPID KTHREAD PAGES TS COMMHEX" per seeded task
  *   memtrace.meta   "key value..." lines: page_size, max_pfn, initmod START END,
- *                   rename_events 0|1, uptime SECONDS, cpu_lost CPU N, module_kib NAME KIB
+ *                   rename_events 0|1, uptime SECONDS, cpu_lost CPU N,
+ *                   module_before NAME (listed by the kernel, load not traced),
+ *                   module_kib NAME KIB,
+ *                   boot_buffer PAGES RECORDS APPLIED DROPPED LOST LOST_UNKNOWN BAD,
+ *                   module_boot NAME TID LOAD_TS FREE_TS (from the boot buffer)
  */
 #define META_FILE	"memtrace.meta"
 #define SEED_FILE	"memtrace.seed"
@@ -28,6 +33,8 @@ struct meta {
 	uint64_t initmod_start, initmod_end;
 	bool rename_events;
 	double uptime_s;
+	bool boot_used;			/* --boot-buffer was read */
+	struct boot_buffer boot;	/* its counters (boot.ev only while live) */
 };
 
 /* Write memtrace.seed with every seeded task of @s; 0 or -errno. */
@@ -39,11 +46,17 @@ int record_write_meta(const char *dir, const struct meta *m, const struct reader
 
 /*
  * Parse the text of memtrace.meta. Header values go to @m; cpu_lost lines to
- * the reader's CPUs (by number, if @r); module_kib lines to modules of @s (if
- * @s). Unknown keys and malformed lines are skipped and counted in *bad.
+ * the reader's CPUs (by number, if @r); module_before lines add modules to @s
+ * and module_kib lines set their sizes (if @s). Unknown keys and malformed lines are skipped and counted in *bad.
  */
 void meta_parse(const char *text, size_t len, struct meta *m, struct reader *r,
 		struct stats *s, uint32_t *bad);
+
+/*
+ * The module_boot lines of memtrace.meta only, into @s: replay applies them
+ * before the events, where live applied the boot buffer.
+ */
+void meta_parse_boot(const char *text, size_t len, struct stats *s, uint32_t *bad);
 
 /* Parse memtrace.seed text and seed @s; returns tasks seeded, malformed lines in *bad. */
 uint32_t seed_parse(const char *text, size_t len, struct stats *s, uint64_t *pages,

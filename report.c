@@ -101,6 +101,8 @@ const char *module_state_name(const struct mt_module *m)
 		return "failed";
 	case MOD_UNLOADED:
 		return "unloaded";
+	case MOD_BEFORE:
+		return "before";
 	default:
 		return "unknown";
 	}
@@ -108,7 +110,8 @@ const char *module_state_name(const struct mt_module *m)
 
 static const char *bracket_name(uint8_t b)
 {
-	return b == BR_SYSCALL ? "syscall" : b == BR_LOADPUT ? "load-put" : "none";
+	return b == BR_SYSCALL ? "syscall" : b == BR_LOADPUT ? "load-put" :
+	       b == BR_BOOT ? "boot" : "none";
 }
 
 /* Module names come from records: keep the table aligned whatever they hold. */
@@ -191,7 +194,7 @@ static void report_text(struct out *o, const struct report_input *in, uint32_t n
 {
 	const struct stats *st = in->st;
 	const struct stats_counters *c = &st->c;
-	uint32_t i, rows;
+	uint32_t i, rows, before = 0;
 	int k;
 
 	out_printf(o, "memtrace %s report (trigger: %s, %s)\n", MEMTRACE_VERSION, in->trigger,
@@ -242,6 +245,15 @@ static void report_text(struct out *o, const struct report_input *in, uint32_t n
 		   (unsigned long long)c->tasks_recycled, (long long)c->recycled_max_peak);
 	out_printf(o, "seeded at start: %u tasks, %llu pages (statm resident)\n", in->seed_tasks,
 		   (unsigned long long)in->seed_pages);
+	if (in->boot)
+		out_printf(o, "boot buffer: %llu sub-buffers, %llu records, %u module events used "
+			   "(%llu beyond the table), %llu lost%s, %llu malformed\n",
+			   (unsigned long long)in->boot->pages,
+			   (unsigned long long)in->boot->records, in->boot->applied,
+			   (unsigned long long)in->boot->dropped,
+			   (unsigned long long)in->boot->lost,
+			   in->boot->lost_unknown ? " (at least)" : "",
+			   (unsigned long long)in->boot->bad);
 	if (st->oom_count) {
 		/* the victim's comm is raw kernel bytes like any task name */
 		out_printf(o, "oom kills seen: %llu, last victim pid %d (",
@@ -273,18 +285,26 @@ static void report_text(struct out *o, const struct report_input *in, uint32_t n
 		   "CUR_PAGES", "STATIC_KIB", "LOADER", "STATE", "BRACKET");
 	for (i = 0; i < st->nmods; i++) {
 		const struct mt_module *m = &st->mods[i];
-		char skib[24], name[MODNAME_LEN];
+		char skib[24], name[MODNAME_LEN], loader[16];
 
 		if (m->static_known)
 			snprintf(skib, sizeof(skib), "%llu", (unsigned long long)m->static_kib);
 		else
 			strcpy(skib, "-");
 		safe_name(name, sizeof(name), m->name);
-		out_printf(o, "%-24s %10lld %10llu %10lld %10s %8d %-8s %-8s\n",
+		if (m->state == MOD_BEFORE)
+			strcpy(loader, "-");
+		else
+			snprintf(loader, sizeof(loader), "%d", m->loader_tid);
+		out_printf(o, "%-24s %10lld %10llu %10lld %10s %8s %-8s %-8s\n",
 			   name, (long long)m->peak,
 			   (unsigned long long)kib(in, m->peak), (long long)m->cur, skib,
-			   m->loader_tid, module_state_name(m), bracket_name(m->bracket));
+			   loader, module_state_name(m), bracket_name(m->bracket));
+		before += m->state == MOD_BEFORE;
 	}
+	if (before)
+		out_printf(o, "(%u modules in state before: loaded before tracing began, no "
+			   "events seen; static size from the kernel only)\n", before);
 }
 
 static void json_str(struct out *o, const char *s)
@@ -351,6 +371,16 @@ static void report_json(struct out *o, const struct report_input *in, uint32_t n
 		   (unsigned long long)c->pfn_out_of_range);
 	out_printf(o, "\"seed\":{\"tasks\":%u,\"pages\":%llu},", in->seed_tasks,
 		   (unsigned long long)in->seed_pages);
+	if (in->boot)
+		out_printf(o, "\"boot_buffer\":{\"sub_buffers\":%llu,\"records\":%llu,"
+			   "\"module_events_used\":%u,\"module_events_dropped\":%llu,"
+			   "\"lost_events\":%llu,\"lost_unknown_pages\":%llu,\"malformed\":%llu},",
+			   (unsigned long long)in->boot->pages,
+			   (unsigned long long)in->boot->records, in->boot->applied,
+			   (unsigned long long)in->boot->dropped,
+			   (unsigned long long)in->boot->lost,
+			   (unsigned long long)in->boot->lost_unknown,
+			   (unsigned long long)in->boot->bad);
 	if (st->oom_count) {
 		out_printf(o, "\"oom\":{\"count\":%llu,\"victim_pid\":%d,\"victim_comm\":",
 			   (unsigned long long)st->oom_count, st->oom_pid);
@@ -391,9 +421,13 @@ static void report_json(struct out *o, const struct report_input *in, uint32_t n
 			out_printf(o, "\"static_kib\":%llu,", (unsigned long long)m->static_kib);
 		else
 			out_puts(o, "\"static_kib\":null,");
-		out_printf(o, "\"loader_pid\":%d,\"state\":\"%s\",\"bracket\":\"%s\","
-			   "\"allocated_pages\":%llu}", m->loader_tid, module_state_name(m),
-			   bracket_name(m->bracket), (unsigned long long)m->alloc_pages);
+		if (m->state == MOD_BEFORE)
+			out_puts(o, "\"loader_pid\":null,");
+		else
+			out_printf(o, "\"loader_pid\":%d,", m->loader_tid);
+		out_printf(o, "\"state\":\"%s\",\"bracket\":\"%s\",\"allocated_pages\":%llu}",
+			   module_state_name(m), bracket_name(m->bracket),
+			   (unsigned long long)m->alloc_pages);
 	}
 	out_puts(o, "]}\n");
 }
@@ -406,4 +440,93 @@ void report_write(struct out *o, const struct report_input *in)
 		report_json(o, in, ntasks);
 	else
 		report_text(o, in, ntasks);
+}
+
+/* Raw name bytes as printable ASCII for a one-line message (kmsg). */
+static void plain_name(char *dst, size_t size, const char *src, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len && i + 1 < size && src[i]; i++)
+		dst[i] = (src[i] >= 0x20 && src[i] < 0x7f) ? src[i] : '?';
+	dst[i] = '\0';
+}
+
+/* true if module @a (index @ai) comes after @b (index @bi) in the summary order */
+static bool mod_after(const struct mt_module *a, uint32_t ai, const struct mt_module *b,
+		      uint32_t bi)
+{
+	if (a->peak != b->peak)
+		return a->peak < b->peak;
+	if (a->static_kib != b->static_kib)
+		return a->static_kib < b->static_kib;
+	return ai > bi;
+}
+
+void report_summary(const struct report_input *in, const char *where, unsigned ntop,
+		    void (*emit)(void *ctx, const char *line), void *ctx)
+{
+	const struct stats *st = in->st;
+	uint32_t ntasks = sorted_tasks(in), i, k, shown = 0;
+	char line[512], name[4 * MODNAME_LEN], trig[32], path[256];
+	const struct mt_module *last = NULL;
+	uint32_t last_i = 0;
+
+	plain_name(trig, sizeof(trig), in->trigger, strlen(in->trigger));
+	plain_name(path, sizeof(path), where, strlen(where));
+	snprintf(line, sizeof(line), "memtrace: report (%s): %llu events, %llu lost%s, "
+		 "%u tasks with pages, %u modules; full report in %s", trig,
+		 (unsigned long long)events_total(st), (unsigned long long)in->lost_events,
+		 in->missed_unknown ? " (at least)" : "", ntasks, st->nmods, path);
+	emit(ctx, line);
+	for (i = 0; i < ntasks && i < ntop; i++) {
+		const struct mt_task *t = &st->tasks[in->order[i]];
+
+		if (t->flags & TF_COMM_KNOWN)
+			plain_name(name, sizeof(name), t->comm, t->comm_len);
+		else
+			strcpy(name, "?");
+		snprintf(line, sizeof(line), "memtrace: top task: pid %d (%s) peak %lld pages "
+			 "(%llu KiB)", t->tid, name, (long long)t->peak,
+			 (unsigned long long)kib(in, t->peak));
+		emit(ctx, line);
+	}
+	/* modules by peak, then static size, then table order: k selection passes */
+	for (k = 0; k < ntop && k < st->nmods; k++) {
+		const struct mt_module *best = NULL;
+		uint32_t bi = 0;
+
+		for (i = 0; i < st->nmods; i++) {
+			const struct mt_module *m = &st->mods[i];
+
+			if (k && !mod_after(m, i, last, last_i))
+				continue;
+			if (!best || mod_after(best, bi, m, i)) {
+				best = m;
+				bi = i;
+			}
+		}
+		if (!best)
+			break;
+		last = best;
+		last_i = bi;
+		plain_name(name, sizeof(name), best->name, strlen(best->name));
+		if (best->static_known)
+			snprintf(line, sizeof(line), "memtrace: top module: %s peak %lld pages "
+				 "(%llu KiB), static %llu KiB, %s", name[0] ? name : "(unnamed)",
+				 (long long)best->peak, (unsigned long long)kib(in, best->peak),
+				 (unsigned long long)best->static_kib, module_state_name(best));
+		else
+			snprintf(line, sizeof(line), "memtrace: top module: %s peak %lld pages "
+				 "(%llu KiB), %s", name[0] ? name : "(unnamed)",
+				 (long long)best->peak, (unsigned long long)kib(in, best->peak),
+				 module_state_name(best));
+		emit(ctx, line);
+		shown++;
+	}
+	if (st->nmods > shown) {
+		snprintf(line, sizeof(line), "memtrace: %u more modules in the full report",
+			 st->nmods - shown);
+		emit(ctx, line);
+	}
 }

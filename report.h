@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "boot.h"
 #include "logfile.h"
 #include "reader.h"
 #include "stats.h"
@@ -34,6 +35,7 @@ struct report_input {
 	const struct stats *st;
 	uint32_t seed_tasks;
 	uint64_t seed_pages;
+	const struct boot_buffer *boot;	/* --boot-buffer was read; NULL if not asked */
 	uint32_t *order;		/* scratch, st->cfg.max_tasks (or more) entries */
 	long self_rss_kib;		/* memtrace's own VmRSS, -1 if unknown */
 	long self_hwm_kib;		/* memtrace's own VmHWM, -1 if unknown */
@@ -41,6 +43,14 @@ struct report_input {
 
 /* Write a whole report to @o. */
 void report_write(struct out *o, const struct report_input *in);
+
+/*
+ * report_summary() - a few lines for /dev/kmsg, which rate-limits: totals and
+ * lost events, the top @ntop tasks and the top @ntop modules by peak. @emit gets one line at a time, without newline,
+ * plain ASCII. @where names the full report.
+ */
+void report_summary(const struct report_input *in, const char *where, unsigned ntop,
+		    void (*emit)(void *ctx, const char *line), void *ctx);
 
 /*
  * Escaping of task names (raw kernel bytes). Text: printable ASCII stays,

@@ -22,7 +22,7 @@ enum task_state { TASK_UNUSED = 0, TASK_ALIVE, TASK_EXITED };
 #define TF_KTHREAD	0x08	/* kernel thread (seeded with no mm) */
 
 /* module brackets */
-enum { BR_NONE = 0, BR_SYSCALL, BR_LOADPUT };
+enum { BR_NONE = 0, BR_SYSCALL, BR_LOADPUT, BR_BOOT };	/* BR_BOOT: from the boot buffer */
 
 struct mt_task {
 	int32_t tid;
@@ -48,7 +48,8 @@ struct mt_task {
 	uint32_t hashed;	/* 1 while the tid hash points at this slot */
 };
 
-enum mod_state { MOD_UNUSED = 0, MOD_LOADING, MOD_LIVE, MOD_FAILED, MOD_UNLOADED };
+/* MOD_BEFORE: in /proc/modules at report time, no load event seen (loaded before tracing began) */
+enum mod_state { MOD_UNUSED = 0, MOD_LOADING, MOD_LIVE, MOD_FAILED, MOD_UNLOADED, MOD_BEFORE };
 
 struct mt_module {
 	char name[MODNAME_LEN];	/* NUL-terminated; "" until module_load names it */
@@ -163,6 +164,30 @@ struct mt_module *stats_module_by_serial(struct stats *s, uint32_t serial);
 
 /* Module by name, the most recent one; NULL if none. */
 struct mt_module *stats_find_module(struct stats *s, const char *name, size_t len);
+
+/**
+ * stats_module_present() - make sure a module the kernel lists now has an entry
+ *
+ * For modules found in /proc/modules at report time. A module whose load was
+ * traced (and not unloaded since) is returned as is; any other gets a new
+ * entry in state MOD_BEFORE: loaded before tracing began, no pages counted.
+ * Not for the event path. Return: the entry, or NULL when the table is full
+ * (counted in module_overflow).
+ */
+struct mt_module *stats_module_present(struct stats *s, const char *name, size_t len);
+
+/*
+ * From the kernel's boot buffer (boot.c): a module loaded by @tid at @ts
+ * (state live, bracket BR_BOOT, no pages), and a module removed at @ts (the
+ * latest entry of that name becomes unloaded). Not for the event path.
+ * Return: the entry, or NULL (table full, or no such module).
+ */
+struct mt_module *stats_module_booted(struct stats *s, const char *name, size_t len,
+				      int32_t tid, uint64_t ts);
+struct mt_module *stats_module_gone(struct stats *s, const char *name, size_t len, uint64_t ts);
+
+/* true while a traced load has an open bracket and no name yet */
+bool stats_module_unnamed_open(const struct stats *s);
 
 /* Set a task's comm from raw bytes (at most COMM_LEN-1 kept, like the kernel). */
 void stats_set_comm(struct mt_task *t, const char *comm, size_t len);

@@ -112,6 +112,29 @@ peak_test() {
 	check "tracefs identical after SIGTERM" test "$before" = "$after"
 }
 
+kmsg_test() {
+	local before after tag wpid line peak
+	if [ ! -w /dev/kmsg ] || ! dmesg > /dev/null 2>&1; then
+		skip "--kmsg: /dev/kmsg not writable or dmesg not readable"; return
+	fi
+	before=$(tfs_state)
+	start_mt --kmsg -n 0 -f json -o "$T/kmsg.json" || { bad "--kmsg: memtrace did not start"; return; }
+	"$WL" 16 100 & wpid=$!; wait "$wpid"
+	sleep 0.3
+	kill -TERM "$MTPID"; wait_exit "$MTPID"
+	# this run's lines only: they name our log file
+	dmesg | grep -a "memtrace: report (SIGTERM): .*full report in $T/kmsg.json" > "$T/kmsg.head"
+	check "--kmsg: one summary head line in dmesg" test "$(wc -l < "$T/kmsg.head")" = 1
+	line=$(dmesg | grep -a "memtrace: top task: pid $wpid (workload)")
+	peak=$(json "$T/kmsg.json" "[t['peak_pages'] for t in d['tasks'] if t['pid']==$wpid][0]")
+	check "--kmsg: the workload's line carries the report's peak ($peak pages)" \
+		grep -q "peak $peak pages" <<< "$line"
+	check "--kmsg: lost events in the head line match the report" \
+		grep -q ", $(json "$T/kmsg.json" "d['lost_events']") lost," "$T/kmsg.head"
+	after=$(tfs_state)
+	check "tracefs identical after --kmsg run" test "$before" = "$after"
+}
+
 signals_test() {
 	local before after cur
 	before=$(tfs_state)
@@ -280,6 +303,7 @@ elif [ ! -e "$TFS/events/kmem/mm_page_alloc" ]; then
 	skip "kernel without kmem:mm_page_alloc"
 else
 	peak_test
+	kmsg_test
 	signals_test
 	usr1_test
 	second_term_test

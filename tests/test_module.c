@@ -455,6 +455,348 @@ START_TEST(test_module_overflow)
 }
 END_TEST
 
+/* ---- modules the kernel lists at report time: stats_module_present() ---- */
+
+static struct mt_module *present(const char *name)
+{
+	return stats_module_present(&S, name, strlen(name));
+}
+
+START_TEST(test_present_new)
+{
+	struct mt_module *m;
+
+	m = present("crc32_pclmul");
+	ck_assert_ptr_nonnull(m);
+	ck_assert_ptr_eq(m, &S.mods[0]);
+	ck_assert_uint_eq(S.nmods, 1);
+	ck_assert_str_eq(m->name, "crc32_pclmul");
+	ck_assert_uint_eq(m->serial, 1);
+	ck_assert_int_eq(m->state, MOD_BEFORE);
+	ck_assert_int_eq(m->bracket, BR_NONE);
+	ck_assert_int_eq(m->open, 0);
+	ck_assert_uint_eq(m->loader_serial, 0);
+	ck_assert_int_eq(m->loader_tid, 0);
+	ck_assert_int_eq(m->peak, 0);
+	ck_assert_int_eq(m->cur, 0);
+	ck_assert_uint_eq(m->alloc_pages, 0);
+	ck_assert_uint_eq(m->free_ts, 0);
+	ck_assert_int_eq(m->static_known, 0);
+	ck_assert_ptr_eq(stats_module_by_serial(&S, 1), m);
+	ck_assert_ptr_eq(mod("crc32_pclmul"), m);
+	/* listed again (the next report): the same entry */
+	ck_assert_ptr_eq(present("crc32_pclmul"), m);
+	ck_assert_uint_eq(S.nmods, 1);
+	/* a second one */
+	m = present("virtio_pci");
+	ck_assert_ptr_eq(m, &S.mods[1]);
+	ck_assert_uint_eq(m->serial, 2);
+	ck_assert_int_eq(m->state, MOD_BEFORE);
+	ck_assert_uint_eq(S.nmods, 2);
+	/* only @len bytes of the name count */
+	m = stats_module_present(&S, "virtio_pci_legacy_dev", 6);
+	ck_assert_ptr_eq(m, &S.mods[2]);
+	ck_assert_str_eq(m->name, "virtio");
+	ck_assert_ptr_eq(stats_module_present(&S, "virtio_pci_legacy_dev", 10), &S.mods[1]);
+	/* an empty name: nothing */
+	ck_assert_ptr_null(stats_module_present(&S, "", 0));
+	ck_assert_ptr_null(stats_module_present(&S, "virtio", 0));
+	ck_assert_uint_eq(S.nmods, 3);
+	ck_assert_uint_eq(S.c.module_overflow, 0);
+	/* nothing was an event */
+	ck_assert_uint_eq(S.c.events[EV_MOD_LOAD], 0);
+	ck_assert_uint_eq(S.first_ts, 0);
+	ck_assert_uint_eq(S.last_ts, 0);
+}
+END_TEST
+
+START_TEST(test_present_traced)
+{
+	struct mt_module *a, *b, *m;
+
+	/* traced and live: returned as it is */
+	sys_enter(10, LOADER);
+	load(11, LOADER, "foo");
+	alloc(12, LOADER, 1, 1);
+	sys_exit(13, LOADER, 0);
+	a = mod("foo");
+	ck_assert_ptr_eq(present("foo"), a);
+	ck_assert_uint_eq(S.nmods, 1);
+	ck_assert_int_eq(a->state, MOD_LIVE);
+	ck_assert_int_eq(a->bracket, BR_SYSCALL);
+	ck_assert_int_eq(a->loader_tid, LOADER);
+	ck_assert_int_eq(a->peak, 2);
+
+	/* a named load still in its bracket ("Loading" in /proc/modules) */
+	sys_enter(20, OTHER);
+	load(21, OTHER, "bar");
+	b = mod("bar");
+	ck_assert_ptr_eq(present("bar"), b);
+	ck_assert_int_eq(b->state, MOD_LOADING);
+	ck_assert_int_eq(b->open, 1);
+	ck_assert_uint_eq(S.nmods, 2);
+	sys_exit(22, OTHER, 0);
+	ck_assert_int_eq(b->state, MOD_LIVE);
+
+	/* the fallback bracket, open */
+	load(30, KWORKER, "baz");
+	ck_assert_ptr_eq(present("baz"), mod("baz"));
+	ck_assert_int_eq(mod("baz")->bracket, BR_LOADPUT);
+	ck_assert_uint_eq(S.nmods, 3);
+
+	/* unloaded since: listed again means loaded again without our seeing it */
+	mfree(40, RMMOD, "foo");
+	ck_assert_int_eq(a->state, MOD_UNLOADED);
+	m = present("foo");
+	ck_assert_ptr_nonnull(m);
+	ck_assert_ptr_ne(m, a);
+	ck_assert_ptr_eq(m, &S.mods[3]);
+	ck_assert_int_eq(m->state, MOD_BEFORE);
+	ck_assert_int_eq(m->bracket, BR_NONE);
+	ck_assert_int_eq(m->loader_tid, 0);
+	ck_assert_int_eq(m->peak, 0);
+	ck_assert_int_eq(a->state, MOD_UNLOADED);
+	ck_assert_int_eq(a->peak, 2);
+	ck_assert_uint_eq(S.nmods, 4);
+	ck_assert_ptr_eq(mod("foo"), m);
+}
+END_TEST
+
+START_TEST(test_present_failed)
+{
+	struct mt_module *f, *m;
+
+	/* init failed: put, then free_module inside the bracket */
+	sys_enter(10, LOADER);
+	load(11, LOADER, "bad");
+	mfree(12, LOADER, "bad");
+	sys_exit(13, LOADER, -22);
+	f = mod("bad");
+	ck_assert_int_eq(f->state, MOD_FAILED);
+	m = present("bad");
+	ck_assert_ptr_nonnull(m);
+	ck_assert_ptr_ne(m, f);
+	ck_assert_int_eq(m->state, MOD_BEFORE);
+	ck_assert_int_eq(f->state, MOD_FAILED);
+	ck_assert_uint_eq(S.nmods, 2);
+	/* the failed load's slot is still its own */
+	ck_assert_int_eq(f->ret, -22);
+	ck_assert_str_eq(f->name, "bad");
+}
+END_TEST
+
+START_TEST(test_present_long_name)
+{
+	/* 60 characters; the table keeps MODNAME_LEN - 1 = 55 */
+	static const char name60[] = "abcdefghij" "abcdefghij" "abcdefghij" "abcdefghij"
+				     "abcdefghij" "abcdefghij";
+	struct mt_module *m;
+
+	ck_assert_uint_eq(sizeof(name60) - 1, 60);
+	m = present(name60);
+	ck_assert_ptr_nonnull(m);
+	ck_assert_uint_eq(strlen(m->name), 55);
+	ck_assert(!memcmp(m->name, name60, 55));
+	ck_assert_int_eq(m->state, MOD_BEFORE);
+	/* the same long name, or its first 55 characters: the same entry */
+	ck_assert_ptr_eq(present(name60), m);
+	ck_assert_ptr_eq(stats_module_present(&S, name60, 55), m);
+	ck_assert_ptr_eq(stats_module_present(&S, name60, 56), m);
+	ck_assert_uint_eq(S.nmods, 1);
+	/* 54 characters is another name */
+	ck_assert_ptr_ne(stats_module_present(&S, name60, 54), m);
+	ck_assert_uint_eq(S.nmods, 2);
+	ck_assert_uint_eq(strlen(S.mods[1].name), 54);
+}
+END_TEST
+
+START_TEST(test_present_overflow)
+{
+	struct mt_module *m;
+
+	/* setup: 4 slots; two traced, two listed */
+	sys_enter(10, LOADER);
+	load(11, LOADER, "m1");
+	sys_exit(12, LOADER, 0);
+	load(20, OTHER, "m2");
+	put(21, OTHER, "m2", IP_INIT);
+	ck_assert_ptr_nonnull(present("b1"));
+	ck_assert_ptr_nonnull(present("b2"));
+	ck_assert_uint_eq(S.nmods, 4);
+	ck_assert_uint_eq(S.c.module_overflow, 0);
+	ck_assert_ptr_null(present("b3"));
+	ck_assert_uint_eq(S.c.module_overflow, 1);
+	ck_assert_uint_eq(S.nmods, 4);
+	ck_assert_ptr_null(present("b4"));
+	ck_assert_uint_eq(S.c.module_overflow, 2);
+	/* a full table still finds what it has */
+	m = present("b1");
+	ck_assert_ptr_eq(m, &S.mods[2]);
+	ck_assert_ptr_eq(present("m1"), &S.mods[0]);
+	ck_assert_ptr_eq(present("m2"), &S.mods[1]);
+	ck_assert_uint_eq(S.c.module_overflow, 2);
+	/* an empty name is not an overflow */
+	ck_assert_ptr_null(stats_module_present(&S, "x", 0));
+	ck_assert_uint_eq(S.c.module_overflow, 2);
+	/* an unloaded module listed again needs a slot: none */
+	mfree(30, RMMOD, "m1");
+	ck_assert_ptr_null(present("m1"));
+	ck_assert_uint_eq(S.c.module_overflow, 3);
+	ck_assert_int_eq(S.mods[0].state, MOD_UNLOADED);
+}
+END_TEST
+
+START_TEST(test_unnamed_open)
+{
+	ck_assert(!stats_module_unnamed_open(&S));
+	/* listed modules are never open */
+	ck_assert_ptr_nonnull(present("before"));
+	ck_assert(!stats_module_unnamed_open(&S));
+	/* sys_enter_finit_module .. module_load */
+	sys_enter(10, LOADER);
+	ck_assert(stats_module_unnamed_open(&S));
+	alloc(11, LOADER, 1, 0);
+	ck_assert(stats_module_unnamed_open(&S));
+	load(12, LOADER, "foo");
+	ck_assert(!stats_module_unnamed_open(&S));
+	sys_exit(13, LOADER, 0);
+	ck_assert(!stats_module_unnamed_open(&S));
+	/* a load that fails before module_load: open until the syscall returns */
+	sys_enter(20, LOADER);
+	ck_assert(stats_module_unnamed_open(&S));
+	sys_exit(21, LOADER, -17);
+	ck_assert(!stats_module_unnamed_open(&S));
+	ck_assert_int_eq(S.mods[2].state, MOD_FAILED);
+	ck_assert_str_eq(S.mods[2].name, "");
+	ck_assert_uint_eq(S.nmods, 3);
+}
+END_TEST
+
+START_TEST(test_unnamed_open_two)
+{
+	/* two loaders: one named, one not yet */
+	sys_enter(10, LOADER);
+	sys_enter(11, OTHER);
+	load(12, OTHER, "b");
+	ck_assert(stats_module_unnamed_open(&S));
+	load(13, LOADER, "a");
+	ck_assert(!stats_module_unnamed_open(&S));
+	sys_exit(14, LOADER, 0);
+	sys_exit(15, OTHER, 0);
+	ck_assert(!stats_module_unnamed_open(&S));
+	/* the fallback bracket is named from its start */
+	load(20, KWORKER, "c");
+	ck_assert_int_eq(mod("c")->open, 1);
+	ck_assert(!stats_module_unnamed_open(&S));
+	/* the loader dies in an unnamed bracket: closed */
+	sys_enter(30, RMMOD);
+	ck_assert(stats_module_unnamed_open(&S));
+	exit_ev(31, RMMOD);
+	ck_assert(!stats_module_unnamed_open(&S));
+	ck_assert_int_eq(S.mods[3].state, MOD_FAILED);
+}
+END_TEST
+
+START_TEST(test_unnamed_open_overflow)
+{
+	stats_free(&S);
+	init_with(INITMOD_START, INITMOD_END, 1);
+	ck_assert_ptr_nonnull(present("only"));
+	/* no slot for the load: nothing is open */
+	sys_enter(10, LOADER);
+	ck_assert_uint_eq(S.c.module_overflow, 1);
+	ck_assert(!stats_module_unnamed_open(&S));
+	ck_assert_uint_eq(task(LOADER)->bracket, BR_SYSCALL);
+}
+END_TEST
+
+START_TEST(test_before_then_free)
+{
+	struct mt_module *old, *b, *c;
+
+	/* a traced foo, unloaded; then foo listed again; then unloaded again */
+	sys_enter(10, LOADER);
+	load(11, LOADER, "foo");
+	sys_exit(12, LOADER, 0);
+	old = mod("foo");
+	mfree(20, RMMOD, "foo");
+	ck_assert_uint_eq(old->free_ts, 20);
+	b = present("foo");
+	c = present("crc32_pclmul");
+	ck_assert_int_eq(b->state, MOD_BEFORE);
+	mfree(30, RMMOD, "crc32_pclmul");
+	ck_assert_int_eq(c->state, MOD_UNLOADED);
+	ck_assert_uint_eq(c->free_ts, 30);
+	ck_assert_int_eq(b->state, MOD_BEFORE);
+	mfree(40, RMMOD, "foo");
+	ck_assert_int_eq(b->state, MOD_UNLOADED);
+	ck_assert_uint_eq(b->free_ts, 40);
+	ck_assert_uint_eq(old->free_ts, 20);		/* the first one keeps its time */
+	ck_assert_int_eq(old->state, MOD_UNLOADED);
+	/* a second free of the same name finds nothing left to free */
+	mfree(50, RMMOD, "foo");
+	ck_assert_uint_eq(b->free_ts, 40);
+	ck_assert_uint_eq(old->free_ts, 20);
+	/* listed again later: a new entry, not the unloaded one */
+	ck_assert_ptr_eq(present("crc32_pclmul"), &S.mods[3]);
+	ck_assert_int_eq(S.mods[3].state, MOD_BEFORE);
+	ck_assert_uint_eq(S.nmods, 4);
+	ck_assert_uint_eq(S.c.events[EV_MOD_FREE], 4);
+}
+END_TEST
+
+START_TEST(test_before_pages)
+{
+	struct mt_module *a, *b;
+	struct mt_task *l, *o;
+
+	alloc(5, LOADER, 1, 0);			/* the loader's own */
+	sys_enter(10, LOADER);
+	load(11, LOADER, "traced");
+	a = mod("traced");
+	alloc(12, LOADER, 2, 1);		/* the module's: 2 pages */
+	/* a report lists a module loaded before tracing, mid-bracket */
+	b = present("crc32_pclmul");
+	ck_assert_ptr_ne(a, b);
+	alloc(13, LOADER, 4, 2);		/* still the traced module's: 4 pages */
+	alloc(14, OTHER, 8, 0);			/* another task's */
+	sys_exit(15, LOADER, 0);
+	alloc(16, LOADER, 9, 0);		/* the loader's own */
+	l = task(LOADER);
+	o = task(OTHER);
+	ck_assert_int_eq(a->cur, 6);
+	ck_assert_int_eq(a->peak, 6);
+	ck_assert_uint_eq(a->alloc_pages, 6);
+	ck_assert_int_eq(l->cur, 8);		/* 1 + 2 + 4 + 1 */
+	ck_assert_int_eq(l->peak, 8);
+	ck_assert_int_eq(o->cur, 1);
+	ck_assert_int_eq(b->cur, 0);
+	ck_assert_int_eq(b->peak, 0);
+	ck_assert_uint_eq(b->alloc_pages, 0);
+	/* frees credit the traced module and its loader, never the listed one */
+	pfree(20, KWORKER, 4, 2);
+	ck_assert_int_eq(a->cur, 2);
+	ck_assert_int_eq(l->cur, 4);
+	ck_assert_int_eq(b->cur, 0);
+	/* the listed module unloaded: pages untouched */
+	mfree(30, RMMOD, "crc32_pclmul");
+	ck_assert_int_eq(b->state, MOD_UNLOADED);
+	ck_assert_int_eq(a->state, MOD_LIVE);
+	ck_assert_int_eq(a->cur, 2);
+	ck_assert_int_eq(l->cur, 4);
+	ck_assert_int_eq(o->cur, 1);
+	pfree(31, OTHER, 8, 0);
+	ck_assert_int_eq(o->cur, 0);
+	ck_assert_int_eq(o->peak, 1);
+	ck_assert_int_eq(b->cur, 0);
+	ck_assert_uint_eq(S.c.untracked_frees, 0);
+	/* no task gained a module bracket from the listing */
+	ck_assert_uint_eq(o->bracket, BR_NONE);
+	ck_assert_uint_eq(o->mod, 0);
+	ck_assert_uint_eq(l->mod, 0);
+}
+END_TEST
+
 Suite *suite_module(void)
 {
 	Suite *s = suite_create("module");
@@ -478,6 +820,20 @@ Suite *suite_module(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_reload_is_new_entry);
 	tcase_add_test(tc, test_module_overflow);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("present");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_present_new);
+	tcase_add_test(tc, test_present_traced);
+	tcase_add_test(tc, test_present_failed);
+	tcase_add_test(tc, test_present_long_name);
+	tcase_add_test(tc, test_present_overflow);
+	tcase_add_test(tc, test_unnamed_open);
+	tcase_add_test(tc, test_unnamed_open_two);
+	tcase_add_test(tc, test_unnamed_open_overflow);
+	tcase_add_test(tc, test_before_then_free);
+	tcase_add_test(tc, test_before_pages);
 	suite_add_tcase(s, tc);
 	return s;
 }

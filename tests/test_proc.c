@@ -618,6 +618,171 @@ START_TEST(test_ksym_real)
 }
 END_TEST
 
+/* ---- /proc/modules lines ---- */
+
+/* 55 and 56 characters: the longest name the kernel allows (MODULE_NAME_LEN 56), one more */
+#define NAME55	"m234567890123456789012345678901234567890123456789012345"
+#define NAME56	NAME55 "6"
+
+static int modline(const char *line, struct proc_module *pm)
+{
+	return proc_parse_module_line(line, strlen(line), pm);
+}
+
+static bool pm_name_is(const struct proc_module *pm, const char *name)
+{
+	return pm->name_len == strlen(name) && !memcmp(pm->name, name, pm->name_len);
+}
+
+/* Lines as the Debian 6.1 guest printed them (tests/fixtures/debian-6.1/proc_modules*.txt). */
+START_TEST(test_module_line_real)
+{
+	static const char l1[] = "crc32_pclmul 16384 0 - Live 0xffffffffc0527000";
+	static const char l2[] = "virtio_ring 49152 2 virtio_pci,virtio, Live 0xffffffffc04ff000";
+	static const char l3[] =
+		"virtio_pci_legacy_dev 16384 1 virtio_pci, Live 0xffffffffc04f7000\n";
+	struct proc_module pm;
+
+	ck_assert_int_eq(modline(l1, &pm), 0);
+	ck_assert(pm_name_is(&pm, "crc32_pclmul"));
+	ck_assert_ptr_eq(pm.name, l1);			/* points into the line */
+	ck_assert_uint_eq(pm.size, 16384);
+	ck_assert(!pm.loading);
+	ck_assert_int_eq(modline(l2, &pm), 0);
+	ck_assert(pm_name_is(&pm, "virtio_ring"));
+	ck_assert_uint_eq(pm.size, 49152);
+	ck_assert(!pm.loading);
+	/* with its newline */
+	ck_assert_int_eq(modline(l3, &pm), 0);
+	ck_assert(pm_name_is(&pm, "virtio_pci_legacy_dev"));
+	ck_assert_uint_eq(pm.size, 16384);
+	ck_assert(!pm.loading);
+	ck_assert_int_eq(modline("virtio 20480 1 virtio_pci, Live 0xffffffffc0511000", &pm), 0);
+	ck_assert(pm_name_is(&pm, "virtio"));
+	ck_assert_uint_eq(pm.size, 20480);
+}
+END_TEST
+
+START_TEST(test_module_line_states)
+{
+	struct proc_module pm;
+
+	/* a load in progress (MODULE_STATE_COMING) */
+	ck_assert_int_eq(modline("virtio_pci 24576 1 - Loading 0xffffffffc051b000", &pm), 0);
+	ck_assert(pm_name_is(&pm, "virtio_pci"));
+	ck_assert_uint_eq(pm.size, 24576);
+	ck_assert(pm.loading);
+	ck_assert_int_eq(modline("crc32_pclmul 16384 0 - Unloading 0xffffffffc0527000", &pm), 0);
+	ck_assert(pm_name_is(&pm, "crc32_pclmul"));
+	ck_assert(!pm.loading);
+	/* only the whole word "Loading" */
+	ck_assert_int_eq(modline("crc32_pclmul 16384 0 - Loadingx 0xffffffffc0527000", &pm), 0);
+	ck_assert(!pm.loading);
+	ck_assert_int_eq(modline("crc32_pclmul 16384 0 - loading 0xffffffffc0527000", &pm), 0);
+	ck_assert(!pm.loading);
+	/* taints after the address */
+	ck_assert_int_eq(modline("nvidia 56012800 120 nvidia_modeset, Live 0xffffffffc1a00000 "
+				 "(POE)", &pm), 0);
+	ck_assert(pm_name_is(&pm, "nvidia"));
+	ck_assert_uint_eq(pm.size, 56012800);
+	ck_assert(!pm.loading);
+	ck_assert_int_eq(modline("zfs 5890048 6 - Loading 0xffffffffc0800000 (POE)", &pm), 0);
+	ck_assert_uint_eq(pm.size, 5890048);
+	ck_assert(pm.loading);
+	/* a module without an exit function; addresses hidden by kptr_restrict */
+	ck_assert_int_eq(modline("binfmt_misc 28672 1 [permanent], Live 0x0000000000000000", &pm),
+			 0);
+	ck_assert(pm_name_is(&pm, "binfmt_misc"));
+	ck_assert_uint_eq(pm.size, 28672);
+	/* sizes: zero, above 4 GiB */
+	ck_assert_int_eq(modline("tiny 0 0 - Live 0xffffffffc0000000", &pm), 0);
+	ck_assert_uint_eq(pm.size, 0);
+	ck_assert_int_eq(modline("huge 4294971392 0 - Live 0xffffffffc0000000", &pm), 0);
+	ck_assert_uint_eq(pm.size, 4294971392ull);
+	/* '-' is allowed in a name; the longest name */
+	ck_assert_int_eq(modline("snd-hda 4096 0 - Live 0xffffffffc0000000", &pm), 0);
+	ck_assert(pm_name_is(&pm, "snd-hda"));
+	ck_assert_uint_eq(strlen(NAME55), 55);
+	ck_assert_int_eq(modline(NAME55 " 8192 0 - Live 0xffffffffc0000000", &pm), 0);
+	ck_assert_uint_eq(pm.name_len, 55);
+	ck_assert_uint_eq(pm.size, 8192);
+}
+END_TEST
+
+START_TEST(test_module_line_malformed)
+{
+	static const char *const bad[] = {
+		"",
+		"\n",
+		" ",
+		"crc32_pclmul",
+		"crc32_pclmul ",
+		"crc32_pclmul\n16384 0 - Live 0xffffffffc0527000",
+		" crc32_pclmul 16384 0 - Live 0xffffffffc0527000",		/* empty name */
+		/* name characters */
+		"crc32.pclmul 16384 0 - Live 0xffffffffc0527000",
+		"crc32/pclmul 16384 0 - Live 0xffffffffc0527000",
+		"caf\xc3\xa9 16384 0 - Live 0xffffffffc0527000",
+		"esc\x1b[2J 16384 0 - Live 0xffffffffc0527000",
+		"tab\tname 16384 0 - Live 0xffffffffc0527000",
+		"[crc32] 16384 0 - Live 0xffffffffc0527000",
+		/* 56 characters: longer than the kernel allows */
+		NAME56 " 16384 0 - Live 0xffffffffc0527000",
+		/* size */
+		"crc32_pclmul abc 0 - Live 0xffffffffc0527000",
+		"crc32_pclmul -16384 0 - Live 0xffffffffc0527000",
+		"crc32_pclmul 16k 0 - Live 0xffffffffc0527000",
+		"crc32_pclmul 0x4000 0 - Live 0xffffffffc0527000",
+		"crc32_pclmul 99999999999999999999 0 - Live 0xffffffffc0527000",
+		"crc32_pclmul - 0 - Live 0xffffffffc0527000",
+		/* refcount */
+		"crc32_pclmul 16384 x - Live 0xffffffffc0527000",
+		/* fields missing up to the state */
+		"crc32_pclmul 16384",
+		"crc32_pclmul 16384 ",
+		"crc32_pclmul 16384 0",
+		"crc32_pclmul 16384 0 ",
+		"crc32_pclmul 16384 0 -",
+		"crc32_pclmul 16384 0 - ",
+		"crc32_pclmul 16384 0 -\n",
+		"garbage",
+	};
+	struct proc_module pm;
+	size_t i;
+
+	ck_assert_uint_eq(strlen(NAME56), 56);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		ck_assert_msg(modline(bad[i], &pm) == -1, "accepted \"%s\"", bad[i]);
+	/* the length bounds the parse, not a NUL: cut before the state, then after it */
+	ck_assert_int_eq(proc_parse_module_line("virtio 20480 1 virtio_pci, Live 0x0", 26, &pm),
+			 -1);
+	ck_assert_int_eq(proc_parse_module_line("virtio 20480 1 virtio_pci, Live 0x0", 31, &pm),
+			 0);
+	ck_assert(pm_name_is(&pm, "virtio"));
+	ck_assert_uint_eq(pm.size, 20480);
+	/* cut inside the name */
+	ck_assert_int_eq(proc_parse_module_line("virtio 20480 1 - Live 0x0", 4, &pm), -1);
+}
+END_TEST
+
+/*
+ * Kernels built without CONFIG_MODULE_UNLOAD print " - -" for refcount and
+ * users (kernel/module/procfs.c, print_unload_info()): the lines are still
+ * well formed.
+ */
+START_TEST(test_module_line_no_unload)
+{
+	struct proc_module pm;
+
+	ck_assert_int_eq(modline("virtio_pci 24576 - - Live 0xffffffffc051b000", &pm), 0);
+	ck_assert(pm_name_is(&pm, "virtio_pci"));
+	ck_assert_uint_eq(pm.size, 24576);
+	ck_assert(!pm.loading);
+	ck_assert_int_eq(modline("virtio_pci 24576 - - Loading 0xffffffffc051b000", &pm), 0);
+	ck_assert(pm.loading);
+}
+END_TEST
+
 /* ---- comm and module sizes ---- */
 
 START_TEST(test_read_comm)
@@ -709,6 +874,165 @@ START_TEST(test_module_kib)
 	mkfile_s("module/junk/initsize", "\n");
 	ck_assert_int_eq(sys_module_kib(root, "junk", &kib), -ENOENT);
 	ck_assert_uint_eq(kib, 77);
+}
+END_TEST
+
+/* ---- proc_modules against a fake /proc ---- */
+
+struct seen_mods {
+	int n;
+	struct {
+		char name[MODNAME_LEN];
+		uint64_t size;
+		bool loading;
+	} m[16];
+};
+
+static void collect_mod(void *ctx, const struct proc_module *pm)
+{
+	struct seen_mods *s = ctx;
+
+	ck_assert_int_lt(s->n, 16);
+	ck_assert_uint_gt(pm->name_len, 0);
+	ck_assert_uint_lt(pm->name_len, MODNAME_LEN);
+	memcpy(s->m[s->n].name, pm->name, pm->name_len);
+	s->m[s->n].name[pm->name_len] = '\0';
+	s->m[s->n].size = pm->size;
+	s->m[s->n].loading = pm->loading;
+	s->n++;
+}
+
+static void copy_fixture(const char *fixture, const char *rel)
+{
+	size_t len;
+	char *text = read_fixture(fixture, &len);
+
+	mkfile(rel, text, len);
+	free(text);
+}
+
+/* The real files; names and sizes as read in them by eye. */
+START_TEST(test_proc_modules_fixture)
+{
+	static const struct { const char *name; uint64_t size; } before[] = {
+		{ "crc32_pclmul", 16384 },
+		{ "virtio_pci", 24576 },
+		{ "virtio", 20480 },
+		{ "virtio_ring", 49152 },
+		{ "virtio_pci_legacy_dev", 16384 },
+		{ "virtio_pci_modern_dev", 20480 },
+	};
+	struct seen_mods seen = { 0 };
+	uint32_t bad = 0;
+	int i;
+
+	/* no modules file (a kernel without modules) */
+	ck_assert_int_eq(proc_modules(root, collect_mod, &seen, &bad), -ENOENT);
+	ck_assert_int_eq(seen.n, 0);
+	ck_assert_uint_eq(bad, 0);
+
+	copy_fixture("debian-6.1/proc_modules.before-rmmod.txt", "modules");
+	ck_assert_int_eq(proc_modules(root, collect_mod, &seen, &bad), 6);
+	ck_assert_uint_eq(bad, 0);
+	ck_assert_int_eq(seen.n, 6);
+	for (i = 0; i < 6; i++) {
+		ck_assert_str_eq(seen.m[i].name, before[i].name);
+		ck_assert_uint_eq(seen.m[i].size, before[i].size);
+		ck_assert(!seen.m[i].loading);
+	}
+
+	/* after "rmmod crc32_pclmul": the other five, same order */
+	memset(&seen, 0, sizeof(seen));
+	copy_fixture("debian-6.1/proc_modules.txt", "modules");
+	ck_assert_int_eq(proc_modules(root, collect_mod, &seen, &bad), 5);
+	ck_assert_uint_eq(bad, 0);
+	ck_assert_int_eq(seen.n, 5);
+	for (i = 0; i < 5; i++) {
+		ck_assert_str_eq(seen.m[i].name, before[i + 1].name);
+		ck_assert_uint_eq(seen.m[i].size, before[i + 1].size);
+		ck_assert(!seen.m[i].loading);
+	}
+}
+END_TEST
+
+START_TEST(test_proc_modules_mixed)
+{
+	/* 3 good lines (the last without a newline), 6 malformed, 3 empty */
+	static const char text[] =
+		"crc32_pclmul 16384 0 - Live 0xffffffffc0527000\n"
+		"\n"
+		"garbage\n"
+		"virtio.pci 24576 0 - Live 0xffffffffc051b000\n"		/* name */
+		"virtio_pci 24576 1 - Loading 0xffffffffc051b000\n"	/* good, loading */
+		"virtio 20480\n"					/* no state */
+		"virtio_ring abc 2 virtio_pci,virtio, Live 0xffffffffc04ff000\n"
+		NAME56 " 4096 0 - Live 0xffffffffc04f7000\n"		/* too long */
+		"nul\0 4096 0 - Live 0xffffffffc04f7000\n"		/* NUL in the name */
+		"\n\n"
+		"virtio_pci_modern_dev 20480 1 virtio_pci, Live 0xffffffffc04ee000";
+	struct seen_mods seen = { 0 };
+	uint32_t bad = 0;
+
+	mkfile("modules", S(text));
+	ck_assert_int_eq(proc_modules(root, collect_mod, &seen, &bad), 3);
+	ck_assert_uint_eq(bad, 6);
+	ck_assert_int_eq(seen.n, 3);
+	ck_assert_str_eq(seen.m[0].name, "crc32_pclmul");
+	ck_assert_uint_eq(seen.m[0].size, 16384);
+	ck_assert(!seen.m[0].loading);
+	ck_assert_str_eq(seen.m[1].name, "virtio_pci");
+	ck_assert_uint_eq(seen.m[1].size, 24576);
+	ck_assert(seen.m[1].loading);
+	ck_assert_str_eq(seen.m[2].name, "virtio_pci_modern_dev");
+	ck_assert_uint_eq(seen.m[2].size, 20480);
+	ck_assert(!seen.m[2].loading);
+	/* one line, no newline at all */
+	memset(&seen, 0, sizeof(seen));
+	bad = 0;
+	mkfile_s("modules", "virtio 20480 1 virtio_pci, Live 0xffffffffc0511000");
+	ck_assert_int_eq(proc_modules(root, collect_mod, &seen, &bad), 1);
+	ck_assert_uint_eq(bad, 0);
+	ck_assert_str_eq(seen.m[0].name, "virtio");
+	ck_assert_uint_eq(seen.m[0].size, 20480);
+	/* the last line cut before its state: malformed, the others stay */
+	memset(&seen, 0, sizeof(seen));
+	mkfile_s("modules", "virtio 20480 1 virtio_pci, Live 0xffffffffc0511000\nvirtio_ring 49152 2");
+	ck_assert_int_eq(proc_modules(root, collect_mod, &seen, &bad), 1);
+	ck_assert_uint_eq(bad, 1);
+	ck_assert_int_eq(seen.n, 1);
+}
+END_TEST
+
+START_TEST(test_proc_modules_empty)
+{
+	struct seen_mods seen = { 0 };
+	uint32_t bad = 0;
+	char longroot[400], path[PATH_MAX];
+
+	mkfile_s("modules", "");
+	ck_assert_int_eq(proc_modules(root, collect_mod, &seen, &bad), 0);
+	ck_assert_uint_eq(bad, 0);
+	mkfile_s("modules", "\n\n\n");
+	ck_assert_int_eq(proc_modules(root, collect_mod, &seen, &bad), 0);
+	ck_assert_uint_eq(bad, 0);
+	mkfile_s("modules", "garbage\nmore garbage");
+	ck_assert_int_eq(proc_modules(root, collect_mod, &seen, &bad), 0);
+	ck_assert_uint_eq(bad, 2);
+	ck_assert_int_eq(seen.n, 0);
+	/* not a file */
+	bad = 0;
+	snprintf(path, sizeof(path), "%s/modules", root);
+	ck_assert_int_eq(unlink(path), 0);
+	mkdir_rel("modules");
+	ck_assert_int_lt(proc_modules(root, collect_mod, &seen, &bad), 0);
+	ck_assert_int_eq(seen.n, 0);
+	/* a root too long for the path buffer */
+	memset(longroot, 'a', sizeof(longroot) - 1);
+	longroot[0] = '/';
+	longroot[sizeof(longroot) - 1] = '\0';
+	ck_assert_int_eq(proc_modules(longroot, collect_mod, &seen, &bad), -ENAMETOOLONG);
+	ck_assert_int_eq(seen.n, 0);
+	ck_assert_uint_eq(bad, 0);
 }
 END_TEST
 
@@ -907,6 +1231,10 @@ Suite *suite_proc(void)
 	tcase_add_test(tc, test_ksym_real);
 	tcase_add_test(tc, test_initmod_range_real);
 	tcase_add_test(tc, test_read_comm_self);
+	tcase_add_test(tc, test_module_line_real);
+	tcase_add_test(tc, test_module_line_states);
+	tcase_add_test(tc, test_module_line_malformed);
+	tcase_add_test(tc, test_module_line_no_unload);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("fake_roots");
@@ -916,6 +1244,9 @@ Suite *suite_proc(void)
 	tcase_add_test(tc, test_initmod_range_big);
 	tcase_add_test(tc, test_read_comm);
 	tcase_add_test(tc, test_module_kib);
+	tcase_add_test(tc, test_proc_modules_fixture);
+	tcase_add_test(tc, test_proc_modules_mixed);
+	tcase_add_test(tc, test_proc_modules_empty);
 	tcase_add_test(tc, test_seed_fake_root);
 	tcase_add_test(tc, test_seed_kthread_statm);
 	tcase_add_test(tc, test_seed_table_full);

@@ -552,6 +552,228 @@ START_TEST(test_meta_untouched)
 }
 END_TEST
 
+/* ---- meta: modules listed by the kernel, load not traced ---- */
+
+static struct mt_module *add_before(struct stats *st, const char *name, bool known, uint64_t kib)
+{
+	struct mt_module *m = stats_module_present(st, name, strlen(name));
+
+	ck_assert_ptr_nonnull(m);
+	ck_assert_int_eq(m->state, MOD_BEFORE);
+	m->static_known = known;
+	m->static_kib = kib;
+	return m;
+}
+
+static void unload(struct stats *st, const char *name, uint64_t ts)
+{
+	struct mt_event ev = { .kind = EV_MOD_FREE, .ts = ts, .tid = 80 };
+
+	ev.u.module.name.s = name;
+	ev.u.module.name.len = strlen(name);
+	stats_apply(st, &ev);
+}
+
+#define META_HEAD	"memtrace-meta 1\nversion %s\npage_size 4096\nmax_pfn 262144\n" \
+			"initmod 0 0\nrename_events 0\nuptime 1.500\n"
+
+/* before: crc32_pclmul (16 KiB), virtio (size unknown), virtio_ring (48 KiB); traced: virtio_pci */
+static void before_table(struct stats *st)
+{
+	new_stats(st, 8);
+	add_before(st, "crc32_pclmul", true, 16);
+	add_mod(st, "virtio_pci", true, 40);
+	add_before(st, "virtio", false, 0);
+	add_before(st, "gone", true, 8);
+	unload(st, "gone", 100);
+	ck_assert_int_eq(st->mods[3].state, MOD_UNLOADED);
+	add_before(st, "virtio_ring", true, 48);
+	ck_assert_uint_eq(st->nmods, 5);
+}
+
+START_TEST(test_meta_write_before)
+{
+	struct meta m = { .page_size = 4096, .max_pfn = 262144, .uptime_s = 1.5 };
+	char want[1024], *got;
+	struct stats st;
+	size_t len;
+
+	before_table(&st);
+	ck_assert_int_eq(record_write_meta(dir, &m, NULL, &st), 0);
+	snprintf(want, sizeof(want), META_HEAD
+		 "module_before crc32_pclmul\n"
+		 "module_before virtio\n"
+		 "module_before virtio_ring\n"
+		 "module_kib crc32_pclmul 16\n"
+		 "module_kib virtio_pci 40\n"
+		 "module_kib gone 8\n"
+		 "module_kib virtio_ring 48\n", MEMTRACE_VERSION);
+	got = slurp(META_FILE, &len);
+	ck_assert_str_eq(got, want);
+	ck_assert_uint_eq(len, strlen(want));
+	free(got);
+	stats_free(&st);
+}
+END_TEST
+
+START_TEST(test_meta_before_round_trip)
+{
+	struct meta m = { .page_size = 4096, .max_pfn = 262144, .uptime_s = 1.5 };
+	struct meta back = { 0 };
+	struct stats a, b, c;
+	struct mt_module *mod;
+	uint32_t bad = 0, i;
+	char want[1024], *text, *again;
+	size_t len, len2;
+
+	before_table(&a);
+	ck_assert_int_eq(record_write_meta(dir, &m, NULL, &a), 0);
+	text = slurp(META_FILE, &len);
+
+	/* a fresh table: the before modules, in order, with their sizes; nothing else */
+	new_stats(&b, 8);
+	meta_parse(text, len, &back, NULL, &b, &bad);
+	ck_assert_uint_eq(bad, 0);
+	ck_assert_uint_eq(back.page_size, 4096);
+	ck_assert_uint_eq(back.max_pfn, 262144);
+	ck_assert_uint_eq(b.nmods, 3);
+	ck_assert_str_eq(b.mods[0].name, "crc32_pclmul");
+	ck_assert(b.mods[0].static_known);
+	ck_assert_uint_eq(b.mods[0].static_kib, 16);
+	ck_assert_str_eq(b.mods[1].name, "virtio");
+	ck_assert(!b.mods[1].static_known);
+	ck_assert_str_eq(b.mods[2].name, "virtio_ring");
+	ck_assert(b.mods[2].static_known);
+	ck_assert_uint_eq(b.mods[2].static_kib, 48);
+	for (i = 0; i < 3; i++) {
+		ck_assert_int_eq(b.mods[i].state, MOD_BEFORE);
+		ck_assert_int_eq(b.mods[i].bracket, BR_NONE);
+		ck_assert_int_eq(b.mods[i].loader_tid, 0);
+		ck_assert_int_eq(b.mods[i].peak, 0);
+		ck_assert_uint_eq(b.mods[i].serial, i + 1);
+	}
+	ck_assert_ptr_null(stats_find_module(&b, "virtio_pci", 10));
+	ck_assert_ptr_null(stats_find_module(&b, "gone", 4));
+	ck_assert_uint_eq(b.c.module_overflow, 0);
+	/* the same file again: nothing doubled */
+	meta_parse(text, len, &back, NULL, &b, &bad);
+	ck_assert_uint_eq(bad, 0);
+	ck_assert_uint_eq(b.nmods, 3);
+	/* and written back: the same before modules and sizes */
+	ck_assert_int_eq(record_write_meta(dir, &m, NULL, &b), 0);
+	again = slurp(META_FILE, &len2);
+	snprintf(want, sizeof(want), META_HEAD
+		 "module_before crc32_pclmul\n"
+		 "module_before virtio\n"
+		 "module_before virtio_ring\n"
+		 "module_kib crc32_pclmul 16\n"
+		 "module_kib virtio_ring 48\n", MEMTRACE_VERSION);
+	ck_assert_str_eq(again, want);
+	free(again);
+
+	/* a replayed table: traced modules keep their entry, the others are added */
+	new_stats(&c, 8);
+	add_mod(&c, "virtio_pci", false, 0);
+	add_mod(&c, "virtio", false, 0);
+	meta_parse(text, len, &back, NULL, &c, &bad);
+	ck_assert_uint_eq(bad, 0);
+	ck_assert_uint_eq(c.nmods, 4);
+	ck_assert_int_eq(c.mods[0].state, MOD_LIVE);
+	ck_assert(c.mods[0].static_known);
+	ck_assert_uint_eq(c.mods[0].static_kib, 40);
+	ck_assert_int_eq(c.mods[1].state, MOD_LIVE);	/* listed and traced: not "before" */
+	ck_assert(!c.mods[1].static_known);
+	mod = stats_find_module(&c, "crc32_pclmul", 12);
+	ck_assert_ptr_eq(mod, &c.mods[2]);
+	ck_assert_int_eq(mod->state, MOD_BEFORE);
+	ck_assert_uint_eq(mod->static_kib, 16);
+	mod = stats_find_module(&c, "virtio_ring", 11);
+	ck_assert_ptr_eq(mod, &c.mods[3]);
+	ck_assert_int_eq(mod->state, MOD_BEFORE);
+	ck_assert_uint_eq(mod->static_kib, 48);
+
+	/* no stats: the module lines are skipped without complaint */
+	meta_parse(text, len, &back, NULL, NULL, &bad);
+	ck_assert_uint_eq(bad, 0);
+	free(text);
+	stats_free(&a);
+	stats_free(&b);
+	stats_free(&c);
+}
+END_TEST
+
+START_TEST(test_meta_before_malformed)
+{
+	static const char text[] =
+		"module_before\n"			/* bad: no name */
+		"module_before \n"			/* bad */
+		"module_before\t\n"			/* bad */
+		"module_before -5\n"			/* bad: a negative number */
+		"module_before ok_one\n"		/* good */
+		"module_kib ok_one -3\n"		/* bad */
+		"module_kib ok_one\n"			/* bad */
+		"module_kib ok_one 12\n"		/* good */
+		"module_kib not_listed 7\n"		/* no such module: ignored */
+		"module_before ok_two";			/* good, no final newline */
+	struct meta m = { .page_size = 4096 };
+	struct stats st;
+	uint32_t bad = 0;
+
+	new_stats(&st, 8);
+	meta_parse(text, sizeof(text) - 1, &m, NULL, &st, &bad);
+	ck_assert_uint_eq(bad, 6);
+	ck_assert_uint_eq(st.nmods, 2);
+	ck_assert_str_eq(st.mods[0].name, "ok_one");
+	ck_assert_int_eq(st.mods[0].state, MOD_BEFORE);
+	ck_assert(st.mods[0].static_known);
+	ck_assert_uint_eq(st.mods[0].static_kib, 12);
+	ck_assert_str_eq(st.mods[1].name, "ok_two");
+	ck_assert_int_eq(st.mods[1].state, MOD_BEFORE);
+	ck_assert(!st.mods[1].static_known);
+	ck_assert_ptr_null(stats_find_module(&st, "not_listed", 10));
+	ck_assert_uint_eq(m.page_size, 4096);
+	stats_free(&st);
+}
+END_TEST
+
+/* A key that only starts with "module_before" is an unknown key, not a module. */
+START_TEST(test_meta_before_unknown_key)
+{
+	static const char text[] = "module_before_kib virtio 16\nmodule_beforehand x\n";
+	struct meta m = { .page_size = 4096 };
+	struct stats st;
+	uint32_t bad = 0, nmods;
+
+	new_stats(&st, 8);
+	meta_parse(text, sizeof(text) - 1, &m, NULL, &st, &bad);
+	nmods = st.nmods;
+	stats_free(&st);		/* before the checks: nothing leaks when they fail */
+	ck_assert_uint_eq(nmods, 0);
+	ck_assert_uint_eq(bad, 2);
+}
+END_TEST
+
+START_TEST(test_meta_before_table_full)
+{
+	static const char text[] = "module_before m0\nmodule_before extra\nmodule_kib extra 5\n";
+	static const char *const names[] = { "m0", "m1", "m2", "m3", "m4", "m5", "m6", "m7" };
+	struct meta m = { .page_size = 4096 };
+	struct stats st;
+	uint32_t bad = 0;
+	int i;
+
+	new_stats(&st, 8);
+	for (i = 0; i < 8; i++)
+		add_mod(&st, names[i], false, 0);
+	meta_parse(text, sizeof(text) - 1, &m, NULL, &st, &bad);
+	ck_assert_uint_eq(st.nmods, 8);
+	ck_assert_uint_eq(st.c.module_overflow, 1);	/* "extra"; m0 is there */
+	ck_assert_ptr_null(stats_find_module(&st, "extra", 5));
+	ck_assert_int_eq(st.mods[0].state, MOD_LIVE);
+	stats_free(&st);
+}
+END_TEST
+
 Suite *suite_record(void)
 {
 	Suite *s = suite_create("record");
@@ -572,6 +794,11 @@ Suite *suite_record(void)
 	tcase_add_test(tc, test_meta_round_trip);
 	tcase_add_test(tc, test_meta_malformed);
 	tcase_add_test(tc, test_meta_untouched);
+	tcase_add_test(tc, test_meta_write_before);
+	tcase_add_test(tc, test_meta_before_round_trip);
+	tcase_add_test(tc, test_meta_before_malformed);
+	tcase_add_test(tc, test_meta_before_unknown_key);
+	tcase_add_test(tc, test_meta_before_table_full);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -1365,6 +1365,507 @@ START_TEST(test_big_report)
 }
 END_TEST
 
+/* ---- modules loaded before tracing began ---- */
+
+/* A module as the /proc/modules listing leaves it: state before, no loader. */
+static struct mt_module *add_before(struct stats *st, const char *name, bool known, uint64_t skib)
+{
+	struct mt_module *m = stats_module_present(st, name, strlen(name));
+
+	ck_assert_ptr_nonnull(m);
+	ck_assert_int_eq(m->state, MOD_BEFORE);
+	m->static_known = known;
+	m->static_kib = skib;
+	return m;
+}
+
+/* The line of @t that starts with @prefix (after a newline), as a malloc'ed string. */
+static char *line_of(const char *t, const char *prefix)
+{
+	char *want = malloc(strlen(prefix) + 2), *line;
+	const char *p, *nl;
+
+	ck_assert_ptr_nonnull(want);
+	sprintf(want, "\n%s", prefix);
+	p = strstr(t, want);
+	free(want);
+	ck_assert_msg(p != NULL, "no line starting with \"%s\"", prefix);
+	p++;
+	nl = strchr(p, '\n');
+	ck_assert_ptr_nonnull(nl);
+	line = strndup(p, (size_t)(nl - p));
+	ck_assert_ptr_nonnull(line);
+	return line;
+}
+
+START_TEST(test_modules_before_text)
+{
+	static struct fixture fx;
+	static const char note[] = "(2 modules in state before: loaded before tracing began, no "
+				   "events seen; static size from the kernel only)\n";
+	char *t, *row, *p;
+	size_t len;
+
+	fx_init(&fx, 16);
+	add_mod(&fx.st, "virtio_pci", 6, 2, true, 40, MOD_LIVE);
+	add_before(&fx.st, "crc32_pclmul", true, 16);
+	add_before(&fx.st, "virtio_ring", false, 0);
+	t = render(&fx, FMT_TEXT, &len);
+	assert_ascii(t, len);
+	ck_assert_ptr_nonnull(strstr(t, "\nMODULES: 3\n"));
+	/* NAME(24) PEAK_PAGES PEAK_KIB CUR_PAGES STATIC_KIB(10) LOADER(8) STATE(-8) BRACKET(-8) */
+	row = line_of(t, "crc32_pclmul ");
+	ck_assert_str_eq(row, "crc32_pclmul                      0          0          0 "
+			      "        16        - before   none    ");
+	free(row);
+	row = line_of(t, "virtio_ring ");
+	ck_assert_str_eq(row, "virtio_ring                       0          0          0 "
+			      "         -        - before   none    ");
+	free(row);
+	/* the traced one keeps its loader, in the same columns */
+	row = line_of(t, "virtio_pci ");
+	ck_assert_str_eq(row, "virtio_pci                        6         24          2 "
+			      "        40       77 live     syscall ");
+	free(row);
+	/* the note follows the table: it is the last line */
+	p = strstr(t, note);
+	ck_assert_ptr_nonnull(p);
+	ck_assert_ptr_eq(p + strlen(note), t + len);
+	ck_assert(!strncmp(p - strlen("before   none    \n"), "before   none    \n",
+			   strlen("before   none    \n")));
+	free(t);
+	stats_free(&fx.st);
+}
+END_TEST
+
+START_TEST(test_modules_before_note_count)
+{
+	static struct fixture fx;
+	char *t;
+	size_t len;
+
+	/* no module at all, then only traced ones: no note */
+	fx_init(&fx, 16);
+	t = render(&fx, FMT_TEXT, &len);
+	ck_assert_ptr_null(strstr(t, "state before"));
+	free(t);
+	add_mod(&fx.st, "virtio_pci", 6, 2, true, 40, MOD_LIVE);
+	add_mod(&fx.st, "crc32_pclmul", 3, 0, false, 0, MOD_UNLOADED);
+	t = render(&fx, FMT_TEXT, &len);
+	ck_assert_ptr_null(strstr(t, "state before"));
+	ck_assert_ptr_null(strstr(t, " before   none"));
+	ck_assert(len > 0 && t[len - 1] == '\n');
+	ck_assert_ptr_nonnull(strstr(t, "\ncrc32_pclmul "));
+	free(t);
+	/* one */
+	add_before(&fx.st, "virtio", true, 20);
+	t = render(&fx, FMT_TEXT, &len);
+	ck_assert_ptr_nonnull(strstr(t, "\n(1 modules in state before: "));
+	free(t);
+	/* a before module unloaded since is not counted */
+	add_before(&fx.st, "gone", true, 8)->state = MOD_UNLOADED;
+	add_before(&fx.st, "virtio_ring", true, 48);
+	add_before(&fx.st, "virtio_pci_modern_dev", true, 20);
+	t = render(&fx, FMT_TEXT, &len);
+	assert_ascii(t, len);
+	ck_assert_ptr_nonnull(strstr(t, "\nMODULES: 6\n"));
+	ck_assert_ptr_nonnull(strstr(t, "\n(3 modules in state before: "));
+	free(t);
+	stats_free(&fx.st);
+}
+END_TEST
+
+START_TEST(test_modules_before_json)
+{
+	static struct fixture fx;
+	const struct jv *mods, *m;
+	struct jv root;
+	char *t;
+	size_t len;
+
+	fx_init(&fx, 16);
+	add_mod(&fx.st, "virtio_pci", 6, 2, true, 40, MOD_LIVE);
+	add_before(&fx.st, "crc32_pclmul", true, 16);
+	add_before(&fx.st, "virtio_ring", false, 0);
+	/* a name from a hand-edited record: raw bytes, kept valid */
+	add_before(&fx.st, "bad\"\\\x1b\xff", false, 0);
+	t = render(&fx, FMT_JSON, &len);
+	parse_or_fail(t, len, &root);
+	mods = jreq(&root, "modules", J_ARR);
+	ck_assert_uint_eq(mods->n, 4);
+	m = &mods->kids[0];
+	ck_assert_str_eq(jstr(m, "state"), "live");
+	ck_assert_int_eq(jint(m, "loader_pid"), 77);
+	m = &mods->kids[1];
+	ck_assert_str_eq(jstr(m, "name"), "crc32_pclmul");
+	ck_assert_str_eq(jstr(m, "state"), "before");
+	jreq(m, "loader_pid", J_NULL);
+	ck_assert_str_eq(jstr(m, "bracket"), "none");
+	ck_assert_int_eq(jint(m, "static_kib"), 16);
+	ck_assert_int_eq(jint(m, "peak_pages"), 0);
+	ck_assert_int_eq(jint(m, "peak_kib"), 0);
+	ck_assert_int_eq(jint(m, "current_pages"), 0);
+	ck_assert_int_eq(jint(m, "allocated_pages"), 0);
+	m = &mods->kids[2];
+	ck_assert_str_eq(jstr(m, "name"), "virtio_ring");
+	ck_assert_str_eq(jstr(m, "state"), "before");
+	jreq(m, "loader_pid", J_NULL);
+	jreq(m, "static_kib", J_NULL);
+	m = &mods->kids[3];
+	ck_assert_str_eq(jstr(m, "name"), "bad\"\\\x1b\xef\xbf\xbd");
+	ck_assert_str_eq(jstr(m, "state"), "before");
+	jreq(m, "loader_pid", J_NULL);
+	jv_free(&root);
+	free(t);
+	/* and the text form of that name stays on its row */
+	t = render(&fx, FMT_TEXT, &len);
+	assert_ascii(t, len);
+	ck_assert_ptr_nonnull(strstr(t, "\nbad\"\\??                           0 "));
+	ck_assert_ptr_nonnull(strstr(t, "\n(3 modules in state before: "));
+	free(t);
+	stats_free(&fx.st);
+}
+END_TEST
+
+/* ---- the /dev/kmsg summary ---- */
+
+struct lines {
+	int n;
+	char *l[64];
+};
+
+static void collect_line(void *ctx, const char *line)
+{
+	struct lines *ls = ctx;
+	size_t i;
+
+	ck_assert_ptr_nonnull(line);
+	ck_assert_int_lt(ls->n, 64);
+	/* one line: plain printable ASCII, no newline */
+	for (i = 0; line[i]; i++)
+		ck_assert_msg(line[i] >= 0x20 && line[i] < 0x7f, "byte 0x%02x at %zu of \"%s\"",
+			      (unsigned char)line[i], i, line);
+	ls->l[ls->n] = strdup(line);
+	ck_assert_ptr_nonnull(ls->l[ls->n]);
+	ls->n++;
+}
+
+static void lines_free(struct lines *ls)
+{
+	int i;
+
+	for (i = 0; i < ls->n; i++)
+		free(ls->l[i]);
+	ls->n = 0;
+}
+
+static void summary(struct fixture *fx, unsigned ntop, struct lines *ls)
+{
+	lines_free(ls);
+	report_summary(&fx->in, "/var/log/memtrace.log", ntop, collect_line, ls);
+}
+
+/* Two tasks with pages (peaks 50 and 18, 2 events), one without; four modules. */
+static void summary_fixture(struct fixture *fx)
+{
+	fx_init(fx, 32);
+	stats_seed_task(&fx->st, 100, 100, 1, "big", 3, 50, 10, false);
+	stats_seed_task(&fx->st, 200, 200, 100, "small", 5, 10, 10, false);
+	stats_seed_task(&fx->st, 300, 300, 1, "empty", 5, 0, 10, false);
+	apply_page(&fx->st, EV_PAGE_ALLOC, 200, 64, 3, 1000000000, 0);
+	apply_page(&fx->st, EV_PAGE_FREE, 200, 64, 3, 2000000000, 0);
+	fx->in.lost_events = 7;
+	add_before(&fx->st, "virtio", true, 20);
+	add_mod(&fx->st, "virtio_pci", 6, 2, true, 40, MOD_LIVE);
+	add_before(&fx->st, "virtio_ring", true, 48);
+	add_mod(&fx->st, "crc32_pclmul", 3, 0, false, 0, MOD_UNLOADED);
+}
+
+#define HEAD	"memtrace: report (SIGUSR1): 2 events, 7 lost, 2 tasks with pages, 4 modules; " \
+		"full report in /var/log/memtrace.log"
+#define TASK1	"memtrace: top task: pid 100 (big) peak 50 pages (200 KiB)"
+#define TASK2	"memtrace: top task: pid 200 (small) peak 18 pages (72 KiB)"
+#define MOD1	"memtrace: top module: virtio_pci peak 6 pages (24 KiB), static 40 KiB, live"
+#define MOD2	"memtrace: top module: crc32_pclmul peak 3 pages (12 KiB), unloaded"
+#define MOD3	"memtrace: top module: virtio_ring peak 0 pages (0 KiB), static 48 KiB, before"
+#define MOD4	"memtrace: top module: virtio peak 0 pages (0 KiB), static 20 KiB, before"
+
+START_TEST(test_summary_lines)
+{
+	static struct fixture fx;
+	struct lines ls = { 0 };
+
+	summary_fixture(&fx);
+	summary(&fx, 5, &ls);
+	ck_assert_int_eq(ls.n, 7);
+	ck_assert_str_eq(ls.l[0], HEAD);
+	ck_assert_str_eq(ls.l[1], TASK1);
+	ck_assert_str_eq(ls.l[2], TASK2);
+	ck_assert_str_eq(ls.l[3], MOD1);
+	ck_assert_str_eq(ls.l[4], MOD2);
+	ck_assert_str_eq(ls.l[5], MOD3);
+	ck_assert_str_eq(ls.l[6], MOD4);
+	/* the table is not reordered by the summary */
+	ck_assert_str_eq(fx.st.mods[0].name, "virtio");
+	ck_assert_str_eq(fx.st.mods[3].name, "crc32_pclmul");
+	/* 16 KiB pages */
+	fx.in.page_size = 16384;
+	summary(&fx, 1, &ls);
+	ck_assert_int_eq(ls.n, 4);
+	ck_assert_str_eq(ls.l[1], "memtrace: top task: pid 100 (big) peak 50 pages (800 KiB)");
+	ck_assert_str_eq(ls.l[2], "memtrace: top module: virtio_pci peak 6 pages (96 KiB), "
+			 "static 40 KiB, live");
+	lines_free(&ls);
+	stats_free(&fx.st);
+}
+END_TEST
+
+START_TEST(test_summary_limits)
+{
+	static struct fixture fx;
+	struct lines ls = { 0 };
+
+	summary_fixture(&fx);
+	summary(&fx, 0, &ls);
+	ck_assert_int_eq(ls.n, 2);
+	ck_assert_str_eq(ls.l[0], HEAD);
+	ck_assert_str_eq(ls.l[1], "memtrace: 4 more modules in the full report");
+	summary(&fx, 1, &ls);
+	ck_assert_int_eq(ls.n, 4);
+	ck_assert_str_eq(ls.l[0], HEAD);
+	ck_assert_str_eq(ls.l[1], TASK1);
+	ck_assert_str_eq(ls.l[2], MOD1);
+	ck_assert_str_eq(ls.l[3], "memtrace: 3 more modules in the full report");
+	summary(&fx, 2, &ls);
+	ck_assert_int_eq(ls.n, 6);
+	ck_assert_str_eq(ls.l[2], TASK2);
+	ck_assert_str_eq(ls.l[3], MOD1);
+	ck_assert_str_eq(ls.l[4], MOD2);
+	ck_assert_str_eq(ls.l[5], "memtrace: 2 more modules in the full report");
+	summary(&fx, 3, &ls);
+	ck_assert_int_eq(ls.n, 7);
+	ck_assert_str_eq(ls.l[5], MOD3);
+	ck_assert_str_eq(ls.l[6], "memtrace: 1 more modules in the full report");
+	/* exactly as many modules as shown, and far more room than rows: no "more" line */
+	summary(&fx, 4, &ls);
+	ck_assert_int_eq(ls.n, 7);
+	ck_assert_str_eq(ls.l[6], MOD4);
+	summary(&fx, 1000, &ls);
+	ck_assert_int_eq(ls.n, 7);
+	ck_assert_str_eq(ls.l[1], TASK1);
+	ck_assert_str_eq(ls.l[2], TASK2);
+	ck_assert_str_eq(ls.l[3], MOD1);
+	ck_assert_str_eq(ls.l[6], MOD4);
+	lines_free(&ls);
+	stats_free(&fx.st);
+}
+END_TEST
+
+START_TEST(test_summary_empty)
+{
+	static struct fixture fx;
+	struct lines ls = { 0 };
+
+	/* nothing at all: the totals line only */
+	fx_init(&fx, 16);
+	fx.in.trigger = "SIGTERM";
+	summary(&fx, 5, &ls);
+	ck_assert_int_eq(ls.n, 1);
+	ck_assert_str_eq(ls.l[0], "memtrace: report (SIGTERM): 0 events, 0 lost, 0 tasks with "
+			 "pages, 0 modules; full report in /var/log/memtrace.log");
+	summary(&fx, 0, &ls);
+	ck_assert_int_eq(ls.n, 1);
+	/* tasks but no modules: no module lines, no "more" line */
+	stats_seed_task(&fx.st, 10, 10, 1, "t", 1, 3, 5, false);
+	summary(&fx, 5, &ls);
+	ck_assert_int_eq(ls.n, 2);
+	ck_assert_str_eq(ls.l[1], "memtrace: top task: pid 10 (t) peak 3 pages (12 KiB)");
+	lines_free(&ls);
+	stats_free(&fx.st);
+}
+END_TEST
+
+/* By peak, then static size (unknown counts as none), then table order. */
+START_TEST(test_summary_module_order)
+{
+	static struct fixture fx;
+	struct lines ls = { 0 };
+
+	fx_init(&fx, 16);
+	add_mod(&fx.st, "a", 5, 0, true, 10, MOD_LIVE);
+	add_mod(&fx.st, "b", 9, 0, false, 0, MOD_LIVE);
+	add_mod(&fx.st, "c", 5, 0, true, 30, MOD_LIVE);
+	add_mod(&fx.st, "d", 5, 0, true, 10, MOD_FAILED);
+	add_mod(&fx.st, "e", 9, 0, true, 1, MOD_LOADING);
+	add_before(&fx.st, "f", false, 0);
+	add_before(&fx.st, "g", true, 2);
+	add_mod(&fx.st, "h", 5, 0, true, 10, MOD_UNLOADED);
+	summary(&fx, 8, &ls);
+	ck_assert_int_eq(ls.n, 9);
+	ck_assert_str_eq(ls.l[0], "memtrace: report (SIGUSR1): 0 events, 0 lost, 0 tasks with "
+			 "pages, 8 modules; full report in /var/log/memtrace.log");
+	ck_assert_str_eq(ls.l[1], "memtrace: top module: e peak 9 pages (36 KiB), static 1 KiB, "
+			 "loading");
+	ck_assert_str_eq(ls.l[2], "memtrace: top module: b peak 9 pages (36 KiB), live");
+	ck_assert_str_eq(ls.l[3], "memtrace: top module: c peak 5 pages (20 KiB), static 30 KiB, "
+			 "live");
+	ck_assert_str_eq(ls.l[4], "memtrace: top module: a peak 5 pages (20 KiB), static 10 KiB, "
+			 "live");
+	ck_assert_str_eq(ls.l[5], "memtrace: top module: d peak 5 pages (20 KiB), static 10 KiB, "
+			 "failed");
+	ck_assert_str_eq(ls.l[6], "memtrace: top module: h peak 5 pages (20 KiB), static 10 KiB, "
+			 "unloaded");
+	ck_assert_str_eq(ls.l[7], "memtrace: top module: g peak 0 pages (0 KiB), static 2 KiB, "
+			 "before");
+	ck_assert_str_eq(ls.l[8], "memtrace: top module: f peak 0 pages (0 KiB), before");
+	/* the first three only */
+	summary(&fx, 3, &ls);
+	ck_assert_int_eq(ls.n, 5);
+	ck_assert_str_eq(ls.l[1], "memtrace: top module: e peak 9 pages (36 KiB), static 1 KiB, "
+			 "loading");
+	ck_assert_str_eq(ls.l[3], "memtrace: top module: c peak 5 pages (20 KiB), static 30 KiB, "
+			 "live");
+	ck_assert_str_eq(ls.l[4], "memtrace: 5 more modules in the full report");
+	lines_free(&ls);
+	stats_free(&fx.st);
+}
+END_TEST
+
+/* All modules alike: table order, each shown once. */
+START_TEST(test_summary_module_ties)
+{
+	static struct fixture fx;
+	struct lines ls = { 0 };
+	static const char *const names[] = { "m0", "m1", "m2", "m3", "m4", "m5" };
+	int i;
+
+	fx_init(&fx, 16);
+	for (i = 0; i < 6; i++)
+		add_mod(&fx.st, names[i], 2, 1, true, 4, MOD_LIVE);
+	summary(&fx, 6, &ls);
+	ck_assert_int_eq(ls.n, 7);
+	for (i = 0; i < 6; i++) {
+		char want[128];
+
+		snprintf(want, sizeof(want), "memtrace: top module: m%d peak 2 pages (8 KiB), "
+			 "static 4 KiB, live", i);
+		ck_assert_str_eq(ls.l[1 + i], want);
+	}
+	summary(&fx, 4, &ls);
+	ck_assert_int_eq(ls.n, 6);
+	ck_assert_str_eq(ls.l[4], "memtrace: top module: m3 peak 2 pages (8 KiB), static 4 KiB, live");
+	ck_assert_str_eq(ls.l[5], "memtrace: 2 more modules in the full report");
+	lines_free(&ls);
+	stats_free(&fx.st);
+}
+END_TEST
+
+/* Task lines: peak order, ties by pid, at most ntop, unknown and pseudo names. */
+START_TEST(test_summary_tasks)
+{
+	static struct fixture fx;
+	struct lines ls = { 0 };
+
+	fx_init(&fx, 32);
+	stats_seed_task(&fx.st, 500, 500, 1, "five", 4, 7, 5, false);
+	stats_seed_task(&fx.st, 400, 400, 1, "four", 4, 7, 5, false);
+	apply_page(&fx.st, EV_PAGE_ALLOC, 777, 0, 2, 10, 0);			/* comm unknown */
+	apply_page(&fx.st, EV_PAGE_ALLOC, 888, 100, 1, 20, MT_FLAG_HARDIRQ);	/* <irq> */
+	stats_seed_task(&fx.st, 900, 900, 1, "nine", 4, 9, 5, false);
+	summary(&fx, 10, &ls);
+	ck_assert_int_eq(ls.n, 6);
+	ck_assert_str_eq(ls.l[0], "memtrace: report (SIGUSR1): 2 events, 0 lost, 5 tasks with "
+			 "pages, 0 modules; full report in /var/log/memtrace.log");
+	ck_assert_str_eq(ls.l[1], "memtrace: top task: pid 900 (nine) peak 9 pages (36 KiB)");
+	ck_assert_str_eq(ls.l[2], "memtrace: top task: pid 400 (four) peak 7 pages (28 KiB)");
+	ck_assert_str_eq(ls.l[3], "memtrace: top task: pid 500 (five) peak 7 pages (28 KiB)");
+	ck_assert_str_eq(ls.l[4], "memtrace: top task: pid 777 (?) peak 4 pages (16 KiB)");
+	ck_assert_str_eq(ls.l[5], "memtrace: top task: pid -1 (<irq>) peak 2 pages (8 KiB)");
+	summary(&fx, 2, &ls);
+	ck_assert_int_eq(ls.n, 3);
+	ck_assert_str_eq(ls.l[2], "memtrace: top task: pid 400 (four) peak 7 pages (28 KiB)");
+	lines_free(&ls);
+	stats_free(&fx.st);
+}
+END_TEST
+
+/* Hostile task names: every byte outside printable ASCII comes out as '?'. */
+START_TEST(test_summary_hostile)
+{
+	static const char *const plain[] = {
+		"new?line",
+		"?[2J?]0;x?",
+		"say \"hi\"",
+		"back\\slash",
+		"tab?here",
+		"del?",
+		"ff?",
+		"trunc??",
+		"over??",
+		"sur???",
+		"c1??",
+		"caf??",
+		"??????",
+		"abcdefghijklmno",
+		"???????????????",
+		"   ",
+		"a  b",
+		"???",
+	};
+	static struct fixture fx;
+	struct lines ls = { 0 };
+	char want[128];
+	int i;
+
+	ck_assert_int_eq((int)(sizeof(plain) / sizeof(plain[0])), NHOSTILE);
+	fx_init(&fx, 64);
+	seed_hostile(&fx);
+	add_mod(&fx.st, "bad\nname\x1b\xff", 1, 1, false, 0, MOD_LOADING);
+	add_mod(&fx.st, "", 2, 0, true, 3, MOD_FAILED);
+	summary(&fx, (unsigned)NHOSTILE, &ls);
+	ck_assert_int_eq(ls.n, 1 + NHOSTILE + 2);
+	for (i = 0; i < NHOSTILE; i++) {
+		snprintf(want, sizeof(want), "memtrace: top task: pid %d (%s) peak %d pages (%d KiB)",
+			 1000 + i, plain[i], NHOSTILE + 10 - i, 4 * (NHOSTILE + 10 - i));
+		ck_assert_str_eq(ls.l[1 + i], want);
+	}
+	ck_assert_str_eq(ls.l[1 + NHOSTILE], "memtrace: top module: (unnamed) peak 2 pages (8 KiB), "
+			 "static 3 KiB, failed");
+	ck_assert_str_eq(ls.l[2 + NHOSTILE], "memtrace: top module: bad?name?? peak 1 pages (4 KiB), "
+			 "loading");
+	lines_free(&ls);
+	stats_free(&fx.st);
+}
+END_TEST
+
+START_TEST(test_summary_lost)
+{
+	static struct fixture fx;
+	struct lines ls = { 0 };
+
+	fx_init(&fx, 16);
+	fx.in.trigger = "oom";
+	fx.in.missed_unknown = 3;
+	summary(&fx, 5, &ls);
+	ck_assert_int_eq(ls.n, 1);
+	ck_assert_str_eq(ls.l[0], "memtrace: report (oom): 0 events, 0 lost (at least), 0 tasks "
+			 "with pages, 0 modules; full report in /var/log/memtrace.log");
+	fx.in.lost_events = UINT64_MAX;
+	summary(&fx, 5, &ls);
+	ck_assert_str_eq(ls.l[0], "memtrace: report (oom): 0 events, 18446744073709551615 lost "
+			 "(at least), 0 tasks with pages, 0 modules; full report in "
+			 "/var/log/memtrace.log");
+	fx.in.missed_unknown = 0;
+	fx.in.lost_events = 12;
+	summary(&fx, 5, &ls);
+	ck_assert_str_eq(ls.l[0], "memtrace: report (oom): 0 events, 12 lost, 0 tasks with pages, "
+			 "0 modules; full report in /var/log/memtrace.log");
+	ck_assert_ptr_null(strstr(ls.l[0], "at least"));
+	lines_free(&ls);
+	stats_free(&fx.st);
+}
+END_TEST
+
 START_TEST(test_state_names)
 {
 	struct mt_task t = { 0 };
@@ -1384,6 +1885,8 @@ START_TEST(test_state_names)
 	ck_assert_str_eq(module_state_name(&m), "failed");
 	m.state = MOD_UNLOADED;
 	ck_assert_str_eq(module_state_name(&m), "unloaded");
+	m.state = MOD_BEFORE;
+	ck_assert_str_eq(module_state_name(&m), "before");
 	m.state = MOD_UNUSED;
 	ck_assert_str_eq(module_state_name(&m), "unknown");
 }
@@ -1413,6 +1916,19 @@ Suite *suite_report(void)
 	tcase_add_test(tc, test_oom_section);
 	tcase_add_test(tc, test_lost_events);
 	tcase_add_test(tc, test_big_report);
+	tcase_add_test(tc, test_modules_before_text);
+	tcase_add_test(tc, test_modules_before_note_count);
+	tcase_add_test(tc, test_modules_before_json);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("summary");
+	tcase_add_test(tc, test_summary_lines);
+	tcase_add_test(tc, test_summary_limits);
+	tcase_add_test(tc, test_summary_empty);
+	tcase_add_test(tc, test_summary_module_order);
+	tcase_add_test(tc, test_summary_module_ties);
+	tcase_add_test(tc, test_summary_tasks);
+	tcase_add_test(tc, test_summary_hostile);
+	tcase_add_test(tc, test_summary_lost);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -34,6 +34,7 @@ SUITE(report);
 SUITE(logfile);
 SUITE(proc);
 SUITE(record);
+SUITE(boot);
 #undef SUITE
 
 #endif
