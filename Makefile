@@ -7,6 +7,9 @@ CC ?= cc
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
 MANDIR ?= $(PREFIX)/share/man
+DRACUTMODDIR ?= $(shell pkg-config --variable=dracutmodulesdir dracut 2>/dev/null || \
+	echo /usr/lib/dracut/modules.d)
+DRACUT_FILES := module-setup.sh memtrace-dracut.sh memtrace-start.sh memtrace-report.sh
 
 WARN := -Wall -Wextra -Wformat=2 -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
 	-Wpointer-arith -Wcast-align -Wwrite-strings -Wundef -Wvla -Wconversion \
@@ -25,7 +28,7 @@ Q := @
 endif
 
 # pure code (no I/O beyond what its name says) shared by the daemon and the tests
-LIB_SRCS := ringbuf.c format.c event.c stats.c module.c proc.c report.c logfile.c util.c record.c \
+LIB_SRCS := ringbuf.c format.c event.c stats.c module.c proc.c report.c logfile.c util.c record.c boot.c \
 	tracefs.c reader.c
 LIB_OBJS := $(LIB_SRCS:.c=.o)
 OBJS := memtrace.o $(LIB_OBJS)
@@ -81,8 +84,19 @@ sanitize:
 install: memtrace
 	install -D -m 0755 memtrace $(DESTDIR)$(BINDIR)/memtrace
 
+# the dracut module (opt-in: dracut --add memtrace); needs memtrace in PATH at build time
+install-dracut:
+	install -d $(DESTDIR)$(DRACUTMODDIR)/99memtrace
+	install -m 0755 $(addprefix dracut/99memtrace/,$(DRACUT_FILES)) \
+		$(DESTDIR)$(DRACUTMODDIR)/99memtrace/
+	install -m 0644 dracut/99memtrace/memtrace.service $(DESTDIR)$(DRACUTMODDIR)/99memtrace/
+
+# early boot under QEMU (TCG): dracut images of Debian's kernel, both flavours (root)
+e2e: memtrace
+	$(Q)./tests/e2e.sh
+
 clean:
 	rm -f memtrace *.o tests/*.o tests/unit tests/workload
 
-PHONY_EXTRA := demo
+PHONY_EXTRA := demo install-dracut e2e
 .PHONY: all check check-unit $(PHONY_EXTRA) check-valgrind sanitize install clean

@@ -1,0 +1,176 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# memtrace-dracut - start and stop memtrace inside a dracut initramfs
+#
+#   memtrace-dracut level     print the level asked for on the command line
+#   memtrace-dracut enabled   exit 0 if memtrace should run (systemd ExecCondition)
+#   memtrace-dracut start     start memtrace; returns once tracing is live
+#   memtrace-dracut stop      final report, wait for memtrace to exit, show the
+#                             report, remove anything memtrace left in tracefs
+#
+# Levels (kernel command line, also /etc/cmdline.d/*.conf in the image):
+#   rd.memtrace=<level> wins when given:  0 = off, 5 = full report (every task),
+#       1..4 or a bare rd.memtrace = summary report (top 30 tasks, all modules)
+#   otherwise rd.memdebug=4 = summary, rd.memdebug=5 = full (dracut's levels;
+#       at 4 and 5 dracut itself also dumps /proc/meminfo and slabinfo)
+#   trace_event=module:module_load,module:module_free (a kernel parameter) makes
+#       the kernel record the module loads done before memtrace starts (systemd
+#       PID 1 loads some); memtrace then reads them with --boot-buffer
+#   rd.memtrace.record: also keep the raw ring-buffer pages and format files in
+#       /run/initramfs/memtrace-record (for `memtrace --replay DIR`, bug reports)
+# Files: /run/initramfs/mem_debug_log (report; /run survives switch_root),
+#        /run/memtrace.pid
+
+MEMTRACE=/usr/sbin/memtrace
+MEMTRACE_LOG=/run/initramfs/mem_debug_log
+MEMTRACE_PIDFILE=/run/memtrace.pid
+MEMTRACE_INSTANCE=memtrace
+MEMTRACE_RECORD=/run/initramfs/memtrace-record
+
+[ -z "${DRACUT_LIB_SOURCED:-}" ] && [ -r /lib/dracut-lib.sh ] && . /lib/dracut-lib.sh
+
+mt_say() {
+    if command -v info > /dev/null 2>&1; then
+        info "memtrace: $*"
+    else
+        echo "memtrace: $*" >&2
+    fi
+}
+
+mt_level() {
+    local v
+    if getarg rd.memtrace > /dev/null 2>&1; then
+        v=$(getarg rd.memtrace)
+        case "$v" in
+            "") echo 4 ;;
+            0) echo 0 ;;
+            1 | 2 | 3 | 4) echo 4 ;;
+            5) echo 5 ;;
+            *)
+                mt_say "ignoring rd.memtrace=$v (use 0, 4 or 5); memtrace off"
+                echo 0
+                ;;
+        esac
+        return
+    fi
+    v=$(getargnum 0 0 5 rd.memdebug)
+    if [ "$v" -ge 4 ]; then echo "$v"; else echo 0; fi
+}
+
+mt_running() {
+    local pid st
+    [ -r "$MEMTRACE_PIDFILE" ] || return 1
+    read -r pid 2> /dev/null < "$MEMTRACE_PIDFILE" || return 1
+    [ -n "$pid" ] || return 1
+    # gone, or a zombie (exited, not yet reaped): not running
+    read -r st 2> /dev/null < "/proc/$pid/stat" || return 1
+    st=${st##*) }
+    case "$st" in Z* | X*) return 1 ;; esac
+    echo "$pid"
+    return 0
+}
+
+mt_start() {
+    local level top rec= boot=
+    level=$(mt_level)
+    [ "$level" -ge 4 ] || return 0
+    if mt_running > /dev/null; then
+        mt_say "already running"
+        return 0
+    fi
+    top=30
+    [ "$level" -ge 5 ] && top=0
+    mkdir -p /run/initramfs
+    getargbool 0 rd.memtrace.record && rec="--record $MEMTRACE_RECORD"
+    case "$(getarg trace_event)" in *module:*) boot=--boot-buffer ;; esac
+    # --daemon returns only when the events are enabled and the buffers open
+    "$MEMTRACE" --daemon --pidfile "$MEMTRACE_PIDFILE" --kmsg -n "$top" \
+        --instance "$MEMTRACE_INSTANCE" -o "$MEMTRACE_LOG" $rec $boot \
+        || mt_say "failed to start (exit $?); boot goes on untraced"
+    return 0
+}
+
+# wait up to $1 tenths of a second for memtrace to exit
+mt_wait() {
+    local n=0
+    while [ "$n" -lt "$1" ] && mt_running > /dev/null; do
+        sleep 0.1
+        n=$((n + 1))
+    done
+    ! mt_running > /dev/null
+}
+
+mt_tracefs() {
+    local dev mnt fstype rest
+    while read -r dev mnt fstype rest; do
+        [ "$fstype" = tracefs ] && echo "$mnt" && return 0
+    done < /proc/mounts
+    return 1
+}
+
+# never leave events on or our instance behind, even if memtrace was killed
+mt_scrub() {
+    local t mounted=
+    t=$(mt_tracefs)
+    if [ -z "$t" ]; then
+        [ -d /sys/kernel/tracing/instances ] && return 0
+        mount -t tracefs nodev /sys/kernel/tracing 2> /dev/null || return 0
+        t=/sys/kernel/tracing
+        mounted=1
+    fi
+    if [ -d "$t/instances/$MEMTRACE_INSTANCE" ]; then
+        mt_say "removing the tracefs instance memtrace left behind"
+        echo 0 > "$t/instances/$MEMTRACE_INSTANCE/tracing_on" 2> /dev/null
+        echo 0 > "$t/instances/$MEMTRACE_INSTANCE/events/enable" 2> /dev/null
+        rmdir "$t/instances/$MEMTRACE_INSTANCE" 2> /dev/null \
+            || mt_say "cannot remove $t/instances/$MEMTRACE_INSTANCE"
+    fi
+    [ -n "$mounted" ] && umount "$t" 2> /dev/null
+    return 0
+}
+
+mt_stop() {
+    local pid was=
+    if [ -d /run/systemd/system ] && command -v systemctl > /dev/null 2>&1; then
+        if systemctl -q is-active memtrace.service 2> /dev/null; then
+            was=1
+            # SIGTERM, then systemd waits (TimeoutStopSec) for the final report
+            systemctl stop memtrace.service
+        fi
+    fi
+    if pid=$(mt_running); then
+        was=1
+        kill -TERM "$pid" 2> /dev/null
+        if ! mt_wait 150; then
+            mt_say "pid $pid did not finish its report in 15 s; stopping it"
+            # a second TERM makes memtrace clean up tracefs and exit at once
+            kill -TERM "$pid" 2> /dev/null
+            mt_wait 20 || kill -KILL "$pid" 2> /dev/null
+            mt_wait 20
+        fi
+    fi
+    rm -f "$MEMTRACE_PIDFILE"
+    [ -n "$was" ] || return 0
+    mt_scrub
+    if [ -s "$MEMTRACE_LOG" ]; then
+        if [ -w /dev/console ]; then
+            cat "$MEMTRACE_LOG" > /dev/console 2> /dev/null
+        else
+            cat "$MEMTRACE_LOG"
+        fi
+    else
+        mt_say "no report in $MEMTRACE_LOG"
+    fi
+    return 0
+}
+
+case "${1:-}" in
+    level) mt_level ;;
+    enabled) [ "$(mt_level)" -ge 4 ] ;;
+    start) mt_start ;;
+    stop) mt_stop ;;
+    *)
+        echo "usage: memtrace-dracut level|enabled|start|stop" >&2
+        false
+        ;;
+esac

@@ -1,0 +1,6 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# pre-pivot hook 99 (both flavours): stop memtrace (final report), show the
+# report, make sure nothing of memtrace is left for switch_root.
+# Sourced: no exit.
+/usr/sbin/memtrace-dracut stop

@@ -1,0 +1,40 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# dracut module "memtrace": trace the page allocations of a whole initramfs boot
+# and report which task and which kernel module needed how much memory at its peak.
+#
+# Opt-in: build with `dracut --add memtrace`, boot with rd.memdebug=4|5 or
+# rd.memtrace=<level> (see memtrace-dracut.sh).  MEMTRACE_BIN (environment)
+# names the binary to install; default: memtrace from PATH.
+
+check() {
+    if [ -n "${MEMTRACE_BIN:-}" ]; then
+        [ -x "$MEMTRACE_BIN" ] || { derror "memtrace: MEMTRACE_BIN=$MEMTRACE_BIN is not executable"; return 1; }
+    else
+        require_binaries memtrace || return 1
+    fi
+    # never in an image unless asked for
+    return 255
+}
+
+depends() {
+    return 0
+}
+
+install() {
+    local _bin=${MEMTRACE_BIN:-$(find_binary memtrace)}
+
+    inst_binary "$_bin" /usr/sbin/memtrace
+    inst_script "$moddir/memtrace-dracut.sh" /usr/sbin/memtrace-dracut
+    inst_multiple -o systemctl
+    if dracut_module_included systemd; then
+        # a unit ordered before udev and module loading, started from sysinit.target
+        inst_simple "$moddir/memtrace.service" "$systemdsystemunitdir/memtrace.service"
+        $SYSTEMCTL -q --root "$initdir" add-wants sysinit.target memtrace.service
+    else
+        # the first cmdline hook: before rd.driver.pre modprobes and udev
+        inst_hook cmdline 00 "$moddir/memtrace-start.sh"
+    fi
+    # the last pre-pivot hook: stop, report, clean up before switch_root
+    inst_hook pre-pivot 99 "$moddir/memtrace-report.sh"
+}
