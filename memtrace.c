@@ -95,6 +95,8 @@ struct run {
 };
 
 static struct run R;
+/* --daemon: the child writes its exit code (0: tracing is live) to the waiting parent */
+static int daemon_pipe[2] = { -1, -1 };
 
 __attribute__((noreturn, format(printf, 2, 3)))
 static void usage_error(int code, const char *fmt, ...)
@@ -810,6 +812,12 @@ static void record_finish(void)
 			fprintf(stderr, "memtrace: --record: %llu pages of CPU %d not saved\n",
 				(unsigned long long)R.rd.cpus[i].record_errors, R.rd.cpus[i].cpu);
 	}
+	if (!R.opt.replay_dir) {
+		struct timespec ts;
+
+		clock_gettime(CLOCK_BOOTTIME, &ts);
+		R.meta.uptime_s = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+	}
 	e = record_write_meta(R.opt.record_dir, &R.meta, &R.rd, &R.st);
 	if (e)
 		fprintf(stderr, "memtrace: --record: %s/" META_FILE ": %s\n", R.opt.record_dir,
@@ -824,7 +832,6 @@ static void self_protect(void)
 	write_file("/proc/self/oom_score_adj", "-1000");
 }
 
-static int daemon_pipe[2] = { -1, -1 };
 
 /* Parent: wait for the child to report tracing live (0) or an exit code. */
 static int daemonize(void)
@@ -1000,7 +1007,9 @@ static int setup_live(void)
 	if (!R.opt.no_seed) {
 		struct seed_result res;
 
-		if (proc_seed("/proc", &R.st, mono_ns, getpid(), &res))
+		/* not us, nor the parent that waits for readiness (it exits then) */
+		if (proc_seed("/proc", &R.st, mono_ns, getpid(),
+			      daemon_pipe[1] >= 0 ? getppid() : 0, &res))
 			fprintf(stderr, "memtrace: warning: cannot seed tasks from /proc\n");
 		R.seed_tasks = res.tasks;
 		R.seed_pages = res.pages;

@@ -384,7 +384,7 @@ skip:
 }
 
 int proc_seed(const char *proc_root, struct stats *s, uint64_t (*now)(void), int32_t self,
-	      struct seed_result *res)
+	      int32_t also, struct seed_result *res)
 {
 	struct dirent *de, *te;
 	char path[256];
@@ -400,7 +400,7 @@ int proc_seed(const char *proc_root, struct stats *s, uint64_t (*now)(void), int
 		if (!is_number(de->d_name))
 			continue;
 		pid = strtol(de->d_name, NULL, 10);
-		if (pid <= 0 || pid > INT32_MAX || pid == self)
+		if (pid <= 0 || pid > INT32_MAX || pid == self || (also && pid == also))
 			continue;
 		if (path_fmt(path, sizeof(path), "%s/%ld/task", proc_root, pid))
 			continue;

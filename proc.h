@@ -57,8 +57,10 @@ struct seed_result {
  * proc_seed() - seed every task alive now from /proc
  * @now: clock for the seed time stamps (CLOCK_MONOTONIC in ns)
  * @self: our own pid, not seeded
+ * @also: another pid not seeded (--daemon: the parent waiting for readiness), or 0
  */
 int proc_seed(const char *proc_root, struct stats *s, uint64_t (*now)(void), int32_t self,
+	      int32_t also,
 	      struct seed_result *res);
 
 /* /proc/<tid>/comm of a live task, without its newline; 0 or -errno */

@@ -27,18 +27,25 @@ MEMTRACE_PIDFILE=/run/memtrace.pid
 MEMTRACE_INSTANCE=memtrace
 MEMTRACE_RECORD=/run/initramfs/memtrace-record
 
-[ -z "${DRACUT_LIB_SOURCED:-}" ] && [ -r /lib/dracut-lib.sh ] && . /lib/dracut-lib.sh
+# dracut-lib (getarg) only where the command line is read: the stop path runs
+# inside the traced boot and should cost as little as possible
+mt_lib() {
+    [ -n "${DRACUT_LIB_SOURCED:-}" ] || [ ! -r /lib/dracut-lib.sh ] || . /lib/dracut-lib.sh
+}
 
 mt_say() {
-    if command -v info > /dev/null 2>&1; then
-        info "memtrace: $*"
-    else
-        echo "memtrace: $*" >&2
-    fi
+    # dracut's info() when dracut-lib is loaded (not texinfo's info program)
+    case "$(type info 2> /dev/null)" in
+        *function*) info "memtrace: $*" ;;
+        *) echo "memtrace: $*" >&2 ;;
+    esac
 }
 
 mt_level() {
     local v
+    mt_lib
+    # outside a dracut initramfs there is no command line to follow
+    command -v getarg > /dev/null 2>&1 || { echo 0; return; }
     if getarg rd.memtrace > /dev/null 2>&1; then
         v=$(getarg rd.memtrace)
         case "$v" in
@@ -72,6 +79,7 @@ mt_running() {
 
 mt_start() {
     local level top rec= boot=
+    mt_lib
     level=$(mt_level)
     [ "$level" -ge 4 ] || return 0
     if mt_running > /dev/null; then
@@ -83,11 +91,12 @@ mt_start() {
     mkdir -p /run/initramfs
     getargbool 0 rd.memtrace.record && rec="--record $MEMTRACE_RECORD"
     case "$(getarg trace_event)" in *module:*) boot=--boot-buffer ;; esac
-    # --daemon returns only when the events are enabled and the buffers open
-    "$MEMTRACE" --daemon --pidfile "$MEMTRACE_PIDFILE" --kmsg -n "$top" \
-        --instance "$MEMTRACE_INSTANCE" -o "$MEMTRACE_LOG" $rec $boot \
-        || mt_say "failed to start (exit $?); boot goes on untraced"
-    return 0
+    # --daemon returns only when the events are enabled and the buffers open;
+    # exec: then the waiting parent is this process, which memtrace does not
+    # seed, so the launcher's shell pages do not show in the report.
+    # memtrace says on stderr why it could not start; the boot goes on.
+    exec "$MEMTRACE" --daemon --pidfile "$MEMTRACE_PIDFILE" --kmsg -n "$top" \
+        --instance "$MEMTRACE_INSTANCE" -o "$MEMTRACE_LOG" $rec $boot
 }
 
 # wait up to $1 tenths of a second for memtrace to exit
