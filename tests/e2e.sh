@@ -1,0 +1,560 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# e2e.sh - end-to-end test of the early-boot feature: Debian's kernel booted under
+# QEMU (TCG) with lean dracut images (shell and systemd flavour) that hold the
+# memtrace dracut module; a tiny busybox root disk checks what memtrace left
+# behind and prints it on the serial console; the host checks it.
+#
+# Usage (root):  tests/e2e.sh            (make e2e)
+# Environment:
+#   MEMTRACE=PATH        binary under test (default ./memtrace; not built here)
+#   KVER=VERSION         kernel (default: newest installed 6.1.*-cloud-amd64)
+#   KEEP_WORK=1          keep the work directory (serial logs, images)
+#   E2E_NO_APT=1         never apt-get install what is missing (SKIP instead)
+#   E2E_BOOT_TIMEOUT=S   per boot (default 240)
+#   E2E_RECORD_FIXTURE=DIR  one more boot with rd.memtrace.record; the recording,
+#                        /proc/modules and /sys/module/*/{coresize,initsize} of the
+#                        guest are written to DIR (replaced), e.g.
+#                        tests/fixtures/debian-6.1-boot
+#
+# Boots (10-15 s each, the OOM boot 25-35 s):
+#   shell-md4     shell flavour, rd.memdebug=4 (summary report)
+#   systemd-mt5   systemd flavour, rd.memtrace=5 (every task)
+#                 both with rd.driver.pre=loop: dracut's cmdline hook modprobes loop,
+#                 so a modprobe task and a module loaded right after memtrace started
+#   systemd-bootbuf  systemd flavour, rd.memtrace=4 and trace_event=module:...: the
+#                 loads of PID 1 come from the kernel's boot buffer (--boot-buffer)
+#   shell-md0     shell flavour, rd.memdebug=0: memtrace must not start
+#   systemd-off   systemd flavour, rd.memdebug=4 rd.memtrace=0: must not start
+#   oom           -m 256; the disk's init runs memtrace, workload and a hog
+#   fixture       (E2E_RECORD_FIXTURE only) shell flavour, rd.memtrace.record
+#
+# Output: PASS:/FAIL: per check, "N passed, N failed"; exit 1 on any failure.
+# SKIP: <reason> and exit 0 when not root or the tools cannot be had.
+# The host's tracefs is never touched.
+set -u
+cd "$(dirname "$0")/.." || exit 1
+REPO=$PWD
+HERE=$REPO/tests/e2e
+MT_SRC=${MEMTRACE:-$REPO/memtrace}
+BOOT_TIMEOUT=${E2E_BOOT_TIMEOUT:-240}
+FIXTURE_DIR=${E2E_RECORD_FIXTURE:-}
+P='@@e2e@@'
+
+pass=0 fail=0
+ok() { pass=$((pass + 1)); echo "PASS: $*"; }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+check() { local name=$1; shift; if "$@"; then ok "$name"; else bad "$name"; fi; }
+note() { echo "      $*"; }
+finish() {
+	[ -n "${KEEP_WORK:-}" ] && [ -n "${W:-}" ] && echo "work dir kept: $W"
+	echo "$pass passed, $fail failed"
+	[ "$fail" = 0 ]
+	exit $?
+}
+skip_all() { echo "SKIP: $*"; exit 0; }
+
+# ------------------------------------------------------------ prerequisites
+[ "$(id -u)" = 0 ] || skip_all "needs root (dracut, mke2fs -d, the kernel's files)"
+
+find_kver() {
+	local d k
+	[ -n "${KVER:-}" ] && return 0
+	for d in $(ls -d /lib/modules/6.1.*-cloud-amd64 2>/dev/null | sort -V -r); do
+		k=${d##*/}
+		[ -r "/boot/vmlinuz-$k" ] && { KVER=$k; return 0; }
+	done
+	return 1
+}
+
+have_static_busybox() {
+	[ -x /bin/busybox ] && ! ldd /bin/busybox > /dev/null 2>&1
+}
+
+have_static_libc() {
+	echo 'int main(void){return 0;}' | cc -static -x c -o /dev/null - > /dev/null 2>&1
+}
+
+missing_pkgs() {
+	local p=()
+	command -v qemu-system-x86_64 > /dev/null || p+=(qemu-system-x86)
+	{ command -v dracut > /dev/null && [ -d /usr/lib/dracut/modules.d ]; } || p+=(dracut-core)
+	have_static_busybox || p+=(busybox-static)
+	command -v mke2fs > /dev/null || p+=(e2fsprogs)
+	command -v cpio > /dev/null || p+=(cpio)
+	command -v cc > /dev/null || p+=(gcc)
+	have_static_libc || p+=(libc6-dev)
+	find_kver || p+=(linux-image-cloud-amd64)
+	echo "${p[@]}"
+}
+
+PKGS=$(missing_pkgs)
+if [ -n "$PKGS" ] && [ -z "${E2E_NO_APT:-}" ] && command -v apt-get > /dev/null; then
+	# never the "dracut" package: it conflicts with (removes) initramfs-tools
+	echo "installing: $PKGS"
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq > /dev/null 2>&1
+	# shellcheck disable=SC2086
+	apt-get install -y -qq --no-install-recommends $PKGS > /dev/null 2>&1 ||
+		echo "apt-get install $PKGS failed"
+	PKGS=$(missing_pkgs)
+fi
+[ -z "$PKGS" ] || skip_all "missing and not installed: $PKGS"
+find_kver || skip_all "no 6.1.*-cloud-amd64 kernel with /boot/vmlinuz-* installed"
+VMLINUZ=/boot/vmlinuz-$KVER
+[ -r "$VMLINUZ" ] && [ -d "/lib/modules/$KVER" ] || skip_all "kernel $KVER is not installed"
+[ -x /usr/lib/systemd/systemd ] || [ -x /lib/systemd/systemd ] ||
+	skip_all "systemd is not installed (the systemd flavour copies the host's systemd)"
+command -v systemd-udevd > /dev/null || [ -x /lib/systemd/systemd-udevd ] ||
+	skip_all "udev (systemd-udevd) is not installed"
+
+if [ ! -x "$MT_SRC" ]; then
+	bad "no memtrace binary at $MT_SRC (run make memtrace first)"
+	finish
+fi
+
+# ------------------------------------------------------------ work dir
+W=$(mktemp -d /tmp/memtrace-e2e.XXXXXX)
+QPID=
+kill_qemu() {
+	local pid c
+	if [ -n "$QPID" ] && kill -0 "$QPID" 2> /dev/null; then
+		kill "$QPID" 2> /dev/null	# timeout(1) passes TERM on to qemu
+		wait "$QPID" 2> /dev/null
+	fi
+	QPID=
+	for pid in "$W"/*.qemu.pid; do
+		[ -r "$pid" ] || continue
+		read -r c < "$pid" || continue
+		[ "$(cat "/proc/$c/comm" 2> /dev/null)" = qemu-system-x86 ] && kill -KILL "$c"
+		rm -f "$pid"
+	done
+}
+cleanup() {
+	kill_qemu
+	[ -n "${KEEP_WORK:-}" ] || rm -rf "$W"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+T_START=$(date +%s.%N)
+elapsed() { echo "$(date +%s.%N) $1" | awk '{ printf "%.1f", $1 - $2 }'; }
+TIMINGS=()
+
+echo "e2e: kernel $KVER, memtrace $MT_SRC, work dir $W"
+cp "$MT_SRC" "$W/memtrace"
+"$W/memtrace" --version > /dev/null 2>&1 || { bad "$MT_SRC --version fails"; finish; }
+
+# ------------------------------------------------------------ root disk
+R=$W/root
+mkdir -p "$R"/{bin,sbin,etc,proc,sys,dev,run,tmp,mnt,root,usr/sbin,lib,lib64}
+cp /bin/busybox "$R/bin/busybox"
+for a in $("$R/bin/busybox" --list); do
+	[ -e "$R/bin/$a" ] || ln -s busybox "$R/bin/$a"
+done
+install -m 0755 "$HERE/init.sh" "$R/sbin/init"
+ln -s sbin/init "$R/init"
+cat > "$R/etc/os-release" << 'EOF'
+NAME="memtrace e2e"
+ID=memtrace-e2e
+PRETTY_NAME="memtrace e2e root (busybox)"
+EOF
+BUILD_OK=1
+cc -O2 -Wall -static -o "$R/bin/workload" tests/workload.c || BUILD_OK=
+cc -O2 -Wall -static -o "$R/bin/hog" "$HERE/hog.c" || BUILD_OK=
+# the OOM boot runs the binary under test from the disk: it and the libraries it needs
+cp "$W/memtrace" "$R/usr/sbin/memtrace"
+for lib in $(ldd "$W/memtrace" 2> /dev/null | grep -o '/[^ ]*'); do
+	mkdir -p "$R$(dirname "$lib")"
+	cp -L "$lib" "$R$lib"
+done
+truncate -s 48M "$W/root.ext4"
+mke2fs -q -F -t ext4 -L e2eroot -d "$R" "$W/root.ext4" || BUILD_OK=
+check "root disk built (busybox, init, workload, hog, memtrace + libs)" test -n "$BUILD_OK"
+[ -n "$BUILD_OK" ] || finish
+
+# ------------------------------------------------------------ initramfs images
+# dracut sees our module through a private base dir of symlinks (never /usr/lib/dracut)
+B=$W/dracutbase
+mkdir -p "$B/modules.d" "$W/dracut.conf.d"
+for f in /usr/lib/dracut/*; do [ "${f##*/}" = modules.d ] || ln -s "$f" "$B/"; done
+for m in /usr/lib/dracut/modules.d/*; do ln -s "$m" "$B/modules.d/"; done
+ln -s "$REPO/dracut/99memtrace" "$B/modules.d/99memtrace"
+
+build_initrd() {	# build_initrd FLAVOUR MODULES
+	local t0 rc
+	t0=$(date +%s.%N)
+	dracutbasedir=$B MEMTRACE_BIN=$W/memtrace dracut --force --quiet \
+		--conf /dev/null --confdir "$W/dracut.conf.d" \
+		--no-hostonly --no-hostonly-cmdline --compress cat \
+		-m "$2" --drivers 'virtio_blk virtio_pci loop' \
+		--kver "$KVER" "$W/initrd-$1.img" > "$W/dracut-$1.log" 2>&1
+	rc=$?
+	TIMINGS+=("dracut $1: $(elapsed "$t0") s")
+	if [ "$rc" != 0 ]; then
+		sed 's/^/      dracut: /' "$W/dracut-$1.log" | tail -20
+		return 1
+	fi
+	# the image has our module, in the right place for the flavour
+	lsinitrd "$W/initrd-$1.img" > "$W/lsinitrd-$1.txt" 2> /dev/null
+	grep -q 'usr/sbin/memtrace$' "$W/lsinitrd-$1.txt" &&
+		grep -q 'usr/sbin/memtrace-dracut$' "$W/lsinitrd-$1.txt" &&
+		grep -q 'lib/dracut/hooks/pre-pivot/99-memtrace-report.sh$' "$W/lsinitrd-$1.txt" ||
+		return 1
+	if [ "$1" = shell ]; then
+		grep -q 'lib/dracut/hooks/cmdline/00-memtrace-start.sh$' "$W/lsinitrd-$1.txt"
+	else
+		grep -q 'memtrace.service$' "$W/lsinitrd-$1.txt" &&
+			grep -q 'sysinit.target.wants/memtrace.service' "$W/lsinitrd-$1.txt"
+	fi
+}
+check "dracut: shell-flavour image with the memtrace module (cmdline 00, pre-pivot 99)" \
+	build_initrd shell 'bash kernel-modules rootfs-block memtrace'
+check "dracut: systemd-flavour image with the memtrace module (unit in sysinit.target, pre-pivot 99)" \
+	build_initrd systemd 'systemd systemd-initrd dracut-systemd kernel-modules rootfs-block memtrace'
+[ -s "$W/initrd-shell.img" ] && [ -s "$W/initrd-systemd.img" ] || finish
+
+# ------------------------------------------------------------ boot
+BASE_APPEND="console=ttyS0 root=/dev/vda rw panic=-1 rd.shell=0 rd.emergency=poweroff"
+
+# boot NAME FLAVOUR MEM_MB "KERNEL ARGS" [extra qemu args]: serial log in NAME.console,
+# the disk init's lines (prefix removed) in NAME.e2e
+boot() {
+	local name=$1 flavour=$2 mem=$3 args=$4 t0 rc
+	shift 4
+	cp --sparse=always "$W/root.ext4" "$W/$name.disk"
+	t0=$(date +%s.%N)
+	timeout "$BOOT_TIMEOUT" qemu-system-x86_64 -accel tcg -cpu max -m "$mem" -smp 1 \
+		-nic none -no-reboot -display none -monitor none \
+		-pidfile "$W/$name.qemu.pid" -serial "file:$W/$name.serial" "$@" \
+		-kernel "$VMLINUZ" -initrd "$W/initrd-$flavour.img" \
+		-drive "file=$W/$name.disk,if=virtio,format=raw" \
+		-append "$BASE_APPEND $args" < /dev/null > "$W/$name.qemu.log" 2>&1 &
+	QPID=$!
+	wait "$QPID"
+	rc=$?
+	QPID=
+	kill_qemu
+	rm -f "$W/$name.disk"
+	TIMINGS+=("boot $name: $(elapsed "$t0") s (qemu exit $rc)")
+	tr -d '\r' < "$W/$name.serial" > "$W/$name.console"
+	sed -n "s/^.*$P //p" "$W/$name.console" > "$W/$name.e2e"
+	if [ "$rc" = 0 ] && grep -qx END "$W/$name.e2e" &&
+		grep -q -F -e "$args" <(fact "$name" CMDLINE); then
+		ok "$name: booted, disk init ran and powered off ($(elapsed "$t0") s)"
+		return 0
+	fi
+	bad "$name: boot did not finish (qemu exit $rc, $([ "$rc" = 124 ] && echo 'timeout, ')$(grep -c . "$W/$name.e2e") lines from the disk init); console tail:"
+	tail -25 "$W/$name.console" | sed 's/^/      | /'
+	return 1
+}
+
+tag() {	# tag NAME TAG: the disk init's lines with that tag, tag removed
+	sed -n "s/^$2 //p; s/^$2\$//p" "$W/$1.e2e"
+}
+has_tag() { grep -q -E "^$2( |\$)" "$W/$1.e2e"; }
+fact() { tag "$1" "$2" | head -1; }
+
+# parse a text report: NAME.mods "name peak static state bracket loader",
+# NAME.taskpids "pid comm",
+# NAME.tasks "peak comm", NAME.taskhdr "rows total"
+parse_report() {	# parse_report REPORT OUTPREFIX
+	awk -v mods="$2.mods" -v tasks="$2.tasks" -v hdr="$2.taskhdr" -v pids="$2.taskpids" '
+		/^TASKS: [0-9]+ of [0-9]+/ { sec = "t"; print $2, $4 > hdr; next }
+		/^MODULES: [0-9]+/ { sec = "m"; next }
+		sec == "t" && $1 == "PID" { sec = "T"; next }
+		sec == "m" && $1 == "NAME" { sec = "M"; next }
+		sec == "T" && NF == 0 { sec = ""; next }
+		sec == "M" && NF == 0 { sec = ""; next }
+		sec == "T" {
+			peak = $4; pid = $1; $1 = $2 = $3 = $4 = $5 = $6 = $7 = $8 = $9 = ""
+			sub(/^ +/, ""); print peak, $0 > tasks; print pid, $0 > pids; next
+		}
+		sec == "M" && NF >= 8 && $2 ~ /^-?[0-9]+$/ { print $1, $2, $5, $7, $8, $6 > mods; next }
+		sec == "M" { sec = "" }
+	' "$1"
+	touch "$2.mods" "$2.tasks" "$2.taskhdr" "$2.taskpids"
+}
+
+# ---- checks on a boot in which memtrace ran in the initramfs
+check_traced() {	# check_traced NAME FLAVOUR LEVEL [MODE]
+	local n=$1 fl=$2 lv=$3 mode=${4:-live} rep=$W/$1.report r t m missing bad_mods before
+	tag "$n" LOG > "$rep"
+	parse_report "$rep" "$W/$n"
+	r=$W/$n
+
+	check "$n: report on the console (cat by the pre-pivot hook)" \
+		grep -q -E '^memtrace [^ ]+ report \(trigger: SIGTERM' "$W/$n.console"
+	check "$n: log file /run/initramfs/mem_debug_log survived switch_root" \
+		has_tag "$n" "LOGFILE yes"
+	check "$n: log file holds the final report (trigger SIGTERM, $mode)" \
+		grep -q -E "^memtrace [^ ]+ report \\(trigger: SIGTERM, $mode\\)" "$rep"
+	check "$n: report was taken in instance memtrace" \
+		grep -q -E '^tracefs: .* instance memtrace$' "$rep"
+	check "$n: lost events: 0" grep -q -E '^lost events: 0$' "$rep"
+	check "$n: report has a module table" grep -q -E '^MODULES: [1-9]' "$rep"
+
+	tag "$n" MOD | sort > "$r.procmods"
+	missing=$(awk 'NR == FNR { seen[$1] = 1; next } !($1 in seen) { print $1 }' \
+		"$r.mods" "$r.procmods" | tr '\n' ' ')
+	check "$n: all $(grep -c . "$r.procmods") modules of /proc/modules are in the report${missing:+ (missing: $missing)}" \
+		test -s "$r.procmods" -a -z "$missing"
+	# modules loaded while memtrace ran: a peak and the bracket that found it
+	bad_mods=$(awk '$4 != "before" && !($2 > 0 && ($5 == "syscall" || $5 == "load-put")) {
+		printf "%s(peak %s, %s, %s) ", $1, $2, $4, $5 }' "$r.mods")
+	check "$n: traced modules have PEAK_PAGES > 0 and bracket syscall/load-put${bad_mods:+ (not: $bad_mods)}" \
+		test -z "$bad_mods" -a -s "$r.mods"
+	bad_mods=$(awk '$4 == "before" && !($2 == 0 && $3 ~ /^[0-9]+$/) { printf "%s ", $1 }' "$r.mods")
+	check "$n: modules in state before have 0 peak pages and a STATIC_KIB${bad_mods:+ (not: $bad_mods)}" \
+		test -z "$bad_mods"
+	before=$(awk '$4 == "before" { printf "%s ", $1 }' "$r.mods")
+	if [ "$fl" = shell ]; then
+		check "$n: no module in state before (nothing loads before the cmdline hook)${before:+ (before: $before)}" \
+			test -z "$before"
+	else
+		check "$n: modules loaded by PID 1 before memtrace.service are in state before (${before:-none})" \
+			test -n "$before"
+		if grep -qx autofs4 "$r.procmods"; then
+			check "$n: autofs4 (loaded by systemd PID 1) is before with a STATIC_KIB" \
+				awk '$1 == "autofs4" && $4 == "before" && $3 ~ /^[0-9]+$/ { f = 1 } END { exit !f }' "$r.mods"
+		fi
+	fi
+	note "$n modules (name peak/static_kib/state/bracket): $(awk '{ printf "%s %s/%s/%s/%s; ", $1, $2, $3, $4, $5 }' "$r.mods")"
+
+	# tasks
+	check "$n: systemd-udevd and a udev worker in the task table with peak > 0" \
+		awk '$1 > 0 && $2 == "systemd-udevd" { d++ } $1 > 0 && $2 == "(udev-worker)" { w++ }
+			END { exit !(d && d + w >= 2) }' "$r.tasks"
+	# rd.driver.pre=loop: dracut's cmdline hook 01-parse-kernel.sh runs modprobe loop
+	check "$n: modprobe in the task table with peak > 0" \
+		awk '$1 > 0 && $2 == "modprobe" { f = 1 } END { exit !f }' "$r.tasks"
+	m=$(awk '$1 == "loop" && $4 == "live" && $5 == "syscall" && $2 > 0 { print $6 }' "$r.mods")
+	check "$n: loop (rd.driver.pre: modprobe'd by cmdline hook 01, after memtrace's 00) is live, bracket syscall, loader ${m:-?} is a modprobe task" \
+		grep -q -x "${m:-none} modprobe" "$r.taskpids"
+	read -r t m < "$r.taskhdr"
+	t=${t:-0} m=${m:-0}
+	if [ "$lv" = 5 ]; then
+		check "$n: level 5 lists every task, more than level 4's 30 (TASKS: $t of $m, $(grep -c . "$r.tasks") rows)" \
+			test "$t" -gt 30 -a "$t" = "$m" -a "$(grep -c . "$r.tasks")" = "$m"
+	else
+		check "$n: level 4 lists at most 30 tasks (TASKS: $t of $m, $(grep -c . "$r.tasks") rows)" \
+			test "$t" -gt 0 -a "$t" -le 30 -a "$t" = "$((m < 30 ? m : 30))" \
+			-a "$(grep -c . "$r.tasks")" = "$t"
+	fi
+
+	# nothing left behind
+	check "$n: memtrace is not running after switch_root" has_tag "$n" "RUNNING no"
+	check "$n: pidfile /run/memtrace.pid removed" has_tag "$n" "PIDFILE no"
+	check "$n: tracefs instance memtrace is gone" has_tag "$n" "INSTANCE no"
+	# every event memtrace had enabled (the report's list) is off at the top level
+	t=$(sed -n 's/^events enabled: //p' "$rep" | head -1)
+	m=$(tag "$n" SET_EVENT | while read -r e; do
+		case " $t " in *" $e "*) printf '%s ' "$e" ;; esac
+	done)
+	check "$n: no event of memtrace's is enabled at the top level (set_event: $(fact "$n" SET_EVENTS) lines${m:+; ours: $m})" \
+		test -n "$t" -a -z "$m" -a "$(fact "$n" SET_EVENTS)" = 0
+	# the --kmsg summary: its numbers match the report in the log file
+	tag "$n" KMSG > "$r.kmsg"
+	m=$(sed -n 's/^MODULES: //p' "$rep")
+	t=$(awk 'NR == 1 { print $1 }' "$r.taskhdr")
+	check "$n: kmsg summary in dmesg: memtrace: report (SIGTERM): ..., 0 lost, $m modules; full report in the log file" \
+		grep -q -E "\] memtrace: report \(SIGTERM\): [0-9]+ events, 0 lost, [0-9]+ tasks with pages, $m modules; full report in /run/initramfs/mem_debug_log\$" "$r.kmsg"
+	t=$(awk '/^TASKS: /{ f = 1; next } f && $1 == "PID" { g = 1; next } g { print "pid " $1 " (" $10 ") peak " $4 " pages"; exit }' "$rep")
+	check "$n: kmsg summary in dmesg: memtrace: top task: $t (the report's first row)" \
+		grep -q -F "] memtrace: top task: $t (" "$r.kmsg"
+	m=$(sort -s -k2,2nr -k3,3nr "$r.mods" | awk 'NR == 1 { print $1 " peak " $2 " pages" }')
+	check "$n: kmsg summary in dmesg: memtrace: top module: $m" \
+		grep -q -F "] memtrace: top module: $m (" "$r.kmsg"
+}
+
+# ---- systemd flavour with trace_event=: modules PID 1 loaded come from the boot buffer
+check_bootbuf() {	# check_bootbuf NAME
+	local n=$1 rep=$W/$1.report r=$W/$1 bb bad_mods missing boot_mods ev
+	tag "$n" LOG > "$rep"
+	parse_report "$rep" "$r"
+	check "$n: log file holds the final report (trigger SIGTERM)" \
+		grep -q -E '^memtrace [^ ]+ report \(trigger: SIGTERM, live\)' "$rep"
+	check "$n: lost events: 0" grep -q -E '^lost events: 0$' "$rep"
+	bb=$(grep -E '^boot buffer: ' "$rep")
+	check "$n: the dracut script passed --boot-buffer; report says: ${bb:-nothing}" \
+		grep -q -E '^boot buffer: [1-9][0-9]* sub-buffers, [0-9]+ records, [1-9][0-9]* module events used \(0 beyond the table\), 0 lost, 0 malformed$' "$rep"
+	tag "$n" MOD | sort > "$r.procmods"
+	missing=$(awk 'NR == FNR { seen[$1] = 1; next } !($1 in seen) { print $1 }' \
+		"$r.mods" "$r.procmods" | tr '\n' ' ')
+	check "$n: all $(grep -c . "$r.procmods") modules of /proc/modules are in the report${missing:+ (missing: $missing)}" \
+		test -s "$r.procmods" -a -z "$missing"
+	bad_mods=$(awk '$4 == "before" { printf "%s ", $1 }' "$r.mods")
+	check "$n: no module in state before: PID 1's loads were in the boot buffer${bad_mods:+ (before: $bad_mods)}" \
+		test -z "$bad_mods"
+	boot_mods=$(awk '$5 == "boot" { printf "%s ", $1 }' "$r.mods")
+	check "$n: autofs4 (loaded by systemd PID 1) has bracket boot, loader 1, state live" \
+		awk '$1 == "autofs4" && $5 == "boot" && $6 == 1 && $4 == "live" { f = 1 } END { exit !f }' "$r.mods"
+	bad_mods=$(awk '$5 == "boot" && !($6 > 0 && $2 == 0 && $4 == "live") { printf "%s ", $1 }
+		$5 != "boot" && !($2 > 0 && $5 == "syscall") { printf "%s ", $1 }' "$r.mods")
+	check "$n: boot-buffer modules ($boot_mods) have a loader and 0 pages, the others a syscall bracket and pages${bad_mods:+ (not: $bad_mods)}" \
+		test -n "$boot_mods" -a -z "$bad_mods"
+	note "$n modules (name peak/static_kib/state/bracket/loader): $(awk '{ printf "%s %s/%s/%s/%s/%s; ", $1, $2, $3, $4, $5, $6 }' "$r.mods")"
+	check "$n: memtrace is not running, its instance is gone" \
+		eval 'has_tag "$n" "RUNNING no" && has_tag "$n" "INSTANCE no"'
+	# the top level keeps exactly what the kernel command line enabled
+	ev=$(tag "$n" SET_EVENT | sort | tr '\n' ' ')
+	check "$n: top-level set_event is still the kernel's trace_event= ($ev)" \
+		test "$ev" = "module:module_free module:module_load "
+}
+
+# ---- checks on a boot in which memtrace must not have started
+check_untraced() {	# check_untraced NAME FLAVOUR
+	local n=$1 c
+	check "$n: no log file /run/initramfs/mem_debug_log" has_tag "$n" "LOGFILE no"
+	check "$n: memtrace never started (no startup line, no report on the console)" \
+		not_grep -E '^memtrace [^ ]+: tracing in|memtrace [^ ]+ report \(trigger' "$W/$n.console"
+	# (systemd logs "Starting memtrace.service - memtrace: ..." even when ExecCondition says no)
+	check "$n: no memtrace: lines in dmesg" not_grep -E '\] memtrace: ' <(tag "$n" KMSG)
+	check "$n: memtrace is not running" has_tag "$n" "RUNNING no"
+	check "$n: no tracefs instance memtrace, no event enabled" \
+		eval 'has_tag "$n" "INSTANCE no" && has_tag "$n" "SET_EVENTS 0"'
+	if [ "$2" = shell ]; then
+		# not a word about memtrace on the console but the disk init's own lines
+		c=$(grep -v -E "$P|ommand line:" "$W/$n.console" | grep -c memtrace)
+		check "$n: no console line mentions memtrace ($c)" test "$c" = 0
+	fi
+}
+not_grep() { ! grep -q "$@"; }
+
+# ---- the OOM boot
+check_oom() {
+	local n=oom r=$W/oom hog mtpid top peak
+	hog=$(fact $n HOG_PID)
+	mtpid=$(fact $n MT_PID)
+	tag $n MTERR | sed 's/^/      memtrace: /'
+	check "$n: memtrace --daemon from the root disk started (exit 0)" has_tag $n "MT_START rc=0"
+	check "$n: workload 32 MiB ran" has_tag $n "WORKLOAD rc=0"
+	check "$n: the hog was killed by SIGKILL (exit 137)" has_tag $n "HOG_EXIT rc=137"
+	tag $n KMSG > "$r.kmsg"
+	check "$n: the kernel OOM-killed the hog (pid $hog)" \
+		grep -q -E "Killed process $hog \(hog\)" "$r.kmsg"
+	check "$n: memtrace (pid $mtpid) survived the OOM kill" has_tag $n "MT_ALIVE yes"
+	tag $n OOMLOG > "$r.oomreport"
+	parse_report "$r.oomreport" "$r.oom"
+	check "$n: log file holds a report with trigger oom" \
+		grep -q -E '^memtrace [^ ]+ report \(trigger: oom, live\)' "$r.oomreport"
+	check "$n: oom report names the hog as the victim (pid $hog)" \
+		grep -q -E "^oom kills seen: 1, last victim pid $hog \(hog\)$" "$r.oomreport"
+	top=$(head -1 "$r.oom.tasks")
+	peak=${top%% *}
+	check "$n: hog is the top task of the oom report ($top)" test "${top#* }" = hog
+	check "$n: hog's peak is above 100 MiB (${peak:-0} pages)" test "${peak:-0}" -gt 25600
+	check "$n: kmsg line: memtrace: oom kill of pid $hog (hog)" \
+		grep -q -E "memtrace: oom kill of pid $hog \(hog\); report in /run/oom.log" "$r.kmsg"
+	check "$n: memtrace exited on SIGTERM" grep -q -E '^MT_EXITED yes' "$W/$n.e2e"
+	tag $n FINALLOG > "$r.final"
+	parse_report "$r.final" "$r.fin"
+	check "$n: final report (trigger SIGTERM) still records the oom kill of hog" \
+		eval 'grep -q -E "^memtrace [^ ]+ report \(trigger: SIGTERM, live\)" "$r.final" &&
+			grep -q -E "^oom kills seen: 1, last victim pid $hog \(hog\)$" "$r.final"'
+	top=$(awk '$2 == "workload" { print $1; exit }' "$r.fin.tasks")
+	check "$n: workload 32 MiB has a peak of 8192..8704 pages (${top:-none})" \
+		test "${top:-0}" -ge 8192 -a "${top:-0}" -le 8704
+	check "$n: final report lost no events" grep -q -E '^lost events: 0$' "$r.final"
+	check "$n: instance gone and no events left after SIGTERM" \
+		eval 'has_tag $n "INSTANCE no" && has_tag $n "SET_EVENTS 0" && has_tag $n "RUNNING no"'
+}
+
+# ------------------------------------------------------------ the boots
+if boot shell-md4 shell 512 "rd.memdebug=4 rd.driver.pre=loop e2e.mode=check"; then
+	check_traced shell-md4 shell 4
+fi
+if boot systemd-mt5 systemd 512 "rd.memtrace=5 rd.driver.pre=loop e2e.mode=check"; then
+	check_traced systemd-mt5 systemd 5
+fi
+if boot systemd-bootbuf systemd 512 \
+	"rd.memtrace=4 trace_event=module:module_load,module:module_free e2e.mode=check"; then
+	check_bootbuf systemd-bootbuf
+fi
+if boot shell-md0 shell 512 "rd.memdebug=0 e2e.mode=check"; then
+	check_untraced shell-md0 shell
+fi
+if boot systemd-off systemd 512 "rd.memdebug=4 rd.memtrace=0 e2e.mode=check"; then
+	check_untraced systemd-off systemd
+fi
+if boot oom shell 256 "e2e.mode=oom loglevel=4"; then
+	check_oom
+fi
+
+# ------------------------------------------------------------ fixture mode
+record_fixture() {
+	local n=fixture s1=$W/fixture.s1 sum fx=$W/fx kib
+	if ! boot $n shell 512 "rd.memtrace=4 rd.memtrace.record rd.driver.pre=loop e2e.mode=fixture" \
+		-serial "file:$W/fixture.serial1"; then
+		return
+	fi
+	check_traced $n shell 4 record
+	tr -d '\r' < "$W/fixture.serial1" > "$s1"
+	sum=$(sed -n 's/^=====BEGIN-FIXTURE \([0-9a-f]*\)=====$/\1/p' "$s1")
+	sed -n '/^=====BEGIN-FIXTURE/,/^=====END-FIXTURE/p' "$s1" | sed '1d;$d' |
+		base64 -d > "$W/fx.tar" 2> /dev/null
+	check "$n: recording received over ttyS1 (md5 $sum)" \
+		eval '[ -n "$sum" ] && echo "$sum  $W/fx.tar" | md5sum -c --status -'
+	mkdir -p "$fx" && tar xf "$W/fx.tar" -C "$fx" --no-same-owner 2> /dev/null
+	check "$n: recording has header_page, format files, per-CPU buffers, meta and seed" \
+		eval 'test -s "$fx/events/header_page" -a -s "$fx/events/kmem/mm_page_alloc/format" \
+			-a -s "$fx/per_cpu/cpu0/trace_pipe_raw" -a -s "$fx/memtrace.meta" \
+			-a -s "$fx/memtrace.seed" -a -s "$fx/modules.txt"'
+	kib=$(du -sk "$fx" | cut -f1)
+	note "recording: $kib KiB; largest files:"
+	(cd "$fx" && find . -type f -printf '%s %p\n' | sort -rn | head -5 | sed 's/^/        /')
+	check "$n: recording is small enough for the repository ($kib KiB < 2048 KiB)" \
+		test "$kib" -lt 2048
+	# replay on the host (no tracefs): the same modules as the live report
+	"$W/memtrace" --replay "$fx" > "$W/fixture.replay" 2> "$W/fixture.replay.err"
+	parse_report "$W/fixture.replay" "$W/fixture.rp"
+	check "$n: memtrace --replay of the recording lists the same modules, peaks and brackets as the live report" \
+		cmp -s <(cut -d' ' -f1,2,5 "$W/fixture.mods" | sort) \
+		<(cut -d' ' -f1,2,5 "$W/fixture.rp.mods" | sort)
+	if ! cmp -s <(sort "$W/fixture.mods") <(sort "$W/fixture.rp.mods"); then
+		note "live vs replay module rows (name peak static state bracket):"
+		diff <(sort "$W/fixture.mods") <(sort "$W/fixture.rp.mods") | sed 's/^/        /'
+	fi
+	case "$FIXTURE_DIR" in
+	"" | / | "$REPO" | "$REPO/" | "$REPO/tests" | "$REPO/tests/fixtures")
+		bad "E2E_RECORD_FIXTURE=$FIXTURE_DIR: refusing that directory"
+		return ;;
+	esac
+	if [ -d "$FIXTURE_DIR" ] && [ -n "$(ls -A "$FIXTURE_DIR")" ] &&
+		[ ! -e "$FIXTURE_DIR/memtrace.meta" ]; then
+		bad "E2E_RECORD_FIXTURE=$FIXTURE_DIR is not empty and not a previous recording: not replaced"
+		return
+	fi
+	rm -rf "$FIXTURE_DIR" && mkdir -p "$FIXTURE_DIR" && cp -a "$fx/." "$FIXTURE_DIR/"
+	grep -a "$P" "$W/fixture.console" > "$FIXTURE_DIR/guest.log"
+	{
+		echo "memtrace e2e fixture: one initramfs boot recorded with rd.memtrace.record"
+		echo
+		echo "Made by E2E_RECORD_FIXTURE=DIR tests/e2e.sh on $(date -u +%Y-%m-%d)."
+		echo "Kernel: $(cat "$fx/proc_version" 2>/dev/null)"
+		echo "QEMU $(qemu-system-x86_64 --version | head -1 | awk '{print $4}'), -accel tcg -cpu max -m 512 -smp 1 -nic none"
+		echo "Initramfs: dracut $(dpkg-query -W -f '${Version}' dracut-core 2>/dev/null) shell flavour,"
+		echo "  -m 'bash kernel-modules rootfs-block memtrace' --drivers 'virtio_blk virtio_pci loop'"
+		echo "Kernel command line: $(cat "$fx/proc_cmdline" 2>/dev/null)"
+		echo
+		echo "memtrace ran from the cmdline hook to the pre-pivot hook:"
+		echo "  memtrace --daemon --pidfile /run/memtrace.pid --kmsg -n 30 --instance memtrace"
+		echo "           -o /run/initramfs/mem_debug_log --record /run/initramfs/memtrace-record"
+		echo "the root disk's init copied the recording after switch_root."
+		echo
+		echo "Files:"
+		echo "  events/, per_cpu/cpuN/trace_pipe_raw, memtrace.meta, memtrace.seed"
+		echo "                   the recording (memtrace --replay DIR)"
+		echo "  report.txt       memtrace's live report of that boot (mem_debug_log)"
+		echo "  proc_modules.txt /proc/modules after switch_root"
+		echo "  modules.txt      name coresize initsize (/sys/module/*/) after switch_root"
+		echo "  proc_cmdline, proc_version, uname-r, nproc   guest facts"
+		echo "  guest.log        the root init's lines from the serial console"
+	} > "$FIXTURE_DIR/README"
+	ok "$n: fixture written to $FIXTURE_DIR ($(du -sk "$FIXTURE_DIR" | cut -f1) KiB)"
+}
+[ -n "$FIXTURE_DIR" ] && record_fixture
+
+for t in "${TIMINGS[@]}"; do echo "time: $t"; done
+echo "time: total $(elapsed "$T_START") s"
+finish

@@ -1,0 +1,188 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# shellcheck shell=dash
+# /sbin/init of the tests/e2e.sh root disk (busybox sh).  Runs after dracut's
+# switch_root, reports what memtrace left behind on the serial console, one
+# fact per line, every line prefixed with "@@e2e@@ ", then powers off.
+#
+# e2e.mode= on the kernel command line picks what it does:
+#   check    (default) the log file, /proc/modules, processes, tracefs, dmesg
+#   oom      start the disk's own memtrace, run workload and hog, report the OOM kill
+#   fixture  check, then send the recording of rd.memtrace.record as a base64
+#            tar over ttyS1
+export PATH=/bin:/sbin:/usr/bin:/usr/sbin
+# switch_root moved /proc, /sys, /dev and /run (with /run/initramfs) here
+[ -e /proc/self ] || mount -t proc proc /proc
+[ -d /sys/kernel ] || mount -t sysfs sysfs /sys
+[ -c /dev/console ] || mount -t devtmpfs devtmpfs /dev
+mount -t tmpfs tmpfs /tmp
+exec < /dev/console > /dev/console 2>&1
+
+say() { printf '@@e2e@@ %s\n' "$*"; }
+
+# say TAG FILE: every line of FILE, prefixed (also a last line without newline)
+say_file() {
+    local l
+    while IFS= read -r l || [ -n "$l" ]; do
+        say "$1 $l"
+    done < "$2"
+}
+
+# pids of processes named memtrace
+memtrace_pids() {
+    local d c out=
+    for d in /proc/[0-9]*; do
+        read -r c 2> /dev/null < "$d/comm" || continue
+        [ "$c" = memtrace ] || continue
+        read -r c 2> /dev/null < "$d/stat" || continue
+        c=${c##*) }
+        case "$c" in Z* | X*) continue ;; esac
+        out="$out ${d#/proc/}"
+    done
+    echo $out
+}
+
+alive() {	# alive PID: running and not a zombie
+    local st
+    read -r st 2> /dev/null < "/proc/$1/stat" || return 1
+    st=${st##*) }
+    case "$st" in Z* | X*) return 1 ;; esac
+    return 0
+}
+
+T=/sys/kernel/tracing
+tracefs_up() {
+    [ -d $T/instances ] && return 0
+    mount -t tracefs nodev $T 2> /dev/null
+}
+
+# what memtrace leaves behind in the kernel: processes, instance, enabled events
+state() {
+    local p l n=0
+    p=$(memtrace_pids)
+    if [ -n "$p" ]; then say "RUNNING yes $p"; else say "RUNNING no"; fi
+    if tracefs_up; then
+        say "INSTANCES $(ls $T/instances | tr '\n' ' ')"
+        if [ -d $T/instances/memtrace ]; then say "INSTANCE yes"; else say "INSTANCE no"; fi
+        while IFS= read -r l; do
+            say "SET_EVENT $l"
+            n=$((n + 1))
+        done < $T/set_event
+        say "SET_EVENTS $n"
+        say "TRACING_ON $(cat $T/tracing_on)"
+    else
+        say "TRACEFS unavailable"
+    fi
+}
+
+kmsg() {	# kmsg REGEX: matching dmesg lines
+    dmesg | grep -E "$1" > /tmp/kmsg.txt
+    say_file KMSG /tmp/kmsg.txt
+}
+
+MODE=check
+for a in $(cat /proc/cmdline); do
+    case "$a" in e2e.mode=*) MODE=${a#e2e.mode=} ;; esac
+done
+
+say "BEGIN mode=$MODE kernel=$(uname -r)"
+say "CMDLINE $(cat /proc/cmdline)"
+
+check() {
+    local L=/run/initramfs/mem_debug_log name rest
+    if [ -f $L ]; then
+        say "LOGFILE yes $(wc -c < $L) bytes"
+        say_file LOG $L
+    else
+        say "LOGFILE no"
+    fi
+    if [ -e /run/memtrace.pid ]; then say "PIDFILE yes"; else say "PIDFILE no"; fi
+    while read -r name rest; do
+        say "MOD $name"
+    done < /proc/modules
+    state
+    kmsg 'memtrace:'
+}
+
+oom() {
+    local mt=/usr/sbin/memtrace log=/run/oom.log mtpid hog rc i
+    say "MEMINFO $(grep MemTotal /proc/meminfo)"
+    $mt --daemon --pidfile /run/oom-memtrace.pid -o $log --kmsg > /tmp/mt.err 2>&1
+    rc=$?
+    say_file MTERR /tmp/mt.err
+    say "MT_START rc=$rc"
+    read -r mtpid < /run/oom-memtrace.pid
+    say "MT_PID $mtpid"
+    # a known size first: 32 MiB touched and held 200 ms
+    /bin/workload 32 200
+    say "WORKLOAD rc=$?"
+    /bin/hog &
+    hog=$!
+    say "HOG_PID $hog"
+    wait $hog
+    say "HOG_EXIT rc=$?"
+    # memtrace writes the oom report when it reads the mark_victim event
+    i=0
+    while [ $i -lt 100 ] && ! grep -q 'trigger: oom' $log 2> /dev/null; do
+        sleep 0.1
+        i=$((i + 1))
+    done
+    if alive "$mtpid"; then say "MT_ALIVE yes"; else say "MT_ALIVE no"; fi
+    if [ -f $log ]; then say_file OOMLOG $log; else say "OOMLOG_MISSING"; fi
+    kill -TERM "$mtpid"
+    i=0
+    while [ $i -lt 200 ] && alive "$mtpid"; do
+        sleep 0.1
+        i=$((i + 1))
+    done
+    if alive "$mtpid"; then say "MT_EXITED no"; else say "MT_EXITED yes after ${i}00 ms"; fi
+    if [ -f $log ]; then say_file FINALLOG $log; else say "FINALLOG_MISSING"; fi
+    state
+    kmsg 'memtrace:|Killed process|invoked oom-killer'
+}
+
+fixture() {
+    local R=/run/initramfs/memtrace-record O=/tmp/fx m cs is sum
+    mkdir -p $O
+    if [ -d $R ]; then
+        cp -a $R/. $O/
+    else
+        say "RECORD missing"
+    fi
+    cat /proc/modules > $O/proc_modules.txt
+    : > $O/modules.txt
+    for m in /sys/module/*; do
+        [ -r $m/coresize ] || continue
+        read -r cs < $m/coresize
+        read -r is < $m/initsize
+        echo "${m##*/} $cs $is" >> $O/modules.txt
+    done
+    cp /run/initramfs/mem_debug_log $O/report.txt 2> /dev/null
+    cat /proc/cmdline > $O/proc_cmdline
+    cat /proc/version > $O/proc_version
+    uname -r > $O/uname-r
+    nproc > $O/nproc
+    say "RECORD_DU $(du -sk $O | cut -f1) KiB"
+    (cd $O && find . -type f -exec ls -l {} \;) > /tmp/fx.ls
+    say_file RECORD_LS /tmp/fx.ls
+    (cd $O && tar cf /tmp/fx.tar .)
+    sum=$(md5sum /tmp/fx.tar | cut -d' ' -f1)
+    {
+        echo "=====BEGIN-FIXTURE $sum====="
+        base64 /tmp/fx.tar
+        echo "=====END-FIXTURE====="
+    } > /dev/ttyS1
+    say "RECORD_SENT $sum $(wc -c < /tmp/fx.tar) bytes"
+}
+
+case "$MODE" in
+    check) check ;;
+    oom) oom ;;
+    fixture) check; fixture ;;
+    *) say "unknown mode $MODE" ;;
+esac
+
+say "END"
+sync
+poweroff -f
+sleep 10
