@@ -35,6 +35,7 @@ SUITE(logfile);
 SUITE(proc);
 SUITE(record);
 SUITE(boot);
+SUITE(bootrec);
 #undef SUITE
 
 #endif
