@@ -7,11 +7,25 @@
 # rd.memtrace=<level> (see memtrace-dracut.sh).  MEMTRACE_BIN (environment)
 # names the binary to install; default: memtrace from PATH.
 
-check() {
+# The binary: MEMTRACE_BIN, else memtrace in dracut's PATH (/usr/sbin, /usr/bin,
+# ...), else /usr/local, where `make install` puts it by default.
+memtrace_bin() {
+    local _p
     if [ -n "${MEMTRACE_BIN:-}" ]; then
-        [ -x "$MEMTRACE_BIN" ] || { derror "memtrace: MEMTRACE_BIN=$MEMTRACE_BIN is not executable"; return 1; }
-    else
-        require_binaries memtrace || return 1
+        [ -x "$MEMTRACE_BIN" ] && echo "$MEMTRACE_BIN"
+        return
+    fi
+    _p=$(find_binary memtrace) && [ -n "$_p" ] && echo "$_p" && return
+    for _p in /usr/local/sbin/memtrace /usr/local/bin/memtrace; do
+        [ -x "$dracutsysrootdir$_p" ] && echo "$_p" && return
+    done
+    return 1
+}
+
+check() {
+    if ! memtrace_bin > /dev/null; then
+        dinfo "memtrace: no executable memtrace (MEMTRACE_BIN, PATH or /usr/local)"
+        return 1
     fi
     # never in an image unless asked for
     return 255
@@ -22,7 +36,8 @@ depends() {
 }
 
 install() {
-    local _bin=${MEMTRACE_BIN:-$(find_binary memtrace)}
+    local _bin
+    _bin=$(memtrace_bin) || return 1
 
     inst_binary "$_bin" /usr/sbin/memtrace
     inst_script "$moddir/memtrace-dracut.sh" /usr/sbin/memtrace-dracut
