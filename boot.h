@@ -35,6 +35,7 @@ struct boot_buffer {
 	uint64_t lost;			/* events the kernel dropped (stored counts) */
 	uint64_t lost_unknown;		/* pages flagged lost without a count */
 	uint64_t bad;			/* malformed pages or records */
+	uint32_t truncated;		/* CPUs not read to the end (page or time limit) */
 	uint32_t applied;		/* module events applied by boot_apply() */
 };
 

@@ -48,6 +48,9 @@ enum {
 #define BUFFER_PERCENT		25
 #define POLL_MS			100
 #define BATCH			65536
+#define BOOT_MAX_PAGES		16384		/* per CPU, when buffer_size_kb is unreadable */
+#define BOOT_MAX_NS		2000000000ull	/* --boot-buffer reads for at most 2 s */
+#define READY_TIMEOUT_MS	30000		/* --daemon: the parent gives up after this */
 
 enum {
 	OPT_MAX_TASKS = 256, OPT_MAX_MODULES, OPT_DAEMON, OPT_PIDFILE, OPT_REPLAY,
@@ -92,6 +95,8 @@ struct run {
 	const char *mode;
 	bool tracefs_up;
 	long teardown_delay_ms;
+	long setup_delay_ms;		/* test hook: a slow setup (MEMTRACE_TEST_SETUP_DELAY_MS) */
+	long ready_timeout_ms;		/* --daemon parent's wait; test hook may shorten it */
 };
 
 static struct run R;
@@ -132,9 +137,9 @@ static void usage(void)
 	       "      --replay DIR        report on a recorded trace and exit\n"
 	       "      --no-seed           do not seed running tasks from /proc/PID/statm\n"
 	       "      --kmsg              also a short summary to /dev/kmsg at the end\n"
-	       "      --boot-buffer       first take the module loads the kernel recorded\n"
-	       "                          at boot (trace_event=module:...) from the\n"
-	       "                          top-level buffer (consumes them)\n"
+	       "      --boot-buffer       first read the module loads the kernel recorded\n"
+	       "                          at boot (trace_event=module:...) from the top-level\n"
+	       "                          buffer; this empties that buffer\n"
 	       "  -h, --help              show this help and exit\n"
 	       "  -V, --version           show the version and exit\n"
 	       "\n"
@@ -334,6 +339,9 @@ static void fill_report(struct report_input *in, const char *trigger)
 	in->seed_tasks = R.seed_tasks;
 	in->seed_pages = R.seed_pages;
 	in->boot = R.meta.boot_used ? &R.meta.boot : NULL;
+	in->extra = R.meta.extra;
+	in->nextra = R.meta.nextra;
+	in->extra_dropped = R.meta.extra_dropped;
 	in->order = R.order;
 }
 
@@ -353,39 +361,62 @@ static void read_ids(struct mt_task *t)
 	t->ppid = (int32_t)strtol(q + 6, NULL, 10);
 }
 
-struct present_ctx {
-	bool skip_loading;
-	uint32_t added;
-};
-
-static void module_present(void *p, const struct proc_module *pm)
+/* Just before tracing begins: every module loaded now is "before". */
+static void module_before(void *p, const struct proc_module *pm)
 {
-	struct present_ctx *ctx = p;
 	struct mt_module *m;
 
-	/* a load in progress whose module_load we have not read yet: not "before" */
-	if (pm->loading && ctx->skip_loading)
-		return;
+	(void)p;
+	if (pm->loading)
+		return;	/* its load may still be traced; if not, it shows as untraced */
 	m = stats_module_present(&R.st, pm->name, pm->name_len);
 	if (m && m->state == MOD_BEFORE && !m->static_known) {
-		m->static_kib = (pm->size + 1023) / 1024;	/* /sys may say more below */
+		m->static_kib = (pm->size + 1023) / 1024;	/* /sys may say more later */
 		m->static_known = 1;
-		ctx->added++;
 	}
+}
+
+/* At report time: modules the kernel has that the table does not know (untraced). */
+static void module_untraced(void *p, const struct proc_module *pm)
+{
+	bool skip_loading = *(bool *)p;
+	struct mt_module *x;
+
+	/* a load in progress whose module_load we have not read yet */
+	if (pm->loading && skip_loading)
+		return;
+	if (stats_module_live(&R.st, pm->name, pm->name_len))
+		return;
+	if (R.meta.nextra >= R.meta.extra_cap) {
+		R.meta.extra_dropped++;
+		return;
+	}
+	x = &R.meta.extra[R.meta.nextra++];
+	memset(x, 0, sizeof(*x));
+	memcpy(x->name, pm->name, pm->name_len);	/* < MODNAME_LEN: parser checked */
+	x->name[pm->name_len] = '\0';
+	x->state = MOD_UNTRACED;
+	x->static_kib = (pm->size + 1023) / 1024;
+	x->static_known = 1;
 }
 
 /* Live only: per-CPU loss counters, names of tasks seen only by pid, module sizes. */
 static void refresh_live(void)
 {
-	struct present_ctx pc = { stats_module_unnamed_open(&R.st), 0 };
+	bool skip_loading = stats_module_unnamed_open(&R.st);
 	uint32_t i, bad = 0;
+	uint64_t kib;
 	int c;
 
 	if (R.opt.replay_dir)
 		return;
 	/* every module the kernel has now is listed, traced or not */
-	if (proc_modules("/proc", module_present, &pc, &bad) >= 0 && bad)
+	R.meta.nextra = R.meta.extra_dropped = 0;
+	if (proc_modules("/proc", module_untraced, &skip_loading, &bad) >= 0 && bad)
 		fprintf(stderr, "memtrace: %u malformed lines in /proc/modules skipped\n", bad);
+	for (i = 0; i < R.meta.nextra; i++)
+		if (!sys_module_kib("/sys", R.meta.extra[i].name, &kib))
+			R.meta.extra[i].static_kib = kib;
 	for (c = 0; c < R.rd.ncpus; c++) {
 		uint64_t lost;
 
@@ -407,7 +438,6 @@ static void refresh_live(void)
 	}
 	for (i = 0; i < R.st.nmods; i++) {
 		struct mt_module *m = &R.st.mods[i];
-		uint64_t kib;
 
 		if (m->name[0] && m->state != MOD_UNLOADED &&
 		    !sys_module_kib("/sys", m->name, &kib)) {
@@ -616,7 +646,9 @@ static int setup_stats(uint64_t max_pfn)
 		return EXIT_RUNTIME;
 	}
 	R.order = calloc(cfg.max_tasks, sizeof(*R.order));
-	if (!R.order) {
+	R.meta.extra = calloc(cfg.max_modules, sizeof(*R.meta.extra));
+	R.meta.extra_cap = cfg.max_modules;
+	if (!R.order || !R.meta.extra) {
 		fprintf(stderr, "memtrace: out of memory\n");
 		return EXIT_RUNTIME;
 	}
@@ -861,6 +893,21 @@ static int daemonize(void)
 		return -1;	/* child goes on */
 	}
 	close(daemon_pipe[1]);
+	/* never hang the caller (a boot waits for us): give up after READY_TIMEOUT_MS */
+	for (;;) {
+		struct pollfd pfd = { daemon_pipe[0], POLLIN, 0 };
+		int r = poll(&pfd, 1, (int)R.ready_timeout_ms);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r == 0) {
+			fprintf(stderr, "memtrace: not tracing after %.1f s; stopping pid %d\n",
+				(double)R.ready_timeout_ms / 1000, (int)pid);
+			kill(pid, SIGTERM);	/* it cleans up when its setup ends */
+			exit(EXIT_RUNTIME);
+		}
+		break;
+	}
 	do {
 		n = read(daemon_pipe[0], &code, 1);
 	} while (n < 0 && errno == EINTR);
@@ -927,6 +974,23 @@ static int check_required(void)
 }
 
 static int ingest_boot_buffer(const struct rb_layout *l);
+
+static void sleep_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+/* TERM or INT arrived (they are blocked until the main loop reads them). */
+static bool term_pending(void)
+{
+	sigset_t set;
+
+	return !sigpending(&set) && (sigismember(&set, SIGTERM) == 1 ||
+				     sigismember(&set, SIGINT) == 1);
+}
 
 static int setup_live(void)
 {
@@ -1000,6 +1064,18 @@ static int setup_live(void)
 		return code;
 	if (R.opt.boot_buffer && (code = ingest_boot_buffer(&layout)))
 		return code;
+	/* after the boot buffer (its modules are known), right before tracing begins */
+	{
+		uint32_t bad = 0;
+
+		proc_modules("/proc", module_before, NULL, &bad);
+	}
+	if (R.setup_delay_ms)		/* test hook: a setup as slow as a stuck drain */
+		sleep_ms(R.setup_delay_ms);
+	if (term_pending()) {
+		fprintf(stderr, "memtrace: stopped by a signal during setup\n");
+		return EXIT_RUNTIME;
+	}
 	if (tracefs_tracing_on(&R.tf, true)) {
 		fprintf(stderr, "memtrace: cannot start tracing: %s\n", strerror(errno));
 		return EXIT_RUNTIME;
@@ -1025,7 +1101,10 @@ static int setup_live(void)
  */
 static int ingest_boot_buffer(const struct rb_layout *l)
 {
+	uint64_t deadline = mono_ns() + BOOT_MAX_NS, max_pages, pages;
 	uint32_t sub = rb_subbuf_size(l);
+	unsigned long long kb;
+	char text[64];
 	uint8_t *page;
 	int i;
 
@@ -1050,9 +1129,24 @@ static int ingest_boot_buffer(const struct rb_layout *l)
 			fprintf(stderr, "memtrace: --boot-buffer: %s: %s\n", p, strerror(errno));
 			continue;
 		}
-		for (;;) {
-			ssize_t n = read(fd, page, sub);
+		/*
+		 * At most what the buffer holds, and 2 s in all: whatever the top
+		 * level still records (function tracing, say) must not keep us
+		 * reading, and the boot waits for us.
+		 */
+		max_pages = BOOT_MAX_PAGES;
+		if (!path_fmt(p, sizeof(p), "%s/per_cpu/cpu%d/buffer_size_kb", R.tf.root,
+			      R.tf.cpu_ids[i]) &&
+		    read_file(p, text, sizeof(text)) > 0 && (kb = strtoull(text, NULL, 10)))
+			max_pages = kb * 1024 / sub + 4;
+		for (pages = 0;; pages++) {
+			ssize_t n;
 
+			if (pages >= max_pages || mono_ns() > deadline) {
+				R.meta.boot.truncated++;
+				break;
+			}
+			n = read(fd, page, sub);
 			if (n < 0 && errno == EINTR)
 				continue;
 			if (n <= 0)
@@ -1065,9 +1159,10 @@ static int ingest_boot_buffer(const struct rb_layout *l)
 	boot_apply(&R.meta.boot, &R.st);
 	boot_free(&R.meta.boot);	/* the counters stay for the reports */
 	R.meta.boot_used = true;
-	fprintf(stderr, "memtrace: boot buffer: %llu records, %u module events used, %llu lost\n",
+	fprintf(stderr, "memtrace: boot buffer: %llu records, %u module events used, %llu lost%s\n",
 		(unsigned long long)R.meta.boot.records, R.meta.boot.applied,
-		(unsigned long long)R.meta.boot.lost);
+		(unsigned long long)R.meta.boot.lost,
+		R.meta.boot.truncated ? "; not read to the end (still recording)" : "");
 	return 0;
 }
 
@@ -1096,14 +1191,8 @@ static int shutdown_run(int sig)
 	sigprocmask(SIG_UNBLOCK, &set, NULL);
 
 	tracefs_tracing_on(&R.tf, false);
-	if (R.teardown_delay_ms) {
-		/* test hook (MEMTRACE_TEST_TEARDOWN_DELAY_MS): widen the teardown window */
-		struct timespec ts = { R.teardown_delay_ms / 1000,
-				       (R.teardown_delay_ms % 1000) * 1000000L };
-
-		while (nanosleep(&ts, &ts) && errno == EINTR)
-			;
-	}
+	if (R.teardown_delay_ms)	/* test hook: widen the teardown window */
+		sleep_ms(R.teardown_delay_ms);
 	reader_run(&R.rd, true, 0);
 	refresh_live();
 	tracefs_teardown(&R.tf);
@@ -1234,10 +1323,17 @@ static int run_live(void)
 int main(int argc, char **argv)
 {
 	const char *delay = getenv("MEMTRACE_TEST_TEARDOWN_DELAY_MS");
+	const char *sdelay = getenv("MEMTRACE_TEST_SETUP_DELAY_MS");
+	const char *ready = getenv("MEMTRACE_TEST_READY_TIMEOUT_MS");
 
 	parse_options(argc, argv, &R.opt);
 	if (delay)
 		R.teardown_delay_ms = strtol(delay, NULL, 10);
+	if (sdelay)
+		R.setup_delay_ms = strtol(sdelay, NULL, 10);
+	R.ready_timeout_ms = READY_TIMEOUT_MS;
+	if (ready && strtol(ready, NULL, 10) > 0 && strtol(ready, NULL, 10) <= READY_TIMEOUT_MS)
+		R.ready_timeout_ms = strtol(ready, NULL, 10);
 	signal(SIGPIPE, SIG_IGN);
 	setvbuf(stderr, NULL, _IOLBF, 0);
 	if (R.opt.replay_dir)

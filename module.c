@@ -174,8 +174,8 @@ struct mt_module *stats_module_present(struct stats *s, const char *name, size_t
 		return NULL;
 	if (len > MODNAME_LEN - 1)
 		len = MODNAME_LEN - 1;
-	m = stats_find_module(s, name, len);
-	if (m && m->state != MOD_UNLOADED && m->state != MOD_FAILED)
+	m = stats_module_live(s, name, len);
+	if (m)
 		return m;
 	if (s->nmods >= s->cfg.max_modules) {
 		s->c.module_overflow++;
@@ -231,6 +231,16 @@ struct mt_module *stats_module_gone(struct stats *s, const char *name, size_t le
 	if (m->state != MOD_FAILED)
 		m->state = MOD_UNLOADED;
 	return m;
+}
+
+struct mt_module *stats_module_live(struct stats *s, const char *name, size_t len)
+{
+	struct mt_module *m;
+
+	if (len > MODNAME_LEN - 1)
+		len = MODNAME_LEN - 1;
+	m = stats_find_module(s, name, len);
+	return m && m->state != MOD_UNLOADED && m->state != MOD_FAILED ? m : NULL;
 }
 
 bool stats_module_unnamed_open(const struct stats *s)

@@ -135,12 +135,17 @@ int proc_parse_module_line(const char *line, size_t len, struct proc_module *pm)
 	pm->name_len = (size_t)(p - line);
 	if (!take_u64(&p, end, &pm->size))
 		return -1;
-	/* refcount: a number, or "-" on kernels without CONFIG_MODULE_UNLOAD (" - -") */
+	/*
+	 * refcount: a number; "-1" while rmmod runs the exit function; "-" on
+	 * kernels without CONFIG_MODULE_UNLOAD (" - -")
+	 */
 	while (p < end && *p == ' ')
 		p++;
 	if (p < end && *p == '-' && (p + 1 == end || p[1] == ' '))
 		p++;
-	else if (!take_u64(&p, end, &refs))
+	else if (p < end && *p == '-' && p + 1 < end && isdigit((unsigned char)p[1]))
+		p++;
+	if (p < end && *p != ' ' && !take_u64(&p, end, &refs))
 		return -1;
 	/* deps ("-" or "a,b,"), then the state word */
 	for (field = 0; field < 2; field++) {

@@ -83,8 +83,9 @@ int record_write_meta(const char *dir, const struct meta *m, const struct reader
 		out_printf(&o, "cpu_lost %d %" PRIu64 "\n", r->cpus[i].cpu, r->cpus[i].stats_lost);
 	if (m->boot_used)
 		out_printf(&o, "boot_buffer %" PRIu64 " %" PRIu64 " %u %" PRIu64 " %" PRIu64 " %"
-			   PRIu64 " %" PRIu64 "\n", m->boot.pages, m->boot.records, m->boot.applied,
-			   m->boot.dropped, m->boot.lost, m->boot.lost_unknown, m->boot.bad);
+			   PRIu64 " %" PRIu64 " %u\n", m->boot.pages, m->boot.records,
+			   m->boot.applied, m->boot.dropped, m->boot.lost, m->boot.lost_unknown,
+			   m->boot.bad, m->boot.truncated);
 	for (k = 0; s && k < s->nmods; k++)
 		if (s->mods[k].bracket == BR_BOOT)
 			out_printf(&o, "module_boot %s %d %" PRIu64 " %" PRIu64 "\n",
@@ -98,6 +99,11 @@ int record_write_meta(const char *dir, const struct meta *m, const struct reader
 		if (s->mods[k].static_known && s->mods[k].name[0])
 			out_printf(&o, "module_kib %s %" PRIu64 "\n", s->mods[k].name,
 				   s->mods[k].static_kib);
+	for (k = 0; m->extra && k < m->nextra; k++)
+		out_printf(&o, "module_untraced %s %" PRIu64 "\n", m->extra[k].name,
+			   m->extra[k].static_kib);
+	if (m->extra_dropped)
+		out_printf(&o, "modules_not_listed %u\n", m->extra_dropped);
 	e = out_flush(&o);
 	if (close(fd) && !e)
 		e = -errno;
@@ -148,11 +154,15 @@ static void meta_line(char *line, void *p)
 {
 	struct meta_ctx *c = p;
 	char name[MODNAME_LEN + 8];
-	unsigned long long a, b, v[5];
+	unsigned long long a, b, v[6];
+	int k;
 	double d;
 	int cpu, i;
 
 	if (!line[0] || !strncmp(line, "memtrace-meta ", 14) || !strncmp(line, "version ", 8))
+		return;
+	/* meta_parse_boot() reads (and counts) these */
+	if (!strncmp(line, "module_before ", 14) || !strncmp(line, "module_boot ", 12))
 		return;
 	if (has_negative(line))
 		(*c->bad)++;
@@ -172,11 +182,11 @@ static void meta_line(char *line, void *p)
 		for (i = 0; c->r && i < c->r->ncpus; i++)
 			if (c->r->cpus[i].cpu == cpu)
 				c->r->cpus[i].stats_lost = a;
-	} else if (!strncmp(line, "module_boot ", 12)) {
-		/* meta_parse_boot() */
 	} else if (!strncmp(line, "boot_buffer ", 12) &&
-		   sscanf(line + 12, "%llu %llu %llu %llu %llu %llu %llu", &a, &b, &v[0], &v[1],
-			  &v[2], &v[3], &v[4]) == 7 && v[0] <= UINT32_MAX) {
+		   (k = sscanf(line + 12, "%llu %llu %llu %llu %llu %llu %llu %llu", &a, &b, &v[0],
+			       &v[1], &v[2], &v[3], &v[4], &v[5])) >= 7 && v[0] <= UINT32_MAX &&
+		   (k == 7 || v[5] <= UINT32_MAX)) {
+		c->m->boot.truncated = k == 8 ? (uint32_t)v[5] : 0;
 		c->m->boot_used = true;
 		c->m->boot.pages = a;
 		c->m->boot.records = b;
@@ -185,9 +195,22 @@ static void meta_line(char *line, void *p)
 		c->m->boot.lost = v[2];
 		c->m->boot.lost_unknown = v[3];
 		c->m->boot.bad = v[4];
-	} else if (!strncmp(line, "module_before ", 14) && sscanf(line + 14, "%55s", name) == 1) {
-		if (c->s)
-			stats_module_present(c->s, name, strlen(name));
+	} else if (!strncmp(line, "module_untraced ", 16) &&
+		   sscanf(line + 16, "%55s %llu", name, &a) == 2) {
+		struct meta *mm = c->m;
+
+		if (mm->extra && mm->nextra < mm->extra_cap) {
+			struct mt_module *x = &mm->extra[mm->nextra++];
+
+			memset(x, 0, sizeof(*x));
+			memcpy(x->name, name, strlen(name) + 1);	/* %55s: fits */
+			x->state = MOD_UNTRACED;
+			x->static_kib = a;
+			x->static_known = 1;
+		}
+	} else if (!strncmp(line, "modules_not_listed ", 19) &&
+		   sscanf(line + 19, "%llu", &a) == 1 && a <= UINT32_MAX) {
+		c->m->extra_dropped = (uint32_t)a;
 	} else if (!strncmp(line, "module_kib ", 11) &&
 		   sscanf(line + 11, "%55s %llu", name, &a) == 2) {
 		struct mt_module *mod = c->s ? stats_find_module(c->s, name, strlen(name)) : NULL;
@@ -207,6 +230,13 @@ static void boot_line(char *line, void *p)
 	unsigned long long tid, lts, fts;
 	char name[MODNAME_LEN];
 
+	if (!strncmp(line, "module_before ", 14)) {
+		if (!has_negative(line) && sscanf(line + 14, "%55s", name) == 1)
+			stats_module_present(c->s, name, strlen(name));
+		else
+			(*c->bad)++;
+		return;
+	}
 	if (strncmp(line, "module_boot ", 12))
 		return;
 	if (has_negative(line) ||

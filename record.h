@@ -19,9 +19,11 @@
  *   memtrace.seed   "seed TID TGID PPID KTHREAD PAGES TS COMMHEX" per seeded task
  *   memtrace.meta   "key value..." lines: page_size, max_pfn, initmod START END,
  *                   rename_events 0|1, uptime SECONDS, cpu_lost CPU N,
- *                   module_before NAME (listed by the kernel, load not traced),
+ *                   module_before NAME (in /proc/modules when tracing began),
  *                   module_kib NAME KIB,
- *                   boot_buffer PAGES RECORDS APPLIED DROPPED LOST LOST_UNKNOWN BAD,
+ *                   module_untraced NAME KIB (in /proc/modules at the end, no entry),
+ *                   modules_not_listed N,
+ *                   boot_buffer PAGES RECORDS APPLIED DROPPED LOST LOST_UNKNOWN BAD [TRUNCATED],
  *                   module_boot NAME TID LOAD_TS FREE_TS (from the boot buffer)
  */
 #define META_FILE	"memtrace.meta"
@@ -35,6 +37,8 @@ struct meta {
 	double uptime_s;
 	bool boot_used;			/* --boot-buffer was read */
 	struct boot_buffer boot;	/* its counters (boot.ev only while live) */
+	struct mt_module *extra;	/* untraced modules at the last report (caller's array) */
+	uint32_t nextra, extra_cap, extra_dropped;
 };
 
 /* Write memtrace.seed with every seeded task of @s; 0 or -errno. */
@@ -46,15 +50,15 @@ int record_write_meta(const char *dir, const struct meta *m, const struct reader
 
 /*
  * Parse the text of memtrace.meta. Header values go to @m; cpu_lost lines to
- * the reader's CPUs (by number, if @r); module_before lines add modules to @s
- * and module_kib lines set their sizes (if @s). Unknown keys and malformed lines are skipped and counted in *bad.
+ * the reader's CPUs (by number, if @r); module_kib lines set the sizes of
+ * modules of @s (if @s); module_untraced lines fill m->extra (up to m->extra_cap). Unknown keys and malformed lines are skipped and counted in *bad.
  */
 void meta_parse(const char *text, size_t len, struct meta *m, struct reader *r,
 		struct stats *s, uint32_t *bad);
 
 /*
- * The module_boot lines of memtrace.meta only, into @s: replay applies them
- * before the events, where live applied the boot buffer.
+ * The module_boot and module_before lines of memtrace.meta only, into @s:
+ * replay applies them before the events, as live did.
  */
 void meta_parse_boot(const char *text, size_t len, struct stats *s, uint32_t *bad);
 

@@ -103,9 +103,22 @@ const char *module_state_name(const struct mt_module *m)
 		return "unloaded";
 	case MOD_BEFORE:
 		return "before";
+	case MOD_UNTRACED:
+		return "untraced";
 	default:
 		return "unknown";
 	}
+}
+
+/* Module @i of the table followed by the report-time extra list. */
+static const struct mt_module *mod_at(const struct report_input *in, uint32_t i)
+{
+	return i < in->st->nmods ? &in->st->mods[i] : &in->extra[i - in->st->nmods];
+}
+
+static bool no_loader(const struct mt_module *m)
+{
+	return m->state == MOD_BEFORE || m->state == MOD_UNTRACED;
 }
 
 static const char *bracket_name(uint8_t b)
@@ -194,7 +207,7 @@ static void report_text(struct out *o, const struct report_input *in, uint32_t n
 {
 	const struct stats *st = in->st;
 	const struct stats_counters *c = &st->c;
-	uint32_t i, rows, before = 0;
+	uint32_t i, rows, before = 0, untraced = 0;
 	int k;
 
 	out_printf(o, "memtrace %s report (trigger: %s, %s)\n", MEMTRACE_VERSION, in->trigger,
@@ -245,15 +258,20 @@ static void report_text(struct out *o, const struct report_input *in, uint32_t n
 		   (unsigned long long)c->tasks_recycled, (long long)c->recycled_max_peak);
 	out_printf(o, "seeded at start: %u tasks, %llu pages (statm resident)\n", in->seed_tasks,
 		   (unsigned long long)in->seed_pages);
-	if (in->boot)
+	if (in->boot) {
 		out_printf(o, "boot buffer: %llu sub-buffers, %llu records, %u module events used "
-			   "(%llu beyond the table), %llu lost%s, %llu malformed\n",
+			   "(%llu beyond the table), %llu lost%s, %llu malformed",
 			   (unsigned long long)in->boot->pages,
 			   (unsigned long long)in->boot->records, in->boot->applied,
 			   (unsigned long long)in->boot->dropped,
 			   (unsigned long long)in->boot->lost,
 			   in->boot->lost_unknown ? " (at least)" : "",
 			   (unsigned long long)in->boot->bad);
+		if (in->boot->truncated)
+			out_printf(o, "; %u CPUs not read to the end (the top level kept "
+				   "recording)", in->boot->truncated);
+		out_puts(o, "\n");
+	}
 	if (st->oom_count) {
 		/* the victim's comm is raw kernel bytes like any task name */
 		out_printf(o, "oom kills seen: %llu, last victim pid %d (",
@@ -280,11 +298,11 @@ static void report_text(struct out *o, const struct report_input *in, uint32_t n
 		text_comm(o, t);
 		out_puts(o, "\n");
 	}
-	out_printf(o, "\nMODULES: %u\n", st->nmods);
-	out_printf(o, "%-24s %10s %10s %10s %10s %8s %-8s %-8s\n", "NAME", "PEAK_PAGES", "PEAK_KIB",
+	out_printf(o, "\nMODULES: %u\n", st->nmods + in->nextra);
+	out_printf(o, "%-24s %10s %10s %10s %10s %8s %-8s %s\n", "NAME", "PEAK_PAGES", "PEAK_KIB",
 		   "CUR_PAGES", "STATIC_KIB", "LOADER", "STATE", "BRACKET");
-	for (i = 0; i < st->nmods; i++) {
-		const struct mt_module *m = &st->mods[i];
+	for (i = 0; i < st->nmods + in->nextra; i++) {
+		const struct mt_module *m = mod_at(in, i);
 		char skib[24], name[MODNAME_LEN], loader[16];
 
 		if (m->static_known)
@@ -292,19 +310,26 @@ static void report_text(struct out *o, const struct report_input *in, uint32_t n
 		else
 			strcpy(skib, "-");
 		safe_name(name, sizeof(name), m->name);
-		if (m->state == MOD_BEFORE)
+		if (no_loader(m))
 			strcpy(loader, "-");
 		else
 			snprintf(loader, sizeof(loader), "%d", m->loader_tid);
-		out_printf(o, "%-24s %10lld %10llu %10lld %10s %8s %-8s %-8s\n",
+		out_printf(o, "%-24s %10lld %10llu %10lld %10s %8s %-8s %s\n",
 			   name, (long long)m->peak,
 			   (unsigned long long)kib(in, m->peak), (long long)m->cur, skib,
 			   loader, module_state_name(m), bracket_name(m->bracket));
 		before += m->state == MOD_BEFORE;
+		untraced += m->state == MOD_UNTRACED;
 	}
 	if (before)
 		out_printf(o, "(%u modules in state before: loaded before tracing began, no "
 			   "events seen; static size from the kernel only)\n", before);
+	if (untraced)
+		out_printf(o, "(%u modules in state untraced: loaded while tracing but no event "
+			   "seen (lost, or after tracing stopped); static size only)\n", untraced);
+	if (in->extra_dropped)
+		out_printf(o, "(%u more modules in /proc/modules not listed: module table full)\n",
+			   in->extra_dropped);
 }
 
 static void json_str(struct out *o, const char *s)
@@ -374,13 +399,14 @@ static void report_json(struct out *o, const struct report_input *in, uint32_t n
 	if (in->boot)
 		out_printf(o, "\"boot_buffer\":{\"sub_buffers\":%llu,\"records\":%llu,"
 			   "\"module_events_used\":%u,\"module_events_dropped\":%llu,"
-			   "\"lost_events\":%llu,\"lost_unknown_pages\":%llu,\"malformed\":%llu},",
+			   "\"lost_events\":%llu,\"lost_unknown_pages\":%llu,\"malformed\":%llu,"
+			   "\"cpus_not_drained\":%u},",
 			   (unsigned long long)in->boot->pages,
 			   (unsigned long long)in->boot->records, in->boot->applied,
 			   (unsigned long long)in->boot->dropped,
 			   (unsigned long long)in->boot->lost,
 			   (unsigned long long)in->boot->lost_unknown,
-			   (unsigned long long)in->boot->bad);
+			   (unsigned long long)in->boot->bad, in->boot->truncated);
 	if (st->oom_count) {
 		out_printf(o, "\"oom\":{\"count\":%llu,\"victim_pid\":%d,\"victim_comm\":",
 			   (unsigned long long)st->oom_count, st->oom_pid);
@@ -409,8 +435,8 @@ static void report_json(struct out *o, const struct report_input *in, uint32_t n
 			   task_state_name(t));
 	}
 	out_puts(o, "],\"modules\":[");
-	for (i = 0; i < st->nmods; i++) {
-		const struct mt_module *m = &st->mods[i];
+	for (i = 0; i < st->nmods + in->nextra; i++) {
+		const struct mt_module *m = mod_at(in, i);
 
 		out_printf(o, "%s\n{\"name\":", i ? "," : "");
 		json_str(o, m->name);
@@ -421,7 +447,7 @@ static void report_json(struct out *o, const struct report_input *in, uint32_t n
 			out_printf(o, "\"static_kib\":%llu,", (unsigned long long)m->static_kib);
 		else
 			out_puts(o, "\"static_kib\":null,");
-		if (m->state == MOD_BEFORE)
+		if (no_loader(m))
 			out_puts(o, "\"loader_pid\":null,");
 		else
 			out_printf(o, "\"loader_pid\":%d,", m->loader_tid);
@@ -429,7 +455,7 @@ static void report_json(struct out *o, const struct report_input *in, uint32_t n
 			   module_state_name(m), bracket_name(m->bracket),
 			   (unsigned long long)m->alloc_pages);
 	}
-	out_puts(o, "]}\n");
+	out_printf(o, "],\"modules_not_listed\":%u}\n", in->extra_dropped);
 }
 
 void report_write(struct out *o, const struct report_input *in)
@@ -474,10 +500,12 @@ void report_summary(const struct report_input *in, const char *where, unsigned n
 
 	plain_name(trig, sizeof(trig), in->trigger, strlen(in->trigger));
 	plain_name(path, sizeof(path), where, strlen(where));
-	snprintf(line, sizeof(line), "memtrace: report (%s): %llu events, %llu lost%s, "
+	snprintf(line, sizeof(line), "memtrace: report (%s): %llu events, %llu lost%s%s, "
 		 "%u tasks with pages, %u modules; full report in %s", trig,
 		 (unsigned long long)events_total(st), (unsigned long long)in->lost_events,
-		 in->missed_unknown ? " (at least)" : "", ntasks, st->nmods, path);
+		 in->missed_unknown ? " (at least)" : "",
+		 in->boot && (in->boot->lost || in->boot->lost_unknown) ?
+		 " (and some in the boot buffer)" : "", ntasks, st->nmods + in->nextra, path);
 	emit(ctx, line);
 	for (i = 0; i < ntasks && i < ntop; i++) {
 		const struct mt_task *t = &st->tasks[in->order[i]];
@@ -524,9 +552,9 @@ void report_summary(const struct report_input *in, const char *where, unsigned n
 		emit(ctx, line);
 		shown++;
 	}
-	if (st->nmods > shown) {
+	if (st->nmods + in->nextra > shown) {
 		snprintf(line, sizeof(line), "memtrace: %u more modules in the full report",
-			 st->nmods - shown);
+			 st->nmods + in->nextra - shown);
 		emit(ctx, line);
 	}
 }

@@ -36,6 +36,9 @@ struct report_input {
 	uint32_t seed_tasks;
 	uint64_t seed_pages;
 	const struct boot_buffer *boot;	/* --boot-buffer was read; NULL if not asked */
+	const struct mt_module *extra;	/* modules in /proc/modules without an entry (untraced) */
+	uint32_t nextra;
+	uint32_t extra_dropped;		/* such modules beyond the list */
 	uint32_t *order;		/* scratch, st->cfg.max_tasks (or more) entries */
 	long self_rss_kib;		/* memtrace's own VmRSS, -1 if unknown */
 	long self_hwm_kib;		/* memtrace's own VmHWM, -1 if unknown */

@@ -48,8 +48,14 @@ struct mt_task {
 	uint32_t hashed;	/* 1 while the tid hash points at this slot */
 };
 
-/* MOD_BEFORE: in /proc/modules at report time, no load event seen (loaded before tracing began) */
-enum mod_state { MOD_UNUSED = 0, MOD_LOADING, MOD_LIVE, MOD_FAILED, MOD_UNLOADED, MOD_BEFORE };
+/*
+ * MOD_BEFORE: in /proc/modules just before tracing began (no load event).
+ * MOD_UNTRACED: in /proc/modules at report time with no entry: loaded while
+ * no event was seen (its events were lost, or it came after tracing stopped);
+ * only in the report's extra list, never in the table.
+ */
+enum mod_state { MOD_UNUSED = 0, MOD_LOADING, MOD_LIVE, MOD_FAILED, MOD_UNLOADED, MOD_BEFORE,
+		 MOD_UNTRACED };
 
 struct mt_module {
 	char name[MODNAME_LEN];	/* NUL-terminated; "" until module_load names it */
@@ -166,13 +172,13 @@ struct mt_module *stats_module_by_serial(struct stats *s, uint32_t serial);
 struct mt_module *stats_find_module(struct stats *s, const char *name, size_t len);
 
 /**
- * stats_module_present() - make sure a module the kernel lists now has an entry
+ * stats_module_present() - make sure a module the kernel lists has an entry
  *
- * For modules found in /proc/modules at report time. A module whose load was
- * traced (and not unloaded since) is returned as is; any other gets a new
- * entry in state MOD_BEFORE: loaded before tracing began, no pages counted.
- * Not for the event path. Return: the entry, or NULL when the table is full
- * (counted in module_overflow).
+ * For the modules in /proc/modules just before tracing begins. A module that
+ * has a live entry already (from the boot buffer) is returned as is; any other
+ * gets a new entry in state MOD_BEFORE: loaded before tracing began, no pages
+ * counted. Not for the event path. Return: the entry, or NULL when the table
+ * is full (counted in module_overflow).
  */
 struct mt_module *stats_module_present(struct stats *s, const char *name, size_t len);
 
@@ -185,6 +191,9 @@ struct mt_module *stats_module_present(struct stats *s, const char *name, size_t
 struct mt_module *stats_module_booted(struct stats *s, const char *name, size_t len,
 				      int32_t tid, uint64_t ts);
 struct mt_module *stats_module_gone(struct stats *s, const char *name, size_t len, uint64_t ts);
+
+/* The live entry (not unloaded or failed) of module @name, or NULL. */
+struct mt_module *stats_module_live(struct stats *s, const char *name, size_t len);
 
 /* true while a traced load has an open bracket and no name yet */
 bool stats_module_unnamed_open(const struct stats *s);

@@ -218,6 +218,32 @@ daemon_test() {
 	check "tracefs identical after the daemon" test "$before" = "$after"
 }
 
+# a setup that never ends must not hold the caller (a boot) for more than the timeout
+daemon_timeout_test() {
+	local before after rc t0 t1 i
+	before=$(tfs_state)
+	t0=$(date +%s%N)
+	MEMTRACE_TEST_SETUP_DELAY_MS=3000 MEMTRACE_TEST_READY_TIMEOUT_MS=500 \
+		"$MT" --instance "$INST" --daemon --pidfile "$T/tpid" -o "$T/t.log" 2> "$T/err"; rc=$?
+	t1=$(date +%s%N)
+	check "--daemon: a stuck setup makes the parent give up with exit 1" test "$rc" = 1
+	check "--daemon: ... after the timeout, not after the setup ($(( (t1 - t0) / 1000000 )) ms)" \
+		test $(( (t1 - t0) / 1000000 )) -lt 2500
+	check "--daemon: ... and says so" grep -q "not tracing after 0.5 s; stopping pid" "$T/err"
+	# the child got TERM while setting up: it stops before tracing, cleans up, no log
+	for i in $(seq 60); do
+		grep -q "stopped by a signal during setup" "$T/err" && break
+		sleep 0.1
+	done
+	sleep 0.3
+	check "--daemon: the child stops at the end of its setup" \
+		grep -q "stopped by a signal during setup" "$T/err"
+	check "--daemon: no memtrace left running" test -z "$(pgrep -f -- "--instance $INST --daemon --pidfile $T/tpid")"
+	check "--daemon: no pidfile, no log" test ! -e "$T/tpid" -a ! -e "$T/t.log"
+	after=$(tfs_state)
+	check "tracefs identical after a setup cut short" test "$before" = "$after"
+}
+
 lost_test() {
 	local lost
 	start_mt -b 16 -f json -o "$T/lost.json" || { bad "lost: no start"; return; }
@@ -309,6 +335,7 @@ else
 	second_term_test
 	stale_test
 	daemon_test
+	daemon_timeout_test
 	lost_test
 	record_replay_test
 	oom_test

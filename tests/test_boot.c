@@ -196,6 +196,7 @@ START_TEST(test_boot_bad_pages)
 	memset(page, 0xff, sub);			/* commit size far past the page */
 	boot_page(&B, &lay, &dec, page, sub, 0);
 	ck_assert_uint_eq(B.bad, 2);
+	/* random pages: their commit sizes are garbage, so nearly all are rejected */
 	srand(7);
 	for (i = 0; i < 200; i++) {
 		uint32_t k;
@@ -204,10 +205,19 @@ START_TEST(test_boot_bad_pages)
 			page[k] = (uint8_t)rand();
 		boot_page(&B, &lay, &dec, page, sub, 0);
 	}
-	ck_assert_uint_ge(B.bad, 2);
+	ck_assert_uint_ge(B.bad, 2 + 190);
+	ck_assert_uint_le(B.n, B.cap);
+	/* whatever was kept is a terminated name no longer than the table allows */
+	for (i = 0; i < B.n; i++)
+		ck_assert_uint_lt(strnlen(B.ev[i].name, MODNAME_LEN), MODNAME_LEN);
 	boot_apply(&B, &S);
+	ck_assert_uint_le(S.nmods, B.n);
 	for (i = 0; i < S.nmods; i++)
-		ck_assert_int_eq(S.mods[i].bracket, BR_BOOT);	/* whatever random bytes named */
+		ck_assert_int_eq(S.mods[i].bracket, BR_BOOT);
+	/* then the real pages still decode exactly as without the garbage */
+	feed_cpu(0);
+	feed_cpu(1);
+	ck_assert_uint_ge(B.records, 375);
 	free(page);
 }
 END_TEST
@@ -238,6 +248,7 @@ START_TEST(test_boot_meta_round_trip)
 	struct stats_config cfg = { .max_tasks = 64, .max_modules = 16, .max_pfn = 1 << 20 };
 	struct meta m = { .page_size = 4096, .max_pfn = 1 << 20 }, m2 = { 0 };
 	char dir[] = "/tmp/memtrace-boot-XXXXXX", path[64], cmd[96];
+	static const char bad_lines[] = "module_boot x -1 2 3\nmodule_boot y\n";
 	uint32_t bad = 0, i;
 	size_t len;
 	char *text;
@@ -251,7 +262,7 @@ START_TEST(test_boot_meta_round_trip)
 	ck_assert_int_eq(record_write_meta(dir, &m, NULL, &S), 0);
 	snprintf(path, sizeof(path), "%s/" META_FILE, dir);
 	text = read_path(path, &len);
-	ck_assert_ptr_nonnull(strstr(text, "boot_buffer 5 375 7 0 0 0 0\n"));
+	ck_assert_ptr_nonnull(strstr(text, "boot_buffer 5 375 7 0 0 0 0 0\n"));
 	ck_assert_ptr_nonnull(strstr(text, "module_boot crc32_pclmul 93 "));
 
 	ck_assert_int_eq(stats_init(&S2, &cfg), 0);
@@ -270,8 +281,8 @@ START_TEST(test_boot_meta_round_trip)
 		ck_assert_uint_eq(S2.mods[i].load_ts, S.mods[i].load_ts);
 		ck_assert_uint_eq(S2.mods[i].free_ts, S.mods[i].free_ts);
 	}
-	/* malformed module_boot lines are counted */
-	meta_parse_boot("module_boot x -1 2 3\nmodule_boot y\n", 33, &S2, &bad);
+	/* malformed module_boot lines are counted (a negative tid, missing fields) */
+	meta_parse_boot(bad_lines, strlen(bad_lines), &S2, &bad);
 	ck_assert_uint_eq(bad, 2);
 	ck_assert_uint_eq(S2.nmods, S.nmods);
 	free(text);

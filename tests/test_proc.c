@@ -783,6 +783,25 @@ START_TEST(test_module_line_no_unload)
 }
 END_TEST
 
+/*
+ * While rmmod runs the module's exit function the kernel prints the refcount
+ * as -1 (try_release_module_ref() left it at 0, module_refcount() subtracts
+ * the initial reference): "crc32_pclmul 16384 -1 - Unloading 0x...".
+ */
+START_TEST(test_module_line_unloading)
+{
+	struct proc_module pm;
+
+	ck_assert_int_eq(modline("crc32_pclmul 16384 -1 - Unloading 0xffffffffc0527000", &pm), 0);
+	ck_assert(pm_name_is(&pm, "crc32_pclmul"));
+	ck_assert_uint_eq(pm.size, 16384);
+	ck_assert(!pm.loading);
+	/* a minus sign alone is "-", the no-unload form; with a letter it is garbage */
+	ck_assert_int_eq(modline("crc32_pclmul 16384 -x - Live 0x0", &pm), -1);
+	ck_assert_int_eq(modline("crc32_pclmul 16384 --1 - Live 0x0", &pm), -1);
+}
+END_TEST
+
 /* ---- comm and module sizes ---- */
 
 START_TEST(test_read_comm)
@@ -1235,6 +1254,7 @@ Suite *suite_proc(void)
 	tcase_add_test(tc, test_module_line_states);
 	tcase_add_test(tc, test_module_line_malformed);
 	tcase_add_test(tc, test_module_line_no_unload);
+	tcase_add_test(tc, test_module_line_unloading);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("fake_roots");

@@ -632,6 +632,7 @@ START_TEST(test_meta_before_round_trip)
 
 	/* a fresh table: the before modules, in order, with their sizes; nothing else */
 	new_stats(&b, 8);
+	meta_parse_boot(text, len, &b, &bad);
 	meta_parse(text, len, &back, NULL, &b, &bad);
 	ck_assert_uint_eq(bad, 0);
 	ck_assert_uint_eq(back.page_size, 4096);
@@ -656,6 +657,7 @@ START_TEST(test_meta_before_round_trip)
 	ck_assert_ptr_null(stats_find_module(&b, "gone", 4));
 	ck_assert_uint_eq(b.c.module_overflow, 0);
 	/* the same file again: nothing doubled */
+	meta_parse_boot(text, len, &b, &bad);
 	meta_parse(text, len, &back, NULL, &b, &bad);
 	ck_assert_uint_eq(bad, 0);
 	ck_assert_uint_eq(b.nmods, 3);
@@ -675,6 +677,7 @@ START_TEST(test_meta_before_round_trip)
 	new_stats(&c, 8);
 	add_mod(&c, "virtio_pci", false, 0);
 	add_mod(&c, "virtio", false, 0);
+	meta_parse_boot(text, len, &c, &bad);
 	meta_parse(text, len, &back, NULL, &c, &bad);
 	ck_assert_uint_eq(bad, 0);
 	ck_assert_uint_eq(c.nmods, 4);
@@ -720,6 +723,7 @@ START_TEST(test_meta_before_malformed)
 	uint32_t bad = 0;
 
 	new_stats(&st, 8);
+	meta_parse_boot(text, sizeof(text) - 1, &st, &bad);
 	meta_parse(text, sizeof(text) - 1, &m, NULL, &st, &bad);
 	ck_assert_uint_eq(bad, 6);
 	ck_assert_uint_eq(st.nmods, 2);
@@ -765,12 +769,67 @@ START_TEST(test_meta_before_table_full)
 	new_stats(&st, 8);
 	for (i = 0; i < 8; i++)
 		add_mod(&st, names[i], false, 0);
+	meta_parse_boot(text, sizeof(text) - 1, &st, &bad);
 	meta_parse(text, sizeof(text) - 1, &m, NULL, &st, &bad);
 	ck_assert_uint_eq(st.nmods, 8);
 	ck_assert_uint_eq(st.c.module_overflow, 1);	/* "extra"; m0 is there */
 	ck_assert_ptr_null(stats_find_module(&st, "extra", 5));
 	ck_assert_int_eq(st.mods[0].state, MOD_LIVE);
 	stats_free(&st);
+}
+END_TEST
+
+/* Modules found at the last report without an entry: kept for the replay's report. */
+START_TEST(test_meta_untraced_round_trip)
+{
+	struct mt_module extra[2], back_extra[4];
+	struct meta m = { .page_size = 4096, .max_pfn = 1024 }, back = { 0 };
+	static const char bad_text[] = "module_untraced lonely\nmodule_untraced neg -4\n"
+				       "modules_not_listed x\n";
+	uint32_t bad = 0;
+	size_t len;
+	char *text;
+
+	memset(extra, 0, sizeof(extra));
+	strcpy(extra[0].name, "late_a");
+	extra[0].static_kib = 12;
+	strcpy(extra[1].name, "late_b");
+	extra[1].static_kib = 40;
+	m.extra = extra;
+	m.nextra = 2;
+	m.extra_dropped = 4;
+	ck_assert_int_eq(record_write_meta(dir, &m, NULL, NULL), 0);
+	text = slurp(META_FILE, &len);
+	ck_assert_ptr_nonnull(strstr(text, "\nmodule_untraced late_a 12\nmodule_untraced late_b 40\n"
+					   "modules_not_listed 4\n"));
+	/* room for one: the second is not kept */
+	back.extra = back_extra;
+	back.extra_cap = 1;
+	meta_parse(text, len, &back, NULL, NULL, &bad);
+	ck_assert_uint_eq(bad, 0);
+	ck_assert_uint_eq(back.nextra, 1);
+	ck_assert_str_eq(back_extra[0].name, "late_a");
+	ck_assert_int_eq(back_extra[0].state, MOD_UNTRACED);
+	ck_assert_uint_eq(back_extra[0].static_kib, 12);
+	ck_assert(back_extra[0].static_known);
+	ck_assert_uint_eq(back.extra_dropped, 4);
+	/* room for all */
+	back.nextra = 0;
+	back.extra_cap = 4;
+	meta_parse(text, len, &back, NULL, NULL, &bad);
+	ck_assert_uint_eq(back.nextra, 2);
+	ck_assert_str_eq(back_extra[1].name, "late_b");
+	ck_assert_uint_eq(back_extra[1].static_kib, 40);
+	/* no array given: the lines are read and skipped without complaint */
+	back.extra = NULL;
+	back.nextra = 0;
+	meta_parse(text, len, &back, NULL, NULL, &bad);
+	ck_assert_uint_eq(bad, 0);
+	ck_assert_uint_eq(back.nextra, 0);
+	/* malformed: no size, a negative size, a count that is not a number */
+	meta_parse(bad_text, sizeof(bad_text) - 1, &back, NULL, NULL, &bad);
+	ck_assert_uint_eq(bad, 3);
+	free(text);
 }
 END_TEST
 
@@ -799,6 +858,7 @@ Suite *suite_record(void)
 	tcase_add_test(tc, test_meta_before_malformed);
 	tcase_add_test(tc, test_meta_before_unknown_key);
 	tcase_add_test(tc, test_meta_before_table_full);
+	tcase_add_test(tc, test_meta_untraced_round_trip);
 	suite_add_tcase(s, tc);
 	return s;
 }

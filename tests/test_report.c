@@ -1413,26 +1413,26 @@ START_TEST(test_modules_before_text)
 	t = render(&fx, FMT_TEXT, &len);
 	assert_ascii(t, len);
 	ck_assert_ptr_nonnull(strstr(t, "\nMODULES: 3\n"));
-	/* NAME(24) PEAK_PAGES PEAK_KIB CUR_PAGES STATIC_KIB(10) LOADER(8) STATE(-8) BRACKET(-8) */
+	/* NAME(24) PEAK_PAGES PEAK_KIB CUR_PAGES STATIC_KIB(10) LOADER(8) STATE(-8) BRACKET (last, not padded) */
 	row = line_of(t, "crc32_pclmul ");
 	ck_assert_str_eq(row, "crc32_pclmul                      0          0          0 "
-			      "        16        - before   none    ");
+			      "        16        - before   none");
 	free(row);
 	row = line_of(t, "virtio_ring ");
 	ck_assert_str_eq(row, "virtio_ring                       0          0          0 "
-			      "         -        - before   none    ");
+			      "         -        - before   none");
 	free(row);
 	/* the traced one keeps its loader, in the same columns */
 	row = line_of(t, "virtio_pci ");
 	ck_assert_str_eq(row, "virtio_pci                        6         24          2 "
-			      "        40       77 live     syscall ");
+			      "        40       77 live     syscall");
 	free(row);
 	/* the note follows the table: it is the last line */
 	p = strstr(t, note);
 	ck_assert_ptr_nonnull(p);
 	ck_assert_ptr_eq(p + strlen(note), t + len);
-	ck_assert(!strncmp(p - strlen("before   none    \n"), "before   none    \n",
-			   strlen("before   none    \n")));
+	ck_assert(!strncmp(p - strlen("before   none\n"), "before   none\n",
+			   strlen("before   none\n")));
 	free(t);
 	stats_free(&fx.st);
 }
@@ -1892,6 +1892,94 @@ START_TEST(test_state_names)
 }
 END_TEST
 
+/* ---- modules found at report time without an entry: state untraced ---- */
+
+static void set_untraced(struct mt_module *x, const char *name, uint64_t skib)
+{
+	memset(x, 0, sizeof(*x));
+	snprintf(x->name, sizeof(x->name), "%s", name);
+	x->state = MOD_UNTRACED;
+	x->static_kib = skib;
+	x->static_known = 1;
+}
+
+START_TEST(test_modules_untraced_text)
+{
+	static struct fixture fx;
+	static const char note[] = "(1 modules in state untraced: loaded while tracing but no "
+				   "event seen (lost, or after tracing stopped); static size only)\n"
+				   "(3 more modules in /proc/modules not listed: module table full)\n";
+	struct mt_module extra[1];
+	char *t, *row, *p;
+	size_t len;
+
+	fx_init(&fx, 16);
+	add_mod(&fx.st, "virtio_pci", 6, 2, true, 40, MOD_LIVE);
+	set_untraced(&extra[0], "late_mod", 12);
+	fx.in.extra = extra;
+	fx.in.nextra = 1;
+	fx.in.extra_dropped = 3;
+	t = render(&fx, FMT_TEXT, &len);
+	assert_ascii(t, len);
+	/* the table and the extra list together */
+	ck_assert_ptr_nonnull(strstr(t, "\nMODULES: 2\n"));
+	row = line_of(t, "late_mod ");
+	ck_assert_str_eq(row, "late_mod                          0          0          0 "
+			      "        12        - untraced none");
+	free(row);
+	/* the traced row comes first, the notes last */
+	ck_assert(strstr(t, "\nvirtio_pci ") < strstr(t, "\nlate_mod "));
+	p = strstr(t, note);
+	ck_assert_ptr_nonnull(p);
+	ck_assert_ptr_eq(p + strlen(note), t + len);
+	free(t);
+	stats_free(&fx.st);
+}
+END_TEST
+
+START_TEST(test_modules_untraced_json)
+{
+	static struct fixture fx;
+	const struct jv *mods, *m;
+	struct mt_module extra[2];
+	struct jv root;
+	char *t;
+	size_t len;
+
+	fx_init(&fx, 16);
+	add_mod(&fx.st, "virtio_pci", 6, 2, true, 40, MOD_LIVE);
+	set_untraced(&extra[0], "late_mod", 12);
+	set_untraced(&extra[1], "esc\x1bname", 4);
+	fx.in.extra = extra;
+	fx.in.nextra = 2;
+	fx.in.extra_dropped = 5;
+	t = render(&fx, FMT_JSON, &len);
+	parse_or_fail(t, len, &root);
+	mods = jreq(&root, "modules", J_ARR);
+	ck_assert_uint_eq(mods->n, 3);
+	m = &mods->kids[1];
+	ck_assert_str_eq(jstr(m, "name"), "late_mod");
+	ck_assert_str_eq(jstr(m, "state"), "untraced");
+	jreq(m, "loader_pid", J_NULL);
+	ck_assert_int_eq(jint(m, "static_kib"), 12);
+	ck_assert_int_eq(jint(m, "peak_pages"), 0);
+	ck_assert_str_eq(jstr(&mods->kids[2], "name"), "esc\x1bname");
+	ck_assert_int_eq(jint(&root, "modules_not_listed"), 5);
+	jv_free(&root);
+	free(t);
+	/* and with no extras: an empty count, still valid */
+	fx.in.nextra = 0;
+	fx.in.extra_dropped = 0;
+	t = render(&fx, FMT_JSON, &len);
+	parse_or_fail(t, len, &root);
+	ck_assert_int_eq(jint(&root, "modules_not_listed"), 0);
+	ck_assert_uint_eq(jreq(&root, "modules", J_ARR)->n, 1);
+	jv_free(&root);
+	free(t);
+	stats_free(&fx.st);
+}
+END_TEST
+
 Suite *suite_report(void)
 {
 	Suite *s = suite_create("report");
@@ -1919,6 +2007,8 @@ Suite *suite_report(void)
 	tcase_add_test(tc, test_modules_before_text);
 	tcase_add_test(tc, test_modules_before_note_count);
 	tcase_add_test(tc, test_modules_before_json);
+	tcase_add_test(tc, test_modules_untraced_text);
+	tcase_add_test(tc, test_modules_untraced_json);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("summary");
 	tcase_add_test(tc, test_summary_lines);
