@@ -24,6 +24,10 @@
 #                 so a modprobe task and a module loaded right after memtrace started
 #   systemd-bootbuf  systemd flavour, rd.memtrace=4 and trace_event=module:...: the
 #                 loads of PID 1 come from the kernel's boot buffer (--boot-buffer)
+#   shell-killed  memtrace SIGKILLed at pre-pivot 50 (test module 97memtrace-e2e):
+#                 the stop hook removes the instance and unmounts tracefs
+#   shell-ftrace  function tracing at the top level from boot and trace_event=: the
+#                 boot-buffer drain is bounded, the boot goes on
 #   shell-md0     shell flavour, rd.memdebug=0: memtrace must not start
 #   systemd-off   systemd flavour, rd.memdebug=4 rd.memtrace=0: must not start
 #   oom           -m 256; the disk's init runs memtrace, workload and a hog
@@ -180,6 +184,8 @@ mkdir -p "$B/modules.d" "$W/dracut.conf.d"
 for f in /usr/lib/dracut/*; do [ "${f##*/}" = modules.d ] || ln -s "$f" "$B/"; done
 for m in /usr/lib/dracut/modules.d/*; do ln -s "$m" "$B/modules.d/"; done
 ln -s "$REPO/dracut/99memtrace" "$B/modules.d/99memtrace"
+# test-only: SIGKILL memtrace at pre-pivot 50 when e2e.killmt is given
+ln -s "$HERE/97memtrace-e2e" "$B/modules.d/97memtrace-e2e"
 
 build_initrd() {	# build_initrd FLAVOUR MODULES
 	local t0 rc
@@ -209,9 +215,9 @@ build_initrd() {	# build_initrd FLAVOUR MODULES
 	fi
 }
 check "dracut: shell-flavour image with the memtrace module (cmdline 00, pre-pivot 99)" \
-	build_initrd shell 'bash kernel-modules rootfs-block memtrace'
+	build_initrd shell 'bash kernel-modules rootfs-block memtrace memtrace-e2e'
 check "dracut: systemd-flavour image with the memtrace module (unit in sysinit.target, pre-pivot 99)" \
-	build_initrd systemd 'systemd systemd-initrd dracut-systemd kernel-modules rootfs-block memtrace'
+	build_initrd systemd 'systemd systemd-initrd dracut-systemd kernel-modules rootfs-block memtrace memtrace-e2e'
 [ -s "$W/initrd-shell.img" ] && [ -s "$W/initrd-systemd.img" ] || finish
 
 # ------------------------------------------------------------ boot
@@ -346,6 +352,10 @@ check_traced() {	# check_traced NAME FLAVOUR LEVEL [MODE]
 	check "$n: memtrace is not running after switch_root" has_tag "$n" "RUNNING no"
 	check "$n: pidfile /run/memtrace.pid removed" has_tag "$n" "PIDFILE no"
 	check "$n: tracefs instance memtrace is gone" has_tag "$n" "INSTANCE no"
+	if [ "$fl" = shell ]; then
+		# nothing mounts tracefs in the shell flavour but memtrace, which unmounts it
+		check "$n: tracefs is not left mounted" has_tag "$n" "TRACEFS_AT_START no"
+	fi
 	# every event memtrace had enabled (the report's list) is off at the top level
 	t=$(sed -n 's/^events enabled: //p' "$rep" | head -1)
 	m=$(tag "$n" SET_EVENT | while read -r e; do
@@ -400,6 +410,37 @@ check_bootbuf() {	# check_bootbuf NAME
 	ev=$(tag "$n" SET_EVENT | sort | tr '\n' ' ')
 	check "$n: top-level set_event is still the kernel's trace_event= ($ev)" \
 		test "$ev" = "module:module_free module:module_load "
+}
+
+# ---- memtrace SIGKILLed at pre-pivot 50: the stop hook (99) must clean up after it
+check_killed() {	# check_killed NAME
+	local n=$1
+	check "$n: the test hook killed memtrace" grep -q '^@@e2e-hook@@ killed memtrace pid ' "$W/$n.console"
+	check "$n: the stop hook removed the instance memtrace left behind" \
+		grep -q 'memtrace: removing the tracefs instance memtrace left behind' "$W/$n.console"
+	check "$n: and unmounted the tracefs memtrace had mounted (not mounted after switch_root)" \
+		eval 'grep -q "memtrace: unmounted the tracefs memtrace had mounted" "$W/$n.console" &&
+			has_tag "$n" "TRACEFS_AT_START no"'
+	check "$n: memtrace is not running, its instance is gone, no event enabled" \
+		eval 'has_tag "$n" "RUNNING no" && has_tag "$n" "INSTANCE no" && has_tag "$n" "SET_EVENTS 0"'
+	check "$n: no stale pidfile" has_tag "$n" "PIDFILE no"
+	check "$n: no report (killed before its final report), and the boot went on" \
+		has_tag "$n" "LOGFILE no"
+}
+
+# ---- function tracing at the top level from boot: --boot-buffer must not hang the boot
+check_ftrace() {	# check_ftrace NAME
+	local n=$1 rep=$W/$1.report bb
+	tag "$n" LOG > "$rep"
+	check "$n: memtrace started, traced and reported (trigger SIGTERM)" \
+		grep -q -E '^memtrace [^ ]+ report \(trigger: SIGTERM, live\)' "$rep"
+	bb=$(grep -E '^boot buffer: ' "$rep")
+	check "$n: the boot buffer was read within its bounds (${bb:-no boot buffer line})" \
+		test -n "$bb"
+	check "$n: lost events: 0" grep -q -E '^lost events: 0$' "$rep"
+	check "$n: the top level still runs the function tracer" has_tag "$n" "CURRENT_TRACER function"
+	check "$n: memtrace is not running, its instance is gone" \
+		eval 'has_tag "$n" "RUNNING no" && has_tag "$n" "INSTANCE no"'
 }
 
 # ---- checks on a boot in which memtrace must not have started
@@ -470,6 +511,13 @@ fi
 if boot systemd-bootbuf systemd 512 \
 	"rd.memtrace=4 trace_event=module:module_load,module:module_free e2e.mode=check"; then
 	check_bootbuf systemd-bootbuf
+fi
+if boot shell-killed shell 512 "rd.memtrace=4 e2e.killmt e2e.mode=check"; then
+	check_killed shell-killed
+fi
+if boot shell-ftrace shell 512 \
+	"rd.memtrace=4 trace_event=module:module_load ftrace=function ftrace_filter=vfs_read e2e.mode=check"; then
+	check_ftrace shell-ftrace
 fi
 if boot shell-md0 shell 512 "rd.memdebug=0 e2e.mode=check"; then
 	check_untraced shell-md0 shell

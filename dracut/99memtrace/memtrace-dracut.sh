@@ -26,6 +26,7 @@ MEMTRACE_LOG=/run/initramfs/mem_debug_log
 MEMTRACE_PIDFILE=/run/memtrace.pid
 MEMTRACE_INSTANCE=memtrace
 MEMTRACE_RECORD=/run/initramfs/memtrace-record
+MEMTRACE_MOUNTED=/run/memtrace.tracefs-was-unmounted
 
 # dracut-lib (getarg) only where the command line is read: the stop path runs
 # inside the traced boot and should cost as little as possible
@@ -69,8 +70,10 @@ mt_running() {
     [ -r "$MEMTRACE_PIDFILE" ] || return 1
     read -r pid 2> /dev/null < "$MEMTRACE_PIDFILE" || return 1
     [ -n "$pid" ] || return 1
-    # gone, or a zombie (exited, not yet reaped): not running
+    # gone, a zombie (exited, not yet reaped), or the pid reused by another
+    # program after a crash: not running
     read -r st 2> /dev/null < "/proc/$pid/stat" || return 1
+    case "$st" in *" (memtrace) "*) ;; *) return 1 ;; esac
     st=${st##*) }
     case "$st" in Z* | X*) return 1 ;; esac
     echo "$pid"
@@ -78,7 +81,7 @@ mt_running() {
 }
 
 mt_start() {
-    local level top rec= boot=
+    local level top w rec= boot=
     mt_lib
     level=$(mt_level)
     [ "$level" -ge 4 ] || return 0
@@ -90,7 +93,13 @@ mt_start() {
     [ "$level" -ge 5 ] && top=0
     mkdir -p /run/initramfs
     getargbool 0 rd.memtrace.record && rec="--record $MEMTRACE_RECORD"
-    case "$(getarg trace_event)" in *module:*) boot=--boot-buffer ;; esac
+    # the kernel's own parameter, so the kernel's command line, not getarg
+    # (which also reads /etc/cmdline.d, which the kernel never sees)
+    for w in $(cat /proc/cmdline); do
+        case "$w" in trace_event=*module*) boot=--boot-buffer ;; esac
+    done
+    # if memtrace mounts tracefs and is then killed, the stop path unmounts it
+    mt_tracefs > /dev/null || : > "$MEMTRACE_MOUNTED"
     # --daemon returns only when the events are enabled and the buffers open;
     # exec: then the waiting parent is this process, which memtrace does not
     # seed, so the launcher's shell pages do not show in the report.
@@ -117,16 +126,12 @@ mt_tracefs() {
     return 1
 }
 
-# never leave events on or our instance behind, even if memtrace was killed
+# never leave events on or our instance behind, even if memtrace crashed or
+# was killed (at start or at stop); runs at every stop, memtrace started or not
 mt_scrub() {
-    local t mounted=
-    t=$(mt_tracefs)
-    if [ -z "$t" ]; then
-        [ -d /sys/kernel/tracing/instances ] && return 0
-        mount -t tracefs nodev /sys/kernel/tracing 2> /dev/null || return 0
-        t=/sys/kernel/tracing
-        mounted=1
-    fi
+    local t
+    # an instance lives in tracefs: not mounted (and never was) means none
+    t=$(mt_tracefs) || { rm -f "$MEMTRACE_MOUNTED"; return 0; }
     if [ -d "$t/instances/$MEMTRACE_INSTANCE" ]; then
         mt_say "removing the tracefs instance memtrace left behind"
         echo 0 > "$t/instances/$MEMTRACE_INSTANCE/tracing_on" 2> /dev/null
@@ -134,21 +139,19 @@ mt_scrub() {
         rmdir "$t/instances/$MEMTRACE_INSTANCE" 2> /dev/null \
             || mt_say "cannot remove $t/instances/$MEMTRACE_INSTANCE"
     fi
-    [ -n "$mounted" ] && umount "$t" 2> /dev/null
+    # memtrace mounted tracefs and could not unmount it (killed): we do
+    if [ -e "$MEMTRACE_MOUNTED" ] && [ ! -d "$t/instances/$MEMTRACE_INSTANCE" ]; then
+        umount "$t" 2> /dev/null && mt_say "unmounted the tracefs memtrace had mounted"
+    fi
+    rm -f "$MEMTRACE_MOUNTED"
     return 0
 }
 
 mt_stop() {
-    local pid was=
-    if [ -d /run/systemd/system ] && command -v systemctl > /dev/null 2>&1; then
-        if systemctl -q is-active memtrace.service 2> /dev/null; then
-            was=1
-            # SIGTERM, then systemd waits (TimeoutStopSec) for the final report
-            systemctl stop memtrace.service
-        fi
-    fi
+    local pid
+    # both flavours: the pid from memtrace's pidfile (in systemd it is the
+    # unit's main pid; a stop job could not send the second TERM below)
     if pid=$(mt_running); then
-        was=1
         kill -TERM "$pid" 2> /dev/null
         if ! mt_wait 150; then
             mt_say "pid $pid did not finish its report in 15 s; stopping it"
@@ -159,7 +162,6 @@ mt_stop() {
         fi
     fi
     rm -f "$MEMTRACE_PIDFILE"
-    [ -n "$was" ] || return 0
     mt_scrub
     if [ -s "$MEMTRACE_LOG" ]; then
         if [ -w /dev/console ]; then
@@ -167,7 +169,7 @@ mt_stop() {
         else
             cat "$MEMTRACE_LOG"
         fi
-    else
+    elif [ -n "${pid:-}" ]; then
         mt_say "no report in $MEMTRACE_LOG"
     fi
     return 0

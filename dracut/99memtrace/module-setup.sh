@@ -41,7 +41,8 @@ install() {
 
     inst_binary "$_bin" /usr/sbin/memtrace
     inst_script "$moddir/memtrace-dracut.sh" /usr/sbin/memtrace-dracut
-    inst_multiple -o systemctl
+    # the stop path removes a leftover instance itself (bash has no rmdir)
+    inst_multiple cat rmdir umount sleep
     if dracut_module_included systemd; then
         # a unit ordered before udev and module loading, started from sysinit.target
         inst_simple "$moddir/memtrace.service" "$systemdsystemunitdir/memtrace.service"

@@ -70,6 +70,7 @@ state() {
         done < $T/set_event
         say "SET_EVENTS $n"
         say "TRACING_ON $(cat $T/tracing_on)"
+        say "CURRENT_TRACER $(cat $T/current_tracer)"
     else
         say "TRACEFS unavailable"
     fi
@@ -90,6 +91,8 @@ say "CMDLINE $(cat /proc/cmdline)"
 
 check() {
     local L=/run/initramfs/mem_debug_log name rest
+    # before state() mounts it to look: did anyone leave tracefs mounted?
+    if grep -q ' tracefs ' /proc/mounts; then say "TRACEFS_AT_START yes"; else say "TRACEFS_AT_START no"; fi
     if [ -f $L ]; then
         say "LOGFILE yes $(wc -c < $L) bytes"
         say_file LOG $L
