@@ -305,6 +305,8 @@ check_traced() {	# check_traced NAME FLAVOUR LEVEL [MODE]
 		"$r.mods" "$r.procmods" | tr '\n' ' ')
 	check "$n: all $(grep -c . "$r.procmods") modules of /proc/modules are in the report${missing:+ (missing: $missing)}" \
 		test -s "$r.procmods" -a -z "$missing"
+	bad_mods=$(cut -d' ' -f1 "$r.mods" | sort | uniq -d | tr '\n' ' ')
+	check "$n: every module has one row${bad_mods:+ (twice: $bad_mods)}" test -z "$bad_mods"
 	# modules loaded while memtrace ran: a peak and the bracket that found it
 	bad_mods=$(awk '$4 != "before" && !($2 > 0 && ($5 == "syscall" || $5 == "load-put")) {
 		printf "%s(peak %s, %s, %s) ", $1, $2, $4, $5 }' "$r.mods")
@@ -393,6 +395,8 @@ check_bootbuf() {	# check_bootbuf NAME
 		"$r.mods" "$r.procmods" | tr '\n' ' ')
 	check "$n: all $(grep -c . "$r.procmods") modules of /proc/modules are in the report${missing:+ (missing: $missing)}" \
 		test -s "$r.procmods" -a -z "$missing"
+	bad_mods=$(cut -d' ' -f1 "$r.mods" | sort | uniq -d | tr '\n' ' ')
+	check "$n: every module has one row${bad_mods:+ (twice: $bad_mods)}" test -z "$bad_mods"
 	bad_mods=$(awk '$4 == "before" { printf "%s ", $1 }' "$r.mods")
 	check "$n: no module in state before: PID 1's loads were in the boot buffer${bad_mods:+ (before: $bad_mods)}" \
 		test -z "$bad_mods"
