@@ -89,6 +89,9 @@ missing_pkgs() {
 	command -v cc > /dev/null || p+=(gcc)
 	have_static_libc || p+=(libc6-dev)
 	find_kver || p+=(linux-image-cloud-amd64)
+	# the systemd flavour copies the host's systemd and udev into the image
+	{ [ -x /usr/lib/systemd/systemd ] || [ -x /lib/systemd/systemd ]; } || p+=(systemd)
+	{ command -v systemd-udevd > /dev/null || [ -x /lib/systemd/systemd-udevd ]; } || p+=(udev)
 	echo "${p[@]}"
 }
 
