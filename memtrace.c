@@ -12,9 +12,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/types.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -51,10 +54,14 @@ enum {
 #define BOOT_MAX_PAGES		16384		/* per CPU, when buffer_size_kb is unreadable */
 #define BOOT_MAX_NS		2000000000ull	/* --boot-buffer reads for at most 2 s */
 #define READY_TIMEOUT_MS	30000		/* --daemon: the parent gives up after this */
+#define MAX_FILTERS		64
+#define EXIT_RING		4096		/* --exits: process exits queued per batch */
+#define EXIT_EXEC		127		/* command mode: COMMAND could not be run */
 
 enum {
 	OPT_MAX_TASKS = 256, OPT_MAX_MODULES, OPT_DAEMON, OPT_PIDFILE, OPT_REPLAY,
-	OPT_RECORD, OPT_INSTANCE, OPT_NO_SEED, OPT_KMSG, OPT_BOOT_BUFFER,
+	OPT_RECORD, OPT_INSTANCE, OPT_NO_SEED, OPT_KMSG, OPT_BOOT_BUFFER, OPT_EXITS, OPT_PID,
+	OPT_COMM, OPT_BY, OPT_NO_WAIT,
 };
 
 struct options {
@@ -73,6 +80,15 @@ struct options {
 	bool no_seed;
 	bool kmsg;
 	bool boot_buffer;
+	bool output_set;		/* -o given */
+	bool by_process;		/* --by process */
+	char **command;			/* -- COMMAND [ARGS...] */
+	bool no_wait;
+	bool exits;			/* --exits monitor */
+	int32_t pids[MAX_FILTERS];	/* --exits --pid */
+	int npids;
+	const char *comms[MAX_FILTERS];	/* --exits --comm */
+	int ncomms;
 };
 
 /* Everything the run needs, allocated once at start. */
@@ -84,6 +100,8 @@ struct run {
 	struct stats st;
 	struct meta meta;
 	uint32_t *order;
+	uint32_t *threads;		/* report scratch, per task slot */
+	int64_t *pages;			/* report scratch, per task slot */
 	const char *enabled[64];
 	const char *missing[64];
 	const char *missing_loss[64];
@@ -119,9 +137,13 @@ static void usage_error(int code, const char *fmt, ...)
 static void usage(void)
 {
 	printf("Usage: memtrace [OPTIONS] [TRACEFS_DIR [LOG_PATH]]\n"
+	       "       memtrace [OPTIONS] -- COMMAND [ARGS...]\n"
+	       "       memtrace --exits [--pid N]... [--comm NAME]... [OPTIONS]\n"
 	       "       memtrace --replay DIR [OPTIONS]\n"
 	       "       memtrace --record DIR [OPTIONS] [TRACEFS_DIR [LOG_PATH]]\n"
 	       "Trace page allocations and report per-task and per-module peak memory.\n"
+	       "With a COMMAND: run it, report the peak of its whole process tree (to\n"
+	       "stderr, or -o FILE) and exit with its status.\n"
 	       "\n"
 	       "  -o, --output FILE       log file for SIGUSR2/SIGTERM/oom reports\n"
 	       "                          (default " DEFAULT_LOG ")\n"
@@ -140,6 +162,11 @@ static void usage(void)
 	       "      --boot-buffer       first read the module loads the kernel recorded\n"
 	       "                          at boot (trace_event=module:...) from the top-level\n"
 	       "                          buffer; this empties that buffer\n"
+	       "      --by process        reports list processes (threads summed), not tasks\n"
+	       "      --no-wait           COMMAND: stop when it exits, not when its\n"
+	       "                          descendants are gone too\n"
+	       "      --exits             print a line per exiting process, until TERM/INT\n"
+	       "      --pid N, --comm NAME  --exits: only these processes (may repeat)\n"
 	       "  -h, --help              show this help and exit\n"
 	       "  -V, --version           show the version and exit\n"
 	       "\n"
@@ -184,6 +211,11 @@ static void parse_options(int argc, char **argv, struct options *o)
 		{ "no-seed", no_argument, NULL, OPT_NO_SEED },
 		{ "kmsg", no_argument, NULL, OPT_KMSG },
 		{ "boot-buffer", no_argument, NULL, OPT_BOOT_BUFFER },
+		{ "exits", no_argument, NULL, OPT_EXITS },
+		{ "pid", required_argument, NULL, OPT_PID },
+		{ "comm", required_argument, NULL, OPT_COMM },
+		{ "by", required_argument, NULL, OPT_BY },
+		{ "no-wait", no_argument, NULL, OPT_NO_WAIT },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -205,6 +237,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 			if (!*optarg)
 				usage_error(EXIT_USAGE, "empty value for --output");
 			o->log_path = optarg;
+			o->output_set = true;
 			break;
 		case 'b':
 			o->buffer_kb = parse_num("--buffer-size", optarg, 16, 4u << 20);
@@ -259,6 +292,34 @@ static void parse_options(int argc, char **argv, struct options *o)
 		case OPT_BOOT_BUFFER:
 			o->boot_buffer = true;
 			break;
+		case OPT_EXITS:
+			o->exits = true;
+			break;
+		case OPT_PID:
+			if (o->npids >= MAX_FILTERS)
+				usage_error(EXIT_USAGE, "at most %d --pid", MAX_FILTERS);
+			o->pids[o->npids++] = (int32_t)parse_num("--pid", optarg, 1, INT32_MAX);
+			break;
+		case OPT_COMM:
+			if (o->ncomms >= MAX_FILTERS)
+				usage_error(EXIT_USAGE, "at most %d --comm", MAX_FILTERS);
+			if (!*optarg || strlen(optarg) >= COMM_LEN)
+				usage_error(EXIT_USAGE, "invalid value '%s' for --comm: 1 to %d "
+					    "bytes", optarg, COMM_LEN - 1);
+			o->comms[o->ncomms++] = optarg;
+			break;
+		case OPT_BY:
+			if (!strcmp(optarg, "process"))
+				o->by_process = true;
+			else if (!strcmp(optarg, "task"))
+				o->by_process = false;
+			else
+				usage_error(EXIT_USAGE, "invalid value '%s' for --by: use task or "
+					    "process", optarg);
+			break;
+		case OPT_NO_WAIT:
+			o->no_wait = true;
+			break;
 		case 'h':
 			usage();
 			exit(EXIT_OK);
@@ -276,6 +337,22 @@ static void parse_options(int argc, char **argv, struct options *o)
 			usage_error(EXIT_USAGE, "unexpected option");
 		}
 	}
+	/* "--" ends the options: what follows is the command */
+	if (optind > 1 && !strcmp(argv[optind - 1], "--")) {
+		if (optind >= argc)
+			usage_error(EXIT_USAGE, "'--' must be followed by a COMMAND");
+		o->command = argv + optind;
+		optind = argc;
+		if (o->replay_dir || o->daemon || o->exits || o->record_dir || o->boot_buffer)
+			usage_error(EXIT_USAGE, "a COMMAND takes no --replay, --daemon, --exits, "
+				    "--record or --boot-buffer");
+	} else if (o->no_wait) {
+		usage_error(EXIT_USAGE, "--no-wait needs a COMMAND (memtrace -- COMMAND)");
+	}
+	if ((o->npids || o->ncomms) && !o->exits)
+		usage_error(EXIT_USAGE, "--pid and --comm need --exits");
+	if (o->exits && (o->replay_dir || o->daemon))
+		usage_error(EXIT_USAGE, "--exits takes no --replay or --daemon");
 	if (optind < argc)
 		o->tracefs_dir = argv[optind++];
 	if (optind < argc) {
@@ -338,6 +415,9 @@ static void fill_report(struct report_input *in, const char *trigger)
 	in->missed_unknown = reader_missed_unknown(&R.rd);
 	in->seed_tasks = R.seed_tasks;
 	in->seed_pages = R.seed_pages;
+	in->threads = R.threads;
+	in->pages = R.pages;
+	in->by_process = R.opt.by_process;
 	in->boot = R.meta.boot_used ? &R.meta.boot : NULL;
 	in->extra = R.meta.extra;
 	in->nextra = R.meta.nextra;
@@ -609,7 +689,8 @@ static int setup_events(format_reader rdfmt, bool live)
 		}
 		/* one warning per missing event group is enough; the report lists all */
 		if (!R.nmissing || strcmp(R.missing_loss[R.nmissing - 1], tp->loss))
-			if (live)
+			if (live && !((R.opt.command || R.opt.exits) && tp->kind >= EV_MOD_LOAD &&
+				      tp->kind <= EV_MODSYS_EXIT))
 				fprintf(stderr, "memtrace: warning: %s not available: no %s\n",
 					names[i], tp->loss);
 		R.missing[R.nmissing] = names[i];
@@ -637,6 +718,7 @@ static int setup_stats(uint64_t max_pfn)
 		.initmod_start = R.meta.initmod_start,
 		.initmod_end = R.meta.initmod_end,
 		.rename_events = R.meta.rename_events,
+		.exit_ring = R.opt.exits ? EXIT_RING : 0,
 	};
 	int e = stats_init(&R.st, &cfg);
 
@@ -646,9 +728,11 @@ static int setup_stats(uint64_t max_pfn)
 		return EXIT_RUNTIME;
 	}
 	R.order = calloc(cfg.max_tasks, sizeof(*R.order));
+	R.threads = calloc(cfg.max_tasks, sizeof(*R.threads));
+	R.pages = calloc(cfg.max_tasks, sizeof(*R.pages));
 	R.meta.extra = calloc(cfg.max_modules, sizeof(*R.meta.extra));
 	R.meta.extra_cap = cfg.max_modules;
-	if (!R.order || !R.meta.extra) {
+	if (!R.order || !R.threads || !R.pages || !R.meta.extra) {
 		fprintf(stderr, "memtrace: out of memory\n");
 		return EXIT_RUNTIME;
 	}
@@ -974,6 +1058,7 @@ static int check_required(void)
 }
 
 static int ingest_boot_buffer(const struct rb_layout *l);
+static void print_exits(void);
 
 static void sleep_ms(long ms)
 {
@@ -1194,16 +1279,81 @@ static int shutdown_run(int sig)
 	if (R.teardown_delay_ms)	/* test hook: widen the teardown window */
 		sleep_ms(R.teardown_delay_ms);
 	reader_run(&R.rd, true, 0);
+	if (R.opt.exits)
+		print_exits();
 	refresh_live();
 	tracefs_teardown(&R.tf);
 	R.tracefs_up = false;
 	record_finish();
-	e = report_log(trigger);
+	/* --exits writes its lines only, unless a log file was asked for */
+	e = R.opt.exits && !R.opt.output_set ? 0 : report_log(trigger);
 	if (R.opt.kmsg)
 		report_kmsg(trigger, !e);
 	if (R.opt.pidfile)
 		unlink(R.opt.pidfile);
 	return EXIT_OK;
+}
+
+/* --exits: does the user want this process? */
+static bool exit_wanted(const struct mt_exit *e)
+{
+	int i;
+
+	if (!R.opt.npids && !R.opt.ncomms)
+		return true;
+	for (i = 0; i < R.opt.npids; i++)
+		if (R.opt.pids[i] == e->pid)
+			return true;
+	for (i = 0; i < R.opt.ncomms; i++)
+		if (strlen(R.opt.comms[i]) == e->comm_len &&
+		    !memcmp(R.opt.comms[i], e->comm, e->comm_len))
+			return true;
+	return false;
+}
+
+/* --exits: a line per queued process exit on stdout, flushed per line. */
+static void print_exits(void)
+{
+	static struct out o;
+	static uint64_t dropped_shown;
+	uint64_t kib_per_page = R.meta.page_size / 1024;
+	struct mt_exit e;
+
+	out_init(&o, STDOUT_FILENO);
+	while (stats_exit_pop(&R.st, &e)) {
+		double life = e.exit_ts > e.start_ts ? (double)(e.exit_ts - e.start_ts) / 1e9 : 0;
+
+		if (!exit_wanted(&e))
+			continue;
+		if (R.opt.format == FMT_JSON) {
+			out_printf(&o, "{\"time_s\":%.6f,\"pid\":%d,\"ppid\":%d,\"comm\":\"",
+				   (double)e.exit_ts / 1e9, e.pid, e.ppid);
+			escape_json(&o, e.comm, e.comm_len);
+			out_printf(&o, "\",\"peak_pages\":%lld,\"peak_kib\":%llu,"
+				   "\"lifetime_s\":%.6f}\n", (long long)e.peak,
+				   (unsigned long long)(e.peak > 0 ? e.peak : 0) * kib_per_page, life);
+		} else {
+			out_printf(&o, "%12.6f %8d %8d %10lld %10llu %10.6f  ", (double)e.exit_ts / 1e9,
+				   e.pid, e.ppid, (long long)e.peak,
+				   (unsigned long long)(e.peak > 0 ? e.peak : 0) * kib_per_page, life);
+			if (e.comm_len)
+				escape_text(&o, e.comm, e.comm_len);
+			else
+				out_puts(&o, "?");
+			out_puts(&o, "\n");
+		}
+		out_flush(&o);
+	}
+	if (R.st.exits_dropped != dropped_shown) {
+		if (R.opt.format == FMT_JSON)
+			out_printf(&o, "{\"exits_not_shown\":%llu}\n",
+				   (unsigned long long)(R.st.exits_dropped - dropped_shown));
+		else
+			out_printf(&o, "# %llu process exits not shown: queue full\n",
+				   (unsigned long long)(R.st.exits_dropped - dropped_shown));
+		dropped_shown = R.st.exits_dropped;
+		out_flush(&o);
+	}
 }
 
 static int main_loop(void)
@@ -1251,6 +1401,8 @@ static int main_loop(void)
 			}
 		}
 		busy = reader_run(&R.rd, false, BATCH) == BATCH;
+		if (R.opt.exits)
+			print_exits();
 		if (R.st.oom_pending)
 			report_oom();
 		while (read(R.sfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
@@ -1276,6 +1428,236 @@ static int main_loop(void)
 			}
 		}
 	}
+}
+
+/* ------------------------------------------------------------ command mode -- */
+
+static pid_t cmd_pid;
+static struct cmd_info cmd;
+static char oom_adj_saved[16];
+
+static void gen_command(struct out *o, void *p)
+{
+	static struct report_input in;
+
+	fill_report(&in, (const char *)p);
+	report_command(o, &in, &cmd);
+}
+
+/* The command report to -o FILE (atomic), else to stderr. */
+static int report_command_out(const char *trigger)
+{
+	static struct out o;
+	char err[PATH_MAX + 128];
+	int e;
+
+	if (R.opt.output_set) {
+		e = logfile_write(R.opt.log_path, gen_command, (void *)trigger, err, sizeof(err));
+		if (e)
+			fprintf(stderr, "memtrace: %s\n", err);
+		return e;
+	}
+	out_init(&o, STDERR_FILENO);
+	gen_command(&o, (void *)trigger);
+	return out_flush(&o);
+}
+
+/* Child: wait for the go, then become the command. Never returns. */
+__attribute__((noreturn))
+static void command_child(const sigset_t *orig, int go, int errp)
+{
+	char c;
+	int e;
+
+	sigprocmask(SIG_SETMASK, orig, NULL);
+	signal(SIGPIPE, SIG_DFL);
+	if (oom_adj_saved[0])
+		write_file("/proc/self/oom_score_adj", oom_adj_saved);
+	while (read(go, &c, 1) < 0 && errno == EINTR)
+		;
+	close(go);
+	execvp(R.opt.command[0], R.opt.command);
+	e = errno;
+	if (write(errp, &e, sizeof(e)) != (ssize_t)sizeof(e))
+		_exit(EXIT_EXEC);
+	_exit(EXIT_EXEC);
+}
+
+/* Reap what has exited; true once the command is reaped and nothing else is left. */
+static bool command_reap(void)
+{
+	for (;;) {
+		int st;
+		pid_t p = waitpid(-1, &st, WNOHANG);
+
+		if (p > 0) {
+			if (p == cmd_pid) {
+				cmd.status = st;
+				cmd.reaped = true;
+			}
+			continue;
+		}
+		if (p < 0 && errno == EINTR)
+			continue;
+		/* p == 0: children left; ECHILD: none (we are their subreaper) */
+		return cmd.reaped && (R.opt.no_wait || (p < 0 && errno == ECHILD));
+	}
+}
+
+static int command_loop(void)
+{
+	struct pollfd *pfd;
+	bool busy = false;
+	int i, n = R.rd.ncpus + 1;
+
+	pfd = calloc((size_t)n, sizeof(*pfd));
+	if (!pfd) {
+		fprintf(stderr, "memtrace: out of memory\n");
+		return EXIT_RUNTIME;
+	}
+	pfd[0].fd = R.sfd;
+	pfd[0].events = POLLIN;
+	for (i = 0; i < R.rd.ncpus; i++) {
+		pfd[i + 1].fd = R.rd.cpus[i].fd;
+		pfd[i + 1].events = POLLIN;
+	}
+	for (;;) {
+		struct signalfd_siginfo si;
+
+		if (poll(pfd, (nfds_t)n, busy ? 0 : POLL_MS) < 0 && errno != EINTR)
+			break;
+		for (i = 0; i < R.rd.ncpus; i++)
+			if (pfd[i + 1].fd >= 0 &&
+			    (R.rd.cpus[i].eof || (pfd[i + 1].revents & (POLLERR | POLLNVAL))))
+				pfd[i + 1].fd = -1;	/* an offline CPU must not make poll spin */
+		busy = reader_run(&R.rd, false, BATCH) == BATCH;
+		R.st.oom_pending = false;	/* the command report counts them */
+		while (read(R.sfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+			int sig = (int)si.ssi_signo;
+
+			if (sig == SIGTERM || sig == SIGINT) {
+				/*
+				 * Sent with kill(): pass it on. From the terminal
+				 * (SI_KERNEL), the command's process group got it too.
+				 */
+				if (si.ssi_code != SI_KERNEL && !cmd.reaped)
+					kill(cmd_pid, sig);
+			} else if (sig == SIGUSR1 || sig == SIGUSR2) {
+				while (reader_run(&R.rd, false, BATCH) == BATCH)
+					;
+				refresh_live();
+				report_command_out(sig == SIGUSR1 ? "SIGUSR1" : "SIGUSR2");
+			}
+		}
+		if (command_reap())
+			break;
+	}
+	free(pfd);
+	return 0;
+}
+
+static int run_command(void)
+{
+	struct timespec t0, t1;
+	struct rusage ru;
+	sigset_t set, orig;
+	int go[2], errp[2], code, e;
+	ssize_t n;
+	uint32_t i;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGUSR1);
+	sigaddset(&set, SIGUSR2);
+	sigaddset(&set, SIGHUP);
+	sigaddset(&set, SIGCHLD);
+	if (sigprocmask(SIG_BLOCK, &set, &orig)) {
+		perror("memtrace: sigprocmask");
+		return EXIT_RUNTIME;
+	}
+	R.sfd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
+	if (R.sfd < 0) {
+		perror("memtrace: signalfd");
+		return EXIT_RUNTIME;
+	}
+	/* the command inherits our oom_score_adj: it gets its own back */
+	if (read_file("/proc/self/oom_score_adj", oom_adj_saved, sizeof(oom_adj_saved)) <= 0)
+		oom_adj_saved[0] = '\0';
+	self_protect();
+	R.opt.no_seed = true;	/* only the command's tree counts, and it starts later */
+	code = setup_live();
+	if (code) {
+		fatal_cleanup();
+		return code;
+	}
+	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0))
+		fprintf(stderr, "memtrace: warning: cannot become a subreaper (%s): orphaned "
+			"descendants are not waited for\n", strerror(errno));
+	if (pipe2(go, O_CLOEXEC) || pipe2(errp, O_CLOEXEC)) {
+		perror("memtrace: pipe");
+		fatal_cleanup();
+		return EXIT_RUNTIME;
+	}
+	cmd.argv = R.opt.command;
+	cmd.waited = !R.opt.no_wait;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	cmd.start_ts = mono_ns();
+	cmd_pid = fork();
+	if (cmd_pid < 0) {
+		perror("memtrace: fork");
+		fatal_cleanup();
+		return EXIT_RUNTIME;
+	}
+	if (cmd_pid == 0)
+		command_child(&orig, go[0], errp[1]);
+	close(go[0]);
+	close(errp[1]);
+	/* the tree is rooted before any of the command's events is read */
+	stats_tree_root(&R.st, cmd_pid, cmd.start_ts);
+	if (write(go[1], "x", 1) != 1)
+		perror("memtrace: starting the command");
+	close(go[1]);
+	do {
+		n = read(errp[0], &e, sizeof(e));
+	} while (n < 0 && errno == EINTR);
+	close(errp[0]);
+	if (n == (ssize_t)sizeof(e)) {
+		cmd.exec_failed = true;
+		fprintf(stderr, "memtrace: cannot run '%s': %s\n", R.opt.command[0], strerror(e));
+	}
+	code = command_loop();
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+
+	tracefs_tracing_on(&R.tf, false);
+	reader_run(&R.rd, true, 0);
+	refresh_live();
+	tracefs_teardown(&R.tf);
+	R.tracefs_up = false;
+	if (code) {
+		if (!cmd.reaped)
+			kill(cmd_pid, SIGKILL);
+		return code;
+	}
+
+	cmd.wall_s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+	if (!getrusage(RUSAGE_CHILDREN, &ru)) {
+		cmd.user_s = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6;
+		cmd.sys_s = (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+		cmd.max_rss_kib = ru.ru_maxrss;
+	}
+	for (i = SLOT_FIRST; i < R.st.ntasks_used; i++) {
+		const struct mt_task *t = &R.st.tasks[i];
+
+		if ((t->flags & TF_TREE) && t->state == TASK_ALIVE && !t->leader)
+			cmd.still_running++;
+	}
+	report_command_out("exit");
+	if (cmd.exec_failed)
+		return EXIT_EXEC;
+	if (WIFSIGNALED(cmd.status))
+		return 128 + WTERMSIG(cmd.status);
+	return WEXITSTATUS(cmd.status);
 }
 
 static int run_live(void)
@@ -1314,6 +1696,13 @@ static int run_live(void)
 		"pid %d, log %s\n", MEMTRACE_VERSION, R.tf.inst, R.tf.ncpus, R.opt.buffer_kb,
 		R.nenabled, (int)getpid(), R.opt.log_path);
 	daemon_ready(0);
+	if (R.opt.exits && R.opt.format == FMT_TEXT) {
+		static const char head[] = "#     TIME_S      PID     PPID PEAK_PAGES   PEAK_KIB "
+					   "LIFETIME_S  COMM\n";
+
+		if (write_all(STDOUT_FILENO, head, sizeof(head) - 1))
+			fprintf(stderr, "memtrace: stdout: %s\n", strerror(errno));
+	}
 	code = main_loop();
 	if (code)
 		fatal_cleanup();
@@ -1338,5 +1727,7 @@ int main(int argc, char **argv)
 	setvbuf(stderr, NULL, _IOLBF, 0);
 	if (R.opt.replay_dir)
 		return run_replay();
+	if (R.opt.command)
+		return run_command();
 	return run_live();
 }

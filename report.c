@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 
 void escape_text(struct out *o, const char *s, size_t len)
 {
@@ -167,6 +168,62 @@ static uint32_t sorted_tasks(const struct report_input *in)
 	return n;
 }
 
+static const struct stats *sort_pst;
+
+static int by_ppeak(const void *a, const void *b)
+{
+	const struct mt_task *x = &sort_pst->tasks[*(const uint32_t *)a];
+	const struct mt_task *y = &sort_pst->tasks[*(const uint32_t *)b];
+
+	if (x->ppeak != y->ppeak)
+		return x->ppeak < y->ppeak ? 1 : -1;
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	return x->serial < y->serial ? -1 : 1;
+}
+
+/* Slot of task @t in the table. */
+static uint32_t slot_of(const struct stats *st, const struct mt_task *t)
+{
+	return (uint32_t)(t - st->tasks);
+}
+
+/*
+ * Processes (a leader, or a task whose leader is unknown) with a non-zero
+ * peak, sorted by peak; in->threads[slot] gets each one's thread count.
+ * With @tree_only, only processes of the command's tree.
+ */
+static uint32_t sorted_processes(const struct report_input *in, bool tree_only)
+{
+	const struct stats *st = in->st;
+	uint32_t i, n = 0;
+
+	memset(in->threads, 0, st->ntasks_used * sizeof(*in->threads));
+	for (i = SLOT_FIRST; i < st->ntasks_used; i++) {
+		const struct mt_task *t = &st->tasks[i];
+
+		if (t->state != TASK_UNUSED)
+			in->threads[slot_of(st, stats_process_of(st, t))]++;
+	}
+	for (i = 0; i < st->ntasks_used; i++) {
+		const struct mt_task *t = &st->tasks[i];
+
+		if (t->state == TASK_UNUSED || t->ppeak <= 0 || stats_process_of(st, t) != t)
+			continue;
+		if (tree_only && !(t->flags & TF_TREE))
+			continue;
+		in->order[n++] = i;
+	}
+	sort_pst = st;
+	qsort(in->order, n, sizeof(*in->order), by_ppeak);
+	return n;
+}
+
+static int32_t pid_of(const struct mt_task *t)
+{
+	return t->tgid ? t->tgid : t->tid;
+}
+
 static double secs(uint64_t ns)
 {
 	return (double)ns / 1e9;
@@ -201,6 +258,29 @@ static uint64_t events_total(const struct stats *st)
 	for (k = 1; k < EV__COUNT; k++)
 		n += st->c.events[k];
 	return n;
+}
+
+/* --by process: one row per process, threads summed. */
+static void text_processes(struct out *o, const struct report_input *in)
+{
+	const struct stats *st = in->st;
+	uint32_t n = sorted_processes(in, false), rows, i;
+
+	rows = in->top && in->top < n ? in->top : n;
+	out_printf(o, "\nPROCESSES: %u of %u with pages, by peak, threads summed (page = %u "
+		   "bytes)\n", rows, n, in->page_size);
+	out_printf(o, "%8s %8s %7s %10s %10s %10s %10s %-7s %12s  %s\n", "PID", "PPID", "THREADS",
+		   "PEAK_PAGES", "PEAK_KIB", "CUR_PAGES", "SEEDED", "STATE", "PEAK_AT_S", "COMM");
+	for (i = 0; i < rows; i++) {
+		const struct mt_task *t = &st->tasks[in->order[i]];
+
+		out_printf(o, "%8d %8d %7u %10lld %10llu %10lld %10llu %-7s %12.6f  ", pid_of(t),
+			   t->ppid, in->threads[in->order[i]], (long long)t->ppeak,
+			   (unsigned long long)kib(in, t->ppeak), (long long)t->pcur,
+			   (unsigned long long)t->seed, task_state_name(t), secs(t->ppeak_ts));
+		text_comm(o, t);
+		out_puts(o, "\n");
+	}
 }
 
 static void report_text(struct out *o, const struct report_input *in, uint32_t ntasks)
@@ -283,6 +363,10 @@ static void report_text(struct out *o, const struct report_input *in, uint32_t n
 		out_printf(o, "memtrace itself: rss %ld KiB, peak rss %ld KiB\n",
 			   in->self_rss_kib, in->self_hwm_kib);
 
+	if (in->by_process) {
+		text_processes(o, in);
+		goto modules;
+	}
 	rows = in->top && in->top < ntasks ? in->top : ntasks;
 	out_printf(o, "\nTASKS: %u of %u with pages, by peak (page = %u bytes)\n", rows, ntasks,
 		   in->page_size);
@@ -298,6 +382,7 @@ static void report_text(struct out *o, const struct report_input *in, uint32_t n
 		text_comm(o, t);
 		out_puts(o, "\n");
 	}
+modules:
 	out_printf(o, "\nMODULES: %u\n", st->nmods + in->nextra);
 	out_printf(o, "%-24s %10s %10s %10s %10s %8s %-8s %s\n", "NAME", "PEAK_PAGES", "PEAK_KIB",
 		   "CUR_PAGES", "STATIC_KIB", "LOADER", "STATE", "BRACKET");
@@ -337,6 +422,28 @@ static void json_str(struct out *o, const char *s)
 	out_puts(o, "\"");
 	escape_json(o, s, strlen(s));
 	out_puts(o, "\"");
+}
+
+static void json_processes(struct out *o, const struct report_input *in)
+{
+	const struct stats *st = in->st;
+	uint32_t n = sorted_processes(in, false), rows, i;
+
+	rows = in->top && in->top < n ? in->top : n;
+	out_printf(o, "\"view\":\"process\",\"processes_with_pages\":%u,\"processes\":[", n);
+	for (i = 0; i < rows; i++) {
+		const struct mt_task *t = &st->tasks[in->order[i]];
+
+		out_printf(o, "%s\n{\"pid\":%d,\"ppid\":%d,\"comm\":", i ? "," : "", pid_of(t),
+			   t->ppid);
+		json_comm(o, t);
+		out_printf(o, ",\"threads\":%u,\"peak_pages\":%lld,\"peak_kib\":%llu,"
+			   "\"peak_time_s\":%.6f,\"current_pages\":%lld,\"seeded_pages\":%llu,"
+			   "\"state\":\"%s\"}", in->threads[in->order[i]], (long long)t->ppeak,
+			   (unsigned long long)kib(in, t->ppeak), secs(t->ppeak_ts),
+			   (long long)t->pcur, (unsigned long long)t->seed, task_state_name(t));
+	}
+	out_puts(o, "]");
 }
 
 static void report_json(struct out *o, const struct report_input *in, uint32_t ntasks)
@@ -419,7 +526,11 @@ static void report_json(struct out *o, const struct report_input *in, uint32_t n
 		out_printf(o, "\"self\":{\"rss_kib\":%ld,\"hwm_kib\":%ld},", in->self_rss_kib,
 			   in->self_hwm_kib);
 	rows = in->top && in->top < ntasks ? in->top : ntasks;
-	out_printf(o, "\"tasks_with_pages\":%u,\"tasks\":[", ntasks);
+	if (in->by_process) {
+		json_processes(o, in);
+		goto modules;
+	}
+	out_printf(o, "\"view\":\"task\",\"tasks_with_pages\":%u,\"tasks\":[", ntasks);
 	for (i = 0; i < rows; i++) {
 		const struct mt_task *t = &st->tasks[in->order[i]];
 
@@ -434,7 +545,9 @@ static void report_json(struct out *o, const struct report_input *in, uint32_t n
 			   (unsigned long long)t->alloc_pages, (unsigned long long)t->freed_pages,
 			   task_state_name(t));
 	}
-	out_puts(o, "],\"modules\":[");
+	out_puts(o, "]");
+modules:
+	out_puts(o, ",\"modules\":[");
 	for (i = 0; i < st->nmods + in->nextra; i++) {
 		const struct mt_module *m = mod_at(in, i);
 
@@ -556,5 +669,213 @@ void report_summary(const struct report_input *in, const char *where, unsigned n
 		snprintf(line, sizeof(line), "memtrace: %u more modules in the full report",
 			 st->nmods + in->nextra - shown);
 		emit(ctx, line);
+	}
+}
+
+/* ------------------------------------------------------------ command mode -- */
+
+/* The command line as a shell would take it back: words with other bytes in quotes. */
+static void text_argv(struct out *o, char *const *argv)
+{
+	size_t i;
+
+	for (i = 0; argv && argv[i]; i++) {
+		const char *a = argv[i], *q;
+
+		if (i)
+			out_puts(o, " ");
+		if (*a && strspn(a, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+				    "0123456789_./:=@%+,-") == strlen(a)) {
+			out_puts(o, a);
+			continue;
+		}
+		out_puts(o, "'");
+		while ((q = strchr(a, '\''))) {
+			escape_text(o, a, (size_t)(q - a));
+			out_puts(o, "'\\''");
+			a = q + 1;
+		}
+		escape_text(o, a, strlen(a));
+		out_puts(o, "'");
+	}
+}
+
+static const char *sig_name(int sig)
+{
+	static const char *const names[] = {
+		[1] = "SIGHUP", [2] = "SIGINT", [3] = "SIGQUIT", [4] = "SIGILL", [6] = "SIGABRT",
+		[7] = "SIGBUS", [8] = "SIGFPE", [9] = "SIGKILL", [11] = "SIGSEGV", [13] = "SIGPIPE",
+		[14] = "SIGALRM", [15] = "SIGTERM",
+	};
+
+	return sig > 0 && sig < (int)(sizeof(names) / sizeof(names[0])) && names[sig] ?
+	       names[sig] : "signal";
+}
+
+/*
+ * Pages of each tree process at the tree's peak, in in->pages[slot of its
+ * process]; returns how many processes had pages then.
+ */
+static uint32_t pages_at_peak(const struct report_input *in)
+{
+	const struct stats *st = in->st;
+	uint32_t i, n = 0;
+
+	memset(in->pages, 0, st->ntasks_used * sizeof(*in->pages));
+	for (i = SLOT_FIRST; i < st->ntasks_used; i++) {
+		const struct mt_task *t = &st->tasks[i];
+
+		if (t->state != TASK_UNUSED && (t->flags & TF_TREE))
+			in->pages[slot_of(st, stats_process_of(st, t))] +=
+				stats_tree_pages_at_peak(st, t);
+	}
+	for (i = SLOT_FIRST; i < st->ntasks_used; i++)
+		n += in->pages[i] > 0;
+	return n;
+}
+
+static double lifetime(const struct mt_task *t, uint64_t end_ts)
+{
+	uint64_t end = t->state == TASK_EXITED ? t->exit_ts : end_ts;
+
+	return end > t->start_ts ? secs(end - t->start_ts) : 0;
+}
+
+void report_command(struct out *o, const struct report_input *in, const struct cmd_info *c)
+{
+	const struct stats *st = in->st;
+	uint32_t nproc, rows, i, nalive, k;
+	const struct mt_task *maxp = NULL;
+	uint64_t end_ts = st->last_ts;
+	int64_t peak_s_ns = st->tree_peak_ts > c->start_ts ? (int64_t)(st->tree_peak_ts -
+								       c->start_ts) : 0;
+	bool json = in->format == FMT_JSON;
+
+	nalive = pages_at_peak(in);
+	nproc = sorted_processes(in, true);
+	if (nproc)
+		maxp = &st->tasks[in->order[0]];
+	rows = in->top && in->top < nproc ? in->top : nproc;
+
+	if (json) {
+		out_printf(o, "{\"memtrace_version\":\"%s\",\"command\":[", MEMTRACE_VERSION);
+		for (i = 0; c->argv && c->argv[i]; i++) {
+			out_puts(o, i ? ",\"" : "\"");
+			escape_json(o, c->argv[i], strlen(c->argv[i]));
+			out_puts(o, "\"");
+		}
+		out_puts(o, "],");
+		if (c->reaped && WIFEXITED(c->status))
+			out_printf(o, "\"exit_status\":%d,\"signal\":null,", WEXITSTATUS(c->status));
+		else if (c->reaped && WIFSIGNALED(c->status))
+			out_printf(o, "\"exit_status\":null,\"signal\":%d,", WTERMSIG(c->status));
+		else
+			out_puts(o, "\"exit_status\":null,\"signal\":null,");
+		out_printf(o, "\"exec_failed\":%s,\"wall_s\":%.3f,\"user_s\":%.3f,\"sys_s\":%.3f,"
+			   "\"tree_peak_pages\":%lld,\"tree_peak_kib\":%llu,\"tree_peak_time_s\":%.6f,"
+			   "\"alive_at_peak\":[", c->exec_failed ? "true" : "false", c->wall_s,
+			   c->user_s, c->sys_s, (long long)st->tree_peak,
+			   (unsigned long long)kib(in, st->tree_peak), secs((uint64_t)peak_s_ns));
+		for (i = SLOT_FIRST, k = 0; i < st->ntasks_used; i++) {
+			const struct mt_task *t = &st->tasks[i];
+
+			if (in->pages[i] <= 0)
+				continue;
+			out_printf(o, "%s{\"pid\":%d,\"comm\":", k++ ? "," : "", pid_of(t));
+			json_comm(o, t);
+			out_printf(o, ",\"pages\":%lld}", (long long)in->pages[i]);
+		}
+		out_printf(o, "],\"max_process_peak_pages\":%lld,\"max_process_peak_pid\":",
+			   maxp ? (long long)maxp->ppeak : 0LL);
+		if (maxp)
+			out_printf(o, "%d,", pid_of(maxp));
+		else
+			out_puts(o, "null,");
+		out_printf(o, "\"process_count\":%llu,\"thread_count\":%llu,\"max_rss_kib\":%ld,"
+			   "\"lost_events\":%llu,\"lost_unknown_subbuffers\":%llu,"
+			   "\"waited\":%s,\"still_running\":%u,\"page_size\":%u,"
+			   "\"processes_with_pages\":%u,\"processes\":[",
+			   (unsigned long long)st->tree_processes,
+			   (unsigned long long)st->tree_threads, c->max_rss_kib,
+			   (unsigned long long)in->lost_events,
+			   (unsigned long long)in->missed_unknown, c->waited ? "true" : "false",
+			   c->still_running, in->page_size, nproc);
+		for (i = 0; i < rows; i++) {
+			const struct mt_task *t = &st->tasks[in->order[i]];
+
+			out_printf(o, "%s\n{\"pid\":%d,\"ppid\":%d,\"comm\":", i ? "," : "",
+				   pid_of(t), t->ppid);
+			json_comm(o, t);
+			out_printf(o, ",\"threads\":%u,\"peak_pages\":%lld,\"peak_kib\":%llu,"
+				   "\"lifetime_s\":%.6f,\"state\":\"%s\"}",
+				   in->threads[in->order[i]], (long long)t->ppeak,
+				   (unsigned long long)kib(in, t->ppeak), lifetime(t, end_ts),
+				   task_state_name(t));
+		}
+		out_puts(o, "]}\n");
+		return;
+	}
+
+	out_printf(o, "memtrace %s command report\ncommand: ", MEMTRACE_VERSION);
+	text_argv(o, c->argv);
+	out_puts(o, "\n");
+	if (c->exec_failed)
+		out_puts(o, "exit status: 127 (could not be executed)\n");
+	else if (c->reaped && WIFEXITED(c->status))
+		out_printf(o, "exit status: %d\n", WEXITSTATUS(c->status));
+	else if (c->reaped && WIFSIGNALED(c->status))
+		out_printf(o, "exit status: killed by signal %d (%s)\n", WTERMSIG(c->status),
+			   sig_name(WTERMSIG(c->status)));
+	else
+		out_puts(o, "exit status: unknown\n");
+	out_printf(o, "wall %.3f s, user %.3f s, sys %.3f s\n", c->wall_s, c->user_s, c->sys_s);
+	out_printf(o, "tree peak: %lld pages (%llu KiB) at %.3f s, %u processes with pages then\n",
+		   (long long)st->tree_peak, (unsigned long long)kib(in, st->tree_peak),
+		   secs((uint64_t)peak_s_ns), nalive);
+	if (maxp) {
+		out_printf(o, "largest process peak: %lld pages (%llu KiB), pid %d (",
+			   (long long)maxp->ppeak, (unsigned long long)kib(in, maxp->ppeak),
+			   pid_of(maxp));
+		text_comm(o, maxp);
+		out_puts(o, ")\n");
+	}
+	out_printf(o, "processes: %llu, threads: %llu; largest ru_maxrss: %ld KiB (time(1)'s "
+		   "maximum resident set size)\n", (unsigned long long)st->tree_processes,
+		   (unsigned long long)st->tree_threads, c->max_rss_kib);
+	if (!c->waited)
+		out_printf(o, "--no-wait: %u processes of the tree still running at the end\n",
+			   c->still_running);
+	out_printf(o, "lost events: %llu", (unsigned long long)in->lost_events);
+	if (in->missed_unknown)
+		out_printf(o, " (at least; %llu sub-buffers flagged lost without a count)",
+			   (unsigned long long)in->missed_unknown);
+	if (in->lost_events || in->missed_unknown)
+		out_puts(o, " -- peaks may be underestimated");
+	out_puts(o, "\n");
+
+	out_printf(o, "\nAT THE PEAK: %u processes (pages each had then)\n%8s %10s  %s\n", nalive,
+		   "PID", "PAGES", "COMM");
+	for (i = SLOT_FIRST; i < st->ntasks_used; i++) {
+		const struct mt_task *t = &st->tasks[i];
+
+		if (in->pages[i] <= 0)
+			continue;
+		out_printf(o, "%8d %10lld  ", pid_of(t), (long long)in->pages[i]);
+		text_comm(o, t);
+		out_puts(o, "\n");
+	}
+	out_printf(o, "\nPROCESSES: %u of %u with pages, by peak, threads summed (page = %u "
+		   "bytes)\n", rows, nproc, in->page_size);
+	out_printf(o, "%8s %8s %7s %10s %10s %10s %-7s  %s\n", "PID", "PPID", "THREADS",
+		   "PEAK_PAGES", "PEAK_KIB", "LIFETIME_S", "STATE", "COMM");
+	for (i = 0; i < rows; i++) {
+		const struct mt_task *t = &st->tasks[in->order[i]];
+
+		out_printf(o, "%8d %8d %7u %10lld %10llu %10.3f %-7s  ", pid_of(t), t->ppid,
+			   in->threads[in->order[i]], (long long)t->ppeak,
+			   (unsigned long long)kib(in, t->ppeak), lifetime(t, end_ts),
+			   task_state_name(t));
+		text_comm(o, t);
+		out_puts(o, "\n");
 	}
 }

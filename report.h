@@ -40,12 +40,31 @@ struct report_input {
 	uint32_t nextra;
 	uint32_t extra_dropped;		/* such modules beyond the list */
 	uint32_t *order;		/* scratch, st->cfg.max_tasks (or more) entries */
+	uint32_t *threads;		/* scratch as order; needed for the process view */
+	int64_t *pages;			/* scratch as order; needed for the command report */
+	bool by_process;		/* --by process: threads summed into their process */
 	long self_rss_kib;		/* memtrace's own VmRSS, -1 if unknown */
 	long self_hwm_kib;		/* memtrace's own VmHWM, -1 if unknown */
 };
 
 /* Write a whole report to @o. */
 void report_write(struct out *o, const struct report_input *in);
+
+/* Command mode: how the command ended and what it cost. */
+struct cmd_info {
+	char *const *argv;
+	int status;		/* wait status of the command, if reaped */
+	bool reaped;
+	bool exec_failed;	/* could not be executed (status is then 127) */
+	double wall_s, user_s, sys_s;
+	long max_rss_kib;	/* largest ru_maxrss of the waited-for descendants */
+	uint64_t start_ts;	/* trace clock when the command was started */
+	bool waited;		/* descendants were waited for (no --no-wait) */
+	uint32_t still_running;	/* tree processes alive at the end (--no-wait) */
+};
+
+/* The command report: tree peak, processes at the peak, top processes by peak. */
+void report_command(struct out *o, const struct report_input *in, const struct cmd_info *c);
 
 /*
  * report_summary() - a few lines for /dev/kmsg, which rate-limits: totals and

@@ -74,6 +74,9 @@ int stats_init(struct stats *s, const struct stats_config *cfg)
 	s->mods = calloc(cfg->max_modules, sizeof(*s->mods));
 	if (!s->tasks || !s->hash || !s->victims || !s->mods)
 		goto nomem;
+	if (cfg->exit_ring && !(s->exits = calloc(cfg->exit_ring, sizeof(*s->exits))))
+		goto nomem;
+	s->tree_epoch = 1;
 	if (cfg->max_pfn) {
 		if (cfg->max_pfn > (SIZE_MAX / 4))
 			goto nomem;
@@ -110,6 +113,7 @@ void stats_free(struct stats *s)
 	free(s->hash);
 	free(s->victims);
 	free(s->mods);
+	free(s->exits);
 	if (s->pfn_owner)
 		munmap(s->pfn_owner, s->pfn_map_bytes);
 	memset(s, 0, sizeof(*s));
@@ -132,7 +136,7 @@ struct mt_task *stats_find_task(struct stats *s, int32_t tid)
 	return v ? &s->tasks[v - 1] : NULL;
 }
 
-struct mt_task *stats_task_by_serial(struct stats *s, uint32_t serial)
+struct mt_task *stats_task_by_serial(const struct stats *s, uint32_t serial)
 {
 	struct mt_task *t;
 
@@ -211,7 +215,12 @@ static void victims_rebuild(struct stats *s)
 	if (want < 1)
 		want = 1;
 	for (i = SLOT_FIRST; i < s->ntasks_used; i++) {
-		if (s->tasks[i].state != TASK_EXITED)
+		const struct mt_task *t = &s->tasks[i];
+
+		if (t->state != TASK_EXITED)
+			continue;
+		/* tree tasks that still own pages: their frees must find them */
+		if ((t->flags & TF_TREE) && (t->cur || t->pcur))
 			continue;
 		if (n < want) {
 			s->victims[n] = i;
@@ -295,6 +304,127 @@ struct mt_task *stats_task_for(struct stats *s, int32_t tid, uint64_t ts)
 	return &s->tasks[SLOT_OVERFLOW];
 }
 
+struct mt_task *stats_process_of(const struct stats *s, const struct mt_task *t)
+{
+	struct mt_task *p = t->leader ? stats_task_by_serial(s, t->leader) : NULL;
+
+	/* the table is the caller's; const only says this does not change it */
+	return p ? p : (struct mt_task *)t;
+}
+
+/*
+ * Every change of a task's pages: the task, its process and, in command mode,
+ * the tree. A tree task keeps its pages as they were at the tree's last peak
+ * (taken before its first change after that peak), so the tasks alive at the
+ * peak can be listed without a scan at each new peak.
+ */
+static void task_pages(struct stats *s, struct mt_task *t, int64_t n, uint64_t ts)
+{
+	struct mt_task *p;
+
+	if ((t->flags & TF_TREE) && t->tree_epoch != s->tree_epoch) {
+		t->cur_at_tree_peak = t->cur;
+		t->tree_epoch = s->tree_epoch;
+	}
+	t->cur += n;
+	if (t->cur > t->peak) {
+		t->peak = t->cur;
+		t->peak_ts = ts;
+	}
+	p = stats_process_of(s, t);
+	p->pcur += n;
+	if (p->pcur > p->ppeak) {
+		p->ppeak = p->pcur;
+		p->ppeak_ts = ts;
+	}
+	if (t->flags & TF_TREE) {
+		s->tree_cur += n;
+		if (s->tree_cur > s->tree_peak) {
+			s->tree_peak = s->tree_cur;
+			s->tree_peak_ts = ts;
+			s->tree_epoch++;
+			t->cur_at_tree_peak = t->cur;
+			t->tree_epoch = s->tree_epoch;
+		}
+	}
+}
+
+int64_t stats_tree_pages_at_peak(const struct stats *s, const struct mt_task *t)
+{
+	if (!(t->flags & TF_TREE))
+		return 0;
+	return t->tree_epoch == s->tree_epoch ? t->cur_at_tree_peak : t->cur;
+}
+
+struct mt_task *stats_tree_root(struct stats *s, int32_t tid, uint64_t ts)
+{
+	struct mt_task *t = stats_task_for(s, tid, ts);
+
+	if (t->flags & TF_PSEUDO)
+		return NULL;
+	if (!(t->flags & TF_TREE))
+		s->tree_processes++;
+	t->flags |= TF_TREE;
+	t->tgid = tid;
+	return t;
+}
+
+void stats_link_threads(struct stats *s)
+{
+	uint32_t i;
+
+	for (i = SLOT_FIRST; i < s->ntasks_used; i++) {
+		struct mt_task *t = &s->tasks[i], *l;
+
+		if (t->leader || !t->tgid || t->tgid == t->tid || t->state == TASK_UNUSED)
+			continue;
+		l = stats_find_task(s, t->tgid);
+		if (!l || l == t)
+			continue;
+		t->leader = l->serial;
+		l->pcur += t->pcur;	/* what it counted as its own process so far */
+		t->pcur = 0;
+		if (l->pcur > l->ppeak) {
+			l->ppeak = l->pcur;
+			l->ppeak_ts = t->ppeak_ts;
+		}
+	}
+}
+
+bool stats_exit_pop(struct stats *s, struct mt_exit *out)
+{
+	uint32_t cap = s->cfg.exit_ring;
+
+	if (!s->exit_count || !cap)
+		return false;
+	*out = s->exits[(s->exit_head + cap - s->exit_count) % cap];
+	s->exit_count--;
+	return true;
+}
+
+static void exit_push(struct stats *s, struct mt_task *p, uint64_t ts)
+{
+	uint32_t cap = s->cfg.exit_ring;
+	struct mt_exit *e;
+
+	if (!cap)
+		return;
+	if (s->exit_count == cap) {
+		s->exits_dropped++;
+		return;
+	}
+	e = &s->exits[s->exit_head];
+	s->exit_head = (s->exit_head + 1) % cap;
+	s->exit_count++;
+	e->pid = p->tgid ? p->tgid : p->tid;
+	e->ppid = p->ppid;
+	e->comm_len = (p->flags & TF_COMM_KNOWN) ? p->comm_len : 0;
+	memcpy(e->comm, p->comm, COMM_LEN);
+	e->peak = p->ppeak;
+	e->start_ts = p->start_ts;
+	e->exit_ts = ts;
+}
+
 struct mt_task *stats_seed_task(struct stats *s, int32_t tid, int32_t tgid, int32_t ppid,
 				const char *comm, size_t comm_len, uint64_t pages,
 				uint64_t ts, bool kthread)
@@ -311,22 +441,8 @@ struct mt_task *stats_seed_task(struct stats *s, int32_t tid, int32_t tgid, int3
 	t->flags |= TF_SEEDED | (kthread ? TF_KTHREAD : 0);
 	t->seed = pages;
 	t->seed_ts = ts;
-	t->cur += (int64_t)pages;
-	if (t->cur > t->peak) {
-		t->peak = t->cur;
-		t->peak_ts = ts;
-	}
+	task_pages(s, t, (int64_t)pages, ts);
 	return t;
-}
-
-static void charge_task(struct mt_task *t, int64_t n, uint64_t ts)
-{
-	t->cur += n;
-	t->alloc_pages += (uint64_t)n;
-	if (t->cur > t->peak) {
-		t->peak = t->cur;
-		t->peak_ts = ts;
-	}
 }
 
 static void charge_module(struct mt_module *m, int64_t n, uint64_t ts)
@@ -357,8 +473,8 @@ static void credit(struct stats *s, uint32_t owner, int64_t k)
 		s->c.recycled_frees += (uint64_t)k;
 		return;
 	}
-	t->cur -= k;
 	t->freed_pages += (uint64_t)k;
+	task_pages(s, t, -k, 0);
 }
 
 /* Clear [pfn, pfn+n) in the map, crediting owners run by run; returns untracked pages. */
@@ -433,7 +549,8 @@ static void page_alloc(struct stats *s, const struct mt_event *ev)
 	}
 	for (i = 0; i < n; i++)
 		s->pfn_owner[pfn + i] = owner;
-	charge_task(t, (int64_t)n, ev->ts);
+	t->alloc_pages += n;
+	task_pages(s, t, (int64_t)n, ev->ts);
 	if (m)
 		charge_module(m, (int64_t)n, ev->ts);
 	if (irq)
@@ -475,6 +592,19 @@ static struct mt_task *task_for_new_tid(struct stats *s, int32_t tid, uint64_t t
 	return t;
 }
 
+/* A child of a tree task is in the tree (reparenting later does not matter). */
+static void tree_join(struct stats *s, const struct mt_task *parent, struct mt_task *child)
+{
+	if (!(parent->flags & TF_TREE) || (child->flags & TF_TREE) ||
+	    (child->flags & TF_PSEUDO))
+		return;
+	child->flags |= TF_TREE;
+	if (child->leader)
+		s->tree_threads++;
+	else
+		s->tree_processes++;
+}
+
 static void on_newtask(struct stats *s, const struct mt_event *ev)
 {
 	struct mt_task *parent = stats_task_for(s, ev->tid, ev->ts);
@@ -486,6 +616,7 @@ static void on_newtask(struct stats *s, const struct mt_event *ev)
 	if (fl & MT_CLONE_THREAD) {
 		child->tgid = parent->tgid ? parent->tgid : parent->tid;
 		child->ppid = parent->ppid;
+		child->leader = parent->leader ? parent->leader : parent->serial;
 	} else {
 		child->tgid = child->tid;
 		child->ppid = (fl & MT_CLONE_PARENT) ? parent->ppid :
@@ -495,6 +626,7 @@ static void on_newtask(struct stats *s, const struct mt_event *ev)
 		stats_set_comm(child, ev->u.newtask.comm.s, ev->u.newtask.comm.len);
 	else if (parent->flags & TF_COMM_KNOWN)
 		stats_set_comm(child, parent->comm, parent->comm_len);
+	tree_join(s, parent, child);
 }
 
 static void on_fork(struct stats *s, const struct mt_event *ev)
@@ -514,6 +646,7 @@ static void on_fork(struct stats *s, const struct mt_event *ev)
 		stats_set_comm(child, ev->u.fork.comm.s, ev->u.fork.comm.len);
 	else if (!(child->flags & TF_COMM_KNOWN) && (parent->flags & TF_COMM_KNOWN))
 		stats_set_comm(child, parent->comm, parent->comm_len);
+	tree_join(s, parent, child);
 }
 
 static void on_exit_event(struct stats *s, const struct mt_event *ev)
@@ -528,6 +661,9 @@ static void on_exit_event(struct stats *s, const struct mt_event *ev)
 		t->state = TASK_EXITED;
 		t->exit_ts = ev->ts;
 		module_task_exit(s, t, ev->ts);
+		/* the process ends with its last thread (group_dead), else with its leader */
+		if (ev->u.exit.group_dead == 1 || (ev->u.exit.group_dead < 0 && !t->leader))
+			exit_push(s, stats_process_of(s, t), ev->ts);
 	}
 }
 

@@ -20,6 +20,7 @@ enum task_state { TASK_UNUSED = 0, TASK_ALIVE, TASK_EXITED };
 #define TF_COMM_KNOWN	0x02	/* comm came from /proc or an event */
 #define TF_PSEUDO	0x04	/* not a real task (irq context, overflow) */
 #define TF_KTHREAD	0x08	/* kernel thread (seeded with no mm) */
+#define TF_TREE		0x10	/* in the command's process tree (command mode) */
 
 /* module brackets */
 enum { BR_NONE = 0, BR_SYSCALL, BR_LOADPUT, BR_BOOT };	/* BR_BOOT: from the boot buffer */
@@ -46,6 +47,22 @@ struct mt_task {
 	char comm[COMM_LEN];	/* raw bytes, not NUL-terminated when 16 long */
 	uint32_t gen;		/* times this slot was recycled */
 	uint32_t hashed;	/* 1 while the tid hash points at this slot */
+	/* processes: a thread points at its leader; the leader sums its threads */
+	uint32_t leader;	/* serial of the thread-group leader; 0: is one (or unknown) */
+	int64_t pcur, ppeak;	/* on a leader: pages of all its threads, now and at peak */
+	uint64_t ppeak_ts;
+	/* command mode: this task's pages at the tree's peak (see stats_tree_pages_at_peak) */
+	int64_t cur_at_tree_peak;
+	uint32_t tree_epoch;
+};
+
+/* One exiting process, queued for the --exits monitor (read by the main loop). */
+struct mt_exit {
+	int32_t pid, ppid;
+	uint8_t comm_len;
+	char comm[COMM_LEN];
+	int64_t peak;		/* process peak: threads summed */
+	uint64_t start_ts, exit_ts;
 };
 
 /*
@@ -88,6 +105,7 @@ struct stats_config {
 	uint64_t initmod_start;	/* do_init_module address range, 0 if unknown */
 	uint64_t initmod_end;
 	bool rename_events;	/* task_rename is enabled: exec does not set comm */
+	uint32_t exit_ring;	/* --exits: room for this many queued process exits (0: none) */
 };
 
 struct stats_counters {
@@ -124,6 +142,16 @@ struct stats {
 	size_t pfn_map_bytes;
 	struct stats_counters c;
 	uint64_t first_ts, last_ts;	/* of applied events */
+	/* command mode: the process tree of the command */
+	int64_t tree_cur, tree_peak;
+	uint64_t tree_peak_ts;
+	uint32_t tree_epoch;		/* bumped at every new tree peak */
+	uint64_t tree_processes;	/* processes (not threads) that joined the tree */
+	uint64_t tree_threads;		/* threads that joined it */
+	/* --exits: a ring of process exits, filled here, emptied by the caller */
+	struct mt_exit *exits;
+	uint32_t exit_head, exit_count;
+	uint64_t exits_dropped;		/* the caller was too slow: ring full */
 	/* set by an oom:mark_victim event; cleared by the caller after reporting */
 	bool oom_pending;
 	int32_t oom_pid;
@@ -163,7 +191,7 @@ struct mt_task *stats_seed_task(struct stats *s, int32_t tid, int32_t tgid, int3
 struct mt_task *stats_find_task(struct stats *s, int32_t tid);
 
 /* Task by owner serial, or NULL if the slot was recycled since. */
-struct mt_task *stats_task_by_serial(struct stats *s, uint32_t serial);
+struct mt_task *stats_task_by_serial(const struct stats *s, uint32_t serial);
 
 /* Module by serial (without OWNER_MODULE), or NULL. */
 struct mt_module *stats_module_by_serial(struct stats *s, uint32_t serial);
@@ -197,6 +225,25 @@ struct mt_module *stats_module_live(struct stats *s, const char *name, size_t le
 
 /* true while a traced load has an open bracket and no name yet */
 bool stats_module_unnamed_open(const struct stats *s);
+
+/*
+ * Command mode: @tid (the command, just forked) roots the tree; everything it
+ * forks or clones joins. Tree pages are the sum of the current pages of its
+ * tasks; tree_peak is the largest that sum reached.
+ */
+struct mt_task *stats_tree_root(struct stats *s, int32_t tid, uint64_t ts);
+
+/* A tree task's pages at the moment of the tree's peak (0 if it had none). */
+int64_t stats_tree_pages_at_peak(const struct stats *s, const struct mt_task *t);
+
+/* The process a task belongs to: its leader if known and not recycled, else itself. */
+struct mt_task *stats_process_of(const struct stats *s, const struct mt_task *t);
+
+/* Link seeded threads to their leaders (after seeding from /proc). */
+void stats_link_threads(struct stats *s);
+
+/* Take the oldest queued process exit; false when none. */
+bool stats_exit_pop(struct stats *s, struct mt_exit *out);
 
 /* Set a task's comm from raw bytes (at most COMM_LEN-1 kept, like the kernel). */
 void stats_set_comm(struct mt_task *t, const char *comm, size_t len);
