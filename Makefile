@@ -59,10 +59,15 @@ tests/unit: $(TEST_OBJS) $(LIB_OBJS)
 tests/workload: tests/workload.c
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $<
 
-# unit tests, then the integration tests on the real tracefs; the last line is the summary
-check: memtrace tests/unit tests/workload
+tests/threads: tests/threads.c
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -pthread -o $@ $< -pthread
+
+# unit tests, then the integration tests on the real tracefs (daemon, then command
+# mode); each prints its summary line, the last one last
+check: memtrace tests/unit tests/workload tests/threads
 	$(Q)CK_DEFAULT_TIMEOUT=60 ./tests/unit
 	$(Q)./tests/integration.sh
+	$(Q)./tests/command.sh
 
 # memtrace's main job: trace a 64 MiB workload and print the report (root)
 demo: memtrace tests/workload
@@ -96,7 +101,7 @@ e2e: memtrace
 	$(Q)./tests/e2e.sh
 
 clean:
-	rm -f memtrace *.o tests/*.o tests/unit tests/workload
+	rm -f memtrace *.o tests/*.o tests/unit tests/workload tests/threads
 
 PHONY_EXTRA := demo install-dracut e2e
 .PHONY: all check check-unit $(PHONY_EXTRA) check-valgrind sanitize install clean
