@@ -1091,6 +1091,8 @@ static int setup_live(void)
 	code = tracefs_find(&R.tf, R.opt.tracefs_dir, "/proc", err, sizeof(err));
 	if (code) {
 		fprintf(stderr, "memtrace: %s\n", err);
+		if (code == TFS_ERR_PRIV)
+			fprintf(stderr, "memtrace: tracing needs root (CAP_SYS_ADMIN)\n");
 		return code == TFS_ERR_PRIV ? EXIT_PRIV : EXIT_RUNTIME;
 	}
 	R.tracefs_up = true;	/* from here on every exit path tears down */
@@ -1102,6 +1104,8 @@ static int setup_live(void)
 					 sizeof(err));
 	if (code) {
 		fprintf(stderr, "memtrace: %s\n", err);
+		if (code == TFS_ERR_PRIV)
+			fprintf(stderr, "memtrace: tracing needs root (CAP_SYS_ADMIN)\n");
 		return code == TFS_ERR_PRIV ? EXIT_PRIV : EXIT_RUNTIME;
 	}
 	n = tracefs_read_header_page(&R.tf, text, sizeof(text));
@@ -1694,7 +1698,8 @@ static int run_live(void)
 	}
 	fprintf(stderr, "memtrace %s: tracing in %s (%d CPUs, %u KiB per CPU, %d events), "
 		"pid %d, log %s\n", MEMTRACE_VERSION, R.tf.inst, R.tf.ncpus, R.opt.buffer_kb,
-		R.nenabled, (int)getpid(), R.opt.log_path);
+		R.nenabled, (int)getpid(),
+		R.opt.exits && !R.opt.output_set ? "none (--exits)" : R.opt.log_path);
 	daemon_ready(0);
 	if (R.opt.exits && R.opt.format == FMT_TEXT) {
 		static const char head[] = "#     TIME_S      PID     PPID PEAK_PAGES   PEAK_KIB "

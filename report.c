@@ -796,7 +796,7 @@ void report_command(struct out *o, const struct report_input *in, const struct c
 			   "\"waited\":%s,\"still_running\":%u,\"page_size\":%u,"
 			   "\"processes_with_pages\":%u,\"processes\":[",
 			   (unsigned long long)st->tree_processes,
-			   (unsigned long long)st->tree_threads, c->max_rss_kib,
+			   (unsigned long long)(st->tree_processes + st->tree_threads), c->max_rss_kib,
 			   (unsigned long long)in->lost_events,
 			   (unsigned long long)in->missed_unknown, c->waited ? "true" : "false",
 			   c->still_running, in->page_size, nproc);
@@ -829,7 +829,7 @@ void report_command(struct out *o, const struct report_input *in, const struct c
 	else
 		out_puts(o, "exit status: unknown\n");
 	out_printf(o, "wall %.3f s, user %.3f s, sys %.3f s\n", c->wall_s, c->user_s, c->sys_s);
-	out_printf(o, "tree peak: %lld pages (%llu KiB) at %.3f s, %u processes with pages then\n",
+	out_printf(o, "tree peak: %lld pages (%llu KiB) at %.3f s; processes with pages then: %u\n",
 		   (long long)st->tree_peak, (unsigned long long)kib(in, st->tree_peak),
 		   secs((uint64_t)peak_s_ns), nalive);
 	if (maxp) {
@@ -841,9 +841,9 @@ void report_command(struct out *o, const struct report_input *in, const struct c
 	}
 	out_printf(o, "processes: %llu, threads: %llu; largest ru_maxrss: %ld KiB (time(1)'s "
 		   "maximum resident set size)\n", (unsigned long long)st->tree_processes,
-		   (unsigned long long)st->tree_threads, c->max_rss_kib);
+		   (unsigned long long)(st->tree_processes + st->tree_threads), c->max_rss_kib);
 	if (!c->waited)
-		out_printf(o, "--no-wait: %u processes of the tree still running at the end\n",
+		out_printf(o, "--no-wait: processes of the tree still running at the end: %u\n",
 			   c->still_running);
 	out_printf(o, "lost events: %llu", (unsigned long long)in->lost_events);
 	if (in->missed_unknown)
@@ -853,7 +853,7 @@ void report_command(struct out *o, const struct report_input *in, const struct c
 		out_puts(o, " -- peaks may be underestimated");
 	out_puts(o, "\n");
 
-	out_printf(o, "\nAT THE PEAK: %u processes (pages each had then)\n%8s %10s  %s\n", nalive,
+	out_printf(o, "\nAT THE PEAK: processes with pages then: %u\n%8s %10s  %s\n", nalive,
 		   "PID", "PAGES", "COMM");
 	for (i = SLOT_FIRST; i < st->ntasks_used; i++) {
 		const struct mt_task *t = &st->tasks[i];

@@ -1,0 +1,419 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# command.sh - memtrace's command mode, --exits and --by process on the real tracefs
+#
+# Needs root and a tracefs; each test says SKIP with a reason when it cannot run.
+# Every run checks that tracefs is left exactly as it was found.
+set -u
+cd "$(dirname "$0")/.." || exit 1
+MT=$PWD/memtrace
+WL=$PWD/tests/workload
+TH=$PWD/tests/threads
+T=$(mktemp -d /tmp/memtrace-cmd.XXXXXX)
+INST=memtrace-cmd$$
+pass=0 fail=0 skip=0
+PIDS=()
+
+cleanup() {
+	local p d
+	for p in "${PIDS[@]}"; do kill -KILL "$p" 2>/dev/null; done
+	# a test that failed may leave our own instance behind: remove it (only ours)
+	for d in "${TFS:-/nonexistent}"/instances/"$INST"*; do
+		[ -d "$d" ] || continue
+		echo 0 > "$d/events/enable" 2>/dev/null
+		rmdir "$d" 2>/dev/null
+	done
+	rm -rf "$T"
+}
+trap cleanup EXIT
+
+ok() { pass=$((pass + 1)); echo "ok   - $*"; }
+bad() { fail=$((fail + 1)); echo "FAIL - $*"; }
+skip() { skip=$((skip + 1)); echo "SKIP: $*"; }
+check() { local name=$1; shift; if "$@"; then ok "$name"; else bad "$name"; fi; }
+between() { [ -n "$1" ] && [ "$1" -ge "$2" ] 2>/dev/null && [ "$1" -le "$3" ]; }
+
+json() {	# json FILE EXPR: evaluate a python expression on the parsed JSON (d)
+	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2" 2>/dev/null
+}
+
+find_tracefs() {
+	TFS=$(awk '$3 == "tracefs" { print $2; exit }' /proc/mounts)
+	if [ -z "$TFS" ] && [ "$(id -u)" = 0 ]; then
+		mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null && TFS=/sys/kernel/tracing
+	fi
+}
+
+# Everything memtrace could change, top level and instances
+tfs_state() {
+	local f
+	ls "$TFS/instances" 2>/dev/null | grep "^$INST" | sed 's/^/instance /'
+	for f in tracing_on trace_clock buffer_size_kb buffer_percent set_event current_tracer \
+		 events/kmem/mm_page_alloc/enable events/kmem/mm_page_alloc/filter \
+		 events/kmem/mm_page_free/enable; do
+		echo "$f: $(cat "$TFS/$f" 2>/dev/null)"
+	done
+}
+
+now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
+
+wait_exit() {	# wait_exit PID: wait up to 10 s (then KILL it), return its exit status
+	local i
+	for i in $(seq 100); do
+		kill -0 "$1" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -0 "$1" 2>/dev/null && { bad "pid $1 still running after 10 s: killed"; kill -KILL "$1"; }
+	wait "$1" 2>/dev/null
+}
+
+wait_file() {	# wait_file FILE [TENTHS]: until FILE exists (default 5 s)
+	local i
+	for i in $(seq "${2:-50}"); do
+		[ -e "$1" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# run_cmd NAME [OPTIONS] -- COMMAND...: memtrace in command mode, JSON report in $T/NAME.json,
+# its stdout in $T/NAME.out, stderr in $T/NAME.err; RC, MS (wall time) set.
+# A memtrace that hangs gets TERM after 20 s (RC 124), KILL 5 s later.
+run_cmd() {
+	local name=$1 before after t0; shift
+	before=$(tfs_state)
+	t0=$(now_ms)
+	timeout -k 5 20 "$MT" --instance "$INST" -f json -n 0 -o "$T/$name.json" "$@" \
+		> "$T/$name.out" 2> "$T/$name.err"
+	RC=$?
+	MS=$(( $(now_ms) - t0 ))
+	[ "$RC" = 124 ] && bad "$name: memtrace still running after 20 s"
+	after=$(tfs_state)
+	check "$name: tracefs identical after the run" test "$before" = "$after"
+}
+
+# python: the report's process rows of the workloads
+WLROWS='[p for p in d["processes"] if p["comm"]=="workload"]'
+
+# ---------------------------------------------------------------- command mode
+# the command starts only when tracing is live, with no signal blocked and the
+# dispositions memtrace was started with (memtrace ignores SIGPIPE itself)
+start_test() {
+	local I=$TFS/instances/$INST ign
+	ign=$(grep '^SigIgn' /proc/self/status)
+	run_cmd start -- sh -c "cat $I/tracing_on $I/events/kmem/mm_page_alloc/enable; grep '^Sig\(Blk\|Ign\)' /proc/self/status; exit 7"
+	check "exit status passed through (sh -c 'exit 7' -> $RC)" test "$RC" = 7
+	check "the command ran with tracing on and mm_page_alloc enabled ($(head -2 "$T/start.out" | tr '\n' ' '))" \
+		test "$(head -2 "$T/start.out" | tr -d '\n')" = 11
+	check "the command runs with no signal blocked ($(grep SigBlk "$T/start.out"))" \
+		grep -q '^SigBlk:[[:space:]]*0*$' "$T/start.out"
+	check "the command ignores the signals its caller ignored, no more ($(grep SigIgn "$T/start.out" | tr -s '\t' ' '), caller ${ign//$'\t'/ })" \
+		test "$(grep SigIgn "$T/start.out")" = "$ign"
+	check "JSON: exit_status 7, signal null" \
+		test "$(json "$T/start.json" '(d["exit_status"], d["signal"])')" = "(7, None)"
+	check "JSON: command is the argument vector" \
+		test "$(json "$T/start.json" 'd["command"][:2]')" = "['sh', '-c']"
+}
+
+# one 32 MiB workload; report on stderr by default; largest ru_maxrss
+single_test() {
+	local peak rss
+	run_cmd single -- "$WL" 32 0
+	check "single workload: exit 0" test "$RC" = 0
+	peak=$(json "$T/single.json" 'd["tree_peak_pages"]')
+	check "single workload: tree peak $peak within 8192..8700 pages" between "$peak" 8192 8700
+	check "single workload: tree_peak_kib = pages * page_size/1024" \
+		test "$(json "$T/single.json" 'd["tree_peak_kib"] == d["tree_peak_pages"] * d.get("page_size", 4096) // 1024')" = True
+	rss=$(json "$T/single.json" 'd["max_rss_kib"]')
+	check "single workload: max_rss_kib $rss within 32..40 MiB" between "$rss" 32768 40960
+	check "single workload: process_count 1 ($(json "$T/single.json" 'd["process_count"]'))" \
+		test "$(json "$T/single.json" 'd["process_count"]')" = 1
+	check "single workload: thread_count counts its one thread, as the row's threads do ($(json "$T/single.json" '(d["thread_count"], [p["threads"] for p in d["processes"]])'))" \
+		test "$(json "$T/single.json" 'd["thread_count"] == sum(p["threads"] for p in d["processes"]) == 1')" = True
+	check "single workload: max process peak is the workload's" \
+		test "$(json "$T/single.json" 'd["max_process_peak_pages"] == d["processes"][0]["peak_pages"] and d["processes"][0]["comm"] == "workload" and d["max_process_peak_pid"] == d["processes"][0]["pid"]')" = True
+	check "single workload: lost events 0" test "$(json "$T/single.json" 'd["lost_events"]')" = 0
+	check "single workload: nothing on stderr's report when -o is given" \
+		test "$(grep -c 'workload' "$T/single.err")" = 0
+	# without -o: the text report on stderr
+	timeout -k 5 20 "$MT" --instance "$INST" -- "$WL" 8 0 > "$T/stderr.out" 2> "$T/stderr.err"; RC=$?
+	check "without -o: exit 0 and a report naming the workload on stderr" \
+		test "$RC" = 0 -a "$(grep -c 'workload' "$T/stderr.err")" -ge 1
+	check "without -o: nothing on stdout" test ! -s "$T/stderr.out"
+}
+
+# 4 children one after another: the tree holds one at a time
+sequential_test() {
+	local peak n
+	run_cmd seq -- sh -c "$WL 32 0; $WL 32 0; $WL 32 0; $WL 32 0"
+	check "sequential: exit 0" test "$RC" = 0
+	peak=$(json "$T/seq.json" 'd["tree_peak_pages"]')
+	check "sequential: tree peak $peak within 8192..9000 pages (one child at a time, not 32768)" \
+		between "$peak" 8192 9000
+	n=$(json "$T/seq.json" "len($WLROWS)")
+	check "sequential: 4 workload processes listed ($n)" test "$n" = 4
+	check "sequential: each workload peaks at 8192..8700 pages" \
+		test "$(json "$T/seq.json" "all(8192 <= p['peak_pages'] <= 8700 for p in $WLROWS)")" = True
+	check "sequential: process_count >= 4 ($(json "$T/seq.json" 'd["process_count"]'))" \
+		test "$(json "$T/seq.json" 'd["process_count"]')" -ge 4
+	check "sequential: processes sorted by peak" \
+		test "$(json "$T/seq.json" '[p["peak_pages"] for p in d["processes"]] == sorted([p["peak_pages"] for p in d["processes"]], reverse=True)')" = True
+	check "sequential: alive_at_peak has one workload" \
+		test "$(json "$T/seq.json" 'len([a for a in d["alive_at_peak"] if a["comm"]=="workload" and a["pages"] > 4096])')" = 1
+	check "sequential: max_rss_kib within 32..40 MiB ($(json "$T/seq.json" 'd["max_rss_kib"]'))" \
+		between "$(json "$T/seq.json" 'd["max_rss_kib"]')" 32768 40960
+	check "sequential: processes rows have every key" \
+		test "$(json "$T/seq.json" 'all(set(p) >= {"pid","ppid","comm","threads","peak_pages","peak_kib","lifetime_s"} for p in d["processes"])')" = True
+	check "sequential: report keys present" \
+		test "$(json "$T/seq.json" 'all(k in d for k in ("command","exit_status","signal","wall_s","user_s","sys_s","tree_peak_pages","tree_peak_kib","tree_peak_time_s","alive_at_peak","max_process_peak_pages","max_process_peak_pid","process_count","thread_count","max_rss_kib","lost_events","processes"))')" = True
+	# -n limits the rows, not the counts
+	run_cmd seqn -n 2 -- sh -c "$WL 1 0; $WL 1 0; $WL 1 0"
+	check "-n 2: two process rows of $(json "$T/seqn.json" 'd["process_count"]')" \
+		test "$(json "$T/seqn.json" '(len(d["processes"]), d["process_count"] >= 3)')" = "(2, True)"
+}
+
+# 4 children at once, each holding until all have touched their memory
+parallel_test() {
+	local peak r script
+	script="for i in 1 2 3 4; do $WL 32 700 $T/par.ready\$i & done; wait"
+	run_cmd par -- sh -c "$script"
+	check "parallel: exit 0" test "$RC" = 0
+	peak=$(json "$T/par.json" 'd["tree_peak_pages"]')
+	check "parallel: tree peak $peak within 32768..35000 pages" between "$peak" 32768 35000
+	check "parallel: alive_at_peak has the 4 workloads at >= 8192 pages" \
+		test "$(json "$T/par.json" 'len([a for a in d["alive_at_peak"] if a["comm"]=="workload" and a["pages"] >= 8192])')" = 4
+	r=$(json "$T/par.json" '(sum(a["pages"] for a in d["alive_at_peak"]), d["tree_peak_pages"])')
+	check "parallel: alive_at_peak pages add up to the tree peak $r" \
+		test "$(json "$T/par.json" 'sum(a["pages"] for a in d["alive_at_peak"]) == d["tree_peak_pages"]')" = True
+	check "parallel: max process peak is one workload (8192..8700)" \
+		between "$(json "$T/par.json" 'd["max_process_peak_pages"]')" 8192 8700
+	check "parallel: process_count >= 5 ($(json "$T/par.json" 'd["process_count"]'))" \
+		test "$(json "$T/par.json" 'd["process_count"]')" -ge 5
+}
+
+# threads are summed into their process
+threads_test() {
+	local peak
+	run_cmd thr -- "$TH" 4 16 300
+	check "threads: exit 0" test "$RC" = 0
+	check "threads: one process row" test "$(json "$T/thr.json" 'len(d["processes"])')" = 1
+	peak=$(json "$T/thr.json" 'd["processes"][0]["peak_pages"]')
+	check "threads: process peak $peak within 16384..17300 pages (4 x 4096 summed)" \
+		between "$peak" 16384 17300
+	check "threads: the row counts >= 4 threads ($(json "$T/thr.json" 'd["processes"][0]["threads"]'))" \
+		test "$(json "$T/thr.json" 'd["processes"][0]["threads"]')" -ge 4
+	check "threads: thread_count >= 4 ($(json "$T/thr.json" 'd["thread_count"]')), process_count 1" \
+		test "$(json "$T/thr.json" 'd["thread_count"] >= 4 and d["process_count"] == 1')" = True
+	check "threads: tree peak >= the process peak" \
+		test "$(json "$T/thr.json" 'd["tree_peak_pages"] >= d["processes"][0]["peak_pages"]')" = True
+}
+
+# a grandchild that outlives its parent (reparented to memtrace) is waited for and counted
+grandchild_test() {
+	local peak
+	run_cmd gc -- sh -c "(sleep 0.3; exec $WL 16 0) & exit 0"
+	check "grandchild: exit 0" test "$RC" = 0
+	check "grandchild: memtrace waited for it (${MS} ms >= 300)" test "$MS" -ge 300
+	peak=$(json "$T/gc.json" "[p['peak_pages'] for p in $WLROWS]")
+	check "grandchild: in processes with a peak near 4096 ($peak)" \
+		test "$(json "$T/gc.json" "[4096 <= p['peak_pages'] <= 4500 for p in $WLROWS]")" = "[True]"
+	check "grandchild: the tree peak includes it ($(json "$T/gc.json" 'd["tree_peak_pages"]'))" \
+		test "$(json "$T/gc.json" 'd["tree_peak_pages"]')" -ge 4096
+	check "grandchild: wall_s >= 0.3" test "$(json "$T/gc.json" 'd["wall_s"] >= 0.3')" = True
+	check "grandchild: its ru_maxrss counts (max_rss_kib $(json "$T/gc.json" 'd["max_rss_kib"]') >= 16 MiB)" \
+		test "$(json "$T/gc.json" 'd["max_rss_kib"]')" -ge 16384
+}
+
+exit_status_test() {
+	run_cmd kill9 -- sh -c 'kill -9 $$'
+	check "killed by SIGKILL: exit 137 ($RC)" test "$RC" = 137
+	check "killed by SIGKILL: JSON exit_status null, signal 9" \
+		test "$(json "$T/kill9.json" '(d["exit_status"], d["signal"])')" = "(None, 9)"
+	run_cmd missing -- "$T/no-such-program"
+	check "missing program: exit 127 ($RC)" test "$RC" = 127
+	check "missing program: named on stderr" grep -q 'no-such-program' "$T/missing.err"
+}
+
+# SIGTERM/SIGINT to memtrace go to the command; memtrace reports and exits 128+signal.
+# (a background job of this script ignores SIGINT: env gives memtrace the default back)
+signal_test() {	# signal_test SIG NUMBER
+	local sig=$1 num=$2 before after i sp rc t0 ms
+	before=$(tfs_state)
+	env --default-signal=INT "$MT" --instance "$INST" -f json -n 0 -o "$T/$sig.json" -- sleep 5 \
+		> "$T/$sig.out" 2> "$T/$sig.err" &
+	MTPID=$!; PIDS+=("$MTPID")
+	sp=
+	for i in $(seq 50); do
+		sp=$(pgrep -P "$MTPID" -x sleep) && break
+		sleep 0.1
+	done
+	check "$sig: the command runs as memtrace's child (pid ${sp:-none})" test -n "$sp"
+	sleep 0.2
+	t0=$(now_ms)
+	kill -"$sig" "$MTPID"; wait_exit "$MTPID"; rc=$?
+	ms=$(( $(now_ms) - t0 ))
+	check "$sig: memtrace exits $((128 + num)) ($rc)" test "$rc" = $((128 + num))
+	check "$sig: ... at once, not after sleep 5 (${ms} ms)" test "$ms" -lt 2500
+	check "$sig: the command got it (no sleep left)" test -z "$sp" -o ! -d "/proc/${sp:-0}"
+	check "$sig: report written, exit_status null, signal $num" \
+		test "$(json "$T/$sig.json" '(d["exit_status"], d["signal"])')" = "(None, $num)"
+	after=$(tfs_state)
+	check "$sig: tracefs identical after the run" test "$before" = "$after"
+}
+
+# --no-wait: memtrace returns when the command exits, its background grandchild still runs
+nowait_test() {
+	local gp
+	run_cmd nowait --no-wait -- sh -c "$WL 8 3000 $T/nw.ready & echo \$! > $T/nw.pid; exit 0"
+	gp=$(cat "$T/nw.pid" 2>/dev/null)
+	check "--no-wait: exit 0" test "$RC" = 0
+	check "--no-wait: returned before the grandchild ended (${MS} ms)" test "$MS" -lt 2500
+	check "--no-wait: the grandchild still runs" test -n "$gp" -a -d "/proc/${gp:-0}"
+	check "--no-wait: a report was written" test "$(json "$T/nowait.json" 'd["exit_status"]')" = 0
+	check "--no-wait: JSON says one process still running ($(json "$T/nowait.json" 'd.get("still_running")'))" \
+		test "$(json "$T/nowait.json" 'd.get("still_running")')" = 1
+	[ -n "$gp" ] && kill -TERM "$gp" 2>/dev/null
+	# the text report (on stderr) carries the note
+	timeout -k 5 20 "$MT" --instance "$INST" --no-wait -- sh -c "sleep 2 & echo \$! > $T/nw2.pid; exit 0" \
+		> /dev/null 2> "$T/nowait2.err"
+	check "--no-wait: the text report notes what was left running" grep -qi 'still running' "$T/nowait2.err"
+	gp=$(cat "$T/nw2.pid" 2>/dev/null)
+	[ -n "$gp" ] && kill -TERM "$gp" 2>/dev/null
+}
+
+# ---------------------------------------------------------------- --exits
+start_exits() {	# start_exits NAME OPTIONS...: MTPID, stdout $T/NAME.out
+	local name=$1 i; shift
+	"$MT" --instance "$INST" --exits "$@" > "$T/$name.out" 2> "$T/$name.err" &
+	MTPID=$!; PIDS+=("$MTPID")
+	for i in $(seq 100); do
+		grep -q "tracing in" "$T/$name.err" 2>/dev/null && return 0
+		kill -0 "$MTPID" 2>/dev/null || return 1
+		sleep 0.05
+	done
+	return 1
+}
+
+exits_test() {
+	local before after p pids=() rc n lines
+	before=$(tfs_state)
+	start_exits exj -f json || { bad "--exits: did not start: $(cat "$T/exj.err")"; return; }
+	for p in 1 2 3 4 5; do
+		"$WL" 4 20 & pids+=($!); wait "$!"
+	done
+	sleep 0.5
+	# flushed per line: the lines are there while memtrace still runs
+	n=0
+	for p in "${pids[@]}"; do
+		n=$((n + $(python3 -c '
+import json, sys
+pid = int(sys.argv[2]); n = 0
+for l in open(sys.argv[1]):
+    r = json.loads(l)
+    if r["pid"] == pid and r["comm"] == "workload" and r["ppid"] == int(sys.argv[3]) \
+       and 1024 <= r["peak_pages"] <= 1300 and r["peak_kib"] == 4 * r["peak_pages"] \
+       and r["lifetime_s"] >= 0.02 and "time_s" in r:
+        n += 1
+print(n)' "$T/exj.out" "$p" "$$" 2>/dev/null || echo 0)))
+	done
+	check "--exits -f json: one correct line for each of the 5 processes, before SIGTERM ($n of 5)" test "$n" = 5
+	lines=$(python3 -c '
+import json, sys
+for l in open(sys.argv[1]): json.loads(l)
+print("valid")' "$T/exj.out" 2>&1 | tail -1)
+	check "--exits -f json: every line is a JSON object ($lines)" test "$lines" = valid
+	kill -TERM "$MTPID"; wait_exit "$MTPID"; rc=$?
+	check "--exits: SIGTERM exits 0 ($rc)" test "$rc" = 0
+	after=$(tfs_state)
+	check "--exits: tracefs identical after the run" test "$before" = "$after"
+
+	# text, filtered by two --pid and one --comm
+	local w1 w2
+	before=$(tfs_state)
+	sh -c "while [ ! -e $T/go ]; do sleep 0.05; done" & w1=$!
+	sh -c "while [ ! -e $T/go ]; do sleep 0.05; done" & w2=$!
+	PIDS+=("$w1" "$w2")
+	start_exits ext --pid "$w1" --pid "$w2" --comm threads ||
+		{ bad "--exits: did not start: $(cat "$T/ext.err")"; touch "$T/go"; return; }
+	"$WL" 1 0
+	"$TH" 2 1 0
+	touch "$T/go"; wait "$w1" "$w2"
+	sleep 0.5
+	kill -INT "$MTPID"; wait_exit "$MTPID"; rc=$?
+	check "--exits: SIGINT exits 0 ($rc)" test "$rc" = 0
+	check "--exits text: a header line starting with #" \
+		test "$(head -1 "$T/ext.out" | cut -c1)" = "#"
+	check "--exits text: the header names the columns" \
+		test "$(head -1 "$T/ext.out" | tr -s ' #' ' ' | sed 's/^ //')" = "TIME_S PID PPID PEAK_PAGES PEAK_KIB LIFETIME_S COMM"
+	check "--exits --pid --pid --comm: exactly 3 rows ($(grep -vc '^#' "$T/ext.out"))" \
+		test "$(grep -vc '^#' "$T/ext.out")" = 3
+	check "--exits --pid: both waiting shells printed" \
+		test "$(awk -v a="$w1" -v b="$w2" '!/^#/ && ($2 == a || $2 == b) && $3 == '$$' && $7 == "sh"' "$T/ext.out" | wc -l)" = 2
+	check "--exits --comm threads: one row for the process (threads summed: >= 512 pages)" \
+		test "$(awk '!/^#/ && $7 == "threads" && $4 >= 512 && $5 == 4 * $4' "$T/ext.out" | wc -l)" = 1
+	check "--exits: no workload or sleep row" test "$(awk '!/^#/ && ($7 == "workload" || $7 == "sleep")' "$T/ext.out" | wc -l)" = 0
+	after=$(tfs_state)
+	check "--exits: tracefs identical after the filtered run" test "$before" = "$after"
+}
+
+# ---------------------------------------------------------------- --by process (daemon)
+by_process_test() {
+	local before after tp rc i
+	before=$(tfs_state)
+	"$MT" --instance "$INST" --by process -f json -n 0 -o "$T/by.json" > "$T/by.out" 2> "$T/by.err" &
+	MTPID=$!; PIDS+=("$MTPID")
+	for i in $(seq 100); do grep -q "tracing in" "$T/by.err" && break; sleep 0.05; done
+	"$TH" 4 16 200 & tp=$!; wait "$tp"
+	sleep 0.3
+	kill -TERM "$MTPID"; wait_exit "$MTPID"; rc=$?
+	check "--by process: SIGTERM exits 0 ($rc)" test "$rc" = 0
+	check "--by process: view process, processes in place of tasks" \
+		test "$(json "$T/by.json" '(d.get("view"), "processes" in d, "tasks" in d)')" = "('process', True, False)"
+	check "--by process: the threaded program is one row, threads summed ($(json "$T/by.json" "[(p['threads'], p['peak_pages']) for p in d['processes'] if p['pid']==$tp]"))" \
+		test "$(json "$T/by.json" "[p['threads'] >= 4 and 16384 <= p['peak_pages'] <= 17300 and p['state'] == 'exited' for p in d['processes'] if p['pid']==$tp]")" = "[True]"
+	check "--by process: rows have every key" \
+		test "$(json "$T/by.json" 'all(set(p) >= {"pid","ppid","comm","threads","peak_pages","peak_kib","current_pages","state"} for p in d["processes"])')" = True
+	after=$(tfs_state)
+	check "--by process: tracefs identical after the run" test "$before" = "$after"
+}
+
+nonroot_test() {
+	local rc
+	command -v setpriv > /dev/null || { skip "no setpriv to drop privileges"; return; }
+	rm -f "$T.ran"
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$MT" --instance "$INST" \
+		-o /dev/null -- touch "$T.ran" > /dev/null 2> "$T/nr.err"; rc=$?
+	check "command mode without privilege: exit 4 ($(head -c 120 "$T/nr.err"))" \
+		test "$rc" = 4 -a -s "$T/nr.err"
+	check "command mode without privilege: the command did not run" test ! -e "$T.ran"
+	rm -f "$T.ran"
+}
+
+t_start=$(now_ms)
+find_tracefs
+if [ "$(id -u)" != 0 ]; then
+	skip "command mode tests need root"
+elif [ -z "${TFS:-}" ] || [ ! -d "$TFS/instances" ]; then
+	skip "no tracefs with instances on this machine"
+elif [ ! -e "$TFS/events/kmem/mm_page_alloc" ]; then
+	skip "kernel without kmem:mm_page_alloc"
+elif [ ! -x "$WL" ] || [ ! -x "$TH" ]; then
+	skip "tests/workload and tests/threads must be built first"
+else
+	start_test
+	single_test
+	sequential_test
+	parallel_test
+	threads_test
+	grandchild_test
+	exit_status_test
+	signal_test TERM 15
+	signal_test INT 2
+	nowait_test
+	exits_test
+	by_process_test
+	nonroot_test
+fi
+echo "# $(( ($(now_ms) - t_start) / 1000 )) s"
+echo "$pass passed, $fail failed, $skip skipped"
+[ "$fail" = 0 ]

@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* threads.c - a known amount of anonymous memory per thread, all held at once, for the command-mode tests */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+
+/*
+ * threads N MB HOLD_MS
+ * Starts N threads; each maps MB MiB (no THP) and writes one byte per 4 KiB.
+ * When all have touched their memory (a barrier), each sleeps HOLD_MS,
+ * unmaps and returns; then the process exits 0. Prints nothing on success.
+ */
+
+static pthread_barrier_t barrier;
+static size_t len;
+static long hold_ms;
+
+static void *worker(void *arg)
+{
+	struct timespec ts;
+	size_t i;
+	char *p;
+	int r;
+
+	(void)arg;
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED) {
+		perror("mmap");
+		exit(1);
+	}
+	madvise(p, len, MADV_NOHUGEPAGE);
+	for (i = 0; i < len; i += 4096)
+		p[i] = 1;
+	r = pthread_barrier_wait(&barrier);
+	if (r != 0 && r != PTHREAD_BARRIER_SERIAL_THREAD) {
+		fprintf(stderr, "pthread_barrier_wait: %s\n", strerror(r));
+		exit(1);
+	}
+	ts.tv_sec = hold_ms / 1000;
+	ts.tv_nsec = (hold_ms % 1000) * 1000000L;
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+	munmap(p, len);
+	return NULL;
+}
+
+static long parse(const char *s, long max)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < 0 || v > max)
+		return -1;
+	return v;
+}
+
+int main(int argc, char **argv)
+{
+	pthread_t *tids;
+	long n, mb, i;
+	int r;
+
+	if (argc != 4) {
+		fprintf(stderr, "usage: threads N MB HOLD_MS\n");
+		return 1;
+	}
+	n = parse(argv[1], 1024);
+	mb = parse(argv[2], 1 << 20);
+	hold_ms = parse(argv[3], 86400000L);
+	if (n < 1 || mb < 0 || hold_ms < 0) {
+		fprintf(stderr, "threads: bad argument\n");
+		return 1;
+	}
+	len = (size_t)mb << 20;
+	tids = calloc((size_t)n, sizeof(*tids));
+	if (!tids) {
+		perror("calloc");
+		return 1;
+	}
+	r = pthread_barrier_init(&barrier, NULL, (unsigned)n);
+	if (r) {
+		fprintf(stderr, "pthread_barrier_init: %s\n", strerror(r));
+		return 1;
+	}
+	for (i = 0; i < n; i++) {
+		r = pthread_create(&tids[i], NULL, worker, NULL);
+		if (r) {
+			fprintf(stderr, "pthread_create: %s\n", strerror(r));
+			exit(1);	/* the started threads wait on the barrier forever */
+		}
+	}
+	for (i = 0; i < n; i++) {
+		r = pthread_join(tids[i], NULL);
+		if (r) {
+			fprintf(stderr, "pthread_join: %s\n", strerror(r));
+			return 1;
+		}
+	}
+	pthread_barrier_destroy(&barrier);
+	free(tids);
+	return 0;
+}
