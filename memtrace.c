@@ -828,6 +828,7 @@ static int run_replay(void)
 		len = read_file(p, seeds, sizeof(seeds));
 		if (len >= 0)
 			R.seed_tasks = seed_parse(seeds, (size_t)len, &R.st, &R.seed_pages, &bad);
+		stats_link_threads(&R.st);
 	}
 	reader_run(&R.rd, true, 0);
 	for (i = 0; i < n; i++)
@@ -1178,6 +1179,7 @@ static int setup_live(void)
 			fprintf(stderr, "memtrace: warning: cannot seed tasks from /proc\n");
 		R.seed_tasks = res.tasks;
 		R.seed_pages = res.pages;
+		stats_link_threads(&R.st);
 		if (R.opt.record_dir && record_write_seed(R.opt.record_dir, &R.st))
 			fprintf(stderr, "memtrace: --record: cannot write the seed file\n");
 	}

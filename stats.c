@@ -167,9 +167,15 @@ struct mt_module *stats_find_module(struct stats *s, const char *name, size_t le
 }
 
 /* Max-heap of victim slots by peak, so the smallest peaks stay in it. */
+/* a leader whose threads did the allocating is as big as its process */
+static int64_t victim_peak(const struct mt_task *t)
+{
+	return t->ppeak > t->peak ? t->ppeak : t->peak;
+}
+
 static bool victim_less(struct stats *s, uint32_t a, uint32_t b)
 {
-	return s->tasks[a].peak < s->tasks[b].peak;
+	return victim_peak(&s->tasks[a]) < victim_peak(&s->tasks[b]);
 }
 
 static void victim_sift_down(struct stats *s, uint32_t i, uint32_t n)
@@ -265,7 +271,8 @@ static struct mt_task *task_new(struct stats *s, int32_t tid, uint64_t ts)
 				return NULL;
 			slot = s->victims[--s->nvictims];
 			t = &s->tasks[slot];
-			if (t->state == TASK_EXITED)
+			/* still a victim: it may have gained pages since the list was made */
+			if (t->state == TASK_EXITED && !((t->flags & TF_TREE) && (t->cur || t->pcur)))
 				break;
 		}
 		gen = t->gen + 1;
@@ -303,6 +310,8 @@ struct mt_task *stats_task_for(struct stats *s, int32_t tid, uint64_t ts)
 	s->c.task_overflow_events++;
 	return &s->tasks[SLOT_OVERFLOW];
 }
+
+static struct mt_task *task_for_new_tid(struct stats *s, int32_t tid, uint64_t ts);
 
 struct mt_task *stats_process_of(const struct stats *s, const struct mt_task *t)
 {
@@ -358,9 +367,10 @@ int64_t stats_tree_pages_at_peak(const struct stats *s, const struct mt_task *t)
 
 struct mt_task *stats_tree_root(struct stats *s, int32_t tid, uint64_t ts)
 {
-	struct mt_task *t = stats_task_for(s, tid, ts);
+	/* a new task: an exited one that had this pid before is not the command */
+	struct mt_task *t = task_for_new_tid(s, tid, ts);
 
-	if (t->flags & TF_PSEUDO)
+	if (!t)
 		return NULL;
 	if (!(t->flags & TF_TREE))
 		s->tree_processes++;

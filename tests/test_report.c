@@ -630,6 +630,8 @@ END_TEST
 struct fixture {
 	struct stats st;
 	uint32_t order[256];
+	uint32_t threads[256];
+	int64_t pages[256];
 	struct report_input in;
 };
 
@@ -651,6 +653,8 @@ static void fx_init(struct fixture *fx, uint32_t max_tasks)
 	fx->in.page_size = 4096;
 	fx->in.st = &fx->st;
 	fx->in.order = fx->order;
+	fx->in.threads = fx->threads;
+	fx->in.pages = fx->pages;
 	fx->in.self_rss_kib = -1;
 	fx->in.self_hwm_kib = -1;
 }
@@ -1980,6 +1984,607 @@ START_TEST(test_modules_untraced_json)
 }
 END_TEST
 
+/* ---- command mode: report_command() ---- */
+
+#define SEC	1000000000ull
+#define PROC_FLAGS	0x1200000ull
+
+static void ev_newtask(struct stats *st, uint64_t ts, int32_t parent, int32_t pid, uint64_t flags,
+		       const char *comm)
+{
+	struct mt_event ev = { .kind = EV_NEWTASK, .ts = ts, .tid = parent };
+
+	ev.u.newtask.pid = pid;
+	ev.u.newtask.clone_flags = flags;
+	ev.u.newtask.comm.s = comm;
+	ev.u.newtask.comm.len = strlen(comm);
+	stats_apply(st, &ev);
+}
+
+static void ev_exit(struct stats *st, uint64_t ts, int32_t pid, int group_dead)
+{
+	struct mt_event ev = { .kind = EV_EXIT, .ts = ts, .tid = pid };
+
+	ev.u.exit.pid = pid;
+	ev.u.exit.group_dead = group_dead;
+	stats_apply(st, &ev);
+}
+
+static char *render_cmd(struct fixture *fx, enum report_format fmt, const struct cmd_info *c,
+			size_t *len)
+{
+	FILE *f;
+	struct out *o = new_out(&f);
+
+	fx->in.format = fmt;
+	report_command(o, &fx->in, c);
+	return drain_tmp(f, o, len);
+}
+
+#define ARG(s)	((char *)(s))
+
+static char *const make_argv[] = { ARG("make"), ARG("-j4"), ARG("CFLAGS=-O2 -g"), NULL };
+
+/*
+ * The command (1000, "make", started at 1 s) holds 4 pages; its child 2000
+ * "cc1" (with thread 2001) reaches 8 + 2: the tree peaks at 14 at 1.5 s. Then
+ * 3000 "ld" holds 6 (tree 10). An outsider (5000, 50 pages) and an irq page are
+ * not the tree's. The command exits at 3 s unless @root_alive.
+ */
+static void cmd_fixture(struct fixture *fx, struct cmd_info *c, bool root_alive)
+{
+	struct stats *st = &fx->st;
+
+	fx_init(fx, 64);
+	ck_assert_ptr_nonnull(stats_tree_root(st, 1000, 1 * SEC));
+	ev_newtask(st, 1 * SEC, 1, 1000, PROC_FLAGS, "make");
+	apply_page(st, EV_PAGE_ALLOC, 1000, 0, 2, 1100000000, 0);
+	ev_newtask(st, 1200000000, 1000, 2000, PROC_FLAGS, "cc1");
+	ev_newtask(st, 1300000000, 2000, 2001, MT_CLONE_THREAD, "cc1");
+	apply_page(st, EV_PAGE_ALLOC, 2000, 64, 3, 1400000000, 0);
+	apply_page(st, EV_PAGE_ALLOC, 2001, 80, 1, 1500000000, 0);
+	apply_page(st, EV_PAGE_FREE, 2001, 80, 1, 1600000000, 0);
+	apply_page(st, EV_PAGE_FREE, 2000, 64, 3, 1700000000, 0);
+	ev_exit(st, 1800000000, 2001, 0);
+	ev_exit(st, 1900000000, 2000, 1);
+	ev_newtask(st, 2 * SEC, 1000, 3000, PROC_FLAGS, "ld");
+	apply_page(st, EV_PAGE_ALLOC, 3000, 128, 1, 2100000000, 0);
+	apply_page(st, EV_PAGE_ALLOC, 3000, 132, 2, 2200000000, 0);
+	apply_page(st, EV_PAGE_FREE, 3000, 128, 1, 2400000000, 0);
+	apply_page(st, EV_PAGE_FREE, 3000, 132, 2, 2400000000, 0);
+	ev_exit(st, 2500000000, 3000, 1);
+	ev_newtask(st, 2600000000, 1, 5000, PROC_FLAGS, "other");
+	apply_page(st, EV_PAGE_ALLOC, 5000, 256, 5, 2700000000, 0);
+	apply_page(st, EV_PAGE_ALLOC, 5000, 288, 4, 2800000000, 0);
+	apply_page(st, EV_PAGE_ALLOC, 5000, 304, 1, 2900000000, 0);
+	apply_page(st, EV_PAGE_ALLOC, 1000, 512, 0, 2950000000, MT_FLAG_HARDIRQ);
+	if (!root_alive)
+		ev_exit(st, 3 * SEC, 1000, 1);
+	ck_assert_int_eq(st->tree_peak, 14);
+
+	memset(c, 0, sizeof(*c));
+	c->argv = make_argv;
+	c->status = 3 << 8;
+	c->reaped = true;
+	c->wall_s = 2.5;
+	c->user_s = 1.25;
+	c->sys_s = 0.125;
+	c->max_rss_kib = 12345;
+	c->start_ts = 1 * SEC;
+	c->waited = true;
+}
+
+#define CMD_HEAD	"memtrace " MEMTRACE_VERSION " command report\n"
+#define CMD_PROC_HDR	"     PID     PPID THREADS PEAK_PAGES   PEAK_KIB LIFETIME_S STATE    COMM\n"
+#define CMD_ROW_2000	"    2000     1000       2         10         40      0.700 exited   cc1\n"
+#define CMD_ROW_3000	"    3000     1000       1          6         24      0.500 exited   ld\n"
+#define CMD_ROW_1000	"    1000        1       1          4         16      2.000 exited   make\n"
+
+START_TEST(test_command_text)
+{
+	static struct fixture fx;
+	struct cmd_info c;
+	static const char want[] =
+		CMD_HEAD
+		"command: make -j4 'CFLAGS=-O2 -g'\n"
+		"exit status: 3\n"
+		"wall 2.500 s, user 1.250 s, sys 0.125 s\n"
+		"tree peak: 14 pages (56 KiB) at 0.500 s; processes with pages then: 2\n"
+		"largest process peak: 10 pages (40 KiB), pid 2000 (cc1)\n"
+		"processes: 3, threads: 4; largest ru_maxrss: 12345 KiB (time(1)'s maximum "
+		"resident set size)\n"
+		"lost events: 0\n"
+		"\nAT THE PEAK: processes with pages then: 2\n"
+		"     PID      PAGES  COMM\n"
+		"    1000          4  make\n"
+		"    2000         10  cc1\n"
+		"\nPROCESSES: 3 of 3 with pages, by peak, threads summed (page = 4096 bytes)\n"
+		CMD_PROC_HDR CMD_ROW_2000 CMD_ROW_3000 CMD_ROW_1000;
+	char *t;
+	size_t len;
+
+	cmd_fixture(&fx, &c, false);
+	t = render_cmd(&fx, FMT_TEXT, &c, &len);
+	assert_ascii(t, len);
+	ck_assert_str_eq(t, want);
+	free(t);
+	stats_free(&fx.st);
+}
+END_TEST
+
+START_TEST(test_command_json)
+{
+	static struct fixture fx;
+	const struct jv *a, *p;
+	struct cmd_info c;
+	struct jv root;
+	char *t;
+	size_t len, i;
+
+	cmd_fixture(&fx, &c, false);
+	t = render_cmd(&fx, FMT_JSON, &c, &len);
+	ck_assert(len > 0 && t[len - 1] == '\n');
+	parse_or_fail(t, len, &root);
+	a = jreq(&root, "command", J_ARR);
+	ck_assert_uint_eq(a->n, 3);
+	for (i = 0; i < 3; i++) {
+		ck_assert_int_eq(a->kids[i].type, J_STR);
+		ck_assert_str_eq(a->kids[i].s, make_argv[i]);
+	}
+	ck_assert_int_eq(jint(&root, "exit_status"), 3);
+	jreq(&root, "signal", J_NULL);
+	jreq(&root, "exec_failed", J_FALSE);
+	ck_assert_str_eq(jreq(&root, "wall_s", J_NUM)->s, "2.500");
+	ck_assert_str_eq(jreq(&root, "user_s", J_NUM)->s, "1.250");
+	ck_assert_str_eq(jreq(&root, "sys_s", J_NUM)->s, "0.125");
+	ck_assert_int_eq(jint(&root, "tree_peak_pages"), 14);
+	ck_assert_int_eq(jint(&root, "tree_peak_kib"), 56);
+	ck_assert_str_eq(jreq(&root, "tree_peak_time_s", J_NUM)->s, "0.500000");
+	a = jreq(&root, "alive_at_peak", J_ARR);
+	ck_assert_uint_eq(a->n, 2);
+	ck_assert_int_eq(jint(&a->kids[0], "pid"), 1000);
+	ck_assert_str_eq(jstr(&a->kids[0], "comm"), "make");
+	ck_assert_int_eq(jint(&a->kids[0], "pages"), 4);
+	ck_assert_int_eq(jint(&a->kids[1], "pid"), 2000);
+	ck_assert_str_eq(jstr(&a->kids[1], "comm"), "cc1");
+	ck_assert_int_eq(jint(&a->kids[1], "pages"), 10);
+	ck_assert_int_eq(jint(&root, "max_process_peak_pages"), 10);
+	ck_assert_int_eq(jint(&root, "max_process_peak_pid"), 2000);
+	ck_assert_int_eq(jint(&root, "process_count"), 3);
+	/* every task of the tree: make 1, cc1 2 (leader and 2001), ld 1 */
+	ck_assert_int_eq(jint(&root, "thread_count"), 4);
+	ck_assert_int_eq(jint(&root, "max_rss_kib"), 12345);
+	ck_assert_int_eq(jint(&root, "lost_events"), 0);
+	jreq(&root, "waited", J_TRUE);
+	ck_assert_int_eq(jint(&root, "still_running"), 0);
+	ck_assert_int_eq(jint(&root, "page_size"), 4096);
+	ck_assert_int_eq(jint(&root, "processes_with_pages"), 3);
+	a = jreq(&root, "processes", J_ARR);
+	ck_assert_uint_eq(a->n, 3);
+	p = &a->kids[0];
+	ck_assert_int_eq(jint(p, "pid"), 2000);
+	ck_assert_int_eq(jint(p, "ppid"), 1000);
+	ck_assert_str_eq(jstr(p, "comm"), "cc1");
+	ck_assert_int_eq(jint(p, "threads"), 2);
+	ck_assert_int_eq(jint(p, "peak_pages"), 10);
+	ck_assert_int_eq(jint(p, "peak_kib"), 40);
+	ck_assert_str_eq(jreq(p, "lifetime_s", J_NUM)->s, "0.700000");
+	ck_assert_str_eq(jstr(p, "state"), "exited");
+	p = &a->kids[1];
+	ck_assert_int_eq(jint(p, "pid"), 3000);
+	ck_assert_int_eq(jint(p, "ppid"), 1000);
+	ck_assert_str_eq(jstr(p, "comm"), "ld");
+	ck_assert_int_eq(jint(p, "threads"), 1);
+	ck_assert_int_eq(jint(p, "peak_pages"), 6);
+	ck_assert_int_eq(jint(p, "peak_kib"), 24);
+	ck_assert_str_eq(jreq(p, "lifetime_s", J_NUM)->s, "0.500000");
+	p = &a->kids[2];
+	ck_assert_int_eq(jint(p, "pid"), 1000);
+	ck_assert_int_eq(jint(p, "ppid"), 1);
+	ck_assert_str_eq(jstr(p, "comm"), "make");
+	ck_assert_int_eq(jint(p, "threads"), 1);
+	ck_assert_int_eq(jint(p, "peak_pages"), 4);
+	ck_assert_str_eq(jreq(p, "lifetime_s", J_NUM)->s, "2.000000");
+	ck_assert_str_eq(jstr(p, "state"), "exited");
+	jv_free(&root);
+	free(t);
+	stats_free(&fx.st);
+}
+END_TEST
+
+/* How it ended: a signal (named or not), not reaped. */
+START_TEST(test_command_signal)
+{
+	static const struct { int sig; const char *line; } sigs[] = {
+		{ 9, "\nexit status: killed by signal 9 (SIGKILL)\n" },
+		{ 11, "\nexit status: killed by signal 11 (SIGSEGV)\n" },
+		{ 15, "\nexit status: killed by signal 15 (SIGTERM)\n" },
+		{ 6, "\nexit status: killed by signal 6 (SIGABRT)\n" },
+	};
+	static struct fixture fx;
+	struct cmd_info c;
+	struct jv root;
+	char *t;
+	size_t len, i;
+
+	cmd_fixture(&fx, &c, false);
+	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+		c.status = sigs[i].sig;		/* a wait status: killed by that signal */
+		t = render_cmd(&fx, FMT_TEXT, &c, &len);
+		ck_assert_msg(strstr(t, sigs[i].line) != NULL, "no \"%s\" in:\n%s", sigs[i].line + 1,
+			      t);
+		ck_assert_ptr_null(strstr(t, "exit status: 0"));
+		free(t);
+		t = render_cmd(&fx, FMT_JSON, &c, &len);
+		parse_or_fail(t, len, &root);
+		jreq(&root, "exit_status", J_NULL);
+		ck_assert_int_eq(jint(&root, "signal"), sigs[i].sig);
+		jreq(&root, "exec_failed", J_FALSE);
+		jv_free(&root);
+		free(t);
+	}
+	/* exit status 0 is a status, not "unknown" */
+	c.status = 0;
+	t = render_cmd(&fx, FMT_TEXT, &c, &len);
+	ck_assert_ptr_nonnull(strstr(t, "\nexit status: 0\n"));
+	free(t);
+	t = render_cmd(&fx, FMT_JSON, &c, &len);
+	parse_or_fail(t, len, &root);
+	ck_assert_int_eq(jint(&root, "exit_status"), 0);
+	jreq(&root, "signal", J_NULL);
+	jv_free(&root);
+	free(t);
+	/* never reaped: unknown, both null */
+	c.reaped = false;
+	c.status = 9;
+	t = render_cmd(&fx, FMT_TEXT, &c, &len);
+	ck_assert_ptr_nonnull(strstr(t, "\nexit status: unknown\n"));
+	free(t);
+	t = render_cmd(&fx, FMT_JSON, &c, &len);
+	parse_or_fail(t, len, &root);
+	jreq(&root, "exit_status", J_NULL);
+	jreq(&root, "signal", J_NULL);
+	jv_free(&root);
+	free(t);
+	stats_free(&fx.st);
+}
+END_TEST
+
+/* Could not be executed: 127, and a tree without pages. */
+START_TEST(test_command_exec_failed)
+{
+	static struct fixture fx;
+	static char *const argv[] = { ARG("./no-such-cmd"), NULL };
+	static const char want[] =
+		CMD_HEAD
+		"command: ./no-such-cmd\n"
+		"exit status: 127 (could not be executed)\n"
+		"wall 0.002 s, user 0.000 s, sys 0.001 s\n"
+		"tree peak: 0 pages (0 KiB) at 0.000 s; processes with pages then: 0\n"
+		"processes: 1, threads: 1; largest ru_maxrss: 900 KiB (time(1)'s maximum "
+		"resident set size)\n"
+		"lost events: 0\n"
+		"\nAT THE PEAK: processes with pages then: 0\n"
+		"     PID      PAGES  COMM\n"
+		"\nPROCESSES: 0 of 0 with pages, by peak, threads summed (page = 4096 bytes)\n"
+		CMD_PROC_HDR;
+	struct cmd_info c = { 0 };
+	struct jv root;
+	char *t;
+	size_t len;
+
+	fx_init(&fx, 16);
+	ck_assert_ptr_nonnull(stats_tree_root(&fx.st, 1000, 5 * SEC));
+	ev_newtask(&fx.st, 5 * SEC, 1, 1000, PROC_FLAGS, "memtrace");
+	ev_exit(&fx.st, 5 * SEC + 1000, 1000, 1);
+	c.argv = argv;
+	c.exec_failed = true;
+	c.reaped = true;
+	c.status = 127 << 8;
+	c.wall_s = 0.002;
+	c.sys_s = 0.001;
+	c.max_rss_kib = 900;
+	c.start_ts = 5 * SEC;
+	c.waited = true;
+	t = render_cmd(&fx, FMT_TEXT, &c, &len);
+	assert_ascii(t, len);
+	ck_assert_str_eq(t, want);
+	free(t);
+	t = render_cmd(&fx, FMT_JSON, &c, &len);
+	parse_or_fail(t, len, &root);
+	ck_assert_str_eq(jreq(&root, "command", J_ARR)->kids[0].s, "./no-such-cmd");
+	ck_assert_uint_eq(jreq(&root, "command", J_ARR)->n, 1);
+	ck_assert_int_eq(jint(&root, "exit_status"), 127);
+	jreq(&root, "signal", J_NULL);
+	jreq(&root, "exec_failed", J_TRUE);
+	ck_assert_int_eq(jint(&root, "tree_peak_pages"), 0);
+	ck_assert_int_eq(jint(&root, "tree_peak_kib"), 0);
+	ck_assert_str_eq(jreq(&root, "tree_peak_time_s", J_NUM)->s, "0.000000");
+	ck_assert_uint_eq(jreq(&root, "alive_at_peak", J_ARR)->n, 0);
+	ck_assert_int_eq(jint(&root, "max_process_peak_pages"), 0);
+	jreq(&root, "max_process_peak_pid", J_NULL);
+	ck_assert_int_eq(jint(&root, "process_count"), 1);
+	ck_assert_int_eq(jint(&root, "thread_count"), 1);
+	ck_assert_int_eq(jint(&root, "processes_with_pages"), 0);
+	ck_assert_uint_eq(jreq(&root, "processes", J_ARR)->n, 0);
+	jv_free(&root);
+	free(t);
+	stats_free(&fx.st);
+}
+END_TEST
+
+/* --no-wait with the command still running, lost events, and -n. */
+START_TEST(test_command_nowait_lost_top)
+{
+	static struct fixture fx;
+	static const char row_alive[] =
+		"    1000        1       1          4         16      1.950 alive    make\n";
+	const struct jv *a;
+	struct cmd_info c;
+	struct jv root;
+	char *t, *p;
+	size_t len;
+
+	cmd_fixture(&fx, &c, true);	/* the last event at 2.95 s */
+	c.waited = false;
+	c.still_running = 2;
+	c.reaped = false;
+	fx.in.lost_events = 5;
+	t = render_cmd(&fx, FMT_TEXT, &c, &len);
+	assert_ascii(t, len);
+	ck_assert_ptr_nonnull(strstr(t, "\nexit status: unknown\n"));
+	ck_assert_ptr_nonnull(strstr(t, "\n--no-wait: processes of the tree still running at "
+				     "the end: 2\nlost events: 5 -- peaks may be underestimated\n"));
+	ck_assert_ptr_nonnull(strstr(t, "\nPROCESSES: 3 of 3 with pages"));
+	p = strstr(t, CMD_PROC_HDR);
+	ck_assert_ptr_nonnull(p);
+	ck_assert_str_eq(p + strlen(CMD_PROC_HDR), CMD_ROW_2000 CMD_ROW_3000 "    1000        1"
+			 "       1          4         16      1.950 alive    make\n");
+	free(t);
+	t = render_cmd(&fx, FMT_JSON, &c, &len);
+	parse_or_fail(t, len, &root);
+	jreq(&root, "waited", J_FALSE);
+	ck_assert_int_eq(jint(&root, "still_running"), 2);
+	ck_assert_int_eq(jint(&root, "lost_events"), 5);
+	a = jreq(&root, "processes", J_ARR);
+	ck_assert_uint_eq(a->n, 3);
+	ck_assert_str_eq(jstr(&a->kids[2], "state"), "alive");
+	ck_assert_str_eq(jreq(&a->kids[2], "lifetime_s", J_NUM)->s, "1.950000");
+	jv_free(&root);
+	free(t);
+
+	/* -n 2: the two largest processes; the counts stay whole */
+	fx.in.top = 2;
+	t = render_cmd(&fx, FMT_TEXT, &c, &len);
+	ck_assert_ptr_nonnull(strstr(t, "\nPROCESSES: 2 of 3 with pages, by peak"));
+	p = strstr(t, CMD_PROC_HDR);
+	ck_assert_ptr_nonnull(p);
+	ck_assert_str_eq(p + strlen(CMD_PROC_HDR), CMD_ROW_2000 CMD_ROW_3000);
+	ck_assert_ptr_null(strstr(t, row_alive));
+	/* -n does not cut the processes at the peak */
+	ck_assert_ptr_nonnull(strstr(t, "\nAT THE PEAK: processes with pages then: 2\n"));
+	free(t);
+	t = render_cmd(&fx, FMT_JSON, &c, &len);
+	parse_or_fail(t, len, &root);
+	a = jreq(&root, "processes", J_ARR);
+	ck_assert_uint_eq(a->n, 2);
+	ck_assert_int_eq(jint(&a->kids[0], "pid"), 2000);
+	ck_assert_int_eq(jint(&a->kids[1], "pid"), 3000);
+	ck_assert_int_eq(jint(&root, "processes_with_pages"), 3);
+	ck_assert_uint_eq(jreq(&root, "alive_at_peak", J_ARR)->n, 2);
+	ck_assert_int_eq(jint(&root, "max_process_peak_pid"), 2000);
+	jv_free(&root);
+	free(t);
+	fx.in.top = 1;
+	t = render_cmd(&fx, FMT_JSON, &c, &len);
+	parse_or_fail(t, len, &root);
+	ck_assert_uint_eq(jreq(&root, "processes", J_ARR)->n, 1);
+	jv_free(&root);
+	free(t);
+	stats_free(&fx.st);
+}
+END_TEST
+
+/* Hostile argv and names: one line per field in text, valid strings in JSON. */
+static char *const hostile_argv[] = {
+	ARG("printf"), ARG("it's"), ARG("'"), ARG("a\\b"), ARG("two\nlines"), ARG("\x1b[31mred"),
+	ARG("\xff\xfe"), ARG(""), ARG("caf\xc3\xa9"), ARG("x\"y $HOME"),
+	ARG("ok-word_1.2/3:4=5@6%7+8,9"), ARG("~"), ARG("tab\there"), NULL
+};
+
+START_TEST(test_command_hostile)
+{
+	static struct fixture fx;
+	static const char want_cmd[] =
+		"\ncommand: printf 'it'\\''s' ''\\''' 'a\\\\b' 'two\\x0alines' '\\x1b[31mred' "
+		"'\\xff\\xfe' '' 'caf\\xc3\\xa9' 'x\"y $HOME' ok-word_1.2/3:4=5@6%7+8,9 '~' "
+		"'tab\\x09here'\nexit status: 0\n";
+	static const char *const want_json[] = {
+		"printf", "it's", "'", "a\\b", "two\nlines", "\x1b[31mred", "\xef\xbf\xbd\xef\xbf\xbd",
+		"", "caf\xc3\xa9", "x\"y $HOME", "ok-word_1.2/3:4=5@6%7+8,9", "~", "tab\there",
+	};
+	static const char comm[] = "new\nline\x1b\xff\"";
+	const struct jv *a;
+	struct cmd_info c;
+	struct jv root;
+	char *t, *p;
+	size_t len, i, lines = 0;
+
+	cmd_fixture(&fx, &c, false);
+	stats_set_comm(stats_find_task(&fx.st, 2000), comm, sizeof(comm) - 1);
+	c.argv = hostile_argv;
+	c.status = 0;
+	t = render_cmd(&fx, FMT_TEXT, &c, &len);
+	assert_ascii(t, len);
+	ck_assert_msg(strstr(t, want_cmd) != NULL, "command line:\n%s", t);
+	/* as many lines as with a plain command line and names */
+	for (p = t; *p; p++)
+		lines += *p == '\n';
+	ck_assert_uint_eq(lines, 19);
+	ck_assert_ptr_nonnull(strstr(t, "), pid 2000 (new\\x0aline\\x1b\\xff\")\n"));
+	ck_assert_ptr_nonnull(strstr(t, "\n    2000         10  new\\x0aline\\x1b\\xff\"\n"));
+	ck_assert_ptr_nonnull(strstr(t, "exited   new\\x0aline\\x1b\\xff\"\n"));
+	free(t);
+	t = render_cmd(&fx, FMT_JSON, &c, &len);
+	parse_or_fail(t, len, &root);
+	a = jreq(&root, "command", J_ARR);
+	ck_assert_uint_eq(a->n, sizeof(want_json) / sizeof(want_json[0]));
+	for (i = 0; i < a->n; i++) {
+		ck_assert_int_eq(a->kids[i].type, J_STR);
+		ck_assert_msg(a->kids[i].slen == strlen(want_json[i]) &&
+			      !memcmp(a->kids[i].s, want_json[i], a->kids[i].slen),
+			      "argv[%zu] differs", i);
+	}
+	ck_assert_str_eq(jstr(&jreq(&root, "alive_at_peak", J_ARR)->kids[1], "comm"),
+			 "new\nline\x1b\xef\xbf\xbd\"");
+	ck_assert_str_eq(jstr(&jreq(&root, "processes", J_ARR)->kids[0], "comm"),
+			 "new\nline\x1b\xef\xbf\xbd\"");
+	jv_free(&root);
+	free(t);
+	stats_free(&fx.st);
+}
+END_TEST
+
+/* ---- --by process: report_write() with threads summed ---- */
+
+/*
+ * 100 "app" (seeded 20) with threads 101 and 102: 101 takes 16 at 2 s, 102 4
+ * at 3 s (peak 40), 101 gives its 16 back at 4 s. 200 "db" (30) gets a thread
+ * 201 at 5 s that takes 2 (peak 32). 300 "tiny" 1 page, 400 none.
+ */
+static void process_fixture(struct fixture *fx)
+{
+	struct stats *st = &fx->st;
+
+	fx_init(fx, 64);
+	stats_seed_task(st, 100, 100, 1, "app", 3, 20, 10000000, false);
+	stats_seed_task(st, 101, 100, 1, "app", 3, 0, 10000000, false);
+	stats_seed_task(st, 102, 100, 1, "app-io", 6, 0, 10000000, false);
+	stats_seed_task(st, 200, 200, 1, "db", 2, 30, 10000000, false);
+	stats_seed_task(st, 300, 300, 1, "tiny", 4, 1, 10000000, false);
+	stats_seed_task(st, 400, 400, 1, "none", 4, 0, 10000000, false);
+	stats_link_threads(st);
+	apply_page(st, EV_PAGE_ALLOC, 101, 0, 4, 2 * SEC, 0);
+	apply_page(st, EV_PAGE_ALLOC, 102, 16, 2, 3 * SEC, 0);
+	apply_page(st, EV_PAGE_FREE, 101, 0, 4, 4 * SEC, 0);
+	ev_newtask(st, 5 * SEC, 200, 201, MT_CLONE_THREAD, "db-worker");
+	apply_page(st, EV_PAGE_ALLOC, 201, 32, 1, 5 * SEC, 0);
+	fx->in.by_process = true;
+}
+
+#define PV_HDR	"     PID     PPID THREADS PEAK_PAGES   PEAK_KIB  CUR_PAGES     SEEDED STATE   " \
+		"   PEAK_AT_S  COMM\n"
+#define PV_100	"     100        1       3         40        160         24         20 alive   " \
+		"    3.000000  app\n"
+#define PV_200	"     200        1       2         32        128         32         30 alive   " \
+		"    5.000000  db\n"
+#define PV_300	"     300        1       1          1          4          1          1 alive   " \
+		"    0.010000  tiny\n"
+
+START_TEST(test_by_process_text)
+{
+	static struct fixture fx;
+	char *t, *p;
+	size_t len;
+
+	process_fixture(&fx);
+	t = render(&fx, FMT_TEXT, &len);
+	assert_ascii(t, len);
+	ck_assert_ptr_null(strstr(t, "\nTASKS: "));
+	p = strstr(t, "\nPROCESSES: 3 of 3 with pages, by peak, threads summed (page = 4096 "
+		   "bytes)\n");
+	ck_assert_ptr_nonnull(p);
+	p = strchr(p + 1, '\n') + 1;
+	ck_assert_msg(!strncmp(p, PV_HDR PV_100 PV_200 PV_300 "\nMODULES: 0\n",
+			       strlen(PV_HDR PV_100 PV_200 PV_300 "\nMODULES: 0\n")),
+		      "process table:\n%s", p);
+	free(t);
+	/* --top cuts rows, not the count */
+	fx.in.top = 2;
+	t = render(&fx, FMT_TEXT, &len);
+	p = strstr(t, "\nPROCESSES: 2 of 3 with pages");
+	ck_assert_ptr_nonnull(p);
+	p = strchr(p + 1, '\n') + 1;
+	ck_assert(!strncmp(p, PV_HDR PV_100 PV_200 "\nMODULES: 0\n",
+			   strlen(PV_HDR PV_100 PV_200 "\nMODULES: 0\n")));
+	free(t);
+	/* the task view of the same table: one row per task */
+	fx.in.top = 0;
+	fx.in.by_process = false;
+	t = render(&fx, FMT_TEXT, &len);
+	ck_assert_ptr_null(strstr(t, "\nPROCESSES: "));
+	ck_assert_ptr_nonnull(strstr(t, "\nTASKS: 6 of 6 with pages, by peak"));
+	free(t);
+	stats_free(&fx.st);
+}
+END_TEST
+
+START_TEST(test_by_process_json)
+{
+	static struct fixture fx;
+	const struct jv *a, *p;
+	struct jv root;
+	char *t;
+	size_t len;
+
+	process_fixture(&fx);
+	t = render(&fx, FMT_JSON, &len);
+	parse_or_fail(t, len, &root);
+	ck_assert_str_eq(jstr(&root, "view"), "process");
+	ck_assert_ptr_null(jget(&root, "tasks"));
+	ck_assert_ptr_null(jget(&root, "tasks_with_pages"));
+	ck_assert_int_eq(jint(&root, "processes_with_pages"), 3);
+	jreq(&root, "modules", J_ARR);
+	a = jreq(&root, "processes", J_ARR);
+	ck_assert_uint_eq(a->n, 3);
+	p = &a->kids[0];
+	ck_assert_int_eq(jint(p, "pid"), 100);
+	ck_assert_int_eq(jint(p, "ppid"), 1);
+	ck_assert_str_eq(jstr(p, "comm"), "app");
+	ck_assert_int_eq(jint(p, "threads"), 3);
+	ck_assert_int_eq(jint(p, "peak_pages"), 40);
+	ck_assert_int_eq(jint(p, "peak_kib"), 160);
+	ck_assert_str_eq(jreq(p, "peak_time_s", J_NUM)->s, "3.000000");
+	ck_assert_int_eq(jint(p, "current_pages"), 24);
+	ck_assert_int_eq(jint(p, "seeded_pages"), 20);
+	ck_assert_str_eq(jstr(p, "state"), "alive");
+	p = &a->kids[1];
+	ck_assert_int_eq(jint(p, "pid"), 200);
+	ck_assert_str_eq(jstr(p, "comm"), "db");
+	ck_assert_int_eq(jint(p, "threads"), 2);
+	ck_assert_int_eq(jint(p, "peak_pages"), 32);
+	ck_assert_int_eq(jint(p, "current_pages"), 32);
+	ck_assert_int_eq(jint(p, "seeded_pages"), 30);
+	ck_assert_str_eq(jreq(p, "peak_time_s", J_NUM)->s, "5.000000");
+	p = &a->kids[2];
+	ck_assert_int_eq(jint(p, "pid"), 300);
+	ck_assert_int_eq(jint(p, "threads"), 1);
+	ck_assert_int_eq(jint(p, "peak_pages"), 1);
+	ck_assert_str_eq(jreq(p, "peak_time_s", J_NUM)->s, "0.010000");
+	jv_free(&root);
+	free(t);
+	fx.in.top = 1;
+	t = render(&fx, FMT_JSON, &len);
+	parse_or_fail(t, len, &root);
+	ck_assert_uint_eq(jreq(&root, "processes", J_ARR)->n, 1);
+	ck_assert_int_eq(jint(&root, "processes_with_pages"), 3);
+	jv_free(&root);
+	free(t);
+	/* the task view says so, and has no processes */
+	fx.in.top = 0;
+	fx.in.by_process = false;
+	t = render(&fx, FMT_JSON, &len);
+	parse_or_fail(t, len, &root);
+	ck_assert_str_eq(jstr(&root, "view"), "task");
+	ck_assert_ptr_null(jget(&root, "processes"));
+	ck_assert_int_eq(jint(&root, "tasks_with_pages"), 6);
+	ck_assert_uint_eq(jreq(&root, "tasks", J_ARR)->n, 6);
+	jv_free(&root);
+	free(t);
+	stats_free(&fx.st);
+}
+END_TEST
+
 Suite *suite_report(void)
 {
 	Suite *s = suite_create("report");
@@ -2019,6 +2624,18 @@ Suite *suite_report(void)
 	tcase_add_test(tc, test_summary_tasks);
 	tcase_add_test(tc, test_summary_hostile);
 	tcase_add_test(tc, test_summary_lost);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("command");
+	tcase_add_test(tc, test_command_text);
+	tcase_add_test(tc, test_command_json);
+	tcase_add_test(tc, test_command_signal);
+	tcase_add_test(tc, test_command_exec_failed);
+	tcase_add_test(tc, test_command_nowait_lost_top);
+	tcase_add_test(tc, test_command_hostile);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("by_process");
+	tcase_add_test(tc, test_by_process_text);
+	tcase_add_test(tc, test_by_process_json);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* test_stats.c - per-task accounting: pfn ownership, peaks, seeds, task table and recycling */
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "testutil.h"
@@ -802,6 +803,864 @@ START_TEST(test_many_short_tasks)
 }
 END_TEST
 
+/* ---- processes: threads linked to their leader, summed there ---- */
+
+#define PROC_FLAGS	0x1200000ull	/* CLONE_CHILD_SETTID | CLONE_CHILD_CLEARTID: a fork */
+
+static void init_cfg(uint32_t max_tasks, uint32_t exit_ring)
+{
+	struct stats_config cfg = {
+		.max_tasks = max_tasks,
+		.max_modules = 8,
+		.max_pfn = MAX_PFN,
+		.exit_ring = exit_ring,
+	};
+
+	ck_assert_int_eq(stats_init(&S, &cfg), 0);
+}
+
+static void exit_gd(uint64_t ts, int32_t pid, int group_dead, const char *comm)
+{
+	struct mt_event ev;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.kind = EV_EXIT;
+	ev.ts = ts;
+	ev.tid = pid;
+	ev.u.exit.pid = pid;
+	ev.u.exit.group_dead = group_dead;
+	ev.u.exit.comm = str(comm);
+	stats_apply(&S, &ev);
+}
+
+static void irq_alloc(uint64_t ts, int32_t tid, uint64_t pfn, uint32_t order)
+{
+	page_ev(EV_PAGE_ALLOC, ts, tid, MT_FLAG_HARDIRQ, pfn, order);
+}
+
+START_TEST(test_process_threads_summed)
+{
+	struct mt_task *p, *t1, *t2, *other;
+
+	newtask(10, 1, 100, PROC_FLAGS, "app");
+	newtask(20, 100, 101, MT_CLONE_THREAD, "app");
+	newtask(30, 101, 102, MT_CLONE_THREAD, "app");	/* a thread made by a thread */
+	newtask(35, 101, 200, PROC_FLAGS, "child");	/* a process made by a thread */
+	p = task(100);
+	t1 = task(101);
+	t2 = task(102);
+	other = task(200);
+	ck_assert_uint_eq(p->leader, 0);
+	ck_assert_uint_eq(t1->leader, p->serial);
+	ck_assert_uint_eq(t2->leader, p->serial);
+	ck_assert_uint_eq(other->leader, 0);
+	ck_assert_int_eq(t2->tgid, 100);
+	ck_assert_int_eq(other->tgid, 200);
+	ck_assert_int_eq(other->ppid, 100);
+	ck_assert_ptr_eq(stats_process_of(&S, p), p);
+	ck_assert_ptr_eq(stats_process_of(&S, t1), p);
+	ck_assert_ptr_eq(stats_process_of(&S, t2), p);
+	ck_assert_ptr_eq(stats_process_of(&S, other), other);
+
+	alloc(40, 100, 0, 1);		/* leader: 2 -> process 2 */
+	ck_assert_int_eq(p->pcur, 2);
+	ck_assert_int_eq(p->ppeak, 2);
+	ck_assert_uint_eq(p->ppeak_ts, 40);
+	alloc(50, 101, 8, 2);		/* t1: 4 -> process 6 */
+	ck_assert_int_eq(p->pcur, 6);
+	ck_assert_int_eq(p->ppeak, 6);
+	ck_assert_uint_eq(p->ppeak_ts, 50);
+	alloc(60, 102, 16, 0);		/* t2: 1 -> process 7 */
+	ck_assert_int_eq(p->pcur, 7);
+	ck_assert_int_eq(p->ppeak, 7);
+	ck_assert_uint_eq(p->ppeak_ts, 60);
+	alloc(65, 200, 32, 3);		/* another process: not summed here */
+	ck_assert_int_eq(p->pcur, 7);
+	ck_assert_int_eq(other->pcur, 8);
+	ck_assert_int_eq(other->ppeak, 8);
+	/* a task outside the process frees t1's block: t1 and the process go down */
+	pfree(70, 999, 8, 2);
+	ck_assert_int_eq(t1->cur, 0);
+	ck_assert_int_eq(t1->peak, 4);
+	ck_assert_int_eq(p->pcur, 3);
+	ck_assert_int_eq(p->ppeak, 7);
+	ck_assert_uint_eq(p->ppeak_ts, 60);
+	ck_assert_ptr_null(stats_find_task(&S, 999));	/* a free charges nobody new */
+	alloc(80, 102, 17, 1);		/* t2: 1 + 2 = 3; process 5 */
+	ck_assert_int_eq(t2->cur, 3);
+	ck_assert_int_eq(p->pcur, 5);
+	ck_assert_int_eq(p->ppeak, 7);
+	/* the leader frees a page of the other process: that process goes down */
+	pfree(90, 100, 32, 1);
+	ck_assert_int_eq(other->pcur, 6);
+	ck_assert_int_eq(p->pcur, 5);
+	/* threads keep no process sums of their own */
+	ck_assert_int_eq(t1->pcur, 0);
+	ck_assert_int_eq(t1->ppeak, 0);
+	ck_assert_int_eq(t2->pcur, 0);
+	ck_assert_int_eq(t2->ppeak, 0);
+	/* the leader's own numbers are its own pages only */
+	ck_assert_int_eq(p->cur, 2);
+	ck_assert_int_eq(p->peak, 2);
+}
+END_TEST
+
+/* A thread whose leader's slot went to another task is its own process again. */
+START_TEST(test_process_of_recycled_leader)
+{
+	struct mt_task *t, *neu;
+	uint32_t old_serial;
+
+	stats_free(&S);
+	init_with(SLOT_FIRST + 3, false);	/* 1, 100 and 101 fill it */
+	newtask(10, 1, 100, PROC_FLAGS, "app");
+	newtask(20, 100, 101, MT_CLONE_THREAD, "app");
+	t = task(101);
+	old_serial = task(100)->serial;
+	ck_assert_uint_eq(t->leader, old_serial);
+	alloc(30, 101, 0, 1);			/* 2 pages, summed on 100 */
+	ck_assert_int_eq(task(100)->pcur, 2);
+	exit_gd(40, 100, 0, "app");		/* the leader goes first */
+	alloc(50, 300, 8, 0);			/* table full: 100's slot is recycled */
+	ck_assert_ptr_null(stats_task_by_serial(&S, old_serial));
+	neu = task(300);
+	ck_assert_int_eq(neu->pcur, 1);
+	ck_assert_ptr_eq(stats_process_of(&S, t), t);
+	alloc(60, 101, 16, 2);			/* 4 pages: on the thread, not on 300 */
+	ck_assert_int_eq(t->cur, 6);
+	ck_assert_int_eq(t->pcur, 4);
+	ck_assert_int_eq(t->ppeak, 4);
+	ck_assert_uint_eq(t->ppeak_ts, 60);
+	ck_assert_int_eq(neu->pcur, 1);
+	ck_assert_int_eq(neu->ppeak, 1);
+	ck_assert_int_eq(neu->cur, 1);
+}
+END_TEST
+
+/*
+ * Recycling drops the smallest peaks first. A leader whose threads did the
+ * allocating has a task peak of 0 but its process peaked high: dropping it
+ * loses that process from --by process and the command report.
+ */
+START_TEST(test_recycle_keeps_large_process_peak)
+{
+	struct mt_task *lead;
+
+	stats_free(&S);
+	init_with(SLOT_FIRST + 4, false);
+	newtask(10, 1, 100, PROC_FLAGS, "big");
+	newtask(11, 100, 101, MT_CLONE_THREAD, "big");
+	alloc(20, 101, 0, 6);			/* 64 pages by the thread */
+	pfree(30, 101, 0, 6);
+	exit_gd(40, 101, 0, "big");
+	exit_gd(41, 100, 1, "big");
+	lead = task(100);
+	ck_assert_int_eq(lead->peak, 0);
+	ck_assert_int_eq(lead->ppeak, 64);
+	alloc(50, 200, 64, 2);			/* a small process: peak 5 */
+	alloc(51, 200, 68, 0);
+	pfree(52, 200, 64, 2);
+	pfree(53, 200, 68, 0);
+	exit_gd(54, 200, 1, "small");
+	ck_assert_uint_eq(S.ntasks_used, SLOT_FIRST + 4);	/* 1, 100, 101, 200 */
+	alloc(60, 300, 80, 0);			/* one slot needed */
+	ck_assert_uint_eq(S.c.tasks_recycled, 1);
+	ck_assert_msg(stats_find_task(&S, 100) == lead,
+		      "the leader of a 64-page process went before a 5-page task");
+	ck_assert_ptr_null(stats_find_task(&S, 200));
+	ck_assert_int_eq(S.c.recycled_max_peak, 5);
+}
+END_TEST
+
+START_TEST(test_link_threads)
+{
+	struct mt_task *l, *a, *b, *orphan, *k, *l2, *t2;
+
+	l = stats_seed_task(&S, 100, 100, 1, "app", 3, 50, 10, false);
+	a = stats_seed_task(&S, 101, 100, 1, "app", 3, 0, 10, false);
+	b = stats_seed_task(&S, 102, 100, 1, "app-io", 6, 0, 10, false);
+	stats_seed_task(&S, 200, 200, 1, "db", 2, 7, 10, false);
+	orphan = stats_seed_task(&S, 301, 300, 1, "lost", 4, 0, 10, false);	/* 300 not seen */
+	k = stats_seed_task(&S, 2, 2, 0, "kthreadd", 8, 0, 10, true);
+	/* a thread seen before its leader, with pages of its own by then */
+	t2 = stats_seed_task(&S, 401, 400, 1, "w", 1, 0, 10, false);
+	alloc(15, 401, 32, 1);
+	ck_assert_int_eq(t2->pcur, 2);
+	l2 = stats_seed_task(&S, 400, 400, 1, "w", 1, 10, 16, false);
+	ck_assert_ptr_nonnull(l);
+	ck_assert_ptr_nonnull(a);
+	ck_assert_ptr_nonnull(b);
+	ck_assert_ptr_nonnull(orphan);
+	ck_assert_ptr_nonnull(k);
+	ck_assert_ptr_nonnull(t2);
+	ck_assert_ptr_nonnull(l2);
+	/* seeding alone links nothing */
+	ck_assert_uint_eq(a->leader, 0);
+	ck_assert_uint_eq(b->leader, 0);
+
+	stats_link_threads(&S);
+	ck_assert_uint_eq(a->leader, l->serial);
+	ck_assert_uint_eq(b->leader, l->serial);
+	ck_assert_uint_eq(l->leader, 0);
+	ck_assert_uint_eq(task(200)->leader, 0);
+	ck_assert_uint_eq(orphan->leader, 0);
+	ck_assert_uint_eq(k->leader, 0);
+	ck_assert_ptr_eq(stats_process_of(&S, orphan), orphan);
+	ck_assert_ptr_eq(stats_process_of(&S, b), l);
+	ck_assert_int_eq(l->pcur, 50);
+	ck_assert_int_eq(l->ppeak, 50);
+	/* the early thread's pages moved to its leader: 10 + 2 */
+	ck_assert_uint_eq(t2->leader, l2->serial);
+	ck_assert_int_eq(t2->pcur, 0);
+	ck_assert_int_eq(l2->pcur, 12);
+	ck_assert_int_eq(l2->ppeak, 12);
+	ck_assert_int_eq(t2->cur, 2);
+
+	/* linking twice changes nothing */
+	stats_link_threads(&S);
+	ck_assert_int_eq(l->pcur, 50);
+	ck_assert_int_eq(l2->pcur, 12);
+
+	alloc(20, 101, 0, 2);		/* 4 pages of a thread: process 54 */
+	ck_assert_int_eq(l->pcur, 54);
+	ck_assert_int_eq(l->ppeak, 54);
+	ck_assert_uint_eq(l->ppeak_ts, 20);
+	ck_assert_int_eq(a->cur, 4);
+	ck_assert_int_eq(a->pcur, 0);
+	alloc(21, 102, 8, 0);
+	ck_assert_int_eq(l->pcur, 55);
+	pfree(22, 200, 0, 2);		/* another process frees the thread's pages */
+	ck_assert_int_eq(l->pcur, 51);
+	ck_assert_int_eq(l->ppeak, 55);
+	ck_assert_uint_eq(l->ppeak_ts, 21);
+	ck_assert_int_eq(task(200)->pcur, 7);
+	pfree(23, 401, 32, 1);		/* the early thread's own pages: off its leader */
+	ck_assert_int_eq(l2->pcur, 10);
+	ck_assert_int_eq(t2->cur, 0);
+}
+END_TEST
+
+/* ---- command mode: the process tree ---- */
+
+#define ROOT	1000
+
+/* The command, as memtrace starts it: rooted, then its task_newtask from memtrace (pid 1). */
+static struct mt_task *start_tree(uint64_t ts, const char *comm)
+{
+	struct mt_task *r = stats_tree_root(&S, ROOT, ts);
+
+	ck_assert_ptr_nonnull(r);
+	newtask(ts, 1, ROOT, PROC_FLAGS, comm);
+	ck_assert_ptr_eq(task(ROOT), r);
+	return r;
+}
+
+static int64_t at_peak(int32_t tid)
+{
+	return stats_tree_pages_at_peak(&S, task(tid));
+}
+
+START_TEST(test_tree_root)
+{
+	struct mt_task *r;
+
+	r = stats_tree_root(&S, ROOT, 500);
+	ck_assert_ptr_nonnull(r);
+	ck_assert(r->flags & TF_TREE);
+	ck_assert_int_eq(r->tgid, ROOT);
+	ck_assert_int_eq(r->state, TASK_ALIVE);
+	ck_assert_uint_eq(r->start_ts, 500);
+	ck_assert_uint_eq(S.tree_processes, 1);
+	ck_assert_uint_eq(S.tree_threads, 0);
+	ck_assert_int_eq(S.tree_cur, 0);
+	ck_assert_int_eq(S.tree_peak, 0);
+	/* memtrace's own task_newtask for it: the same task, now named */
+	newtask(501, 1, ROOT, PROC_FLAGS, "make");
+	ck_assert_ptr_eq(task(ROOT), r);
+	assert_comm(r, "make");
+	ck_assert_int_eq(r->ppid, 1);
+	ck_assert_uint_eq(S.tree_processes, 1);
+	/* memtrace itself is not in the tree */
+	ck_assert(!(task(1)->flags & TF_TREE));
+	ck_assert_int_eq(stats_tree_pages_at_peak(&S, task(1)), 0);
+	/* rooting again does not count it twice */
+	ck_assert_ptr_eq(stats_tree_root(&S, ROOT, 502), r);
+	ck_assert_uint_eq(S.tree_processes, 1);
+	alloc(510, ROOT, 0, 2);
+	ck_assert_int_eq(S.tree_cur, 4);
+	ck_assert_int_eq(S.tree_peak, 4);
+	ck_assert_uint_eq(S.tree_peak_ts, 510);
+	ck_assert_int_eq(at_peak(ROOT), 4);
+}
+END_TEST
+
+/* No slot for the command: no tree (the caller goes on without one). */
+START_TEST(test_tree_root_table_full)
+{
+	stats_free(&S);
+	init_with(SLOT_FIRST + 1, false);
+	alloc(10, 50, 0, 0);			/* the only slot, alive */
+	ck_assert_ptr_null(stats_tree_root(&S, ROOT, 20));
+	ck_assert_uint_eq(S.tree_processes, 0);
+	ck_assert_ptr_null(stats_find_task(&S, ROOT));
+	ck_assert(!(S.tasks[SLOT_OVERFLOW].flags & TF_TREE));
+	alloc(30, ROOT, 1, 0);			/* its pages go to <overflow>, not a tree */
+	ck_assert_int_eq(S.tree_cur, 0);
+	ck_assert_int_eq(S.tree_peak, 0);
+}
+END_TEST
+
+/* Four children one after another, 8 pages each: the peak is one child plus the root. */
+START_TEST(test_tree_children_in_turn)
+{
+	uint64_t ts = 1000;
+	int i;
+
+	start_tree(100, "sh");
+	alloc(110, ROOT, 0, 0);
+	alloc(111, ROOT, 1, 1);		/* the root holds 3 */
+	ck_assert_int_eq(S.tree_cur, 3);
+	ck_assert_int_eq(S.tree_peak, 3);
+	for (i = 0; i < 4; i++) {
+		int32_t c = 2000 + i;
+
+		newtask(ts, ROOT, c, PROC_FLAGS, "step");
+		alloc(ts + 1, c, 64, 2);
+		alloc(ts + 2, c, 68, 2);	/* 8 pages */
+		ck_assert_int_eq(S.tree_cur, 11);
+		pfree(ts + 3, c, 64, 3);
+		ck_assert_int_eq(S.tree_cur, 3);
+		exit_ev(ts + 4, c);
+		ts += 1000;
+	}
+	ck_assert_int_eq(S.tree_peak, 11);
+	ck_assert_uint_eq(S.tree_peak_ts, 1002);	/* the first child's second block */
+	ck_assert_int_eq(S.tree_cur, 3);
+	ck_assert_uint_eq(S.tree_processes, 5);
+	ck_assert_uint_eq(S.tree_threads, 0);
+	ck_assert_int_eq(at_peak(ROOT), 3);
+	ck_assert_int_eq(at_peak(2000), 8);
+	for (i = 1; i < 4; i++)
+		ck_assert_int_eq(at_peak(2000 + i), 0);
+	for (i = 0; i < 4; i++) {
+		ck_assert(task(2000 + i)->flags & TF_TREE);
+		ck_assert_int_eq(task(2000 + i)->peak, 8);
+		ck_assert_int_eq(task(2000 + i)->cur, 0);
+	}
+}
+END_TEST
+
+/* The same four at once: the peak holds all of them. */
+START_TEST(test_tree_children_at_once)
+{
+	int i;
+
+	start_tree(100, "sh");
+	alloc(110, ROOT, 0, 0);
+	alloc(111, ROOT, 1, 1);		/* 3 */
+	for (i = 0; i < 4; i++)
+		newtask(200 + (uint64_t)i, ROOT, 2000 + i, PROC_FLAGS, "par");
+	for (i = 0; i < 4; i++) {
+		alloc(300 + 10 * (uint64_t)i, 2000 + i, 64 + 8 * (uint64_t)i, 2);
+		alloc(301 + 10 * (uint64_t)i, 2000 + i, 68 + 8 * (uint64_t)i, 2);
+	}
+	ck_assert_int_eq(S.tree_cur, 35);
+	ck_assert_int_eq(S.tree_peak, 35);
+	ck_assert_uint_eq(S.tree_peak_ts, 331);
+	for (i = 0; i < 4; i++)
+		pfree(400 + (uint64_t)i, 2000 + i, 64 + 8 * (uint64_t)i, 3);
+	ck_assert_int_eq(S.tree_cur, 3);
+	/* one more after the peak, smaller than it: 0 at the peak */
+	newtask(500, ROOT, 2004, PROC_FLAGS, "late");
+	alloc(510, 2004, 200, 2);
+	ck_assert_int_eq(S.tree_cur, 7);
+	ck_assert_int_eq(S.tree_peak, 35);
+	ck_assert_uint_eq(S.tree_peak_ts, 331);
+	ck_assert_int_eq(at_peak(ROOT), 3);
+	for (i = 0; i < 4; i++)
+		ck_assert_int_eq(at_peak(2000 + i), 8);
+	ck_assert_int_eq(at_peak(2004), 0);
+	ck_assert_uint_eq(S.tree_processes, 6);
+}
+END_TEST
+
+/* Tasks that changed after the peak report what they had at it, not now. */
+START_TEST(test_tree_pages_at_peak_after_changes)
+{
+	start_tree(100, "sh");
+	newtask(110, ROOT, 2001, PROC_FLAGS, "a");
+	newtask(111, ROOT, 2002, PROC_FLAGS, "b");
+	alloc(120, 2001, 0, 3);		/* A: pfn 0-7 */
+	alloc(121, 2001, 8, 1);		/* A: pfn 8-9 -> 10 */
+	alloc(122, 2002, 16, 2);	/* B: 16-19 */
+	alloc(123, 2002, 20, 0);	/* B: 20 -> 5; tree 15, peak */
+	ck_assert_int_eq(S.tree_peak, 15);
+	ck_assert_uint_eq(S.tree_peak_ts, 123);
+	pfree(130, 2001, 8, 1);
+	pfree(131, 2001, 0, 2);		/* A: 4 (pfn 4-7) */
+	alloc(132, 2002, 24, 1);
+	alloc(133, 2002, 26, 0);	/* B: 8 */
+	newtask(140, ROOT, 2003, PROC_FLAGS, "c");
+	alloc(141, 2003, 40, 1);	/* C: 2; tree 14 */
+	ck_assert_int_eq(S.tree_cur, 14);
+	ck_assert_int_eq(S.tree_peak, 15);
+	ck_assert_int_eq(at_peak(2001), 10);
+	ck_assert_int_eq(at_peak(2002), 5);
+	ck_assert_int_eq(at_peak(2003), 0);
+	ck_assert_int_eq(at_peak(ROOT), 0);
+	ck_assert_int_eq(task(2001)->cur, 4);
+	ck_assert_int_eq(task(2002)->cur, 8);
+	/* B grows the tree past the old peak: a new peak, taken as things are now */
+	alloc(150, 2002, 28, 2);	/* B: 12; tree 18 */
+	ck_assert_int_eq(S.tree_peak, 18);
+	ck_assert_uint_eq(S.tree_peak_ts, 150);
+	ck_assert_int_eq(at_peak(2001), 4);
+	ck_assert_int_eq(at_peak(2002), 12);
+	ck_assert_int_eq(at_peak(2003), 2);
+	/* and changes after that one do not move it */
+	pfree(160, 2001, 4, 2);		/* A: 0 */
+	alloc(161, 2003, 42, 0);	/* C: 3 */
+	pfree(162, 2002, 16, 2);	/* B: 8 */
+	ck_assert_int_eq(S.tree_cur, 11);
+	ck_assert_int_eq(at_peak(2001), 4);
+	ck_assert_int_eq(at_peak(2002), 12);
+	ck_assert_int_eq(at_peak(2003), 2);
+	/* a task of the tree that changed twice since the peak: still its value at it */
+	alloc(163, 2003, 43, 0);
+	ck_assert_int_eq(task(2003)->cur, 4);
+	ck_assert_int_eq(at_peak(2003), 2);
+	ck_assert_int_eq(S.tree_peak, 18);
+}
+END_TEST
+
+/* Grandchildren stay in the tree when their parent exits; threads are counted apart. */
+START_TEST(test_tree_descendants_and_threads)
+{
+	struct mt_task *r;
+
+	r = start_tree(100, "sh");
+	newtask(110, ROOT, 2000, PROC_FLAGS, "c");
+	newtask(111, 2000, 3000, PROC_FLAGS, "g");
+	exit_ev(112, 2000);				/* the parent goes; 3000 is reparented */
+	alloc(120, 3000, 0, 2);				/* 4 */
+	ck_assert(task(3000)->flags & TF_TREE);
+	ck_assert_int_eq(S.tree_cur, 4);
+	fork_ev(130, 3000, 4000, "gg");			/* sched_process_fork only */
+	ck_assert(task(4000)->flags & TF_TREE);
+	alloc(131, 4000, 8, 1);				/* 2 */
+	ck_assert_int_eq(S.tree_cur, 6);
+	/* threads: of the root, of the grandchild, and a thread's thread */
+	newtask(140, ROOT, 1001, MT_CLONE_THREAD, "sh");
+	newtask(141, 3000, 3001, MT_CLONE_THREAD, "g");
+	newtask(142, 3001, 3002, MT_CLONE_THREAD, "g");
+	fork_ev(143, 3001, 3002, "g");			/* the fork after newtask: no double count */
+	ck_assert(task(1001)->flags & TF_TREE);
+	ck_assert(task(3002)->flags & TF_TREE);
+	ck_assert_uint_eq(S.tree_processes, 4);		/* ROOT, 2000, 3000, 4000 */
+	ck_assert_uint_eq(S.tree_threads, 3);
+	alloc(150, 1001, 16, 2);			/* 4 on the root's process */
+	alloc(151, 3002, 24, 0);			/* 1 on 3000's process */
+	ck_assert_int_eq(S.tree_cur, 11);
+	ck_assert_int_eq(S.tree_peak, 11);
+	ck_assert_int_eq(r->pcur, 4);
+	ck_assert_int_eq(task(3000)->pcur, 5);
+	ck_assert_int_eq(task(4000)->pcur, 2);
+	/* outside the tree: memtrace (1) and a process it starts */
+	newtask(160, 1, 5000, PROC_FLAGS, "other");
+	alloc(161, 5000, 32, 3);
+	ck_assert(!(task(5000)->flags & TF_TREE));
+	ck_assert_int_eq(S.tree_cur, 11);
+	ck_assert_uint_eq(S.tree_processes, 4);
+	/* pages at the peak by task */
+	ck_assert_int_eq(at_peak(ROOT), 0);
+	ck_assert_int_eq(at_peak(1001), 4);
+	ck_assert_int_eq(at_peak(2000), 0);
+	ck_assert_int_eq(at_peak(3000), 4);
+	ck_assert_int_eq(at_peak(3002), 1);
+	ck_assert_int_eq(at_peak(4000), 2);
+	ck_assert_int_eq(at_peak(5000), 0);
+}
+END_TEST
+
+/* Who frees decides nothing: the owner's tree membership does. irq pages are not the tree's. */
+START_TEST(test_tree_frees_and_irq)
+{
+	struct mt_task *irq = &S.tasks[SLOT_IRQ];
+
+	start_tree(100, "sh");
+	alloc(110, ROOT, 0, 2);			/* 4 */
+	alloc(111, 5000, 8, 2);			/* an outsider's 4 */
+	ck_assert_int_eq(S.tree_cur, 4);
+	pfree(120, 5000, 0, 1);			/* the outsider frees 2 of the tree's */
+	ck_assert_int_eq(S.tree_cur, 2);
+	ck_assert_int_eq(task(ROOT)->cur, 2);
+	ck_assert_int_eq(task(5000)->cur, 4);
+	pfree(121, ROOT, 8, 0);			/* the tree frees one of the outsider's */
+	ck_assert_int_eq(S.tree_cur, 2);
+	ck_assert_int_eq(task(5000)->cur, 3);
+	irq_alloc(130, ROOT, 16, 3);		/* interrupting the root: 8 to <irq> */
+	ck_assert_int_eq(irq->cur, 8);
+	ck_assert_int_eq(S.tree_cur, 2);
+	ck_assert_int_eq(S.tree_peak, 4);
+	ck_assert_int_eq(task(ROOT)->cur, 2);
+	pfree(131, ROOT, 16, 3);
+	ck_assert_int_eq(irq->cur, 0);
+	ck_assert_int_eq(S.tree_cur, 2);
+	pfree(132, ROOT, 2, 1);
+	ck_assert_int_eq(S.tree_cur, 0);
+	ck_assert_int_eq(S.tree_peak, 4);
+	ck_assert_uint_eq(S.tree_peak_ts, 110);
+	ck_assert_int_eq(at_peak(ROOT), 4);
+}
+END_TEST
+
+/* An exited tree task that owns pages (or whose threads do) is never dropped. */
+START_TEST(test_tree_exited_with_pages_kept)
+{
+	stats_free(&S);
+	init_with(SLOT_FIRST + 6, false);
+	start_tree(100, "sh");				/* slots: ROOT, 1 */
+	newtask(110, ROOT, 2000, PROC_FLAGS, "keep");	/* 1 page, exits with it */
+	alloc(111, 2000, 0, 0);
+	exit_ev(112, 2000);
+	alloc(120, 3000, 8, 2);				/* outsider, peak 4, exits with none */
+	pfree(121, 3000, 8, 2);
+	exit_ev(122, 3000);
+	newtask(130, ROOT, 2100, PROC_FLAGS, "lead");	/* leader exits, its thread holds pages */
+	newtask(131, 2100, 2101, MT_CLONE_THREAD, "lead");
+	alloc(132, 2101, 16, 1);
+	exit_gd(133, 2100, 0, "lead");
+	ck_assert_int_eq(task(2100)->cur, 0);
+	ck_assert_int_eq(task(2100)->pcur, 2);
+	ck_assert_uint_eq(S.ntasks_used, SLOT_FIRST + 6);
+	/* full: 3000 goes though its peak (4) is larger than 2000's (1) or 2100's (0) */
+	alloc(140, 6000, 24, 0);
+	ck_assert_ptr_null(stats_find_task(&S, 3000));
+	ck_assert_ptr_nonnull(stats_find_task(&S, 2000));
+	ck_assert_ptr_nonnull(stats_find_task(&S, 2100));
+	ck_assert_uint_eq(S.c.tasks_recycled, 1);
+	/* nothing else may go: overflow */
+	alloc(141, 6001, 25, 0);
+	ck_assert_ptr_null(stats_find_task(&S, 6001));
+	ck_assert_uint_eq(S.c.task_overflow_events, 1);
+	ck_assert_uint_eq(S.c.tasks_recycled, 1);
+	/* the kept tasks' frees find them */
+	pfree(150, 6000, 0, 0);
+	ck_assert_int_eq(task(2000)->cur, 0);
+	ck_assert_int_eq(S.tree_cur, 2);
+	ck_assert_uint_eq(S.c.recycled_frees, 0);
+	/* with no pages left, 2000 may go */
+	alloc(160, 6002, 26, 0);
+	ck_assert_ptr_null(stats_find_task(&S, 2000));
+	ck_assert_ptr_nonnull(stats_find_task(&S, 6002));
+	ck_assert_ptr_nonnull(stats_find_task(&S, 2100));
+	ck_assert_uint_eq(S.c.tasks_recycled, 2);
+	/* the thread's pages come back through its leader */
+	pfree(170, 6002, 16, 1);
+	ck_assert_int_eq(task(2100)->pcur, 0);
+	ck_assert_int_eq(S.tree_cur, 0);
+	ck_assert_uint_eq(S.c.recycled_frees, 0);
+}
+END_TEST
+
+/*
+ * The victim list is built a sixteenth of the table at a time. An exited tree
+ * leader taken into it with no pages can get pages afterwards (its threads
+ * allocate); it must still not be dropped while they are held.
+ */
+START_TEST(test_tree_victim_gains_pages_kept)
+{
+	struct mt_task *lead;
+	uint64_t pfn = 100;
+	int i;
+
+	start_tree(100, "sh");				/* slots: ROOT, 1 */
+	newtask(110, ROOT, 2000, PROC_FLAGS, "lead");
+	newtask(111, 2000, 2001, MT_CLONE_THREAD, "lead");
+	alloc(112, 2000, 0, 3);
+	pfree(113, 2000, 0, 3);				/* peak 8, none left */
+	exit_gd(114, 2000, 0, "lead");			/* the leader leaves, the thread runs */
+	lead = task(2000);
+	for (i = 0; i < 3; i++) {			/* exited, peaks 1, 2, 4: below 8 */
+		alloc(120, 3000 + i, 8, (uint32_t)i);
+		pfree(121, 3000 + i, 8, (uint32_t)i);
+		exit_ev(122, 3000 + i);
+	}
+	ck_assert_int_eq(task(3002)->peak, 4);		/* order 2 */
+	/* fill the table with live tasks */
+	for (i = 0; S.ntasks_used < S.cfg.max_tasks; i++)
+		alloc(130, 4000 + i, pfn++, 0);
+	/* four victims are collected (64 / 16); the first recycle takes one of 3000-3002 */
+	alloc(140, 5000, pfn++, 0);
+	ck_assert_uint_eq(S.c.tasks_recycled, 1);
+	ck_assert_ptr_eq(task(2000), lead);
+	/* now the thread allocates: the exited leader holds its process's pages */
+	alloc(150, 2001, 40, 1);
+	ck_assert_int_eq(lead->pcur, 2);
+	ck_assert_int_eq(S.tree_cur, 2);
+	/* three more new tasks: the two other exited outsiders go, the leader must not */
+	alloc(160, 5001, pfn++, 0);
+	alloc(161, 5002, pfn++, 0);
+	alloc(162, 5003, pfn++, 0);
+	ck_assert_msg(stats_find_task(&S, 2000) == lead && lead->tid == 2000,
+		      "exited tree leader with pages held by its thread was recycled");
+	ck_assert_ptr_eq(stats_process_of(&S, task(2001)), lead);
+	ck_assert_uint_eq(S.c.tasks_recycled, 3);
+	ck_assert_uint_eq(S.c.task_overflow_events, 1);	/* 5003 found no slot */
+	pfree(170, 2001, 40, 1);
+	ck_assert_int_eq(lead->pcur, 0);
+	ck_assert_int_eq(S.tree_cur, 0);
+}
+END_TEST
+
+/* The command's pid was used before by a task that exited: the root is a new task. */
+START_TEST(test_tree_root_reused_pid)
+{
+	struct mt_task *old, *r;
+
+	alloc(10, ROOT, 0, 1);			/* an earlier holder of the pid: 2 pages */
+	exit_ev(20, ROOT);
+	old = task(ROOT);
+	ck_assert_int_eq(old->state, TASK_EXITED);
+	r = stats_tree_root(&S, ROOT, 100);
+	ck_assert_ptr_nonnull(r);
+	ck_assert_msg(r != old && r->state == TASK_ALIVE,
+		      "tree rooted on the exited earlier holder of the pid");
+	ck_assert_int_eq(r->cur, 0);
+	ck_assert(!(old->flags & TF_TREE));
+	newtask(100, 1, ROOT, PROC_FLAGS, "cmd");
+	ck_assert_ptr_eq(task(ROOT), r);
+	newtask(110, ROOT, 2000, PROC_FLAGS, "child");
+	ck_assert(task(2000)->flags & TF_TREE);
+	alloc(120, 2000, 8, 2);
+	ck_assert_int_eq(S.tree_cur, 4);
+	pfree(130, 2000, 0, 1);			/* the old holder's pages: not the tree's */
+	ck_assert_int_eq(old->cur, 0);
+	ck_assert_int_eq(S.tree_cur, 4);
+	ck_assert_int_eq(S.tree_peak, 4);
+	ck_assert_uint_eq(S.tree_processes, 2);
+}
+END_TEST
+
+/*
+ * Random allocations and frees by tree tasks (processes and threads), an
+ * outsider and irq context, against a model: tree pages, the peak, each task's
+ * pages at the peak, each process's sum.
+ */
+START_TEST(test_tree_model)
+{
+	enum { NT = 8, NB = 512 };
+	/* tasks: 0 ROOT, 1 thread of ROOT, 2..4 processes, 5 thread of 2, 6 outsider, 7 irq */
+	static const int32_t tids[NT] = { ROOT, 1001, 2000, 2100, 2200, 2001, 9000, -1 };
+	static const int proc_of[NT] = { 0, 0, 2, 3, 4, 2, 6, 7 };
+	static const bool in_tree[NT] = { true, true, true, true, true, true, false, false };
+	int64_t cur[NT] = { 0 }, snap[NT] = { 0 }, pcur[NT] = { 0 }, ppeak[NT] = { 0 };
+	int64_t tree = 0, peak = 0;
+	int owner[NB];
+	uint32_t rng = 12345;
+	uint64_t ts = 1000;
+	int step, i;
+
+	for (i = 0; i < NB; i++)
+		owner[i] = -1;
+	start_tree(100, "sh");
+	newtask(101, ROOT, 1001, MT_CLONE_THREAD, "sh");
+	newtask(102, ROOT, 2000, PROC_FLAGS, "p2");
+	newtask(103, ROOT, 2100, PROC_FLAGS, "p3");
+	newtask(104, 2000, 2200, PROC_FLAGS, "p4");
+	newtask(105, 2000, 2001, MT_CLONE_THREAD, "p2");
+	for (step = 0; step < 4000; step++) {
+		int who, blk, k;
+		uint32_t order;
+
+		rng = rng * 1103515245u + 12345u;
+		who = (int)((rng >> 16) % NT);
+		blk = (int)((rng >> 8) % (NB / 4)) * 4;
+		order = (rng >> 4) % 3;
+		if (owner[blk] < 0 && ((rng >> 24) & 3) != 0) {
+			for (k = 0; k < (1 << order); k++)
+				if (owner[blk + k] >= 0)
+					break;
+			if (k < (1 << order))
+				continue;
+			if (who == 7)
+				irq_alloc(ts++, ROOT, (uint64_t)blk, order);
+			else
+				alloc(ts++, tids[who], (uint64_t)blk, order);
+			for (k = 0; k < (1 << order); k++)
+				owner[blk + k] = who;
+			cur[who] += 1 << order;
+			pcur[proc_of[who]] += 1 << order;
+			if (pcur[proc_of[who]] > ppeak[proc_of[who]])
+				ppeak[proc_of[who]] = pcur[proc_of[who]];
+			if (in_tree[who]) {
+				tree += 1 << order;
+				if (tree > peak) {
+					peak = tree;
+					memcpy(snap, cur, sizeof(snap));
+				}
+			}
+		} else if (owner[blk] >= 0) {
+			/* free the 4-page group by anybody: every owned page is credited */
+			pfree(ts++, tids[who == 7 ? 6 : who], (uint64_t)blk, 2);
+			for (k = 0; k < 4; k++) {
+				int o = owner[blk + k];
+
+				if (o < 0)
+					continue;
+				cur[o]--;
+				pcur[proc_of[o]]--;
+				if (in_tree[o])
+					tree--;
+				owner[blk + k] = -1;
+			}
+		}
+		ck_assert_int_eq(S.tree_cur, tree);
+		ck_assert_int_eq(S.tree_peak, peak);
+	}
+	ck_assert_int_gt(peak, 20);
+	for (i = 0; i < 6; i++) {
+		ck_assert_int_eq(task(tids[i])->cur, cur[i]);
+		ck_assert_msg(at_peak(tids[i]) == snap[i], "task %d: %lld at the peak, want %lld",
+			      tids[i], (long long)at_peak(tids[i]), (long long)snap[i]);
+	}
+	ck_assert_int_eq(at_peak(9000), 0);
+	for (i = 0; i < 7; i++) {
+		if (proc_of[i] != i)
+			continue;
+		ck_assert_int_eq(task(tids[i])->pcur, pcur[i]);
+		ck_assert_int_eq(task(tids[i])->ppeak, ppeak[i]);
+	}
+	ck_assert_int_eq(S.tasks[SLOT_IRQ].cur, cur[7]);
+}
+END_TEST
+
+/* ---- the exit ring (--exits) ---- */
+
+static void ring_setup(void)
+{
+	init_cfg(64, 4);
+}
+
+static void assert_exit(const struct mt_exit *e, int32_t pid, int32_t ppid, const char *comm,
+			int64_t peak, uint64_t start, uint64_t end)
+{
+	ck_assert_int_eq(e->pid, pid);
+	ck_assert_int_eq(e->ppid, ppid);
+	ck_assert_uint_eq(e->comm_len, strlen(comm));
+	ck_assert_mem_eq(e->comm, comm, strlen(comm));
+	ck_assert_int_eq(e->peak, peak);
+	ck_assert_uint_eq(e->start_ts, start);
+	ck_assert_uint_eq(e->exit_ts, end);
+}
+
+START_TEST(test_exit_ring_processes)
+{
+	struct mt_exit e;
+
+	/* a process with a thread: the thread's exit is not the process's */
+	newtask(100, 1, 200, PROC_FLAGS, "worker");
+	newtask(110, 200, 201, MT_CLONE_THREAD, "worker");
+	alloc(120, 200, 0, 1);
+	alloc(130, 201, 8, 2);				/* process peak 6 */
+	pfree(140, 201, 8, 2);
+	exit_gd(150, 201, 0, "worker");
+	ck_assert(!stats_exit_pop(&S, &e));
+	ck_assert_uint_eq(S.exit_count, 0);
+	exit_gd(160, 200, 1, "worker");
+	ck_assert_uint_eq(S.exit_count, 1);
+	ck_assert(stats_exit_pop(&S, &e));
+	assert_exit(&e, 200, 1, "worker", 6, 100, 160);
+	ck_assert(!stats_exit_pop(&S, &e));
+
+	/* the leader first, the last thread ends the process: tgid and leader's name */
+	newtask(200, 1, 300, PROC_FLAGS, "lead");
+	newtask(210, 300, 301, MT_CLONE_THREAD, "lead-io");
+	alloc(215, 301, 16, 0);
+	exit_gd(220, 300, 0, "lead");
+	ck_assert(!stats_exit_pop(&S, &e));
+	exit_gd(230, 301, 1, "lead-io");
+	ck_assert(stats_exit_pop(&S, &e));
+	assert_exit(&e, 300, 1, "lead", 1, 200, 230);
+
+	/* group_dead unknown: a thread's exit is none, the leader's is the process's */
+	newtask(300, 1, 400, PROC_FLAGS, "u");
+	newtask(310, 400, 401, MT_CLONE_THREAD, "u");
+	exit_gd(320, 401, -1, "u");
+	ck_assert(!stats_exit_pop(&S, &e));
+	exit_gd(330, 400, -1, "u");
+	ck_assert(stats_exit_pop(&S, &e));
+	assert_exit(&e, 400, 1, "u", 0, 300, 330);
+
+	/* a task only seen allocating: no name, no parent; the exit's name is taken */
+	alloc(400, 500, 24, 0);
+	exit_gd(410, 500, 1, "");
+	ck_assert(stats_exit_pop(&S, &e));
+	assert_exit(&e, 500, 0, "", 1, 400, 410);
+	alloc(420, 501, 25, 1);
+	exit_gd(430, 501, 1, "renamed");
+	ck_assert(stats_exit_pop(&S, &e));
+	assert_exit(&e, 501, 0, "renamed", 2, 420, 430);
+
+	/* a second exit of the same task, and one of a task never seen: nothing */
+	exit_gd(440, 501, 1, "renamed");
+	exit_gd(450, 777, 1, "ghost");
+	ck_assert(!stats_exit_pop(&S, &e));
+	ck_assert_uint_eq(S.exits_dropped, 0);
+}
+END_TEST
+
+START_TEST(test_exit_ring_full_fifo)
+{
+	struct mt_exit e;
+	char name[16];
+	int i;
+
+	stats_free(&S);
+	init_cfg(64, 3);
+	for (i = 0; i < 6; i++) {
+		snprintf(name, sizeof(name), "p%d", i);
+		newtask(10 + (uint64_t)i, 1, 600 + i, PROC_FLAGS, name);
+	}
+	for (i = 0; i < 4; i++)
+		exit_gd(100 + (uint64_t)i, 600 + i, 1, "");
+	/* three queued, the fourth dropped: the oldest are not overwritten */
+	ck_assert_uint_eq(S.exit_count, 3);
+	ck_assert_uint_eq(S.exits_dropped, 1);
+	ck_assert(stats_exit_pop(&S, &e));
+	assert_exit(&e, 600, 1, "p0", 0, 10, 100);
+	exit_gd(104, 604, 1, "");			/* room for one: it wraps around */
+	exit_gd(105, 605, 1, "");			/* full again */
+	ck_assert_uint_eq(S.exits_dropped, 2);
+	ck_assert(stats_exit_pop(&S, &e));
+	assert_exit(&e, 601, 1, "p1", 0, 11, 101);
+	ck_assert(stats_exit_pop(&S, &e));
+	assert_exit(&e, 602, 1, "p2", 0, 12, 102);
+	ck_assert(stats_exit_pop(&S, &e));
+	assert_exit(&e, 604, 1, "p4", 0, 14, 104);
+	ck_assert(!stats_exit_pop(&S, &e));
+	ck_assert_uint_eq(S.exit_count, 0);
+	ck_assert_uint_eq(S.exits_dropped, 2);
+}
+END_TEST
+
+START_TEST(test_exit_ring_off)
+{
+	struct mt_exit e;
+
+	/* the default config has no ring */
+	ck_assert_uint_eq(S.cfg.exit_ring, 0);
+	newtask(10, 1, 200, PROC_FLAGS, "a");
+	alloc(20, 200, 0, 0);
+	exit_gd(30, 200, 1, "a");
+	exit_gd(40, 1, -1, "init");
+	ck_assert(!stats_exit_pop(&S, &e));
+	ck_assert_uint_eq(S.exit_count, 0);
+	ck_assert_uint_eq(S.exits_dropped, 0);
+	ck_assert_int_eq(task(200)->state, TASK_EXITED);
+}
+END_TEST
+
 Suite *suite_stats(void)
 {
 	Suite *s = suite_create("stats");
@@ -838,6 +1697,39 @@ Suite *suite_stats(void)
 	tcase_add_test(tc, test_overflow);
 	tcase_add_test(tc, test_many_short_tasks);
 	tcase_set_timeout(tc, 20);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("process");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_process_threads_summed);
+	tcase_add_test(tc, test_process_of_recycled_leader);
+	tcase_add_test(tc, test_link_threads);
+	tcase_add_test(tc, test_recycle_keeps_large_process_peak);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("tree");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_tree_root);
+	tcase_add_test(tc, test_tree_root_table_full);
+	tcase_add_test(tc, test_tree_children_in_turn);
+	tcase_add_test(tc, test_tree_children_at_once);
+	tcase_add_test(tc, test_tree_pages_at_peak_after_changes);
+	tcase_add_test(tc, test_tree_descendants_and_threads);
+	tcase_add_test(tc, test_tree_frees_and_irq);
+	tcase_add_test(tc, test_tree_exited_with_pages_kept);
+	tcase_add_test(tc, test_tree_victim_gains_pages_kept);
+	tcase_add_test(tc, test_tree_root_reused_pid);
+	tcase_add_test(tc, test_tree_model);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("exits");
+	tcase_add_checked_fixture(tc, ring_setup, teardown);
+	tcase_add_test(tc, test_exit_ring_processes);
+	tcase_add_test(tc, test_exit_ring_full_fifo);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("exits_off");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_exit_ring_off);
 	suite_add_tcase(s, tc);
 	return s;
 }
