@@ -719,6 +719,9 @@ static int setup_stats(uint64_t max_pfn)
 		.initmod_end = R.meta.initmod_end,
 		.rename_events = R.meta.rename_events,
 		.exit_ring = R.opt.exits ? EXIT_RING : 0,
+		/* command mode without fork/newtask events: the first sight roots it */
+		.tree_first_sight = !have_event("task:task_newtask") &&
+				    !have_event("sched:sched_process_fork"),
 	};
 	int e = stats_init(&R.st, &cfg);
 
@@ -1266,7 +1269,7 @@ static void second_signal(int sig)
 /* Final drain, clean tracefs, final report. A second TERM/INT exits at once. */
 static int shutdown_run(int sig)
 {
-	const char *trigger = sig == SIGINT ? "SIGINT" : "SIGTERM";
+	const char *trigger = sig == SIGINT ? "SIGINT" : sig == SIGPIPE ? "stdout closed" : "SIGTERM";
 	struct sigaction sa;
 	sigset_t set;
 	int e;
@@ -1300,6 +1303,8 @@ static int shutdown_run(int sig)
 	return EXIT_OK;
 }
 
+static bool exits_closed;	/* --exits: stdout is gone; memtrace stops */
+
 /* --exits: does the user want this process? */
 static bool exit_wanted(const struct mt_exit *e)
 {
@@ -1321,14 +1326,27 @@ static bool exit_wanted(const struct mt_exit *e)
 static void print_exits(void)
 {
 	static struct out o;
-	static uint64_t dropped_shown;
+	static uint64_t dropped_shown, lost_shown;
 	uint64_t kib_per_page = R.meta.page_size / 1024;
 	struct mt_exit e;
 
 	out_init(&o, STDOUT_FILENO);
-	while (stats_exit_pop(&R.st, &e)) {
-		double life = e.exit_ts > e.start_ts ? (double)(e.exit_ts - e.start_ts) / 1e9 : 0;
+	for (;;) {
+		struct pollfd pfd = { STDOUT_FILENO, POLLOUT, 0 };
+		double life;
 
+		/* a reader that does not keep up must not stall the loop: lines wait in the ring */
+		if (exits_closed || poll(&pfd, 1, 0) != 1)
+			break;
+		if (pfd.revents & (POLLERR | POLLHUP | POLLNVAL)) {
+			exits_closed = true;	/* the reader is gone */
+			break;
+		}
+		if (!(pfd.revents & POLLOUT))
+			break;
+		if (!stats_exit_pop(&R.st, &e))
+			break;
+		life = e.exit_ts > e.start_ts ? (double)(e.exit_ts - e.start_ts) / 1e9 : 0;
 		if (!exit_wanted(&e))
 			continue;
 		if (R.opt.format == FMT_JSON) {
@@ -1348,9 +1366,22 @@ static void print_exits(void)
 				out_puts(&o, "?");
 			out_puts(&o, "\n");
 		}
-		out_flush(&o);
+		if (out_flush(&o))
+			exits_closed = true;	/* stdout is gone (EPIPE): stop */
 	}
-	if (R.st.exits_dropped != dropped_shown) {
+	if (reader_lost(&R.rd) != lost_shown && !exits_closed) {
+		uint64_t lost = reader_lost(&R.rd);
+
+		if (R.opt.format == FMT_JSON)
+			out_printf(&o, "{\"lost_events\":%llu}\n", (unsigned long long)lost);
+		else
+			out_printf(&o, "# %llu events lost so far: peaks may be low, exits missing\n",
+				   (unsigned long long)lost);
+		lost_shown = lost;
+		if (out_flush(&o))
+			exits_closed = true;
+	}
+	if (R.st.exits_dropped != dropped_shown && !exits_closed) {
 		if (R.opt.format == FMT_JSON)
 			out_printf(&o, "{\"exits_not_shown\":%llu}\n",
 				   (unsigned long long)(R.st.exits_dropped - dropped_shown));
@@ -1358,7 +1389,8 @@ static void print_exits(void)
 			out_printf(&o, "# %llu process exits not shown: queue full\n",
 				   (unsigned long long)(R.st.exits_dropped - dropped_shown));
 		dropped_shown = R.st.exits_dropped;
-		out_flush(&o);
+		if (out_flush(&o))
+			exits_closed = true;
 	}
 }
 
@@ -1366,7 +1398,7 @@ static int main_loop(void)
 {
 	struct pollfd *pfd;
 	bool busy = false;
-	int i, n = R.rd.ncpus + 1;
+	int i, n = R.rd.ncpus + 1, batch;
 
 	pfd = calloc((size_t)n, sizeof(*pfd));
 	if (!pfd) {
@@ -1406,9 +1438,16 @@ static int main_loop(void)
 						strerror(c->last_errno) : "poll error");
 			}
 		}
-		busy = reader_run(&R.rd, false, BATCH) == BATCH;
-		if (R.opt.exits)
+		/* --exits: batches no larger than the exit ring */
+		batch = R.opt.exits ? EXIT_RING : BATCH;
+		busy = reader_run(&R.rd, false, (uint64_t)batch) == (uint64_t)batch;
+		if (R.opt.exits) {
 			print_exits();
+			if (exits_closed) {
+				free(pfd);
+				return shutdown_run(SIGPIPE);
+			}
+		}
 		if (R.st.oom_pending)
 			report_oom();
 		while (read(R.sfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
@@ -1441,6 +1480,8 @@ static int main_loop(void)
 static pid_t cmd_pid;
 static struct cmd_info cmd;
 static char oom_adj_saved[16];
+static bool sigpipe_ignored;	/* as memtrace's caller left it: the command gets the same */
+static int stop_sig;		/* the signal that made memtrace stop waiting */
 
 static void gen_command(struct out *o, void *p)
 {
@@ -1470,13 +1511,15 @@ static int report_command_out(const char *trigger)
 
 /* Child: wait for the go, then become the command. Never returns. */
 __attribute__((noreturn))
-static void command_child(const sigset_t *orig, int go, int errp)
+static void command_child(const sigset_t *orig, int go, int go_w, int errp)
 {
 	char c;
 	int e;
 
+	/* if memtrace dies before the go, read() must see the end of the pipe */
+	close(go_w);
 	sigprocmask(SIG_SETMASK, orig, NULL);
-	signal(SIGPIPE, SIG_DFL);
+	signal(SIGPIPE, sigpipe_ignored ? SIG_IGN : SIG_DFL);
 	if (oom_adj_saved[0])
 		write_file("/proc/self/oom_score_adj", oom_adj_saved);
 	while (read(go, &c, 1) < 0 && errno == EINTR)
@@ -1513,8 +1556,8 @@ static bool command_reap(void)
 static int command_loop(void)
 {
 	struct pollfd *pfd;
-	bool busy = false;
-	int i, n = R.rd.ncpus + 1;
+	bool busy = false, stop_waiting = false;
+	int i, n = R.rd.ncpus + 1, stops = 0;
 
 	pfd = calloc((size_t)n, sizeof(*pfd));
 	if (!pfd) {
@@ -1543,11 +1586,18 @@ static int command_loop(void)
 
 			if (sig == SIGTERM || sig == SIGINT) {
 				/*
-				 * Sent with kill(): pass it on. From the terminal
-				 * (SI_KERNEL), the command's process group got it too.
+				 * The first, while the command runs: pass it on if
+				 * sent with kill() (from the terminal, SI_KERNEL, the
+				 * command's process group got it too) and go on
+				 * waiting. Once the command is gone, or at the second:
+				 * stop waiting for what is left and report it.
 				 */
-				if (si.ssi_code != SI_KERNEL && !cmd.reaped)
+				if (cmd.reaped || stops++) {
+					stop_waiting = true;
+					stop_sig = sig;
+				} else if (si.ssi_code != SI_KERNEL) {
 					kill(cmd_pid, sig);
+				}
 			} else if (sig == SIGUSR1 || sig == SIGUSR2) {
 				while (reader_run(&R.rd, false, BATCH) == BATCH)
 					;
@@ -1557,6 +1607,17 @@ static int command_loop(void)
 		}
 		if (command_reap())
 			break;
+		if (stop_waiting) {
+			/* what is left is reported as still running */
+			cmd.waited = false;
+			if (cmd.reaped)
+				break;
+			if (stops > 1) {
+				fprintf(stderr, "memtrace: stopped waiting for the command "
+					"(second signal)\n");
+				break;
+			}
+		}
 	}
 	free(pfd);
 	return 0;
@@ -1616,11 +1677,11 @@ static int run_command(void)
 		return EXIT_RUNTIME;
 	}
 	if (cmd_pid == 0)
-		command_child(&orig, go[0], errp[1]);
+		command_child(&orig, go[0], go[1], errp[1]);
 	close(go[0]);
 	close(errp[1]);
-	/* the tree is rooted before any of the command's events is read */
-	stats_tree_root(&R.st, cmd_pid, cmd.start_ts);
+	/* the tree is rooted at the event of this fork, when the reader gets to it */
+	stats_tree_root(&R.st, cmd_pid, (int32_t)getpid());
 	if (write(go[1], "x", 1) != 1)
 		perror("memtrace: starting the command");
 	close(go[1]);
@@ -1652,15 +1713,20 @@ static int run_command(void)
 		cmd.sys_s = (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
 		cmd.max_rss_kib = ru.ru_maxrss;
 	}
+	/* processes of the tree with a thread still alive (their leader may be gone) */
+	memset(R.threads, 0, R.st.ntasks_used * sizeof(*R.threads));
 	for (i = SLOT_FIRST; i < R.st.ntasks_used; i++) {
 		const struct mt_task *t = &R.st.tasks[i];
+		uint32_t p = (uint32_t)(stats_process_of(&R.st, t) - R.st.tasks);
 
-		if ((t->flags & TF_TREE) && t->state == TASK_ALIVE && !t->leader)
+		if ((t->flags & TF_TREE) && t->state == TASK_ALIVE && !R.threads[p]++)
 			cmd.still_running++;
 	}
 	report_command_out("exit");
 	if (cmd.exec_failed)
 		return EXIT_EXEC;
+	if (!cmd.reaped)	/* left running after a second signal: as if killed by it */
+		return 128 + (stop_sig ? stop_sig : SIGTERM);
 	if (WIFSIGNALED(cmd.status))
 		return 128 + WTERMSIG(cmd.status);
 	return WEXITSTATUS(cmd.status);
@@ -1730,7 +1796,7 @@ int main(int argc, char **argv)
 	R.ready_timeout_ms = READY_TIMEOUT_MS;
 	if (ready && strtol(ready, NULL, 10) > 0 && strtol(ready, NULL, 10) <= READY_TIMEOUT_MS)
 		R.ready_timeout_ms = strtol(ready, NULL, 10);
-	signal(SIGPIPE, SIG_IGN);
+	sigpipe_ignored = signal(SIGPIPE, SIG_IGN) == SIG_IGN;
 	setvbuf(stderr, NULL, _IOLBF, 0);
 	if (R.opt.replay_dir)
 		return run_replay();

@@ -168,7 +168,24 @@ static uint32_t sorted_tasks(const struct report_input *in)
 	return n;
 }
 
+#define PROC_ALIVE	0x80000000u	/* in in->threads: a thread of it is alive */
+
 static const struct stats *sort_pst;
+
+static uint32_t nthreads(const struct report_input *in, uint32_t slot)
+{
+	return in->threads[slot] & ~PROC_ALIVE;
+}
+
+/* A process is alive while one of its threads is, whatever its leader did. */
+static const char *proc_state(const struct report_input *in, uint32_t slot)
+{
+	const struct mt_task *t = &in->st->tasks[slot];
+
+	if (t->flags & TF_PSEUDO)
+		return "pseudo";
+	return in->threads[slot] & PROC_ALIVE ? "alive" : "exited";
+}
 
 static int by_ppeak(const void *a, const void *b)
 {
@@ -201,9 +218,14 @@ static uint32_t sorted_processes(const struct report_input *in, bool tree_only)
 	memset(in->threads, 0, st->ntasks_used * sizeof(*in->threads));
 	for (i = SLOT_FIRST; i < st->ntasks_used; i++) {
 		const struct mt_task *t = &st->tasks[i];
+		uint32_t p;
 
-		if (t->state != TASK_UNUSED)
-			in->threads[slot_of(st, stats_process_of(st, t))]++;
+		if (t->state == TASK_UNUSED)
+			continue;
+		p = slot_of(st, stats_process_of(st, t));
+		in->threads[p]++;
+		if (t->state == TASK_ALIVE)
+			in->threads[p] |= PROC_ALIVE;
 	}
 	for (i = 0; i < st->ntasks_used; i++) {
 		const struct mt_task *t = &st->tasks[i];
@@ -275,9 +297,10 @@ static void text_processes(struct out *o, const struct report_input *in)
 		const struct mt_task *t = &st->tasks[in->order[i]];
 
 		out_printf(o, "%8d %8d %7u %10lld %10llu %10lld %10llu %-7s %12.6f  ", pid_of(t),
-			   t->ppid, in->threads[in->order[i]], (long long)t->ppeak,
+			   t->ppid, nthreads(in, in->order[i]), (long long)t->ppeak,
 			   (unsigned long long)kib(in, t->ppeak), (long long)t->pcur,
-			   (unsigned long long)t->seed, task_state_name(t), secs(t->ppeak_ts));
+			   (unsigned long long)t->seed, proc_state(in, in->order[i]),
+			   secs(t->ppeak_ts));
 		text_comm(o, t);
 		out_puts(o, "\n");
 	}
@@ -439,9 +462,10 @@ static void json_processes(struct out *o, const struct report_input *in)
 		json_comm(o, t);
 		out_printf(o, ",\"threads\":%u,\"peak_pages\":%lld,\"peak_kib\":%llu,"
 			   "\"peak_time_s\":%.6f,\"current_pages\":%lld,\"seeded_pages\":%llu,"
-			   "\"state\":\"%s\"}", in->threads[in->order[i]], (long long)t->ppeak,
+			   "\"state\":\"%s\"}", nthreads(in, in->order[i]), (long long)t->ppeak,
 			   (unsigned long long)kib(in, t->ppeak), secs(t->ppeak_ts),
-			   (long long)t->pcur, (unsigned long long)t->seed, task_state_name(t));
+			   (long long)t->pcur, (unsigned long long)t->seed,
+			   proc_state(in, in->order[i]));
 	}
 	out_puts(o, "]");
 }
@@ -734,9 +758,35 @@ static uint32_t pages_at_peak(const struct report_input *in)
 	return n;
 }
 
-static double lifetime(const struct mt_task *t, uint64_t end_ts)
+/* From the process's start to its end (its last thread), or to @end_ts if alive. */
+/*
+ * The k-th process by pages at the tree's peak (then by slot), after @prev
+ * (slot of the (k-1)-th, or UINT32_MAX): selection, no scratch needed.
+ */
+static uint32_t next_at_peak(const struct report_input *in, uint32_t prev)
 {
-	uint64_t end = t->state == TASK_EXITED ? t->exit_ts : end_ts;
+	const struct stats *st = in->st;
+	uint32_t i, best = UINT32_MAX;
+
+	for (i = SLOT_FIRST; i < st->ntasks_used; i++) {
+		const int64_t *pg = in->pages;
+
+		if (pg[i] <= 0)
+			continue;
+		if (prev != UINT32_MAX &&
+		    !(pg[i] < pg[prev] || (pg[i] == pg[prev] && i > prev)))
+			continue;
+		if (best == UINT32_MAX || pg[i] > pg[best] || (pg[i] == pg[best] && i < best))
+			best = i;
+	}
+	return best;
+}
+
+static double lifetime(const struct report_input *in, uint32_t slot, uint64_t end_ts)
+{
+	const struct mt_task *t = &in->st->tasks[slot];
+	uint64_t end = in->threads[slot] & PROC_ALIVE ? end_ts :
+		       t->pexit_ts ? t->pexit_ts : t->exit_ts;
 
 	return end > t->start_ts ? secs(end - t->start_ts) : 0;
 }
@@ -776,11 +826,10 @@ void report_command(struct out *o, const struct report_input *in, const struct c
 			   "\"alive_at_peak\":[", c->exec_failed ? "true" : "false", c->wall_s,
 			   c->user_s, c->sys_s, (long long)st->tree_peak,
 			   (unsigned long long)kib(in, st->tree_peak), secs((uint64_t)peak_s_ns));
-		for (i = SLOT_FIRST, k = 0; i < st->ntasks_used; i++) {
+		for (i = next_at_peak(in, UINT32_MAX), k = 0; i != UINT32_MAX &&
+		     (!in->top || k < in->top); i = next_at_peak(in, i)) {
 			const struct mt_task *t = &st->tasks[i];
 
-			if (in->pages[i] <= 0)
-				continue;
 			out_printf(o, "%s{\"pid\":%d,\"comm\":", k++ ? "," : "", pid_of(t));
 			json_comm(o, t);
 			out_printf(o, ",\"pages\":%lld}", (long long)in->pages[i]);
@@ -791,6 +840,12 @@ void report_command(struct out *o, const struct report_input *in, const struct c
 			out_printf(o, "%d,", pid_of(maxp));
 		else
 			out_puts(o, "null,");
+		out_printf(o, "\"processes_at_peak\":%u,\"oom_kills\":%llu,\"task_overflow_events\":%llu,"
+			   "\"task_overflow_pages\":%llu,\"tasks_recycled\":%llu,", nalive,
+			   (unsigned long long)st->oom_count,
+			   (unsigned long long)st->c.task_overflow_events,
+			   (unsigned long long)st->c.task_overflow_pages,
+			   (unsigned long long)st->c.tasks_recycled);
 		out_printf(o, "\"process_count\":%llu,\"thread_count\":%llu,\"max_rss_kib\":%ld,"
 			   "\"lost_events\":%llu,\"lost_unknown_subbuffers\":%llu,"
 			   "\"waited\":%s,\"still_running\":%u,\"page_size\":%u,"
@@ -808,9 +863,9 @@ void report_command(struct out *o, const struct report_input *in, const struct c
 			json_comm(o, t);
 			out_printf(o, ",\"threads\":%u,\"peak_pages\":%lld,\"peak_kib\":%llu,"
 				   "\"lifetime_s\":%.6f,\"state\":\"%s\"}",
-				   in->threads[in->order[i]], (long long)t->ppeak,
-				   (unsigned long long)kib(in, t->ppeak), lifetime(t, end_ts),
-				   task_state_name(t));
+				   nthreads(in, in->order[i]), (long long)t->ppeak,
+				   (unsigned long long)kib(in, t->ppeak),
+				   lifetime(in, in->order[i], end_ts), proc_state(in, in->order[i]));
 		}
 		out_puts(o, "]}\n");
 		return;
@@ -852,14 +907,27 @@ void report_command(struct out *o, const struct report_input *in, const struct c
 	if (in->lost_events || in->missed_unknown)
 		out_puts(o, " -- peaks may be underestimated");
 	out_puts(o, "\n");
+	if (st->c.task_overflow_events || st->c.tasks_recycled)
+		out_printf(o, "task table: %llu events of %llu pages found no slot%s; %llu exited "
+			   "tasks recycled (--max-tasks)\n",
+			   (unsigned long long)st->c.task_overflow_events,
+			   (unsigned long long)st->c.task_overflow_pages,
+			   st->c.task_overflow_events ? " -- the tree peak may be underestimated" : "",
+			   (unsigned long long)st->c.tasks_recycled);
+	if (st->oom_count) {
+		out_printf(o, "oom kills: %llu, last victim pid %d (",
+			   (unsigned long long)st->oom_count, st->oom_pid);
+		escape_text(o, st->oom_comm, strlen(st->oom_comm));
+		out_puts(o, ")\n");
+	}
 
-	out_printf(o, "\nAT THE PEAK: processes with pages then: %u\n%8s %10s  %s\n", nalive,
-		   "PID", "PAGES", "COMM");
-	for (i = SLOT_FIRST; i < st->ntasks_used; i++) {
+	out_printf(o, "\nAT THE PEAK: processes with pages then: %u%s\n%8s %10s  %s\n", nalive,
+		   in->top && nalive > in->top ? " (the largest listed)" : "", "PID", "PAGES",
+		   "COMM");
+	for (i = next_at_peak(in, UINT32_MAX), k = 0; i != UINT32_MAX && (!in->top || k < in->top);
+	     i = next_at_peak(in, i), k++) {
 		const struct mt_task *t = &st->tasks[i];
 
-		if (in->pages[i] <= 0)
-			continue;
 		out_printf(o, "%8d %10lld  ", pid_of(t), (long long)in->pages[i]);
 		text_comm(o, t);
 		out_puts(o, "\n");
@@ -872,9 +940,9 @@ void report_command(struct out *o, const struct report_input *in, const struct c
 		const struct mt_task *t = &st->tasks[in->order[i]];
 
 		out_printf(o, "%8d %8d %7u %10lld %10llu %10.3f %-7s  ", pid_of(t), t->ppid,
-			   in->threads[in->order[i]], (long long)t->ppeak,
-			   (unsigned long long)kib(in, t->ppeak), lifetime(t, end_ts),
-			   task_state_name(t));
+			   nthreads(in, in->order[i]), (long long)t->ppeak,
+			   (unsigned long long)kib(in, t->ppeak), lifetime(in, in->order[i], end_ts),
+			   proc_state(in, in->order[i]));
 		text_comm(o, t);
 		out_puts(o, "\n");
 	}

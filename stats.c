@@ -7,6 +7,8 @@
 #include <string.h>
 #include <sys/mman.h>
 
+static void tree_root_mark(struct stats *s, struct mt_task *t);
+
 static uint32_t hash_tid(int32_t tid)
 {
 	return (uint32_t)tid * 2654435761u;
@@ -77,6 +79,7 @@ int stats_init(struct stats *s, const struct stats_config *cfg)
 	if (cfg->exit_ring && !(s->exits = calloc(cfg->exit_ring, sizeof(*s->exits))))
 		goto nomem;
 	s->tree_epoch = 1;
+	s->victims_dirty = true;
 	if (cfg->max_pfn) {
 		if (cfg->max_pfn > (SIZE_MAX / 4))
 			goto nomem;
@@ -214,12 +217,15 @@ static void victim_sift_up(struct stats *s, uint32_t i)
  * Collect the exited tasks with the smallest peaks, a sixteenth of the table
  * at a time, so that recycling costs O(16 log n) per task on average.
  */
+static uint32_t victims_batch(const struct stats *s)
+{
+	return s->cfg.max_tasks / 16 ? s->cfg.max_tasks / 16 : 1;
+}
+
 static void victims_rebuild(struct stats *s)
 {
-	uint32_t want = s->cfg.max_tasks / 16, i, n = 0;
+	uint32_t want = victims_batch(s), i, n = 0;
 
-	if (want < 1)
-		want = 1;
 	for (i = SLOT_FIRST; i < s->ntasks_used; i++) {
 		const struct mt_task *t = &s->tasks[i];
 
@@ -265,8 +271,12 @@ static struct mt_task *task_new(struct stats *s, int32_t tid, uint64_t ts)
 		slot = s->ntasks_used++;
 	} else {
 		for (;;) {
-			if (!s->nvictims)
+			/* a new search only after an exit: a full table stays cheap */
+			if (!s->nvictims && s->victims_dirty) {
 				victims_rebuild(s);
+				/* a full batch: more candidates may be left for the next search */
+				s->victims_dirty = s->nvictims >= victims_batch(s);
+			}
 			if (!s->nvictims)
 				return NULL;
 			slot = s->victims[--s->nvictims];
@@ -295,6 +305,8 @@ static struct mt_task *task_new(struct stats *s, int32_t tid, uint64_t ts)
 		stats_set_comm(t, "<idle>", 6);
 	hash_insert(s, t);
 	s->c.tasks_seen++;
+	if (s->cfg.tree_first_sight && tid == s->tree_root_pid && tid)
+		tree_root_mark(s, t);
 	return t;
 }
 
@@ -346,6 +358,8 @@ static void task_pages(struct stats *s, struct mt_task *t, int64_t n, uint64_t t
 		p->ppeak = p->pcur;
 		p->ppeak_ts = ts;
 	}
+	if ((t->flags & TF_TREE) && t->state == TASK_EXITED && !t->cur)
+		s->victims_dirty = true;	/* it may be recycled now */
 	if (t->flags & TF_TREE) {
 		s->tree_cur += n;
 		if (s->tree_cur > s->tree_peak) {
@@ -365,18 +379,24 @@ int64_t stats_tree_pages_at_peak(const struct stats *s, const struct mt_task *t)
 	return t->tree_epoch == s->tree_epoch ? t->cur_at_tree_peak : t->cur;
 }
 
-struct mt_task *stats_tree_root(struct stats *s, int32_t tid, uint64_t ts)
+void stats_tree_root(struct stats *s, int32_t tid, int32_t parent)
 {
-	/* a new task: an exited one that had this pid before is not the command */
-	struct mt_task *t = task_for_new_tid(s, tid, ts);
+	s->tree_root_pid = tid;
+	s->tree_parent_pid = parent;
+}
 
-	if (!t)
-		return NULL;
-	if (!(t->flags & TF_TREE))
-		s->tree_processes++;
+/* The command's own creation event (or, without such events, its first sight). */
+static void tree_root_mark(struct stats *s, struct mt_task *t)
+{
+	if (s->tree_rooted || (t->flags & TF_PSEUDO))
+		return;
+	s->tree_rooted = true;
 	t->flags |= TF_TREE;
-	t->tgid = tid;
-	return t;
+	s->tree_processes++;
+	/* pages it holds already (none, normally) are the tree's from now on */
+	t->cur_at_tree_peak = 0;
+	t->tree_epoch = s->tree_epoch;
+	s->tree_cur += t->cur;
 }
 
 void stats_link_threads(struct stats *s)
@@ -433,6 +453,13 @@ static void exit_push(struct stats *s, struct mt_task *p, uint64_t ts)
 	e->peak = p->ppeak;
 	e->start_ts = p->start_ts;
 	e->exit_ts = ts;
+}
+
+/* The process ended (its last thread, or its leader when that is unknown). */
+static void process_end(struct stats *s, struct mt_task *p, uint64_t ts)
+{
+	p->pexit_ts = ts;
+	exit_push(s, p, ts);
 }
 
 struct mt_task *stats_seed_task(struct stats *s, int32_t tid, int32_t tgid, int32_t ppid,
@@ -613,12 +640,41 @@ static void tree_join(struct stats *s, const struct mt_task *parent, struct mt_t
 		s->tree_threads++;
 	else
 		s->tree_processes++;
+	/* pages it owned before its fork event was read are the tree's now */
+	child->cur_at_tree_peak = 0;
+	child->tree_epoch = s->tree_epoch;
+	s->tree_cur += child->cur;
+	if (s->tree_cur > s->tree_peak) {
+		s->tree_peak = s->tree_cur;
+		s->tree_peak_ts = child->start_ts;
+		s->tree_epoch++;
+		child->cur_at_tree_peak = child->cur;
+		child->tree_epoch = s->tree_epoch;
+	}
+}
+
+/* A new task under @tid: an alive one there is stale (its exit was not seen). */
+static struct mt_task *task_fresh(struct stats *s, int32_t tid, uint64_t ts)
+{
+	struct mt_task *old = stats_find_task(s, tid), *t;
+
+	if (old && old->state == TASK_ALIVE) {
+		old->state = TASK_EXITED;
+		old->exit_ts = ts;
+		s->victims_dirty = true;
+	}
+	if (old && old->hashed)
+		hash_remove(s, tid);
+	t = task_new(s, tid, ts);
+	if (!t)
+		s->c.task_overflow_events++;
+	return t;
 }
 
 static void on_newtask(struct stats *s, const struct mt_event *ev)
 {
 	struct mt_task *parent = stats_task_for(s, ev->tid, ev->ts);
-	struct mt_task *child = task_for_new_tid(s, ev->u.newtask.pid, ev->ts);
+	struct mt_task *child = task_fresh(s, ev->u.newtask.pid, ev->ts);
 	uint64_t fl = ev->u.newtask.clone_flags;
 
 	if (!child)
@@ -636,6 +692,8 @@ static void on_newtask(struct stats *s, const struct mt_event *ev)
 		stats_set_comm(child, ev->u.newtask.comm.s, ev->u.newtask.comm.len);
 	else if (parent->flags & TF_COMM_KNOWN)
 		stats_set_comm(child, parent->comm, parent->comm_len);
+	if (child->tid == s->tree_root_pid && parent->tid == s->tree_parent_pid)
+		tree_root_mark(s, child);
 	tree_join(s, parent, child);
 }
 
@@ -656,6 +714,8 @@ static void on_fork(struct stats *s, const struct mt_event *ev)
 		stats_set_comm(child, ev->u.fork.comm.s, ev->u.fork.comm.len);
 	else if (!(child->flags & TF_COMM_KNOWN) && (parent->flags & TF_COMM_KNOWN))
 		stats_set_comm(child, parent->comm, parent->comm_len);
+	if (child->tid == s->tree_root_pid && parent->tid == s->tree_parent_pid)
+		tree_root_mark(s, child);
 	tree_join(s, parent, child);
 }
 
@@ -670,10 +730,11 @@ static void on_exit_event(struct stats *s, const struct mt_event *ev)
 	if (t->state == TASK_ALIVE) {
 		t->state = TASK_EXITED;
 		t->exit_ts = ev->ts;
+		s->victims_dirty = true;
 		module_task_exit(s, t, ev->ts);
 		/* the process ends with its last thread (group_dead), else with its leader */
 		if (ev->u.exit.group_dead == 1 || (ev->u.exit.group_dead < 0 && !t->leader))
-			exit_push(s, stats_process_of(s, t), ev->ts);
+			process_end(s, stats_process_of(s, t), ev->ts);
 	}
 }
 
@@ -683,9 +744,31 @@ static void on_exec(struct stats *s, const struct mt_event *ev)
 	const char *f = ev->u.exec.filename.s, *base;
 	size_t len = ev->u.exec.filename.len;
 
-	/* a non-leader thread that execs takes over the leader's pid */
-	if (ev->u.exec.old_pid != ev->u.exec.pid)
+	/*
+	 * A non-leader thread that execs takes over the leader's pid (de_thread):
+	 * the leader's record, which its exit event closed, lives on as the
+	 * process; the thread's own tid is gone.
+	 */
+	if (ev->u.exec.old_pid != ev->u.exec.pid) {
+		struct mt_task *th = stats_find_task(s, ev->u.exec.old_pid);
+
+		if (th && th != t) {
+			if ((th->flags & TF_TREE) && !(t->flags & TF_TREE))
+				t->flags |= TF_TREE;
+			if (th->state == TASK_ALIVE) {
+				th->state = TASK_EXITED;
+				th->exit_ts = ev->ts;
+				s->victims_dirty = true;
+			}
+			if (th->hashed)
+				hash_remove(s, th->tid);
+		}
+		t->state = TASK_ALIVE;
+		t->exit_ts = 0;
+		t->pexit_ts = 0;
+		t->leader = 0;
 		t->tgid = ev->u.exec.pid;
+	}
 	/* task_rename (fired just before) is authoritative; else use the basename */
 	if (s->cfg.rename_events || !len)
 		return;

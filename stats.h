@@ -51,6 +51,7 @@ struct mt_task {
 	uint32_t leader;	/* serial of the thread-group leader; 0: is one (or unknown) */
 	int64_t pcur, ppeak;	/* on a leader: pages of all its threads, now and at peak */
 	uint64_t ppeak_ts;
+	uint64_t pexit_ts;	/* on a leader: when the process ended (its last thread) */
 	/* command mode: this task's pages at the tree's peak (see stats_tree_pages_at_peak) */
 	int64_t cur_at_tree_peak;
 	uint32_t tree_epoch;
@@ -106,6 +107,7 @@ struct stats_config {
 	uint64_t initmod_end;
 	bool rename_events;	/* task_rename is enabled: exec does not set comm */
 	uint32_t exit_ring;	/* --exits: room for this many queued process exits (0: none) */
+	bool tree_first_sight;	/* no fork/newtask events: root the tree at first sight */
 };
 
 struct stats_counters {
@@ -148,6 +150,10 @@ struct stats {
 	uint32_t tree_epoch;		/* bumped at every new tree peak */
 	uint64_t tree_processes;	/* processes (not threads) that joined the tree */
 	uint64_t tree_threads;		/* threads that joined it */
+	int32_t tree_root_pid;		/* the command, created by ... */
+	int32_t tree_parent_pid;	/* ... memtrace */
+	bool tree_rooted;
+	bool victims_dirty;		/* an exit since the last victim search */
 	/* --exits: a ring of process exits, filled here, emptied by the caller */
 	struct mt_exit *exits;
 	uint32_t exit_head, exit_count;
@@ -227,11 +233,12 @@ struct mt_module *stats_module_live(struct stats *s, const char *name, size_t le
 bool stats_module_unnamed_open(const struct stats *s);
 
 /*
- * Command mode: @tid (the command, just forked) roots the tree; everything it
- * forks or clones joins. Tree pages are the sum of the current pages of its
- * tasks; tree_peak is the largest that sum reached.
+ * Command mode: @tid, created by @parent (memtrace), roots the tree when the
+ * event of that creation is read; everything it forks or clones joins. Tree
+ * pages are the sum of the current pages of its tasks; tree_peak is the
+ * largest that sum reached.
  */
-struct mt_task *stats_tree_root(struct stats *s, int32_t tid, uint64_t ts);
+void stats_tree_root(struct stats *s, int32_t tid, int32_t parent);
 
 /* A tree task's pages at the moment of the tree's peak (0 if it had none). */
 int64_t stats_tree_pages_at_peak(const struct stats *s, const struct mt_task *t);

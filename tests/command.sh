@@ -281,6 +281,105 @@ nowait_test() {
 	[ -n "$gp" ] && kill -TERM "$gp" 2>/dev/null
 }
 
+# ---------------------------------------------------------------- from a review
+# TERM once the command is gone, with an orphan left: stop waiting, report it
+orphan_term_test() {
+	local before after rc t0 ms gp
+	before=$(tfs_state)
+	"$MT" --instance "$INST" -f json -n 0 -o "$T/orph.json" -- \
+		sh -c "sleep 15 & echo \$! > $T/orph.pid; exit 3" > /dev/null 2> "$T/orph.err" &
+	MTPID=$!; PIDS+=("$MTPID")
+	wait_file "$T/orph.pid" 50
+	gp=$(cat "$T/orph.pid" 2>/dev/null)
+	sleep 0.5
+	t0=$(now_ms)
+	kill -TERM "$MTPID"; wait_exit "$MTPID"; rc=$?
+	ms=$(( $(now_ms) - t0 ))
+	check "TERM after the command exited: memtrace stops waiting for the orphan (${ms} ms)" \
+		test "$ms" -lt 2500
+	check "... exits with the command's status 3 ($rc)" test "$rc" = 3
+	check "... and reports the orphan as still running" \
+		test "$(json "$T/orph.json" '(d["still_running"], d["waited"])')" = "(1, False)"
+	[ -n "$gp" ] && kill -TERM "$gp" 2>/dev/null
+	after=$(tfs_state)
+	check "tracefs identical after the orphan run" test "$before" = "$after"
+}
+
+# a command that ignores TERM: the second TERM makes memtrace stop waiting
+ignore_term_test() {
+	local rc t0 ms
+	"$MT" --instance "$INST" -f json -n 0 -o "$T/ign.json" -- \
+		sh -c "trap '' TERM; sleep 10" > /dev/null 2> "$T/ign.err" &
+	MTPID=$!; PIDS+=("$MTPID")
+	sleep 0.8
+	t0=$(now_ms)
+	kill -TERM "$MTPID"; sleep 0.3; kill -TERM "$MTPID"; wait_exit "$MTPID"; rc=$?
+	ms=$(( $(now_ms) - t0 ))
+	check "a command that ignores TERM: a second TERM ends the wait (${ms} ms)" test "$ms" -lt 3000
+	check "... with a report that says it did not wait" \
+		test "$(json "$T/ign.json" 'd["waited"]')" = False
+	check "... and exits 143, as if killed by the TERM ($rc)" test "$rc" = 143
+	pkill -TERM -f "sleep 10$" 2>/dev/null
+}
+
+# a thread that is not the leader execs: the process goes on under the leader's pid
+thread_exec_test() {
+	run_cmd thrx -- "$TH" exec "$WL" 16 300
+	check "thread exec: exit 0" test "$RC" = 0
+	check "thread exec: one process, named after the new program ($(json "$T/thrx.json" '[(p["comm"], p["peak_pages"]) for p in d["processes"]]'))" \
+		test "$(json "$T/thrx.json" '[p["comm"] for p in d["processes"]]')" = "['workload']"
+	check "thread exec: its lifetime covers the new program's 300 ms ($(json "$T/thrx.json" 'd["processes"][0]["lifetime_s"]') s)" \
+		test "$(json "$T/thrx.json" 'd["processes"][0]["lifetime_s"] >= 0.3')" = True
+	check "thread exec: the 16 MiB of the new program are in the tree peak ($(json "$T/thrx.json" 'd["tree_peak_pages"]'))" \
+		test "$(json "$T/thrx.json" 'd["tree_peak_pages"] >= 4096')" = True
+}
+
+# the leader thread exits first: the process lives on in its worker
+leader_exit_test() {
+	run_cmd lexit -- "$TH" leader-exit 16 500
+	check "leader exits first: the process's lifetime is the worker's ($(json "$T/lexit.json" 'd["processes"][0]["lifetime_s"]') s)" \
+		test "$(json "$T/lexit.json" 'd["processes"][0]["lifetime_s"] >= 0.45')" = True
+	check "leader exits first: its peak counts the worker's 16 MiB ($(json "$T/lexit.json" 'd["max_process_peak_pages"]'))" \
+		test "$(json "$T/lexit.json" 'd["max_process_peak_pages"] >= 4096')" = True
+	run_cmd lexit2 --no-wait -- sh -c "$TH leader-exit 16 600 & sleep 0.2"
+	check "--no-wait: a process whose leader exited but whose worker runs is still running ($(json "$T/lexit2.json" 'd["still_running"]'))" \
+		test "$(json "$T/lexit2.json" 'd["still_running"]')" = 1
+	sleep 0.5
+}
+
+# the command gets the SIGPIPE disposition memtrace's caller gave
+sigpipe_test() {
+	(trap '' PIPE; timeout -k 5 20 "$MT" --instance "$INST" -o "$T/pipe.txt" -- \
+		sh -c "grep SigIgn /proc/\$\$/status" > "$T/pipe.out" 2> /dev/null)
+	check "an ignored SIGPIPE stays ignored for the command ($(cat "$T/pipe.out"))" \
+		grep -q "SigIgn:.*[1-9a-f]...$" "$T/pipe.out"
+	timeout -k 5 20 "$MT" --instance "$INST" -o "$T/pipe2.txt" -- \
+		sh -c "grep SigIgn /proc/\$\$/status" > "$T/pipe2.out" 2> /dev/null
+	check "a default SIGPIPE stays default ($(cat "$T/pipe2.out"))" \
+		grep -q "SigIgn:.*0000$" "$T/pipe2.out"
+}
+
+# --exits into a pipe that closes: memtrace notices and ends
+exits_pipe_test() {
+	local before after rc t0 ms
+	before=$(tfs_state)
+	t0=$(now_ms)
+	( "$MT" --instance "$INST" --exits 2> "$T/exp.err" | head -2 > "$T/exp.out" ) &
+	local sub=$!
+	sleep 1.2
+	for i in 1 2 3 4 5; do "$WL" 1 0; done
+	sleep 0.5
+	for i in $(seq 50); do kill -0 "$sub" 2>/dev/null || break; sleep 0.1; done
+	ms=$(( $(now_ms) - t0 ))
+	check "--exits | head -2: memtrace ends when head has gone (${ms} ms)" \
+		test -z "$(pgrep -f -- "--instance $INST --exits$")"
+	pkill -TERM -f -- "--instance $INST --exits$" 2>/dev/null
+	wait "$sub" 2>/dev/null
+	check "--exits | head -2: head got its two lines" test "$(wc -l < "$T/exp.out")" = 2
+	after=$(tfs_state)
+	check "tracefs identical after --exits into a closed pipe" test "$before" = "$after"
+}
+
 # ---------------------------------------------------------------- --exits
 start_exits() {	# start_exits NAME OPTIONS...: MTPID, stdout $T/NAME.out
 	local name=$1 i; shift
@@ -410,7 +509,13 @@ else
 	signal_test TERM 15
 	signal_test INT 2
 	nowait_test
+	orphan_term_test
+	ignore_term_test
+	thread_exec_test
+	leader_exit_test
+	sigpipe_test
 	exits_test
+	exits_pipe_test
 	by_process_test
 	nonroot_test
 fi

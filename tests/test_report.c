@@ -2036,7 +2036,7 @@ static void cmd_fixture(struct fixture *fx, struct cmd_info *c, bool root_alive)
 	struct stats *st = &fx->st;
 
 	fx_init(fx, 64);
-	ck_assert_ptr_nonnull(stats_tree_root(st, 1000, 1 * SEC));
+	stats_tree_root(st, 1000, 1);	/* created by pid 1, at its newtask below */
 	ev_newtask(st, 1 * SEC, 1, 1000, PROC_FLAGS, "make");
 	apply_page(st, EV_PAGE_ALLOC, 1000, 0, 2, 1100000000, 0);
 	ev_newtask(st, 1200000000, 1000, 2000, PROC_FLAGS, "cc1");
@@ -2096,8 +2096,8 @@ START_TEST(test_command_text)
 		"lost events: 0\n"
 		"\nAT THE PEAK: processes with pages then: 2\n"
 		"     PID      PAGES  COMM\n"
-		"    1000          4  make\n"
 		"    2000         10  cc1\n"
+		"    1000          4  make\n"
 		"\nPROCESSES: 3 of 3 with pages, by peak, threads summed (page = 4096 bytes)\n"
 		CMD_PROC_HDR CMD_ROW_2000 CMD_ROW_3000 CMD_ROW_1000;
 	char *t;
@@ -2140,14 +2140,18 @@ START_TEST(test_command_json)
 	ck_assert_int_eq(jint(&root, "tree_peak_pages"), 14);
 	ck_assert_int_eq(jint(&root, "tree_peak_kib"), 56);
 	ck_assert_str_eq(jreq(&root, "tree_peak_time_s", J_NUM)->s, "0.500000");
+	/* largest first */
 	a = jreq(&root, "alive_at_peak", J_ARR);
 	ck_assert_uint_eq(a->n, 2);
-	ck_assert_int_eq(jint(&a->kids[0], "pid"), 1000);
-	ck_assert_str_eq(jstr(&a->kids[0], "comm"), "make");
-	ck_assert_int_eq(jint(&a->kids[0], "pages"), 4);
-	ck_assert_int_eq(jint(&a->kids[1], "pid"), 2000);
-	ck_assert_str_eq(jstr(&a->kids[1], "comm"), "cc1");
-	ck_assert_int_eq(jint(&a->kids[1], "pages"), 10);
+	ck_assert_int_eq(jint(&a->kids[0], "pid"), 2000);
+	ck_assert_str_eq(jstr(&a->kids[0], "comm"), "cc1");
+	ck_assert_int_eq(jint(&a->kids[0], "pages"), 10);
+	ck_assert_int_eq(jint(&a->kids[1], "pid"), 1000);
+	ck_assert_str_eq(jstr(&a->kids[1], "comm"), "make");
+	ck_assert_int_eq(jint(&a->kids[1], "pages"), 4);
+	ck_assert_int_eq(jint(&root, "processes_at_peak"), 2);
+	ck_assert_int_eq(jint(&root, "oom_kills"), 0);
+	ck_assert_int_eq(jint(&root, "task_overflow_events"), 0);
 	ck_assert_int_eq(jint(&root, "max_process_peak_pages"), 10);
 	ck_assert_int_eq(jint(&root, "max_process_peak_pid"), 2000);
 	ck_assert_int_eq(jint(&root, "process_count"), 3);
@@ -2274,7 +2278,7 @@ START_TEST(test_command_exec_failed)
 	size_t len;
 
 	fx_init(&fx, 16);
-	ck_assert_ptr_nonnull(stats_tree_root(&fx.st, 1000, 5 * SEC));
+	stats_tree_root(&fx.st, 1000, 1);
 	ev_newtask(&fx.st, 5 * SEC, 1, 1000, PROC_FLAGS, "memtrace");
 	ev_exit(&fx.st, 5 * SEC + 1000, 1000, 1);
 	c.argv = argv;
@@ -2435,7 +2439,7 @@ START_TEST(test_command_hostile)
 			      !memcmp(a->kids[i].s, want_json[i], a->kids[i].slen),
 			      "argv[%zu] differs", i);
 	}
-	ck_assert_str_eq(jstr(&jreq(&root, "alive_at_peak", J_ARR)->kids[1], "comm"),
+	ck_assert_str_eq(jstr(&jreq(&root, "alive_at_peak", J_ARR)->kids[0], "comm"),
 			 "new\nline\x1b\xef\xbf\xbd\"");
 	ck_assert_str_eq(jstr(&jreq(&root, "processes", J_ARR)->kids[0], "comm"),
 			 "new\nline\x1b\xef\xbf\xbd\"");

@@ -471,11 +471,12 @@ START_TEST(test_exec_comm)
 	assert_comm(t, "python3");
 	exec_ev(30, 600, 600, "true");		/* no slash */
 	assert_comm(t, "true");
-	/* a non-leader thread that execs takes over the leader's pid */
+	/* a non-leader thread that execs takes over the leader's pid (pid 600, old 601) */
 	newtask(40, 600, 601, MT_CLONE_THREAD, "true");
-	exec_ev(50, 601, 602, "/bin/ls");
-	ck_assert_int_eq(task(601)->tgid, 601);
-	assert_comm(task(601), "ls");
+	exec_ev(50, 600, 601, "/bin/ls");
+	ck_assert_int_eq(task(600)->tgid, 600);
+	assert_comm(task(600), "ls");
+	ck_assert_ptr_null(stats_find_task(&S, 601));
 	rename_ev(60, 600, "renamed");
 	assert_comm(t, "renamed");
 	/* the kernel keeps 15 bytes */
@@ -1044,14 +1045,15 @@ END_TEST
 
 #define ROOT	1000
 
-/* The command, as memtrace starts it: rooted, then its task_newtask from memtrace (pid 1). */
+/* The command, as memtrace starts it: announced, then its task_newtask from memtrace (pid 1). */
 static struct mt_task *start_tree(uint64_t ts, const char *comm)
 {
-	struct mt_task *r = stats_tree_root(&S, ROOT, ts);
+	struct mt_task *r;
 
-	ck_assert_ptr_nonnull(r);
+	stats_tree_root(&S, ROOT, 1);
 	newtask(ts, 1, ROOT, PROC_FLAGS, comm);
-	ck_assert_ptr_eq(task(ROOT), r);
+	r = task(ROOT);
+	ck_assert(r->flags & TF_TREE);
 	return r;
 }
 
@@ -1064,27 +1066,29 @@ START_TEST(test_tree_root)
 {
 	struct mt_task *r;
 
-	r = stats_tree_root(&S, ROOT, 500);
-	ck_assert_ptr_nonnull(r);
+	/* announced: nothing yet, until the event of its creation is read */
+	stats_tree_root(&S, ROOT, 1);
+	ck_assert_ptr_null(stats_find_task(&S, ROOT));
+	ck_assert_uint_eq(S.tree_processes, 0);
+	/* memtrace's own task_newtask for it roots the tree */
+	newtask(500, 1, ROOT, PROC_FLAGS, "make");
+	r = task(ROOT);
 	ck_assert(r->flags & TF_TREE);
 	ck_assert_int_eq(r->tgid, ROOT);
 	ck_assert_int_eq(r->state, TASK_ALIVE);
 	ck_assert_uint_eq(r->start_ts, 500);
+	assert_comm(r, "make");
+	ck_assert_int_eq(r->ppid, 1);
 	ck_assert_uint_eq(S.tree_processes, 1);
 	ck_assert_uint_eq(S.tree_threads, 0);
 	ck_assert_int_eq(S.tree_cur, 0);
 	ck_assert_int_eq(S.tree_peak, 0);
-	/* memtrace's own task_newtask for it: the same task, now named */
-	newtask(501, 1, ROOT, PROC_FLAGS, "make");
-	ck_assert_ptr_eq(task(ROOT), r);
-	assert_comm(r, "make");
-	ck_assert_int_eq(r->ppid, 1);
-	ck_assert_uint_eq(S.tree_processes, 1);
 	/* memtrace itself is not in the tree */
 	ck_assert(!(task(1)->flags & TF_TREE));
 	ck_assert_int_eq(stats_tree_pages_at_peak(&S, task(1)), 0);
-	/* rooting again does not count it twice */
-	ck_assert_ptr_eq(stats_tree_root(&S, ROOT, 502), r);
+	/* its sched_process_fork after the newtask: the same task, counted once */
+	fork_ev(501, 1, ROOT, "make");
+	ck_assert_ptr_eq(task(ROOT), r);
 	ck_assert_uint_eq(S.tree_processes, 1);
 	alloc(510, ROOT, 0, 2);
 	ck_assert_int_eq(S.tree_cur, 4);
@@ -1100,7 +1104,9 @@ START_TEST(test_tree_root_table_full)
 	stats_free(&S);
 	init_with(SLOT_FIRST + 1, false);
 	alloc(10, 50, 0, 0);			/* the only slot, alive */
-	ck_assert_ptr_null(stats_tree_root(&S, ROOT, 20));
+	stats_tree_root(&S, ROOT, 50);
+	newtask(20, 50, ROOT, PROC_FLAGS, "cmd");	/* no slot for it */
+	ck_assert(!S.tree_rooted);
 	ck_assert_uint_eq(S.tree_processes, 0);
 	ck_assert_ptr_null(stats_find_task(&S, ROOT));
 	ck_assert(!(S.tasks[SLOT_OVERFLOW].flags & TF_TREE));
@@ -1422,23 +1428,113 @@ START_TEST(test_tree_root_reused_pid)
 	exit_ev(20, ROOT);
 	old = task(ROOT);
 	ck_assert_int_eq(old->state, TASK_EXITED);
-	r = stats_tree_root(&S, ROOT, 100);
-	ck_assert_ptr_nonnull(r);
+	stats_tree_root(&S, ROOT, 1);
+	/* events of the earlier holder still in the buffer come first: not the tree's */
+	alloc(30, ROOT, 4, 0);
+	ck_assert(!(task(ROOT)->flags & TF_TREE));
+	ck_assert_int_eq(S.tree_cur, 0);
+	newtask(100, 1, ROOT, PROC_FLAGS, "cmd");
+	r = task(ROOT);
 	ck_assert_msg(r != old && r->state == TASK_ALIVE,
 		      "tree rooted on the exited earlier holder of the pid");
+	ck_assert(r->flags & TF_TREE);
 	ck_assert_int_eq(r->cur, 0);
 	ck_assert(!(old->flags & TF_TREE));
-	newtask(100, 1, ROOT, PROC_FLAGS, "cmd");
-	ck_assert_ptr_eq(task(ROOT), r);
 	newtask(110, ROOT, 2000, PROC_FLAGS, "child");
 	ck_assert(task(2000)->flags & TF_TREE);
 	alloc(120, 2000, 8, 2);
 	ck_assert_int_eq(S.tree_cur, 4);
 	pfree(130, 2000, 0, 1);			/* the old holder's pages: not the tree's */
+	pfree(131, 2000, 4, 0);
 	ck_assert_int_eq(old->cur, 0);
 	ck_assert_int_eq(S.tree_cur, 4);
 	ck_assert_int_eq(S.tree_peak, 4);
 	ck_assert_uint_eq(S.tree_processes, 2);
+}
+END_TEST
+
+/*
+ * A thread that is not the leader execs (de_thread): the kernel fires the
+ * leader's exit, then sched_process_exec with pid = the leader's pid and
+ * old_pid = the thread's tid. The process lives on under the leader's pid.
+ */
+START_TEST(test_exec_by_thread)
+{
+	struct mt_task *l, *th;
+
+	start_tree(10, "prog");
+	newtask(20, ROOT, ROOT + 1, MT_CLONE_THREAD, "prog");
+	alloc(30, ROOT, 0, 1);			/* 2 pages, the leader's */
+	alloc(40, ROOT + 1, 8, 0);		/* 1 page, the thread's */
+	l = task(ROOT);
+	th = task(ROOT + 1);
+	exit_gd(50, ROOT, 0, "prog");		/* de_thread: the old leader goes */
+	ck_assert_int_eq(l->state, TASK_EXITED);
+	exec_ev(60, ROOT, ROOT + 1, "/usr/bin/new");
+	/* the pid's record is the process again; the thread's tid is gone */
+	ck_assert_ptr_eq(stats_find_task(&S, ROOT), l);
+	ck_assert_int_eq(l->state, TASK_ALIVE);
+	ck_assert_int_eq(l->leader, 0);
+	ck_assert(l->flags & TF_TREE);
+	ck_assert_int_eq(th->state, TASK_EXITED);
+	ck_assert_ptr_null(stats_find_task(&S, ROOT + 1));
+	assert_comm(l, "new");
+	/* the new program's pages go to the process; its exit ends it */
+	alloc(70, ROOT, 16, 2);
+	ck_assert_int_eq(l->pcur, 3 + 4);
+	ck_assert_int_eq(S.tree_cur, 7);
+	exit_gd(80, ROOT, 1, "new");
+	ck_assert_int_eq(l->state, TASK_EXITED);
+	ck_assert_uint_eq(l->pexit_ts, 80);
+	/* the page the thread held is still credited to the process when freed */
+	pfree(90, 5, 8, 0);
+	ck_assert_int_eq(l->pcur, 6);
+	ck_assert_int_eq(S.tree_cur, 6);
+}
+END_TEST
+
+/* A task_newtask for a tid whose record is still alive (its exit was lost): a fresh record. */
+START_TEST(test_newtask_replaces_stale)
+{
+	struct mt_task *stale, *t;
+
+	start_tree(10, "make");
+	newtask(20, ROOT, 700, PROC_FLAGS, "cc");
+	alloc(30, 700, 0, 1);
+	stale = task(700);
+	ck_assert(stale->flags & TF_TREE);
+	/* its exit event was lost; later an outsider gets pid 700 */
+	newtask(40, 5, 700, PROC_FLAGS, "outsider");
+	t = task(700);
+	ck_assert_ptr_ne(t, stale);
+	ck_assert_int_eq(stale->state, TASK_EXITED);
+	ck_assert(!(t->flags & TF_TREE));
+	ck_assert_int_eq(t->leader, 0);
+	ck_assert_int_eq(t->cur, 0);
+	/* the outsider's pages are not the tree's */
+	alloc(50, 700, 8, 2);
+	ck_assert_int_eq(S.tree_cur, 2);
+	/* the stale task's pages are still the tree's until freed */
+	pfree(60, 700, 0, 1);
+	ck_assert_int_eq(S.tree_cur, 0);
+	ck_assert_int_eq(stale->cur, 0);
+}
+END_TEST
+
+/* Pages a child owned before its creation event was read join the tree with it. */
+START_TEST(test_tree_join_counts_earlier_pages)
+{
+	start_tree(10, "make");
+	alloc(20, 800, 0, 1);			/* 800's page events read before its fork */
+	ck_assert_int_eq(S.tree_cur, 0);
+	fork_ev(25, ROOT, 800, "cc");		/* no task_newtask: fork alone joins it */
+	ck_assert(task(800)->flags & TF_TREE);
+	ck_assert_int_eq(S.tree_cur, 2);
+	ck_assert_int_eq(S.tree_peak, 2);
+	ck_assert_int_eq(at_peak(800), 2);
+	pfree(30, 800, 0, 1);
+	ck_assert_int_eq(S.tree_cur, 0);	/* never below zero */
+	ck_assert_int_eq(S.tree_peak, 2);
 }
 END_TEST
 
@@ -1719,6 +1815,9 @@ Suite *suite_stats(void)
 	tcase_add_test(tc, test_tree_exited_with_pages_kept);
 	tcase_add_test(tc, test_tree_victim_gains_pages_kept);
 	tcase_add_test(tc, test_tree_root_reused_pid);
+	tcase_add_test(tc, test_exec_by_thread);
+	tcase_add_test(tc, test_newtask_replaces_stale);
+	tcase_add_test(tc, test_tree_join_counts_earlier_pages);
 	tcase_add_test(tc, test_tree_model);
 	suite_add_tcase(s, tc);
 

@@ -7,12 +7,21 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <time.h>
+#include <unistd.h>
 
 /*
  * threads N MB HOLD_MS
  * Starts N threads; each maps MB MiB (no THP) and writes one byte per 4 KiB.
  * When all have touched their memory (a barrier), each sleeps HOLD_MS,
  * unmaps and returns; then the process exits 0. Prints nothing on success.
+ *
+ * threads leader-exit MB HOLD_MS
+ * The main thread exits (pthread_exit) at once; one worker touches MB MiB and
+ * holds them HOLD_MS: the process lives on without its leader.
+ *
+ * threads exec PROG [ARGS...]
+ * Touches 8 MiB, then a second thread (not the leader) execs PROG: the kernel
+ * gives the process's pid to the new program (de_thread).
  */
 
 static pthread_barrier_t barrier;
@@ -60,14 +69,77 @@ static long parse(const char *s, long max)
 	return v;
 }
 
+static char **exec_argv;
+
+static void *exec_worker(void *arg)
+{
+	(void)arg;
+	execv(exec_argv[0], exec_argv);
+	perror("execv");
+	exit(1);
+}
+
+static void touch(size_t bytes)
+{
+	char *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	size_t i;
+
+	if (p == MAP_FAILED) {
+		perror("mmap");
+		exit(1);
+	}
+	madvise(p, bytes, MADV_NOHUGEPAGE);
+	for (i = 0; i < bytes; i += 4096)
+		p[i] = 1;
+}
+
+static void *hold_worker(void *arg)
+{
+	struct timespec ts = { hold_ms / 1000, (hold_ms % 1000) * 1000000L };
+
+	(void)arg;
+	touch(len);
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+	return NULL;
+}
+
 int main(int argc, char **argv)
 {
-	pthread_t *tids;
+	pthread_t *tids, t1;
 	long n, mb, i;
 	int r;
 
+	if (argc >= 3 && !strcmp(argv[1], "exec")) {
+		exec_argv = argv + 2;
+		touch(8u << 20);
+		r = pthread_create(&t1, NULL, exec_worker, NULL);
+		if (r) {
+			fprintf(stderr, "pthread_create: %s\n", strerror(r));
+			return 1;
+		}
+		for (;;)
+			pause();
+	}
+	if (argc == 4 && !strcmp(argv[1], "leader-exit")) {
+		mb = parse(argv[2], 1 << 20);
+		hold_ms = parse(argv[3], 86400000L);
+		if (mb < 0 || hold_ms < 0) {
+			fprintf(stderr, "threads: bad argument\n");
+			return 1;
+		}
+		len = (size_t)mb << 20;
+		r = pthread_create(&t1, NULL, hold_worker, NULL);
+		if (r) {
+			fprintf(stderr, "pthread_create: %s\n", strerror(r));
+			return 1;
+		}
+		pthread_exit(NULL);
+	}
+
 	if (argc != 4) {
-		fprintf(stderr, "usage: threads N MB HOLD_MS\n");
+		fprintf(stderr, "usage: threads N MB HOLD_MS | leader-exit MB HOLD_MS | "
+			"exec PROG [ARGS...]\n");
 		return 1;
 	}
 	n = parse(argv[1], 1024);
