@@ -86,6 +86,23 @@ sanitize:
 		LDFLAGS="-fsanitize=address,undefined" tests/unit memtrace
 	UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ./tests/unit
 
+# libFuzzer targets (clang, ASan, UBSan) over the parsers and the decoder; each runs
+# FUZZ_SECONDS (default 60), seeded with the real fixtures; see tests/fuzz/run.sh
+FUZZ_TARGETS := ringbuf format proc replay
+FUZZ_SECONDS ?= 60
+FUZZ_CC ?= clang
+FUZZ_FLAGS := -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined \
+	-fno-sanitize-recover=undefined -fno-omit-frame-pointer
+FUZZ_SRCS := $(filter-out tracefs.c reader.c,$(LIB_SRCS)) reader.c tracefs.c
+
+tests/fuzz/bin/%: tests/fuzz/%.c tests/fuzz/common.h $(LIB_SRCS) $(wildcard *.h)
+	@mkdir -p tests/fuzz/bin
+	@$(if $(Q),echo "  FUZZ    $@")
+	$(Q)$(FUZZ_CC) $(CPPFLAGS) -I. $(FUZZ_FLAGS) -o $@ $< $(FUZZ_SRCS)
+
+fuzz: $(addprefix tests/fuzz/bin/,$(FUZZ_TARGETS))
+	$(Q)./tests/fuzz/run.sh $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+
 install: memtrace
 	install -D -m 0755 memtrace $(DESTDIR)$(BINDIR)/memtrace
 
@@ -102,6 +119,7 @@ e2e: memtrace
 
 clean:
 	rm -f memtrace *.o tests/*.o tests/unit tests/workload tests/threads
+	rm -rf tests/fuzz/bin
 
-PHONY_EXTRA := demo install-dracut e2e
+PHONY_EXTRA := demo install-dracut e2e fuzz
 .PHONY: all check check-unit $(PHONY_EXTRA) check-valgrind sanitize install clean

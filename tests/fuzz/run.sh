@@ -1,0 +1,75 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# run.sh SECONDS TARGET... - run each libFuzzer target (tests/fuzz/bin/TARGET) for
+# SECONDS, seeded with real data from tests/fixtures and this machine's /proc.
+# Crashes are kept in tests/fuzz/crashes/; the corpus grows in tests/fuzz/work/.
+# Prints executions per target and "N passed, N failed"; exits 1 if any target failed.
+set -u
+cd "$(dirname "$0")/../.." || exit 1
+SECS=${1:-60}
+shift
+W=tests/fuzz/work
+C=tests/fuzz/crashes
+mkdir -p "$W" "$C"
+pass=0 fail=0
+
+seed() {	# seed TARGET NAME PREFIX_BYTE FILE: copy FILE (after one prefix byte, if given)
+	local d=$W/$1/seeds
+	mkdir -p "$d"
+	if [ -n "$3" ]; then
+		{ printf "\\x$3"; cat "$4"; } > "$d/$2"
+	else
+		cp "$4" "$d/$2"
+	fi
+}
+
+make_seeds() {
+	local f i=0 k
+	# raw sub-buffers in pieces of 8 (32 KiB): small inputs mutate faster
+	for f in tests/fixtures/*/per_cpu/cpu*/trace_pipe_raw; do
+		mkdir -p "$W/ringbuf/seeds"
+		split -b 32768 -d -a 4 "$f" "$W/ringbuf/seeds/raw$((i++))-"
+		head -c 4096 "$f" > "$W/boot1.tmp"
+		seed replay "boot$i" 02 "$W/boot1.tmp"
+	done
+	rm -f "$W/boot1.tmp"
+	i=0
+	for f in tests/fixtures/*/events/*/*/format; do
+		for k in 00 01 06 09 0c; do
+			seed format "fmt$((i++))" "$k" "$f"
+		done
+	done
+	for f in tests/fixtures/*/events/header_page; do
+		seed format "hp$((i++))" 00 "$f"
+	done
+	seed proc statm 00 /proc/self/statm
+	seed proc stat 01 /proc/self/stat
+	seed proc zoneinfo 02 /proc/zoneinfo
+	for f in tests/fixtures/*/kallsyms.txt; do seed proc "ksym$((i++))" 03 "$f"; done
+	for f in tests/fixtures/*/proc_modules*.txt; do seed proc "mods$((i++))" 04 "$f"; done
+	for f in tests/fixtures/*/memtrace.meta; do seed replay "meta$((i++))" 00 "$f"; done
+	for f in tests/fixtures/*/memtrace.seed; do seed replay "seed$((i++))" 01 "$f"; done
+}
+
+make_seeds
+for t in "$@"; do
+	bin=tests/fuzz/bin/$t
+	mkdir -p "$W/$t/corpus" "$C/$t"
+	log=$W/$t.log
+	"$bin" -max_total_time="$SECS" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+		-max_len=65536 \
+		-artifact_prefix="$C/$t/" "$W/$t/corpus" "$W/$t/seeds" > "$log" 2>&1
+	rc=$?
+	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
+	cov=$(grep -o 'cov: [0-9]*' "$log" | tail -1)
+	if [ "$rc" = 0 ] && ! ls "$C/$t"/crash-* "$C/$t"/leak-* "$C/$t"/timeout-* > /dev/null 2>&1; then
+		pass=$((pass + 1))
+		echo "ok   - fuzz $t: ${execs:-?} executions in $SECS s, $cov, no crash"
+	else
+		fail=$((fail + 1))
+		echo "FAIL - fuzz $t (exit $rc): see $log and $C/$t/"
+		grep -E 'ERROR|SUMMARY|runtime error' "$log" | head -5 | sed 's/^/       /'
+	fi
+done
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]
