@@ -62,11 +62,15 @@ tests/workload: tests/workload.c
 tests/threads: tests/threads.c
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -pthread -o $@ $< -pthread
 
-# unit tests, then the integration tests on the real tracefs (daemon, then command
+tests/forker: tests/forker.c
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $<
+
+# unit tests, then the tests on the real tracefs (daemon, signal and task storms, command
 # mode); each prints its summary line, the last one last
-check: memtrace tests/unit tests/workload tests/threads
+check: memtrace tests/unit tests/workload tests/threads tests/forker
 	$(Q)CK_DEFAULT_TIMEOUT=60 ./tests/unit
 	$(Q)./tests/integration.sh
+	$(Q)./tests/stress.sh
 	$(Q)./tests/command.sh
 
 # memtrace's main job: trace a 64 MiB workload and print the report (root)
@@ -118,7 +122,7 @@ e2e: memtrace
 	$(Q)./tests/e2e.sh
 
 clean:
-	rm -f memtrace *.o tests/*.o tests/unit tests/workload tests/threads
+	rm -f memtrace *.o tests/*.o tests/unit tests/workload tests/threads tests/forker
 	rm -rf tests/fuzz/bin
 
 PHONY_EXTRA := demo install-dracut e2e fuzz

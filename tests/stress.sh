@@ -1,0 +1,150 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# stress.sh - memtrace under load on the real tracefs: a signal storm during an
+# allocation storm, and a task storm with a small task table.
+# Needs root and a tracefs; SKIP with a reason otherwise. Leaves tracefs as found.
+set -u
+cd "$(dirname "$0")/.."
+MT=$PWD/memtrace
+WL=$PWD/tests/workload
+FK=$PWD/tests/forker
+T=$(mktemp -d /tmp/memtrace-stress.XXXXXX)
+INST=memtrace-st$$
+pass=0 fail=0 skip=0
+PIDS=()
+
+cleanup() {
+	local p d
+	for p in "${PIDS[@]}"; do kill -KILL "$p" 2>/dev/null; done
+	for d in "${TFS:-/nonexistent}"/instances/"$INST"*; do
+		[ -d "$d" ] || continue
+		echo 0 > "$d/events/enable" 2>/dev/null
+		rmdir "$d" 2>/dev/null
+	done
+	rm -rf "$T"
+}
+trap cleanup EXIT
+
+ok() { pass=$((pass + 1)); echo "ok   - $*"; }
+bad() { fail=$((fail + 1)); echo "FAIL - $*"; }
+skip() { skip=$((skip + 1)); echo "SKIP: $*"; }
+check() { local name=$1; shift; if "$@"; then ok "$name"; else bad "$name"; fi; }
+json() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2" 2>/dev/null; }
+
+tfs_state() {
+	local f
+	ls "$TFS/instances" 2>/dev/null | grep "^$INST" | sed 's/^/instance /'
+	for f in tracing_on trace_clock buffer_size_kb buffer_percent set_event current_tracer \
+		 events/kmem/mm_page_alloc/enable events/kmem/mm_page_free/enable; do
+		echo "$f: $(cat "$TFS/$f" 2>/dev/null)"
+	done
+}
+
+start_mt() {
+	"$MT" --instance "$INST" "$@" > "$T/stdout" 2> "$T/err" &
+	MTPID=$!
+	PIDS+=("$MTPID")
+	local i
+	for i in $(seq 100); do
+		grep -q "tracing in" "$T/err" 2>/dev/null && return 0
+		kill -0 "$MTPID" 2>/dev/null || return 1
+		sleep 0.05
+	done
+	return 1
+}
+
+wait_exit() {
+	local i
+	for i in $(seq 200); do kill -0 "$1" 2>/dev/null || break; sleep 0.1; done
+	kill -0 "$1" 2>/dev/null && { bad "pid $1 still running after 20 s: killed"; kill -KILL "$1"; }
+	wait "$1" 2>/dev/null
+}
+
+# thousands of USR1/USR2 while a workload allocates and frees in a loop
+signal_storm() {
+	local before after storm i n rc docs
+	before=$(tfs_state)
+	start_mt -f json -n 0 -o "$T/storm.json" || { bad "signal storm: memtrace did not start"; return; }
+	( end=$((SECONDS + 6)); while [ $SECONDS -lt $end ]; do "$WL" 16 0; done ) &
+	storm=$!
+	n=0
+	for i in $(seq 1500); do
+		kill -USR1 "$MTPID" 2>/dev/null && n=$((n + 1))
+		kill -USR2 "$MTPID" 2>/dev/null && n=$((n + 1))
+	done
+	check "signal storm: $n signals sent, memtrace alive" kill -0 "$MTPID"
+	wait "$storm"
+	sleep 0.3
+	check "signal storm: the last USR2 log is complete JSON (trigger $(json "$T/storm.json" 'd["trigger"]'))" \
+		test "$(json "$T/storm.json" 'd["trigger"]')" = SIGUSR2
+	kill -TERM "$MTPID"; wait_exit "$MTPID"; rc=$?
+	check "signal storm: TERM exits 0 ($rc)" test "$rc" = 0
+	docs=$(python3 - "$T/stdout" <<'PY'
+import json, sys
+s = open(sys.argv[1]).read()
+dec = json.JSONDecoder()
+i = n = 0
+while True:
+    while i < len(s) and s[i].isspace():
+        i += 1
+    if i >= len(s):
+        break
+    d, i = dec.raw_decode(s, i)
+    assert d["trigger"] == "SIGUSR1", d["trigger"]
+    n += 1
+print(n)
+PY
+)
+	check "signal storm: every USR1 report on stdout is complete JSON ($docs reports)" \
+		test -n "$docs" -a "${docs:-0}" -ge 1
+	check "signal storm: the final report is complete (trigger $(json "$T/storm.json" 'd["trigger"]'))" \
+		test "$(json "$T/storm.json" 'd["trigger"]')" = SIGTERM
+	check "signal storm: the workloads are in it (peak of the largest: $(json "$T/storm.json" 'max(t["peak_pages"] for t in d["tasks"] if t["comm"]=="workload")'))" \
+		test "$(json "$T/storm.json" 'max(t["peak_pages"] for t in d["tasks"] if t["comm"]=="workload") >= 4096')" = True
+	after=$(tfs_state)
+	check "tracefs identical after the signal storm" test "$before" = "$after"
+}
+
+# 100 000 short processes with a table of 64 tasks
+task_storm() {
+	local before after rc hwm0 hwm1 n=${STRESS_TASKS:-100000}
+	before=$(tfs_state)
+	# --no-seed: the table holds only tasks seen now, so exited ones can be recycled
+	start_mt -f json -n 0 --no-seed --max-tasks 256 -o "$T/tasks.json" ||
+		{ bad "task storm: memtrace did not start"; return; }
+	# a first fifth warms up what memtrace touches (pfn map pages), then memory must stay
+	"$FK" "$((n / 5))"
+	sleep 0.3
+	kill -USR2 "$MTPID"; sleep 0.5
+	hwm0=$(json "$T/tasks.json" 'd["self"]["hwm_kib"]')
+	"$FK" "$((n - n / 5))"; rc=$?
+	check "task storm: $n processes ran (forker exit $rc)" test "$rc" = 0
+	sleep 0.5
+	check "task storm: memtrace alive" kill -0 "$MTPID"
+	kill -TERM "$MTPID"; wait_exit "$MTPID"; rc=$?
+	check "task storm: TERM exits 0 ($rc)" test "$rc" = 0
+	hwm1=$(json "$T/tasks.json" 'd["self"]["hwm_kib"]')
+	check "task storm: exited tasks recycled ($(json "$T/tasks.json" 'd["overflows"]["tasks_recycled"]') of $n)" \
+		test "$(json "$T/tasks.json" 'd["overflows"]["tasks_recycled"] >= '"$((n - 256))")" = True
+	# the pfn map may grow where new page frames get used; nothing else may
+	check "task storm: memory flat (peak RSS ${hwm0:-?} KiB after a fifth, ${hwm1:-?} KiB at the end)" \
+		test -n "$hwm0" -a -n "$hwm1" -a "$(( ${hwm1:-0} - ${hwm0:-0} ))" -lt 1024
+	check "task storm: overflow counted, never hidden (events $(json "$T/tasks.json" 'd["overflows"]["task_events"]'))" \
+		test -n "$(json "$T/tasks.json" 'd["overflows"]["task_events"]')"
+	after=$(tfs_state)
+	check "tracefs identical after the task storm" test "$before" = "$after"
+}
+
+TFS=$(awk '$3 == "tracefs" { print $2; exit }' /proc/mounts)
+if [ "$(id -u)" != 0 ]; then
+	skip "stress tests need root"
+elif [ -z "$TFS" ] || [ ! -d "$TFS/instances" ]; then
+	skip "no tracefs with instances"
+elif [ ! -x "$WL" ] || [ ! -x "$FK" ]; then
+	skip "tests/workload and tests/forker must be built first"
+else
+	signal_storm
+	task_storm
+fi
+echo "$pass passed, $fail failed, $skip skipped"
+[ "$fail" = 0 ]
