@@ -394,7 +394,7 @@ static void fill_report(struct report_input *in, const char *trigger)
 		in->uptime_s = R.meta.uptime_s ? R.meta.uptime_s : (double)R.st.last_ts / 1e9;
 		in->tracefs = R.opt.replay_dir;
 		in->instance = "";
-		in->self_rss_kib = in->self_hwm_kib = -1;
+		in->self_rss_kib = in->self_hwm_kib = in->self_map_kib = -1;
 	} else {
 		clock_gettime(CLOCK_BOOTTIME, &ts);
 		in->uptime_s = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
@@ -402,6 +402,7 @@ static void fill_report(struct report_input *in, const char *trigger)
 		in->instance = R.tf.top_level ? "" : R.tf.name;
 		in->self_rss_kib = status_kib("VmRSS:");
 		in->self_hwm_kib = status_kib("VmHWM:");
+		in->self_map_kib = stats_map_resident_kib(&R.st);
 	}
 	memcpy(in->enabled, R.enabled, sizeof(R.enabled));
 	in->nenabled = R.nenabled;

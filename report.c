@@ -383,8 +383,8 @@ static void report_text(struct out *o, const struct report_input *in, uint32_t n
 		out_puts(o, ")\n");
 	}
 	if (in->self_rss_kib >= 0)
-		out_printf(o, "memtrace itself: rss %ld KiB, peak rss %ld KiB\n",
-			   in->self_rss_kib, in->self_hwm_kib);
+		out_printf(o, "memtrace itself: rss %ld KiB (pfn map %ld KiB of it), peak rss %ld KiB\n",
+			   in->self_rss_kib, in->self_map_kib, in->self_hwm_kib);
 
 	if (in->by_process) {
 		text_processes(o, in);
@@ -547,8 +547,8 @@ static void report_json(struct out *o, const struct report_input *in, uint32_t n
 		out_puts(o, "\"oom\":null,");
 	}
 	if (in->self_rss_kib >= 0)
-		out_printf(o, "\"self\":{\"rss_kib\":%ld,\"hwm_kib\":%ld},", in->self_rss_kib,
-			   in->self_hwm_kib);
+		out_printf(o, "\"self\":{\"rss_kib\":%ld,\"hwm_kib\":%ld,\"pfn_map_kib\":%ld},",
+			   in->self_rss_kib, in->self_hwm_kib, in->self_map_kib);
 	rows = in->top && in->top < ntasks ? in->top : ntasks;
 	if (in->by_process) {
 		json_processes(o, in);

@@ -45,6 +45,7 @@ struct report_input {
 	bool by_process;		/* --by process: threads summed into their process */
 	long self_rss_kib;		/* memtrace's own VmRSS, -1 if unknown */
 	long self_hwm_kib;		/* memtrace's own VmHWM, -1 if unknown */
+	long self_map_kib;		/* of it, the resident part of the pfn map, -1 if unknown */
 };
 
 /* Write a whole report to @o. */

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 static void tree_root_mark(struct stats *s, struct mt_task *t);
 
@@ -419,6 +420,27 @@ void stats_link_threads(struct stats *s)
 			l->ppeak_ts = t->ppeak_ts;
 		}
 	}
+}
+
+long stats_map_resident_kib(const struct stats *s)
+{
+	static unsigned char vec[4096];
+	long page = sysconf(_SC_PAGESIZE);
+	size_t pages, done = 0, n = 0, i;
+
+	if (!s->pfn_owner || page <= 0)
+		return -1;
+	pages = (s->pfn_map_bytes + (size_t)page - 1) / (size_t)page;
+	while (done < pages) {
+		size_t k = pages - done < sizeof(vec) ? pages - done : sizeof(vec);
+
+		if (mincore((char *)s->pfn_owner + done * (size_t)page, k * (size_t)page, vec))
+			return -1;
+		for (i = 0; i < k; i++)
+			n += vec[i] & 1;
+		done += k;
+	}
+	return (long)(n * (size_t)page / 1024);
 }
 
 bool stats_exit_pop(struct stats *s, struct mt_exit *out)

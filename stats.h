@@ -249,6 +249,9 @@ struct mt_task *stats_process_of(const struct stats *s, const struct mt_task *t)
 /* Link seeded threads to their leaders (after seeding from /proc). */
 void stats_link_threads(struct stats *s);
 
+/* KiB of the pfn map that are resident (mincore); -1 if unknown. Not for the event path. */
+long stats_map_resident_kib(const struct stats *s);
+
 /* Take the oldest queued process exit; false when none. */
 bool stats_exit_pop(struct stats *s, struct mt_exit *out);
 
