@@ -70,6 +70,7 @@ tests/forker: tests/forker.c
 check: memtrace tests/unit tests/workload tests/threads tests/forker
 	$(Q)CK_DEFAULT_TIMEOUT=60 ./tests/unit
 	$(Q)./tests/integration.sh
+	$(Q)./tests/robust.sh
 	$(Q)./tests/stress.sh
 	$(Q)./tests/command.sh
 
@@ -89,6 +90,8 @@ sanitize:
 	$(MAKE) OPT="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer" \
 		LDFLAGS="-fsanitize=address,undefined" tests/unit memtrace
 	UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ./tests/unit
+	$(MAKE) tests/workload
+	MEMTRACE_ASAN=$(CURDIR)/memtrace ./tests/robust.sh
 
 # libFuzzer targets (clang, ASan, UBSan) over the parsers and the decoder; each runs
 # FUZZ_SECONDS (default 60), seeded with the real fixtures; see tests/fuzz/run.sh

@@ -38,7 +38,7 @@ void boot_page(struct boot_buffer *b, const struct rb_layout *l, const struct mt
 	b->pages++;
 	if (info.missed) {
 		if (info.missed_stored)
-			b->lost += info.lost;
+			b->lost = b->lost > UINT64_MAX - info.lost ? UINT64_MAX : b->lost + info.lost;
 		else
 			b->lost_unknown++;
 	}

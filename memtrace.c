@@ -278,9 +278,13 @@ static void parse_options(int argc, char **argv, struct options *o)
 			o->pidfile = optarg;
 			break;
 		case OPT_RECORD:
+			if (!*optarg)
+				usage_error(EXIT_USAGE, "empty value for --record");
 			o->record_dir = optarg;
 			break;
 		case OPT_REPLAY:
+			if (!*optarg)
+				usage_error(EXIT_USAGE, "empty value for --replay");
 			o->replay_dir = optarg;
 			break;
 		case OPT_NO_SEED:
@@ -327,6 +331,9 @@ static void parse_options(int argc, char **argv, struct options *o)
 			printf("memtrace %s\n", MEMTRACE_VERSION);
 			exit(EXIT_OK);
 		case '?':
+			if (!strncmp(argv[optind - 1], "--", 2))
+				usage_error(EXIT_USAGE, "unknown option, or a value where none "
+					    "belongs or none where one does: '%s'", argv[optind - 1]);
 			if (optopt && optopt < 256)
 				usage_error(EXIT_USAGE, "option -%c %s", optopt,
 					    strchr("obfn", optopt) ? "requires a value" :
@@ -653,6 +660,7 @@ static int setup_events(format_reader rdfmt, bool live)
 	decoder_init(&R.dec);
 	for (tp = mt_tracepoints; tp->system; tp++, i++) {
 		ssize_t n = rdfmt(tp->system, tp->name, text, sizeof(text));
+		const char *bad_fmt = NULL;
 		bool ok = false;
 		int e;
 
@@ -660,9 +668,9 @@ static int setup_events(format_reader rdfmt, bool live)
 		if (n > 0) {
 			snprintf(fe.system, sizeof(fe.system), "%s", tp->system);
 			if (fmt_parse_event(&fe, text, (size_t)n, err, sizeof(err)))
-				fprintf(stderr, "memtrace: %s: bad format file: %s\n", names[i], err);
+				bad_fmt = "bad format file";
 			else if (decoder_add(&R.dec, tp, &fe, err, sizeof(err)))
-				fprintf(stderr, "memtrace: %s: %s\n", names[i], err);
+				bad_fmt = "unusable format";
 			else
 				ok = true;
 		}
@@ -683,11 +691,19 @@ static int setup_events(format_reader rdfmt, bool live)
 			continue;
 		}
 		if (tp->need == NEED_REQUIRED) {
-			fprintf(stderr, "memtrace: required tracepoint %s is missing or unusable "
-				"(kernel without CONFIG_TRACEPOINTS/page-allocator events?)\n",
-				names[i]);
+			if (bad_fmt)	/* err names the event already */
+				fprintf(stderr, "memtrace: required tracepoint %s: %s\n",
+					bad_fmt, err);
+			else if (live)
+				fprintf(stderr, "memtrace: required tracepoint %s is missing (kernel "
+					"without page-allocator tracepoints?)\n", names[i]);
+			else
+				fprintf(stderr, "memtrace: required tracepoint %s is missing in the "
+					"recording\n", names[i]);
 			return EXIT_NOEVENT;
 		}
+		if (bad_fmt)
+			fprintf(stderr, "memtrace: %s: %s\n", bad_fmt, err);
 		/* one warning per missing event group is enough; the report lists all */
 		if (!R.nmissing || strcmp(R.missing_loss[R.nmissing - 1], tp->loss))
 			if (live && !((R.opt.command || R.opt.exits) && tp->kind >= EV_MOD_LOAD &&
@@ -759,7 +775,8 @@ static int run_replay(void)
 	int cpu_ids[4096], fds[4096], n = 0, i, code;
 	struct rb_layout layout;
 	struct dirent *de;
-	uint32_t bad = 0;
+	struct stat sb;
+	uint32_t bad = 0, bad_first = 0;
 	ssize_t len;
 	DIR *d;
 
@@ -780,7 +797,7 @@ static int run_replay(void)
 	}
 	if (path_fmt(p, sizeof(p), "%s/" META_FILE, R.opt.replay_dir) == 0 &&
 	    (len = read_file(p, text, sizeof(text))) >= 0)
-		meta_parse(text, (size_t)len, &R.meta, NULL, NULL, &bad);
+		meta_parse(text, (size_t)len, &R.meta, NULL, NULL, &bad_first);
 	code = setup_events(replay_format, false);
 	if (code)
 		return code;
@@ -806,7 +823,8 @@ static int run_replay(void)
 		if (strncmp(de->d_name, "cpu", 3) || !isdigit((unsigned char)de->d_name[3]))
 			continue;
 		c = strtol(de->d_name + 3, &end, 10);
-		if (*end || c < 0 || c > INT32_MAX)
+		/* "cpu01" is not cpu 1: only the kernel's own spelling */
+		if (*end || c < 0 || c > INT32_MAX || (de->d_name[3] == '0' && de->d_name[4]))
 			continue;
 		cpu_ids[n++] = (int)c;
 	}
@@ -816,9 +834,15 @@ static int run_replay(void)
 		if (path_fmt(p, sizeof(p), "%s/per_cpu/cpu%d/trace_pipe_raw", R.opt.replay_dir,
 			     cpu_ids[i]))
 			return EXIT_RUNTIME;
-		fds[i] = open(p, O_RDONLY | O_CLOEXEC);
+		fds[i] = open(p, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+		if (fds[i] >= 0 && (fstat(fds[i], &sb) || !S_ISREG(sb.st_mode))) {
+			close(fds[i]);
+			fds[i] = -1;
+			errno = EINVAL;	/* a FIFO or a device would never end */
+		}
 		if (fds[i] < 0) {
-			fprintf(stderr, "memtrace: %s: %s (CPU skipped)\n", p, strerror(errno));
+			fprintf(stderr, "memtrace: %s: %s (CPU skipped)\n", p,
+				errno == EINVAL ? "not a regular file" : strerror(errno));
 			fds[i] = open("/dev/null", O_RDONLY | O_CLOEXEC);
 		}
 	}

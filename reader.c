@@ -9,6 +9,13 @@
 
 #include "util.h"
 
+/* Counts from hostile pages must not wrap around to small numbers. */
+static uint64_t sat_add(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+
 #define DEFAULT_SLACK_NS	2000000ull	/* 2 ms */
 
 int reader_init(struct reader *r, const struct rb_layout *l, const struct mt_decoder *dec,
@@ -112,7 +119,7 @@ static bool next_page(struct reader *r, struct reader_cpu *c, bool final)
 		if (info.missed) {
 			c->missed_pages++;
 			if (info.missed_stored)
-				c->lost_stored += info.lost;
+				c->lost_stored = sat_add(c->lost_stored, info.lost);
 			else
 				c->missed_unknown++;
 		}
@@ -220,9 +227,9 @@ uint64_t reader_lost(const struct reader *r)
 
 	for (i = 0; i < r->ncpus; i++) {
 		const struct reader_cpu *c = &r->cpus[i];
-		uint64_t hdr = c->lost_stored + c->missed_unknown;
+		uint64_t hdr = sat_add(c->lost_stored, c->missed_unknown);
 
-		total += hdr > c->stats_lost ? hdr : c->stats_lost;
+		total = sat_add(total, hdr > c->stats_lost ? hdr : c->stats_lost);
 	}
 	return total;
 }

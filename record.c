@@ -283,15 +283,17 @@ static int unhex(char ch)
 static void seed_line(char *line, void *p)
 {
 	struct seed_ctx *c = p;
-	int tid, tgid, ppid, kthread;
+	long long tid, tgid, ppid;
+	int kthread;
 	unsigned long long pages, ts;
 	char commhex[2 * COMM_LEN + 2], comm[COMM_LEN];
 	size_t i, n;
 
 	if (!line[0])
 		return;
-	if (sscanf(line, "seed %d %d %d %d %llu %llu %33s", &tid, &tgid, &ppid, &kthread,
-		   &pages, &ts, commhex) != 7 || tid < 0 || pages > (1ull << 40) ||
+	if (sscanf(line, "seed %lld %lld %lld %d %llu %llu %33s", &tid, &tgid, &ppid, &kthread,
+		   &pages, &ts, commhex) != 7 || tid < 0 || tid > INT32_MAX || tgid < 0 ||
+	    tgid > INT32_MAX || ppid < 0 || ppid > INT32_MAX || pages > (1ull << 40) ||
 	    has_negative(line)) {
 		(*c->bad)++;
 		return;
@@ -311,7 +313,8 @@ static void seed_line(char *line, void *p)
 		}
 		comm[i] = (char)(h * 16 + l);
 	}
-	if (!stats_seed_task(c->s, tid, tgid, ppid, comm, n, pages, ts, kthread != 0)) {
+	if (!stats_seed_task(c->s, (int32_t)tid, (int32_t)tgid, (int32_t)ppid, comm, n, pages, ts,
+			     kthread != 0)) {
 		(*c->bad)++;
 		return;
 	}

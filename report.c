@@ -272,6 +272,28 @@ static void json_comm(struct out *o, const struct mt_task *t)
 	out_puts(o, "\"");
 }
 
+/* Sub-buffers whose records ran past their data (the rest of each was skipped). */
+static uint64_t corrupt_records(const struct reader *rd)
+{
+	uint64_t n = 0;
+	int i;
+
+	for (i = 0; i < rd->ncpus; i++)
+		n += rd->cpus[i].corrupt_records;
+	return n;
+}
+
+/* Reads that were not a usable sub-buffer (short, bad commit size) or failed. */
+static uint64_t corrupt_pages(const struct reader *rd)
+{
+	uint64_t n = 0;
+	int i;
+
+	for (i = 0; i < rd->ncpus; i++)
+		n += rd->cpus[i].corrupt_pages + rd->cpus[i].read_errors;
+	return n;
+}
+
 static uint64_t events_total(const struct stats *st)
 {
 	uint64_t n = 0;
@@ -340,10 +362,15 @@ static void report_text(struct out *o, const struct report_input *in, uint32_t n
 	if (in->lost_events || in->missed_unknown)
 		out_puts(o, " -- peaks may be underestimated");
 	out_puts(o, "\n");
-	if (in->rd && (in->rd->unknown_ids || in->rd->bad_records))
-		out_printf(o, "records skipped: %llu unknown ids, %llu malformed\n",
+	if (in->rd && (in->rd->unknown_ids || in->rd->bad_records || corrupt_pages(in->rd) ||
+		       corrupt_records(in->rd) || st->c.bad_order))
+		out_printf(o, "records skipped: %llu unknown ids, %llu malformed, %llu with an "
+			   "absurd order; sub-buffers: %llu cut short by a malformed record, %llu unusable\n",
 			   (unsigned long long)in->rd->unknown_ids,
-			   (unsigned long long)in->rd->bad_records);
+			   (unsigned long long)in->rd->bad_records,
+			   (unsigned long long)st->c.bad_order,
+			   (unsigned long long)corrupt_records(in->rd),
+			   (unsigned long long)corrupt_pages(in->rd));
 	out_printf(o, "untracked frees: %llu events, %llu pages (allocated before tracing or "
 		   "by the untraced bulk allocator)\n",
 		   (unsigned long long)c->untracked_frees,
@@ -506,9 +533,13 @@ static void report_json(struct out *o, const struct report_input *in, uint32_t n
 		json_str(o, in->missing_loss[k] ? in->missing_loss[k] : "");
 		out_puts(o, "}");
 	}
-	out_printf(o, "],\"unknown_ids\":%llu,\"malformed\":%llu},",
+	out_printf(o, "],\"unknown_ids\":%llu,\"malformed\":%llu,\"bad_order\":%llu,"
+		   "\"corrupt_subbuffers\":%llu,\"bad_subbuffers\":%llu},",
 		   (unsigned long long)(in->rd ? in->rd->unknown_ids : 0),
-		   (unsigned long long)(in->rd ? in->rd->bad_records : 0));
+		   (unsigned long long)(in->rd ? in->rd->bad_records : 0),
+		   (unsigned long long)st->c.bad_order,
+		   (unsigned long long)(in->rd ? corrupt_records(in->rd) : 0),
+		   (unsigned long long)(in->rd ? corrupt_pages(in->rd) : 0));
 	out_printf(o, "\"lost_events\":%llu,\"lost_unknown_subbuffers\":%llu,",
 		   (unsigned long long)in->lost_events, (unsigned long long)in->missed_unknown);
 	out_printf(o, "\"untracked_frees\":{\"events\":%llu,\"pages\":%llu},",

@@ -6,19 +6,26 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 ssize_t read_file(const char *path, char *buf, size_t size)
 {
+	struct stat st;
 	size_t len = 0;
 	int fd, err;
 
 	if (!size)
 		return -EINVAL;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: opening a FIFO must not wait; then anything not regular is refused */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return -errno;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return -EINVAL;
+	}
 	while (len < size - 1) {
 		ssize_t n = read(fd, buf + len, size - 1 - len);
 
