@@ -1087,6 +1087,20 @@ static int check_required(void)
 }
 
 static int ingest_boot_buffer(const struct rb_layout *l);
+
+/*
+ * Test hook (MEMTRACE_TEST_FAIL_AT=STEP): fail setup right after STEP, so the
+ * tests can prove that every setup error leaves tracefs as it was found.
+ */
+static bool fail_at(const char *step)
+{
+	const char *want = getenv("MEMTRACE_TEST_FAIL_AT");
+
+	if (!want || strcmp(want, step))
+		return false;
+	fprintf(stderr, "memtrace: test: setup fails after step %s\n", step);
+	return true;
+}
 static void print_exits(void);
 
 static void sleep_ms(long ms)
@@ -1125,7 +1139,11 @@ static int setup_live(void)
 		return code == TFS_ERR_PRIV ? EXIT_PRIV : EXIT_RUNTIME;
 	}
 	R.tracefs_up = true;	/* from here on every exit path tears down */
+	if (fail_at("find"))
+		return EXIT_RUNTIME;
 	code = tracefs_instance_create(&R.tf, R.opt.instance, "/proc", err, sizeof(err));
+	if (!code && fail_at("instance"))
+		return EXIT_RUNTIME;
 	if (!code && (code = check_required()))
 		return code;
 	if (!code)
@@ -1137,6 +1155,8 @@ static int setup_live(void)
 			fprintf(stderr, "memtrace: tracing needs root (CAP_SYS_ADMIN)\n");
 		return code == TFS_ERR_PRIV ? EXIT_PRIV : EXIT_RUNTIME;
 	}
+	if (fail_at("configure"))
+		return EXIT_RUNTIME;
 	n = tracefs_read_header_page(&R.tf, text, sizeof(text));
 	if (n < 0) {
 		fprintf(stderr, "memtrace: %s/events/header_page: %s\n", R.tf.inst,
@@ -1150,6 +1170,8 @@ static int setup_live(void)
 	code = setup_events(live_format, true);
 	if (code)
 		return code;
+	if (fail_at("events"))
+		return EXIT_RUNTIME;
 	if (have_event("module:module_put") &&
 	    proc_initmod_range("/proc", &R.meta.initmod_start, &R.meta.initmod_end)) {
 		R.meta.initmod_start = R.meta.initmod_end = 0;
@@ -1168,11 +1190,15 @@ static int setup_live(void)
 	code = setup_stats(max_pfn);
 	if (code)
 		return code;
+	if (fail_at("stats"))
+		return EXIT_RUNTIME;
 	code = tracefs_open_cpus(&R.tf, err, sizeof(err));
 	if (code) {
 		fprintf(stderr, "memtrace: %s\n", err);
 		return code == TFS_ERR_PRIV ? EXIT_PRIV : EXIT_RUNTIME;
 	}
+	if (fail_at("cpus"))
+		return EXIT_RUNTIME;
 	if (reader_init(&R.rd, &layout, &R.dec, R.tf.ncpus, R.tf.cpu_ids, R.tf.fds, true,
 			R.tf.clock_mono, sink, &R.st)) {
 		fprintf(stderr, "memtrace: out of memory\n");
@@ -1180,6 +1206,8 @@ static int setup_live(void)
 	}
 	if (R.opt.record_dir && (code = record_setup(&layout)))
 		return code;
+	if (fail_at("record"))
+		return EXIT_RUNTIME;
 	if (R.opt.boot_buffer && (code = ingest_boot_buffer(&layout)))
 		return code;
 	/* after the boot buffer (its modules are known), right before tracing begins */
@@ -1198,6 +1226,8 @@ static int setup_live(void)
 		fprintf(stderr, "memtrace: cannot start tracing: %s\n", strerror(errno));
 		return EXIT_RUNTIME;
 	}
+	if (fail_at("tracing"))
+		return EXIT_RUNTIME;
 	if (!R.opt.no_seed) {
 		struct seed_result res;
 
@@ -1211,6 +1241,8 @@ static int setup_live(void)
 		if (R.opt.record_dir && record_write_seed(R.opt.record_dir, &R.st))
 			fprintf(stderr, "memtrace: --record: cannot write the seed file\n");
 	}
+	if (fail_at("seed"))
+		return EXIT_RUNTIME;
 	return 0;
 }
 
@@ -1784,6 +1816,8 @@ static int run_live(void)
 	code = setup_live();
 	if (!code)
 		code = write_pidfile();
+	if (!code && fail_at("pidfile"))
+		code = EXIT_RUNTIME;
 	if (code) {
 		fatal_cleanup();
 		daemon_ready(code);

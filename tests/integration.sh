@@ -244,6 +244,56 @@ daemon_timeout_test() {
 	check "tracefs identical after a setup cut short" test "$before" = "$after"
 }
 
+# a fatal error right after each setup step (test hook): tracefs as found, every time
+fault_test() {
+	local before after step rc
+	before=$(tfs_state)
+	for step in find instance configure events stats cpus record tracing seed pidfile; do
+		MEMTRACE_TEST_FAIL_AT=$step "$MT" --instance "$INST" --record "$T/rec-$step" \
+			--daemon --pidfile "$T/fpid" -o "$T/f.log" 2> "$T/ferr"; rc=$?
+		after=$(tfs_state)
+		check "setup failing after '$step': exit 1, said so, tracefs as found, no pidfile" \
+			eval '[ "$rc" = 1 ] && grep -q "setup fails after step $step" "$T/ferr" &&
+				[ "$before" = "$after" ] && [ ! -e "$T/fpid" ]'
+	done
+}
+
+# tracefs not mounted, and mounted somewhere else: in a private mount namespace,
+# so the machine's own mounts never change
+mount_test() {
+	local out
+	if ! command -v unshare > /dev/null || ! unshare -m true 2> /dev/null; then
+		skip "tracefs mount tests: no unshare -m here"; return
+	fi
+	out=$(unshare -m --propagation private sh -c '
+		umount /sys/kernel/debug/tracing 2> /dev/null
+		umount /sys/kernel/tracing 2> /dev/null
+		if grep -q " tracefs " /proc/mounts; then echo "still mounted"; exit 0; fi
+		"$1" --instance "$2" -f json -n 0 -o "$3/nm.json" 2> "$3/nm.err" & p=$!
+		i=0; while [ $i -lt 100 ] && ! grep -q "tracing in" "$3/nm.err"; do sleep 0.05; i=$((i+1)); done
+		"$4" 16 0; sleep 0.2; kill -TERM $p; wait $p; echo "rc=$?"
+		echo "tracefs mounts after: $(grep -c " tracefs " /proc/mounts)"
+		mkdir -p "$3/elsewhere" && mount -t tracefs nodev "$3/elsewhere"
+		"$1" --instance "$2" -f json -n 0 "$3/elsewhere" "$3/ew.json" 2> "$3/ew.err" & p=$!
+		i=0; while [ $i -lt 100 ] && ! grep -q "tracing in" "$3/ew.err"; do sleep 0.05; i=$((i+1)); done
+		"$4" 16 0; sleep 0.2; kill -TERM $p; wait $p; echo "rc2=$?"
+		echo "instances left elsewhere: $(ls "$3/elsewhere/instances" | grep -c "^$2")"
+		umount "$3/elsewhere"' sh "$MT" "$INST" "$T" "$WL")
+	if grep -q "still mounted" <<< "$out"; then
+		skip "tracefs cannot be unmounted in a mount namespace here"; return
+	fi
+	check "tracefs not mounted: memtrace mounts it, traces, exits 0 ($(grep '^rc=' <<< "$out"))" \
+		grep -q '^rc=0$' <<< "$out"
+	check "tracefs not mounted: the workload is in the report" \
+		test "$(json "$T/nm.json" 'max(t["peak_pages"] for t in d["tasks"] if t["comm"]=="workload") >= 4096')" = True
+	check "tracefs not mounted: memtrace unmounts what it mounted" \
+		grep -q '^tracefs mounts after: 0$' <<< "$out"
+	check "tracefs mounted elsewhere (TRACEFS_DIR): traces there, exits 0" \
+		eval 'grep -q "^rc2=0$" <<< "$out" && [ "$(json "$T/ew.json" "d[\"tracefs\"][\"path\"]")" = "$T/elsewhere" ]'
+	check "tracefs mounted elsewhere: no instance left there" \
+		grep -q '^instances left elsewhere: 0$' <<< "$out"
+}
+
 lost_test() {
 	local lost
 	start_mt -b 16 -f json -o "$T/lost.json" || { bad "lost: no start"; return; }
@@ -336,6 +386,8 @@ else
 	stale_test
 	daemon_test
 	daemon_timeout_test
+	fault_test
+	mount_test
 	lost_test
 	record_replay_test
 	oom_test
