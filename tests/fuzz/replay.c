@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * replay.c - libFuzzer target: what --replay reads besides the sub-buffers:
- * memtrace.meta (both passes), memtrace.seed, and boot-buffer pages (the
- * first byte picks), into a real table.
+ * replay.c - libFuzzer target: what --replay reads: memtrace.meta (both
+ * passes), memtrace.seed, boot-buffer pages, and per-CPU files through the
+ * reader's merge of two CPUs, as --replay runs it (the first byte picks).
  */
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
+#include "reader.h"
 #include "boot.h"
 #include "common.h"
 #include "record.h"
@@ -16,6 +19,11 @@ static struct mt_decoder D;
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void sink(void *ctx, const struct mt_event *ev)
+{
+	stats_apply(ctx, ev);
+}
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
@@ -42,7 +50,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memset(&m, 0, sizeof(m));
 	m.extra = extra;
 	m.extra_cap = 4;
-	switch (data[0] % 3) {
+	switch (data[0] % 4) {
 	case 0:
 		meta_parse(t, n, &m, NULL, NULL, &bad);
 		meta_parse_boot(t, n, &s, &bad);
@@ -52,6 +60,33 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		seed_parse(t, n, &s, &pages, &bad);
 		stats_link_threads(&s);
 		break;
+	case 3: {
+		/* two CPUs' files, cut where the second byte says, merged as in a replay */
+		static struct reader rd;
+		int fds[2] = { -1, -1 }, ids[2] = { 0, 1 }, i;
+		size_t cut = n ? (size_t)(t[0] & 0x7f) * 4096 % n : 0;
+
+		for (i = 0; i < 2; i++) {
+			fds[i] = memfd_create("cpu", MFD_CLOEXEC);
+			if (fds[i] < 0)
+				goto out;
+		}
+		if ((cut && write(fds[0], t, cut) != (ssize_t)cut) ||
+		    (n > cut && write(fds[1], t + cut, n - cut) != (ssize_t)(n - cut)))
+			goto out;
+		lseek(fds[0], 0, SEEK_SET);
+		lseek(fds[1], 0, SEEK_SET);
+		if (!reader_init(&rd, &L, &D, 2, ids, fds, false, true, sink, &s)) {
+			reader_run(&rd, true, 0);
+			reader_lost(&rd);
+			reader_free(&rd);
+		}
+out:
+		for (i = 0; i < 2; i++)
+			if (fds[i] >= 0)
+				close(fds[i]);
+		break;
+	}
 	default:
 		if (!boot_init(&b, 8)) {
 			boot_page(&b, &L, &D, t, n, 0);

@@ -31,6 +31,8 @@ make_seeds() {
 		split -b 32768 -d -a 4 "$f" "$W/ringbuf/seeds/raw$((i++))-"
 		head -c 4096 "$f" > "$W/boot1.tmp"
 		seed replay "boot$i" 02 "$W/boot1.tmp"
+		head -c 32768 "$f" > "$W/boot1.tmp"
+		seed replay "cpus$i" 03 "$W/boot1.tmp"
 	done
 	rm -f "$W/boot1.tmp"
 	i=0
