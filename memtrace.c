@@ -1451,16 +1451,23 @@ static void print_exits(void)
 	}
 }
 
-static int main_loop(void)
+/* Before a report on request: read what is buffered now, refresh names and sizes. */
+static void catch_up(void)
 {
-	struct pollfd *pfd;
-	bool busy = false;
-	int i, n = R.rd.ncpus + 1, batch;
+	while (reader_run(&R.rd, false, BATCH) == BATCH)
+		;
+	refresh_live();
+}
 
-	pfd = calloc((size_t)n, sizeof(*pfd));
+/* The poll set of the main loops: the signalfd, then one fd per CPU; NULL if no memory. */
+static struct pollfd *poll_set(void)
+{
+	struct pollfd *pfd = calloc((size_t)R.rd.ncpus + 1, sizeof(*pfd));
+	int i;
+
 	if (!pfd) {
 		fprintf(stderr, "memtrace: out of memory\n");
-		return EXIT_RUNTIME;
+		return NULL;
 	}
 	pfd[0].fd = R.sfd;
 	pfd[0].events = POLLIN;
@@ -1468,32 +1475,54 @@ static int main_loop(void)
 		pfd[i + 1].fd = R.rd.cpus[i].fd;
 		pfd[i + 1].events = POLLIN;
 	}
+	return pfd;
+}
+
+/*
+ * Wait for events or a signal (not at all when @busy). A CPU whose fd fails
+ * (a possible but offline CPU: ENODEV or POLLERR) is dropped from the poll
+ * set, or poll would spin. Return: 0, or -1 (said why) if poll itself failed.
+ */
+static int poll_wait(struct pollfd *pfd, bool busy)
+{
+	int i;
+
+	if (poll(pfd, (nfds_t)R.rd.ncpus + 1, busy ? 0 : POLL_MS) < 0 && errno != EINTR) {
+		fprintf(stderr, "memtrace: poll: %s\n", strerror(errno));
+		return -1;
+	}
+	for (i = 0; i < R.rd.ncpus; i++) {
+		struct reader_cpu *c = &R.rd.cpus[i];
+
+		if (pfd[i + 1].fd < 0)
+			continue;
+		if (pfd[i + 1].revents & (POLLERR | POLLNVAL))
+			c->eof = true;
+		if (c->eof) {
+			pfd[i + 1].fd = -1;
+			if (c->read_errors || (pfd[i + 1].revents & (POLLERR | POLLNVAL)))
+				fprintf(stderr, "memtrace: cpu%d not readable (%s); not traced\n",
+					c->cpu, c->last_errno ? strerror(c->last_errno) :
+					"poll error");
+		}
+	}
+	return 0;
+}
+
+static int main_loop(void)
+{
+	struct pollfd *pfd = poll_set();
+	bool busy = false;
+	int batch;
+
+	if (!pfd)
+		return EXIT_RUNTIME;
 	for (;;) {
 		struct signalfd_siginfo si;
 
-		if (poll(pfd, (nfds_t)n, busy ? 0 : POLL_MS) < 0 && errno != EINTR) {
-			fprintf(stderr, "memtrace: poll: %s\n", strerror(errno));
+		if (poll_wait(pfd, busy)) {
 			free(pfd);
 			return EXIT_RUNTIME;
-		}
-		/*
-		 * A CPU whose fd fails (a possible but offline CPU: ENODEV or
-		 * POLLERR) is dropped from the poll set, or poll would spin.
-		 */
-		for (i = 0; i < R.rd.ncpus; i++) {
-			struct reader_cpu *c = &R.rd.cpus[i];
-
-			if (pfd[i + 1].fd < 0)
-				continue;
-			if (pfd[i + 1].revents & (POLLERR | POLLNVAL))
-				c->eof = true;
-			if (c->eof) {
-				pfd[i + 1].fd = -1;
-				if (c->read_errors || (pfd[i + 1].revents & (POLLERR | POLLNVAL)))
-					fprintf(stderr, "memtrace: cpu%d not readable (%s); not "
-						"traced\n", c->cpu, c->last_errno ?
-						strerror(c->last_errno) : "poll error");
-			}
 		}
 		/* --exits: batches no larger than the exit ring */
 		batch = R.opt.exits ? EXIT_RING : BATCH;
@@ -1510,15 +1539,11 @@ static int main_loop(void)
 		while (read(R.sfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
 			switch (si.ssi_signo) {
 			case SIGUSR1:
-				while (reader_run(&R.rd, false, BATCH) == BATCH)
-					;
-				refresh_live();
+				catch_up();
 				report_stdout("SIGUSR1");
 				break;
 			case SIGUSR2:
-				while (reader_run(&R.rd, false, BATCH) == BATCH)
-					;
-				refresh_live();
+				catch_up();
 				report_log("SIGUSR2");
 				break;
 			case SIGTERM:
@@ -1612,30 +1637,17 @@ static bool command_reap(void)
 
 static int command_loop(void)
 {
-	struct pollfd *pfd;
+	struct pollfd *pfd = poll_set();
 	bool busy = false, stop_waiting = false;
-	int i, n = R.rd.ncpus + 1, stops = 0;
+	int stops = 0;
 
-	pfd = calloc((size_t)n, sizeof(*pfd));
-	if (!pfd) {
-		fprintf(stderr, "memtrace: out of memory\n");
+	if (!pfd)
 		return EXIT_RUNTIME;
-	}
-	pfd[0].fd = R.sfd;
-	pfd[0].events = POLLIN;
-	for (i = 0; i < R.rd.ncpus; i++) {
-		pfd[i + 1].fd = R.rd.cpus[i].fd;
-		pfd[i + 1].events = POLLIN;
-	}
 	for (;;) {
 		struct signalfd_siginfo si;
 
-		if (poll(pfd, (nfds_t)n, busy ? 0 : POLL_MS) < 0 && errno != EINTR)
+		if (poll_wait(pfd, busy))
 			break;
-		for (i = 0; i < R.rd.ncpus; i++)
-			if (pfd[i + 1].fd >= 0 &&
-			    (R.rd.cpus[i].eof || (pfd[i + 1].revents & (POLLERR | POLLNVAL))))
-				pfd[i + 1].fd = -1;	/* an offline CPU must not make poll spin */
 		busy = reader_run(&R.rd, false, BATCH) == BATCH;
 		R.st.oom_pending = false;	/* the command report counts them */
 		while (read(R.sfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
@@ -1656,9 +1668,7 @@ static int command_loop(void)
 					kill(cmd_pid, sig);
 				}
 			} else if (sig == SIGUSR1 || sig == SIGUSR2) {
-				while (reader_run(&R.rd, false, BATCH) == BATCH)
-					;
-				refresh_live();
+				catch_up();
 				report_command_out(sig == SIGUSR1 ? "SIGUSR1" : "SIGUSR2");
 			}
 		}
