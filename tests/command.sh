@@ -11,49 +11,17 @@ WL=$PWD/tests/workload
 TH=$PWD/tests/threads
 T=$(mktemp -d /tmp/memtrace-cmd.XXXXXX)
 INST=memtrace-cmd$$
-pass=0 fail=0 skip=0
-PIDS=()
+. "$PWD/tests/lib.sh"
 
 cleanup() {
-	local p d
+	local p
 	for p in "${PIDS[@]}"; do kill -KILL "$p" 2>/dev/null; done
-	# a test that failed may leave our own instance behind: remove it (only ours)
-	for d in "${TFS:-/nonexistent}"/instances/"$INST"*; do
-		[ -d "$d" ] || continue
-		echo 0 > "$d/events/enable" 2>/dev/null
-		rmdir "$d" 2>/dev/null
-	done
+	undo_ours
 	rm -rf "$T"
 }
 trap cleanup EXIT
 
-ok() { pass=$((pass + 1)); echo "ok   - $*"; }
-bad() { fail=$((fail + 1)); echo "FAIL - $*"; }
-skip() { skip=$((skip + 1)); echo "SKIP: $*"; }
-check() { local name=$1; shift; if "$@"; then ok "$name"; else bad "$name"; fi; }
 between() { [ -n "$1" ] && [ "$1" -ge "$2" ] 2>/dev/null && [ "$1" -le "$3" ]; }
-
-json() {	# json FILE EXPR: evaluate a python expression on the parsed JSON (d)
-	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2" 2>/dev/null
-}
-
-find_tracefs() {
-	TFS=$(awk '$3 == "tracefs" { print $2; exit }' /proc/mounts)
-	if [ -z "$TFS" ] && [ "$(id -u)" = 0 ]; then
-		mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null && TFS=/sys/kernel/tracing
-	fi
-}
-
-# Everything memtrace could change, top level and instances
-tfs_state() {
-	local f
-	ls "$TFS/instances" 2>/dev/null | grep "^$INST" | sed 's/^/instance /'
-	for f in tracing_on trace_clock buffer_size_kb buffer_percent set_event current_tracer \
-		 events/kmem/mm_page_alloc/enable events/kmem/mm_page_alloc/filter \
-		 events/kmem/mm_page_free/enable; do
-		echo "$f: $(cat "$TFS/$f" 2>/dev/null)"
-	done
-}
 
 now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
 

@@ -19,8 +19,7 @@ ASAN=${MEMTRACE_ASAN:-}
 FINDINGS=${ROBUST_FINDINGS:-/tmp/robust-findings}
 T=$(mktemp -d /tmp/memtrace-rb.XXXXXX)
 INST=memtrace-rb$$
-pass=0 fail=0 skip=0
-PIDS=() MOUNTS=()
+. "$PWD/tests/lib.sh"
 T0=$(date +%s%N)
 
 is_child() {	# is_child PID: a process (or zombie) of ours, not a reused pid
@@ -32,15 +31,10 @@ is_child() {	# is_child PID: a process (or zombie) of ours, not a reused pid
 }
 
 cleanup() {
-	local p i
+	local p
 	for p in "${PIDS[@]}"; do is_child "$p" && kill -KILL "$p" 2>/dev/null; done
 	for p in "${PIDS[@]}"; do wait "$p" 2>/dev/null; done
-	for d in "${TFS:-/nonexistent}"/instances/"$INST"*; do
-		[ -d "$d" ] || continue
-		echo 0 > "$d/events/enable" 2>/dev/null
-		rmdir "$d" 2>/dev/null
-	done
-	for ((i = ${#MOUNTS[@]} - 1; i >= 0; i--)); do umount "${MOUNTS[i]}" 2>/dev/null; done
+	undo_ours
 	chmod -R u+rwx "$T" 2>/dev/null
 	rm -rf "$T"
 }
@@ -49,35 +43,8 @@ trap 'exit 130' INT TERM
 
 TS=$T0
 lap() { local now; now=$(date +%s%N); echo "# $1: $(( (now - TS) / 1000000 )) ms"; TS=$now; }
-ok() { pass=$((pass + 1)); echo "ok   - $*"; }
-bad() { fail=$((fail + 1)); echo "FAIL - $*"; }
-skip() { skip=$((skip + 1)); echo "SKIP: $*"; }
-check() { local name=$1; shift; if "$@"; then ok "$name"; else bad "$name"; fi; }
-
-json() {	# json FILE EXPR: evaluate a python expression on the parsed JSON (d)
-	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"
-}
-
-find_tracefs() {
-	TFS=$(awk '$3 == "tracefs" { print $2; exit }' /proc/mounts)
-	if [ -z "$TFS" ] && [ "$(id -u)" = 0 ]; then
-		# mounted here, unmounted at exit: tracefs is left as found
-		mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null && TFS=/sys/kernel/tracing &&
-			MOUNTS+=("$TFS")
-	fi
-}
 
 # Everything memtrace could change, top level and our instances
-tfs_state() {
-	local f
-	ls "$TFS/instances" 2>/dev/null | grep "^$INST" | sed 's/^/instance /'
-	for f in tracing_on trace_clock buffer_size_kb buffer_percent set_event current_tracer \
-		 events/kmem/mm_page_alloc/enable events/kmem/mm_page_alloc/filter \
-		 events/kmem/mm_page_free/enable events/kmem/mm_page_free/filter \
-		 events/task/task_rename/enable events/sched/sched_process_fork/enable; do
-		echo "$f: $(cat "$TFS/$f" 2>/dev/null)"
-	done
-}
 
 # instances not named memtrace*: ours are in tfs_state, other memtrace tests may run meanwhile
 foreign_instances() {

@@ -10,35 +10,15 @@ WL=$PWD/tests/workload
 FK=$PWD/tests/forker
 T=$(mktemp -d /tmp/memtrace-stress.XXXXXX)
 INST=memtrace-st$$
-pass=0 fail=0 skip=0
-PIDS=()
+. "$PWD/tests/lib.sh"
 
 cleanup() {
-	local p d
+	local p
 	for p in "${PIDS[@]}"; do kill -KILL "$p" 2>/dev/null; done
-	for d in "${TFS:-/nonexistent}"/instances/"$INST"*; do
-		[ -d "$d" ] || continue
-		echo 0 > "$d/events/enable" 2>/dev/null
-		rmdir "$d" 2>/dev/null
-	done
+	undo_ours
 	rm -rf "$T"
 }
 trap cleanup EXIT
-
-ok() { pass=$((pass + 1)); echo "ok   - $*"; }
-bad() { fail=$((fail + 1)); echo "FAIL - $*"; }
-skip() { skip=$((skip + 1)); echo "SKIP: $*"; }
-check() { local name=$1; shift; if "$@"; then ok "$name"; else bad "$name"; fi; }
-json() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2" 2>/dev/null; }
-
-tfs_state() {
-	local f
-	ls "$TFS/instances" 2>/dev/null | grep "^$INST" | sed 's/^/instance /'
-	for f in tracing_on trace_clock buffer_size_kb buffer_percent set_event current_tracer \
-		 events/kmem/mm_page_alloc/enable events/kmem/mm_page_free/enable; do
-		echo "$f: $(cat "$TFS/$f" 2>/dev/null)"
-	done
-}
 
 start_mt() {
 	"$MT" --instance "$INST" "$@" > "$T/stdout" 2> "$T/err" &
@@ -135,7 +115,7 @@ task_storm() {
 	check "tracefs identical after the task storm" test "$before" = "$after"
 }
 
-TFS=$(awk '$3 == "tracefs" { print $2; exit }' /proc/mounts)
+find_tracefs
 if [ "$(id -u)" != 0 ]; then
 	skip "stress tests need root"
 elif [ -z "$TFS" ] || [ ! -d "$TFS/instances" ]; then
