@@ -1557,6 +1557,27 @@ static int main_loop(void)
 	}
 }
 
+/*
+ * Block the signals the main loops read from a signalfd (SIGCHLD too with
+ * @chld, for command mode); *@set gets them, *@orig the mask before.
+ */
+static int block_signals(sigset_t *set, bool chld, sigset_t *orig)
+{
+	sigemptyset(set);
+	sigaddset(set, SIGTERM);
+	sigaddset(set, SIGINT);
+	sigaddset(set, SIGUSR1);
+	sigaddset(set, SIGUSR2);
+	sigaddset(set, SIGHUP);
+	if (chld)
+		sigaddset(set, SIGCHLD);
+	if (sigprocmask(SIG_BLOCK, set, orig)) {
+		perror("memtrace: sigprocmask");
+		return -1;
+	}
+	return 0;
+}
+
 /* ------------------------------------------------------------ command mode -- */
 
 static pid_t cmd_pid;
@@ -1699,17 +1720,8 @@ static int run_command(void)
 	ssize_t n;
 	uint32_t i;
 
-	sigemptyset(&set);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGUSR1);
-	sigaddset(&set, SIGUSR2);
-	sigaddset(&set, SIGHUP);
-	sigaddset(&set, SIGCHLD);
-	if (sigprocmask(SIG_BLOCK, &set, &orig)) {
-		perror("memtrace: sigprocmask");
+	if (block_signals(&set, true, &orig))
 		return EXIT_RUNTIME;
-	}
 	R.sfd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
 	if (R.sfd < 0) {
 		perror("memtrace: signalfd");
@@ -1804,16 +1816,8 @@ static int run_live(void)
 	sigset_t set;
 	int code;
 
-	sigemptyset(&set);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGUSR1);
-	sigaddset(&set, SIGUSR2);
-	sigaddset(&set, SIGHUP);
-	if (sigprocmask(SIG_BLOCK, &set, NULL)) {
-		perror("memtrace: sigprocmask");
+	if (block_signals(&set, false, NULL))
 		return EXIT_RUNTIME;
-	}
 	if (R.opt.daemon && daemonize() >= 0)
 		return EXIT_RUNTIME;	/* not reached: the parent exits in daemonize() */
 	R.sfd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
