@@ -65,6 +65,9 @@ tests/threads: tests/threads.c
 tests/forker: tests/forker.c
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $<
 
+bench/churn bench/rusage: %: %.c
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $<
+
 # unit tests, then the tests on the real tracefs (daemon, signal and task storms, command
 # mode); each prints its summary line, the last one last
 check: memtrace tests/unit tests/workload tests/threads tests/forker
@@ -110,6 +113,23 @@ tests/fuzz/bin/%: tests/fuzz/%.c tests/fuzz/common.h $(LIB_SRCS) $(wildcard *.h)
 fuzz: $(addprefix tests/fuzz/bin/,$(FUZZ_TARGETS))
 	$(Q)./tests/fuzz/run.sh $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
+# a static binary for small initramfs images: musl, libc only, size-optimized, stripped
+STATIC_CC ?= musl-gcc
+STATIC_FLAGS := -std=gnu11 -Os -ffunction-sections -fdata-sections -fno-asynchronous-unwind-tables \
+	-fno-unwind-tables $(WARN)
+STATIC_OBJS := $(addprefix static/,$(OBJS))
+
+static/%.o: %.c $(wildcard *.h)
+	@mkdir -p static
+	@$(if $(Q),echo "  CC      $@ (static)")
+	$(Q)$(STATIC_CC) $(CPPFLAGS) $(STATIC_FLAGS) -c -o $@ $<
+
+memtrace-static: $(STATIC_OBJS)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(STATIC_CC) -static -Wl,--gc-sections -s -o $@ $(STATIC_OBJS)
+
+static: memtrace-static
+
 install: memtrace
 	install -D -m 0755 memtrace $(DESTDIR)$(BINDIR)/memtrace
 
@@ -120,13 +140,18 @@ install-dracut:
 		$(DESTDIR)$(DRACUTMODDIR)/99memtrace/
 	install -m 0644 dracut/99memtrace/memtrace.service $(DESTDIR)$(DRACUTMODDIR)/99memtrace/
 
+# benchmarks (root): replay throughput, the live storm against trace-cmd record, footprint;
+# figures in bench/results.md (see README)
+bench: memtrace bench/churn bench/rusage tests/workload tests/forker
+	$(Q)./bench/run.sh
+
 # early boot under QEMU (TCG): dracut images of Debian's kernel, both flavours (root)
 e2e: memtrace
 	$(Q)./tests/e2e.sh
 
 clean:
-	rm -f memtrace *.o tests/*.o tests/unit tests/workload tests/threads tests/forker
-	rm -rf tests/fuzz/bin
+	rm -f memtrace *.o tests/*.o tests/unit tests/workload tests/threads tests/forker bench/churn bench/rusage
+	rm -rf tests/fuzz/bin static memtrace-static
 
-PHONY_EXTRA := demo install-dracut e2e fuzz
+PHONY_EXTRA := demo install-dracut e2e fuzz static bench
 .PHONY: all check check-unit $(PHONY_EXTRA) check-valgrind sanitize install clean

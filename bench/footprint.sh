@@ -1,0 +1,83 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# footprint.sh [TASKS] - memtrace's memory with default options, phase by phase, and its
+# binary sizes. Peak RSS (VmHWM) after: start and 1 s at rest; the live storm (bench/churn,
+# 3 s); 20 reports (USR1 to a pipe, USR2 to the log file); TASKS short processes (default
+# 20000, more than the default task table of 16384, so every slot is used); and over its
+# whole life, final report included (ru_maxrss through bench/rusage). Each is shown with the
+# resident part of the pfn->owner map (from memtrace's own report) taken off. Binary sizes:
+# this build, stripped, and `make static` (musl) when musl-gcc is installed.
+# Root; prints figures and RESULT lines for bench/run.sh; asserts nothing.
+set -eu
+cd "$(dirname "$0")/.."
+TASKS=${1:-20000}
+make -s memtrace bench/churn bench/rusage tests/forker
+D=$(mktemp -d /tmp/memtrace-footprint.XXXXXX)
+pid=
+cleanup() {
+	[ -n "$pid" ] && kill -TERM "$pid" 2> /dev/null && wait "$pid" 2> /dev/null
+	rm -rf "$D"
+}
+trap cleanup EXIT
+
+hwm() { awk '/^VmHWM/ { print $2 }' "/proc/$mt/status"; }
+# the pfn map's resident KiB, from a report on stdout (USR1, JSON)
+mapkib() {
+	local n
+	n=$(grep -c modules_not_listed "$D/out" || true)
+	kill -USR1 "$mt"
+	for _ in $(seq 100); do
+		[ "$(grep -c modules_not_listed "$D/out" || true)" -gt "$n" ] && break
+		sleep 0.05
+	done
+	python3 -c 'import json,sys; r = open(sys.argv[1]).read().split("\n{\"memtrace_version")[-1]
+print(json.loads(r if r.startswith("{") else "{\"memtrace_version" + r)["self"]["pfn_map_kib"])' "$D/out"
+}
+row() {	# phase peak_kib map_kib
+	printf '%-34s %8d %8d %8d\n' "$1" "$2" "$3" $(($2 - $3))
+	echo "RESULT rss_$4_kib $(($2 - $3))" >> "$D/results"
+}
+
+bench/rusage "$D/rusage" ./memtrace --instance memtrace-bench-fp -f json -o "$D/log.json" \
+	> "$D/out" 2> "$D/err" &
+pid=$!
+for _ in $(seq 200); do grep -q "tracing in" "$D/err" && break; sleep 0.05; done
+grep -q "tracing in" "$D/err" || { cat "$D/err"; exit 1; }
+mt=$(pgrep -P "$pid" memtrace)
+sleep 1
+echo "memtrace $(./memtrace --version | awk '{print $2}'), default options; KiB"
+printf '%-34s %8s %8s %8s\n' "phase (peak RSS so far)" "VmHWM" "pfn map" "without"
+r=$(hwm); m=$(mapkib); row "at rest (1 s after start)" "$r" "$m" rest
+taskset -c 1 bench/churn 3 16 > /dev/null
+sleep 0.3
+r=$(hwm); m=$(mapkib); row "storm (churn 16 MiB, 3 s)" "$r" "$m" storm
+for _ in $(seq 10); do
+	kill -USR2 "$mt"; mapkib > /dev/null
+done
+r=$(hwm); m=$(mapkib); row "after 20 reports" "$r" "$m" report
+tests/forker "$TASKS"
+sleep 0.3
+r=$(hwm); m=$(mapkib); row "$TASKS processes (table full)" "$r" "$m" fulltable
+kill -TERM "$pid"; wait "$pid" || true
+pid=
+r=$(awk '{ print $2 }' "$D/rusage")
+m=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["self"]["pfn_map_kib"])' "$D/log.json")
+row "whole life, final report included" "$r" "$m" life
+python3 - "$D/log.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+print(f"events {d['events']['processed']}, lost {d['lost_events']}, "
+      f"recycled tasks {d['overflows']['tasks_recycled']}")
+PY
+
+strip -o "$D/memtrace.stripped" memtrace
+echo "binary: $(stat -c %s memtrace) bytes as built (with -g), $(stat -c %s "$D/memtrace.stripped") stripped ($(size memtrace | awk 'NR == 2 { print "text " $1 ", data " $2 ", bss " $3 }'))"
+echo "RESULT binary_bytes $(stat -c %s "$D/memtrace.stripped")" >> "$D/results"
+if command -v musl-gcc > /dev/null; then
+	make -s static
+	echo "static (make static, musl, stripped): $(stat -c %s memtrace-static) bytes"
+	echo "RESULT static_bytes $(stat -c %s memtrace-static)" >> "$D/results"
+else
+	echo "static: musl-gcc not installed (Debian package musl-tools)"
+fi
+cat "$D/results"

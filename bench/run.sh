@@ -1,0 +1,54 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# run.sh - `make bench`: the replay, live-storm and footprint benchmarks, one after the
+# other, then a table of their figures against the targets, printed and written to
+# bench/results.md. Root (tracefs). Figures only: a missed target is shown, not failed.
+set -eu
+cd "$(dirname "$0")/.."
+OUT=bench/results.md
+LOG=$(mktemp /tmp/memtrace-bench.XXXXXX)
+trap 'rm -f "$LOG"' EXIT
+for b in "bench/replay.sh" "bench/live.py" "bench/footprint.sh"; do
+	echo "== $b"
+	./$b 2>&1 | tee -a "$LOG"
+done
+python3 - "$LOG" "$OUT" <<'PY'
+import os, platform, subprocess, sys, time
+r = {}
+for line in open(sys.argv[1]):
+    if line.startswith("RESULT "):
+        _, k, v = line.split()
+        r[k] = float(v)
+def g(k, fmt="{:,.0f}"):
+    return fmt.format(r[k]) if k in r else "n/a"
+def ok(k, test):
+    return ("met" if test(r[k]) else "MISSED") if k in r else "n/a"
+cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?")
+rows = [
+    ("replay: decode + account, one core", g("replay_mevents_per_s", "{:.1f}") + " M events/s", ">= 20", ok("replay_mevents_per_s", lambda v: v >= 20)),
+    ("replay: instructions per event (callgrind)", g("replay_instructions_per_event"), "", ""),
+    ("live storm: lost events, memtrace", g("memtrace_lost"), "0", ok("memtrace_lost", lambda v: v == 0)),
+    ("live storm: memtrace CPU per event", g("memtrace_us_per_event", "{:.3f}") + " us", "<= 0.1", ok("memtrace_us_per_event", lambda v: v <= 0.1)),
+    ("live storm: trace-cmd record CPU per event", g("tracecmd_us_per_event", "{:.3f}") + " us", "", ""),
+    ("live storm: workload speed, memtrace / untraced", g("memtrace_ratio", "{:.3f}"), "", ""),
+    ("live storm: workload speed, trace-cmd / untraced", g("tracecmd_ratio", "{:.3f}"), "", ""),
+    ("live storm: workload speed, memtrace / trace-cmd", g("memtrace_vs_tracecmd", "{:.3f}"), ">= 1 (noise ~2%)", ok("memtrace_vs_tracecmd", lambda v: v >= 0.98)),
+    ("live storm: peak RSS, trace-cmd record", g("tracecmd_maxrss_kib") + " KiB", "", ""),
+    ("RSS without pfn map: at rest", g("rss_rest_kib") + " KiB", "<= 4096", ok("rss_rest_kib", lambda v: v <= 4096)),
+    ("RSS without pfn map: storm", g("rss_storm_kib") + " KiB", "<= 4096", ok("rss_storm_kib", lambda v: v <= 4096)),
+    ("RSS without pfn map: after 20 reports", g("rss_report_kib") + " KiB", "<= 4096", ok("rss_report_kib", lambda v: v <= 4096)),
+    ("RSS without pfn map: task table full (16,384)", g("rss_fulltable_kib") + " KiB", "", ""),
+    ("RSS without pfn map: whole life, final report", g("rss_life_kib") + " KiB", "", ""),
+    ("binary, stripped (gcc -O2, glibc)", g("binary_bytes") + " bytes", "", ""),
+    ("make static (musl, stripped)", g("static_bytes") + " bytes", "<= 153600", ok("static_bytes", lambda v: v <= 153600)),
+]
+w = max(len(a) for a, *_ in rows)
+head = (f"memtrace `make bench`, {time.strftime('%Y-%m-%d')}; kernel {platform.release()}, "
+        f"{os.cpu_count()} CPUs ({cpu})\n\n")
+lines = [f"| {'figure':{w}} | value | target | |", f"|{'-' * (w + 2)}|---|---|---|"]
+lines += [f"| {a:{w}} | {b} | {c} | {d} |" for a, b, c, d in rows]
+text = head + "\n".join(lines) + "\n"
+open(sys.argv[2], "w").write(text)
+print("\n" + text)
+PY
+echo "written to $OUT"
