@@ -48,7 +48,7 @@ enum {
 #define DEFAULT_MAX_TASKS	16384
 #define DEFAULT_MAX_MODULES	1024
 #define REPLAY_MAX_PFN		(1ull << 26)	/* 256 GiB of 4 KiB pages when not recorded */
-#define BUFFER_PERCENT		25
+#define BUFFER_PERCENT		50
 #define POLL_MS			100
 #define BATCH			65536
 #define BOOT_MAX_PAGES		16384		/* per CPU, when buffer_size_kb is unreadable */
