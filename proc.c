@@ -141,9 +141,8 @@ int proc_parse_module_line(const char *line, size_t len, struct proc_module *pm)
 	 */
 	while (p < end && *p == ' ')
 		p++;
-	if (p < end && *p == '-' && (p + 1 == end || p[1] == ' '))
-		p++;
-	else if (p < end && *p == '-' && p + 1 < end && isdigit((unsigned char)p[1]))
+	if (p < end && *p == '-' &&
+	    (p + 1 == end || p[1] == ' ' || isdigit((unsigned char)p[1])))
 		p++;
 	if (p < end && *p != ' ' && !take_u64(&p, end, &refs))
 		return -1;

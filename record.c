@@ -110,7 +110,10 @@ int record_write_meta(const char *dir, const struct meta *m, const struct reader
 	return e;
 }
 
-/* Split text into NUL-terminated lines in a bounded buffer; calls fn per line. */
+/*
+ * Split text into NUL-terminated lines in a bounded buffer; calls fn per line.
+ * Lines too long (or with a NUL) are skipped and counted in *bad.
+ */
 static void each_line(const char *text, size_t len, void (*fn)(char *line, void *ctx),
 		      void *ctx, uint32_t *bad)
 {
@@ -125,7 +128,7 @@ static void each_line(const char *text, size_t len, void (*fn)(char *line, void 
 			memcpy(line, text + pos, n);
 			line[n] = '\0';
 			fn(line, ctx);
-		} else if (bad) {
+		} else {
 			(*bad)++;
 		}
 		pos += n + 1;
@@ -252,8 +255,9 @@ static void boot_line(char *line, void *p)
 void meta_parse_boot(const char *text, size_t len, struct stats *s, uint32_t *bad)
 {
 	struct meta_ctx c = { NULL, NULL, s, bad };
+	uint32_t counted_by_meta_parse = 0;	/* the same lines reach meta_parse() */
 
-	each_line(text, len, boot_line, &c, NULL);
+	each_line(text, len, boot_line, &c, &counted_by_meta_parse);
 }
 
 void meta_parse(const char *text, size_t len, struct meta *m, struct reader *r,

@@ -794,6 +794,14 @@ static uint32_t pages_at_peak(const struct report_input *in)
  * The k-th process by pages at the tree's peak (then by slot), after @prev
  * (slot of the (k-1)-th, or UINT32_MAX): selection, no scratch needed.
  */
+/* slot a comes after slot b: fewer pages, or as many and a later slot */
+static bool ranks_after(const int64_t *pg, uint32_t a, uint32_t b)
+{
+	int64_t pa = pg[a], pb = pg[b];
+
+	return pa != pb ? pa < pb : a > b;
+}
+
 static uint32_t next_at_peak(const struct report_input *in, uint32_t prev)
 {
 	const struct stats *st = in->st;
@@ -804,10 +812,9 @@ static uint32_t next_at_peak(const struct report_input *in, uint32_t prev)
 
 		if (pg[i] <= 0)
 			continue;
-		if (prev != UINT32_MAX &&
-		    !(pg[i] < pg[prev] || (pg[i] == pg[prev] && i > prev)))
+		if (prev != UINT32_MAX && !ranks_after(pg, i, prev))
 			continue;
-		if (best == UINT32_MAX || pg[i] > pg[best] || (pg[i] == pg[best] && i < best))
+		if (best == UINT32_MAX || ranks_after(pg, best, i))
 			best = i;
 	}
 	return best;
@@ -882,7 +889,7 @@ void report_command(struct out *o, const struct report_input *in, const struct c
 			   "\"waited\":%s,\"still_running\":%u,\"page_size\":%u,"
 			   "\"processes_with_pages\":%u,\"processes\":[",
 			   (unsigned long long)st->tree_processes,
-			   (unsigned long long)(st->tree_processes + st->tree_threads), c->max_rss_kib,
+			   (unsigned long long)st->tree_processes + st->tree_threads, c->max_rss_kib,
 			   (unsigned long long)in->lost_events,
 			   (unsigned long long)in->missed_unknown, c->waited ? "true" : "false",
 			   c->still_running, in->page_size, nproc);
@@ -927,7 +934,7 @@ void report_command(struct out *o, const struct report_input *in, const struct c
 	}
 	out_printf(o, "processes: %llu, threads: %llu; largest ru_maxrss: %ld KiB (time(1)'s "
 		   "maximum resident set size)\n", (unsigned long long)st->tree_processes,
-		   (unsigned long long)(st->tree_processes + st->tree_threads), c->max_rss_kib);
+		   (unsigned long long)st->tree_processes + st->tree_threads, c->max_rss_kib);
 	if (!c->waited)
 		out_printf(o, "--no-wait: processes of the tree still running at the end: %u\n",
 			   c->still_running);
