@@ -100,13 +100,30 @@ tests/forker: tests/forker.c
 bench/churn bench/rusage: %: %.c
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $<
 
-# unit tests, then the tests on the real tracefs (daemon, signal and task storms, command
-# mode); each prints its summary line, the last one last
-check: memtrace tests/unit tests/workload tests/threads tests/forker
+# the decoder against libtraceevent on real recordings (only with the libraries)
+ifeq ($(HAVE_TEP),1)
+CROSSCHECK_BIN := tests/crosscheck
+CROSSCHECK_RUN := ./tests/crosscheck.sh
+tests/crosscheck: tests/crosscheck.c $(LIB_OBJS) $(wildcard *.h)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(CPPFLAGS) -I. $(TEP_CFLAGS) $(CFLAGS) -o $@ tests/crosscheck.c $(LIB_OBJS) \
+		$(TEP_LIBS) $(LDLIBS)
+else
+CROSSCHECK_BIN :=
+CROSSCHECK_RUN := CROSSCHECK_SKIP="$(TEP_MSG)" ./tests/crosscheck.sh
+endif
+
+# unit tests, the documentation against the program, install into a DESTDIR, then the
+# tests on the real tracefs (daemon, recordings, signal and task storms, the decoder
+# against libtraceevent, command mode); each prints its summary line, the last one last
+check: memtrace tests/unit tests/workload tests/threads tests/forker $(CROSSCHECK_BIN)
 	$(Q)CK_DEFAULT_TIMEOUT=60 ./tests/unit
+	$(Q)./tests/docs.sh
+	$(Q)./tests/install.sh
 	$(Q)./tests/integration.sh
 	$(Q)./tests/robust.sh
 	$(Q)./tests/stress.sh
+	$(Q)$(CROSSCHECK_RUN)
 	$(Q)./tests/command.sh
 
 # memtrace's main job: trace a 64 MiB workload and print the report (root)
@@ -227,7 +244,8 @@ e2e: memtrace
 	$(Q)./tests/e2e.sh
 
 clean:
-	rm -f memtrace *.o tests/*.o tests/unit tests/workload tests/threads tests/forker bench/churn bench/rusage
+	rm -f memtrace *.o tests/*.o tests/unit tests/workload tests/threads tests/forker bench/churn bench/rusage \
+		tests/crosscheck
 	rm -rf tests/fuzz/bin static memtrace-static
 
 PHONY_EXTRA := demo e2e fuzz static bench lint install-bin install-man install-systemd \

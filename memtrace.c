@@ -570,13 +570,23 @@ static int report_log(const char *trigger)
 	return e;
 }
 
+/*
+ * A "<level>text\n" line to the kernel log; to stderr (level prefix dropped)
+ * when /dev/kmsg cannot be opened (a sandbox, a container), so it is not lost.
+ */
 static void kmsg_line(const char *line)
 {
 	/* one open per line: the kernel rate-limits per open file */
 	int fd = open("/dev/kmsg", O_WRONLY | O_CLOEXEC | O_NOCTTY);
 
-	if (fd < 0)
+	if (fd < 0) {
+		const char *text = line;
+
+		if (text[0] == '<' && text[1] && text[2] == '>')
+			text += 3;
+		fputs(text, stderr);
 		return;
+	}
 	if (write_all(fd, line, strlen(line)))
 		fprintf(stderr, "memtrace: /dev/kmsg: %s\n", strerror(errno));
 	close(fd);
@@ -969,11 +979,18 @@ static void record_finish(void)
 			strerror(-e));
 }
 
+/*
+ * Best effort, once every table is allocated: stay resident and out of the OOM
+ * killer's reach. MCL_ONFAULT locks the pfn map and the task table as they are
+ * used instead of filling them now. No MCL_FUTURE: without CAP_IPC_LOCK it
+ * turns RLIMIT_MEMLOCK into a limit on every later allocation, and a report's
+ * would fail (the tables themselves did, under systemd's capability bounding).
+ */
 static void self_protect(void)
 {
-	/* best effort: stay resident and out of the OOM killer's reach */
-	if (mlockall(MCL_CURRENT | MCL_FUTURE | MCL_ONFAULT))
-		mlockall(MCL_CURRENT);
+	if (mlockall(MCL_CURRENT | MCL_ONFAULT))
+		fprintf(stderr, "memtrace: memory not locked (%s); its pages may be swapped out "
+			"under memory pressure\n", strerror(errno));
 	write_file("/proc/self/oom_score_adj", "-1000");
 }
 
@@ -1730,13 +1747,13 @@ static int run_command(void)
 	/* the command inherits our oom_score_adj: it gets its own back */
 	if (read_file("/proc/self/oom_score_adj", oom_adj_saved, sizeof(oom_adj_saved)) <= 0)
 		oom_adj_saved[0] = '\0';
-	self_protect();
 	R.opt.no_seed = true;	/* only the command's tree counts, and it starts later */
 	code = setup_live();
 	if (code) {
 		fatal_cleanup();
 		return code;
 	}
+	self_protect();
 	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0))
 		fprintf(stderr, "memtrace: warning: cannot become a subreaper (%s): orphaned "
 			"descendants are not waited for\n", strerror(errno));
@@ -1826,8 +1843,9 @@ static int run_live(void)
 		daemon_ready(EXIT_RUNTIME);
 		return EXIT_RUNTIME;
 	}
-	self_protect();
 	code = setup_live();
+	if (!code)
+		self_protect();
 	if (!code)
 		code = write_pidfile();
 	if (!code && fail_at("pidfile"))

@@ -11,9 +11,10 @@ rusage through bench/rusage, children included) per event seen, and peak RSS. Ro
 lines for bench/run.sh; asserts nothing.
 
 trace-cmd 3.1 writes kernel.ftrace_enabled and the function-filter and function-pid files
-of its instance before recording, even for event-only recording. Where the kernel refuses those writes
-(EPERM here), trace-cmd runs in a private mount namespace with scratch files bound over
-them; the kernel's tracing state is not touched by that. Both tracers use their own
+of its instance before recording, even for event-only recording, and mounts debugfs when it
+is not mounted. It runs in a private mount namespace (so its mounts go with it), with
+scratch files bound over those files where the kernel refuses the writes (EPERM here); the
+kernel's tracing state is not touched by that. Both tracers use their own
 instances; the top level of tracefs is compared before and after.
 """
 import json
@@ -41,6 +42,8 @@ def tfs_state():
         except OSError as e:
             out.append(f + ": " + e.strerror)
     out.append("instances: " + " ".join(sorted(os.listdir(os.path.join(TFS, "instances")))))
+    with open("/proc/mounts") as fh:
+        out += sorted(line.strip() for line in fh if line.split()[2] in ("tracefs", "debugfs"))
     return out
 
 
@@ -132,9 +135,10 @@ def run_tracecmd(tmp, secs, mb, events, buffer_kb):
            str(buffer_kb), "-o", dat]
     for e in events:
         cmd += ["-e", e]
-    if binds:
-        cmd = ["unshare", "-m", "--propagation", "private", "sh", "-c",
-               " && ".join(binds) + ' && exec "$@"', "sh"] + cmd
+    # always in a private mount namespace: trace-cmd also mounts debugfs when it is not
+    # mounted, and that mount must go with it
+    cmd = ["unshare", "-m", "--propagation", "private", "sh", "-c",
+           " && ".join(binds + ['exec "$@"']), "sh"] + cmd
     # the command form: trace-cmd 3.1.6 segfaults here when it records into an existing
     # instance until ^C; with a command it starts it once tracing is on and stops after it
     ru = os.path.join(tmp, "tc.rusage")

@@ -10,6 +10,7 @@
 #   MEMTRACE=PATH        binary under test (default ./memtrace; not built here)
 #   KVER=VERSION         kernel (default: newest installed 6.1.*-cloud-amd64)
 #   KEEP_WORK=1          keep the work directory (serial logs, images)
+#   E2E_ONLY=REGEX       only the boots whose names match (while debugging one)
 #   E2E_NO_APT=1         never apt-get install what is missing (SKIP instead)
 #   E2E_BOOT_TIMEOUT=S   per boot (default 240)
 #   E2E_RECORD_FIXTURE=DIR  one more boot with rd.memtrace.record; the recording,
@@ -30,6 +31,8 @@
 #                 boot-buffer drain is bounded, the boot goes on
 #   shell-md0     shell flavour, rd.memdebug=0: memtrace must not start
 #   systemd-off   systemd flavour, rd.memdebug=4 rd.memtrace=0: must not start
+#   systemd-unit  systemd flavour, rd.memtrace=0 e2e.unit: the running-system unit
+#                 (systemd/memtrace.service.in) started, USR2, stopped by systemctl
 #   oom           -m 256; the disk's init runs memtrace, workload and a hog
 #   fixture       (E2E_RECORD_FIXTURE only) shell flavour, rd.memtrace.record
 #
@@ -190,10 +193,16 @@ ln -s "$REPO/dracut/99memtrace" "$B/modules.d/99memtrace"
 # test-only: SIGKILL memtrace at pre-pivot 50 when e2e.killmt is given
 ln -s "$HERE/97memtrace-e2e" "$B/modules.d/97memtrace-e2e"
 
+# the running-system unit as `make install-systemd` makes it, for the initramfs's
+# /usr/sbin/memtrace (the systemd image installs it as memtrace-watch.service)
+sed -e 's|@BINDIR@|/usr/sbin|g' -e 's|@LOGDIR@|/var/log/memtrace|g' \
+	"$REPO/systemd/memtrace.service.in" > "$W/memtrace-watch.service"
+
 build_initrd() {	# build_initrd FLAVOUR MODULES
 	local t0 rc
 	t0=$(date +%s.%N)
-	dracutbasedir=$B MEMTRACE_BIN=$W/memtrace dracut --force --quiet \
+	dracutbasedir=$B MEMTRACE_BIN=$W/memtrace MEMTRACE_E2E_UNIT=$W/memtrace-watch.service \
+		dracut --force --quiet \
 		--conf /dev/null --confdir "$W/dracut.conf.d" \
 		--no-hostonly --no-hostonly-cmdline --compress cat \
 		-m "$2" --drivers 'virtio_blk virtio_pci loop' \
@@ -231,6 +240,10 @@ BASE_APPEND="console=ttyS0 root=/dev/vda rw panic=-1 rd.shell=0 rd.emergency=pow
 boot() {
 	local name=$1 flavour=$2 mem=$3 args=$4 t0 rc
 	shift 4
+	if [ -n "${E2E_ONLY:-}" ] && ! [[ $name =~ $E2E_ONLY ]]; then
+		note "$name: not booted (E2E_ONLY=$E2E_ONLY)"
+		return 1
+	fi
 	cp --sparse=always "$W/root.ext4" "$W/$name.disk"
 	t0=$(date +%s.%N)
 	timeout "$BOOT_TIMEOUT" qemu-system-x86_64 -accel tcg -cpu max -m "$mem" -smp 1 \
@@ -469,6 +482,37 @@ check_untraced() {	# check_untraced NAME FLAVOUR
 }
 not_grep() { ! grep -q "$@"; }
 
+# ---- the running-system unit under systemd (PID 1 of the systemd-flavour initramfs)
+check_unit() {
+	local n=$1 rep=$W/$1.unitlog
+	tag "$n" UNIT > "$W/$n.unit"
+	tag "$n" UNITLOG > "$rep"
+	sed -n 's/^UNIT_JOURNAL /      journal: /p' "$W/$n.unit"
+	check "$n: systemctl start memtrace-watch returned 0 and the unit is active" \
+		eval 'grep -qx "UNIT_START rc=0" "$W/$n.unit" && grep -qx "UNIT_ACTIVE active" "$W/$n.unit"'
+	check "$n: the hardened unit traces in instance memtrace-service" \
+		eval 'grep -qx "UNIT_INSTANCE yes" "$W/$n.unit" &&
+			grep -q -E "^tracefs: /sys/kernel/tracing instance memtrace-service$" "$rep"'
+	check "$n: systemctl kill -s USR2 wrote a report to /var/log/memtrace/memtrace.log" \
+		grep -q -E '^UNIT_USR2 memtrace [^ ]+ report \(trigger: SIGUSR2, live\)' "$W/$n.unit"
+	check "$n: systemctl stop returned 0, result success, no main pid left" \
+		eval 'grep -qx "UNIT_STOP rc=0" "$W/$n.unit" && grep -qx "UNIT_RESULT success" "$W/$n.unit" &&
+			grep -qx "UNIT_MAINPID_AFTER 0" "$W/$n.unit"'
+	check "$n: the stop left no instance behind" grep -qx "UNIT_INSTANCE_AFTER no" "$W/$n.unit"
+	check "$n: final report on stop (trigger SIGTERM), log mode 600" \
+		eval 'grep -q -E "^memtrace [^ ]+ report \(trigger: SIGTERM, live\)" "$rep" &&
+			grep -qx "UNIT_LOGMODE 600" "$W/$n.unit"'
+	check "$n: the sandbox still let it seed from /proc (seeded tasks > 0)" \
+		grep -q -E '^seeded at start: [1-9][0-9]* tasks' "$rep"
+	check "$n: lost events: 0" grep -q -E '^lost events: 0$' "$rep"
+	check "$n: its memory is locked (CAP_IPC_LOCK in the bounding set)" \
+		eval '! grep -q "memory not locked" "$W/$n.unit"'
+	check "$n: the test hook's shell (8 MB string) shows with a peak of 1953+ pages" \
+		awk '/^TASKS:/ { t = 1 } t && $4 ~ /^[0-9]+$/ && $4 >= 1953 && /dracut-pre-pivo|bash|sh$/ { f = 1 }
+			END { exit !f }' "$rep"
+	check "$n: the boot's own memtrace did not run (rd.memtrace=0)" has_tag "$n" "LOGFILE no"
+}
+
 # ---- the OOM boot
 check_oom() {
 	local n=oom r=$W/oom hog mtpid top peak
@@ -531,6 +575,9 @@ if boot shell-md0 shell 512 "rd.memdebug=0 e2e.mode=check"; then
 fi
 if boot systemd-off systemd 512 "rd.memdebug=4 rd.memtrace=0 e2e.mode=check"; then
 	check_untraced systemd-off systemd
+fi
+if boot systemd-unit systemd 512 "rd.memtrace=0 e2e.unit e2e.mode=check"; then
+	check_unit systemd-unit
 fi
 if boot oom shell 256 "e2e.mode=oom loglevel=4"; then
 	check_oom

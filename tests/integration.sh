@@ -31,8 +31,8 @@ wait_exit() {	# wait_exit PID: wait up to 10 s, echo exit status
 }
 
 # start memtrace in the background; MTPID, stderr in $T/err
-start_mt() {
-	"$MT" --instance "$INST" "$@" > "$T/stdout" 2> "$T/err" &
+start_mt() {	# MT_WRAP: a command line to run memtrace under (word-split)
+	${MT_WRAP:-} "$MT" --instance "$INST" "$@" > "$T/stdout" 2> "$T/err" &
 	MTPID=$!
 	PIDS+=("$MTPID")
 	local i
@@ -105,7 +105,22 @@ kmsg_test() {
 		grep -q ", $(json "$T/kmsg.json" "d['lost_events']") lost," "$T/kmsg.head"
 	after=$(tfs_state)
 	check "tracefs identical after --kmsg run" test "$before" = "$after"
+
+	# no /dev/kmsg (a sandbox: systemd's PrivateDevices=): the lines go to stderr instead
+	unshare -m --propagation private sh -c 'mount -t tmpfs memtrace-nodev /dev && exec "$@"' \
+		sh "$MT" --instance "$INST" --kmsg -n 3 -f json -o "$T/kmsg2.json" \
+		> /dev/null 2> "$T/kmsg2.err" &
+	MTPID=$!; PIDS+=("$MTPID")
+	for _ in $(seq 100); do grep -q "tracing in" "$T/kmsg2.err" && break; sleep 0.05; done
+	kill -TERM "$MTPID"; wait_exit "$MTPID"
+	check "--kmsg without /dev/kmsg: the summary goes to stderr, level prefix dropped" \
+		grep -q "^memtrace: report (SIGTERM): .*full report in $T/kmsg2.json" "$T/kmsg2.err"
+	check "--kmsg without /dev/kmsg: nothing of that run in dmesg" \
+		not_in_dmesg "full report in $T/kmsg2.json"
+	after=$(tfs_state)
+	check "tracefs identical after the run without /dev/kmsg" test "$before" = "$after"
 }
+not_in_dmesg() { ! dmesg | grep -q -a -F "$1"; }
 
 signals_test() {
 	local before after cur
@@ -240,6 +255,8 @@ mount_test() {
 	out=$(unshare -m --propagation private sh -c '
 		umount /sys/kernel/debug/tracing 2> /dev/null
 		umount /sys/kernel/tracing 2> /dev/null
+		# with debugfs mounted, a look at debug/tracing would automount tracefs there
+		umount /sys/kernel/debug 2> /dev/null
 		if grep -q " tracefs " /proc/mounts; then echo "still mounted"; exit 0; fi
 		"$1" --instance "$2" -f json -n 0 -o "$3/nm.json" 2> "$3/nm.err" & p=$!
 		i=0; while [ $i -lt 100 ] && ! grep -q "tracing in" "$3/nm.err"; do sleep 0.05; i=$((i+1)); done
@@ -340,6 +357,32 @@ fake_test() {
 	check "missing event is named" grep -q "kmem:mm_page_alloc" "$T/err"
 }
 
+# Without CAP_IPC_LOCK and with a small RLIMIT_MEMLOCK (systemd's capability bounding
+# set and its 8 MiB default did this): memtrace must still start, trace and report, and say memory is not locked.
+nolock_test() {
+	local before after wpid peak
+	if ! command -v setpriv > /dev/null || ! command -v prlimit > /dev/null; then
+		skip "no CAP_IPC_LOCK: setpriv/prlimit (util-linux) not installed"; return
+	fi
+	before=$(tfs_state)
+	MT_WRAP="prlimit --memlock=8388608 setpriv --bounding-set -ipc_lock --inh-caps -ipc_lock"
+	start_mt -n 0 -f json -o "$T/nolock.json"; local rc=$?
+	MT_WRAP=
+	check "no CAP_IPC_LOCK, RLIMIT_MEMLOCK 8 MiB (systemd's): memtrace starts" test "$rc" = 0 || return
+	"$WL" 16 100 & wpid=$!; wait "$wpid"
+	sleep 0.3
+	kill -USR2 "$MTPID"
+	sleep 0.3
+	kill -TERM "$MTPID"; wait_exit "$MTPID" > /dev/null
+	check "no CAP_IPC_LOCK: it says its memory is not locked" \
+		grep -q "memtrace: memory not locked" "$T/err"
+	peak=$(json "$T/nolock.json" "[t['peak_pages'] for t in d['tasks'] if t['pid']==$wpid][0]")
+	check "no CAP_IPC_LOCK: final report has the 16 MiB workload (${peak:-no} pages >= 4096)" \
+		test "${peak:-0}" -ge 4096
+	after=$(tfs_state)
+	check "tracefs identical after the run without CAP_IPC_LOCK" test "$before" = "$after"
+}
+
 find_tracefs
 opts_tests
 fake_test
@@ -352,6 +395,7 @@ elif [ ! -e "$TFS/events/kmem/mm_page_alloc" ]; then
 else
 	peak_test
 	kmsg_test
+	nolock_test
 	signals_test
 	usr1_test
 	second_term_test

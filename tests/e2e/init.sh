@@ -105,6 +105,9 @@ check() {
     done < /proc/modules
     state
     kmsg 'memtrace:'
+    # the running-system unit, driven by the test hook in the initramfs (e2e.unit)
+    [ -f /run/initramfs/e2e-unit.txt ] && say_file UNIT /run/initramfs/e2e-unit.txt
+    [ -f /run/initramfs/e2e-unit.log ] && say_file UNITLOG /run/initramfs/e2e-unit.log
 }
 
 oom() {

@@ -3,8 +3,16 @@
 # Test-only dracut module of tests/e2e.sh: with e2e.killmt on the kernel command
 # line, kill memtrace with SIGKILL in pre-pivot hook 50, before memtrace's own
 # stop hook (99), to prove that the stop hook cleans up after a dead memtrace.
+# In the systemd flavour, with MEMTRACE_E2E_UNIT naming a generated copy of the
+# running-system unit: install it as memtrace-watch.service, and pre-pivot hook 40
+# drives it when e2e.unit is on the kernel command line.
 check() { return 255; }
 depends() { return 0; }
 install() {
     inst_hook pre-pivot 50 "$moddir/kill-memtrace.sh"
+    if [ -n "${MEMTRACE_E2E_UNIT:-}" ] && dracut_module_included systemd; then
+        inst_simple "$MEMTRACE_E2E_UNIT" "$systemdsystemunitdir/memtrace-watch.service"
+        inst_multiple -o journalctl stat head
+        inst_hook pre-pivot 40 "$moddir/unit-test.sh"
+    fi
 }

@@ -1,0 +1,283 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# crosscheck.sh - memtrace's own ring-buffer decoder against libtraceevent on real recordings.
+#
+# Run from the project root: ./tests/crosscheck.sh
+# Builds nothing: CROSSCHECK=path (default tests/crosscheck) is the tests/crosscheck.c binary;
+# ./memtrace and ./tests/workload must exist for the live check.
+#
+#  1. the Debian 6.1 boot recording (tests/fixtures/debian-6.1-boot) cross-checks clean
+#  2. (root, tracefs) a fresh recording of this kernel cross-checks clean, with more than
+#     30000 page events compared; its formats equal those libtracefs loads from the live
+#     tracefs; tracefs is left as found
+#  3. negative controls: a byte of a pfn flipped in the copy memtrace decodes (libtraceevent
+#     decodes the original) and a field offset changed in memtrace's copy of a format file
+#     must make crosscheck exit 1
+#
+# Prints "ok - ...", "not ok - ..." or "SKIP: ..." per check, then "N passed, N failed".
+# CROSSCHECK_KEEP=1 keeps the temporary directory (recording, crosscheck outputs).
+set -u
+
+CROSSCHECK=${CROSSCHECK:-tests/crosscheck}
+FIXTURE=tests/fixtures/debian-6.1-boot
+INST=memtrace-xcheck
+MIN_PAGE_EVENTS=30000
+
+pass=0 fail=0
+MT_PID='' TFS='' INST_OURS=0 tmp=''
+
+ok() { pass=$((pass + 1)); echo "ok - $*"; }
+notok() { fail=$((fail + 1)); echo "not ok - $*"; }
+skip() { echo "SKIP: $*"; }
+indent() { sed 's/^/    /'; }
+
+# shellcheck disable=SC2317  # called by the EXIT trap
+cleanup() {
+	if [ -n "$MT_PID" ] && kill -0 "$MT_PID" 2>/dev/null; then
+		kill -TERM "$MT_PID" 2>/dev/null
+		for _ in $(seq 100); do
+			kill -0 "$MT_PID" 2>/dev/null || break
+			sleep 0.1
+		done
+		kill -KILL "$MT_PID" 2>/dev/null
+		wait "$MT_PID" 2>/dev/null
+	fi
+	MT_PID=
+	# only an instance this script made, and only if memtrace did not remove it
+	if [ "$INST_OURS" = 1 ] && [ -d "$TFS/instances/$INST" ]; then
+		echo 0 > "$TFS/instances/$INST/tracing_on" 2>/dev/null
+		echo 0 > "$TFS/instances/$INST/events/enable" 2>/dev/null
+		for _ in $(seq 20); do
+			rmdir "$TFS/instances/$INST" 2>/dev/null && break
+			sleep 0.2
+		done
+	fi
+	[ -n "$tmp" ] && [ -z "${CROSSCHECK_KEEP:-}" ] && rm -rf "$tmp"
+}
+finish() {
+	echo "$pass passed, $fail failed"
+	[ "$fail" = 0 ]
+	exit
+}
+
+# shellcheck disable=SC2317  # called by the INT and TERM traps
+interrupted() {
+	trap '' INT TERM
+	notok "interrupted by SIG$1"
+	echo "$pass passed, $fail failed"
+	exit "$2"
+}
+
+trap cleanup EXIT
+trap 'interrupted INT 130' INT
+trap 'interrupted TERM 143' TERM
+
+# the Makefile says why it built no cross-check (NO_LIBTRACEFS=1, libraries not found)
+if [ -n "${CROSSCHECK_SKIP:-}" ]; then
+	echo "SKIP: $CROSSCHECK_SKIP"
+	echo "0 passed, 0 failed"
+	exit 0
+fi
+# libtraceevent: the -dev package (pkg-config) or at least the shared library
+if ! pkg-config --exists libtraceevent 2>/dev/null &&
+   ! ldconfig -p 2>/dev/null | grep -q 'libtraceevent\.so'; then
+	echo "SKIP: libtraceevent not found"
+	echo "0 passed, 0 failed"
+	exit 0
+fi
+if [ ! -x "$CROSSCHECK" ]; then
+	notok "crosscheck binary $CROSSCHECK missing (build tests/crosscheck.c, or set CROSSCHECK=)"
+	finish
+fi
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/crosscheck.XXXXXX") || { notok "mktemp"; finish; }
+
+# run_xc NAME ARGS...: crosscheck's output in $tmp/NAME.out, its status in $?
+run_xc() {
+	local name=$1
+	shift
+	"$CROSSCHECK" "$@" > "$tmp/$name.out" 2>&1
+}
+
+# value of crosscheck's "page events compared: N" line
+page_events() { awk -F': ' '/^page events compared:/ { print $2 }' "$1"; }
+
+# copy_rec SRC DST: what crosscheck reads of a recording
+copy_rec() {
+	rm -rf "$2" && mkdir -p "$2" && cp -r "$1/events" "$1/per_cpu" "$2/"
+}
+
+# flip FILE OFFSET: xor one byte with 0x10 in place
+flip() {
+	local v
+	v=$(od -An -tu1 -j "$2" -N1 "$1" | tr -d ' ')
+	[ -n "$v" ] || return 1
+	# shellcheck disable=SC2059
+	printf "\\$(printf %03o $((v ^ 0x10)))" | dd of="$1" bs=1 seek="$2" conv=notrunc status=none
+}
+
+# ---- 1. the Debian 6.1 boot recording ---------------------------------------------------
+if [ ! -d "$FIXTURE/per_cpu" ]; then
+	notok "fixture $FIXTURE missing"
+else
+	run_xc fixture "$FIXTURE"
+	rc=$?
+	n=$(page_events "$tmp/fixture.out")
+	mods=$(awk '$1 ~ /^module_/ { s += $2 } END { print s + 0 }' "$tmp/fixture.out")
+	if [ "$rc" = 0 ] && [ "$mods" -gt 0 ]; then
+		ok "debian-6.1-boot: memtrace and libtraceevent decode identically" \
+		   "($(awk '/^total:/ { print $4 }' "$tmp/fixture.out") records, ${n:-0} page events," \
+		   "$mods module events)"
+	else
+		notok "debian-6.1-boot cross-check (exit $rc, $mods module events)"
+		indent < "$tmp/fixture.out"
+	fi
+fi
+
+# ---- 2. a fresh recording of this kernel ------------------------------------------------
+REC=
+TFS=$(awk '$3 == "tracefs" { print $2; exit }' /proc/mounts 2>/dev/null)
+if [ "$(id -u)" != 0 ]; then
+	skip "live recording: not root"
+elif [ -z "$TFS" ] || [ ! -d "$TFS/instances" ]; then
+	skip "live recording: no tracefs with instances mounted"
+elif [ ! -x ./memtrace ] || [ ! -x ./tests/workload ]; then
+	notok "live recording: ./memtrace or ./tests/workload not built"
+elif [ -e "$TFS/instances/$INST" ]; then
+	notok "live recording: instance $INST exists already (left untouched)"
+else
+	before=$(ls "$TFS/instances")
+	INST_OURS=1
+	./memtrace --instance "$INST" --record "$tmp/rec" -o "$tmp/log" \
+		> "$tmp/memtrace.out" 2> "$tmp/memtrace.err" &
+	MT_PID=$!
+	started=0
+	for _ in $(seq 300); do
+		if grep -q "tracing in" "$tmp/memtrace.err"; then
+			started=1
+			break
+		fi
+		kill -0 "$MT_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	if [ "$started" = 1 ]; then
+		# the workload, a few short processes, a rename via exec and one via /proc
+		./tests/workload 64 0
+		sh -c true
+		sh -c 'exec /bin/true'
+		sh -c 'echo xcheck-renamed > /proc/$$/comm; /bin/true'
+		/bin/sleep 0.05
+		[ -x ./tests/threads ] && ./tests/threads 2 1 0
+		sleep 0.3
+	fi
+	kill -TERM "$MT_PID" 2>/dev/null
+	wait "$MT_PID"
+	mrc=$?
+	MT_PID=
+	after=$(ls "$TFS/instances")
+	if [ "$started" = 0 ]; then
+		notok "live recording: memtrace did not start tracing (exit $mrc)"
+		indent < "$tmp/memtrace.err"
+	elif [ "$mrc" = 0 ] && [ -d "$tmp/rec/per_cpu" ]; then
+		ok "live recording: memtrace --instance $INST --record made" \
+		   "$(du -sk "$tmp/rec/per_cpu" | awk '{ print $1 }') KiB of sub-buffers" \
+		   "($(find "$tmp/rec/per_cpu" -mindepth 1 -maxdepth 1 -name 'cpu*' | wc -l) CPUs), exit 0 after SIGTERM"
+		REC=$tmp/rec
+	else
+		notok "live recording: memtrace exited $mrc after SIGTERM"
+		indent < "$tmp/memtrace.err"
+	fi
+	if [ ! -e "$TFS/instances/$INST" ] && [ "$before" = "$after" ]; then
+		ok "live recording: tracefs instances as found ($(echo "$before" | grep -c .) before and after)"
+	else
+		notok "live recording: tracefs instances changed: before [$(echo "$before" | tr '\n' ' ')]," \
+		      "after [$(echo "$after" | tr '\n' ' ')]"
+	fi
+fi
+
+if [ -n "$REC" ]; then
+	run_xc live "$REC"
+	rc=$?
+	n=$(page_events "$tmp/live.out")
+	if [ "$rc" = 0 ]; then
+		ok "live recording: memtrace and libtraceevent decode identically" \
+		   "($(awk '/^total:/ { print $4 }' "$tmp/live.out") records," \
+		   "$(awk '$1 == "(total)" { print $2 }' "$tmp/live.out") events)"
+	else
+		notok "live recording cross-check (exit $rc)"
+		indent < "$tmp/live.out"
+	fi
+	if [ "${n:-0}" -gt "$MIN_PAGE_EVENTS" ]; then
+		ok "live recording: $n page events compared (> $MIN_PAGE_EVENTS)"
+	else
+		notok "live recording: only ${n:-0} page events compared (want > $MIN_PAGE_EVENTS)"
+	fi
+	if "$CROSSCHECK" --have-tracefs; then
+		run_xc formats --formats-only --live-formats="$TFS" "$REC"
+		rc=$?
+		if [ "$rc" = 0 ]; then
+			ok "live recording: formats equal libtracefs's of the running kernel" \
+			   "($(awk '/^live formats:/ { print $3 }' "$tmp/formats.out") events," \
+			   "names, offsets, sizes, signedness)"
+		else
+			notok "live recording: formats differ from libtracefs's (exit $rc)"
+			indent < "$tmp/formats.out"
+		fi
+	else
+		skip "live formats: $CROSSCHECK built without libtracefs"
+	fi
+fi
+
+# ---- 3. negative controls ---------------------------------------------------------------
+SRC=${REC:-$FIXTURE}
+if [ ! -d "$SRC/per_cpu" ]; then
+	skip "negative controls: no recording"
+else
+	what=$([ -n "$REC" ] && echo "live recording" || echo "debian-6.1-boot")
+	copy_rec "$SRC" "$tmp/bad"
+	if ! loc=$("$CROSSCHECK" --locate kmem:mm_page_alloc:pfn "$SRC") || [ -z "$loc" ]; then
+		notok "negative control: no mm_page_alloc record found in the $what"
+	else
+		read -r file off _ <<< "$loc"
+		flip "$tmp/bad/$file" "$off"
+		# memtrace decodes the copy with the flipped byte, libtraceevent the original
+		run_xc neg --memtrace-dir "$tmp/bad" "$SRC"
+		rc=$?
+		if [ "$rc" = 1 ] && grep -q "^MISMATCH .*: pfn: memtrace" "$tmp/neg.out"; then
+			ok "negative control: a pfn byte flipped (file offset $off) is reported, exit 1:" \
+			   "$(grep -m1 '^MISMATCH' "$tmp/neg.out" | sed 's/^MISMATCH //')"
+		else
+			notok "negative control: a flipped pfn byte gave exit $rc"
+			indent < "$tmp/neg.out"
+		fi
+		# both decoders reading the same corrupted bytes still agree: the check compares
+		# decoders, it does not validate the data
+		run_xc same "$tmp/bad"
+		rc=$?
+		if [ "$rc" = 0 ]; then
+			ok "control: the flipped copy alone decodes identically in both (exit 0)"
+		else
+			notok "control: the flipped copy alone gave exit $rc"
+			indent < "$tmp/same.out"
+		fi
+	fi
+	# a field offset changed in memtrace's copy of a format file
+	copy_rec "$SRC" "$tmp/bad"
+	fmt=$tmp/bad/events/kmem/mm_page_free/format
+	if [ -f "$fmt" ] && grep -q "pfn;.offset:8;" "$fmt"; then
+		sed -i 's/\(pfn;.offset:\)8;/\116;/' "$fmt"
+		run_xc negfmt --memtrace-dir "$tmp/bad" "$SRC"
+		rc=$?
+		if [ "$rc" = 1 ] && grep -q "^MISMATCH format kmem:mm_page_free field pfn: offset" \
+			"$tmp/negfmt.out"; then
+			ok "negative control: mm_page_free's pfn offset changed in memtrace's format copy" \
+			   "is reported, exit 1 ($(awk '/^mismatches:/ { print $2 }' "$tmp/negfmt.out") mismatches)"
+		else
+			notok "negative control: a changed format offset gave exit $rc"
+			indent < "$tmp/negfmt.out"
+		fi
+	else
+		skip "negative control (format): mm_page_free has no pfn at offset 8 here"
+	fi
+fi
+
+finish

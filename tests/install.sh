@@ -1,0 +1,112 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# install.sh - make install/uninstall into a DESTDIR land exactly the documented files, with
+# the documented modes, paths substituted into the systemd unit, and nothing left after
+# uninstall; the unit passes systemd-analyze verify. Needs no root. Run from the project root.
+set -u
+cd "$(dirname "$0")/.."
+PASS=0 FAIL=0
+ok() { echo "ok - $*"; PASS=$((PASS + 1)); }
+bad() { echo "not ok - $*"; FAIL=$((FAIL + 1)); }
+check() { local d=$1; shift; if "$@"; then ok "$d"; else bad "$d"; fi; }
+W=$(mktemp -d /tmp/memtrace-install.XXXXXX)
+trap 'rm -rf "$W"' EXIT
+
+# listing: mode and path of every file and symlink under $1, relative
+listing() { (cd "$1" && find . \( -type f -o -type l \) -printf '%m %p\n' | sed 's|^\(...\) \./|\1 /|' | sort); }
+
+# 1. defaults (PREFIX=/usr/local), dracut and systemd dirs pinned so the test does not
+#    depend on what pkg-config says on this machine
+D=$W/default
+make -s install DESTDIR="$D" DRACUTMODDIR=/usr/lib/dracut/modules.d \
+	SYSTEMDUNITDIR=/usr/local/lib/systemd/system > "$W/out" 2>&1
+check "make install DESTDIR=... exits 0" test $? = 0
+cat > "$W/want" <<'EOF'
+644 /usr/lib/dracut/modules.d/99memtrace/memtrace.service
+644 /usr/local/lib/systemd/system/memtrace.service
+644 /usr/local/share/man/man8/memtrace.8
+755 /usr/lib/dracut/modules.d/99memtrace/memtrace-dracut.sh
+755 /usr/lib/dracut/modules.d/99memtrace/memtrace-report.sh
+755 /usr/lib/dracut/modules.d/99memtrace/memtrace-start.sh
+755 /usr/lib/dracut/modules.d/99memtrace/module-setup.sh
+755 /usr/local/bin/memtrace
+EOF
+listing "$D" | sort > "$W/got"
+sort -o "$W/want" "$W/want"
+check "installed files and modes are exactly the documented ones" diff "$W/want" "$W/got"
+diff "$W/want" "$W/got" | sed 's/^/    /'
+check "installed binary is this build" cmp -s memtrace "$D/usr/local/bin/memtrace"
+check "installed man page is memtrace.8" cmp -s memtrace.8 "$D/usr/local/share/man/man8/memtrace.8"
+U=$D/usr/local/lib/systemd/system/memtrace.service
+check "unit: ExecStart runs BINDIR's memtrace" grep -q '^ExecStart=/usr/local/bin/memtrace --daemon' "$U"
+check "unit: the log goes to LOGDIR" grep -q -- '-o /var/log/memtrace/memtrace.log' "$U"
+check "unit: no @PLACEHOLDER@ left" bash -c "! grep -q '@[A-Z]*@' '$U'"
+check "unit: not enabled by install (no wants/ symlink)" \
+	bash -c "! find '$D' -path '*.wants*' | grep -q ."
+check "unit: its directives match the man page's SYSTEMD section (instance, log)" \
+	bash -c "sed 's/\\\\-/-/g' memtrace.8 > '$W/man.txt' && grep -q 'memtrace-service' '$W/man.txt' &&
+		grep -q '/var/log/memtrace/memtrace.log' '$W/man.txt' && grep -q 'instance memtrace-service' '$U'"
+if command -v systemd-analyze > /dev/null; then
+	# verify resolves ExecStart: point a copy at this build
+	mkdir -p "$W/verify"
+	sed "s|/usr/local/bin/memtrace|$PWD/memtrace|" "$U" > "$W/verify/memtrace.service"
+	systemd-analyze verify --man=no "$W/verify/memtrace.service" > "$W/verify.out" 2>&1
+	check "unit: systemd-analyze verify is clean" \
+		bash -c "[ ! -s '$W/verify.out' ] || { sed 's/^/    /' '$W/verify.out'; false; }"
+	e=$(systemd-analyze security --offline=yes "$W/verify/memtrace.service" 2>/dev/null |
+		sed -n 's/.*exposure level for memtrace.service: \([0-9.]*\).*/\1/p')
+	check "unit: systemd-analyze security exposure $e is below 4 (OK)" \
+		awk -v e="${e:-99}" 'BEGIN { exit !(e < 4) }'
+else
+	echo "SKIP: systemd-analyze not installed (package systemd): unit not verified"
+fi
+make -s uninstall DESTDIR="$D" DRACUTMODDIR=/usr/lib/dracut/modules.d \
+	SYSTEMDUNITDIR=/usr/local/lib/systemd/system > "$W/out" 2>&1
+check "make uninstall exits 0" test $? = 0
+check "uninstall leaves no file behind" test -z "$(listing "$D")"
+
+# 2. a packager's call: PREFIX=/usr, BINDIR/MANDIR/LOGDIR overridden
+D=$W/pkg
+make -s install DESTDIR="$D" PREFIX=/usr BINDIR=/usr/sbin MANDIR=/usr/share/man \
+	LOGDIR=/var/log/mt DRACUTMODDIR=/usr/lib/dracut/modules.d \
+	SYSTEMDUNITDIR=/usr/lib/systemd/system > "$W/out" 2>&1
+check "PREFIX=/usr BINDIR=/usr/sbin install exits 0" test $? = 0
+check "binary in /usr/sbin" test -x "$D/usr/sbin/memtrace"
+check "man page in /usr/share/man/man8" test -f "$D/usr/share/man/man8/memtrace.8"
+check "unit in /usr/lib/systemd/system runs /usr/sbin/memtrace, logs to /var/log/mt" \
+	eval 'grep -q "^ExecStart=/usr/sbin/memtrace " "$D/usr/lib/systemd/system/memtrace.service" &&
+		grep -q -- "-o /var/log/mt/memtrace.log" "$D/usr/lib/systemd/system/memtrace.service"'
+check "nothing under /usr/local" test ! -e "$D/usr/local"
+
+# 3. the Makefile's packager conventions
+check "CC ?= cc, PREFIX ?= /usr/local, DESTDIR used" \
+	bash -c "grep -q '^CC ?= cc' Makefile && grep -q '^PREFIX ?= /usr/local' Makefile && grep -q 'DESTDIR' Makefile"
+check "CFLAGS from the command line are appended (they reach the compiler last)" \
+	bash -c "make -s -n -B memtrace.o CFLAGS=-DMEMTRACE_PROBE_FLAG | grep -q -- '-O2 .*-DMEMTRACE_PROBE_FLAG'"
+check "V=1 prints full command lines" \
+	bash -c "make -n -B V=1 memtrace.o | grep -q '^cc \|^gcc \|-c -o memtrace.o memtrace.c'"
+check "one line says whether libtraceevent/libtracefs are used" \
+	bash -c "make -n memtrace 2>&1 | grep -q '^memtrace: .*libtrace'"
+check "NO_LIBTRACEFS=1 says libc only" \
+	bash -c "make -n memtrace NO_LIBTRACEFS=1 2>&1 | grep -q '^memtrace: NO_LIBTRACEFS=1: libc only'"
+
+# 4. make static: a static musl binary (for small initramfs images) that reports exactly
+#    what the normal build reports on a real recording
+if command -v musl-gcc > /dev/null; then
+	make -s static > "$W/out" 2>&1
+	check "make static builds memtrace-static" test $? = 0 -a -x memtrace-static
+	check "memtrace-static is statically linked (no program interpreter)" \
+		bash -c "! readelf -l memtrace-static | grep -q INTERP"
+	check "memtrace-static --version matches" test "$(./memtrace-static --version)" = "$(./memtrace --version)"
+	F=tests/fixtures/debian-6.1-boot
+	./memtrace --replay "$F" -f json -n 0 2> /dev/null | sed 's/"self":{[^}]*},//' > "$W/dyn.json"
+	./memtrace-static --replay "$F" -f json -n 0 2> /dev/null | sed 's/"self":{[^}]*},//' > "$W/st.json"
+	check "memtrace-static replays the 6.1 boot recording to the same JSON report" \
+		eval '[ -s "$W/dyn.json" ] && cmp -s "$W/dyn.json" "$W/st.json"'
+	echo "    memtrace-static: $(stat -c %s memtrace-static) bytes"
+else
+	echo "SKIP: make static: musl-gcc not installed (Debian package musl-tools)"
+fi
+
+echo "$PASS passed, $FAIL failed"
+[ "$FAIL" = 0 ]
