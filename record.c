@@ -76,9 +76,9 @@ int record_write_meta(const char *dir, const struct meta *m, const struct reader
 		return -errno;
 	out_init(&o, fd);
 	out_printf(&o, "memtrace-meta 1\nversion %s\npage_size %u\nmax_pfn %" PRIu64 "\n"
-		   "initmod %" PRIu64 " %" PRIu64 "\nrename_events %d\nuptime %.3f\n",
+		   "initmod %" PRIu64 " %" PRIu64 "\nrename_events %d\nuptime %.3f\nself_pid %d\n",
 		   MEMTRACE_VERSION, m->page_size, m->max_pfn, m->initmod_start, m->initmod_end,
-		   m->rename_events ? 1 : 0, m->uptime_s);
+		   m->rename_events ? 1 : 0, m->uptime_s, (int)m->self_pid);
 	for (i = 0; r && i < r->ncpus; i++)
 		out_printf(&o, "cpu_lost %d %" PRIu64 "\n", r->cpus[i].cpu, r->cpus[i].stats_lost);
 	if (m->boot_used)
@@ -181,6 +181,8 @@ static void meta_line(char *line, void *p)
 		c->m->rename_events = a != 0;
 	else if (sscanf(line, "uptime %lf", &d) == 1 && d >= 0 && d < 1e12)
 		c->m->uptime_s = d;
+	else if (sscanf(line, "self_pid %llu", &a) == 1 && a <= INT32_MAX)
+		c->m->self_pid = (int32_t)a;
 	else if (sscanf(line, "cpu_lost %d %llu", &cpu, &a) == 2) {
 		for (i = 0; c->r && i < c->r->ncpus; i++)
 			if (c->r->cpus[i].cpu == cpu)

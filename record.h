@@ -35,6 +35,7 @@ struct meta {
 	uint64_t initmod_start, initmod_end;
 	bool rename_events;
 	double uptime_s;
+	int32_t self_pid;		/* the recording memtrace's pid (its allocations are skipped) */
 	bool boot_used;			/* --boot-buffer was read */
 	struct boot_buffer boot;	/* its counters (boot.ev only while live) */
 	struct mt_module *extra;	/* untraced modules at the last report (caller's array) */

@@ -376,9 +376,9 @@ static void report_text(struct out *o, const struct report_input *in, uint32_t n
 		   (unsigned long long)c->untracked_frees,
 		   (unsigned long long)c->untracked_free_pages);
 	out_printf(o, "failed allocations: %llu; irq-context pages: %llu; "
-		   "double allocations: %llu\n",
+		   "double allocations: %llu; memtrace's own allocations: %llu (not counted)\n",
 		   (unsigned long long)c->failed_allocs, (unsigned long long)c->irq_pages,
-		   (unsigned long long)c->double_allocs);
+		   (unsigned long long)c->double_allocs, (unsigned long long)c->self_allocs);
 	out_printf(o, "table overflows: tasks %llu events/%llu pages, modules %llu, "
 		   "pfn out of range %llu; recycled tasks %llu (largest peak %lld pages)\n",
 		   (unsigned long long)c->task_overflow_events,
@@ -545,9 +545,10 @@ static void report_json(struct out *o, const struct report_input *in, uint32_t n
 	out_printf(o, "\"untracked_frees\":{\"events\":%llu,\"pages\":%llu},",
 		   (unsigned long long)c->untracked_frees,
 		   (unsigned long long)c->untracked_free_pages);
-	out_printf(o, "\"failed_allocs\":%llu,\"irq_pages\":%llu,\"double_allocs\":%llu,",
+	out_printf(o, "\"failed_allocs\":%llu,\"irq_pages\":%llu,\"double_allocs\":%llu,"
+		   "\"self_allocs\":%llu,",
 		   (unsigned long long)c->failed_allocs, (unsigned long long)c->irq_pages,
-		   (unsigned long long)c->double_allocs);
+		   (unsigned long long)c->double_allocs, (unsigned long long)c->self_allocs);
 	out_printf(o, "\"overflows\":{\"task_events\":%llu,\"task_pages\":%llu,"
 		   "\"tasks_recycled\":%llu,\"recycled_max_peak_pages\":%lld,\"modules\":%llu,"
 		   "\"pfn_out_of_range\":%llu},",

@@ -831,6 +831,17 @@ void stats_apply(struct stats *s, const struct mt_event *ev)
 {
 	if ((unsigned)ev->kind >= EV__COUNT)
 		return;
+	/*
+	 * memtrace's own allocations (reading would otherwise feed itself):
+	 * left out here, not by an in-kernel filter that every allocation of
+	 * every task would pay for. Its frees are applied: they may return
+	 * other tasks' pages (reclaim in its context).
+	 */
+	if (ev->kind == EV_PAGE_ALLOC && s->cfg.self_pid && ev->tid == s->cfg.self_pid &&
+	    !(ev->flags & (MT_FLAG_HARDIRQ | MT_FLAG_SOFTIRQ | MT_FLAG_NMI))) {
+		s->c.self_allocs++;
+		return;
+	}
 	s->c.events[ev->kind]++;
 	if (!s->first_ts)
 		s->first_ts = ev->ts;

@@ -108,11 +108,13 @@ struct stats_config {
 	bool rename_events;	/* task_rename is enabled: exec does not set comm */
 	uint32_t exit_ring;	/* --exits: room for this many queued process exits (0: none) */
 	bool tree_first_sight;	/* no fork/newtask events: root the tree at first sight */
+	int32_t self_pid;	/* memtrace's own pid: its page allocations are not counted */
 };
 
 struct stats_counters {
 	uint64_t events[EV__COUNT];	/* applied events by kind */
 	uint64_t failed_allocs;		/* mm_page_alloc with pfn all ones */
+	uint64_t self_allocs;		/* memtrace's own mm_page_alloc events, not applied */
 	uint64_t bad_order;		/* page events with an absurd order, skipped */
 	uint64_t untracked_frees;	/* free events with at least one never-seen page */
 	uint64_t untracked_free_pages;

@@ -117,6 +117,19 @@ int tracefs_find(struct tracefs *t, const char *given, const char *proc_root,
 	return TFS_OK;
 }
 
+/*
+ * The event whose filter "common_pid != PID" marks the memtrace that owns an
+ * instance: exec events, which memtrace's own pid never makes (a command it
+ * runs execs in a child), so the mark costs nothing; where sched_process_exec
+ * is missing, the page allocations (whose filter then also does the work of
+ * leaving memtrace's own allocations out, at a cost on every allocation).
+ * Memtrace 0.1.0 before this marked mm_page_alloc: both are read.
+ */
+static const char *const owner_events[] = {
+	"events/sched/sched_process_exec/filter",
+	"events/kmem/mm_page_alloc/filter",
+};
+
 /* Pid recorded by a previous memtrace in an instance, or 0. */
 static pid_t instance_owner(const char *inst)
 {
@@ -124,15 +137,19 @@ static pid_t instance_owner(const char *inst)
 	ssize_t n;
 	long v;
 	const char *q;
+	size_t i;
 
-	/* memtrace filters its own pid out of the page allocations */
-	if (path_fmt(p, sizeof(p), "%s/events/kmem/mm_page_alloc/filter", inst))
-		return 0;
-	n = read_file(p, buf, sizeof(buf));
-	if (n <= 0 || !(q = strstr(buf, "common_pid != ")))
-		return 0;
-	v = strtol(q + 14, NULL, 10);
-	return v > 0 && v <= INT32_MAX ? (pid_t)v : 0;
+	for (i = 0; i < sizeof(owner_events) / sizeof(owner_events[0]); i++) {
+		if (path_fmt(p, sizeof(p), "%s/%s", inst, owner_events[i]))
+			return 0;
+		n = read_file(p, buf, sizeof(buf));
+		if (n <= 0 || !(q = strstr(buf, "common_pid != ")))
+			continue;
+		v = strtol(q + 14, NULL, 10);
+		if (v > 0 && v <= INT32_MAX)
+			return (pid_t)v;
+	}
+	return 0;
 }
 
 static bool pid_is_memtrace(const char *proc_root, pid_t pid)
@@ -284,6 +301,7 @@ int tracefs_configure(struct tracefs *t, unsigned buffer_kb, unsigned percent, p
 		      char *err, size_t errlen)
 {
 	char buf[512], val[32], p[PATH_MAX];
+	size_t i;
 	int e;
 
 	if (t->top_level) {
@@ -316,13 +334,17 @@ int tracefs_configure(struct tracefs *t, unsigned buffer_kb, unsigned percent, p
 		fprintf(stderr, "memtrace: trace_clock mono unavailable; CPU merge order and "
 			"seed times are approximate\n");
 	/*
-	 * Our own allocations are filtered out (reading would otherwise feed
-	 * itself: every fault is an event), our frees are not: a page another
-	 * task owns may well be freed in our context, and that free matters.
+	 * Our pid in a filter marks the instance as ours (owner_events). Our
+	 * own page allocations are left out of the accounting by stats (an
+	 * in-kernel filter on mm_page_alloc would cost every allocation of
+	 * every task a copy and a test); our frees count: a page another task
+	 * owns may well be freed in our context.
 	 */
 	snprintf(buf, sizeof(buf), "common_pid != %d", (int)self);
-	e = write_setting(t, "events/kmem/mm_page_alloc/filter", buf);
-	t->alloc_filter = e == 0;
+	t->owner_filter = NULL;
+	for (i = 0; i < sizeof(owner_events) / sizeof(owner_events[0]) && !t->owner_filter; i++)
+		if (!write_setting(t, owner_events[i], buf))
+			t->owner_filter = owner_events[i];
 	if (!t->top_level && !tracefs_path(t, p, sizeof(p), "free_buffer"))
 		t->free_buffer_fd = open(p, O_WRONLY | O_CLOEXEC);
 	prepare_emergency(t);
@@ -498,8 +520,8 @@ void tracefs_teardown(struct tracefs *t)
 		t->free_buffer_fd = -1;
 	}
 	if (t->top_level) {
-		if (t->alloc_filter)
-			write_setting(t, "events/kmem/mm_page_alloc/filter", "0");
+		if (t->owner_filter)
+			write_setting(t, t->owner_filter, "0");
 		if (t->saved_valid) {
 			if (t->saved_clock[0])
 				write_setting(t, "trace_clock", t->saved_clock);

@@ -22,7 +22,7 @@ struct tracefs {
 	bool top_level;			/* instances unsupported: tracing at the top level */
 	bool instance_created;
 	bool clock_mono;		/* trace_clock is mono (comparable with CLOCK_MONOTONIC) */
-	bool alloc_filter;		/* own pid filtered out of mm_page_alloc */
+	const char *owner_filter;	/* event whose filter names our pid (instance owner), or NULL */
 	int ncpus;
 	int *cpu_ids;			/* per_cpu/cpuN numbers */
 	int *fds;			/* non-blocking trace_pipe_raw fds, -1 when closed */

@@ -348,7 +348,7 @@ START_TEST(test_meta_write_exact)
 	struct meta m = { .page_size = 4096, .max_pfn = 6553600,
 			  .initmod_start = 0xffffffff91b39f60ull,
 			  .initmod_end = 0xffffffff91b3a150ull, .rename_events = true,
-			  .uptime_s = 12345.678 };
+			  .uptime_s = 12345.678, .self_pid = 4242 };
 	char want[1024], *got;
 	struct reader r;
 	struct stats st;
@@ -371,6 +371,7 @@ START_TEST(test_meta_write_exact)
 		 "initmod 18446744071859052384 18446744071859052880\n"
 		 "rename_events 1\n"
 		 "uptime 12345.678\n"
+		 "self_pid 4242\n"
 		 "cpu_lost 0 7\n"
 		 "cpu_lost 2 0\n"
 		 "cpu_lost 5 123\n"
@@ -382,6 +383,7 @@ START_TEST(test_meta_write_exact)
 	/* no reader, no stats: header only */
 	m.rename_events = false;
 	m.uptime_s = 0;
+	m.self_pid = 0;
 	ck_assert_int_eq(record_write_meta(dir, &m, NULL, NULL), 0);
 	snprintf(want, sizeof(want),
 		 "memtrace-meta 1\n"
@@ -390,7 +392,8 @@ START_TEST(test_meta_write_exact)
 		 "max_pfn 6553600\n"
 		 "initmod 18446744071859052384 18446744071859052880\n"
 		 "rename_events 0\n"
-		 "uptime 0.000\n", MEMTRACE_VERSION);
+		 "uptime 0.000\n"
+		 "self_pid 0\n", MEMTRACE_VERSION);
 	got = slurp(META_FILE, &len);
 	ck_assert_str_eq(got, want);
 	free(got);
@@ -405,7 +408,7 @@ START_TEST(test_meta_round_trip)
 	struct meta m = { .page_size = 16384, .max_pfn = 6553600,
 			  .initmod_start = 0xffffffff91b39f60ull,
 			  .initmod_end = 0xffffffff91b3a150ull, .rename_events = true,
-			  .uptime_s = 12345.678 };
+			  .uptime_s = 12345.678, .self_pid = 2147483647 };
 	struct meta back = { .page_size = 4096, .max_pfn = 1, .uptime_s = 1 };
 	struct reader rw, rr;
 	struct stats sw, sr;
@@ -440,6 +443,7 @@ START_TEST(test_meta_round_trip)
 	ck_assert_uint_eq(back.initmod_end, 0xffffffff91b3a150ull);
 	ck_assert(back.rename_events);
 	ck_assert(back.uptime_s == 12345.678);
+	ck_assert_int_eq(back.self_pid, 2147483647);
 	ck_assert_int_eq(rr.cpus[0].cpu, 5);
 	ck_assert_uint_eq(rr.cpus[0].stats_lost, 123);
 	ck_assert_uint_eq(rr.cpus[1].stats_lost, 7);
@@ -496,6 +500,9 @@ START_TEST(test_meta_malformed)
 	p += sprintf(p, "uptime nan\n");			/* bad */
 	p += sprintf(p, "uptime inf\n");			/* bad */
 	p += sprintf(p, "uptime 99.5\n");			/* good */
+	p += sprintf(p, "self_pid -5\n");			/* bad */
+	p += sprintf(p, "self_pid 2147483648\n");		/* bad: > INT32_MAX */
+	p += sprintf(p, "self_pid 321\n");			/* good */
 	p += sprintf(p, "cpu_lost 0 -1\n");			/* bad */
 	p += sprintf(p, "cpu_lost 0\n");			/* bad */
 	p += sprintf(p, "cpu_lost 0 5\n");			/* good */
@@ -515,7 +522,8 @@ START_TEST(test_meta_malformed)
 	new_stats(&st, 8);
 	add_mod(&st, "m1", false, 0);
 	meta_parse(text, (size_t)(p - text), &m, &r, &st, &bad);
-	ck_assert_uint_eq(bad, 22);
+	ck_assert_uint_eq(bad, 24);
+	ck_assert_int_eq(m.self_pid, 321);
 	ck_assert_uint_eq(m.page_size, 65536);
 	ck_assert_uint_eq(m.max_pfn, 1099511627776ull);
 	ck_assert_uint_eq(m.initmod_start, 100);
@@ -575,7 +583,7 @@ static void unload(struct stats *st, const char *name, uint64_t ts)
 }
 
 #define META_HEAD	"memtrace-meta 1\nversion %s\npage_size 4096\nmax_pfn 262144\n" \
-			"initmod 0 0\nrename_events 0\nuptime 1.500\n"
+			"initmod 0 0\nrename_events 0\nuptime 1.500\nself_pid 0\n"
 
 /* before: crc32_pclmul (16 KiB), virtio (size unknown), virtio_ring (48 KiB); traced: virtio_pci */
 static void before_table(struct stats *st)

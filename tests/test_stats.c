@@ -51,6 +51,8 @@ static void alloc(uint64_t ts, int32_t tid, uint64_t pfn, uint32_t order)
 	page_ev(EV_PAGE_ALLOC, ts, tid, 0, pfn, order);
 }
 
+static void irq_alloc(uint64_t ts, int32_t tid, uint64_t pfn, uint32_t order);
+
 static void pfree(uint64_t ts, int32_t tid, uint64_t pfn, uint32_t order)
 {
 	page_ev(EV_PAGE_FREE, ts, tid, 0, pfn, order);
@@ -199,6 +201,34 @@ START_TEST(test_failed_alloc)
 	ck_assert_int_eq(task(100)->peak, 1);
 	ck_assert_uint_eq(task(100)->alloc_pages, 1);
 	ck_assert_uint_eq(S.c.pfn_out_of_range, 0);
+}
+END_TEST
+
+/* memtrace's own allocations are skipped in stats (no in-kernel filter), its frees count */
+START_TEST(test_self_allocs_skipped)
+{
+	struct stats_config cfg = S.cfg;
+
+	stats_free(&S);
+	cfg.self_pid = 777;
+	ck_assert_int_eq(stats_init(&S, &cfg), 0);
+	alloc(10, 100, 100, 1);		/* another task: pfn 100-101 */
+	alloc(20, 777, 300, 2);		/* memtrace: 4 pages, not counted */
+	ck_assert_uint_eq(S.c.self_allocs, 1);
+	ck_assert_uint_eq(S.c.events[EV_PAGE_ALLOC], 1);
+	ck_assert_ptr_null(stats_find_task(&S, 777));
+	irq_alloc(25, 777, 400, 0);	/* an interrupt while memtrace ran: the irq's page */
+	ck_assert_uint_eq(S.c.self_allocs, 1);
+	ck_assert_uint_eq(S.c.irq_pages, 1);
+	pfree(30, 777, 100, 1);		/* memtrace frees the other task's block (reclaim) */
+	ck_assert_int_eq(task(100)->cur, 0);
+	ck_assert_uint_eq(task(100)->freed_pages, 2);
+	pfree(40, 777, 300, 2);		/* its own pages: never owned, untracked */
+	ck_assert_uint_eq(S.c.untracked_frees, 1);
+	ck_assert_uint_eq(S.c.untracked_free_pages, 4);
+	alloc(50, 778, 500, 0);		/* not its pid */
+	ck_assert_int_eq(task(778)->cur, 1);
+	ck_assert_uint_eq(S.c.self_allocs, 1);
 }
 END_TEST
 
@@ -1766,6 +1796,7 @@ Suite *suite_stats(void)
 	tcase_add_test(tc, test_order_and_peak);
 	tcase_add_test(tc, test_bad_order_skipped);
 	tcase_add_test(tc, test_failed_alloc);
+	tcase_add_test(tc, test_self_allocs_skipped);
 	tcase_add_test(tc, test_free_credits_owner);
 	tcase_add_test(tc, test_untracked_free);
 	tcase_add_test(tc, test_partial_and_oversized_free);
