@@ -4,19 +4,31 @@
 VERSION := 0.1.0
 SHELL := /bin/bash
 
-# Packagers: CC, CFLAGS, CPPFLAGS, LDFLAGS and LDLIBS are appended to ours (yours come
-# last and win); install paths below; DESTDIR is prepended to all of them. V=1 shows
+# Packagers: CC is yours; CFLAGS, CPPFLAGS, LDFLAGS and LDLIBS are appended to ours (yours
+# come last and win); install paths below; DESTDIR is prepended to all of them. V=1 shows
 # full command lines.
 CC ?= cc
 PKG_CONFIG ?= pkg-config
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
 MANDIR ?= $(PREFIX)/share/man
+# the systemd unit's log directory: systemd creates it (LogsDirectory=), so under /var/log
 LOGDIR ?= /var/log/memtrace
-DRACUTMODDIR ?= $(or $(shell $(PKG_CONFIG) --variable=dracutmodulesdir dracut 2>/dev/null),\
+# dracut reads modules from its own directory only, whatever PREFIX is
+ifeq ($(origin DRACUTMODDIR),undefined)
+DRACUTMODDIR := $(or $(shell $(PKG_CONFIG) --variable=dracutmodulesdir dracut 2>/dev/null),\
 	/usr/lib/dracut/modules.d)
-SYSTEMDUNITDIR ?= $(or $(shell $(PKG_CONFIG) --variable=systemdsystemunitdir systemd 2>/dev/null),\
-	$(PREFIX)/lib/systemd/system)
+endif
+# systemd's own unit directory for PREFIX=/usr; else PREFIX/lib/systemd/system (systemd
+# also reads /usr/local/lib/systemd/system)
+ifeq ($(origin SYSTEMDUNITDIR),undefined)
+ifeq ($(PREFIX),/usr)
+SYSTEMDUNITDIR := $(or $(shell $(PKG_CONFIG) --variable=systemdsystemunitdir systemd \
+	2>/dev/null),/usr/lib/systemd/system)
+else
+SYSTEMDUNITDIR := $(PREFIX)/lib/systemd/system
+endif
+endif
 DRACUT_FILES := module-setup.sh memtrace-dracut.sh memtrace-start.sh memtrace-report.sh
 
 WARN := -Wall -Wextra -Wformat=2 -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
@@ -48,9 +60,12 @@ else
 TEP_MSG := libtraceevent/libtracefs not found by $(PKG_CONFIG) (Debian: libtraceevent-dev \
 	libtracefs-dev): libc only, the decoder cross-check is skipped
 endif
-# once per top-level make, and not for clean
-ifeq ($(MAKELEVEL)$(filter clean uninstall,$(MAKECMDGOALS)),0)
+# once per make run (sub-makes of ours inherit the marker), and not for clean
+ifndef MEMTRACE_TEP_SAID
+ifeq ($(filter clean uninstall,$(MAKECMDGOALS)),)
 $(info memtrace: $(TEP_MSG))
+endif
+export MEMTRACE_TEP_SAID := 1
 endif
 
 ifeq ($(V),1)
@@ -67,8 +82,8 @@ OBJS := memtrace.o $(LIB_OBJS)
 
 TEST_SRCS := tests/unit_main.c $(wildcard tests/test_*.c)
 TEST_OBJS := $(TEST_SRCS:.c=.o)
-CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
-CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lm -lrt -lpthread)
+CHECK_CFLAGS := $(shell $(PKG_CONFIG) --cflags check 2>/dev/null)
+CHECK_LIBS := $(shell $(PKG_CONFIG) --libs check 2>/dev/null || echo -lcheck -lsubunit -lm -lrt -lpthread)
 
 all: memtrace
 
@@ -184,34 +199,44 @@ static: memtrace-static
 install: install-bin install-man install-systemd install-dracut
 
 install-bin: memtrace
-	install -d $(DESTDIR)$(BINDIR)
-	install -m 0755 memtrace $(DESTDIR)$(BINDIR)/memtrace
+	install -d "$(DESTDIR)$(BINDIR)"
+	install -m 0755 memtrace "$(DESTDIR)$(BINDIR)/memtrace"
 
 install-man:
-	install -d $(DESTDIR)$(MANDIR)/man8
-	install -m 0644 memtrace.8 $(DESTDIR)$(MANDIR)/man8/memtrace.8
+	install -d "$(DESTDIR)$(MANDIR)/man8"
+	install -m 0644 memtrace.8 "$(DESTDIR)$(MANDIR)/man8/memtrace.8"
 
 # the unit runs $(BINDIR)/memtrace and writes $(LOGDIR)/memtrace.log
+LOGS_DIRECTORY = $(patsubst /var/log/%,%,$(LOGDIR))
 install-systemd:
-	install -d $(DESTDIR)$(SYSTEMDUNITDIR)
-	sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@LOGDIR@|$(LOGDIR)|g' systemd/memtrace.service.in \
-		> $(DESTDIR)$(SYSTEMDUNITDIR)/memtrace.service.tmp
-	chmod 0644 $(DESTDIR)$(SYSTEMDUNITDIR)/memtrace.service.tmp
-	mv -f $(DESTDIR)$(SYSTEMDUNITDIR)/memtrace.service.tmp $(DESTDIR)$(SYSTEMDUNITDIR)/memtrace.service
+	@case "$(LOGDIR)" in /var/log/?*) ;; *) echo "LOGDIR must be under /var/log" \
+		"(the unit's LogsDirectory=), not $(LOGDIR)" >&2; exit 2 ;; esac
+	install -d "$(DESTDIR)$(SYSTEMDUNITDIR)"
+	sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@LOGDIR@|$(LOGDIR)|g' \
+		-e 's|@LOGS_DIRECTORY@|$(LOGS_DIRECTORY)|g' systemd/memtrace.service.in \
+		> "$(DESTDIR)$(SYSTEMDUNITDIR)/memtrace.service.tmp"
+	chmod 0644 "$(DESTDIR)$(SYSTEMDUNITDIR)/memtrace.service.tmp"
+	mv -f "$(DESTDIR)$(SYSTEMDUNITDIR)/memtrace.service.tmp" \
+		"$(DESTDIR)$(SYSTEMDUNITDIR)/memtrace.service"
 
 # the dracut module finds memtrace in PATH, /usr/local/sbin or /usr/local/bin at image
 # build time (or MEMTRACE_BIN)
 install-dracut:
-	install -d $(DESTDIR)$(DRACUTMODDIR)/99memtrace
-	install -m 0755 $(addprefix dracut/99memtrace/,$(DRACUT_FILES)) \
-		$(DESTDIR)$(DRACUTMODDIR)/99memtrace/
-	install -m 0644 dracut/99memtrace/memtrace.service $(DESTDIR)$(DRACUTMODDIR)/99memtrace/
+	install -d "$(DESTDIR)$(DRACUTMODDIR)/99memtrace"
+	for f in $(DRACUT_FILES); do \
+		install -m 0755 "dracut/99memtrace/$$f" "$(DESTDIR)$(DRACUTMODDIR)/99memtrace/" || exit; \
+	done
+	install -m 0644 dracut/99memtrace/memtrace.service "$(DESTDIR)$(DRACUTMODDIR)/99memtrace/"
 
+# (an enabled unit: systemctl disable --now memtrace first)
 uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/memtrace $(DESTDIR)$(MANDIR)/man8/memtrace.8 \
-		$(DESTDIR)$(SYSTEMDUNITDIR)/memtrace.service
-	rm -f $(addprefix $(DESTDIR)$(DRACUTMODDIR)/99memtrace/,$(DRACUT_FILES) memtrace.service)
-	-rmdir $(DESTDIR)$(DRACUTMODDIR)/99memtrace
+	rm -f "$(DESTDIR)$(BINDIR)/memtrace" "$(DESTDIR)$(MANDIR)/man8/memtrace.8" \
+		"$(DESTDIR)$(SYSTEMDUNITDIR)/memtrace.service"
+	for f in $(DRACUT_FILES) memtrace.service; do \
+		rm -f "$(DESTDIR)$(DRACUTMODDIR)/99memtrace/$$f"; \
+	done
+	if [ -d "$(DESTDIR)$(DRACUTMODDIR)/99memtrace" ]; then \
+		rmdir "$(DESTDIR)$(DRACUTMODDIR)/99memtrace"; fi
 
 # benchmarks (root): replay throughput, the live storm against trace-cmd record, footprint;
 # figures in bench/results.md (see README)

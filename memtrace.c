@@ -749,6 +749,7 @@ static int setup_stats(uint64_t max_pfn)
 		/* command mode without fork/newtask events: the first sight roots it */
 		.tree_first_sight = !have_event("task:task_newtask") &&
 				    !have_event("sched:sched_process_fork"),
+		.self_pid = R.meta.self_pid,
 	};
 	int e = stats_init(&R.st, &cfg);
 
@@ -1204,6 +1205,7 @@ static int setup_live(void)
 		max_pfn = REPLAY_MAX_PFN;
 	}
 	R.meta.max_pfn = max_pfn;
+	R.meta.self_pid = (int32_t)getpid();
 	code = setup_stats(max_pfn);
 	if (code)
 		return code;

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * churn.c - the live storm's workload: map MB MiB of anonymous memory (no THP), write one
- * byte per 4 KiB page, unmap, again, for SECONDS. Every round allocates and frees MB*256
- * pages one by one, which is the densest page-event load a single task can make.
+ * byte per page, unmap, again, for SECONDS. Every round allocates and frees MB MiB of
+ * pages one by one (order 0), the densest page-event load a single task can make.
  *
  * usage: churn SECONDS [MB]
  * prints "rounds R pages P seconds S pages_per_s X cpu_s C" (C: its own user+sys time)
@@ -12,6 +12,7 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <time.h>
+#include <unistd.h>
 
 static double now(void)
 {
@@ -24,7 +25,7 @@ static double now(void)
 int main(int argc, char **argv)
 {
 	double secs, t0, t;
-	size_t len, i;
+	size_t len, i, page = (size_t)sysconf(_SC_PAGESIZE);
 	unsigned long rounds = 0;
 	unsigned long long pages = 0;
 	struct rusage ru;
@@ -47,11 +48,11 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		madvise(p, len, MADV_NOHUGEPAGE);
-		for (i = 0; i < len; i += 4096)
+		for (i = 0; i < len; i += page)
 			p[i] = 1;
 		munmap(p, len);
 		rounds++;
-		pages += len / 4096;
+		pages += len / page;
 		t = now() - t0;
 	} while (t < secs);
 	getrusage(RUSAGE_SELF, &ru);

@@ -47,8 +47,11 @@ def tfs_state():
     return out
 
 
+CPU = 1 if (os.cpu_count() or 1) > 1 else 0   # the workload's CPU
+
+
 def churn_cmd(secs, mb):
-    return ["taskset", "-c", "1", os.path.join(ROOT, "bench/churn"), str(secs), str(mb)]
+    return ["taskset", "-c", str(CPU), os.path.join(ROOT, "bench/churn"), str(secs), str(mb)]
 
 
 def churn_figures(text):
@@ -80,7 +83,11 @@ def rusage_cmd(path):
 
 def reap(proc, path):
     """CPU seconds and peak RSS of the command run through bench/rusage"""
-    proc.wait()
+    return reap_timeout(proc, path, None)
+
+
+def reap_timeout(proc, path, timeout):
+    proc.wait(timeout)
     f = open(path).read().split()
     return float(f[f.index("cpu_s") + 1]), int(f[f.index("maxrss_kib") + 1])
 
@@ -91,12 +98,14 @@ def run_memtrace(tmp, secs, mb):
     p = subprocess.Popen(rusage_cmd(ru) + [os.path.join(ROOT, "memtrace"), "--instance", MT_INST,
                                            "-f", "json", "-o", log],
                          stderr=open(err, "w"), stdout=subprocess.DEVNULL)
-    wait_for(err, "tracing in", p)
-    with open(os.path.join(TFS, "instances", MT_INST, "set_event")) as fh:
-        events = fh.read().split()
-    rate = churn(secs, mb)
-    time.sleep(0.3)
-    p.send_signal(signal.SIGTERM)
+    try:
+        wait_for(err, "tracing in", p)
+        with open(os.path.join(TFS, "instances", MT_INST, "set_event")) as fh:
+            events = fh.read().split()
+        rate = churn(secs, mb)
+        time.sleep(0.3)
+    finally:                    # also when the run fails: memtrace cleans up on TERM
+        p.send_signal(signal.SIGTERM)
     cpu, maxrss = reap(p, ru)
     if p.returncode != 0:
         sys.exit("live.py: memtrace failed:\n" + open(err).read())
@@ -106,9 +115,12 @@ def run_memtrace(tmp, secs, mb):
 
 def run_tracecmd(tmp, secs, mb, events, buffer_kb):
     dat, out = os.path.join(tmp, "trace.dat"), os.path.join(tmp, "tc.out")
+    ready, fifo = os.path.join(tmp, "tc.ready"), os.path.join(tmp, "tc.fifo")
     scratch = os.path.join(tmp, "scratch")
     os.makedirs(scratch, exist_ok=True)
     inst = os.path.join(TFS, "instances", TC_INST)
+    if os.path.isdir(inst):     # ours by its name, left by an earlier failed run
+        os.rmdir(inst)
     # trace-cmd takes an existing instance as its own and removes it at the end
     os.mkdir(inst)
     binds = []
@@ -118,19 +130,17 @@ def run_tracecmd(tmp, secs, mb, events, buffer_kb):
                                             "set_graph_function", "set_graph_notrace")):
         if not os.path.exists(f):
             continue
-        try:                        # only what the kernel refuses: write what is there
-            with open(f) as fh:
-                cur = fh.read()
-            with open(f, "a") as fh:
-                if f.endswith("ftrace_enabled"):
-                    fh.write(cur)
-            continue
-        except OSError:
-            pass
-        s = os.path.join(scratch, os.path.basename(f))
-        with open(s, "w") as fh:
+        if not f.endswith("ftrace_enabled"):
+            try:                # only what the kernel refuses
+                with open(f, "a"):
+                    continue
+            except OSError:
+                pass
+        # ftrace_enabled always: trace-cmd must not change the machine's setting
+        s_ = os.path.join(scratch, os.path.basename(f))
+        with open(s_, "w") as fh:
             fh.write("1\n" if f.endswith("ftrace_enabled") else "")
-        binds.append(f"mount --bind {s} {f}")
+        binds.append(f"mount --bind {s_} {f}")
     cmd = ["trace-cmd", "record", "--compression", "none", "-B", TC_INST, "-b",
            str(buffer_kb), "-o", dat]
     for e in events:
@@ -139,23 +149,36 @@ def run_tracecmd(tmp, secs, mb, events, buffer_kb):
     # mounted, and that mount must go with it
     cmd = ["unshare", "-m", "--propagation", "private", "sh", "-c",
            " && ".join(binds + ['exec "$@"']), "sh"] + cmd
-    # the command form: trace-cmd 3.1.6 segfaults here when it records into an existing
-    # instance until ^C; with a command it starts it once tracing is on and stops after it
+    # trace-cmd 3.1.6 segfaults here when it records into an existing instance until ^C;
+    # it is given a command that only waits (on a FIFO: no CPU), started once tracing is
+    # on. The workload runs outside trace-cmd's process tree, so trace-cmd's peak RSS and
+    # CPU time are its own (and its recorders').
+    os.mkfifo(fifo)
+    waiter = ["sh", "-c", 'echo > "$1"; read x < "$2"', "sh", ready, fifo]
     ru = os.path.join(tmp, "tc.rusage")
-    p = subprocess.Popen(rusage_cmd(ru) + cmd + churn_cmd(secs, mb), stdout=open(out, "w"),
+    p = subprocess.Popen(rusage_cmd(ru) + cmd + waiter, stdout=open(out, "w"),
                          stderr=subprocess.STDOUT)
     try:
-        cpu, maxrss = reap(p, ru)
+        end = time.monotonic() + 30
+        while not os.path.exists(ready) and p.poll() is None and time.monotonic() < end:
+            time.sleep(0.02)
+        if not os.path.exists(ready):
+            sys.exit("live.py: trace-cmd record did not start:\n" + open(out).read())
+        rate = churn(secs, mb)
+        time.sleep(0.3)
     finally:
-        if p.returncode is None:
-            p.kill()
-            p.wait()
-        if os.path.isdir(inst):
-            os.rmdir(inst)
+        with open(fifo, "w") as fh:     # the waiter exits, trace-cmd stops
+            fh.write("\n")
+        try:
+            cpu, maxrss = reap_timeout(p, ru, 60)
+        finally:
+            if p.returncode is None:
+                p.kill()
+                p.wait()
+            if os.path.isdir(inst):
+                os.rmdir(inst)
     if p.returncode != 0:
         sys.exit("live.py: trace-cmd record failed:\n" + open(out).read())
-    rate, churn_cpu = churn_figures(open(out).read())
-    cpu -= churn_cpu            # wait4 counts the command, a child of trace-cmd
     stat = subprocess.run(["trace-cmd", "report", "--stat", "-i", dat], capture_output=True,
                           text=True).stdout
     lost = sum(int(line.split(":")[1]) for line in stat.splitlines()
@@ -165,6 +188,8 @@ def run_tracecmd(tmp, secs, mb, events, buffer_kb):
     seen = sum(1 for line in rep.stdout if b": " in line and b"cpus=" not in line)
     rep.wait()
     os.unlink(dat)
+    for f in (ready, fifo):
+        os.unlink(f)
     return rate, seen, lost, cpu, maxrss
 
 
@@ -179,6 +204,8 @@ def main():
     mb = int(sys.argv[3]) if len(sys.argv) > 3 else 16
     if os.geteuid() != 0:
         sys.exit("live.py: needs root (tracefs)")
+    # TERM/INT run the cleanup (finally) like an error does: tracers stopped, instances gone
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     subprocess.run(["make", "-s", "-C", ROOT, "memtrace", "bench/churn", "bench/rusage"], check=True)
     have_tc = shutil.which("trace-cmd") is not None
     if not have_tc:
@@ -222,8 +249,12 @@ def main():
         print(line)
     if res["trace-cmd"]:
         ratio = median([r[0] for r in res["memtrace"]]) / median([r[0] for r in res["trace-cmd"]])
-        print(f"workload under memtrace vs under trace-cmd record: {ratio:.3f}")
+        per_run = [m[0] / t[0] for m, t in zip(res["memtrace"], res["trace-cmd"])]
+        print(f"workload under memtrace vs under trace-cmd record: {ratio:.3f} (medians; "
+              f"run by run {min(per_run):.3f} to {max(per_run):.3f})")
         print(f"RESULT memtrace_vs_tracecmd {ratio:.3f}")
+        print(f"RESULT memtrace_vs_tracecmd_min {min(per_run):.3f}")
+        print(f"RESULT memtrace_vs_tracecmd_max {max(per_run):.3f}")
     print(f"RESULT untraced_pages_per_s {base:.0f}")
     if before != after:
         print("WARNING: tracefs top level differs after the run:")

@@ -3,14 +3,17 @@
 # run.sh - `make bench`: the replay, live-storm and footprint benchmarks, one after the
 # other, then a table of their figures against the targets, printed and written to
 # bench/results.md. Root (tracefs). Figures only: a missed target is shown, not failed.
-set -eu
+set -eu -o pipefail
 cd "$(dirname "$0")/.."
 OUT=bench/results.md
 LOG=$(mktemp /tmp/memtrace-bench.XXXXXX)
 trap 'rm -f "$LOG"' EXIT
-for b in "bench/replay.sh" "bench/live.py" "bench/footprint.sh"; do
+failed=
+# the live storm: 5 interleaved runs of 3 s each way
+for b in "bench/replay.sh" "bench/live.py 3 5" "bench/footprint.sh"; do
 	echo "== $b"
-	./$b 2>&1 | tee -a "$LOG"
+	# shellcheck disable=SC2086
+	./$b 2>&1 | tee -a "$LOG" || failed="$failed ${b%% *}"
 done
 python3 - "$LOG" "$OUT" <<'PY'
 import os, platform, subprocess, sys, time
@@ -32,7 +35,10 @@ rows = [
     ("live storm: trace-cmd record CPU per event", g("tracecmd_us_per_event", "{:.3f}") + " us", "", ""),
     ("live storm: workload speed, memtrace / untraced", g("memtrace_ratio", "{:.3f}"), "", ""),
     ("live storm: workload speed, trace-cmd / untraced", g("tracecmd_ratio", "{:.3f}"), "", ""),
-    ("live storm: workload speed, memtrace / trace-cmd", g("memtrace_vs_tracecmd", "{:.3f}"), ">= 1 (noise ~2%)", ok("memtrace_vs_tracecmd", lambda v: v >= 0.98)),
+    ("live storm: workload speed, memtrace / trace-cmd", g("memtrace_vs_tracecmd", "{:.3f}") +
+     (f" (runs {r['memtrace_vs_tracecmd_min']:.3f} to {r['memtrace_vs_tracecmd_max']:.3f})"
+      if "memtrace_vs_tracecmd_min" in r else ""), ">= 1",
+     ok("memtrace_vs_tracecmd", lambda v: v >= 1)),
     ("live storm: peak RSS, trace-cmd record", g("tracecmd_maxrss_kib") + " KiB", "", ""),
     ("RSS without pfn map: at rest", g("rss_rest_kib") + " KiB", "<= 4096", ok("rss_rest_kib", lambda v: v <= 4096)),
     ("RSS without pfn map: storm", g("rss_storm_kib") + " KiB", "<= 4096", ok("rss_storm_kib", lambda v: v <= 4096)),
@@ -52,3 +58,7 @@ open(sys.argv[2], "w").write(text)
 print("\n" + text)
 PY
 echo "written to $OUT"
+if [ -n "$failed" ]; then
+	echo "make bench: failed:$failed (see above)" >&2
+	exit 1
+fi

@@ -8,6 +8,7 @@
  * it (the kernel keeps the old mm's high-water mark at exec), so a benchmark run from a
  * large parent (python) measures through this small one instead.
  */
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +28,7 @@ int main(int argc, char **argv)
 {
 	struct sigaction sa = { .sa_handler = forward };
 	struct rusage ru;
+	sigset_t block, old;
 	int status;
 	FILE *out;
 
@@ -34,6 +36,11 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: rusage OUTFILE COMMAND [ARGS...]\n");
 		return 2;
 	}
+	/* a TERM/INT before the child exists waits until it does, then goes to it */
+	sigemptyset(&block);
+	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGINT);
+	sigprocmask(SIG_BLOCK, &block, &old);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
 	child = fork();
@@ -42,12 +49,20 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if (child == 0) {
+		signal(SIGTERM, SIG_DFL);
+		signal(SIGINT, SIG_DFL);
+		sigprocmask(SIG_SETMASK, &old, NULL);
 		execvp(argv[2], argv + 2);
 		perror("rusage: exec");
 		_exit(127);
 	}
-	while (wait4(child, &status, 0, &ru) < 0)
-		;
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	while (wait4(child, &status, 0, &ru) < 0) {
+		if (errno != EINTR) {
+			perror("rusage: wait4");
+			return 1;
+		}
+	}
 	out = fopen(argv[1], "w");
 	if (!out) {
 		perror("rusage: output");

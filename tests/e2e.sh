@@ -195,8 +195,9 @@ ln -s "$HERE/97memtrace-e2e" "$B/modules.d/97memtrace-e2e"
 
 # the running-system unit as `make install-systemd` makes it, for the initramfs's
 # /usr/sbin/memtrace (the systemd image installs it as memtrace-watch.service)
-sed -e 's|@BINDIR@|/usr/sbin|g' -e 's|@LOGDIR@|/var/log/memtrace|g' \
-	"$REPO/systemd/memtrace.service.in" > "$W/memtrace-watch.service"
+make -s -C "$REPO" install-systemd DESTDIR="$W/unit" BINDIR=/usr/sbin \
+	SYSTEMDUNITDIR=/lib/systemd/system > /dev/null &&
+	cp "$W/unit/lib/systemd/system/memtrace.service" "$W/memtrace-watch.service"
 
 build_initrd() {	# build_initrd FLAVOUR MODULES
 	local t0 rc

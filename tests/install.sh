@@ -4,7 +4,10 @@
 # the documented modes, paths substituted into the systemd unit, and nothing left after
 # uninstall; the unit passes systemd-analyze verify. Needs no root. Run from the project root.
 set -u
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
+# run from make check: none of the caller's make state or install paths may leak in
+unset MAKEFLAGS MFLAGS MAKELEVEL MEMTRACE_TEP_SAID PREFIX BINDIR MANDIR LOGDIR DRACUTMODDIR \
+	SYSTEMDUNITDIR DESTDIR
 PASS=0 FAIL=0
 ok() { echo "ok - $*"; PASS=$((PASS + 1)); }
 bad() { echo "not ok - $*"; FAIL=$((FAIL + 1)); }
@@ -41,8 +44,7 @@ U=$D/usr/local/lib/systemd/system/memtrace.service
 check "unit: ExecStart runs BINDIR's memtrace" grep -q '^ExecStart=/usr/local/bin/memtrace --daemon' "$U"
 check "unit: the log goes to LOGDIR" grep -q -- '-o /var/log/memtrace/memtrace.log' "$U"
 check "unit: no @PLACEHOLDER@ left" bash -c "! grep -q '@[A-Z]*@' '$U'"
-check "unit: not enabled by install (no wants/ symlink)" \
-	bash -c "! find '$D' -path '*.wants*' | grep -q ."
+check "unit: its logs directory is the default LOGDIR" grep -qx 'LogsDirectory=memtrace' "$U"
 check "unit: its directives match the man page's SYSTEMD section (instance, log)" \
 	bash -c "sed 's/\\\\-/-/g' memtrace.8 > '$W/man.txt' && grep -q 'memtrace-service' '$W/man.txt' &&
 		grep -q '/var/log/memtrace/memtrace.log' '$W/man.txt' && grep -q 'instance memtrace-service' '$U'"
@@ -75,16 +77,32 @@ check "binary in /usr/sbin" test -x "$D/usr/sbin/memtrace"
 check "man page in /usr/share/man/man8" test -f "$D/usr/share/man/man8/memtrace.8"
 check "unit in /usr/lib/systemd/system runs /usr/sbin/memtrace, logs to /var/log/mt" \
 	eval 'grep -q "^ExecStart=/usr/sbin/memtrace " "$D/usr/lib/systemd/system/memtrace.service" &&
-		grep -q -- "-o /var/log/mt/memtrace.log" "$D/usr/lib/systemd/system/memtrace.service"'
+		grep -q -- "-o /var/log/mt/memtrace.log" "$D/usr/lib/systemd/system/memtrace.service" &&
+		grep -qx "LogsDirectory=mt" "$D/usr/lib/systemd/system/memtrace.service"'
+make -s install-systemd DESTDIR="$W/bad" LOGDIR=/srv/memtrace > "$W/out" 2>&1
+rc=$?
+check "LOGDIR outside /var/log is refused (systemd creates only LogsDirectory=)" \
+	eval '[ $rc != 0 ] && grep -q "LOGDIR must be under /var/log" "$W/out" && [ ! -e "$W/bad" ]'
+make -s install DESTDIR="$W/sp ace" > "$W/out" 2>&1
+check "a DESTDIR with a space works" test -x "$W/sp ace/usr/local/bin/memtrace"
+make -s uninstall DESTDIR="$W/sp ace" > /dev/null 2>&1
+make -s uninstall DESTDIR="$W/sp ace" > "$W/out" 2>&1
+rc=$?
+check "uninstall twice: exit 0, nothing left" eval '[ $rc = 0 ] && [ -z "$(listing "$W/sp ace")" ]'
 check "nothing under /usr/local" test ! -e "$D/usr/local"
 
 # 3. the Makefile's packager conventions
 check "CC ?= cc, PREFIX ?= /usr/local, DESTDIR used" \
 	bash -c "grep -q '^CC ?= cc' Makefile && grep -q '^PREFIX ?= /usr/local' Makefile && grep -q 'DESTDIR' Makefile"
+# V=1: a real build of one object in a copy of the sources
+mkdir -p "$W/src" && cp ./*.c ./*.h Makefile "$W/src/"
 check "CFLAGS from the command line are appended (they reach the compiler last)" \
-	bash -c "make -s -n -B memtrace.o CFLAGS=-DMEMTRACE_PROBE_FLAG | grep -q -- '-O2 .*-DMEMTRACE_PROBE_FLAG'"
-check "V=1 prints full command lines" \
-	bash -c "make -n -B V=1 memtrace.o | grep -q '^cc \|^gcc \|-c -o memtrace.o memtrace.c'"
+	bash -c "make -C '$W/src' -B V=1 util.o CFLAGS=-DMEMTRACE_PROBE_FLAG | grep -q -- '-O2 .*-DMEMTRACE_PROBE_FLAG'"
+make -s -C "$W/src" -B util.o > "$W/quiet.out" 2>&1
+make -C "$W/src" -B V=1 util.o > "$W/v1.out" 2>&1
+check "V=1 prints full command lines, the default a short one" \
+	eval 'grep -q -- "-c -o util.o util.c" "$W/v1.out" && ! grep -q -- "-c -o util.o" "$W/quiet.out" &&
+		grep -q "CC      util.o" "$W/quiet.out"'
 check "one line says whether libtraceevent/libtracefs are used" \
 	bash -c "make -n memtrace 2>&1 | grep -q '^memtrace: .*libtrace'"
 check "NO_LIBTRACEFS=1 says libc only" \
