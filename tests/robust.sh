@@ -212,6 +212,7 @@ def check(base, out, errf, expr):
     M = lambda x: x["events"]["malformed"]
     L = lambda x: x["lost_events"]
     LU = lambda x: x.get("lost_unknown_subbuffers", 0)
+    SA = lambda x: x["self_allocs"]     # memtrace's own allocations: read, not counted
     S = skipped
     miss = lambda x: {m["event"] for m in x["events"]["missing"]}
     m = re.search(r"memtrace: (\d+) malformed lines", E)
@@ -575,7 +576,7 @@ build_cases() {
 	# order now reads the pfn's low half: absurd orders, each to be counted as skipped
 	newcase format-swap-offsets 01 'S(d) >= S(b) + K(b, "page_alloc")'
 	setfield kmem/mm_page_alloc pfn 16 8; setfield kmem/mm_page_alloc order 8 4
-	newcase format-offset-past-record 0 'M(d) == M(b) + K(b, "page_alloc") and K(d, "page_alloc") == 0'
+	newcase format-offset-past-record 0 'M(d) == M(b) + K(b, "page_alloc") + SA(b) and K(d, "page_alloc") == 0'
 	setfield kmem/mm_page_alloc order 200 4
 	newcase format-field-crosses-end 0 'M(d) == M(b) + K(b, "page_free") and K(d, "page_free") == 0'
 	setfield kmem/mm_page_free pfn 36 8
@@ -610,7 +611,8 @@ build_cases() {
 	newcase format-empty-required 15
 	: > "$(fmtfile kmem/mm_page_free)"
 
-	newcase meta-binary 0 'same(d, b) and BADLINES > 0'
+	# the meta's self_pid is gone with it: memtrace's own allocations count as a task's
+	newcase meta-binary 0 'P(d) == P(b) + SA(b) and K(d, "page_alloc") == K(b, "page_alloc") + SA(b) and SA(d) == 0 and BADLINES > 0'
 	rb randfile "$C/memtrace.meta" 11 4096
 	newcase meta-huge-numbers 0 'same(d, b) and d["page_size"] == 4096'
 	cat >> "$C/memtrace.meta" <<-'EOF'
