@@ -1846,10 +1846,10 @@ static int run_live(void)
 		return EXIT_RUNTIME;
 	}
 	code = setup_live();
-	if (!code)
+	if (!code) {
 		self_protect();
-	if (!code)
 		code = write_pidfile();
+	}
 	if (!code && fail_at("pidfile"))
 		code = EXIT_RUNTIME;
 	if (code) {

@@ -790,11 +790,6 @@ static uint32_t pages_at_peak(const struct report_input *in)
 	return n;
 }
 
-/* From the process's start to its end (its last thread), or to @end_ts if alive. */
-/*
- * The k-th process by pages at the tree's peak (then by slot), after @prev
- * (slot of the (k-1)-th, or UINT32_MAX): selection, no scratch needed.
- */
 /* slot a comes after slot b: fewer pages, or as many and a later slot */
 static bool ranks_after(const int64_t *pg, uint32_t a, uint32_t b)
 {
@@ -803,6 +798,10 @@ static bool ranks_after(const int64_t *pg, uint32_t a, uint32_t b)
 	return pa != pb ? pa < pb : a > b;
 }
 
+/*
+ * The k-th process by pages at the tree's peak (then by slot), after @prev
+ * (slot of the (k-1)-th, or UINT32_MAX): selection, no scratch needed.
+ */
 static uint32_t next_at_peak(const struct report_input *in, uint32_t prev)
 {
 	const struct stats *st = in->st;
@@ -821,6 +820,7 @@ static uint32_t next_at_peak(const struct report_input *in, uint32_t prev)
 	return best;
 }
 
+/* From the process's start to its end (its last thread), or to @end_ts if alive. */
 static double lifetime(const struct report_input *in, uint32_t slot, uint64_t end_ts)
 {
 	const struct mt_task *t = &in->st->tasks[slot];

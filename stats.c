@@ -568,6 +568,12 @@ static bool range_ok(struct stats *s, uint64_t pfn, uint64_t n)
 	return true;
 }
 
+/* allocated in interrupt context: the page is the interrupt's, not the running task's */
+static bool in_irq(const struct mt_event *ev)
+{
+	return ev->flags & (MT_FLAG_HARDIRQ | MT_FLAG_SOFTIRQ | MT_FLAG_NMI);
+}
+
 static void page_alloc(struct stats *s, const struct mt_event *ev)
 {
 	uint64_t pfn = ev->u.page.pfn, n, i, doubles;
@@ -585,7 +591,7 @@ static void page_alloc(struct stats *s, const struct mt_event *ev)
 		return;
 	}
 	n = 1ULL << ev->u.page.order;
-	irq = ev->flags & (MT_FLAG_HARDIRQ | MT_FLAG_SOFTIRQ | MT_FLAG_NMI);
+	irq = in_irq(ev);
 	t = irq ? &s->tasks[SLOT_IRQ] : stats_task_for(s, ev->tid, ev->ts);
 	if (ev->ts < t->seed_ts) {
 		s->c.pre_seed_skipped++;
@@ -838,7 +844,7 @@ void stats_apply(struct stats *s, const struct mt_event *ev)
 	 * other tasks' pages (reclaim in its context).
 	 */
 	if (ev->kind == EV_PAGE_ALLOC && s->cfg.self_pid && ev->tid == s->cfg.self_pid &&
-	    !(ev->flags & (MT_FLAG_HARDIRQ | MT_FLAG_SOFTIRQ | MT_FLAG_NMI))) {
+	    !in_irq(ev)) {
 		s->c.self_allocs++;
 		return;
 	}

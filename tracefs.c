@@ -139,7 +139,7 @@ static pid_t instance_owner(const char *inst)
 	const char *q;
 	size_t i;
 
-	for (i = 0; i < sizeof(owner_events) / sizeof(owner_events[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(owner_events); i++) {
 		if (path_fmt(p, sizeof(p), "%s/%s", inst, owner_events[i]))
 			return 0;
 		n = read_file(p, buf, sizeof(buf));
@@ -342,7 +342,7 @@ int tracefs_configure(struct tracefs *t, unsigned buffer_kb, unsigned percent, p
 	 */
 	snprintf(buf, sizeof(buf), "common_pid != %d", (int)self);
 	t->owner_filter = NULL;
-	for (i = 0; i < sizeof(owner_events) / sizeof(owner_events[0]) && !t->owner_filter; i++)
+	for (i = 0; i < ARRAY_SIZE(owner_events) && !t->owner_filter; i++)
 		if (!write_setting(t, owner_events[i], buf))
 			t->owner_filter = owner_events[i];
 	if (!t->top_level && !tracefs_path(t, p, sizeof(p), "free_buffer"))

@@ -3,6 +3,8 @@
 #ifndef MEMTRACE_UTIL_H
 #define MEMTRACE_UTIL_H
 
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>

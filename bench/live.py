@@ -54,15 +54,10 @@ def churn_cmd(secs, mb):
     return ["taskset", "-c", str(CPU), os.path.join(ROOT, "bench/churn"), str(secs), str(mb)]
 
 
-def churn_figures(text):
-    f = text.split()
-    i = f.index("pages_per_s")
-    return float(f[i + 1]), float(f[f.index("cpu_s") + 1])
-
-
 def churn(secs, mb):
     r = subprocess.run(churn_cmd(secs, mb), check=True, capture_output=True, text=True)
-    return churn_figures(r.stdout)[0]
+    f = r.stdout.split()
+    return float(f[f.index("pages_per_s") + 1])
 
 
 def wait_for(path, text, proc, timeout=30):
@@ -81,12 +76,8 @@ def rusage_cmd(path):
     return [os.path.join(ROOT, "bench/rusage"), path]
 
 
-def reap(proc, path):
+def reap(proc, path, timeout=None):
     """CPU seconds and peak RSS of the command run through bench/rusage"""
-    return reap_timeout(proc, path, None)
-
-
-def reap_timeout(proc, path, timeout):
     proc.wait(timeout)
     f = open(path).read().split()
     return float(f[f.index("cpu_s") + 1]), int(f[f.index("maxrss_kib") + 1])
@@ -170,7 +161,7 @@ def run_tracecmd(tmp, secs, mb, events, buffer_kb):
         with open(fifo, "w") as fh:     # the waiter exits, trace-cmd stops
             fh.write("\n")
         try:
-            cpu, maxrss = reap_timeout(p, ru, 60)
+            cpu, maxrss = reap(p, ru, 60)
         finally:
             if p.returncode is None:
                 p.kill()
