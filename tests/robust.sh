@@ -110,18 +110,36 @@ def cmd_sub(d):
     print(layout(d)["sub"])
 
 def cmd_randpage(d, cpu, seed, what):
-    """random bytes over one sub-buffer of cpuN (whole, or its data only)"""
+    """random bytes over one sub-buffer of cpuN (whole, or its data only); one at least
+    half full, so that it surely held records (a reader's wakeup can leave sub-buffers
+    of one record, and random bytes over a short commit can decode as padding)"""
     L = layout(d)
     p = os.path.join(d, "per_cpu/cpu%s/trace_pipe_raw" % cpu)
     buf = bytearray(open(p, "rb").read())
     r = random.Random(int(seed))
-    n = len(buf) // L["sub"]
-    i = r.randrange(n)
+    full = [i for i in range(len(buf) // L["sub"])
+            if commit(buf, L, i) & 0x07ffffff >= L["dsz"] // 2]
+    if not full:
+        sys.exit("no sub-buffer of cpu%s is half full" % cpu)
+    i = r.choice(full)
     start = i * L["sub"] + (L["doff"] if what == "data" else 0)
     end = (i + 1) * L["sub"]
     buf[start:end] = bytes(r.getrandbits(8) for _ in range(end - start))
     open(p, "wb").write(buf)
     print(i)
+
+def cmd_fullpage(d, cpu, start, need):
+    """the first sub-buffer of cpuN from index START on (wrapping) whose data is longer
+    than NEED bytes, so that cutting the file NEED bytes into it truncates a record"""
+    L = layout(d)
+    buf = open(os.path.join(d, "per_cpu/cpu%s/trace_pipe_raw" % cpu), "rb").read()
+    n = len(buf) // L["sub"]
+    for k in range(n):
+        i = (int(start) + k) % n
+        if commit(buf, L, i) & 0x07ffffff > int(need):
+            print(i)
+            return
+    sys.exit("no sub-buffer of cpu%s holds more than %s bytes" % (cpu, need))
 
 def cmd_flip(d, cpu, seed, count):
     p = os.path.join(d, "per_cpu/cpu%s/trace_pipe_raw" % cpu)
@@ -213,6 +231,8 @@ def check(base, out, errf, expr):
     L = lambda x: x["lost_events"]
     LU = lambda x: x.get("lost_unknown_subbuffers", 0)
     SA = lambda x: x["self_allocs"]     # memtrace's own allocations: read, not counted
+    R = lambda x: P(x) + SA(x)          # every event read: damage to a sub-buffer that held
+                                        # only memtrace's own allocations lowers R, not P
     S = skipped
     miss = lambda x: {m["event"] for m in x["events"]["missing"]}
     m = re.search(r"memtrace: (\d+) malformed lines", E)
@@ -222,9 +242,9 @@ def check(base, out, errf, expr):
         ok = bool(eval(expr))
     except Exception as e:
         ok, expr = False, "%s raised %r" % (expr, e)
-    return ok, ("processed %d (recording %d), unknown_ids %d, malformed %d, other skipped %d, "
+    return ok, ("processed %d (recording %d), own %d (recording %d), unknown_ids %d, malformed %d, other skipped %d, "
                 "lost %d, lost_unknown_subbuffers %d, seed tasks %d, malformed meta/seed lines %d" %
-                (P(d), P(b), U(d), M(d), S(d) - U(d) - M(d), L(d), LU(d), d["seed"]["tasks"], BADLINES))
+                (P(d), P(b), SA(d), SA(b), U(d), M(d), S(d) - U(d) - M(d), L(d), LU(d), d["seed"]["tasks"], BADLINES))
 
 def ctl_bytes(data):
     return sorted({c for c in data if (c < 0x20 and c != 0x0a) or c >= 0x7f})
@@ -517,28 +537,31 @@ build_cases() {
 	BIG=$(cd "$REC/per_cpu" && ls -S cpu*/trace_pipe_raw | head -1 | sed 's/^cpu\([0-9]*\).*/\1/')
 
 	newcase intact 0 'same(d, b) and U(d) == U(b) and M(d) == M(b) and L(d) == L(b)'
-	newcase empty-busiest-cpu 0 'P(d) < P(b) and S(d) == S(b) and L(d) == L(b)'
+	newcase empty-busiest-cpu 0 'R(d) < R(b) and S(d) == S(b) and L(d) == L(b)'
 	: > "$(raw $BIG)"
-	newcase empty-all 0 'P(d) == 0 and S(d) == 0'
+	newcase empty-all 0 'R(d) == 0 and S(d) == 0'
 	for s in $cpus; do : > "$C/per_cpu/$s/trace_pipe_raw"; done
 	n=$(stat -c %s "$REC/per_cpu/cpu$BIG/trace_pipe_raw")
-	newcase truncated-odd-mid 0 'P(d) < P(b) and S(d) > S(b)'
-	truncate -s $(( n / sub / 2 * sub + 1235 )) "$(raw $BIG)"
-	newcase truncated-1-byte 0 'P(d) < P(b) and S(d) > S(b)'
+	newcase truncated-odd-mid 0 'R(d) < R(b) and S(d) > S(b)'
+	# cut 1235 bytes into a sub-buffer near the middle that holds more than that:
+	# a sub-buffer whose data ends before the cut is complete and replays whole
+	i=$(rb fullpage "$REC" "$BIG" $(( n / sub / 2 )) 1235) || { bad "$i"; return 1; }
+	truncate -s $(( i * sub + 1235 )) "$(raw $BIG)"
+	newcase truncated-1-byte 0 'R(d) < R(b) and S(d) > S(b)'
 	truncate -s 1 "$(raw $BIG)"
-	newcase truncated-page-plus-17 0 'P(d) < P(b) and S(d) > S(b)'
+	newcase truncated-page-plus-17 0 'R(d) < R(b) and S(d) > S(b)'
 	truncate -s $(( sub + 17 )) "$(raw $BIG)"
 	for s in 1 2 3 4; do
-		newcase random-subbuffer-seed$s 0 'P(d) < P(b) and S(d) > S(b)'
-		rb randpage "$C" "$BIG" "$s" all > "$C.page"
+		newcase random-subbuffer-seed$s 0 'R(d) < R(b) and S(d) > S(b)'
+		rb randpage "$C" "$BIG" "$s" all > "$C.page" || bad "random-subbuffer-seed$s: no page to break"
 	done
 	for s in 5 6; do
 		newcase random-data-seed$s 0 'S(d) > S(b)'
-		rb randpage "$C" "$BIG" "$s" data > "$C.page"
+		rb randpage "$C" "$BIG" "$s" data > "$C.page" || bad "random-data-seed$s: no page to break"
 	done
 	newcase flipped-bytes 0
 	rb flip "$C" "$BIG" 7 64
-	newcase random-file 0 'S(d) > S(b) or P(d) < P(b)'
+	newcase random-file 0 'S(d) > S(b) or R(d) < R(b)'
 	rb randfile "$(raw $BIG)" 8 65536
 	newcase lost-flag-no-count 0 'same(d, b) and LU(d) == LU(b) + 1 and L(d) == L(b) + 1'
 	rb lost "$C" unknown > /dev/null
@@ -554,17 +577,17 @@ build_cases() {
 	fi
 	newcase header-commit-size-16 1
 	hdrfield commit 8 16
-	newcase header-commit-size-0 01 'S(d) > S(b) or P(d) < P(b)'
+	newcase header-commit-size-0 01 'S(d) > S(b) or R(d) < R(b)'
 	hdrfield commit 8 0
-	newcase header-commit-size-3 01 'S(d) > S(b) or P(d) < P(b)'
+	newcase header-commit-size-3 01 'S(d) > S(b) or R(d) < R(b)'
 	hdrfield commit 8 3
 	newcase header-data-offset-24 01 'S(d) > S(b)'
 	hdrfield data 24 4080
-	newcase header-data-size-4G 01 'S(d) > S(b) or P(d) < P(b)'
+	newcase header-data-size-4G 01 'S(d) > S(b) or R(d) < R(b)'
 	hdrfield data 16 4294967295
-	newcase header-data-size-0 01 'P(d) == 0'
+	newcase header-data-size-0 01 'R(d) == 0'
 	hdrfield data 16 0
-	newcase header-timestamp-past-data 01 'P(d) == 0 or S(d) > S(b)'
+	newcase header-timestamp-past-data 01 'R(d) == 0 or S(d) > S(b)'
 	hdrfield timestamp 5000 8
 	newcase header-garbage 1
 	rb randfile "$C/events/header_page" 9 300
@@ -656,9 +679,9 @@ build_cases() {
 	newcase cpu-odd-names 0 'same(d, b)'
 	for s in cpu-1 cpu99999999999 cpu1x cpu "cpu 1" cpu+1; do mkdir "$C/per_cpu/$s"; cp "$REC/per_cpu/cpu$BIG/trace_pipe_raw" "$C/per_cpu/$s/"; done
 	: > "$C/per_cpu/cpu77"
-	newcase raw-is-a-directory 0 'P(d) < P(b)'
+	newcase raw-is-a-directory 0 'R(d) < R(b)'
 	rm "$(raw $BIG)"; mkdir "$(raw $BIG)"
-	newcase per-cpu-missing 01 'P(d) == 0'
+	newcase per-cpu-missing 01 'R(d) == 0'
 	rm -r "$C/per_cpu"
 	newcase dir-is-a-file 1
 	rm -rf "$C"; echo x > "$C"
