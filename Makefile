@@ -156,7 +156,7 @@ sanitize:
 	$(MAKE) clean
 	$(MAKE) OPT="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer" \
 		LDFLAGS="-fsanitize=address,undefined" tests/unit memtrace
-	UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ./tests/unit
+	CK_DEFAULT_TIMEOUT=60 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ./tests/unit
 	$(MAKE) tests/workload
 	MEMTRACE_ASAN=$(CURDIR)/memtrace ./tests/robust.sh
 

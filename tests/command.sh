@@ -35,6 +35,13 @@ wait_exit() {	# wait_exit PID: wait up to 10 s (then KILL it), return its exit s
 	wait "$1" 2>/dev/null
 }
 
+term_read() {	# term_read PID: no SIGTERM pending for PID (memtrace has read it)
+	local k v
+	while read -r k v; do
+		case $k in SigPnd:|ShdPnd:) [ $(( 0x$v & 0x4000 )) = 0 ] || return 1 ;; esac
+	done < "/proc/$1/status"
+}
+
 wait_file() {	# wait_file FILE [TENTHS]: until FILE exists (default 5 s)
 	local i
 	for i in $(seq "${2:-50}"); do
@@ -143,7 +150,9 @@ sequential_test() {
 # 4 children at once, each holding until all have touched their memory
 parallel_test() {
 	local peak r script
-	script="for i in 1 2 3 4; do $WL 32 700 $T/par.ready\$i & done; wait"
+	script="p=; for i in 1 2 3 4; do $WL 32 30000 $T/par.ready\$i & p=\"\$p \$!\"; done
+		for i in 1 2 3 4; do while [ ! -e $T/par.ready\$i ]; do sleep 0.02; done; done
+		sleep 0.2; kill \$p; wait; exit 0"
 	run_cmd par -- sh -c "$script"
 	check "parallel: exit 0" test "$RC" = 0
 	peak=$(json "$T/par.json" 'd["tree_peak_pages"]')
@@ -259,7 +268,9 @@ orphan_term_test() {
 	MTPID=$!; PIDS+=("$MTPID")
 	wait_file "$T/orph.pid" 50
 	gp=$(cat "$T/orph.pid" 2>/dev/null)
-	sleep 0.5
+	# the command (sh) reaped: the TERM must find it gone, not be passed on to it
+	wait_for 10 test -z "$(pgrep -P "$MTPID" -x sh)"
+	sleep 0.2
 	t0=$(now_ms)
 	kill -TERM "$MTPID"; wait_exit "$MTPID"; rc=$?
 	ms=$(( $(now_ms) - t0 ))
@@ -277,17 +288,19 @@ orphan_term_test() {
 ignore_term_test() {
 	local rc t0 ms
 	"$MT" --instance "$INST" -f json -n 0 -o "$T/ign.json" -- \
-		sh -c "trap '' TERM; sleep 10" > /dev/null 2> "$T/ign.err" &
+		sh -c "trap '' TERM; echo \$\$ > $T/ign.ready; exec sleep 10" > /dev/null 2> "$T/ign.err" &
 	MTPID=$!; PIDS+=("$MTPID")
-	sleep 0.8
+	wait_file "$T/ign.ready" 100
 	t0=$(now_ms)
-	kill -TERM "$MTPID"; sleep 0.3; kill -TERM "$MTPID"; wait_exit "$MTPID"; rc=$?
+	# the second TERM only once memtrace has read the first (two pending ones are one)
+	kill -TERM "$MTPID"; wait_for 10 term_read "$MTPID"; kill -TERM "$MTPID"
+	wait_exit "$MTPID"; rc=$?
 	ms=$(( $(now_ms) - t0 ))
 	check "a command that ignores TERM: a second TERM ends the wait (${ms} ms)" test "$ms" -lt 3000
 	check "... with a report that says it did not wait" \
 		test "$(json "$T/ign.json" 'd["waited"]')" = False
 	check "... and exits 143, as if killed by the TERM ($rc)" test "$rc" = 143
-	pkill -TERM -f "sleep 10$" 2>/dev/null
+	kill -KILL "$(cat "$T/ign.ready")" 2>/dev/null	# the command: sleep, ignoring TERM
 }
 
 # a thread that is not the leader execs: the process goes on under the leader's pid
@@ -334,10 +347,9 @@ exits_pipe_test() {
 	t0=$(now_ms)
 	( "$MT" --instance "$INST" --exits 2> "$T/exp.err" | head -2 > "$T/exp.out" ) &
 	local sub=$!
-	sleep 1.2
-	for i in 1 2 3 4 5; do "$WL" 1 0; done
-	sleep 0.5
-	for i in $(seq 50); do kill -0 "$sub" 2>/dev/null || break; sleep 0.1; done
+	wait_for 10 grep -q "tracing in" "$T/exp.err"
+	# processes end until head has its lines and memtrace notices the closed pipe
+	for i in $(seq 100); do kill -0 "$sub" 2>/dev/null || break; "$WL" 1 0; sleep 0.1; done
 	ms=$(( $(now_ms) - t0 ))
 	check "--exits | head -2: memtrace ends when head has gone (${ms} ms)" \
 		test -z "$(pgrep -f -- "--instance $INST --exits$")"
@@ -361,6 +373,11 @@ start_exits() {	# start_exits NAME OPTIONS...: MTPID, stdout $T/NAME.out
 	return 1
 }
 
+has_lines() {	# has_lines FILE PID...: FILE has a JSON line for each PID
+	local f=$1 p; shift
+	for p; do grep -q "\"pid\":$p," "$f" || return 1; done
+}
+
 exits_test() {
 	local before after p pids=() rc n lines
 	before=$(tfs_state)
@@ -368,8 +385,8 @@ exits_test() {
 	for p in 1 2 3 4 5; do
 		"$WL" 4 20 & pids+=($!); wait "$!"
 	done
-	sleep 0.5
-	# flushed per line: the lines are there while memtrace still runs
+	# flushed per line: the lines are there while memtrace still runs (within a poll)
+	wait_for 10 has_lines "$T/exj.out" "${pids[@]}"
 	n=0
 	for p in "${pids[@]}"; do
 		n=$((n + $(python3 -c '

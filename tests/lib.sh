@@ -13,6 +13,14 @@ bad() { fail=$((fail + 1)); echo "FAIL - $*"; }
 skip() { skip=$((skip + 1)); echo "SKIP: $*"; }
 check() { local name=$1; shift; if "$@"; then ok "$name"; else bad "$name"; fi; }
 
+# wait_for SECONDS CMD...: poll until CMD succeeds (a loaded machine is slow: wait for
+# what a check needs instead of sleeping a fixed time)
+wait_for() {
+	local n=$(( $1 * 20 )) i; shift
+	for ((i = 0; i < n; i++)); do "$@" && return 0; sleep 0.05; done
+	return 1
+}
+
 json() {	# json FILE EXPR: evaluate a python expression on the parsed JSON (d)
 	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2" 2>/dev/null
 }

@@ -78,12 +78,6 @@ start_mt() {
 	return 1
 }
 
-wait_for() {	# wait_for SECONDS CMD...: poll until CMD succeeds
-	local n=$(( $1 * 20 )) i; shift
-	for ((i = 0; i < n; i++)); do "$@" && return 0; sleep 0.05; done
-	return 1
-}
-
 # ---------------------------------------------------------------- python helpers
 cat > "$T/rb.py" <<'PY'
 import json, os, random, re, struct, sys
@@ -364,12 +358,15 @@ def names(spec):
     return {int(p): bytes.fromhex(h) for p, h in (x.split("=") for x in spec.split(","))}
 
 def table(lines, head_re, nfixed):
-    """rows after a header matching head_re: (fixed columns, comm text) by the header's
-    COMM position"""
-    rows, pos = [], None
+    """rows after a header matching head_re: (fixed columns, comm text); the comm is
+    what follows the two spaces after the last fixed column (not the header's COMM
+    position: a wide number, a time past 99999 s, shifts the row)"""
+    rows, head = [], False
+    row = re.compile(r"^\s*((?:\S+\s+){%d}\S+)  (.*)$" % (nfixed - 1), re.S)
     for line in lines:
-        if pos is None:
+        if not head:
             if re.match(head_re, line):
+                head = True
                 pos = line.index("COMM")
                 if len(line[:pos].replace("#", " ").split()) != nfixed:
                     raise ValueError("header has %d columns before COMM" % len(line[:pos].split()))
@@ -378,8 +375,11 @@ def table(lines, head_re, nfixed):
             break
         if line.startswith("#"):
             continue
-        rows.append((line[:pos].split(), line[pos:], line))
-    if pos is None:
+        m = row.match(line)
+        if not m:
+            raise ValueError("row without %d columns and a comm: %r" % (nfixed, line))
+        rows.append((m.group(1).split(), m.group(2), line))
+    if not head:
         raise ValueError("no table header")
     return rows
 

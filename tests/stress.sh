@@ -89,13 +89,15 @@ PY
 task_storm() {
 	local before after rc hwm0 hwm1 n=${STRESS_TASKS:-100000}
 	before=$(tfs_state)
-	# --no-seed: the table holds only tasks seen now, so exited ones can be recycled
-	start_mt -f json -n 0 --no-seed --max-tasks 256 -o "$T/tasks.json" ||
+	# --no-seed: the table holds only tasks seen now, so exited ones can be recycled;
+	# -b 16384: the count below needs every fork and exit, even if memtrace is starved
+	start_mt -f json -n 0 --no-seed --max-tasks 256 -b 16384 -o "$T/tasks.json" ||
 		{ bad "task storm: memtrace did not start"; return; }
 	# a first fifth warms up what memtrace touches (pfn map pages), then memory must stay
 	"$FK" "$((n / 5))"
 	sleep 0.3
-	kill -USR2 "$MTPID"; sleep 0.5
+	kill -USR2 "$MTPID"
+	wait_for 10 grep -q '"trigger":"SIGUSR2"' "$T/tasks.json"
 	hwm0=$(json "$T/tasks.json" 'd["self"]["hwm_kib"]')
 	"$FK" "$((n - n / 5))"; rc=$?
 	check "task storm: $n processes ran (forker exit $rc)" test "$rc" = 0
@@ -104,6 +106,8 @@ task_storm() {
 	kill -TERM "$MTPID"; wait_exit "$MTPID"; rc=$?
 	check "task storm: TERM exits 0 ($rc)" test "$rc" = 0
 	hwm1=$(json "$T/tasks.json" 'd["self"]["hwm_kib"]')
+	check "task storm: no event lost ($(json "$T/tasks.json" 'd["lost_events"]'))" \
+		test "$(json "$T/tasks.json" 'd["lost_events"]')" = 0
 	check "task storm: exited tasks recycled ($(json "$T/tasks.json" 'd["overflows"]["tasks_recycled"]') of $n)" \
 		test "$(json "$T/tasks.json" 'd["overflows"]["tasks_recycled"] >= '"$((n - 256))")" = True
 	# the pfn map may grow where new page frames get used; nothing else may
