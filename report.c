@@ -371,6 +371,10 @@ static void report_text(struct out *o, const struct report_input *in, uint32_t n
 			   (unsigned long long)st->c.bad_order,
 			   (unsigned long long)corrupt_records(in->rd),
 			   (unsigned long long)corrupt_pages(in->rd));
+	if (in->rd && in->rd->out_of_order)
+		out_printf(o, "events out of time order: %llu (applied as they came: a CPU's "
+			   "events arrived late, or a time stamp was wrong)\n",
+			   (unsigned long long)in->rd->out_of_order);
 	out_printf(o, "untracked frees: %llu events, %llu pages (allocated before tracing or "
 		   "by the untraced bulk allocator)\n",
 		   (unsigned long long)c->untracked_frees,
@@ -534,12 +538,13 @@ static void report_json(struct out *o, const struct report_input *in, uint32_t n
 		out_puts(o, "}");
 	}
 	out_printf(o, "],\"unknown_ids\":%llu,\"malformed\":%llu,\"bad_order\":%llu,"
-		   "\"corrupt_subbuffers\":%llu,\"bad_subbuffers\":%llu},",
+		   "\"corrupt_subbuffers\":%llu,\"bad_subbuffers\":%llu,\"out_of_order\":%llu},",
 		   (unsigned long long)(in->rd ? in->rd->unknown_ids : 0),
 		   (unsigned long long)(in->rd ? in->rd->bad_records : 0),
 		   (unsigned long long)st->c.bad_order,
 		   (unsigned long long)(in->rd ? corrupt_records(in->rd) : 0),
-		   (unsigned long long)(in->rd ? corrupt_pages(in->rd) : 0));
+		   (unsigned long long)(in->rd ? corrupt_pages(in->rd) : 0),
+		   (unsigned long long)(in->rd ? in->rd->out_of_order : 0));
 	out_printf(o, "\"lost_events\":%llu,\"lost_unknown_subbuffers\":%llu,",
 		   (unsigned long long)in->lost_events, (unsigned long long)in->missed_unknown);
 	out_printf(o, "\"untracked_frees\":{\"events\":%llu,\"pages\":%llu},",

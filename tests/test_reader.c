@@ -407,6 +407,30 @@ START_TEST(test_live_final)
 }
 END_TEST
 
+/* An event older than one already delivered (a CPU's sub-buffer came later than the
+ * slack) goes on at once, counted: it is never dropped, nor does it stall the rest. */
+START_TEST(test_live_late_event)
+{
+	struct pg p;
+
+	live_start();
+	fake_clock = 20000000;		/* CPU1's bound 18 ms: both of CPU0's go */
+	ck_assert_uint_eq(reader_run(&R, false, 0), 2);
+	ck_assert_uint_eq(R.out_of_order, 0);
+	pg_init(&p, 5000000);
+	pg_free(&p, 5000000, 10, 1, 0);
+	pg_alloc(&p, 19000000, 30, 1, 0);
+	pg_commit(&p, 0);
+	ck_assert_int_eq(write(live_pipe[1], p.b, SUBBUF), SUBBUF);
+	fake_clock = 30000000;		/* CPU0's bound 28 ms: 19 ms goes too */
+	ck_assert_uint_eq(reader_run(&R, false, 0), 2);
+	assert_got(2, EV_PAGE_FREE, 1, 5000000, 10, 1);
+	assert_got(3, EV_PAGE_ALLOC, 1, 19000000, 30, 1);
+	ck_assert_uint_eq(R.out_of_order, 1);
+	ck_assert_uint_eq(R.records, 4);
+}
+END_TEST
+
 START_TEST(test_live_not_mono)
 {
 	struct pg c0[1];
@@ -904,6 +928,7 @@ Suite *suite_reader(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_live_holdback);
 	tcase_add_test(tc, test_live_final);
+	tcase_add_test(tc, test_live_late_event);
 	tcase_add_test(tc, test_live_not_mono);
 	suite_add_tcase(s, tc);
 

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "reader.h"
 #include "report.h"
 #include "stats.h"
 #include "testutil.h"
@@ -1324,6 +1325,51 @@ START_TEST(test_lost_events)
 }
 END_TEST
 
+/* The reader's counts of what it skipped or merged out of order, in both formats. */
+START_TEST(test_reader_counts)
+{
+	static struct fixture fx;
+	static struct reader rd;
+	const struct jv *ev;
+	struct jv root;
+	char *t;
+	size_t len;
+
+	fx_init(&fx, 16);
+	fx.in.rd = &rd;
+	t = render(&fx, FMT_TEXT, &len);
+	ck_assert_ptr_null(strstr(t, "records skipped"));
+	ck_assert_ptr_null(strstr(t, "out of time order"));
+	free(t);
+	t = render(&fx, FMT_JSON, &len);
+	parse_or_fail(t, len, &root);
+	ev = jreq(&root, "events", J_OBJ);
+	ck_assert_int_eq(jint(ev, "out_of_order"), 0);
+	ck_assert_int_eq(jint(ev, "unknown_ids"), 0);
+	jv_free(&root);
+	free(t);
+
+	rd.unknown_ids = 5;
+	rd.bad_records = 6;
+	rd.out_of_order = 7;
+	t = render(&fx, FMT_TEXT, &len);
+	ck_assert_ptr_nonnull(strstr(t, "\nrecords skipped: 5 unknown ids, 6 malformed, 0 with "
+				     "an absurd order;"));
+	ck_assert_ptr_nonnull(strstr(t, "\nevents out of time order: 7 (applied as they "
+				     "came"));
+	free(t);
+	t = render(&fx, FMT_JSON, &len);
+	parse_or_fail(t, len, &root);
+	ev = jreq(&root, "events", J_OBJ);
+	ck_assert_int_eq(jint(ev, "unknown_ids"), 5);
+	ck_assert_int_eq(jint(ev, "malformed"), 6);
+	ck_assert_int_eq(jint(ev, "out_of_order"), 7);
+	jv_free(&root);
+	free(t);
+	stats_free(&fx.st);
+}
+END_TEST
+
 /* A report far larger than the out buffer, escapes straddling every flush. */
 START_TEST(test_big_report)
 {
@@ -2612,6 +2658,7 @@ Suite *suite_report(void)
 	tcase_add_test(tc, test_modules);
 	tcase_add_test(tc, test_oom_section);
 	tcase_add_test(tc, test_lost_events);
+	tcase_add_test(tc, test_reader_counts);
 	tcase_add_test(tc, test_big_report);
 	tcase_add_test(tc, test_modules_before_text);
 	tcase_add_test(tc, test_modules_before_note_count);
