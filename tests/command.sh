@@ -269,7 +269,7 @@ orphan_term_test() {
 	wait_file "$T/orph.pid" 50
 	gp=$(cat "$T/orph.pid" 2>/dev/null)
 	# the command (sh) reaped: the TERM must find it gone, not be passed on to it
-	wait_for 10 test -z "$(pgrep -P "$MTPID" -x sh)"
+	wait_for 10 no_proc -P "$MTPID" -x sh
 	sleep 0.2
 	t0=$(now_ms)
 	kill -TERM "$MTPID"; wait_exit "$MTPID"; rc=$?

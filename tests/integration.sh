@@ -171,13 +171,15 @@ usr1_test() {
 	kill -TERM "$MTPID"; wait_exit "$MTPID"
 }
 
+tracing_off() { [ "$(cat "$TFS/instances/$INST/tracing_on" 2>/dev/null)" = 0 ]; }
+
 second_term_test() {
 	local before after rc
 	before=$(tfs_state)
 	MEMTRACE_TEST_TEARDOWN_DELAY_MS=3000 start_mt -o "$T/st.log" || { bad "second TERM: no start"; return; }
 	kill -TERM "$MTPID"
 	# the second TERM must come during teardown, not merge with the first unread one
-	wait_for 10 test "$(cat "$TFS/instances/$INST/tracing_on" 2>/dev/null)" = 0
+	wait_for 10 tracing_off
 	sleep 0.2
 	kill -TERM "$MTPID"; wait_exit "$MTPID"; rc=$?
 	check "second SIGTERM during teardown exits 143 at once" test "$rc" = 143
@@ -238,7 +240,7 @@ daemon_timeout_test() {
 		sleep 0.1
 	done
 	# the message comes before the cleanup, which waits for the kernel
-	wait_for 10 test -z "$(pgrep -f -- "--instance $INST --daemon --pidfile $T/tpid")"
+	wait_for 10 no_proc -f -- "--instance $INST --daemon --pidfile $T/tpid"
 	check "--daemon: the child stops at the end of its setup" \
 		grep -q "stopped by a signal during setup" "$T/err"
 	check "--daemon: no memtrace left running" test -z "$(pgrep -f -- "--instance $INST --daemon --pidfile $T/tpid")"

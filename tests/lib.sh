@@ -14,12 +14,14 @@ skip() { skip=$((skip + 1)); echo "SKIP: $*"; }
 check() { local name=$1; shift; if "$@"; then ok "$name"; else bad "$name"; fi; }
 
 # wait_for SECONDS CMD...: poll until CMD succeeds (a loaded machine is slow: wait for
-# what a check needs instead of sleeping a fixed time)
+# what a check needs instead of sleeping a fixed time). CMD's words are expanded once,
+# by the caller: what must be looked at again on each try goes in a function (no_proc).
 wait_for() {
 	local n=$(( $1 * 20 )) i; shift
 	for ((i = 0; i < n; i++)); do "$@" && return 0; sleep 0.05; done
 	return 1
 }
+no_proc() { [ -z "$(pgrep "$@")" ]; }	# no_proc PGREP-ARGS...: no such process
 
 json() {	# json FILE EXPR: evaluate a python expression on the parsed JSON (d)
 	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2" 2>/dev/null
