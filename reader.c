@@ -150,7 +150,12 @@ static void fill(struct reader *r, struct reader_cpu *c, bool final)
 	}
 }
 
-static void deliver(struct reader *r, struct reader_cpu *c)
+/*
+ * out_of_order counts events applied after one with a later time stamp. last_ts
+ * is the latest applied; a time stamp from the future (forced out, already
+ * counted) does not move it, or every event after it would count too.
+ */
+static void deliver(struct reader *r, struct reader_cpu *c, bool future)
 {
 	struct mt_event ev;
 	int res;
@@ -159,7 +164,7 @@ static void deliver(struct reader *r, struct reader_cpu *c)
 	r->records++;
 	if (c->rec.ts < r->last_ts)
 		r->out_of_order++;
-	else
+	else if (!future)
 		r->last_ts = c->rec.ts;
 	res = decoder_decode(r->dec, &c->rec, (uint32_t)c->cpu, &ev);
 	if (res == DEC_OK) {
@@ -182,7 +187,7 @@ uint64_t reader_run(struct reader *r, bool final, uint64_t max_events)
 		r->cpus[i].blocked = false;
 	while (!max_events || done < max_events) {
 		struct reader_cpu *best = NULL;
-		bool wait = false;
+		bool wait = false, future = false;
 
 		for (i = 0; i < r->ncpus; i++) {
 			struct reader_cpu *c = &r->cpus[i];
@@ -211,10 +216,11 @@ uint64_t reader_run(struct reader *r, bool final, uint64_t max_events)
 		if (wait && best->rec.ts > r->now() + 1000000000ull) {
 			r->out_of_order++;
 			wait = false;
+			future = true;
 		}
 		if (wait)
 			break;
-		deliver(r, best);
+		deliver(r, best, future);
 		done++;
 	}
 	return done;

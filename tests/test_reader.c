@@ -338,15 +338,15 @@ static uint64_t fake_now(void)
 
 static int live_pipe[2];
 
-/* CPU0: a file with events at 1 ms and 9 ms; CPU1: an empty non-blocking pipe. */
-static void live_start(void)
+/* CPU0: a file with events at 1 ms and TS2; CPU1: an empty non-blocking pipe. */
+static void live_start_at(uint64_t ts2)
 {
 	struct pg c0[1];
 	int fds[2], ids[2] = { 0, 1 };
 
 	pg_init(&c0[0], 1000000);
 	pg_alloc(&c0[0], 1000000, 10, 1, 0);
-	pg_alloc(&c0[0], 9000000, 10, 2, 0);
+	pg_alloc(&c0[0], ts2, 10, 2, 0);
 	pg_commit(&c0[0], 0);
 	fds[0] = file_of(c0, 1);
 	ck_assert_int_eq(pipe(live_pipe), 0);
@@ -357,6 +357,11 @@ static void live_start(void)
 	R.now = fake_now;
 	R.slack_ns = 2000000;
 	fake_clock = 10000000;		/* bound of an empty CPU: 10 ms - 2 ms = 8 ms */
+}
+
+static void live_start(void)
+{
+	live_start_at(9000000);
 }
 
 START_TEST(test_live_holdback)
@@ -417,15 +422,43 @@ START_TEST(test_live_late_event)
 	fake_clock = 20000000;		/* CPU1's bound 18 ms: both of CPU0's go */
 	ck_assert_uint_eq(reader_run(&R, false, 0), 2);
 	ck_assert_uint_eq(R.out_of_order, 0);
+	/* two late ones, both older than the 9 ms applied: each counts */
 	pg_init(&p, 5000000);
 	pg_free(&p, 5000000, 10, 1, 0);
+	pg_free(&p, 7000000, 10, 2, 0);
 	pg_alloc(&p, 19000000, 30, 1, 0);
 	pg_commit(&p, 0);
 	ck_assert_int_eq(write(live_pipe[1], p.b, SUBBUF), SUBBUF);
 	fake_clock = 30000000;		/* CPU0's bound 28 ms: 19 ms goes too */
-	ck_assert_uint_eq(reader_run(&R, false, 0), 2);
+	ck_assert_uint_eq(reader_run(&R, false, 0), 3);
 	assert_got(2, EV_PAGE_FREE, 1, 5000000, 10, 1);
-	assert_got(3, EV_PAGE_ALLOC, 1, 19000000, 30, 1);
+	assert_got(3, EV_PAGE_FREE, 1, 7000000, 10, 2);
+	assert_got(4, EV_PAGE_ALLOC, 1, 19000000, 30, 1);
+	ck_assert_uint_eq(R.out_of_order, 2);
+	ck_assert_uint_eq(R.last_ts, 19000000);
+	ck_assert_uint_eq(R.records, 5);
+}
+END_TEST
+
+/* A time stamp far in the future (a corrupt page) is forced out and counted once; it
+ * does not become the reference, so the normal events after it do not count. */
+START_TEST(test_live_future_stamp)
+{
+	struct pg p;
+
+	live_start_at(5000000000ull);		/* 5 s; the clock says 10 ms */
+	ck_assert_uint_eq(reader_run(&R, false, 0), 2);
+	assert_got(1, EV_PAGE_ALLOC, 0, 5000000000ull, 10, 2);
+	ck_assert_uint_eq(R.out_of_order, 1);
+	ck_assert_uint_eq(R.last_ts, 1000000);
+	pg_init(&p, 11000000);
+	pg_alloc(&p, 11000000, 30, 3, 0);
+	pg_alloc(&p, 12000000, 30, 4, 0);
+	pg_commit(&p, 0);
+	ck_assert_int_eq(write(live_pipe[1], p.b, SUBBUF), SUBBUF);
+	fake_clock = 30000000;
+	ck_assert_uint_eq(reader_run(&R, false, 0), 2);
+	assert_got(3, EV_PAGE_ALLOC, 1, 12000000, 30, 4);
 	ck_assert_uint_eq(R.out_of_order, 1);
 	ck_assert_uint_eq(R.records, 4);
 }
@@ -929,6 +962,7 @@ Suite *suite_reader(void)
 	tcase_add_test(tc, test_live_holdback);
 	tcase_add_test(tc, test_live_final);
 	tcase_add_test(tc, test_live_late_event);
+	tcase_add_test(tc, test_live_future_stamp);
 	tcase_add_test(tc, test_live_not_mono);
 	suite_add_tcase(s, tc);
 
