@@ -294,6 +294,15 @@ static uint64_t corrupt_pages(const struct reader *rd)
 	return n;
 }
 
+/* Only when there are any: events applied after one with a later time stamp. */
+static void out_of_order_line(struct out *o, const struct report_input *in)
+{
+	if (in->rd && in->rd->out_of_order)
+		out_printf(o, "events out of time order: %llu (applied as they came: a CPU's "
+			   "events arrived late, or a time stamp was wrong)\n",
+			   (unsigned long long)in->rd->out_of_order);
+}
+
 static uint64_t events_total(const struct stats *st)
 {
 	uint64_t n = 0;
@@ -371,10 +380,7 @@ static void report_text(struct out *o, const struct report_input *in, uint32_t n
 			   (unsigned long long)st->c.bad_order,
 			   (unsigned long long)corrupt_records(in->rd),
 			   (unsigned long long)corrupt_pages(in->rd));
-	if (in->rd && in->rd->out_of_order)
-		out_printf(o, "events out of time order: %llu (applied as they came: a CPU's "
-			   "events arrived late, or a time stamp was wrong)\n",
-			   (unsigned long long)in->rd->out_of_order);
+	out_of_order_line(o, in);
 	out_printf(o, "untracked frees: %llu events, %llu pages (allocated before tracing or "
 		   "by the untraced bulk allocator)\n",
 		   (unsigned long long)c->untracked_frees,
@@ -891,13 +897,15 @@ void report_command(struct out *o, const struct report_input *in, const struct c
 			   (unsigned long long)st->c.task_overflow_pages,
 			   (unsigned long long)st->c.tasks_recycled);
 		out_printf(o, "\"process_count\":%llu,\"thread_count\":%llu,\"max_rss_kib\":%ld,"
-			   "\"lost_events\":%llu,\"lost_unknown_subbuffers\":%llu,"
+			   "\"lost_events\":%llu,\"lost_unknown_subbuffers\":%llu,\"out_of_order\":%llu,"
 			   "\"waited\":%s,\"still_running\":%u,\"page_size\":%u,"
 			   "\"processes_with_pages\":%u,\"processes\":[",
 			   (unsigned long long)st->tree_processes,
 			   (unsigned long long)st->tree_processes + st->tree_threads, c->max_rss_kib,
 			   (unsigned long long)in->lost_events,
-			   (unsigned long long)in->missed_unknown, c->waited ? "true" : "false",
+			   (unsigned long long)in->missed_unknown,
+			   (unsigned long long)(in->rd ? in->rd->out_of_order : 0),
+			   c->waited ? "true" : "false",
 			   c->still_running, in->page_size, nproc);
 		for (i = 0; i < rows; i++) {
 			const struct mt_task *t = &st->tasks[in->order[i]];
@@ -951,6 +959,7 @@ void report_command(struct out *o, const struct report_input *in, const struct c
 	if (in->lost_events || in->missed_unknown)
 		out_puts(o, " -- peaks may be underestimated");
 	out_puts(o, "\n");
+	out_of_order_line(o, in);
 	if (st->c.task_overflow_events || st->c.tasks_recycled)
 		out_printf(o, "task table: %llu events of %llu pages found no slot%s; %llu exited "
 			   "tasks recycled (--max-tasks)\n",

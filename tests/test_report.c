@@ -2367,6 +2367,7 @@ END_TEST
 START_TEST(test_command_nowait_lost_top)
 {
 	static struct fixture fx;
+	static struct reader rd;
 	static const char row_alive[] =
 		"    1000        1       1          4         16      1.950 alive    make\n";
 	const struct jv *a;
@@ -2385,6 +2386,7 @@ START_TEST(test_command_nowait_lost_top)
 	ck_assert_ptr_nonnull(strstr(t, "\nexit status: unknown\n"));
 	ck_assert_ptr_nonnull(strstr(t, "\n--no-wait: processes of the tree still running at "
 				     "the end: 2\nlost events: 5 -- peaks may be underestimated\n"));
+	ck_assert_ptr_null(strstr(t, "out of time order"));
 	ck_assert_ptr_nonnull(strstr(t, "\nPROCESSES: 3 of 3 with pages"));
 	p = strstr(t, CMD_PROC_HDR);
 	ck_assert_ptr_nonnull(p);
@@ -2396,6 +2398,7 @@ START_TEST(test_command_nowait_lost_top)
 	jreq(&root, "waited", J_FALSE);
 	ck_assert_int_eq(jint(&root, "still_running"), 2);
 	ck_assert_int_eq(jint(&root, "lost_events"), 5);
+	ck_assert_int_eq(jint(&root, "out_of_order"), 0);
 	a = jreq(&root, "processes", J_ARR);
 	ck_assert_uint_eq(a->n, 3);
 	ck_assert_str_eq(jstr(&a->kids[2], "state"), "alive");
@@ -2429,6 +2432,19 @@ START_TEST(test_command_nowait_lost_top)
 	t = render_cmd(&fx, FMT_JSON, &c, &len);
 	parse_or_fail(t, len, &root);
 	ck_assert_uint_eq(jreq(&root, "processes", J_ARR)->n, 1);
+	jv_free(&root);
+	free(t);
+
+	/* events the reader applied out of time order: a line after the lost events */
+	rd.out_of_order = 4;
+	fx.in.rd = &rd;
+	t = render_cmd(&fx, FMT_TEXT, &c, &len);
+	ck_assert_ptr_nonnull(strstr(t, "\nlost events: 5 -- peaks may be underestimated\n"
+				     "events out of time order: 4 (applied as they came"));
+	free(t);
+	t = render_cmd(&fx, FMT_JSON, &c, &len);
+	parse_or_fail(t, len, &root);
+	ck_assert_int_eq(jint(&root, "out_of_order"), 4);
 	jv_free(&root);
 	free(t);
 	stats_free(&fx.st);
