@@ -35,8 +35,9 @@ wait_exit() {	# wait_exit PID: wait up to 10 s (then KILL it), return its exit s
 	wait "$1" 2>/dev/null
 }
 
-term_read() {	# term_read PID: no SIGTERM pending for PID (memtrace has read it)
+term_read() {	# term_read PID: no SIGTERM pending for PID (memtrace has read it, or is gone)
 	local k v
+	[ -r "/proc/$1/status" ] || return 0
 	while read -r k v; do
 		case $k in SigPnd:|ShdPnd:) [ $(( 0x$v & 0x4000 )) = 0 ] || return 1 ;; esac
 	done < "/proc/$1/status"

@@ -142,7 +142,7 @@ signals_test() {
 	kill -USR1 "$MTPID"
 	wait_for 10 grep -q '"trigger":"SIGUSR1"' "$T/stdout"
 	kill -USR2 "$MTPID"
-	wait_for 10 grep -q '"trigger":"SIGUSR2"' "$T/usr2.json"
+	wait_for 10 grep -qs '"trigger":"SIGUSR2"' "$T/usr2.json"
 	check "USR1 wrote a report to stdout" grep -q '"trigger":"SIGUSR1"' "$T/stdout"
 	check "memtrace alive after USR1 and USR2" kill -0 "$MTPID"
 	check "USR2 wrote the log" test -s "$T/usr2.json"

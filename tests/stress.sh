@@ -90,14 +90,17 @@ task_storm() {
 	local before after rc hwm0 hwm1 n=${STRESS_TASKS:-100000}
 	before=$(tfs_state)
 	# --no-seed: the table holds only tasks seen now, so exited ones can be recycled;
-	# -b 16384: the count below needs every fork and exit, even if memtrace is starved
-	start_mt -f json -n 0 --no-seed --max-tasks 256 -b 16384 -o "$T/tasks.json" ||
+	# -b: the count below needs every fork and exit, even if memtrace is starved; 32 MiB
+	# in all (16 MiB per CPU here), at least the default 2 MiB per CPU
+	local kb=$(( 32768 / $(getconf _NPROCESSORS_ONLN) ))
+	[ "$kb" -ge 2048 ] || kb=2048
+	start_mt -f json -n 0 --no-seed --max-tasks 256 -b "$kb" -o "$T/tasks.json" ||
 		{ bad "task storm: memtrace did not start"; return; }
 	# a first fifth warms up what memtrace touches (pfn map pages), then memory must stay
 	"$FK" "$((n / 5))"
 	sleep 0.3
 	kill -USR2 "$MTPID"
-	wait_for 10 grep -q '"trigger":"SIGUSR2"' "$T/tasks.json"
+	wait_for 10 grep -qs '"trigger":"SIGUSR2"' "$T/tasks.json"
 	hwm0=$(json "$T/tasks.json" 'd["self"]["hwm_kib"]')
 	"$FK" "$((n - n / 5))"; rc=$?
 	check "task storm: $n processes ran (forker exit $rc)" test "$rc" = 0
