@@ -828,16 +828,10 @@ static int run_replay(void)
 		return EXIT_RUNTIME;
 	}
 	while ((de = readdir(d)) && n < 4096) {
-		char *end;
-		long c;
+		int c = cpu_dir_id(de->d_name);
 
-		if (strncmp(de->d_name, "cpu", 3) || !isdigit((unsigned char)de->d_name[3]))
-			continue;
-		c = strtol(de->d_name + 3, &end, 10);
-		/* "cpu01" is not cpu 1: only the kernel's own spelling */
-		if (*end || c < 0 || c > INT32_MAX || (de->d_name[3] == '0' && de->d_name[4]))
-			continue;
-		cpu_ids[n++] = (int)c;
+		if (c >= 0)
+			cpu_ids[n++] = c;
 	}
 	closedir(d);
 	qsort(cpu_ids, (size_t)n, sizeof(int), cmp_int);

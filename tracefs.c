@@ -405,13 +405,9 @@ int tracefs_open_cpus(struct tracefs *t, char *err, size_t errlen)
 	if (!d)
 		return fail(err, errlen, "%s: %s", dir, strerror(errno));
 	while ((de = readdir(d))) {
-		char *end;
-		long c;
+		int c = cpu_dir_id(de->d_name);
 
-		if (strncmp(de->d_name, "cpu", 3) || !isdigit((unsigned char)de->d_name[3]))
-			continue;
-		c = strtol(de->d_name + 3, &end, 10);
-		if (*end || c < 0 || c > INT32_MAX)
+		if (c < 0)
 			continue;
 		if (n == cap) {
 			int *ni;
@@ -424,7 +420,7 @@ int tracefs_open_cpus(struct tracefs *t, char *err, size_t errlen)
 			}
 			t->cpu_ids = ni;
 		}
-		t->cpu_ids[n++] = (int)c;
+		t->cpu_ids[n++] = c;
 	}
 	closedir(d);
 	if (!n)

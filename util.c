@@ -2,9 +2,11 @@
 /* util.c - small file and clock helpers shared by the I/O parts */
 #include "util.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -66,6 +68,20 @@ int path_fmt(char *buf, size_t size, const char *fmt, ...)
 	n = vsnprintf(buf, size, fmt, ap);
 	va_end(ap);
 	return (n < 0 || (size_t)n >= size) ? -ENAMETOOLONG : 0;
+}
+
+int cpu_dir_id(const char *name)
+{
+	char *end;
+	long c;
+
+	if (strncmp(name, "cpu", 3) || !isdigit((unsigned char)name[3]))
+		return -1;
+	/* "cpu01" is not cpu 1 */
+	if (name[3] == '0' && name[4])
+		return -1;
+	c = strtol(name + 3, &end, 10);
+	return *end || c < 0 || c > INT32_MAX ? -1 : (int)c;
 }
 
 uint64_t mono_ns(void)

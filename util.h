@@ -22,6 +22,12 @@ int path_fmt(char *buf, size_t size, const char *fmt, ...) __attribute__((format
 /* CLOCK_MONOTONIC in ns (the trace clock "mono"). */
 uint64_t mono_ns(void);
 
+/*
+ * The CPU of a per_cpu directory entry: N for "cpuN" in the kernel's own spelling
+ * (decimal, no sign, no leading zero), else -1.
+ */
+int cpu_dir_id(const char *name);
+
 /* write() all of buf, retrying on EINTR and short writes; 0 or -errno. */
 int write_all(int fd, const void *buf, size_t len);
 

@@ -55,6 +55,7 @@
 #include "format.h"
 #include "reader.h"
 #include "ringbuf.h"
+#include "util.h"
 
 #define EXIT_MISMATCH	1
 #define EXIT_ERR	2
@@ -1197,15 +1198,10 @@ static int cpu_list(const char *dir, int *cpus)
 		return -1;
 	}
 	while ((de = readdir(d)) && n < MAX_CPUS) {
-		char *end;
-		long c;
+		int c = cpu_dir_id(de->d_name);
 
-		if (strncmp(de->d_name, "cpu", 3) || !isdigit((unsigned char)de->d_name[3]))
-			continue;
-		c = strtol(de->d_name + 3, &end, 10);
-		if (*end || c < 0 || c > INT32_MAX)
-			continue;
-		cpus[n++] = (int)c;
+		if (c >= 0)
+			cpus[n++] = c;
 	}
 	closedir(d);
 	for (i = 1; i < n; i++)

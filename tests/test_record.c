@@ -14,6 +14,7 @@
 #include "reader.h"
 #include "stats.h"
 #include "testutil.h"
+#include "util.h"
 
 static char dir[PATH_MAX / 2];
 
@@ -841,6 +842,28 @@ START_TEST(test_meta_untraced_round_trip)
 }
 END_TEST
 
+/* per_cpu entries (live and in a recording): only the kernel's "cpuN" spelling */
+START_TEST(test_cpu_dir_id)
+{
+	ck_assert_int_eq(cpu_dir_id("cpu0"), 0);
+	ck_assert_int_eq(cpu_dir_id("cpu7"), 7);
+	ck_assert_int_eq(cpu_dir_id("cpu10"), 10);
+	ck_assert_int_eq(cpu_dir_id("cpu2147483647"), INT32_MAX);
+	ck_assert_int_eq(cpu_dir_id("cpu2147483648"), -1);
+	ck_assert_int_eq(cpu_dir_id("cpu99999999999999999999"), -1);
+	ck_assert_int_eq(cpu_dir_id("cpu01"), -1);
+	ck_assert_int_eq(cpu_dir_id("cpu00"), -1);
+	ck_assert_int_eq(cpu_dir_id("cpu"), -1);
+	ck_assert_int_eq(cpu_dir_id("cpu-1"), -1);
+	ck_assert_int_eq(cpu_dir_id("cpu+1"), -1);
+	ck_assert_int_eq(cpu_dir_id("cpu 1"), -1);
+	ck_assert_int_eq(cpu_dir_id("cpu1x"), -1);
+	ck_assert_int_eq(cpu_dir_id("CPU1"), -1);
+	ck_assert_int_eq(cpu_dir_id("."), -1);
+	ck_assert_int_eq(cpu_dir_id(""), -1);
+}
+END_TEST
+
 Suite *suite_record(void)
 {
 	Suite *s = suite_create("record");
@@ -853,6 +876,7 @@ Suite *suite_record(void)
 	tcase_add_test(tc, test_seed_table_full);
 	tcase_add_test(tc, test_seed_empty);
 	tcase_add_test(tc, test_write_errors);
+	tcase_add_test(tc, test_cpu_dir_id);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("meta");
