@@ -25,16 +25,6 @@ between() { [ -n "$1" ] && [ "$1" -ge "$2" ] 2>/dev/null && [ "$1" -le "$3" ]; }
 
 now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
 
-wait_exit() {	# wait_exit PID: wait up to 10 s (then KILL it), return its exit status
-	local i
-	for i in $(seq 100); do
-		kill -0 "$1" 2>/dev/null || break
-		sleep 0.1
-	done
-	kill -0 "$1" 2>/dev/null && { bad "pid $1 still running after 10 s: killed"; kill -KILL "$1"; }
-	wait "$1" 2>/dev/null
-}
-
 term_read() {	# term_read PID: no SIGTERM pending for PID (memtrace has read it, or is gone)
 	local k v
 	[ -r "/proc/$1/status" ] || return 0
@@ -476,12 +466,8 @@ nonroot_test() {
 
 t_start=$(now_ms)
 find_tracefs
-if [ "$(id -u)" != 0 ]; then
-	skip "command mode tests need root"
-elif [ -z "${TFS:-}" ] || [ ! -d "$TFS/instances" ]; then
-	skip "no tracefs with instances on this machine"
-elif [ ! -e "$TFS/events/kmem/mm_page_alloc" ]; then
-	skip "kernel without kmem:mm_page_alloc"
+if ! can_trace "command mode tests"; then
+	:
 elif [ ! -x "$WL" ] || [ ! -x "$TH" ]; then
 	skip "tests/workload and tests/threads must be built first"
 else

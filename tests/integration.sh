@@ -21,29 +21,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-wait_exit() {	# wait_exit PID: wait up to 10 s, echo exit status
-	local i
-	for i in $(seq 100); do
-		kill -0 "$1" 2>/dev/null || break
-		sleep 0.1
-	done
-	wait "$1" 2>/dev/null
-}
-
-# start memtrace in the background; MTPID, stderr in $T/err
-start_mt() {	# MT_WRAP: a command line to run memtrace under (word-split)
-	${MT_WRAP:-} "$MT" --instance "$INST" "$@" > "$T/stdout" 2> "$T/err" &
-	MTPID=$!
-	PIDS+=("$MTPID")
-	local i
-	for i in $(seq 100); do
-		grep -q "tracing in" "$T/err" 2>/dev/null && return 0
-		kill -0 "$MTPID" 2>/dev/null || return 1
-		sleep 0.05
-	done
-	return 1
-}
-
 # ---------------------------------------------------------------- options
 opts_tests() {
 	local out rc
@@ -407,13 +384,7 @@ nolock_test() {
 find_tracefs
 opts_tests
 fake_test
-if [ "$(id -u)" != 0 ]; then
-	skip "live tests need root"
-elif [ -z "${TFS:-}" ] || [ ! -d "$TFS/instances" ]; then
-	skip "no tracefs with instances on this machine"
-elif [ ! -e "$TFS/events/kmem/mm_page_alloc" ]; then
-	skip "kernel without kmem:mm_page_alloc"
-else
+if can_trace "live tests"; then
 	peak_test
 	kmsg_test
 	nolock_test

@@ -23,6 +23,50 @@ wait_for() {
 }
 no_proc() { [ -z "$(pgrep "$@")" ]; }	# no_proc PGREP-ARGS...: no such process
 
+# can_trace WHAT: whether live tracing can run here (root, a tracefs with instances,
+# kmem:mm_page_alloc); if not, SKIP "WHAT: the reason" and fail
+can_trace() {
+	if [ "$(id -u)" != 0 ]; then
+		skip "$1: need root"
+	elif [ -z "${TFS:-}" ] || [ ! -d "$TFS/instances" ]; then
+		skip "$1: no tracefs with instances on this machine"
+	elif [ ! -e "$TFS/events/kmem/mm_page_alloc" ]; then
+		skip "$1: kernel without kmem:mm_page_alloc"
+	else
+		return 0
+	fi
+	return 1
+}
+
+# wait_exit PID [SECONDS]: wait for a child up to SECONDS (10), then KILL it and count
+# a failure; return its exit status
+wait_exit() {
+	local i
+	for ((i = 0; i < ${2:-10} * 10; i++)); do
+		kill -0 "$1" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -0 "$1" 2>/dev/null && { bad "pid $1 still running after ${2:-10} s: killed"; kill -KILL "$1"; }
+	wait "$1" 2>/dev/null
+}
+
+# start_mt [ARGS]: memtrace in the background on instance $INST, under $MT_WRAP if set
+# (a command line, word-split); MTPID, stdout in $T/stdout, stderr in $T/err. Fails if
+# it has not said "tracing in" within 5 s or has exited.
+start_mt() {
+	local i
+	# shellcheck disable=SC2086
+	${MT_WRAP:-} "$MT" --instance "$INST" "$@" > "$T/stdout" 2> "$T/err" &
+	MTPID=$!
+	PIDS+=("$MTPID")
+	for i in $(seq 100); do
+		grep -q "tracing in" "$T/err" 2>/dev/null && return 0
+		kill -0 "$MTPID" 2>/dev/null || return 1
+		sleep 0.05
+	done
+	return 1
+}
+
 json() {	# json FILE EXPR: evaluate a python expression on the parsed JSON (d)
 	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2" 2>/dev/null
 }

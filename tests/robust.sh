@@ -54,18 +54,9 @@ foreign_instances() {
 	done
 }
 
-wait_exit() {	# wait_exit PID: wait up to 10 s, return its exit status
-	local i
-	for i in $(seq 100); do
-		kill -0 "$1" 2>/dev/null || break
-		sleep 0.1
-	done
-	wait "$1" 2>/dev/null
-}
-
-# start_mt NAME [ARGS]: memtrace in the background on instance $INST-NAME;
+# start_named NAME [ARGS]: memtrace in the background on instance $INST-NAME;
 # MTPID, stdout in $T/NAME.out, stderr in $T/NAME.err
-start_mt() {
+start_named() {
 	local name=$1 i; shift
 	"$MT" --instance "$INST-$name" "$@" > "$T/$name.out" 2> "$T/$name.err" &
 	MTPID=$!
@@ -376,12 +367,21 @@ def table(lines, head_re, nfixed):
         if line.startswith("#"):
             continue
         m = row.match(line)
-        if not m:
-            raise ValueError("row without %d columns and a comm: %r" % (nfixed, line))
-        rows.append((m.group(1).split(), m.group(2), line))
+        # a row without the columns and the two spaces: no fixed columns, for the caller
+        rows.append((m.group(1).split(), m.group(2), line) if m else ([], "", line))
     if not head:
         raise ValueError("no table header")
     return rows
+
+def comm_problems(pid, comm, want):
+    """what is wrong with a text comm of a pid in want: [] when it decodes to its name"""
+    try:
+        got = text_decode(comm)
+    except ValueError as e:
+        return ["pid %d: %s" % (pid, e)]
+    if got != want[pid]:
+        return ["pid %d: comm %r decodes to %r, want %r" % (pid, comm, got, want[pid])]
+    return []
 
 def cmd_names_text(path, spec):
     want = names(spec)
@@ -396,13 +396,7 @@ def cmd_names_text(path, spec):
         pid = int(fixed[0])
         if pid in want:
             seen.add(pid)
-            try:
-                got = text_decode(comm)
-            except ValueError as e:
-                probs.append("pid %d: %s" % (pid, e))
-                continue
-            if got != want[pid]:
-                probs.append("pid %d: comm %r decodes to %r, want %r" % (pid, comm, got, want[pid]))
+            probs += comm_problems(pid, comm, want)
             if int(fixed[3]) < 2048:
                 probs.append("pid %d: peak %s pages < 2048" % (pid, fixed[3]))
     for pid in sorted(set(want) - seen):
@@ -436,13 +430,7 @@ def cmd_exits_text(path, spec):
         pid = int(fixed[1])
         if pid in want:
             seen.add(pid)
-            try:
-                got = text_decode(comm)
-            except ValueError as e:
-                probs.append("pid %d: %s" % (pid, e))
-                continue
-            if got != want[pid]:
-                probs.append("pid %d: comm %r decodes to %r, want %r" % (pid, comm, got, want[pid]))
+            probs += comm_problems(pid, comm, want)
     for pid in sorted(set(want) - seen):
         probs.append("pid %d (%r) has no exit line" % (pid, want[pid]))
     print("ok %d rows" % len(rows) if not probs else "; ".join(probs))
@@ -476,14 +464,12 @@ REC=
 make_recording() {
 	local before after rc
 	REC=$T/rec
-	if [ "$(id -u)" != 0 ] || [ -z "${TFS:-}" ] || [ ! -d "$TFS/instances" ] ||
-	   [ ! -e "$TFS/events/kmem/mm_page_alloc" ]; then
-		skip "live recording: needs root and a tracefs with instances; replaying a copy of tests/fixtures/debian-6.1-boot"
+	if ! can_trace "live recording (replaying a copy of tests/fixtures/debian-6.1-boot)"; then
 		cp -a tests/fixtures/debian-6.1-boot "$REC" 2>/dev/null
 		return 0
 	fi
 	before=$(tfs_state)
-	start_mt rec --record "$REC" -f json -n 0 -o "$T/rec-live.json" ||
+	start_named rec --record "$REC" -f json -n 0 -o "$T/rec-live.json" ||
 		{ bad "recording: memtrace did not start: $(head -3 "$T/rec.err")"; return 1; }
 	"$WL" 8 100
 	sleep 0.2
@@ -826,13 +812,13 @@ names_tests() {
 		[ "$comm" = "${hex}0a" ] || { bad_comm=1; bad "names: /proc/$p/comm is $comm, want ${hex}0a"; }
 	done
 	[ "$bad_comm" = 0 ] && ok "names: ${#HNAMES[@]} helpers renamed (/proc/PID/comm checked)"
-	start_mt ntext -f text -n 0 -o "$T/names.txt" || { bad "names: memtrace (text) did not start: $(head -2 "$T/ntext.err")"; return; }
+	start_named ntext -f text -n 0 -o "$T/names.txt" || { bad "names: memtrace (text) did not start: $(head -2 "$T/ntext.err")"; return; }
 	pt=$MTPID
-	start_mt njson -f json -n 0 -o "$T/names.json" || { bad "names: memtrace (json) did not start"; return; }
+	start_named njson -f json -n 0 -o "$T/names.json" || { bad "names: memtrace (json) did not start"; return; }
 	pj=$MTPID
-	start_mt nexits --exits -f text || { bad "names: memtrace --exits did not start"; return; }
+	start_named nexits --exits -f text || { bad "names: memtrace --exits did not start"; return; }
 	pe=$MTPID
-	start_mt nexitsj --exits -f json || { bad "names: memtrace --exits -f json did not start"; return; }
+	start_named nexitsj --exits -f json || { bad "names: memtrace --exits -f json did not start"; return; }
 	pf=$MTPID
 	# live: renamed while traced (task_rename events)
 	start_helpers live || return
@@ -947,7 +933,7 @@ log_symlink_test() {
 	before=$(tfs_state)
 	printf 'precious\n' > "$T/victim"; printf 'precious2\n' > "$T/victim2"
 	ln -s "$T/victim" "$T/sym.log"
-	start_mt sym -n 3 -o "$T/sym.log" || { bad "log symlink: memtrace did not start"; return; }
+	start_named sym -n 3 -o "$T/sym.log" || { bad "log symlink: memtrace did not start"; return; }
 	kill -USR2 "$MTPID"
 	wait_for 5 grep -q 'trigger: SIGUSR2' "$T/sym.log" 2>/dev/null
 	check "log symlink: SIGUSR2 leaves the symlink's target unchanged" \
@@ -964,7 +950,7 @@ log_symlink_test() {
 	check "log symlink: the final report replaced the symlink" \
 		test -f "$T/sym.log" -a ! -L "$T/sym.log" -a -n "$(grep -l 'trigger: SIGTERM' "$T/sym.log")"
 	printf 'precious3\n' > "$T/victim3"; ln "$T/victim3" "$T/hard.log"
-	start_mt hard -n 3 -o "$T/hard.log" || { bad "log hard link: memtrace did not start"; return; }
+	start_named hard -n 3 -o "$T/hard.log" || { bad "log hard link: memtrace did not start"; return; }
 	kill -TERM "$MTPID"; wait_exit "$MTPID"
 	check "log hard link: the other name's content is unchanged" test "$(cat "$T/victim3")" = precious3
 	after=$(tfs_state)
@@ -974,7 +960,7 @@ log_symlink_test() {
 # log_unwritable_test NAME LOG WHY: SIGUSR2 gives an error, memtrace lives on, TERM exits 0
 log_unwritable() {
 	local name=$1 log=$2 why=$3 rc
-	start_mt "$name" -n 3 -o "$log" || { bad "log $why: memtrace did not start: $(head -2 "$T/$name.err")"; return; }
+	start_named "$name" -n 3 -o "$log" || { bad "log $why: memtrace did not start: $(head -2 "$T/$name.err")"; return; }
 	kill -USR2 "$MTPID"
 	wait_for 5 grep -q "^memtrace: .*$(dirname "$log")" "$T/$name.err"
 	check "log $why: SIGUSR2 gives a clear error ($(grep -m1 "^memtrace: .*$(dirname "$log")" "$T/$name.err"))" \
@@ -1021,7 +1007,7 @@ log_full_test() {
 		skip "log on a full filesystem: cannot mount a tmpfs"; return
 	fi
 	MOUNTS+=("$F")
-	start_mt full -n 5 -o "$F/log" || { bad "log full fs: memtrace did not start"; umount "$F"; unset 'MOUNTS[-1]'; return; }
+	start_named full -n 5 -o "$F/log" || { bad "log full fs: memtrace did not start"; umount "$F"; unset 'MOUNTS[-1]'; return; }
 	kill -USR2 "$MTPID"
 	wait_for 5 grep -q 'trigger: SIGUSR2' "$F/log" 2>/dev/null
 	check "log full fs: a good log written while there is room" grep -q 'trigger: SIGUSR2' "$F/log"
@@ -1054,13 +1040,7 @@ log_full_test() {
 find_tracefs
 replay_tests; lap "replays"
 opts_tests; lap "bad options"
-if [ "$(id -u)" != 0 ]; then
-	skip "hostile names and log path tests: need root"
-elif [ -z "${TFS:-}" ] || [ ! -d "$TFS/instances" ]; then
-	skip "hostile names and log path tests: no tracefs with instances"
-elif [ ! -e "$TFS/events/kmem/mm_page_alloc" ]; then
-	skip "hostile names and log path tests: kernel without kmem:mm_page_alloc"
-else
+if can_trace "hostile names and log path tests"; then
 	names_tests; lap "hostile names"
 	log_symlink_test
 	log_unwritable_tests

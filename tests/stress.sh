@@ -20,26 +20,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-start_mt() {
-	"$MT" --instance "$INST" "$@" > "$T/stdout" 2> "$T/err" &
-	MTPID=$!
-	PIDS+=("$MTPID")
-	local i
-	for i in $(seq 100); do
-		grep -q "tracing in" "$T/err" 2>/dev/null && return 0
-		kill -0 "$MTPID" 2>/dev/null || return 1
-		sleep 0.05
-	done
-	return 1
-}
-
-wait_exit() {
-	local i
-	for i in $(seq 200); do kill -0 "$1" 2>/dev/null || break; sleep 0.1; done
-	kill -0 "$1" 2>/dev/null && { bad "pid $1 still running after 20 s: killed"; kill -KILL "$1"; }
-	wait "$1" 2>/dev/null
-}
-
 # thousands of USR1/USR2 while a workload allocates and frees in a loop
 signal_storm() {
 	local before after storm i n rc docs
@@ -57,7 +37,7 @@ signal_storm() {
 	sleep 0.3
 	check "signal storm: the last USR2 log is complete JSON (trigger $(json "$T/storm.json" 'd["trigger"]'))" \
 		test "$(json "$T/storm.json" 'd["trigger"]')" = SIGUSR2
-	kill -TERM "$MTPID"; wait_exit "$MTPID"; rc=$?
+	kill -TERM "$MTPID"; wait_exit "$MTPID" 20; rc=$?
 	check "signal storm: TERM exits 0 ($rc)" test "$rc" = 0
 	docs=$(python3 - "$T/stdout" <<'PY'
 import json, sys
@@ -106,7 +86,7 @@ task_storm() {
 	check "task storm: $n processes ran (forker exit $rc)" test "$rc" = 0
 	sleep 0.5
 	check "task storm: memtrace alive" kill -0 "$MTPID"
-	kill -TERM "$MTPID"; wait_exit "$MTPID"; rc=$?
+	kill -TERM "$MTPID"; wait_exit "$MTPID" 20; rc=$?
 	check "task storm: TERM exits 0 ($rc)" test "$rc" = 0
 	hwm1=$(json "$T/tasks.json" 'd["self"]["hwm_kib"]')
 	check "task storm: no event lost ($(json "$T/tasks.json" 'd["lost_events"]'))" \
@@ -123,10 +103,8 @@ task_storm() {
 }
 
 find_tracefs
-if [ "$(id -u)" != 0 ]; then
-	skip "stress tests need root"
-elif [ -z "$TFS" ] || [ ! -d "$TFS/instances" ]; then
-	skip "no tracefs with instances"
+if ! can_trace "stress tests"; then
+	:
 elif [ ! -x "$WL" ] || [ ! -x "$FK" ]; then
 	skip "tests/workload and tests/forker must be built first"
 else
