@@ -74,9 +74,11 @@ else
 Q := @
 endif
 
-# pure code (no I/O beyond what its name says) shared by the daemon and the tests
-LIB_SRCS := ringbuf.c format.c event.c stats.c module.c proc.c report.c logfile.c util.c record.c boot.c \
-	tracefs.c reader.c
+# everything but main(), shared by the daemon and the tests (see README, Architecture)
+LIB_SRCS := ringbuf.c format.c event.c table.c module.c stats.c proc.c escape.c rows.c report.c \
+	cmdreport.c logfile.c util.c \
+	record.c boot.c tracefs.c reader.c options.c signals.c enrich.c setup.c loop.c daemon.c \
+	command.c exits.c replay.c
 LIB_OBJS := $(LIB_SRCS:.c=.o)
 OBJS := memtrace.o $(LIB_OBJS)
 
@@ -103,6 +105,18 @@ tests/unit: $(TEST_OBJS) $(LIB_OBJS)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(TEST_OBJS) $(LIB_OBJS) $(CHECK_LIBS) $(LDLIBS)
 
+# the test build: the fault hooks (MEMTRACE_TEST_*, run.h) compiled in; never installed
+HOOK_OBJS := $(addprefix tests/hooks/,$(OBJS))
+
+tests/hooks/%.o: %.c $(wildcard *.h)
+	@mkdir -p tests/hooks
+	@$(if $(Q),echo "  CC      $@ (test hooks)")
+	$(Q)$(CC) $(CPPFLAGS) -DMEMTRACE_TEST_HOOKS $(CFLAGS) -c -o $@ $<
+
+tests/memtrace-hooks: $(HOOK_OBJS)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(HOOK_OBJS) $(LDLIBS)
+
 tests/workload: tests/workload.c
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $<
 
@@ -128,11 +142,14 @@ CROSSCHECK_BIN :=
 CROSSCHECK_RUN := CROSSCHECK_SKIP="$(TEP_MSG)" ./tests/crosscheck.sh
 endif
 
-# unit tests, the documentation against the program, install into a DESTDIR, then the
+# unit tests, the shape of the tree (sizes, no cycles), the documentation against the
+# program, install into a DESTDIR, then the
 # tests on the real tracefs (daemon, recordings, signal and task storms, the decoder
 # against libtraceevent, command mode); each prints its summary line, the last one last
-check: memtrace tests/unit tests/workload tests/threads tests/forker $(CROSSCHECK_BIN)
+check: memtrace tests/memtrace-hooks tests/unit tests/workload tests/threads tests/forker \
+		$(CROSSCHECK_BIN)
 	$(Q)CK_DEFAULT_TIMEOUT=60 ./tests/unit
+	$(Q)./tests/layers.py
 	$(Q)./tests/docs.sh
 	$(Q)./tests/install.sh
 	$(Q)./tests/integration.sh
@@ -269,9 +286,9 @@ e2e: memtrace
 	$(Q)./tests/e2e.sh
 
 clean:
-	rm -f memtrace *.o tests/*.o tests/unit tests/workload tests/threads tests/forker bench/churn bench/rusage \
+	rm -f memtrace *.o tests/*.o tests/unit tests/memtrace-hooks tests/workload tests/threads tests/forker bench/churn bench/rusage \
 		tests/crosscheck
-	rm -rf tests/fuzz/bin static memtrace-static
+	rm -rf tests/fuzz/bin static memtrace-static tests/hooks tests/memtrace-hooks
 
 PHONY_EXTRA := demo e2e fuzz static bench lint install-bin install-man install-systemd \
 	install-dracut uninstall

@@ -6,6 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "module.h"
+#include "reader.h"
+
 int boot_init(struct boot_buffer *b, uint32_t cap)
 {
 	memset(b, 0, sizeof(*b));
@@ -23,52 +26,55 @@ void boot_free(struct boot_buffer *b)
 	b->n = b->cap = 0;
 }
 
-void boot_page(struct boot_buffer *b, const struct rb_layout *l, const struct mt_decoder *d,
-	       const void *page, size_t len, uint32_t cpu)
+/* The reader's sink: every decoded record counts, module events are kept. */
+static void boot_event(void *ctx, const struct mt_event *ev)
 {
-	struct rb_page_info info;
-	struct rb_cursor c;
-	struct rb_record r;
-	int res;
+	struct boot_buffer *b = ctx;
+	struct boot_mod_event *be;
+	size_t n;
 
-	if (rb_page_open(&c, l, page, len, &info)) {
-		b->bad++;
+	b->records++;
+	if (ev->kind != EV_MOD_LOAD && ev->kind != EV_MOD_FREE)
+		return;
+	if (b->n >= b->cap) {
+		b->dropped++;
 		return;
 	}
-	b->pages++;
-	if (info.missed) {
-		if (info.missed_stored)
-			b->lost = b->lost > UINT64_MAX - info.lost ? UINT64_MAX : b->lost + info.lost;
-		else
-			b->lost_unknown++;
-	}
-	while ((res = rb_next(&c, &r)) == RB_RECORD) {
-		struct mt_event ev;
-		struct boot_mod_event *be;
-		size_t n;
+	be = &b->ev[b->n++];
+	be->ts = ev->ts;
+	be->tid = ev->tid;
+	be->kind = (uint8_t)ev->kind;
+	n = ev->u.module.name.len < MODNAME_LEN - 1 ? ev->u.module.name.len : MODNAME_LEN - 1;
+	memcpy(be->name, ev->u.module.name.s, n);
+	be->name[n] = '\0';
+}
 
-		res = decoder_decode(d, &r, cpu, &ev);
-		if (res == DEC_BAD)
-			b->bad++;
-		if (res != DEC_OK)
-			continue;
-		b->records++;
-		if (ev.kind != EV_MOD_LOAD && ev.kind != EV_MOD_FREE)
-			continue;
-		if (b->n >= b->cap) {
-			b->dropped++;
-			continue;
-		}
-		be = &b->ev[b->n++];
-		be->ts = ev.ts;
-		be->tid = ev.tid;
-		be->kind = (uint8_t)ev.kind;
-		n = ev.u.module.name.len < MODNAME_LEN - 1 ? ev.u.module.name.len : MODNAME_LEN - 1;
-		memcpy(be->name, ev.u.module.name.s, n);
-		be->name[n] = '\0';
+int boot_read(struct boot_buffer *b, const struct rb_layout *l, const struct mt_decoder *d,
+	      int ncpus, const int *cpu_ids, const int *fds, const uint64_t *max_pages,
+	      uint64_t deadline_ns)
+{
+	struct reader rd;
+	int i;
+
+	if (reader_init(&rd, l, d, ncpus, cpu_ids, fds, false, true, boot_event, b))
+		return -ENOMEM;
+	rd.deadline_ns = deadline_ns;
+	for (i = 0; i < ncpus; i++)
+		rd.cpus[i].max_pages = max_pages ? max_pages[i] : 0;
+	reader_run(&rd, true, 0);
+	for (i = 0; i < ncpus; i++) {
+		const struct reader_cpu *c = &rd.cpus[i];
+
+		b->pages += c->pages - c->corrupt_pages;
+		b->bad += c->corrupt_pages + c->corrupt_records;
+		b->lost = b->lost > UINT64_MAX - c->lost_stored ? UINT64_MAX :
+			  b->lost + c->lost_stored;
+		b->lost_unknown += c->missed_unknown;
+		b->truncated += c->truncated;
 	}
-	if (res == RB_CORRUPT)
-		b->bad++;
+	b->bad += rd.bad_records;
+	reader_free(&rd);
+	return 0;
 }
 
 static int by_ts(const void *a, const void *b)
@@ -82,7 +88,7 @@ uint32_t boot_apply(struct boot_buffer *b, struct stats *s)
 {
 	uint32_t i;
 
-	/* stable enough: records of one CPU come in time order, ties are rare */
+	/* the reader merged the CPUs by time already; events from elsewhere may not be */
 	qsort(b->ev, b->n, sizeof(*b->ev), by_ts);
 	for (i = 0; i < b->n; i++) {
 		const struct boot_mod_event *be = &b->ev[i];
@@ -91,9 +97,9 @@ uint32_t boot_apply(struct boot_buffer *b, struct stats *s)
 		if (!len)
 			continue;
 		if (be->kind == EV_MOD_LOAD) {
-			if (stats_module_booted(s, be->name, len, be->tid, be->ts))
+			if (module_booted(&s->tb, be->name, len, be->tid, be->ts))
 				b->applied++;
-		} else if (stats_module_gone(s, be->name, len, be->ts)) {
+		} else if (module_gone(&s->tb, be->name, len, be->ts)) {
 			b->applied++;
 		}
 	}

@@ -43,9 +43,20 @@ struct boot_buffer {
 int boot_init(struct boot_buffer *b, uint32_t cap);
 void boot_free(struct boot_buffer *b);
 
-/* One sub-buffer as read() from a top-level per_cpu/cpuN/trace_pipe_raw. Pure. */
-void boot_page(struct boot_buffer *b, const struct rb_layout *l, const struct mt_decoder *d,
-	       const void *page, size_t len, uint32_t cpu);
+/**
+ * boot_read() - read the top-level buffers once and keep their module events
+ * @fds: one per CPU, read as the reader reads a recording: to their end (an
+ *       fd of -1 is skipped)
+ * @max_pages: per CPU, at most this many sub-buffers (0: no limit)
+ * @deadline_ns: CLOCK_MONOTONIC time after which reading stops (0: none)
+ *
+ * The sub-buffers go through the same reader as every other trace (reader.c),
+ * merged across CPUs by time; a CPU stopped by a limit counts in truncated.
+ * Return: 0, or -ENOMEM.
+ */
+int boot_read(struct boot_buffer *b, const struct rb_layout *l, const struct mt_decoder *d,
+	      int ncpus, const int *cpu_ids, const int *fds, const uint64_t *max_pages,
+	      uint64_t deadline_ns);
 
 /* Apply the module events to @s in time order; returns how many were applied. */
 uint32_t boot_apply(struct boot_buffer *b, struct stats *s);

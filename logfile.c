@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* logfile.c - buffered output to an fd without malloc, and atomic log-file replacement */
+/* logfile.c - buffered output to an fd without malloc, atomic log-file replacement, kernel log lines */
 #include "logfile.h"
 
 #include <errno.h>
@@ -136,4 +136,21 @@ fail_tmp:
 	unlink(tmp);
 	errno = e;
 	return fail(err, errlen, "writing %s: %s", path, strerror(e));
+}
+
+void kmsg_line(const char *line)
+{
+	int fd = open("/dev/kmsg", O_WRONLY | O_CLOEXEC | O_NOCTTY);
+
+	if (fd < 0) {
+		const char *text = line;
+
+		if (text[0] == '<' && text[1] && text[2] == '>')
+			text += 3;
+		fputs(text, stderr);
+		return;
+	}
+	if (write_all(fd, line, strlen(line)))
+		fprintf(stderr, "memtrace: /dev/kmsg: %s\n", strerror(errno));
+	close(fd);
 }

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* logfile.h - buffered output to an fd without malloc, and atomic log-file replacement */
+/* logfile.h - buffered output to an fd without malloc, atomic log-file replacement, kernel log lines */
 #ifndef MEMTRACE_LOGFILE_H
 #define MEMTRACE_LOGFILE_H
 
@@ -35,5 +35,14 @@ typedef void (*out_gen)(struct out *o, void *ctx);
  * Return: 0 or -errno.
  */
 int logfile_write(const char *path, out_gen gen, void *ctx, char *err, size_t errlen);
+
+/**
+ * kmsg_line() - one "<level>text\n" line to the kernel log
+ *
+ * One open per line: the kernel rate-limits per open file. Where /dev/kmsg
+ * cannot be opened (a sandbox, a container) the line goes to stderr without
+ * its level prefix, so it is not lost.
+ */
+void kmsg_line(const char *line);
 
 #endif

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* module.c - attribute page allocations to kernel modules through load brackets */
-#include "stats.h"
+/* module.c - module entries: load brackets from module and syscall events, boot and /proc/modules entries */
+#include "module.h"
 
 #include <string.h>
 
@@ -14,34 +14,51 @@
  *  - BR_LOADPUT: the fallback without syscall events, module_load ..
  *    module_put(call site in do_init_module) of the same tid: init() only.
  * Pages keep the module as owner in the pfn map, so frees credit the module
- * (and its loader) whoever frees them.
+ * (and its loader) whoever frees them (stats.c).
  */
 
-static struct mt_module *module_new(struct stats *s, struct mt_task *loader,
-				    uint8_t bracket, uint64_t ts)
+/* name cut to what an entry holds */
+static size_t name_len(size_t len)
 {
-	struct mt_module *m;
+	return len < MODNAME_LEN - 1 ? len : MODNAME_LEN - 1;
+}
 
-	if (s->nmods >= s->cfg.max_modules) {
-		s->c.module_overflow++;
+/* A new entry named @name (len may be 0: named later) in @state. */
+static struct mt_module *module_new(struct table *tb, const char *name, size_t len,
+				    uint8_t state, uint8_t bracket, uint64_t ts)
+{
+	struct mt_module *m = table_module_new(tb);
+
+	if (!m)
 		return NULL;
-	}
-	m = &s->mods[s->nmods++];
-	memset(m, 0, sizeof(*m));
-	m->serial = s->nmods;
+	len = name_len(len);
+	memcpy(m->name, name, len);
+	m->name[len] = '\0';
+	m->state = state;
+	m->bracket = bracket;
+	m->start_ts = ts;
+	if (state != MOD_BEFORE)
+		tb->c.modules_seen++;
+	return m;
+}
+
+/* A traced load: its bracket opens on @loader. */
+static struct mt_module *module_loading(struct table *tb, struct mt_task *loader,
+					uint8_t bracket, uint64_t ts)
+{
+	struct mt_module *m = module_new(tb, "", 0, MOD_LOADING, bracket, ts);
+
+	if (!m)
+		return NULL;
 	m->loader_serial = loader->serial;
 	m->loader_tid = loader->tid;
-	m->state = MOD_LOADING;
-	m->bracket = bracket;
 	m->open = 1;
-	m->start_ts = ts;
-	s->c.modules_seen++;
 	return m;
 }
 
 static void set_name(struct mt_module *m, const struct mt_str *name)
 {
-	size_t len = name->len < MODNAME_LEN - 1 ? name->len : MODNAME_LEN - 1;
+	size_t len = name_len(name->len);
 
 	memcpy(m->name, name->s, len);
 	m->name[len] = '\0';
@@ -49,14 +66,14 @@ static void set_name(struct mt_module *m, const struct mt_str *name)
 
 static bool name_is(const struct mt_module *m, const struct mt_str *name)
 {
-	size_t len = name->len < MODNAME_LEN - 1 ? name->len : MODNAME_LEN - 1;
+	size_t len = name_len(name->len);
 
 	return strlen(m->name) == len && !memcmp(m->name, name->s, len);
 }
 
-static void bracket_close(struct stats *s, struct mt_task *t, uint64_t ts)
+static void bracket_close(struct table *tb, struct mt_task *t, uint64_t ts)
 {
-	struct mt_module *m = stats_module_by_serial(s, t->mod);
+	struct mt_module *m = table_module_by_serial(tb, t->mod);
 
 	if (m) {
 		m->open = 0;
@@ -66,35 +83,33 @@ static void bracket_close(struct stats *s, struct mt_task *t, uint64_t ts)
 	t->bracket = BR_NONE;
 }
 
-void module_task_exit(struct stats *s, struct mt_task *t, uint64_t ts)
+void module_task_exit(struct table *tb, struct mt_task *t, uint64_t ts)
 {
-	struct mt_module *m = stats_module_by_serial(s, t->mod);
+	struct mt_module *m = table_module_by_serial(tb, t->mod);
 
 	if (m && m->state == MOD_LOADING)
 		m->state = MOD_FAILED;
 	if (t->bracket != BR_NONE)
-		bracket_close(s, t, ts);
+		bracket_close(tb, t, ts);
 }
 
-static void on_syscall_enter(struct stats *s, const struct mt_event *ev)
+static void on_syscall_enter(struct table *tb, const struct mt_event *ev, struct mt_task *t)
 {
-	struct mt_task *t = stats_task_for(s, ev->tid, ev->ts);
 	struct mt_module *m;
 
 	if (t->bracket != BR_NONE)
-		bracket_close(s, t, ev->ts);
-	m = module_new(s, t, BR_SYSCALL, ev->ts);
+		bracket_close(tb, t, ev->ts);
+	m = module_loading(tb, t, BR_SYSCALL, ev->ts);
 	t->bracket = BR_SYSCALL;	/* even without a slot: no fallback bracket */
 	t->mod = m ? m->serial : 0;
 }
 
-static void on_load(struct stats *s, const struct mt_event *ev)
+static void on_load(struct table *tb, const struct mt_event *ev, struct mt_task *t)
 {
-	struct mt_task *t = stats_task_for(s, ev->tid, ev->ts);
 	struct mt_module *m;
 
 	if (t->bracket == BR_SYSCALL) {
-		m = stats_module_by_serial(s, t->mod);
+		m = table_module_by_serial(tb, t->mod);
 		if (m) {
 			set_name(m, &ev->u.module.name);
 			m->load_ts = ev->ts;
@@ -102,8 +117,8 @@ static void on_load(struct stats *s, const struct mt_event *ev)
 		return;
 	}
 	if (t->bracket == BR_LOADPUT)
-		bracket_close(s, t, ev->ts);
-	m = module_new(s, t, BR_LOADPUT, ev->ts);
+		bracket_close(tb, t, ev->ts);
+	m = module_loading(tb, t, BR_LOADPUT, ev->ts);
 	if (!m)
 		return;
 	set_name(m, &ev->u.module.name);
@@ -112,47 +127,45 @@ static void on_load(struct stats *s, const struct mt_event *ev)
 	t->mod = m->serial;
 }
 
-static void on_put(struct stats *s, const struct mt_event *ev)
+static void on_put(struct table *tb, const struct mt_event *ev, struct mt_task *t,
+		   uint64_t initmod_start, uint64_t initmod_end)
 {
-	struct mt_task *t = stats_find_task(s, ev->tid);
 	struct mt_module *m;
 	uint64_t ip = ev->u.module.ip;
 
 	if (!t || t->bracket != BR_LOADPUT)
 		return;
-	m = stats_module_by_serial(s, t->mod);
+	m = table_module_by_serial(tb, t->mod);
 	if (!m || !name_is(m, &ev->u.module.name))
 		return;
 	/* only the put from do_init_module ends the bracket, when we can tell */
-	if (s->cfg.initmod_start &&
-	    (ip < s->cfg.initmod_start || ip >= s->cfg.initmod_end))
+	if (initmod_start && (ip < initmod_start || ip >= initmod_end))
 		return;
 	m->state = MOD_LIVE;
-	bracket_close(s, t, ev->ts);
+	bracket_close(tb, t, ev->ts);
 }
 
-static void on_syscall_exit(struct stats *s, const struct mt_event *ev)
+static void on_syscall_exit(struct table *tb, const struct mt_event *ev, struct mt_task *t)
 {
-	struct mt_task *t = stats_find_task(s, ev->tid);
 	struct mt_module *m;
 
 	if (!t || t->bracket != BR_SYSCALL)
 		return;
-	m = stats_module_by_serial(s, t->mod);
+	m = table_module_by_serial(tb, t->mod);
 	if (m) {
 		m->ret = ev->u.modsys.ret;
 		if (m->state == MOD_LOADING)
 			m->state = ev->u.modsys.ret < 0 ? MOD_FAILED : MOD_LIVE;
 	}
-	bracket_close(s, t, ev->ts);
+	bracket_close(tb, t, ev->ts);
 }
 
-static void on_free(struct stats *s, const struct mt_event *ev)
+static void on_free(struct table *tb, const struct mt_event *ev)
 {
 	uint32_t i;
 
-	for (i = s->nmods; i-- > 0; ) {
-		struct mt_module *m = &s->mods[i];
+	for (i = tb->nmods; i-- > 0; ) {
+		struct mt_module *m = &tb->mods[i];
 
 		if (m->free_ts || !name_is(m, &ev->u.module.name))
 			continue;
@@ -166,65 +179,37 @@ static void on_free(struct stats *s, const struct mt_event *ev)
 	}
 }
 
-struct mt_module *stats_module_present(struct stats *s, const char *name, size_t len)
+struct mt_module *module_present(struct table *tb, const char *name, size_t len)
 {
 	struct mt_module *m;
 
 	if (!len)
 		return NULL;
-	if (len > MODNAME_LEN - 1)
-		len = MODNAME_LEN - 1;
-	m = stats_module_live(s, name, len);
+	m = module_live(tb, name, len);
 	if (m)
 		return m;
-	if (s->nmods >= s->cfg.max_modules) {
-		s->c.module_overflow++;
-		return NULL;
-	}
-	m = &s->mods[s->nmods++];
-	memset(m, 0, sizeof(*m));
-	m->serial = s->nmods;
-	m->state = MOD_BEFORE;
-	m->bracket = BR_NONE;
-	memcpy(m->name, name, len);
-	m->name[len] = '\0';
-	return m;
+	return module_new(tb, name, len, MOD_BEFORE, BR_NONE, 0);
 }
 
-struct mt_module *stats_module_booted(struct stats *s, const char *name, size_t len,
-				      int32_t tid, uint64_t ts)
+struct mt_module *module_booted(struct table *tb, const char *name, size_t len, int32_t tid,
+				uint64_t ts)
 {
 	struct mt_module *m;
 
 	if (!len)
 		return NULL;
-	if (len > MODNAME_LEN - 1)
-		len = MODNAME_LEN - 1;
-	if (s->nmods >= s->cfg.max_modules) {
-		s->c.module_overflow++;
+	m = module_new(tb, name, len, MOD_LIVE, BR_BOOT, ts);
+	if (!m)
 		return NULL;
-	}
-	m = &s->mods[s->nmods++];
-	memset(m, 0, sizeof(*m));
-	m->serial = s->nmods;
-	m->state = MOD_LIVE;
-	m->bracket = BR_BOOT;
 	m->loader_tid = tid;
 	m->load_ts = ts;
-	m->start_ts = ts;
-	memcpy(m->name, name, len);
-	m->name[len] = '\0';
-	s->c.modules_seen++;
 	return m;
 }
 
-struct mt_module *stats_module_gone(struct stats *s, const char *name, size_t len, uint64_t ts)
+struct mt_module *module_gone(struct table *tb, const char *name, size_t len, uint64_t ts)
 {
-	struct mt_module *m;
+	struct mt_module *m = table_find_module(tb, name, name_len(len));
 
-	if (len > MODNAME_LEN - 1)
-		len = MODNAME_LEN - 1;
-	m = stats_find_module(s, name, len);
 	if (!m || m->free_ts)
 		return NULL;
 	m->free_ts = ts;
@@ -233,43 +218,43 @@ struct mt_module *stats_module_gone(struct stats *s, const char *name, size_t le
 	return m;
 }
 
-struct mt_module *stats_module_live(struct stats *s, const char *name, size_t len)
+struct mt_module *module_live(const struct table *tb, const char *name, size_t len)
 {
-	struct mt_module *m;
+	struct mt_module *m = table_find_module(tb, name, name_len(len));
 
-	if (len > MODNAME_LEN - 1)
-		len = MODNAME_LEN - 1;
-	m = stats_find_module(s, name, len);
 	return m && m->state != MOD_UNLOADED && m->state != MOD_FAILED ? m : NULL;
 }
 
-bool stats_module_unnamed_open(const struct stats *s)
+bool module_unnamed_open(const struct table *tb)
 {
 	uint32_t i;
 
-	for (i = 0; i < s->nmods; i++)
-		if (s->mods[i].open && !s->mods[i].name[0])
+	for (i = 0; i < tb->nmods; i++)
+		if (tb->mods[i].open && !tb->mods[i].name[0])
 			return true;
 	return false;
 }
 
-void module_event(struct stats *s, const struct mt_event *ev)
+void module_event(struct table *tb, const struct mt_event *ev, struct mt_task *t,
+		  uint64_t initmod_start, uint64_t initmod_end)
 {
 	switch (ev->kind) {
 	case EV_MODSYS_ENTER:
-		on_syscall_enter(s, ev);
+		if (t)
+			on_syscall_enter(tb, ev, t);
 		break;
 	case EV_MOD_LOAD:
-		on_load(s, ev);
+		if (t)
+			on_load(tb, ev, t);
 		break;
 	case EV_MOD_PUT:
-		on_put(s, ev);
+		on_put(tb, ev, t, initmod_start, initmod_end);
 		break;
 	case EV_MODSYS_EXIT:
-		on_syscall_exit(s, ev);
+		on_syscall_exit(tb, ev, t);
 		break;
 	case EV_MOD_FREE:
-		on_free(s, ev);
+		on_free(tb, ev);
 		break;
 	default:
 		break;

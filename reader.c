@@ -77,6 +77,12 @@ static bool next_page(struct reader *r, struct reader_cpu *c, bool final)
 			c->eof = true;
 			return false;
 		}
+		if ((c->max_pages && c->pages >= c->max_pages) ||
+		    (r->deadline_ns && r->now() > r->deadline_ns)) {
+			c->truncated = true;
+			c->eof = true;
+			return false;
+		}
 		t0 = r->live ? r->now() : 0;
 		n = read(c->fd, c->page, r->subbuf);
 		if (n < 0) {

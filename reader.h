@@ -22,6 +22,8 @@ struct reader_cpu {
 	bool in_page;		/* cur iterates a page */
 	bool blocked;		/* live: read() said EAGAIN at time 'bound' */
 	bool eof;		/* no more data will come */
+	bool truncated;		/* stopped at max_pages or the deadline, not at the end */
+	uint64_t max_pages;	/* read at most this many sub-buffers (0: no limit) */
 	uint64_t bound;		/* events still to come on this CPU are newer than this */
 	/* counters */
 	uint64_t pages;
@@ -49,6 +51,7 @@ struct reader {
 	reader_sink sink;
 	void *ctx;
 	uint64_t (*now)(void);
+	uint64_t deadline_ns;	/* now() past this: every CPU stops reading (0: never) */
 	/* counters */
 	uint64_t records;
 	uint64_t decoded;

@@ -9,9 +9,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "logfile.h"
+#include "module.h"
+#include "tracefs.h"
 #include "util.h"
 
 /* -1 with errno set on failure, like open() */
@@ -40,6 +43,108 @@ static void hex(struct out *o, const char *s, size_t len)
 	}
 }
 
+/* mkdir that is content with a directory already there */
+static int mkdir_ok(const char *p)
+{
+	return mkdir(p, 0755) && errno != EEXIST ? -1 : 0;
+}
+
+/* Copy @n bytes of @text to @dir/@rel (created, never through a symlink). */
+static int save(const char *dir, const char *rel, const char *text, size_t n)
+{
+	int fd = open_new(dir, rel), e;
+
+	if (fd < 0)
+		return -1;
+	e = write_all(fd, text, n);
+	close(fd);
+	if (e) {
+		errno = -e;
+		return -1;
+	}
+	return 0;
+}
+
+int record_start(const char *dir, const struct tracefs *tf, const char *const *enabled,
+		 int nenabled, struct reader *rd)
+{
+	static char text[65536];
+	char p[PATH_MAX], src[PATH_MAX];
+	int i, fd;
+	ssize_t n;
+
+	if (mkdir_ok(dir))
+		goto fail;
+	if (path_fmt(p, sizeof(p), "%s/events", dir) || mkdir_ok(p))
+		goto fail;
+	if (path_fmt(p, sizeof(p), "%s/per_cpu", dir) || mkdir_ok(p))
+		goto fail;
+	for (i = 0; i < 2; i++) {
+		const char *f = i ? "events/header_event" : "events/header_page";
+
+		if (tracefs_path(tf, src, sizeof(src), f))
+			goto fail;
+		n = read_file(src, text, sizeof(text));
+		if (n >= 0 && save(dir, f, text, (size_t)n))
+			goto fail;
+	}
+	for (i = 0; i < nenabled; i++) {
+		char sys[64], rel[PATH_MAX];
+		const char *name = strchr(enabled[i], ':');
+		size_t len = name ? (size_t)(name - enabled[i]) : 0;
+
+		if (!name || len >= sizeof(sys))
+			continue;
+		memcpy(sys, enabled[i], len);
+		sys[len] = '\0';
+		name++;
+		n = tracefs_read_format(tf, sys, name, text, sizeof(text));
+		if (n < 0)
+			continue;
+		if (path_fmt(p, sizeof(p), "%s/events/%s", dir, sys) || mkdir_ok(p))
+			goto fail;
+		if (path_fmt(p, sizeof(p), "%s/events/%s/%s", dir, sys, name) || mkdir_ok(p))
+			goto fail;
+		if (path_fmt(rel, sizeof(rel), "events/%s/%s/format", sys, name) ||
+		    save(dir, rel, text, (size_t)n))
+			goto fail;
+	}
+	for (i = 0; i < rd->ncpus; i++) {
+		if (path_fmt(p, sizeof(p), "%s/per_cpu/cpu%d", dir, rd->cpus[i].cpu) || mkdir_ok(p))
+			goto fail;
+		if (path_fmt(p, sizeof(p), "per_cpu/cpu%d/trace_pipe_raw", rd->cpus[i].cpu))
+			goto fail;
+		fd = open_new(dir, p);
+		if (fd < 0)
+			goto fail;
+		rd->cpus[i].rec_fd = fd;
+	}
+	return 0;
+fail:
+	i = errno;
+	fprintf(stderr, "memtrace: --record %s: %s\n", dir, strerror(i));
+	return -i;
+}
+
+int record_finish(const char *dir, const struct meta *m, struct reader *rd,
+		  const struct stats *s)
+{
+	int i, e;
+
+	for (i = 0; i < rd->ncpus; i++) {
+		if (rd->cpus[i].rec_fd >= 0)
+			close(rd->cpus[i].rec_fd);
+		rd->cpus[i].rec_fd = -1;
+		if (rd->cpus[i].record_errors)
+			fprintf(stderr, "memtrace: --record: %llu pages of CPU %d not saved\n",
+				(unsigned long long)rd->cpus[i].record_errors, rd->cpus[i].cpu);
+	}
+	e = record_write_meta(dir, m, rd, s);
+	if (e)
+		fprintf(stderr, "memtrace: --record: %s/" META_FILE ": %s\n", dir, strerror(-e));
+	return e;
+}
+
 int record_write_seed(const char *dir, const struct stats *s)
 {
 	static struct out o;
@@ -49,8 +154,8 @@ int record_write_seed(const char *dir, const struct stats *s)
 	if (fd < 0)
 		return -errno;
 	out_init(&o, fd);
-	for (i = SLOT_FIRST; i < s->ntasks_used; i++) {
-		const struct mt_task *t = &s->tasks[i];
+	for (i = SLOT_FIRST; i < s->tb.ntasks_used; i++) {
+		const struct mt_task *t = &s->tb.tasks[i];
 
 		if (!(t->flags & TF_SEEDED))
 			continue;
@@ -86,19 +191,19 @@ int record_write_meta(const char *dir, const struct meta *m, const struct reader
 			   PRIu64 " %" PRIu64 " %u\n", m->boot.pages, m->boot.records,
 			   m->boot.applied, m->boot.dropped, m->boot.lost, m->boot.lost_unknown,
 			   m->boot.bad, m->boot.truncated);
-	for (k = 0; s && k < s->nmods; k++)
-		if (s->mods[k].bracket == BR_BOOT)
+	for (k = 0; s && k < s->tb.nmods; k++)
+		if (s->tb.mods[k].bracket == BR_BOOT)
 			out_printf(&o, "module_boot %s %d %" PRIu64 " %" PRIu64 "\n",
-				   s->mods[k].name, s->mods[k].loader_tid, s->mods[k].load_ts,
-				   s->mods[k].free_ts);
+				   s->tb.mods[k].name, s->tb.mods[k].loader_tid, s->tb.mods[k].load_ts,
+				   s->tb.mods[k].free_ts);
 	/* modules listed by the kernel but never traced, then every static size */
-	for (k = 0; s && k < s->nmods; k++)
-		if (s->mods[k].state == MOD_BEFORE)
-			out_printf(&o, "module_before %s\n", s->mods[k].name);
-	for (k = 0; s && k < s->nmods; k++)
-		if (s->mods[k].static_known && s->mods[k].name[0])
-			out_printf(&o, "module_kib %s %" PRIu64 "\n", s->mods[k].name,
-				   s->mods[k].static_kib);
+	for (k = 0; s && k < s->tb.nmods; k++)
+		if (s->tb.mods[k].state == MOD_BEFORE)
+			out_printf(&o, "module_before %s\n", s->tb.mods[k].name);
+	for (k = 0; s && k < s->tb.nmods; k++)
+		if (s->tb.mods[k].static_known && s->tb.mods[k].name[0])
+			out_printf(&o, "module_kib %s %" PRIu64 "\n", s->tb.mods[k].name,
+				   s->tb.mods[k].static_kib);
 	for (k = 0; m->extra && k < m->nextra; k++)
 		out_printf(&o, "module_untraced %s %" PRIu64 "\n", m->extra[k].name,
 			   m->extra[k].static_kib);
@@ -218,7 +323,7 @@ static void meta_line(char *line, void *p)
 		c->m->extra_dropped = (uint32_t)a;
 	} else if (!strncmp(line, "module_kib ", 11) &&
 		   sscanf(line + 11, "%55s %llu", name, &a) == 2) {
-		struct mt_module *mod = c->s ? stats_find_module(c->s, name, strlen(name)) : NULL;
+		struct mt_module *mod = c->s ? table_find_module(&c->s->tb, name, strlen(name)) : NULL;
 
 		if (mod) {
 			mod->static_kib = a;
@@ -237,7 +342,7 @@ static void boot_line(char *line, void *p)
 
 	if (!strncmp(line, "module_before ", 14)) {
 		if (!has_negative(line) && sscanf(line + 14, "%55s", name) == 1)
-			stats_module_present(c->s, name, strlen(name));
+			module_present(&c->s->tb, name, strlen(name));
 		else
 			(*c->bad)++;
 		return;
@@ -250,8 +355,8 @@ static void boot_line(char *line, void *p)
 		(*c->bad)++;
 		return;
 	}
-	if (stats_module_booted(c->s, name, strlen(name), (int32_t)tid, lts) && fts)
-		stats_module_gone(c->s, name, strlen(name), fts);
+	if (module_booted(&c->s->tb, name, strlen(name), (int32_t)tid, lts) && fts)
+		module_gone(&c->s->tb, name, strlen(name), fts);
 }
 
 void meta_parse_boot(const char *text, size_t len, struct stats *s, uint32_t *bad)

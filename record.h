@@ -10,6 +10,7 @@
 #include "boot.h"
 #include "reader.h"
 #include "stats.h"
+#include "tracefs.h"
 
 /*
  * A recording is a directory in the layout of tracefs:
@@ -41,6 +42,25 @@ struct meta {
 	struct mt_module *extra;	/* untraced modules at the last report (caller's array) */
 	uint32_t nextra, extra_cap, extra_dropped;
 };
+
+/**
+ * record_start() - --record DIR: the layout files and one raw file per CPU
+ *
+ * Copies the instance's events/header_page and header_event, the format of
+ * every event in @enabled ("sys:name"), makes per_cpu/cpuN/trace_pipe_raw for
+ * each CPU of @rd and points the reader's rec_fd at it (the reader copies each
+ * sub-buffer there as it reads it).
+ * Return: 0, or -errno (what failed is said on stderr).
+ */
+int record_start(const char *dir, const struct tracefs *tf, const char *const *enabled,
+		 int nenabled, struct reader *rd);
+
+/*
+ * The end of a recording: the per-CPU files closed (pages not saved are said
+ * on stderr) and memtrace.meta written. 0 or -errno.
+ */
+int record_finish(const char *dir, const struct meta *m, struct reader *rd,
+		  const struct stats *s);
 
 /* Write memtrace.seed with every seeded task of @s; 0 or -errno. */
 int record_write_seed(const char *dir, const struct stats *s);

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* stats.c - fixed tables of tasks and modules, the pfn->owner map, current and peak pages */
+/* stats.c - page accounting: the pfn->owner map, current and peak pages, the event dispatch */
 #include "stats.h"
+
+#include "module.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -10,77 +12,18 @@
 
 static void tree_root_mark(struct stats *s, struct mt_task *t);
 
-static uint32_t hash_tid(int32_t tid)
-{
-	return (uint32_t)tid * 2654435761u;
-}
-
-static uint32_t *hash_slot_of(struct stats *s, int32_t tid)
-{
-	uint32_t i = hash_tid(tid) & s->hash_mask;
-
-	for (;;) {
-		uint32_t v = s->hash[i];
-
-		if (!v || s->tasks[v - 1].tid == tid)
-			return &s->hash[i];
-		i = (i + 1) & s->hash_mask;
-	}
-}
-
-static void hash_insert(struct stats *s, struct mt_task *t)
-{
-	uint32_t *h = hash_slot_of(s, t->tid);
-
-	if (*h)
-		s->tasks[*h - 1].hashed = 0;
-	*h = (uint32_t)(t - s->tasks) + 1;
-	t->hashed = 1;
-}
-
-/* Remove tid from the hash, keeping probe chains intact (backward shift). */
-static void hash_remove(struct stats *s, int32_t tid)
-{
-	uint32_t i = (uint32_t)(hash_slot_of(s, tid) - s->hash), j, k;
-
-	if (!s->hash[i])
-		return;
-	s->tasks[s->hash[i] - 1].hashed = 0;
-	s->hash[i] = 0;
-	for (j = (i + 1) & s->hash_mask; s->hash[j]; j = (j + 1) & s->hash_mask) {
-		k = hash_tid(s->tasks[s->hash[j] - 1].tid) & s->hash_mask;
-		/* move j to the hole at i unless its home k lies cyclically in (i, j] */
-		if (i <= j ? (i < k && k <= j) : (i < k || k <= j))
-			continue;
-		s->hash[i] = s->hash[j];
-		s->hash[j] = 0;
-		i = j;
-	}
-}
-
 int stats_init(struct stats *s, const struct stats_config *cfg)
 {
-	uint32_t hsize = 1;
-	int i;
+	int e;
 
 	memset(s, 0, sizeof(*s));
 	s->cfg = *cfg;
-	if (cfg->max_tasks < SLOT_FIRST + 1 || cfg->max_tasks > (1u << 24) ||
-	    cfg->max_modules < 1 || cfg->max_modules > (1u << 20))
-		return -EINVAL;
-	while (hsize < 2 * cfg->max_tasks)
-		hsize <<= 1;
-	s->hash_mask = hsize - 1;
-	s->tasks = calloc(cfg->max_tasks, sizeof(*s->tasks));
-	s->hash = calloc(hsize, sizeof(*s->hash));
-	s->victims = calloc(cfg->max_tasks, sizeof(*s->victims));
-	s->mods = calloc(cfg->max_modules, sizeof(*s->mods));
-	if (!s->tasks || !s->hash || !s->victims || !s->mods)
-		goto nomem;
+	e = table_init(&s->tb, cfg->max_tasks, cfg->max_modules);
+	if (e)
+		return e;
 	if (cfg->exit_ring && !(s->exits = calloc(cfg->exit_ring, sizeof(*s->exits))))
 		goto nomem;
 	s->tree_epoch = 1;
-	s->victims_dirty = true;
 	if (cfg->max_pfn) {
 		if (cfg->max_pfn > (SIZE_MAX / 4))
 			goto nomem;
@@ -92,19 +35,6 @@ int stats_init(struct stats *s, const struct stats_config *cfg)
 			goto nomem;
 		}
 	}
-	/* pseudo tasks: irq context and table overflow */
-	for (i = 0; i < SLOT_FIRST; i++) {
-		struct mt_task *t = &s->tasks[i];
-
-		t->tid = -1 - i;
-		t->serial = (uint32_t)i + 1;
-		t->state = TASK_ALIVE;
-		t->flags = TF_PSEUDO | TF_COMM_KNOWN;
-		stats_set_comm(t, i == SLOT_IRQ ? "<irq>" : "<overflow>",
-			       i == SLOT_IRQ ? 5 : 10);
-	}
-	s->ntasks_used = SLOT_FIRST;
-	s->c.recycled_max_peak = 0;
 	return 0;
 nomem:
 	stats_free(s);
@@ -113,225 +43,32 @@ nomem:
 
 void stats_free(struct stats *s)
 {
-	free(s->tasks);
-	free(s->hash);
-	free(s->victims);
-	free(s->mods);
+	table_free(&s->tb);
 	free(s->exits);
 	if (s->pfn_owner)
 		munmap(s->pfn_owner, s->pfn_map_bytes);
 	memset(s, 0, sizeof(*s));
 }
 
-void stats_set_comm(struct mt_task *t, const char *comm, size_t len)
-{
-	if (len > COMM_LEN - 1)
-		len = COMM_LEN - 1;
-	memset(t->comm, 0, sizeof(t->comm));
-	memcpy(t->comm, comm, len);
-	t->comm_len = (uint8_t)len;
-	t->flags |= TF_COMM_KNOWN;
-}
-
-struct mt_task *stats_find_task(struct stats *s, int32_t tid)
-{
-	uint32_t v = *hash_slot_of(s, tid);
-
-	return v ? &s->tasks[v - 1] : NULL;
-}
-
-struct mt_task *stats_task_by_serial(const struct stats *s, uint32_t serial)
-{
-	struct mt_task *t;
-
-	if (!serial || serial >= OWNER_MODULE)
-		return NULL;
-	t = &s->tasks[(serial - 1) % s->cfg.max_tasks];
-	return t->serial == serial ? t : NULL;
-}
-
-struct mt_module *stats_module_by_serial(struct stats *s, uint32_t serial)
-{
-	if (!serial || serial > s->nmods)
-		return NULL;
-	return &s->mods[serial - 1];
-}
-
-struct mt_module *stats_find_module(struct stats *s, const char *name, size_t len)
-{
-	uint32_t i;
-
-	for (i = s->nmods; i-- > 0; ) {
-		struct mt_module *m = &s->mods[i];
-
-		if (strlen(m->name) == len && !memcmp(m->name, name, len))
-			return m;
-	}
-	return NULL;
-}
-
-/* Max-heap of victim slots by peak, so the smallest peaks stay in it. */
-/* a leader whose threads did the allocating is as big as its process */
-static int64_t victim_peak(const struct mt_task *t)
-{
-	return t->ppeak > t->peak ? t->ppeak : t->peak;
-}
-
-static bool victim_less(struct stats *s, uint32_t a, uint32_t b)
-{
-	return victim_peak(&s->tasks[a]) < victim_peak(&s->tasks[b]);
-}
-
-static void victim_sift_down(struct stats *s, uint32_t i, uint32_t n)
-{
-	for (;;) {
-		uint32_t l = 2 * i + 1, r = l + 1, big = i, tmp;
-
-		if (l < n && victim_less(s, s->victims[big], s->victims[l]))
-			big = l;
-		if (r < n && victim_less(s, s->victims[big], s->victims[r]))
-			big = r;
-		if (big == i)
-			return;
-		tmp = s->victims[i];
-		s->victims[i] = s->victims[big];
-		s->victims[big] = tmp;
-		i = big;
-	}
-}
-
-static void victim_sift_up(struct stats *s, uint32_t i)
-{
-	while (i) {
-		uint32_t p = (i - 1) / 2, tmp;
-
-		if (!victim_less(s, s->victims[p], s->victims[i]))
-			return;
-		tmp = s->victims[i];
-		s->victims[i] = s->victims[p];
-		s->victims[p] = tmp;
-		i = p;
-	}
-}
-
 /*
- * Collect the exited tasks with the smallest peaks, a sixteenth of the table
- * at a time, so that recycling costs O(16 log n) per task on average.
+ * Every task made by the accounting: the table's slot, and in command mode
+ * without fork events the command's tree rooted at its first sight.
  */
-static uint32_t victims_batch(const struct stats *s)
+static void task_made(struct stats *s, struct mt_task *t)
 {
-	return s->cfg.max_tasks / 16 ? s->cfg.max_tasks / 16 : 1;
-}
-
-static void victims_rebuild(struct stats *s)
-{
-	uint32_t want = victims_batch(s), i, n = 0;
-
-	for (i = SLOT_FIRST; i < s->ntasks_used; i++) {
-		const struct mt_task *t = &s->tasks[i];
-
-		if (t->state != TASK_EXITED)
-			continue;
-		/* tree tasks that still own pages: their frees must find them */
-		if ((t->flags & TF_TREE) && (t->cur || t->pcur))
-			continue;
-		if (n < want) {
-			s->victims[n] = i;
-			victim_sift_up(s, n++);
-		} else if (victim_less(s, i, s->victims[0])) {
-			s->victims[0] = i;
-			victim_sift_down(s, 0, n);
-		}
-	}
-	/*
-	 * A heap is not sorted: heap-sort it (ascending), then reverse it, so
-	 * that the array is largest peak first and pops give the smallest.
-	 */
-	for (i = n; i-- > 1; ) {
-		uint32_t tmp = s->victims[0];
-
-		s->victims[0] = s->victims[i];
-		s->victims[i] = tmp;
-		victim_sift_down(s, 0, i);
-	}
-	for (i = 0; i < n / 2; i++) {
-		uint32_t tmp = s->victims[i];
-
-		s->victims[i] = s->victims[n - 1 - i];
-		s->victims[n - 1 - i] = tmp;
-	}
-	s->nvictims = n;
-}
-
-static struct mt_task *task_new(struct stats *s, int32_t tid, uint64_t ts)
-{
-	struct mt_task *t = NULL;
-	uint32_t slot, gen = 0;
-
-	if (s->ntasks_used < s->cfg.max_tasks) {
-		slot = s->ntasks_used++;
-	} else {
-		for (;;) {
-			/* a new search only after an exit: a full table stays cheap */
-			if (!s->nvictims && s->victims_dirty) {
-				victims_rebuild(s);
-				/* a full batch: more candidates may be left for the next search */
-				s->victims_dirty = s->nvictims >= victims_batch(s);
-			}
-			if (!s->nvictims)
-				return NULL;
-			slot = s->victims[--s->nvictims];
-			t = &s->tasks[slot];
-			/* still a victim: it may have gained pages since the list was made */
-			if (t->state == TASK_EXITED && !((t->flags & TF_TREE) && (t->cur || t->pcur)))
-				break;
-		}
-		gen = t->gen + 1;
-		if ((uint64_t)gen * s->cfg.max_tasks + slot + 1 >= OWNER_MODULE)
-			return NULL;
-		if (t->hashed)
-			hash_remove(s, t->tid);
-		s->c.tasks_recycled++;
-		if (t->peak > s->c.recycled_max_peak)
-			s->c.recycled_max_peak = t->peak;
-	}
-	t = &s->tasks[slot];
-	memset(t, 0, sizeof(*t));
-	t->gen = gen;
-	t->serial = gen * s->cfg.max_tasks + slot + 1;
-	t->tid = tid;
-	t->state = TASK_ALIVE;
-	t->start_ts = ts;
-	if (tid == 0)
-		stats_set_comm(t, "<idle>", 6);
-	hash_insert(s, t);
-	s->c.tasks_seen++;
-	if (s->cfg.tree_first_sight && tid == s->tree_root_pid && tid)
+	if (t && s->cfg.tree_first_sight && t->tid == s->tree_root_pid && t->tid)
 		tree_root_mark(s, t);
+}
+
+/* The task of @tid, made at first sight; <overflow> if no slot is left. */
+static struct mt_task *task_for(struct stats *s, int32_t tid, uint64_t ts)
+{
+	uint64_t seen = s->tb.c.tasks_seen;
+	struct mt_task *t = table_task_for(&s->tb, tid, ts);
+
+	if (s->tb.c.tasks_seen != seen)
+		task_made(s, t);
 	return t;
-}
-
-struct mt_task *stats_task_for(struct stats *s, int32_t tid, uint64_t ts)
-{
-	struct mt_task *t = stats_find_task(s, tid);
-
-	if (t)
-		return t;
-	t = task_new(s, tid, ts);
-	if (t)
-		return t;
-	s->c.task_overflow_events++;
-	return &s->tasks[SLOT_OVERFLOW];
-}
-
-static struct mt_task *task_for_new_tid(struct stats *s, int32_t tid, uint64_t ts);
-
-struct mt_task *stats_process_of(const struct stats *s, const struct mt_task *t)
-{
-	struct mt_task *p = t->leader ? stats_task_by_serial(s, t->leader) : NULL;
-
-	/* the table is the caller's; const only says this does not change it */
-	return p ? p : (struct mt_task *)t;
 }
 
 /*
@@ -360,7 +97,7 @@ static void task_pages(struct stats *s, struct mt_task *t, int64_t n, uint64_t t
 		p->ppeak_ts = ts;
 	}
 	if ((t->flags & TF_TREE) && t->state == TASK_EXITED && !t->cur)
-		s->victims_dirty = true;	/* it may be recycled now */
+		s->tb.victims_dirty = true;	/* it may be recycled now */
 	if (t->flags & TF_TREE) {
 		s->tree_cur += n;
 		if (s->tree_cur > s->tree_peak) {
@@ -404,8 +141,8 @@ void stats_link_threads(struct stats *s)
 {
 	uint32_t i;
 
-	for (i = SLOT_FIRST; i < s->ntasks_used; i++) {
-		struct mt_task *t = &s->tasks[i], *l;
+	for (i = SLOT_FIRST; i < s->tb.ntasks_used; i++) {
+		struct mt_task *t = &s->tb.tasks[i], *l;
 
 		if (t->leader || !t->tgid || t->tgid == t->tid || t->state == TASK_UNUSED)
 			continue;
@@ -490,13 +227,15 @@ struct mt_task *stats_seed_task(struct stats *s, int32_t tid, int32_t tgid, int3
 {
 	struct mt_task *t = stats_find_task(s, tid);
 
-	if (!t)
-		t = task_new(s, tid, ts);
+	if (!t) {
+		t = table_task_new(&s->tb, tid, ts);
+		task_made(s, t);
+	}
 	if (!t)
 		return NULL;
 	t->tgid = tgid;
 	t->ppid = ppid;
-	stats_set_comm(t, comm, comm_len);
+	table_set_comm(t, comm, comm_len);
 	t->flags |= TF_SEEDED | (kthread ? TF_KTHREAD : 0);
 	t->seed = pages;
 	t->seed_ts = ts;
@@ -520,7 +259,7 @@ static void credit(struct stats *s, uint32_t owner, int64_t k)
 	struct mt_task *t;
 
 	if (owner & OWNER_MODULE) {
-		struct mt_module *m = stats_module_by_serial(s, owner & ~OWNER_MODULE);
+		struct mt_module *m = table_module_by_serial(&s->tb, owner & ~OWNER_MODULE);
 
 		if (!m)
 			return;
@@ -592,7 +331,7 @@ static void page_alloc(struct stats *s, const struct mt_event *ev)
 	}
 	n = 1ULL << ev->u.page.order;
 	irq = in_irq(ev);
-	t = irq ? &s->tasks[SLOT_IRQ] : stats_task_for(s, ev->tid, ev->ts);
+	t = irq ? &s->tb.tasks[SLOT_IRQ] : task_for(s, ev->tid, ev->ts);
 	if (ev->ts < t->seed_ts) {
 		s->c.pre_seed_skipped++;
 		return;
@@ -601,7 +340,7 @@ static void page_alloc(struct stats *s, const struct mt_event *ev)
 		return;
 	owner = t->serial;
 	if (!irq && t->mod) {
-		m = stats_module_by_serial(s, t->mod);
+		m = table_module_by_serial(&s->tb, t->mod);
 		if (m)
 			owner = m->serial | OWNER_MODULE;
 	}
@@ -620,7 +359,7 @@ static void page_alloc(struct stats *s, const struct mt_event *ev)
 		charge_module(m, (int64_t)n, ev->ts);
 	if (irq)
 		s->c.irq_pages += n;
-	if (t == &s->tasks[SLOT_OVERFLOW])
+	if (t == &s->tb.tasks[SLOT_OVERFLOW])
 		s->c.task_overflow_pages += n;
 }
 
@@ -640,21 +379,6 @@ static void page_free(struct stats *s, const struct mt_event *ev)
 		s->c.untracked_frees++;
 		s->c.untracked_free_pages += untracked;
 	}
-}
-
-/* A task that a new one replaces under the same tid, or a fresh slot. */
-static struct mt_task *task_for_new_tid(struct stats *s, int32_t tid, uint64_t ts)
-{
-	struct mt_task *t = stats_find_task(s, tid);
-
-	if (t && t->state == TASK_ALIVE)
-		return t;
-	t = task_new(s, tid, ts);
-	if (!t) {
-		s->c.task_overflow_events++;
-		return NULL;
-	}
-	return t;
 }
 
 /* A child of a tree task is in the tree (reparenting later does not matter). */
@@ -681,27 +405,18 @@ static void tree_join(struct stats *s, const struct mt_task *parent, struct mt_t
 	}
 }
 
-/* A new task under @tid: an alive one there is stale (its exit was not seen). */
+/* A new task under @tid (an alive one there is stale), or NULL. */
 static struct mt_task *task_fresh(struct stats *s, int32_t tid, uint64_t ts)
 {
-	struct mt_task *old = stats_find_task(s, tid), *t;
+	struct mt_task *t = table_task_fresh(&s->tb, tid, ts);
 
-	if (old && old->state == TASK_ALIVE) {
-		old->state = TASK_EXITED;
-		old->exit_ts = ts;
-		s->victims_dirty = true;
-	}
-	if (old && old->hashed)
-		hash_remove(s, tid);
-	t = task_new(s, tid, ts);
-	if (!t)
-		s->c.task_overflow_events++;
+	task_made(s, t);
 	return t;
 }
 
 static void on_newtask(struct stats *s, const struct mt_event *ev)
 {
-	struct mt_task *parent = stats_task_for(s, ev->tid, ev->ts);
+	struct mt_task *parent = task_for(s, ev->tid, ev->ts);
 	struct mt_task *child = task_fresh(s, ev->u.newtask.pid, ev->ts);
 	uint64_t fl = ev->u.newtask.clone_flags;
 
@@ -717,9 +432,9 @@ static void on_newtask(struct stats *s, const struct mt_event *ev)
 			      (parent->tgid ? parent->tgid : parent->tid);
 	}
 	if (ev->u.newtask.comm.len)
-		stats_set_comm(child, ev->u.newtask.comm.s, ev->u.newtask.comm.len);
+		table_set_comm(child, ev->u.newtask.comm.s, ev->u.newtask.comm.len);
 	else if (parent->flags & TF_COMM_KNOWN)
-		stats_set_comm(child, parent->comm, parent->comm_len);
+		table_set_comm(child, parent->comm, parent->comm_len);
 	if (child->tid == s->tree_root_pid && parent->tid == s->tree_parent_pid)
 		tree_root_mark(s, child);
 	tree_join(s, parent, child);
@@ -727,21 +442,25 @@ static void on_newtask(struct stats *s, const struct mt_event *ev)
 
 static void on_fork(struct stats *s, const struct mt_event *ev)
 {
-	struct mt_task *parent = stats_task_for(s, ev->u.fork.parent, ev->ts);
+	struct mt_task *parent = task_for(s, ev->u.fork.parent, ev->ts);
 	struct mt_task *child = stats_find_task(s, ev->u.fork.child);
 
 	/* with task_newtask the child exists already and knows its tgid */
 	if (!child || child->state != TASK_ALIVE || !child->tgid) {
-		child = task_for_new_tid(s, ev->u.fork.child, ev->ts);
+		uint64_t seen = s->tb.c.tasks_seen;
+
+		child = table_task_for_new_tid(&s->tb, ev->u.fork.child, ev->ts);
 		if (!child)
 			return;
+		if (s->tb.c.tasks_seen != seen)
+			task_made(s, child);
 		child->tgid = child->tid;
 		child->ppid = parent->tgid ? parent->tgid : parent->tid;
 	}
 	if (ev->u.fork.comm.len)
-		stats_set_comm(child, ev->u.fork.comm.s, ev->u.fork.comm.len);
+		table_set_comm(child, ev->u.fork.comm.s, ev->u.fork.comm.len);
 	else if (!(child->flags & TF_COMM_KNOWN) && (parent->flags & TF_COMM_KNOWN))
-		stats_set_comm(child, parent->comm, parent->comm_len);
+		table_set_comm(child, parent->comm, parent->comm_len);
 	if (child->tid == s->tree_root_pid && parent->tid == s->tree_parent_pid)
 		tree_root_mark(s, child);
 	tree_join(s, parent, child);
@@ -754,12 +473,10 @@ static void on_exit_event(struct stats *s, const struct mt_event *ev)
 	if (!t)
 		return;
 	if (ev->u.exit.comm.len)
-		stats_set_comm(t, ev->u.exit.comm.s, ev->u.exit.comm.len);
+		table_set_comm(t, ev->u.exit.comm.s, ev->u.exit.comm.len);
 	if (t->state == TASK_ALIVE) {
-		t->state = TASK_EXITED;
-		t->exit_ts = ev->ts;
-		s->victims_dirty = true;
-		module_task_exit(s, t, ev->ts);
+		table_task_exited(&s->tb, t, ev->ts);
+		module_task_exit(&s->tb, t, ev->ts);
 		/* the process ends with its last thread (group_dead), else with its leader */
 		if (ev->u.exit.group_dead == 1 || (ev->u.exit.group_dead < 0 && !t->leader))
 			process_end(s, stats_process_of(s, t), ev->ts);
@@ -768,7 +485,7 @@ static void on_exit_event(struct stats *s, const struct mt_event *ev)
 
 static void on_exec(struct stats *s, const struct mt_event *ev)
 {
-	struct mt_task *t = stats_task_for(s, ev->u.exec.pid, ev->ts);
+	struct mt_task *t = task_for(s, ev->u.exec.pid, ev->ts);
 	const char *f = ev->u.exec.filename.s, *base;
 	size_t len = ev->u.exec.filename.len;
 
@@ -783,13 +500,9 @@ static void on_exec(struct stats *s, const struct mt_event *ev)
 		if (th && th != t) {
 			if ((th->flags & TF_TREE) && !(t->flags & TF_TREE))
 				t->flags |= TF_TREE;
-			if (th->state == TASK_ALIVE) {
-				th->state = TASK_EXITED;
-				th->exit_ts = ev->ts;
-				s->victims_dirty = true;
-			}
-			if (th->hashed)
-				hash_remove(s, th->tid);
+			if (th->state == TASK_ALIVE)
+				table_task_exited(&s->tb, th, ev->ts);
+			table_unhash(&s->tb, th);
 		}
 		t->state = TASK_ALIVE;
 		t->exit_ts = 0;
@@ -803,14 +516,14 @@ static void on_exec(struct stats *s, const struct mt_event *ev)
 	base = f + len;
 	while (base > f && base[-1] != '/')
 		base--;
-	stats_set_comm(t, base, (size_t)(f + len - base));
+	table_set_comm(t, base, (size_t)(f + len - base));
 }
 
 static void on_rename(struct stats *s, const struct mt_event *ev)
 {
-	struct mt_task *t = stats_task_for(s, ev->u.rename.pid, ev->ts);
+	struct mt_task *t = task_for(s, ev->u.rename.pid, ev->ts);
 
-	stats_set_comm(t, ev->u.rename.comm.s, ev->u.rename.comm.len);
+	table_set_comm(t, ev->u.rename.comm.s, ev->u.rename.comm.len);
 }
 
 static void on_oom(struct stats *s, const struct mt_event *ev)
@@ -877,12 +590,18 @@ void stats_apply(struct stats *s, const struct mt_event *ev)
 	case EV_OOM_VICTIM:
 		on_oom(s, ev);
 		break;
-	case EV_MOD_LOAD:
-	case EV_MOD_PUT:
-	case EV_MOD_FREE:
 	case EV_MODSYS_ENTER:
+	case EV_MOD_LOAD:
+		module_event(&s->tb, ev, task_for(s, ev->tid, ev->ts), s->cfg.initmod_start,
+			     s->cfg.initmod_end);
+		break;
+	case EV_MOD_PUT:
 	case EV_MODSYS_EXIT:
-		module_event(s, ev);
+		module_event(&s->tb, ev, stats_find_task(s, ev->tid), s->cfg.initmod_start,
+			     s->cfg.initmod_end);
+		break;
+	case EV_MOD_FREE:
+		module_event(&s->tb, ev, NULL, s->cfg.initmod_start, s->cfg.initmod_end);
 		break;
 	default:
 		break;

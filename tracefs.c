@@ -3,7 +3,6 @@
 #include "tracefs.h"
 
 #include <ctype.h>
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -165,14 +164,6 @@ static bool pid_is_memtrace(const char *proc_root, pid_t pid)
 	if (n <= 0)
 		return false;
 	return !strncmp(comm, "memtrace", 8);
-}
-
-static void sleep_ms(long ms)
-{
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-
-	while (nanosleep(&ts, &ts) && errno == EINTR)
-		;
 }
 
 /* rmdir with retries: an instance is busy while any of its files is open. */
@@ -385,47 +376,18 @@ int tracefs_enable(struct tracefs *t, const char *sys, const char *name)
 	return e;
 }
 
-static int cmp_int(const void *a, const void *b)
-{
-	int x = *(const int *)a, y = *(const int *)b;
-
-	return (x > y) - (x < y);
-}
-
 int tracefs_open_cpus(struct tracefs *t, char *err, size_t errlen)
 {
 	char dir[PATH_MAX], p[PATH_MAX];
-	struct dirent *de;
-	int n = 0, cap = 0, i, opened = 0;
-	DIR *d;
+	int n, i, opened = 0;
 
 	if (path_fmt(dir, sizeof(dir), "%s/per_cpu", t->inst))
 		return fail(err, errlen, "path too long");
-	d = opendir(dir);
-	if (!d)
-		return fail(err, errlen, "%s: %s", dir, strerror(errno));
-	while ((de = readdir(d))) {
-		int c = cpu_dir_id(de->d_name);
-
-		if (c < 0)
-			continue;
-		if (n == cap) {
-			int *ni;
-
-			cap = cap ? cap * 2 : 16;
-			ni = realloc(t->cpu_ids, (size_t)cap * sizeof(int));
-			if (!ni) {
-				closedir(d);
-				return fail(err, errlen, "out of memory");
-			}
-			t->cpu_ids = ni;
-		}
-		t->cpu_ids[n++] = c;
-	}
-	closedir(d);
+	n = cpu_dirs(dir, &t->cpu_ids);
+	if (n < 0)
+		return fail(err, errlen, "%s: %s", dir, strerror(-n));
 	if (!n)
 		return fail(err, errlen, "%s: no cpuN directories", dir);
-	qsort(t->cpu_ids, (size_t)n, sizeof(int), cmp_int);
 	t->fds = malloc((size_t)n * sizeof(int));
 	if (!t->fds)
 		return fail(err, errlen, "out of memory");

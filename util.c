@@ -3,8 +3,10 @@
 #include "util.h"
 
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -110,4 +112,89 @@ int write_all(int fd, const void *buf, size_t len)
 		len -= (size_t)n;
 	}
 	return 0;
+}
+
+void sleep_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+int cmp_int(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return (x > y) - (x < y);
+}
+
+int cpu_dirs(const char *dir, int **ids)
+{
+	struct dirent *de;
+	int n = 0, cap = 0, *v = NULL, e;
+	DIR *d = opendir(dir);
+
+	*ids = NULL;
+	if (!d)
+		return -errno;
+	while ((de = readdir(d))) {
+		int c = cpu_dir_id(de->d_name);
+
+		if (c < 0)
+			continue;
+		if (n == cap) {
+			int *nv;
+
+			cap = cap ? cap * 2 : 16;
+			nv = realloc(v, (size_t)cap * sizeof(*v));
+			if (!nv) {
+				e = -ENOMEM;
+				free(v);
+				closedir(d);
+				return e;
+			}
+			v = nv;
+		}
+		v[n++] = c;
+	}
+	closedir(d);
+	if (n)
+		qsort(v, (size_t)n, sizeof(*v), cmp_int);
+	*ids = v;
+	return n;
+}
+
+/* one line; stderr is line buffered (main), so it is written at once */
+static void vwarn(const char *fmt, va_list ap)
+{
+	fputs("memtrace: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+void mt_warn(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vwarn(fmt, ap);
+	va_end(ap);
+}
+
+int mt_fail(int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vwarn(fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+int exit_code_for_errno(int err)
+{
+	if (err < 0)
+		err = -err;
+	return err == EACCES || err == EPERM || err == EROFS ? EXIT_PRIV : EXIT_RUNTIME;
 }

@@ -31,4 +31,42 @@ int cpu_dir_id(const char *name);
 /* write() all of buf, retrying on EINTR and short writes; 0 or -errno. */
 int write_all(int fd, const void *buf, size_t len);
 
+/* Sleep @ms milliseconds, whatever signals interrupt it. */
+void sleep_ms(long ms);
+
+/* qsort comparison of two ints. */
+int cmp_int(const void *a, const void *b);
+
+/**
+ * cpu_dirs() - the CPUs of a per_cpu directory (tracefs or a recording)
+ * @dir: the per_cpu directory
+ * @ids: set to a malloc'ed array of cpu numbers, ascending (the caller frees it)
+ *
+ * Entries are named as the kernel names them (cpu_dir_id()); others are skipped.
+ * Return: the number of CPUs (0 or more), or -errno.
+ */
+int cpu_dirs(const char *dir, int **ids);
+
+/* Exit status of memtrace, one table for every mode (see memtrace(8), EXIT STATUS). */
+enum mt_exit_code {
+	EXIT_OK = 0,
+	EXIT_RUNTIME = 1,
+	EXIT_USAGE = 2,
+	EXIT_PRIV = 4,		/* not root, no CAP_SYS_ADMIN, tracefs not writable */
+	EXIT_NOEVENT = 5,	/* a required tracepoint is missing */
+	EXIT_EXEC = 127,	/* command mode: COMMAND could not be run */
+};
+
+/* "memtrace: " and a message on stderr: a warning, or what failed. */
+void mt_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/*
+ * The error path: say what failed once (as mt_warn()) and return @code, the
+ * exit status, for the caller to pass up to main's single cleanup path.
+ */
+int mt_fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* The exit status for a failed system call's errno: EXIT_PRIV for EACCES, EPERM, EROFS. */
+int exit_code_for_errno(int err);
+
 #endif

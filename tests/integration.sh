@@ -7,6 +7,7 @@
 set -u
 cd "$(dirname "$0")/.."
 MT=$PWD/memtrace
+MT_HOOKS=$PWD/tests/memtrace-hooks	# the test build: MEMTRACE_TEST_* fault hooks
 WL=$PWD/tests/workload
 T=$(mktemp -d /tmp/memtrace-it.XXXXXX)
 INST=memtrace-it$$
@@ -153,7 +154,7 @@ tracing_off() { [ "$(cat "$TFS/instances/$INST/tracing_on" 2>/dev/null)" = 0 ]; 
 second_term_test() {
 	local before after rc
 	before=$(tfs_state)
-	MEMTRACE_TEST_TEARDOWN_DELAY_MS=3000 start_mt -o "$T/st.log" || { bad "second TERM: no start"; return; }
+	MT=$MT_HOOKS MEMTRACE_TEST_TEARDOWN_DELAY_MS=3000 start_mt -o "$T/st.log" || { bad "second TERM: no start"; return; }
 	kill -TERM "$MTPID"
 	# the second TERM must come during teardown, not merge with the first unread one
 	wait_for 10 tracing_off
@@ -205,7 +206,7 @@ daemon_timeout_test() {
 	before=$(tfs_state)
 	t0=$(date +%s%N)
 	MEMTRACE_TEST_SETUP_DELAY_MS=3000 MEMTRACE_TEST_READY_TIMEOUT_MS=500 \
-		"$MT" --instance "$INST" --daemon --pidfile "$T/tpid" -o "$T/t.log" 2> "$T/err"; rc=$?
+		"$MT_HOOKS" --instance "$INST" --daemon --pidfile "$T/tpid" -o "$T/t.log" 2> "$T/err"; rc=$?
 	t1=$(date +%s%N)
 	check "--daemon: a stuck setup makes the parent give up with exit 1" test "$rc" = 1
 	check "--daemon: ... after the timeout, not after the setup ($(( (t1 - t0) / 1000000 )) ms)" \
@@ -230,8 +231,10 @@ daemon_timeout_test() {
 fault_test() {
 	local before after step rc
 	before=$(tfs_state)
+	check "the shipped binary has no test hooks, the test build has them" \
+		eval '! grep -q MEMTRACE_TEST "$MT" && grep -q MEMTRACE_TEST_FAIL_AT "$MT_HOOKS"'
 	for step in find instance configure events stats cpus record tracing seed pidfile; do
-		MEMTRACE_TEST_FAIL_AT=$step "$MT" --instance "$INST" --record "$T/rec-$step" \
+		MEMTRACE_TEST_FAIL_AT=$step "$MT_HOOKS" --instance "$INST" --record "$T/rec-$step" \
 			--daemon --pidfile "$T/fpid" -o "$T/f.log" 2> "$T/ferr"; rc=$?
 		after=$(tfs_state)
 		check "setup failing after '$step': exit 1, said so, tracefs as found, no pidfile" \

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* test_boot.c - module events from the kernel's boot buffer (--boot-buffer) */
 #include <check.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +12,7 @@
 #include "format.h"
 #include "record.h"
 #include "report.h"
+#include "module.h"
 #include "stats.h"
 #include "testutil.h"
 
@@ -63,25 +66,44 @@ static void teardown(void)
 	stats_free(&S);
 }
 
-/* feed one recorded per-CPU file, one sub-buffer per read as the kernel returned it */
+static int open_cpu_file(int cpu)
+{
+	char path[4096];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/" FX "/per_cpu/cpu%d/trace_pipe_raw", fixtures_dir, cpu);
+	fd = open(path, O_RDONLY);
+	ck_assert_msg(fd >= 0, "%s: %s", path, strerror(errno));
+	return fd;
+}
+
+/* feed one recorded per-CPU file through the reader, as --boot-buffer reads the kernel's */
 static void feed_cpu(int cpu)
 {
-	uint32_t sub = rb_subbuf_size(&lay);
-	char rel[128];
-	size_t len, off;
-	char *raw;
+	int fd = open_cpu_file(cpu);
 
-	snprintf(rel, sizeof(rel), FX "/per_cpu/cpu%d/trace_pipe_raw", cpu);
-	raw = read_fixture(rel, &len);
-	ck_assert_uint_eq(len % sub, 0);
-	for (off = 0; off < len; off += sub)
-		boot_page(&B, &lay, &dec, raw + off, sub, (uint32_t)cpu);
-	free(raw);
+	ck_assert_int_eq(boot_read(&B, &lay, &dec, 1, &cpu, &fd, NULL, 0), 0);
+	close(fd);
+}
+
+/* feed bytes as one CPU's buffer (whole sub-buffers, and what is left as a short read) */
+static void feed_bytes(const void *buf, size_t len)
+{
+	FILE *f = tmpfile();
+	int cpu = 0, fd;
+
+	ck_assert_ptr_nonnull(f);
+	ck_assert_uint_eq(fwrite(buf, 1, len, f), len);
+	fflush(f);
+	fd = fileno(f);
+	lseek(fd, 0, SEEK_SET);
+	ck_assert_int_eq(boot_read(&B, &lay, &dec, 1, &cpu, &fd, NULL, 0), 0);
+	fclose(f);
 }
 
 static struct mt_module *mod_named(const char *name)
 {
-	return stats_find_module(&S, name, strlen(name));
+	return table_find_module(&S.tb, name, strlen(name));
 }
 
 /*
@@ -108,9 +130,9 @@ START_TEST(test_boot_real_pages)
 	ck_assert_uint_eq(B.n, 7);
 	ck_assert_uint_eq(B.lost + B.lost_unknown + B.bad + B.dropped, 0);
 	ck_assert_uint_eq(boot_apply(&B, &S), 7);
-	ck_assert_uint_eq(S.nmods, 6);
+	ck_assert_uint_eq(S.tb.nmods, 6);
 	for (i = 0; i < 6; i++) {
-		const struct mt_module *m = &S.mods[i];
+		const struct mt_module *m = &S.tb.mods[i];
 
 		ck_assert_str_eq(m->name, want[i].name);
 		ck_assert_int_eq(m->loader_tid, want[i].loader);
@@ -121,7 +143,7 @@ START_TEST(test_boot_real_pages)
 	}
 	/* loads are in time order; the free came last (1.732580 s in trace.txt) */
 	for (i = 1; i < 6; i++)
-		ck_assert_uint_lt(S.mods[i - 1].load_ts, S.mods[i].load_ts);
+		ck_assert_uint_lt(S.tb.mods[i - 1].load_ts, S.tb.mods[i].load_ts);
 	ck_assert_uint_gt(mod_named("crc32_pclmul")->free_ts, mod_named("virtio_pci")->load_ts);
 	/* the text rounds to the nearest microsecond (ns2usecs adds 500) */
 	ck_assert_uint_eq((mod_named("crc32_pclmul")->free_ts + 500) / 1000, 1732580);
@@ -129,7 +151,7 @@ START_TEST(test_boot_real_pages)
 	test_page_event(&S, EV_PAGE_ALLOC, 2000000000ull, 91, 0, 100, 0);
 	ck_assert_int_eq(stats_find_task(&S, 91)->peak, 1);
 	for (i = 0; i < 6; i++)
-		ck_assert_int_eq(S.mods[i].peak, 0);
+		ck_assert_int_eq(S.tb.mods[i].peak, 0);
 }
 END_TEST
 
@@ -141,15 +163,15 @@ START_TEST(test_boot_then_present)
 	feed_cpu(0);
 	feed_cpu(1);
 	boot_apply(&B, &S);
-	m = stats_module_present(&S, "virtio", 6);
+	m = module_present(&S.tb, "virtio", 6);
 	ck_assert_ptr_eq(m, mod_named("virtio"));
 	ck_assert_int_eq(m->bracket, BR_BOOT);
-	ck_assert_uint_eq(S.nmods, 6);
+	ck_assert_uint_eq(S.tb.nmods, 6);
 	/* unloaded at boot, loaded again later without a trace */
-	m = stats_module_present(&S, "crc32_pclmul", 12);
+	m = module_present(&S.tb, "crc32_pclmul", 12);
 	ck_assert_ptr_nonnull(m);
 	ck_assert_str_eq(module_state_name(m), "before");
-	ck_assert_uint_eq(S.nmods, 7);
+	ck_assert_uint_eq(S.tb.nmods, 7);
 }
 END_TEST
 
@@ -164,7 +186,7 @@ START_TEST(test_boot_cap_counts_drops)
 	/* kept: rmmod's free (CPU 0) and the first two loads (CPU 1); the free names a
 	 * module whose load was dropped, so only the two loads apply */
 	ck_assert_uint_eq(boot_apply(&B, &S), 2);
-	ck_assert_uint_eq(S.nmods, 2);
+	ck_assert_uint_eq(S.tb.nmods, 2);
 }
 END_TEST
 
@@ -178,8 +200,8 @@ START_TEST(test_boot_module_table_full)
 	feed_cpu(1);
 	/* 2 loads fit, 4 do not; the free names a module that has no entry */
 	ck_assert_uint_eq(boot_apply(&B, &S), 2);
-	ck_assert_uint_eq(S.nmods, 2);
-	ck_assert_uint_eq(S.c.module_overflow, 4);
+	ck_assert_uint_eq(S.tb.nmods, 2);
+	ck_assert_uint_eq(S.tb.c.module_overflow, 4);
 }
 END_TEST
 
@@ -191,10 +213,10 @@ START_TEST(test_boot_bad_pages)
 	uint32_t i;
 
 	ck_assert_ptr_nonnull(page);
-	boot_page(&B, &lay, &dec, page, 3, 0);		/* shorter than the header */
+	feed_bytes(page, 3);				/* shorter than the header */
 	ck_assert_uint_eq(B.bad, 1);
 	memset(page, 0xff, sub);			/* commit size far past the page */
-	boot_page(&B, &lay, &dec, page, sub, 0);
+	feed_bytes(page, sub);
 	ck_assert_uint_eq(B.bad, 2);
 	/* random pages: their commit sizes are garbage, so nearly all are rejected */
 	srand(7);
@@ -203,7 +225,7 @@ START_TEST(test_boot_bad_pages)
 
 		for (k = 0; k < sub; k++)
 			page[k] = (uint8_t)rand();
-		boot_page(&B, &lay, &dec, page, sub, 0);
+		feed_bytes(page, sub);
 	}
 	ck_assert_uint_ge(B.bad, 2 + 190);
 	ck_assert_uint_le(B.n, B.cap);
@@ -211,9 +233,9 @@ START_TEST(test_boot_bad_pages)
 	for (i = 0; i < B.n; i++)
 		ck_assert_uint_lt(strnlen(B.ev[i].name, MODNAME_LEN), MODNAME_LEN);
 	boot_apply(&B, &S);
-	ck_assert_uint_le(S.nmods, B.n);
-	for (i = 0; i < S.nmods; i++)
-		ck_assert_int_eq(S.mods[i].bracket, BR_BOOT);
+	ck_assert_uint_le(S.tb.nmods, B.n);
+	for (i = 0; i < S.tb.nmods; i++)
+		ck_assert_int_eq(S.tb.mods[i].bracket, BR_BOOT);
 	/* then the real pages still decode exactly as without the garbage */
 	feed_cpu(0);
 	feed_cpu(1);
@@ -232,12 +254,12 @@ START_TEST(test_boot_time_order)
 	e[2] = (struct boot_mod_event){ .ts = 10, .tid = 3, .kind = EV_MOD_LOAD, .name = "m" };
 	B.n = 3;
 	ck_assert_uint_eq(boot_apply(&B, &S), 3);
-	ck_assert_uint_eq(S.nmods, 2);
-	ck_assert_int_eq(S.mods[0].loader_tid, 3);
-	ck_assert_str_eq(module_state_name(&S.mods[0]), "unloaded");
-	ck_assert_uint_eq(S.mods[0].free_ts, 20);
-	ck_assert_int_eq(S.mods[1].loader_tid, 5);
-	ck_assert_str_eq(module_state_name(&S.mods[1]), "live");
+	ck_assert_uint_eq(S.tb.nmods, 2);
+	ck_assert_int_eq(S.tb.mods[0].loader_tid, 3);
+	ck_assert_str_eq(module_state_name(&S.tb.mods[0]), "unloaded");
+	ck_assert_uint_eq(S.tb.mods[0].free_ts, 20);
+	ck_assert_int_eq(S.tb.mods[1].loader_tid, 5);
+	ck_assert_str_eq(module_state_name(&S.tb.mods[1]), "live");
 }
 END_TEST
 
@@ -272,23 +294,67 @@ START_TEST(test_boot_meta_round_trip)
 	ck_assert(m2.boot_used);
 	ck_assert_uint_eq(m2.boot.records, 375);
 	ck_assert_uint_eq(m2.boot.applied, 7);
-	ck_assert_uint_eq(S2.nmods, S.nmods);
-	for (i = 0; i < S.nmods; i++) {
-		ck_assert_str_eq(S2.mods[i].name, S.mods[i].name);
-		ck_assert_int_eq(S2.mods[i].loader_tid, S.mods[i].loader_tid);
-		ck_assert_int_eq(S2.mods[i].state, S.mods[i].state);
-		ck_assert_int_eq(S2.mods[i].bracket, BR_BOOT);
-		ck_assert_uint_eq(S2.mods[i].load_ts, S.mods[i].load_ts);
-		ck_assert_uint_eq(S2.mods[i].free_ts, S.mods[i].free_ts);
+	ck_assert_uint_eq(S2.tb.nmods, S.tb.nmods);
+	for (i = 0; i < S.tb.nmods; i++) {
+		ck_assert_str_eq(S2.tb.mods[i].name, S.tb.mods[i].name);
+		ck_assert_int_eq(S2.tb.mods[i].loader_tid, S.tb.mods[i].loader_tid);
+		ck_assert_int_eq(S2.tb.mods[i].state, S.tb.mods[i].state);
+		ck_assert_int_eq(S2.tb.mods[i].bracket, BR_BOOT);
+		ck_assert_uint_eq(S2.tb.mods[i].load_ts, S.tb.mods[i].load_ts);
+		ck_assert_uint_eq(S2.tb.mods[i].free_ts, S.tb.mods[i].free_ts);
 	}
 	/* malformed module_boot lines are counted (a negative tid, missing fields) */
 	meta_parse_boot(bad_lines, strlen(bad_lines), &S2, &bad);
 	ck_assert_uint_eq(bad, 2);
-	ck_assert_uint_eq(S2.nmods, S.nmods);
+	ck_assert_uint_eq(S2.tb.nmods, S.tb.nmods);
 	free(text);
 	stats_free(&S2);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
+/* both CPUs through one reader, as live: merged by time stamp, nothing cut short */
+START_TEST(test_boot_read_merged)
+{
+	int cpus[2] = { 0, 1 }, fds[2] = { open_cpu_file(0), open_cpu_file(1) };
+	uint32_t i;
+
+	ck_assert_int_eq(boot_read(&B, &lay, &dec, 2, cpus, fds, NULL, 0), 0);
+	ck_assert_uint_eq(B.pages, 5);
+	ck_assert_uint_eq(B.records, 375);
+	ck_assert_uint_eq(B.n, 7);
+	ck_assert_uint_eq(B.truncated, 0);
+	for (i = 1; i < B.n; i++)
+		ck_assert_uint_le(B.ev[i - 1].ts, B.ev[i].ts);
+	ck_assert_uint_eq(boot_apply(&B, &S), 7);
+	close(fds[0]);
+	close(fds[1]);
+}
+END_TEST
+
+/* a page limit stops one CPU, a deadline in the past stops every CPU: both counted */
+START_TEST(test_boot_read_limits)
+{
+	int cpus[2] = { 0, 1 }, fds[2] = { open_cpu_file(0), open_cpu_file(1) };
+	uint64_t max_pages[2] = { 1, 0 };
+
+	ck_assert_int_eq(boot_read(&B, &lay, &dec, 2, cpus, fds, max_pages, 0), 0);
+	ck_assert_uint_eq(B.truncated, 1);
+	ck_assert_uint_lt(B.pages, 5);
+	ck_assert_uint_gt(B.pages, 1);
+	close(fds[0]);
+	close(fds[1]);
+	boot_free(&B);
+	ck_assert_int_eq(boot_init(&B, 32), 0);
+	fds[0] = open_cpu_file(0);
+	fds[1] = open_cpu_file(1);
+	ck_assert_int_eq(boot_read(&B, &lay, &dec, 2, cpus, fds, NULL, 1), 0);
+	ck_assert_uint_eq(B.truncated, 2);
+	ck_assert_uint_eq(B.pages, 0);
+	ck_assert_uint_eq(B.n, 0);
+	close(fds[0]);
+	close(fds[1]);
 }
 END_TEST
 
@@ -305,6 +371,8 @@ Suite *suite_boot(void)
 	tcase_add_test(tc, test_boot_bad_pages);
 	tcase_add_test(tc, test_boot_time_order);
 	tcase_add_test(tc, test_boot_meta_round_trip);
+	tcase_add_test(tc, test_boot_read_merged);
+	tcase_add_test(tc, test_boot_read_limits);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -21,6 +21,7 @@
 #include "reader.h"
 #include "record.h"
 #include "report.h"
+#include "module.h"
 #include "stats.h"
 #include "testutil.h"
 
@@ -216,17 +217,17 @@ START_TEST(test_every_guest_module_traced)
 	/* the lean shell-flavour image loads these after the cmdline hook */
 	ck_assert_int_ge(n, 8);
 	for (i = 0; i < n; i++) {
-		struct mt_module *m = stats_find_module(&ST, names[i], strlen(names[i]));
+		struct mt_module *m = table_find_module(&ST.tb, names[i], strlen(names[i]));
 
 		ck_assert_msg(m, "%s of /proc/modules not in the table", names[i]);
 		ck_assert_msg(m->state == MOD_LIVE && m->bracket == BR_SYSCALL,
 			      "%s: state %s bracket %d", names[i], module_state_name(m), m->bracket);
 		/* what the report would add from /proc/modules: nothing new */
-		ck_assert_ptr_eq(stats_module_present(&ST, names[i], strlen(names[i])), m);
+		ck_assert_ptr_eq(module_present(&ST.tb, names[i], strlen(names[i])), m);
 		ck_assert_msg(m->peak > 0, "%s: no pages", names[i]);
 		ck_assert_msg(m->static_known, "%s: no static size", names[i]);
 	}
-	ck_assert_uint_eq(ST.nmods, (uint32_t)n);
+	ck_assert_uint_eq(ST.tb.nmods, (uint32_t)n);
 	teardown();
 }
 END_TEST
@@ -246,13 +247,13 @@ START_TEST(test_static_sizes_match_sysfs)
 		struct mt_module *m;
 
 		ck_assert_int_eq(sscanf(line, "%55s %llu %llu", name, &core, &init), 3);
-		m = stats_find_module(&ST, name, strlen(name));
+		m = table_find_module(&ST.tb, name, strlen(name));
 		ck_assert_ptr_nonnull(m);
 		ck_assert_uint_eq(m->static_kib, (core + init + 1023) / 1024);
 		n++;
 	}
 	free(text);
-	ck_assert_uint_eq((uint32_t)n, ST.nmods);
+	ck_assert_uint_eq((uint32_t)n, ST.tb.nmods);
 	teardown();
 }
 END_TEST
@@ -263,11 +264,11 @@ START_TEST(test_module_pages_match_model)
 	int i;
 
 	replay();
-	ck_assert_int_eq(M.nmods, (int)ST.nmods);
+	ck_assert_int_eq(M.nmods, (int)ST.tb.nmods);
 	ck_assert_uint_gt(M.events, 10000);
 	for (i = 0; i < M.nmods; i++) {
 		const struct model_mod *mm = &M.mods[i];
-		struct mt_module *m = stats_find_module(&ST, mm->name, strlen(mm->name));
+		struct mt_module *m = table_find_module(&ST.tb, mm->name, strlen(mm->name));
 		struct mt_task *loader;
 
 		ck_assert_msg(m, "model module %s missing", mm->name);
@@ -288,7 +289,7 @@ START_TEST(test_module_pages_match_model)
 			      "%s loaded by %.*s", mm->name, loader->comm_len, loader->comm);
 	}
 	/* loop is the module dracut's cmdline hook modprobes */
-	ck_assert_int_eq(memcmp(stats_find_task(&ST, stats_find_module(&ST, "loop", 4)->loader_tid)
+	ck_assert_int_eq(memcmp(stats_find_task(&ST, table_find_module(&ST.tb, "loop", 4)->loader_tid)
 				->comm, "modprobe", 8), 0);
 	teardown();
 }

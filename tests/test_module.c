@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "testutil.h"
+#include "module.h"
 #include "stats.h"
 
 #define INITMOD_START	0xffffffff81100000ull	/* do_init_module */
@@ -134,7 +135,7 @@ static struct mt_task *task(int32_t tid)
 
 static struct mt_module *mod(const char *name)
 {
-	struct mt_module *m = stats_find_module(&S, name, strlen(name));
+	struct mt_module *m = table_find_module(&S.tb, name, strlen(name));
 
 	ck_assert_msg(m != NULL, "module %s not found", name);
 	return m;
@@ -149,8 +150,8 @@ START_TEST(test_syscall_bracket)
 
 	alloc(10, LOADER, 1, 0);		/* before: loader's only */
 	sys_enter(20, LOADER);
-	ck_assert_uint_eq(S.nmods, 1);
-	m = &S.mods[0];
+	ck_assert_uint_eq(S.tb.nmods, 1);
+	m = &S.tb.mods[0];
 	ck_assert_int_eq(m->state, MOD_LOADING);
 	ck_assert_int_eq(m->bracket, BR_SYSCALL);
 	ck_assert_int_eq(m->open, 1);
@@ -195,7 +196,7 @@ START_TEST(test_syscall_bracket)
 	ck_assert_uint_eq(l->peak_ts, 31);
 	ck_assert_uint_eq(l->alloc_pages, 8);
 	ck_assert_int_eq(task(OTHER)->cur, 1);
-	ck_assert_int_eq(S.tasks[SLOT_IRQ].cur, 1);
+	ck_assert_int_eq(S.tb.tasks[SLOT_IRQ].cur, 1);
 
 	/* a kworker frees the module's pages: module and loader are credited */
 	pfree(50, KWORKER, 12, 2);
@@ -214,7 +215,7 @@ START_TEST(test_syscall_bracket)
 	mfree(60, RMMOD, "foo");
 	ck_assert_int_eq(m->state, MOD_UNLOADED);
 	ck_assert_uint_eq(m->free_ts, 60);
-	ck_assert_uint_eq(S.c.modules_seen, 1);
+	ck_assert_uint_eq(S.tb.c.modules_seen, 1);
 	ck_assert_uint_eq(S.c.events[EV_MODSYS_ENTER], 1);
 	ck_assert_uint_eq(S.c.events[EV_MODSYS_EXIT], 1);
 	ck_assert_uint_eq(S.c.events[EV_MOD_LOAD], 1);
@@ -231,8 +232,8 @@ START_TEST(test_syscall_failed)
 	alloc(11, LOADER, 1, 0);
 	alloc(12, LOADER, 2, 0);
 	sys_exit(20, LOADER, -17);		/* -EEXIST, no module_load */
-	ck_assert_uint_eq(S.nmods, 1);
-	m = &S.mods[0];
+	ck_assert_uint_eq(S.tb.nmods, 1);
+	m = &S.tb.mods[0];
 	ck_assert_int_eq(m->state, MOD_FAILED);
 	ck_assert_int_eq(m->ret, -17);
 	ck_assert_int_eq(m->open, 0);
@@ -375,7 +376,7 @@ START_TEST(test_reload_is_new_entry)
 	sys_exit(33, LOADER, 0);
 	b = mod("foo");
 	ck_assert_ptr_ne(a, b);
-	ck_assert_uint_eq(S.nmods, 2);
+	ck_assert_uint_eq(S.tb.nmods, 2);
 	ck_assert_uint_eq(b->serial, 2);
 	ck_assert_int_eq(b->state, MOD_LIVE);
 	ck_assert_int_eq(a->state, MOD_UNLOADED);
@@ -390,7 +391,7 @@ START_TEST(test_reload_is_new_entry)
 	ck_assert_int_eq(b->state, MOD_UNLOADED);
 	ck_assert_uint_eq(b->free_ts, 50);
 	ck_assert_uint_eq(a->free_ts, 20);
-	ck_assert_uint_eq(S.c.modules_seen, 2);
+	ck_assert_uint_eq(S.tb.c.modules_seen, 2);
 }
 END_TEST
 
@@ -432,14 +433,14 @@ START_TEST(test_module_overflow)
 	sys_enter(20, LOADER);
 	load(21, LOADER, "m2");
 	sys_exit(22, LOADER, 0);
-	ck_assert_uint_eq(S.c.module_overflow, 0);
+	ck_assert_uint_eq(S.tb.c.module_overflow, 0);
 	sys_enter(30, LOADER);			/* no slot */
-	ck_assert_uint_eq(S.c.module_overflow, 1);
-	ck_assert_uint_eq(S.nmods, 2);
+	ck_assert_uint_eq(S.tb.c.module_overflow, 1);
+	ck_assert_uint_eq(S.tb.nmods, 2);
 	alloc(31, LOADER, 1, 1);
 	load(32, LOADER, "m3");
 	sys_exit(33, LOADER, 0);
-	ck_assert_ptr_null(stats_find_module(&S, "m3", 2));
+	ck_assert_ptr_null(table_find_module(&S.tb, "m3", 2));
 	l = task(LOADER);
 	ck_assert_int_eq(l->cur, 2);
 	ck_assert_uint_eq(mod("m1")->alloc_pages, 0);
@@ -447,8 +448,8 @@ START_TEST(test_module_overflow)
 	ck_assert_uint_eq(l->bracket, BR_NONE);
 	/* the fallback bracket overflows too */
 	load(40, OTHER, "m4");
-	ck_assert_uint_eq(S.c.module_overflow, 2);
-	ck_assert_uint_eq(S.c.modules_seen, 2);
+	ck_assert_uint_eq(S.tb.c.module_overflow, 2);
+	ck_assert_uint_eq(S.tb.c.modules_seen, 2);
 	ck_assert_uint_eq(task(OTHER)->bracket, BR_NONE);
 	pfree(41, OTHER, 1, 1);
 	ck_assert_int_eq(l->cur, 0);
@@ -459,7 +460,7 @@ END_TEST
 
 static struct mt_module *present(const char *name)
 {
-	return stats_module_present(&S, name, strlen(name));
+	return module_present(&S.tb, name, strlen(name));
 }
 
 START_TEST(test_present_new)
@@ -468,8 +469,8 @@ START_TEST(test_present_new)
 
 	m = present("crc32_pclmul");
 	ck_assert_ptr_nonnull(m);
-	ck_assert_ptr_eq(m, &S.mods[0]);
-	ck_assert_uint_eq(S.nmods, 1);
+	ck_assert_ptr_eq(m, &S.tb.mods[0]);
+	ck_assert_uint_eq(S.tb.nmods, 1);
 	ck_assert_str_eq(m->name, "crc32_pclmul");
 	ck_assert_uint_eq(m->serial, 1);
 	ck_assert_int_eq(m->state, MOD_BEFORE);
@@ -482,27 +483,27 @@ START_TEST(test_present_new)
 	ck_assert_uint_eq(m->alloc_pages, 0);
 	ck_assert_uint_eq(m->free_ts, 0);
 	ck_assert_int_eq(m->static_known, 0);
-	ck_assert_ptr_eq(stats_module_by_serial(&S, 1), m);
+	ck_assert_ptr_eq(table_module_by_serial(&S.tb, 1), m);
 	ck_assert_ptr_eq(mod("crc32_pclmul"), m);
 	/* listed again (the next report): the same entry */
 	ck_assert_ptr_eq(present("crc32_pclmul"), m);
-	ck_assert_uint_eq(S.nmods, 1);
+	ck_assert_uint_eq(S.tb.nmods, 1);
 	/* a second one */
 	m = present("virtio_pci");
-	ck_assert_ptr_eq(m, &S.mods[1]);
+	ck_assert_ptr_eq(m, &S.tb.mods[1]);
 	ck_assert_uint_eq(m->serial, 2);
 	ck_assert_int_eq(m->state, MOD_BEFORE);
-	ck_assert_uint_eq(S.nmods, 2);
+	ck_assert_uint_eq(S.tb.nmods, 2);
 	/* only @len bytes of the name count */
-	m = stats_module_present(&S, "virtio_pci_legacy_dev", 6);
-	ck_assert_ptr_eq(m, &S.mods[2]);
+	m = module_present(&S.tb, "virtio_pci_legacy_dev", 6);
+	ck_assert_ptr_eq(m, &S.tb.mods[2]);
 	ck_assert_str_eq(m->name, "virtio");
-	ck_assert_ptr_eq(stats_module_present(&S, "virtio_pci_legacy_dev", 10), &S.mods[1]);
+	ck_assert_ptr_eq(module_present(&S.tb, "virtio_pci_legacy_dev", 10), &S.tb.mods[1]);
 	/* an empty name: nothing */
-	ck_assert_ptr_null(stats_module_present(&S, "", 0));
-	ck_assert_ptr_null(stats_module_present(&S, "virtio", 0));
-	ck_assert_uint_eq(S.nmods, 3);
-	ck_assert_uint_eq(S.c.module_overflow, 0);
+	ck_assert_ptr_null(module_present(&S.tb, "", 0));
+	ck_assert_ptr_null(module_present(&S.tb, "virtio", 0));
+	ck_assert_uint_eq(S.tb.nmods, 3);
+	ck_assert_uint_eq(S.tb.c.module_overflow, 0);
 	/* nothing was an event */
 	ck_assert_uint_eq(S.c.events[EV_MOD_LOAD], 0);
 	ck_assert_uint_eq(S.first_ts, 0);
@@ -521,7 +522,7 @@ START_TEST(test_present_traced)
 	sys_exit(13, LOADER, 0);
 	a = mod("foo");
 	ck_assert_ptr_eq(present("foo"), a);
-	ck_assert_uint_eq(S.nmods, 1);
+	ck_assert_uint_eq(S.tb.nmods, 1);
 	ck_assert_int_eq(a->state, MOD_LIVE);
 	ck_assert_int_eq(a->bracket, BR_SYSCALL);
 	ck_assert_int_eq(a->loader_tid, LOADER);
@@ -534,7 +535,7 @@ START_TEST(test_present_traced)
 	ck_assert_ptr_eq(present("bar"), b);
 	ck_assert_int_eq(b->state, MOD_LOADING);
 	ck_assert_int_eq(b->open, 1);
-	ck_assert_uint_eq(S.nmods, 2);
+	ck_assert_uint_eq(S.tb.nmods, 2);
 	sys_exit(22, OTHER, 0);
 	ck_assert_int_eq(b->state, MOD_LIVE);
 
@@ -542,7 +543,7 @@ START_TEST(test_present_traced)
 	load(30, KWORKER, "baz");
 	ck_assert_ptr_eq(present("baz"), mod("baz"));
 	ck_assert_int_eq(mod("baz")->bracket, BR_LOADPUT);
-	ck_assert_uint_eq(S.nmods, 3);
+	ck_assert_uint_eq(S.tb.nmods, 3);
 
 	/* unloaded since: listed again means loaded again without our seeing it */
 	mfree(40, RMMOD, "foo");
@@ -550,14 +551,14 @@ START_TEST(test_present_traced)
 	m = present("foo");
 	ck_assert_ptr_nonnull(m);
 	ck_assert_ptr_ne(m, a);
-	ck_assert_ptr_eq(m, &S.mods[3]);
+	ck_assert_ptr_eq(m, &S.tb.mods[3]);
 	ck_assert_int_eq(m->state, MOD_BEFORE);
 	ck_assert_int_eq(m->bracket, BR_NONE);
 	ck_assert_int_eq(m->loader_tid, 0);
 	ck_assert_int_eq(m->peak, 0);
 	ck_assert_int_eq(a->state, MOD_UNLOADED);
 	ck_assert_int_eq(a->peak, 2);
-	ck_assert_uint_eq(S.nmods, 4);
+	ck_assert_uint_eq(S.tb.nmods, 4);
 	ck_assert_ptr_eq(mod("foo"), m);
 }
 END_TEST
@@ -578,7 +579,7 @@ START_TEST(test_present_failed)
 	ck_assert_ptr_ne(m, f);
 	ck_assert_int_eq(m->state, MOD_BEFORE);
 	ck_assert_int_eq(f->state, MOD_FAILED);
-	ck_assert_uint_eq(S.nmods, 2);
+	ck_assert_uint_eq(S.tb.nmods, 2);
 	/* the failed load's slot is still its own */
 	ck_assert_int_eq(f->ret, -22);
 	ck_assert_str_eq(f->name, "bad");
@@ -600,13 +601,13 @@ START_TEST(test_present_long_name)
 	ck_assert_int_eq(m->state, MOD_BEFORE);
 	/* the same long name, or its first 55 characters: the same entry */
 	ck_assert_ptr_eq(present(name60), m);
-	ck_assert_ptr_eq(stats_module_present(&S, name60, 55), m);
-	ck_assert_ptr_eq(stats_module_present(&S, name60, 56), m);
-	ck_assert_uint_eq(S.nmods, 1);
+	ck_assert_ptr_eq(module_present(&S.tb, name60, 55), m);
+	ck_assert_ptr_eq(module_present(&S.tb, name60, 56), m);
+	ck_assert_uint_eq(S.tb.nmods, 1);
 	/* 54 characters is another name */
-	ck_assert_ptr_ne(stats_module_present(&S, name60, 54), m);
-	ck_assert_uint_eq(S.nmods, 2);
-	ck_assert_uint_eq(strlen(S.mods[1].name), 54);
+	ck_assert_ptr_ne(module_present(&S.tb, name60, 54), m);
+	ck_assert_uint_eq(S.tb.nmods, 2);
+	ck_assert_uint_eq(strlen(S.tb.mods[1].name), 54);
 }
 END_TEST
 
@@ -622,53 +623,53 @@ START_TEST(test_present_overflow)
 	put(21, OTHER, "m2", IP_INIT);
 	ck_assert_ptr_nonnull(present("b1"));
 	ck_assert_ptr_nonnull(present("b2"));
-	ck_assert_uint_eq(S.nmods, 4);
-	ck_assert_uint_eq(S.c.module_overflow, 0);
+	ck_assert_uint_eq(S.tb.nmods, 4);
+	ck_assert_uint_eq(S.tb.c.module_overflow, 0);
 	ck_assert_ptr_null(present("b3"));
-	ck_assert_uint_eq(S.c.module_overflow, 1);
-	ck_assert_uint_eq(S.nmods, 4);
+	ck_assert_uint_eq(S.tb.c.module_overflow, 1);
+	ck_assert_uint_eq(S.tb.nmods, 4);
 	ck_assert_ptr_null(present("b4"));
-	ck_assert_uint_eq(S.c.module_overflow, 2);
+	ck_assert_uint_eq(S.tb.c.module_overflow, 2);
 	/* a full table still finds what it has */
 	m = present("b1");
-	ck_assert_ptr_eq(m, &S.mods[2]);
-	ck_assert_ptr_eq(present("m1"), &S.mods[0]);
-	ck_assert_ptr_eq(present("m2"), &S.mods[1]);
-	ck_assert_uint_eq(S.c.module_overflow, 2);
+	ck_assert_ptr_eq(m, &S.tb.mods[2]);
+	ck_assert_ptr_eq(present("m1"), &S.tb.mods[0]);
+	ck_assert_ptr_eq(present("m2"), &S.tb.mods[1]);
+	ck_assert_uint_eq(S.tb.c.module_overflow, 2);
 	/* an empty name is not an overflow */
-	ck_assert_ptr_null(stats_module_present(&S, "x", 0));
-	ck_assert_uint_eq(S.c.module_overflow, 2);
+	ck_assert_ptr_null(module_present(&S.tb, "x", 0));
+	ck_assert_uint_eq(S.tb.c.module_overflow, 2);
 	/* an unloaded module listed again needs a slot: none */
 	mfree(30, RMMOD, "m1");
 	ck_assert_ptr_null(present("m1"));
-	ck_assert_uint_eq(S.c.module_overflow, 3);
-	ck_assert_int_eq(S.mods[0].state, MOD_UNLOADED);
+	ck_assert_uint_eq(S.tb.c.module_overflow, 3);
+	ck_assert_int_eq(S.tb.mods[0].state, MOD_UNLOADED);
 }
 END_TEST
 
 START_TEST(test_unnamed_open)
 {
-	ck_assert(!stats_module_unnamed_open(&S));
+	ck_assert(!module_unnamed_open(&S.tb));
 	/* listed modules are never open */
 	ck_assert_ptr_nonnull(present("before"));
-	ck_assert(!stats_module_unnamed_open(&S));
+	ck_assert(!module_unnamed_open(&S.tb));
 	/* sys_enter_finit_module .. module_load */
 	sys_enter(10, LOADER);
-	ck_assert(stats_module_unnamed_open(&S));
+	ck_assert(module_unnamed_open(&S.tb));
 	alloc(11, LOADER, 1, 0);
-	ck_assert(stats_module_unnamed_open(&S));
+	ck_assert(module_unnamed_open(&S.tb));
 	load(12, LOADER, "foo");
-	ck_assert(!stats_module_unnamed_open(&S));
+	ck_assert(!module_unnamed_open(&S.tb));
 	sys_exit(13, LOADER, 0);
-	ck_assert(!stats_module_unnamed_open(&S));
+	ck_assert(!module_unnamed_open(&S.tb));
 	/* a load that fails before module_load: open until the syscall returns */
 	sys_enter(20, LOADER);
-	ck_assert(stats_module_unnamed_open(&S));
+	ck_assert(module_unnamed_open(&S.tb));
 	sys_exit(21, LOADER, -17);
-	ck_assert(!stats_module_unnamed_open(&S));
-	ck_assert_int_eq(S.mods[2].state, MOD_FAILED);
-	ck_assert_str_eq(S.mods[2].name, "");
-	ck_assert_uint_eq(S.nmods, 3);
+	ck_assert(!module_unnamed_open(&S.tb));
+	ck_assert_int_eq(S.tb.mods[2].state, MOD_FAILED);
+	ck_assert_str_eq(S.tb.mods[2].name, "");
+	ck_assert_uint_eq(S.tb.nmods, 3);
 }
 END_TEST
 
@@ -678,22 +679,22 @@ START_TEST(test_unnamed_open_two)
 	sys_enter(10, LOADER);
 	sys_enter(11, OTHER);
 	load(12, OTHER, "b");
-	ck_assert(stats_module_unnamed_open(&S));
+	ck_assert(module_unnamed_open(&S.tb));
 	load(13, LOADER, "a");
-	ck_assert(!stats_module_unnamed_open(&S));
+	ck_assert(!module_unnamed_open(&S.tb));
 	sys_exit(14, LOADER, 0);
 	sys_exit(15, OTHER, 0);
-	ck_assert(!stats_module_unnamed_open(&S));
+	ck_assert(!module_unnamed_open(&S.tb));
 	/* the fallback bracket is named from its start */
 	load(20, KWORKER, "c");
 	ck_assert_int_eq(mod("c")->open, 1);
-	ck_assert(!stats_module_unnamed_open(&S));
+	ck_assert(!module_unnamed_open(&S.tb));
 	/* the loader dies in an unnamed bracket: closed */
 	sys_enter(30, RMMOD);
-	ck_assert(stats_module_unnamed_open(&S));
+	ck_assert(module_unnamed_open(&S.tb));
 	exit_ev(31, RMMOD);
-	ck_assert(!stats_module_unnamed_open(&S));
-	ck_assert_int_eq(S.mods[3].state, MOD_FAILED);
+	ck_assert(!module_unnamed_open(&S.tb));
+	ck_assert_int_eq(S.tb.mods[3].state, MOD_FAILED);
 }
 END_TEST
 
@@ -704,8 +705,8 @@ START_TEST(test_unnamed_open_overflow)
 	ck_assert_ptr_nonnull(present("only"));
 	/* no slot for the load: nothing is open */
 	sys_enter(10, LOADER);
-	ck_assert_uint_eq(S.c.module_overflow, 1);
-	ck_assert(!stats_module_unnamed_open(&S));
+	ck_assert_uint_eq(S.tb.c.module_overflow, 1);
+	ck_assert(!module_unnamed_open(&S.tb));
 	ck_assert_uint_eq(task(LOADER)->bracket, BR_SYSCALL);
 }
 END_TEST
@@ -738,9 +739,9 @@ START_TEST(test_before_then_free)
 	ck_assert_uint_eq(b->free_ts, 40);
 	ck_assert_uint_eq(old->free_ts, 20);
 	/* listed again later: a new entry, not the unloaded one */
-	ck_assert_ptr_eq(present("crc32_pclmul"), &S.mods[3]);
-	ck_assert_int_eq(S.mods[3].state, MOD_BEFORE);
-	ck_assert_uint_eq(S.nmods, 4);
+	ck_assert_ptr_eq(present("crc32_pclmul"), &S.tb.mods[3]);
+	ck_assert_int_eq(S.tb.mods[3].state, MOD_BEFORE);
+	ck_assert_uint_eq(S.tb.nmods, 4);
 	ck_assert_uint_eq(S.c.events[EV_MOD_FREE], 4);
 }
 END_TEST

@@ -914,7 +914,7 @@ START_TEST(test_replay_debian61)
 		ck_assert_int_eq(x->ret, 0);
 		ck_assert_uint_gt(x->pages, 0);
 		sum += x->pages;
-		m = stats_find_module(&ST, name, strlen(name));
+		m = table_find_module(&ST.tb, name, strlen(name));
 		ck_assert_msg(m != NULL, "%s not in the module table", name);
 		ck_assert_int_eq(m->bracket, BR_SYSCALL);
 		ck_assert_int_eq(m->open, 0);
@@ -931,8 +931,8 @@ START_TEST(test_replay_debian61)
 	free(text);
 	ck_assert_int_eq(nnames, 6);
 	ck_assert_int_eq(o.nmods, 6);
-	ck_assert_uint_eq(ST.nmods, 6);
-	ck_assert_uint_eq(ST.c.modules_seen, 6);
+	ck_assert_uint_eq(ST.tb.nmods, 6);
+	ck_assert_uint_eq(ST.tb.c.modules_seen, 6);
 	/* self-check of the text parser: 3 + 2 + 3 + 6 + 4 + 3, counted by eye */
 	ck_assert_uint_eq(sum, 21);
 

@@ -12,6 +12,7 @@
 
 #include "record.h"
 #include "reader.h"
+#include "module.h"
 #include "stats.h"
 #include "testutil.h"
 #include "util.h"
@@ -310,11 +311,11 @@ END_TEST
 
 static void add_mod(struct stats *st, const char *name, bool known, uint64_t kib)
 {
-	struct mt_module *m = &st->mods[st->nmods];
+	struct mt_module *m = &st->tb.mods[st->tb.nmods];
 
 	memset(m, 0, sizeof(*m));
 	snprintf(m->name, sizeof(m->name), "%s", name);
-	m->serial = ++st->nmods;
+	m->serial = ++st->tb.nmods;
 	m->state = MOD_LIVE;
 	m->static_known = known;
 	m->static_kib = kib;
@@ -450,13 +451,13 @@ START_TEST(test_meta_round_trip)
 	ck_assert_uint_eq(rr.cpus[1].stats_lost, 7);
 	ck_assert_uint_eq(rr.cpus[2].stats_lost, 0);
 	ck_assert_uint_eq(rr.cpus[3].stats_lost, 99);		/* cpu 7: not in the file */
-	mod = stats_find_module(&sr, "virtio_pci", 10);
+	mod = table_find_module(&sr.tb, "virtio_pci", 10);
 	ck_assert(mod->static_known);
 	ck_assert_uint_eq(mod->static_kib, 40);
-	ck_assert(!sr.mods[0].static_known);			/* crc32 had no size */
-	ck_assert(!sr.mods[1].static_known);			/* the older "dup" */
-	ck_assert(sr.mods[3].static_known);			/* the newer one */
-	ck_assert_uint_eq(sr.mods[3].static_kib, 11);
+	ck_assert(!sr.tb.mods[0].static_known);			/* crc32 had no size */
+	ck_assert(!sr.tb.mods[1].static_known);			/* the older "dup" */
+	ck_assert(sr.tb.mods[3].static_known);			/* the newer one */
+	ck_assert_uint_eq(sr.tb.mods[3].static_kib, 11);
 	/* without a reader or stats the same text parses, the rest skipped silently */
 	bad = 0;
 	memset(&back, 0, sizeof(back));
@@ -532,8 +533,8 @@ START_TEST(test_meta_malformed)
 	ck_assert(m.rename_events);
 	ck_assert(m.uptime_s == 99.5);
 	ck_assert_uint_eq(r.cpus[0].stats_lost, 5);
-	ck_assert(st.mods[0].static_known);
-	ck_assert_uint_eq(st.mods[0].static_kib, 12);
+	ck_assert(st.tb.mods[0].static_known);
+	ck_assert_uint_eq(st.tb.mods[0].static_kib, 12);
 	close_reader(&r);
 	stats_free(&st);
 }
@@ -565,7 +566,7 @@ END_TEST
 
 static struct mt_module *add_before(struct stats *st, const char *name, bool known, uint64_t kib)
 {
-	struct mt_module *m = stats_module_present(st, name, strlen(name));
+	struct mt_module *m = module_present(&st->tb, name, strlen(name));
 
 	ck_assert_ptr_nonnull(m);
 	ck_assert_int_eq(m->state, MOD_BEFORE);
@@ -595,9 +596,9 @@ static void before_table(struct stats *st)
 	add_before(st, "virtio", false, 0);
 	add_before(st, "gone", true, 8);
 	unload(st, "gone", 100);
-	ck_assert_int_eq(st->mods[3].state, MOD_UNLOADED);
+	ck_assert_int_eq(st->tb.mods[3].state, MOD_UNLOADED);
 	add_before(st, "virtio_ring", true, 48);
-	ck_assert_uint_eq(st->nmods, 5);
+	ck_assert_uint_eq(st->tb.nmods, 5);
 }
 
 START_TEST(test_meta_write_before)
@@ -646,30 +647,30 @@ START_TEST(test_meta_before_round_trip)
 	ck_assert_uint_eq(bad, 0);
 	ck_assert_uint_eq(back.page_size, 4096);
 	ck_assert_uint_eq(back.max_pfn, 262144);
-	ck_assert_uint_eq(b.nmods, 3);
-	ck_assert_str_eq(b.mods[0].name, "crc32_pclmul");
-	ck_assert(b.mods[0].static_known);
-	ck_assert_uint_eq(b.mods[0].static_kib, 16);
-	ck_assert_str_eq(b.mods[1].name, "virtio");
-	ck_assert(!b.mods[1].static_known);
-	ck_assert_str_eq(b.mods[2].name, "virtio_ring");
-	ck_assert(b.mods[2].static_known);
-	ck_assert_uint_eq(b.mods[2].static_kib, 48);
+	ck_assert_uint_eq(b.tb.nmods, 3);
+	ck_assert_str_eq(b.tb.mods[0].name, "crc32_pclmul");
+	ck_assert(b.tb.mods[0].static_known);
+	ck_assert_uint_eq(b.tb.mods[0].static_kib, 16);
+	ck_assert_str_eq(b.tb.mods[1].name, "virtio");
+	ck_assert(!b.tb.mods[1].static_known);
+	ck_assert_str_eq(b.tb.mods[2].name, "virtio_ring");
+	ck_assert(b.tb.mods[2].static_known);
+	ck_assert_uint_eq(b.tb.mods[2].static_kib, 48);
 	for (i = 0; i < 3; i++) {
-		ck_assert_int_eq(b.mods[i].state, MOD_BEFORE);
-		ck_assert_int_eq(b.mods[i].bracket, BR_NONE);
-		ck_assert_int_eq(b.mods[i].loader_tid, 0);
-		ck_assert_int_eq(b.mods[i].peak, 0);
-		ck_assert_uint_eq(b.mods[i].serial, i + 1);
+		ck_assert_int_eq(b.tb.mods[i].state, MOD_BEFORE);
+		ck_assert_int_eq(b.tb.mods[i].bracket, BR_NONE);
+		ck_assert_int_eq(b.tb.mods[i].loader_tid, 0);
+		ck_assert_int_eq(b.tb.mods[i].peak, 0);
+		ck_assert_uint_eq(b.tb.mods[i].serial, i + 1);
 	}
-	ck_assert_ptr_null(stats_find_module(&b, "virtio_pci", 10));
-	ck_assert_ptr_null(stats_find_module(&b, "gone", 4));
-	ck_assert_uint_eq(b.c.module_overflow, 0);
+	ck_assert_ptr_null(table_find_module(&b.tb, "virtio_pci", 10));
+	ck_assert_ptr_null(table_find_module(&b.tb, "gone", 4));
+	ck_assert_uint_eq(b.tb.c.module_overflow, 0);
 	/* the same file again: nothing doubled */
 	meta_parse_boot(text, len, &b, &bad);
 	meta_parse(text, len, &back, NULL, &b, &bad);
 	ck_assert_uint_eq(bad, 0);
-	ck_assert_uint_eq(b.nmods, 3);
+	ck_assert_uint_eq(b.tb.nmods, 3);
 	/* and written back: the same before modules and sizes */
 	ck_assert_int_eq(record_write_meta(dir, &m, NULL, &b), 0);
 	again = slurp(META_FILE, &len2);
@@ -689,18 +690,18 @@ START_TEST(test_meta_before_round_trip)
 	meta_parse_boot(text, len, &c, &bad);
 	meta_parse(text, len, &back, NULL, &c, &bad);
 	ck_assert_uint_eq(bad, 0);
-	ck_assert_uint_eq(c.nmods, 4);
-	ck_assert_int_eq(c.mods[0].state, MOD_LIVE);
-	ck_assert(c.mods[0].static_known);
-	ck_assert_uint_eq(c.mods[0].static_kib, 40);
-	ck_assert_int_eq(c.mods[1].state, MOD_LIVE);	/* listed and traced: not "before" */
-	ck_assert(!c.mods[1].static_known);
-	mod = stats_find_module(&c, "crc32_pclmul", 12);
-	ck_assert_ptr_eq(mod, &c.mods[2]);
+	ck_assert_uint_eq(c.tb.nmods, 4);
+	ck_assert_int_eq(c.tb.mods[0].state, MOD_LIVE);
+	ck_assert(c.tb.mods[0].static_known);
+	ck_assert_uint_eq(c.tb.mods[0].static_kib, 40);
+	ck_assert_int_eq(c.tb.mods[1].state, MOD_LIVE);	/* listed and traced: not "before" */
+	ck_assert(!c.tb.mods[1].static_known);
+	mod = table_find_module(&c.tb, "crc32_pclmul", 12);
+	ck_assert_ptr_eq(mod, &c.tb.mods[2]);
 	ck_assert_int_eq(mod->state, MOD_BEFORE);
 	ck_assert_uint_eq(mod->static_kib, 16);
-	mod = stats_find_module(&c, "virtio_ring", 11);
-	ck_assert_ptr_eq(mod, &c.mods[3]);
+	mod = table_find_module(&c.tb, "virtio_ring", 11);
+	ck_assert_ptr_eq(mod, &c.tb.mods[3]);
 	ck_assert_int_eq(mod->state, MOD_BEFORE);
 	ck_assert_uint_eq(mod->static_kib, 48);
 
@@ -735,15 +736,15 @@ START_TEST(test_meta_before_malformed)
 	meta_parse_boot(text, sizeof(text) - 1, &st, &bad);
 	meta_parse(text, sizeof(text) - 1, &m, NULL, &st, &bad);
 	ck_assert_uint_eq(bad, 6);
-	ck_assert_uint_eq(st.nmods, 2);
-	ck_assert_str_eq(st.mods[0].name, "ok_one");
-	ck_assert_int_eq(st.mods[0].state, MOD_BEFORE);
-	ck_assert(st.mods[0].static_known);
-	ck_assert_uint_eq(st.mods[0].static_kib, 12);
-	ck_assert_str_eq(st.mods[1].name, "ok_two");
-	ck_assert_int_eq(st.mods[1].state, MOD_BEFORE);
-	ck_assert(!st.mods[1].static_known);
-	ck_assert_ptr_null(stats_find_module(&st, "not_listed", 10));
+	ck_assert_uint_eq(st.tb.nmods, 2);
+	ck_assert_str_eq(st.tb.mods[0].name, "ok_one");
+	ck_assert_int_eq(st.tb.mods[0].state, MOD_BEFORE);
+	ck_assert(st.tb.mods[0].static_known);
+	ck_assert_uint_eq(st.tb.mods[0].static_kib, 12);
+	ck_assert_str_eq(st.tb.mods[1].name, "ok_two");
+	ck_assert_int_eq(st.tb.mods[1].state, MOD_BEFORE);
+	ck_assert(!st.tb.mods[1].static_known);
+	ck_assert_ptr_null(table_find_module(&st.tb, "not_listed", 10));
 	ck_assert_uint_eq(m.page_size, 4096);
 	stats_free(&st);
 }
@@ -759,7 +760,7 @@ START_TEST(test_meta_before_unknown_key)
 
 	new_stats(&st, 8);
 	meta_parse(text, sizeof(text) - 1, &m, NULL, &st, &bad);
-	nmods = st.nmods;
+	nmods = st.tb.nmods;
 	stats_free(&st);		/* before the checks: nothing leaks when they fail */
 	ck_assert_uint_eq(nmods, 0);
 	ck_assert_uint_eq(bad, 2);
@@ -780,10 +781,10 @@ START_TEST(test_meta_before_table_full)
 		add_mod(&st, names[i], false, 0);
 	meta_parse_boot(text, sizeof(text) - 1, &st, &bad);
 	meta_parse(text, sizeof(text) - 1, &m, NULL, &st, &bad);
-	ck_assert_uint_eq(st.nmods, 8);
-	ck_assert_uint_eq(st.c.module_overflow, 1);	/* "extra"; m0 is there */
-	ck_assert_ptr_null(stats_find_module(&st, "extra", 5));
-	ck_assert_int_eq(st.mods[0].state, MOD_LIVE);
+	ck_assert_uint_eq(st.tb.nmods, 8);
+	ck_assert_uint_eq(st.tb.c.module_overflow, 1);	/* "extra"; m0 is there */
+	ck_assert_ptr_null(table_find_module(&st.tb, "extra", 5));
+	ck_assert_int_eq(st.tb.mods[0].state, MOD_LIVE);
 	stats_free(&st);
 }
 END_TEST

@@ -7,7 +7,9 @@
 #include <unistd.h>
 
 #include "reader.h"
+#include "escape.h"
 #include "report.h"
+#include "module.h"
 #include "stats.h"
 #include "testutil.h"
 
@@ -628,12 +630,14 @@ END_TEST
 
 /* ---- whole reports ---- */
 
+/* A run as the report sees it: one CPU in the reader, whose counters the tests set. */
 struct fixture {
-	struct stats st;
+	struct run r;
+	struct reader_cpu cpu0;
+	const char *trigger;
 	uint32_t order[256];
 	uint32_t threads[256];
 	int64_t pages[256];
-	struct report_input in;
 };
 
 static void fx_init(struct fixture *fx, uint32_t max_tasks)
@@ -641,23 +645,25 @@ static void fx_init(struct fixture *fx, uint32_t max_tasks)
 	struct stats_config cfg = { .max_tasks = max_tasks, .max_modules = 8, .max_pfn = 4096 };
 
 	ck_assert_uint_le(max_tasks, 256);
-	ck_assert_int_eq(stats_init(&fx->st, &cfg), 0);
-	memset(&fx->in, 0, sizeof(fx->in));
-	fx->in.trigger = "SIGUSR1";
-	fx->in.mode = "live";
-	fx->in.format = FMT_TEXT;
-	fx->in.tracefs = "/sys/kernel/tracing";
-	fx->in.instance = "memtrace";
-	fx->in.enabled[0] = "kmem:mm_page_alloc";
-	fx->in.enabled[1] = "kmem:mm_page_free";
-	fx->in.nenabled = 2;
-	fx->in.page_size = 4096;
-	fx->in.st = &fx->st;
-	fx->in.order = fx->order;
-	fx->in.threads = fx->threads;
-	fx->in.pages = fx->pages;
-	fx->in.self_rss_kib = -1;
-	fx->in.self_hwm_kib = -1;
+	memset(&fx->r, 0, sizeof(fx->r));
+	memset(&fx->cpu0, 0, sizeof(fx->cpu0));
+	ck_assert_int_eq(stats_init(&fx->r.st, &cfg), 0);
+	fx->trigger = "SIGUSR1";
+	fx->r.mode_name = "live";
+	fx->r.opt.format = FMT_TEXT;
+	strcpy(fx->r.tf.root, "/sys/kernel/tracing");
+	strcpy(fx->r.tf.name, "memtrace");
+	fx->r.enabled[0] = "kmem:mm_page_alloc";
+	fx->r.enabled[1] = "kmem:mm_page_free";
+	fx->r.nenabled = 2;
+	fx->r.meta.page_size = 4096;
+	fx->r.rd.ncpus = 1;
+	fx->r.rd.cpus = &fx->cpu0;
+	fx->r.order = fx->order;
+	fx->r.threads = fx->threads;
+	fx->r.pages = fx->pages;
+	fx->r.self_rss_kib = -1;
+	fx->r.self_hwm_kib = -1;
 }
 
 static char *render(struct fixture *fx, enum report_format fmt, size_t *len)
@@ -665,8 +671,8 @@ static char *render(struct fixture *fx, enum report_format fmt, size_t *len)
 	FILE *f;
 	struct out *o = new_out(&f);
 
-	fx->in.format = fmt;
-	report_write(o, &fx->in);
+	fx->r.opt.format = fmt;
+	report_write(o, &fx->r, fx->trigger);
 	return drain_tmp(f, o, len);
 }
 
@@ -775,14 +781,14 @@ START_TEST(test_basic_text)
 
 	fx_init(&fx, 64);
 	/* seeded tasks; 300 has no pages and must not be listed */
-	stats_seed_task(&fx.st, 100, 100, 1, "big", 3, 50, 10, false);
-	stats_seed_task(&fx.st, 200, 200, 100, "small", 5, 10, 10, false);
-	stats_seed_task(&fx.st, 300, 300, 1, "empty", 5, 0, 10, false);
+	stats_seed_task(&fx.r.st, 100, 100, 1, "big", 3, 50, 10, false);
+	stats_seed_task(&fx.r.st, 200, 200, 100, "small", 5, 10, 10, false);
+	stats_seed_task(&fx.r.st, 300, 300, 1, "empty", 5, 0, 10, false);
 	/* 200: +8 pages (order 3), then freed: peak 18, current 10 */
-	apply_page(&fx.st, EV_PAGE_ALLOC, 200, 64, 3, 1000000000, 0);
-	apply_page(&fx.st, EV_PAGE_FREE, 200, 64, 3, 2000000000, 0);
-	fx.in.seed_tasks = 3;
-	fx.in.seed_pages = 60;
+	apply_page(&fx.r.st, EV_PAGE_ALLOC, 200, 64, 3, 1000000000, 0);
+	apply_page(&fx.r.st, EV_PAGE_FREE, 200, 64, 3, 2000000000, 0);
+	fx.r.seed_tasks = 3;
+	fx.r.seed_pages = 60;
 	t = render(&fx, FMT_TEXT, &len);
 	assert_ascii(t, len);
 	ck_assert_uint_eq(strlen(t), len);
@@ -815,7 +821,7 @@ START_TEST(test_basic_text)
 	ck_assert(comm_is(&rows[1], "small"));
 	ck_assert_ptr_nonnull(strstr(t, "\nMODULES: 0\n"));
 	free(t);
-	stats_free(&fx.st);
+	stats_free(&fx.r.st);
 }
 END_TEST
 
@@ -828,17 +834,17 @@ START_TEST(test_basic_json)
 	size_t len;
 
 	fx_init(&fx, 64);
-	stats_seed_task(&fx.st, 100, 100, 1, "big", 3, 50, 10, false);
-	stats_seed_task(&fx.st, 200, 200, 100, "small", 5, 10, 10, false);
-	stats_seed_task(&fx.st, 300, 300, 1, "empty", 5, 0, 10, false);
-	apply_page(&fx.st, EV_PAGE_ALLOC, 200, 64, 3, 1000000000, 0);
-	apply_page(&fx.st, EV_PAGE_FREE, 200, 64, 3, 2000000000, 0);
-	fx.in.missing[0] = "oom:mark_victim";
-	fx.in.missing_loss[0] = "no \"oom\" section";
-	fx.in.nmissing = 1;
-	fx.in.self_rss_kib = 1234;
-	fx.in.self_hwm_kib = 2345;
-	fx.in.tracefs = "/tmp/we\"ird\\dir";
+	stats_seed_task(&fx.r.st, 100, 100, 1, "big", 3, 50, 10, false);
+	stats_seed_task(&fx.r.st, 200, 200, 100, "small", 5, 10, 10, false);
+	stats_seed_task(&fx.r.st, 300, 300, 1, "empty", 5, 0, 10, false);
+	apply_page(&fx.r.st, EV_PAGE_ALLOC, 200, 64, 3, 1000000000, 0);
+	apply_page(&fx.r.st, EV_PAGE_FREE, 200, 64, 3, 2000000000, 0);
+	fx.r.missing[0] = "oom:mark_victim";
+	fx.r.missing_loss[0] = "no \"oom\" section";
+	fx.r.nmissing = 1;
+	fx.r.self_rss_kib = 1234;
+	fx.r.self_hwm_kib = 2345;
+	strcpy(fx.r.tf.root, "/tmp/we\"ird\\dir");
 	t = render(&fx, FMT_JSON, &len);
 	ck_assert_uint_eq(strlen(t), len);
 	ck_assert(len > 0 && t[len - 1] == '\n');
@@ -887,7 +893,7 @@ START_TEST(test_basic_json)
 	ck_assert_uint_eq(jreq(&root, "modules", J_ARR)->n, 0);
 	jv_free(&root);
 	free(t);
-	stats_free(&fx.st);
+	stats_free(&fx.r.st);
 }
 END_TEST
 
@@ -932,7 +938,7 @@ static void seed_hostile(struct fixture *fx)
 	int i;
 
 	for (i = 0; i < NHOSTILE; i++)
-		ck_assert_ptr_nonnull(stats_seed_task(&fx->st, 1000 + i, 1000 + i, 1, hostile[i].raw,
+		ck_assert_ptr_nonnull(stats_seed_task(&fx->r.st, 1000 + i, 1000 + i, 1, hostile[i].raw,
 						      hostile[i].len, (uint64_t)(NHOSTILE + 10 - i),
 						      5, false));
 }
@@ -958,7 +964,7 @@ START_TEST(test_hostile_text)
 			      i, (int)rows[i].comm_len, rows[i].comm, hostile[i].text);
 	}
 	free(t);
-	stats_free(&fx.st);
+	stats_free(&fx.r.st);
 }
 END_TEST
 
@@ -986,7 +992,7 @@ START_TEST(test_hostile_json)
 	}
 	jv_free(&root);
 	free(t);
-	stats_free(&fx.st);
+	stats_free(&fx.r.st);
 }
 END_TEST
 
@@ -1003,7 +1009,7 @@ START_TEST(test_long_name_cut)
 
 	ck_assert_uint_eq(sizeof(name) - 1, 16);
 	fx_init(&fx, 16);
-	stats_seed_task(&fx.st, 42, 42, 1, name, 16, 1, 5, false);
+	stats_seed_task(&fx.r.st, 42, 42, 1, name, 16, 1, 5, false);
 	t = render(&fx, FMT_TEXT, &len);
 	assert_ascii(t, len);
 	ck_assert_int_eq(text_rows(t, rows, 4), 1);
@@ -1017,7 +1023,7 @@ START_TEST(test_long_name_cut)
 			 "\xef\xbf\xbd");
 	jv_free(&root);
 	free(t);
-	stats_free(&fx.st);
+	stats_free(&fx.r.st);
 }
 END_TEST
 
@@ -1033,17 +1039,17 @@ START_TEST(test_sort_states)
 	size_t len;
 
 	fx_init(&fx, 32);
-	stats_seed_task(&fx.st, 500, 500, 1, "five", 4, 7, 5, false);
-	stats_seed_task(&fx.st, 400, 400, 1, "four", 4, 7, 5, false);
+	stats_seed_task(&fx.r.st, 500, 500, 1, "five", 4, 7, 5, false);
+	stats_seed_task(&fx.r.st, 400, 400, 1, "four", 4, 7, 5, false);
 	/* 777 first seen by an allocation: comm unknown; 4 pages */
-	apply_page(&fx.st, EV_PAGE_ALLOC, 777, 0, 2, 10, 0);
+	apply_page(&fx.r.st, EV_PAGE_ALLOC, 777, 0, 2, 10, 0);
 	/* irq context: 2 pages to the <irq> pseudo task */
-	apply_page(&fx.st, EV_PAGE_ALLOC, 888, 100, 1, 20, MT_FLAG_HARDIRQ);
+	apply_page(&fx.r.st, EV_PAGE_ALLOC, 888, 100, 1, 20, MT_FLAG_HARDIRQ);
 	/* 9 pages, then exits */
-	stats_seed_task(&fx.st, 900, 900, 1, "gone", 4, 9, 5, false);
+	stats_seed_task(&fx.r.st, 900, 900, 1, "gone", 4, 9, 5, false);
 	ex.u.exit.pid = 900;
 	ex.u.exit.group_dead = 1;
-	stats_apply(&fx.st, &ex);
+	stats_apply(&fx.r.st, &ex);
 
 	t = render(&fx, FMT_TEXT, &len);
 	assert_ascii(t, len);
@@ -1074,7 +1080,7 @@ START_TEST(test_sort_states)
 	ck_assert_int_eq(jint(jreq(&root, "events", J_OBJ), "processed"), 3);
 	jv_free(&root);
 	free(t);
-	stats_free(&fx.st);
+	stats_free(&fx.r.st);
 }
 END_TEST
 
@@ -1091,9 +1097,9 @@ START_TEST(test_top)
 
 	fx_init(&fx, 32);
 	for (i = 0; i < 5; i++)
-		stats_seed_task(&fx.st, 10 + i, 10 + i, 1, "t", 1, (uint64_t)(i + 1) * 3, 5, false);
+		stats_seed_task(&fx.r.st, 10 + i, 10 + i, 1, "t", 1, (uint64_t)(i + 1) * 3, 5, false);
 	for (i = 0; i < 6; i++) {
-		fx.in.top = tops[i];
+		fx.r.opt.top = tops[i];
 		t = render(&fx, FMT_TEXT, &len);
 		ck_assert_int_eq(text_rows(t, rows, 16), want[i]);
 		ck_assert_int_eq(rows[0].pid, 14);		/* 15 pages */
@@ -1113,7 +1119,7 @@ START_TEST(test_top)
 		jv_free(&root);
 		free(t);
 	}
-	stats_free(&fx.st);
+	stats_free(&fx.r.st);
 }
 END_TEST
 
@@ -1126,8 +1132,8 @@ START_TEST(test_kib_page_size)
 	size_t len;
 
 	fx_init(&fx, 16);
-	stats_seed_task(&fx.st, 10, 10, 1, "t", 1, 3, 5, false);
-	fx.in.page_size = 16384;
+	stats_seed_task(&fx.r.st, 10, 10, 1, "t", 1, 3, 5, false);
+	fx.r.meta.page_size = 16384;
 	t = render(&fx, FMT_TEXT, &len);
 	ck_assert_int_eq(text_rows(t, rows, 4), 1);
 	ck_assert_uint_eq(rows[0].kib, 48);
@@ -1140,23 +1146,23 @@ START_TEST(test_kib_page_size)
 	jv_free(&root);
 	free(t);
 	/* 512-byte pages: 3 pages are 1.5 KiB, rounded down */
-	fx.in.page_size = 512;
+	fx.r.meta.page_size = 512;
 	t = render(&fx, FMT_TEXT, &len);
 	ck_assert_int_eq(text_rows(t, rows, 4), 1);
 	ck_assert_uint_eq(rows[0].kib, 1);
 	free(t);
-	stats_free(&fx.st);
+	stats_free(&fx.r.st);
 }
 END_TEST
 
 static struct mt_module *add_mod(struct stats *st, const char *name, int64_t peak, int64_t cur,
 				 bool known, uint64_t skib, uint8_t state)
 {
-	struct mt_module *m = &st->mods[st->nmods];
+	struct mt_module *m = &st->tb.mods[st->tb.nmods];
 
 	memset(m, 0, sizeof(*m));
 	snprintf(m->name, sizeof(m->name), "%s", name);
-	m->serial = ++st->nmods;
+	m->serial = ++st->tb.nmods;
 	m->peak = peak;
 	m->cur = cur;
 	m->static_known = known;
@@ -1176,10 +1182,10 @@ START_TEST(test_modules)
 	size_t len;
 
 	fx_init(&fx, 16);
-	add_mod(&fx.st, "virtio_pci", 6, 2, true, 40, MOD_LIVE);
-	add_mod(&fx.st, "crc32_pclmul", 3, 0, false, 0, MOD_UNLOADED);
-	add_mod(&fx.st, "bad\nname\x1b\xff", 1, 1, false, 0, MOD_LOADING);
-	add_mod(&fx.st, "", 0, 0, true, 0, MOD_FAILED);
+	add_mod(&fx.r.st, "virtio_pci", 6, 2, true, 40, MOD_LIVE);
+	add_mod(&fx.r.st, "crc32_pclmul", 3, 0, false, 0, MOD_UNLOADED);
+	add_mod(&fx.r.st, "bad\nname\x1b\xff", 1, 1, false, 0, MOD_LOADING);
+	add_mod(&fx.r.st, "", 0, 0, true, 0, MOD_FAILED);
 
 	t = render(&fx, FMT_TEXT, &len);
 	assert_ascii(t, len);
@@ -1237,13 +1243,13 @@ START_TEST(test_modules)
 	jv_free(&root);
 	free(t);
 	/* --top limits the task rows only: every module is listed */
-	fx.in.top = 1;
+	fx.r.opt.top = 1;
 	t = render(&fx, FMT_JSON, &len);
 	parse_or_fail(t, len, &root);
 	ck_assert_uint_eq(jreq(&root, "modules", J_ARR)->n, 4);
 	jv_free(&root);
 	free(t);
-	stats_free(&fx.st);
+	stats_free(&fx.r.st);
 }
 END_TEST
 
@@ -1258,7 +1264,7 @@ START_TEST(test_oom_section)
 	size_t len;
 
 	fx_init(&fx, 16);
-	stats_seed_task(&fx.st, 10, 10, 1, "t", 1, 3, 5, false);
+	stats_seed_task(&fx.r.st, 10, 10, 1, "t", 1, 3, 5, false);
 	t = render(&fx, FMT_TEXT, &len);
 	ck_assert_ptr_null(strstr(t, "oom kills"));
 	free(t);
@@ -1271,7 +1277,7 @@ START_TEST(test_oom_section)
 	ev.u.oom.pid = 4321;
 	ev.u.oom.comm.s = victim;
 	ev.u.oom.comm.len = sizeof(victim) - 1;
-	stats_apply(&fx.st, &ev);
+	stats_apply(&fx.r.st, &ev);
 	t = render(&fx, FMT_TEXT, &len);
 	assert_ascii(t, len);
 	ck_assert_ptr_nonnull(strstr(t, "\noom kills seen: 1, last victim pid 4321 "
@@ -1286,7 +1292,7 @@ START_TEST(test_oom_section)
 	ck_assert_str_eq(jreq(oom, "time_s", J_NUM)->s, "3.500000");
 	jv_free(&root);
 	free(t);
-	stats_free(&fx.st);
+	stats_free(&fx.r.st);
 }
 END_TEST
 
@@ -1298,7 +1304,7 @@ START_TEST(test_lost_events)
 	size_t len;
 
 	fx_init(&fx, 16);
-	fx.in.lost_events = 12345678901234ull;
+	fx.cpu0.stats_lost = 12345678901234ull;
 	t = render(&fx, FMT_TEXT, &len);
 	ck_assert_ptr_nonnull(strstr(t, "\nlost events: 12345678901234 -- peaks may be "
 				     "underestimated\n"));
@@ -1309,8 +1315,8 @@ START_TEST(test_lost_events)
 	ck_assert_int_eq(jint(&root, "lost_unknown_subbuffers"), 0);
 	jv_free(&root);
 	free(t);
-	fx.in.lost_events = UINT64_MAX;
-	fx.in.missed_unknown = 3;
+	fx.cpu0.stats_lost = UINT64_MAX;
+	fx.cpu0.missed_unknown = 3;
 	t = render(&fx, FMT_TEXT, &len);
 	ck_assert_ptr_nonnull(strstr(t, "\nlost events: 18446744073709551615 (at least; 3 "
 				     "sub-buffers flagged lost without a count)"));
@@ -1321,7 +1327,7 @@ START_TEST(test_lost_events)
 	ck_assert_int_eq(jint(&root, "lost_unknown_subbuffers"), 3);
 	jv_free(&root);
 	free(t);
-	stats_free(&fx.st);
+	stats_free(&fx.r.st);
 }
 END_TEST
 
@@ -1329,14 +1335,12 @@ END_TEST
 START_TEST(test_reader_counts)
 {
 	static struct fixture fx;
-	static struct reader rd;
 	const struct jv *ev;
 	struct jv root;
 	char *t;
 	size_t len;
 
 	fx_init(&fx, 16);
-	fx.in.rd = &rd;
 	t = render(&fx, FMT_TEXT, &len);
 	ck_assert_ptr_null(strstr(t, "records skipped"));
 	ck_assert_ptr_null(strstr(t, "out of time order"));
@@ -1349,9 +1353,9 @@ START_TEST(test_reader_counts)
 	jv_free(&root);
 	free(t);
 
-	rd.unknown_ids = 5;
-	rd.bad_records = 6;
-	rd.out_of_order = 7;
+	fx.r.rd.unknown_ids = 5;
+	fx.r.rd.bad_records = 6;
+	fx.r.rd.out_of_order = 7;
 	t = render(&fx, FMT_TEXT, &len);
 	ck_assert_ptr_nonnull(strstr(t, "\nrecords skipped: 5 unknown ids, 6 malformed, 0 with "
 				     "an absurd order;"));
@@ -1366,7 +1370,7 @@ START_TEST(test_reader_counts)
 	ck_assert_int_eq(jint(ev, "out_of_order"), 7);
 	jv_free(&root);
 	free(t);
-	stats_free(&fx.st);
+	stats_free(&fx.r.st);
 }
 END_TEST
 
@@ -1385,7 +1389,7 @@ START_TEST(test_big_report)
 	for (i = 0; i < 250; i++) {
 		const struct hostile *h = &hostile[i % NHOSTILE];
 
-		ck_assert_ptr_nonnull(stats_seed_task(&fx.st, 5000 + i, 5000 + i, 1, h->raw, h->len,
+		ck_assert_ptr_nonnull(stats_seed_task(&fx.r.st, 5000 + i, 5000 + i, 1, h->raw, h->len,
 						      (uint64_t)(1000 - i), 5, false));
 	}
 	t = render(&fx, FMT_JSON, &len);
@@ -1411,7 +1415,7 @@ START_TEST(test_big_report)
 		ck_assert(comm_is(&rows[i], hostile[i % NHOSTILE].text));
 	free(rows);
 	free(t);
-	stats_free(&fx.st);
+	stats_free(&fx.r.st);
 }
 END_TEST
 
@@ -1420,7 +1424,7 @@ END_TEST
 /* A module as the /proc/modules listing leaves it: state before, no loader. */
 static struct mt_module *add_before(struct stats *st, const char *name, bool known, uint64_t skib)
 {
-	struct mt_module *m = stats_module_present(st, name, strlen(name));
+	struct mt_module *m = module_present(&st->tb, name, strlen(name));
 
 	ck_assert_ptr_nonnull(m);
 	ck_assert_int_eq(m->state, MOD_BEFORE);
@@ -1457,9 +1461,9 @@ START_TEST(test_modules_before_text)
 	size_t len;
 
 	fx_init(&fx, 16);
-	add_mod(&fx.st, "virtio_pci", 6, 2, true, 40, MOD_LIVE);
-	add_before(&fx.st, "crc32_pclmul", true, 16);
-	add_before(&fx.st, "virtio_ring", false, 0);
+	add_mod(&fx.r.st, "virtio_pci", 6, 2, true, 40, MOD_LIVE);
+	add_before(&fx.r.st, "crc32_pclmul", true, 16);
+	add_before(&fx.r.st, "virtio_ring", false, 0);
 	t = render(&fx, FMT_TEXT, &len);
 	assert_ascii(t, len);
 	ck_assert_ptr_nonnull(strstr(t, "\nMODULES: 3\n"));
@@ -1484,7 +1488,7 @@ START_TEST(test_modules_before_text)
 	ck_assert(!strncmp(p - strlen("before   none\n"), "before   none\n",
 			   strlen("before   none\n")));
 	free(t);
-	stats_free(&fx.st);
+	stats_free(&fx.r.st);
 }
 END_TEST
 
@@ -1499,8 +1503,8 @@ START_TEST(test_modules_before_note_count)
 	t = render(&fx, FMT_TEXT, &len);
 	ck_assert_ptr_null(strstr(t, "state before"));
 	free(t);
-	add_mod(&fx.st, "virtio_pci", 6, 2, true, 40, MOD_LIVE);
-	add_mod(&fx.st, "crc32_pclmul", 3, 0, false, 0, MOD_UNLOADED);
+	add_mod(&fx.r.st, "virtio_pci", 6, 2, true, 40, MOD_LIVE);
+	add_mod(&fx.r.st, "crc32_pclmul", 3, 0, false, 0, MOD_UNLOADED);
 	t = render(&fx, FMT_TEXT, &len);
 	ck_assert_ptr_null(strstr(t, "state before"));
 	ck_assert_ptr_null(strstr(t, " before   none"));
@@ -1508,20 +1512,20 @@ START_TEST(test_modules_before_note_count)
 	ck_assert_ptr_nonnull(strstr(t, "\ncrc32_pclmul "));
 	free(t);
 	/* one */
-	add_before(&fx.st, "virtio", true, 20);
+	add_before(&fx.r.st, "virtio", true, 20);
 	t = render(&fx, FMT_TEXT, &len);
 	ck_assert_ptr_nonnull(strstr(t, "\n(1 modules in state before: "));
 	free(t);
 	/* a before module unloaded since is not counted */
-	add_before(&fx.st, "gone", true, 8)->state = MOD_UNLOADED;
-	add_before(&fx.st, "virtio_ring", true, 48);
-	add_before(&fx.st, "virtio_pci_modern_dev", true, 20);
+	add_before(&fx.r.st, "gone", true, 8)->state = MOD_UNLOADED;
+	add_before(&fx.r.st, "virtio_ring", true, 48);
+	add_before(&fx.r.st, "virtio_pci_modern_dev", true, 20);
 	t = render(&fx, FMT_TEXT, &len);
 	assert_ascii(t, len);
 	ck_assert_ptr_nonnull(strstr(t, "\nMODULES: 6\n"));
 	ck_assert_ptr_nonnull(strstr(t, "\n(3 modules in state before: "));
 	free(t);
-	stats_free(&fx.st);
+	stats_free(&fx.r.st);
 }
 END_TEST
 
@@ -1534,11 +1538,11 @@ START_TEST(test_modules_before_json)
 	size_t len;
 
 	fx_init(&fx, 16);
-	add_mod(&fx.st, "virtio_pci", 6, 2, true, 40, MOD_LIVE);
-	add_before(&fx.st, "crc32_pclmul", true, 16);
-	add_before(&fx.st, "virtio_ring", false, 0);
+	add_mod(&fx.r.st, "virtio_pci", 6, 2, true, 40, MOD_LIVE);
+	add_before(&fx.r.st, "crc32_pclmul", true, 16);
+	add_before(&fx.r.st, "virtio_ring", false, 0);
 	/* a name from a hand-edited record: raw bytes, kept valid */
-	add_before(&fx.st, "bad\"\\\x1b\xff", false, 0);
+	add_before(&fx.r.st, "bad\"\\\x1b\xff", false, 0);
 	t = render(&fx, FMT_JSON, &len);
 	parse_or_fail(t, len, &root);
 	mods = jreq(&root, "modules", J_ARR);
@@ -1573,7 +1577,7 @@ START_TEST(test_modules_before_json)
 	ck_assert_ptr_nonnull(strstr(t, "\nbad\"\\??                           0 "));
 	ck_assert_ptr_nonnull(strstr(t, "\n(3 modules in state before: "));
 	free(t);
-	stats_free(&fx.st);
+	stats_free(&fx.r.st);
 }
 END_TEST
 
@@ -1612,23 +1616,23 @@ static void lines_free(struct lines *ls)
 static void summary(struct fixture *fx, unsigned ntop, struct lines *ls)
 {
 	lines_free(ls);
-	report_summary(&fx->in, "/var/log/memtrace.log", ntop, collect_line, ls);
+	report_summary(&fx->r, fx->trigger, "/var/log/memtrace.log", ntop, collect_line, ls);
 }
 
 /* Two tasks with pages (peaks 50 and 18, 2 events), one without; four modules. */
 static void summary_fixture(struct fixture *fx)
 {
 	fx_init(fx, 32);
-	stats_seed_task(&fx->st, 100, 100, 1, "big", 3, 50, 10, false);
-	stats_seed_task(&fx->st, 200, 200, 100, "small", 5, 10, 10, false);
-	stats_seed_task(&fx->st, 300, 300, 1, "empty", 5, 0, 10, false);
-	apply_page(&fx->st, EV_PAGE_ALLOC, 200, 64, 3, 1000000000, 0);
-	apply_page(&fx->st, EV_PAGE_FREE, 200, 64, 3, 2000000000, 0);
-	fx->in.lost_events = 7;
-	add_before(&fx->st, "virtio", true, 20);
-	add_mod(&fx->st, "virtio_pci", 6, 2, true, 40, MOD_LIVE);
-	add_before(&fx->st, "virtio_ring", true, 48);
-	add_mod(&fx->st, "crc32_pclmul", 3, 0, false, 0, MOD_UNLOADED);
+	stats_seed_task(&fx->r.st, 100, 100, 1, "big", 3, 50, 10, false);
+	stats_seed_task(&fx->r.st, 200, 200, 100, "small", 5, 10, 10, false);
+	stats_seed_task(&fx->r.st, 300, 300, 1, "empty", 5, 0, 10, false);
+	apply_page(&fx->r.st, EV_PAGE_ALLOC, 200, 64, 3, 1000000000, 0);
+	apply_page(&fx->r.st, EV_PAGE_FREE, 200, 64, 3, 2000000000, 0);
+	fx->cpu0.stats_lost = 7;
+	add_before(&fx->r.st, "virtio", true, 20);
+	add_mod(&fx->r.st, "virtio_pci", 6, 2, true, 40, MOD_LIVE);
+	add_before(&fx->r.st, "virtio_ring", true, 48);
+	add_mod(&fx->r.st, "crc32_pclmul", 3, 0, false, 0, MOD_UNLOADED);
 }
 
 #define HEAD	"memtrace: report (SIGUSR1): 2 events, 7 lost, 2 tasks with pages, 4 modules; " \
@@ -1656,17 +1660,17 @@ START_TEST(test_summary_lines)
 	ck_assert_str_eq(ls.l[5], MOD3);
 	ck_assert_str_eq(ls.l[6], MOD4);
 	/* the table is not reordered by the summary */
-	ck_assert_str_eq(fx.st.mods[0].name, "virtio");
-	ck_assert_str_eq(fx.st.mods[3].name, "crc32_pclmul");
+	ck_assert_str_eq(fx.r.st.tb.mods[0].name, "virtio");
+	ck_assert_str_eq(fx.r.st.tb.mods[3].name, "crc32_pclmul");
 	/* 16 KiB pages */
-	fx.in.page_size = 16384;
+	fx.r.meta.page_size = 16384;
 	summary(&fx, 1, &ls);
 	ck_assert_int_eq(ls.n, 4);
 	ck_assert_str_eq(ls.l[1], "memtrace: top task: pid 100 (big) peak 50 pages (800 KiB)");
 	ck_assert_str_eq(ls.l[2], "memtrace: top module: virtio_pci peak 6 pages (96 KiB), "
 			 "static 40 KiB, live");
 	lines_free(&ls);
-	stats_free(&fx.st);
+	stats_free(&fx.r.st);
 }
 END_TEST
 
@@ -1707,7 +1711,7 @@ START_TEST(test_summary_limits)
 	ck_assert_str_eq(ls.l[3], MOD1);
 	ck_assert_str_eq(ls.l[6], MOD4);
 	lines_free(&ls);
-	stats_free(&fx.st);
+	stats_free(&fx.r.st);
 }
 END_TEST
 
@@ -1718,7 +1722,7 @@ START_TEST(test_summary_empty)
 
 	/* nothing at all: the totals line only */
 	fx_init(&fx, 16);
-	fx.in.trigger = "SIGTERM";
+	fx.trigger = "SIGTERM";
 	summary(&fx, 5, &ls);
 	ck_assert_int_eq(ls.n, 1);
 	ck_assert_str_eq(ls.l[0], "memtrace: report (SIGTERM): 0 events, 0 lost, 0 tasks with "
@@ -1726,12 +1730,12 @@ START_TEST(test_summary_empty)
 	summary(&fx, 0, &ls);
 	ck_assert_int_eq(ls.n, 1);
 	/* tasks but no modules: no module lines, no "more" line */
-	stats_seed_task(&fx.st, 10, 10, 1, "t", 1, 3, 5, false);
+	stats_seed_task(&fx.r.st, 10, 10, 1, "t", 1, 3, 5, false);
 	summary(&fx, 5, &ls);
 	ck_assert_int_eq(ls.n, 2);
 	ck_assert_str_eq(ls.l[1], "memtrace: top task: pid 10 (t) peak 3 pages (12 KiB)");
 	lines_free(&ls);
-	stats_free(&fx.st);
+	stats_free(&fx.r.st);
 }
 END_TEST
 
@@ -1742,14 +1746,14 @@ START_TEST(test_summary_module_order)
 	struct lines ls = { 0 };
 
 	fx_init(&fx, 16);
-	add_mod(&fx.st, "a", 5, 0, true, 10, MOD_LIVE);
-	add_mod(&fx.st, "b", 9, 0, false, 0, MOD_LIVE);
-	add_mod(&fx.st, "c", 5, 0, true, 30, MOD_LIVE);
-	add_mod(&fx.st, "d", 5, 0, true, 10, MOD_FAILED);
-	add_mod(&fx.st, "e", 9, 0, true, 1, MOD_LOADING);
-	add_before(&fx.st, "f", false, 0);
-	add_before(&fx.st, "g", true, 2);
-	add_mod(&fx.st, "h", 5, 0, true, 10, MOD_UNLOADED);
+	add_mod(&fx.r.st, "a", 5, 0, true, 10, MOD_LIVE);
+	add_mod(&fx.r.st, "b", 9, 0, false, 0, MOD_LIVE);
+	add_mod(&fx.r.st, "c", 5, 0, true, 30, MOD_LIVE);
+	add_mod(&fx.r.st, "d", 5, 0, true, 10, MOD_FAILED);
+	add_mod(&fx.r.st, "e", 9, 0, true, 1, MOD_LOADING);
+	add_before(&fx.r.st, "f", false, 0);
+	add_before(&fx.r.st, "g", true, 2);
+	add_mod(&fx.r.st, "h", 5, 0, true, 10, MOD_UNLOADED);
 	summary(&fx, 8, &ls);
 	ck_assert_int_eq(ls.n, 9);
 	ck_assert_str_eq(ls.l[0], "memtrace: report (SIGUSR1): 0 events, 0 lost, 0 tasks with "
@@ -1777,7 +1781,7 @@ START_TEST(test_summary_module_order)
 			 "live");
 	ck_assert_str_eq(ls.l[4], "memtrace: 5 more modules in the full report");
 	lines_free(&ls);
-	stats_free(&fx.st);
+	stats_free(&fx.r.st);
 }
 END_TEST
 
@@ -1791,7 +1795,7 @@ START_TEST(test_summary_module_ties)
 
 	fx_init(&fx, 16);
 	for (i = 0; i < 6; i++)
-		add_mod(&fx.st, names[i], 2, 1, true, 4, MOD_LIVE);
+		add_mod(&fx.r.st, names[i], 2, 1, true, 4, MOD_LIVE);
 	summary(&fx, 6, &ls);
 	ck_assert_int_eq(ls.n, 7);
 	for (i = 0; i < 6; i++) {
@@ -1806,7 +1810,7 @@ START_TEST(test_summary_module_ties)
 	ck_assert_str_eq(ls.l[4], "memtrace: top module: m3 peak 2 pages (8 KiB), static 4 KiB, live");
 	ck_assert_str_eq(ls.l[5], "memtrace: 2 more modules in the full report");
 	lines_free(&ls);
-	stats_free(&fx.st);
+	stats_free(&fx.r.st);
 }
 END_TEST
 
@@ -1817,11 +1821,11 @@ START_TEST(test_summary_tasks)
 	struct lines ls = { 0 };
 
 	fx_init(&fx, 32);
-	stats_seed_task(&fx.st, 500, 500, 1, "five", 4, 7, 5, false);
-	stats_seed_task(&fx.st, 400, 400, 1, "four", 4, 7, 5, false);
-	apply_page(&fx.st, EV_PAGE_ALLOC, 777, 0, 2, 10, 0);			/* comm unknown */
-	apply_page(&fx.st, EV_PAGE_ALLOC, 888, 100, 1, 20, MT_FLAG_HARDIRQ);	/* <irq> */
-	stats_seed_task(&fx.st, 900, 900, 1, "nine", 4, 9, 5, false);
+	stats_seed_task(&fx.r.st, 500, 500, 1, "five", 4, 7, 5, false);
+	stats_seed_task(&fx.r.st, 400, 400, 1, "four", 4, 7, 5, false);
+	apply_page(&fx.r.st, EV_PAGE_ALLOC, 777, 0, 2, 10, 0);			/* comm unknown */
+	apply_page(&fx.r.st, EV_PAGE_ALLOC, 888, 100, 1, 20, MT_FLAG_HARDIRQ);	/* <irq> */
+	stats_seed_task(&fx.r.st, 900, 900, 1, "nine", 4, 9, 5, false);
 	summary(&fx, 10, &ls);
 	ck_assert_int_eq(ls.n, 6);
 	ck_assert_str_eq(ls.l[0], "memtrace: report (SIGUSR1): 2 events, 0 lost, 5 tasks with "
@@ -1835,7 +1839,7 @@ START_TEST(test_summary_tasks)
 	ck_assert_int_eq(ls.n, 3);
 	ck_assert_str_eq(ls.l[2], "memtrace: top task: pid 400 (four) peak 7 pages (28 KiB)");
 	lines_free(&ls);
-	stats_free(&fx.st);
+	stats_free(&fx.r.st);
 }
 END_TEST
 
@@ -1870,8 +1874,8 @@ START_TEST(test_summary_hostile)
 	ck_assert_int_eq((int)(sizeof(plain) / sizeof(plain[0])), NHOSTILE);
 	fx_init(&fx, 64);
 	seed_hostile(&fx);
-	add_mod(&fx.st, "bad\nname\x1b\xff", 1, 1, false, 0, MOD_LOADING);
-	add_mod(&fx.st, "", 2, 0, true, 3, MOD_FAILED);
+	add_mod(&fx.r.st, "bad\nname\x1b\xff", 1, 1, false, 0, MOD_LOADING);
+	add_mod(&fx.r.st, "", 2, 0, true, 3, MOD_FAILED);
 	summary(&fx, (unsigned)NHOSTILE, &ls);
 	ck_assert_int_eq(ls.n, 1 + NHOSTILE + 2);
 	for (i = 0; i < NHOSTILE; i++) {
@@ -1884,7 +1888,7 @@ START_TEST(test_summary_hostile)
 	ck_assert_str_eq(ls.l[2 + NHOSTILE], "memtrace: top module: bad?name?? peak 1 pages (4 KiB), "
 			 "loading");
 	lines_free(&ls);
-	stats_free(&fx.st);
+	stats_free(&fx.r.st);
 }
 END_TEST
 
@@ -1894,25 +1898,25 @@ START_TEST(test_summary_lost)
 	struct lines ls = { 0 };
 
 	fx_init(&fx, 16);
-	fx.in.trigger = "oom";
-	fx.in.missed_unknown = 3;
+	fx.trigger = "oom";
+	fx.cpu0.missed_unknown = 3;
 	summary(&fx, 5, &ls);
 	ck_assert_int_eq(ls.n, 1);
-	ck_assert_str_eq(ls.l[0], "memtrace: report (oom): 0 events, 0 lost (at least), 0 tasks "
+	ck_assert_str_eq(ls.l[0], "memtrace: report (oom): 0 events, 3 lost (at least), 0 tasks "
 			 "with pages, 0 modules; full report in /var/log/memtrace.log");
-	fx.in.lost_events = UINT64_MAX;
+	fx.cpu0.stats_lost = UINT64_MAX;
 	summary(&fx, 5, &ls);
 	ck_assert_str_eq(ls.l[0], "memtrace: report (oom): 0 events, 18446744073709551615 lost "
 			 "(at least), 0 tasks with pages, 0 modules; full report in "
 			 "/var/log/memtrace.log");
-	fx.in.missed_unknown = 0;
-	fx.in.lost_events = 12;
+	fx.cpu0.missed_unknown = 0;
+	fx.cpu0.stats_lost = 12;
 	summary(&fx, 5, &ls);
 	ck_assert_str_eq(ls.l[0], "memtrace: report (oom): 0 events, 12 lost, 0 tasks with pages, "
 			 "0 modules; full report in /var/log/memtrace.log");
 	ck_assert_ptr_null(strstr(ls.l[0], "at least"));
 	lines_free(&ls);
-	stats_free(&fx.st);
+	stats_free(&fx.r.st);
 }
 END_TEST
 
@@ -1964,11 +1968,11 @@ START_TEST(test_modules_untraced_text)
 	size_t len;
 
 	fx_init(&fx, 16);
-	add_mod(&fx.st, "virtio_pci", 6, 2, true, 40, MOD_LIVE);
+	add_mod(&fx.r.st, "virtio_pci", 6, 2, true, 40, MOD_LIVE);
 	set_untraced(&extra[0], "late_mod", 12);
-	fx.in.extra = extra;
-	fx.in.nextra = 1;
-	fx.in.extra_dropped = 3;
+	fx.r.meta.extra = extra;
+	fx.r.meta.nextra = 1;
+	fx.r.meta.extra_dropped = 3;
 	t = render(&fx, FMT_TEXT, &len);
 	assert_ascii(t, len);
 	/* the table and the extra list together */
@@ -1983,7 +1987,7 @@ START_TEST(test_modules_untraced_text)
 	ck_assert_ptr_nonnull(p);
 	ck_assert_ptr_eq(p + strlen(note), t + len);
 	free(t);
-	stats_free(&fx.st);
+	stats_free(&fx.r.st);
 }
 END_TEST
 
@@ -1997,12 +2001,12 @@ START_TEST(test_modules_untraced_json)
 	size_t len;
 
 	fx_init(&fx, 16);
-	add_mod(&fx.st, "virtio_pci", 6, 2, true, 40, MOD_LIVE);
+	add_mod(&fx.r.st, "virtio_pci", 6, 2, true, 40, MOD_LIVE);
 	set_untraced(&extra[0], "late_mod", 12);
 	set_untraced(&extra[1], "esc\x1bname", 4);
-	fx.in.extra = extra;
-	fx.in.nextra = 2;
-	fx.in.extra_dropped = 5;
+	fx.r.meta.extra = extra;
+	fx.r.meta.nextra = 2;
+	fx.r.meta.extra_dropped = 5;
 	t = render(&fx, FMT_JSON, &len);
 	parse_or_fail(t, len, &root);
 	mods = jreq(&root, "modules", J_ARR);
@@ -2018,15 +2022,15 @@ START_TEST(test_modules_untraced_json)
 	jv_free(&root);
 	free(t);
 	/* and with no extras: an empty count, still valid */
-	fx.in.nextra = 0;
-	fx.in.extra_dropped = 0;
+	fx.r.meta.nextra = 0;
+	fx.r.meta.extra_dropped = 0;
 	t = render(&fx, FMT_JSON, &len);
 	parse_or_fail(t, len, &root);
 	ck_assert_int_eq(jint(&root, "modules_not_listed"), 0);
 	ck_assert_uint_eq(jreq(&root, "modules", J_ARR)->n, 1);
 	jv_free(&root);
 	free(t);
-	stats_free(&fx.st);
+	stats_free(&fx.r.st);
 }
 END_TEST
 
@@ -2062,8 +2066,9 @@ static char *render_cmd(struct fixture *fx, enum report_format fmt, const struct
 	FILE *f;
 	struct out *o = new_out(&f);
 
-	fx->in.format = fmt;
-	report_command(o, &fx->in, c);
+	fx->r.opt.format = fmt;
+	fx->r.cmd = *c;
+	report_command(o, &fx->r);
 	return drain_tmp(f, o, len);
 }
 
@@ -2079,7 +2084,7 @@ static char *const make_argv[] = { ARG("make"), ARG("-j4"), ARG("CFLAGS=-O2 -g")
  */
 static void cmd_fixture(struct fixture *fx, struct cmd_info *c, bool root_alive)
 {
-	struct stats *st = &fx->st;
+	struct stats *st = &fx->r.st;
 
 	fx_init(fx, 64);
 	stats_tree_root(st, 1000, 1);	/* created by pid 1, at its newtask below */
@@ -2154,7 +2159,7 @@ START_TEST(test_command_text)
 	assert_ascii(t, len);
 	ck_assert_str_eq(t, want);
 	free(t);
-	stats_free(&fx.st);
+	stats_free(&fx.r.st);
 }
 END_TEST
 
@@ -2238,7 +2243,7 @@ START_TEST(test_command_json)
 	ck_assert_str_eq(jstr(p, "state"), "exited");
 	jv_free(&root);
 	free(t);
-	stats_free(&fx.st);
+	stats_free(&fx.r.st);
 }
 END_TEST
 
@@ -2296,7 +2301,7 @@ START_TEST(test_command_signal)
 	jreq(&root, "signal", J_NULL);
 	jv_free(&root);
 	free(t);
-	stats_free(&fx.st);
+	stats_free(&fx.r.st);
 }
 END_TEST
 
@@ -2324,9 +2329,9 @@ START_TEST(test_command_exec_failed)
 	size_t len;
 
 	fx_init(&fx, 16);
-	stats_tree_root(&fx.st, 1000, 1);
-	ev_newtask(&fx.st, 5 * SEC, 1, 1000, PROC_FLAGS, "memtrace");
-	ev_exit(&fx.st, 5 * SEC + 1000, 1000, 1);
+	stats_tree_root(&fx.r.st, 1000, 1);
+	ev_newtask(&fx.r.st, 5 * SEC, 1, 1000, PROC_FLAGS, "memtrace");
+	ev_exit(&fx.r.st, 5 * SEC + 1000, 1000, 1);
 	c.argv = argv;
 	c.exec_failed = true;
 	c.reaped = true;
@@ -2359,7 +2364,7 @@ START_TEST(test_command_exec_failed)
 	ck_assert_uint_eq(jreq(&root, "processes", J_ARR)->n, 0);
 	jv_free(&root);
 	free(t);
-	stats_free(&fx.st);
+	stats_free(&fx.r.st);
 }
 END_TEST
 
@@ -2367,7 +2372,6 @@ END_TEST
 START_TEST(test_command_nowait_lost_top)
 {
 	static struct fixture fx;
-	static struct reader rd;
 	static const char row_alive[] =
 		"    1000        1       1          4         16      1.950 alive    make\n";
 	const struct jv *a;
@@ -2380,7 +2384,7 @@ START_TEST(test_command_nowait_lost_top)
 	c.waited = false;
 	c.still_running = 2;
 	c.reaped = false;
-	fx.in.lost_events = 5;
+	fx.cpu0.stats_lost = 5;
 	t = render_cmd(&fx, FMT_TEXT, &c, &len);
 	assert_ascii(t, len);
 	ck_assert_ptr_nonnull(strstr(t, "\nexit status: unknown\n"));
@@ -2407,7 +2411,7 @@ START_TEST(test_command_nowait_lost_top)
 	free(t);
 
 	/* -n 2: the two largest processes; the counts stay whole */
-	fx.in.top = 2;
+	fx.r.opt.top = 2;
 	t = render_cmd(&fx, FMT_TEXT, &c, &len);
 	ck_assert_ptr_nonnull(strstr(t, "\nPROCESSES: 2 of 3 with pages, by peak"));
 	p = strstr(t, CMD_PROC_HDR);
@@ -2428,7 +2432,7 @@ START_TEST(test_command_nowait_lost_top)
 	ck_assert_int_eq(jint(&root, "max_process_peak_pid"), 2000);
 	jv_free(&root);
 	free(t);
-	fx.in.top = 1;
+	fx.r.opt.top = 1;
 	t = render_cmd(&fx, FMT_JSON, &c, &len);
 	parse_or_fail(t, len, &root);
 	ck_assert_uint_eq(jreq(&root, "processes", J_ARR)->n, 1);
@@ -2436,8 +2440,7 @@ START_TEST(test_command_nowait_lost_top)
 	free(t);
 
 	/* events the reader applied out of time order: a line after the lost events */
-	rd.out_of_order = 4;
-	fx.in.rd = &rd;
+	fx.r.rd.out_of_order = 4;
 	t = render_cmd(&fx, FMT_TEXT, &c, &len);
 	ck_assert_ptr_nonnull(strstr(t, "\nlost events: 5 -- peaks may be underestimated\n"
 				     "events out of time order: 4 (applied as they came"));
@@ -2447,7 +2450,7 @@ START_TEST(test_command_nowait_lost_top)
 	ck_assert_int_eq(jint(&root, "out_of_order"), 4);
 	jv_free(&root);
 	free(t);
-	stats_free(&fx.st);
+	stats_free(&fx.r.st);
 }
 END_TEST
 
@@ -2477,7 +2480,7 @@ START_TEST(test_command_hostile)
 	size_t len, i, lines = 0;
 
 	cmd_fixture(&fx, &c, false);
-	stats_set_comm(stats_find_task(&fx.st, 2000), comm, sizeof(comm) - 1);
+	table_set_comm(stats_find_task(&fx.r.st, 2000), comm, sizeof(comm) - 1);
 	c.argv = hostile_argv;
 	c.status = 0;
 	t = render_cmd(&fx, FMT_TEXT, &c, &len);
@@ -2507,7 +2510,7 @@ START_TEST(test_command_hostile)
 			 "new\nline\x1b\xef\xbf\xbd\"");
 	jv_free(&root);
 	free(t);
-	stats_free(&fx.st);
+	stats_free(&fx.r.st);
 }
 END_TEST
 
@@ -2520,7 +2523,7 @@ END_TEST
  */
 static void process_fixture(struct fixture *fx)
 {
-	struct stats *st = &fx->st;
+	struct stats *st = &fx->r.st;
 
 	fx_init(fx, 64);
 	stats_seed_task(st, 100, 100, 1, "app", 3, 20, 10000000, false);
@@ -2535,7 +2538,7 @@ static void process_fixture(struct fixture *fx)
 	apply_page(st, EV_PAGE_FREE, 101, 0, 4, 4 * SEC, 0);
 	ev_newtask(st, 5 * SEC, 200, 201, MT_CLONE_THREAD, "db-worker");
 	apply_page(st, EV_PAGE_ALLOC, 201, 32, 1, 5 * SEC, 0);
-	fx->in.by_process = true;
+	fx->r.opt.by_process = true;
 }
 
 #define PV_HDR	"     PID     PPID THREADS PEAK_PAGES   PEAK_KIB  CUR_PAGES     SEEDED STATE   " \
@@ -2566,7 +2569,7 @@ START_TEST(test_by_process_text)
 		      "process table:\n%s", p);
 	free(t);
 	/* --top cuts rows, not the count */
-	fx.in.top = 2;
+	fx.r.opt.top = 2;
 	t = render(&fx, FMT_TEXT, &len);
 	p = strstr(t, "\nPROCESSES: 2 of 3 with pages");
 	ck_assert_ptr_nonnull(p);
@@ -2575,13 +2578,13 @@ START_TEST(test_by_process_text)
 			   strlen(PV_HDR PV_100 PV_200 "\nMODULES: 0\n")));
 	free(t);
 	/* the task view of the same table: one row per task */
-	fx.in.top = 0;
-	fx.in.by_process = false;
+	fx.r.opt.top = 0;
+	fx.r.opt.by_process = false;
 	t = render(&fx, FMT_TEXT, &len);
 	ck_assert_ptr_null(strstr(t, "\nPROCESSES: "));
 	ck_assert_ptr_nonnull(strstr(t, "\nTASKS: 6 of 6 with pages, by peak"));
 	free(t);
-	stats_free(&fx.st);
+	stats_free(&fx.r.st);
 }
 END_TEST
 
@@ -2629,7 +2632,7 @@ START_TEST(test_by_process_json)
 	ck_assert_str_eq(jreq(p, "peak_time_s", J_NUM)->s, "0.010000");
 	jv_free(&root);
 	free(t);
-	fx.in.top = 1;
+	fx.r.opt.top = 1;
 	t = render(&fx, FMT_JSON, &len);
 	parse_or_fail(t, len, &root);
 	ck_assert_uint_eq(jreq(&root, "processes", J_ARR)->n, 1);
@@ -2637,8 +2640,8 @@ START_TEST(test_by_process_json)
 	jv_free(&root);
 	free(t);
 	/* the task view says so, and has no processes */
-	fx.in.top = 0;
-	fx.in.by_process = false;
+	fx.r.opt.top = 0;
+	fx.r.opt.by_process = false;
 	t = render(&fx, FMT_JSON, &len);
 	parse_or_fail(t, len, &root);
 	ck_assert_str_eq(jstr(&root, "view"), "task");
@@ -2647,7 +2650,7 @@ START_TEST(test_by_process_json)
 	ck_assert_uint_eq(jreq(&root, "tasks", J_ARR)->n, 6);
 	jv_free(&root);
 	free(t);
-	stats_free(&fx.st);
+	stats_free(&fx.r.st);
 }
 END_TEST
 

@@ -342,7 +342,7 @@ END_TEST
 
 START_TEST(test_irq_context)
 {
-	struct mt_task *irq = &S.tasks[SLOT_IRQ];
+	struct mt_task *irq = &S.tb.tasks[SLOT_IRQ];
 
 	ck_assert_uint_eq(irq->comm_len, 5);
 	ck_assert_mem_eq(irq->comm, "<irq>", 5);
@@ -487,7 +487,7 @@ START_TEST(test_newtask_and_fork)
 	ck_assert_uint_eq(S.c.events[EV_NEWTASK], 5);
 	ck_assert_uint_eq(S.c.events[EV_FORK], 2);
 	/* bash + 501..506 */
-	ck_assert_uint_eq(S.c.tasks_seen, 7);
+	ck_assert_uint_eq(S.tb.c.tasks_seen, 7);
 }
 END_TEST
 
@@ -589,8 +589,8 @@ START_TEST(test_tid_reuse)
 	pfree(50, 800, 1, 1);
 	ck_assert_int_eq(old->cur, 1);
 	ck_assert_int_eq(neu->cur, 4);
-	ck_assert_uint_eq(S.c.tasks_seen, 3);	/* 800, 1, 800 again */
-	ck_assert_uint_eq(S.c.tasks_recycled, 0);
+	ck_assert_uint_eq(S.tb.c.tasks_seen, 3);	/* 800, 1, 800 again */
+	ck_assert_uint_eq(S.tb.c.tasks_recycled, 0);
 }
 END_TEST
 
@@ -649,7 +649,7 @@ START_TEST(test_recycle_smallest_peak)
 	exit_ev(20, 10);
 	exit_ev(21, 11);
 	exit_ev(22, 12);
-	ck_assert_uint_eq(S.c.tasks_seen, 4);
+	ck_assert_uint_eq(S.tb.c.tasks_seen, 4);
 
 	alloc(30, 14, 100, 0);		/* full: 11 (peak 2) goes, not 13 (alive) */
 	ck_assert_ptr_null(stats_find_task(&S, 11));
@@ -659,22 +659,22 @@ START_TEST(test_recycle_smallest_peak)
 	t = task(14);
 	ck_assert_int_eq(t->cur, 1);
 	ck_assert_uint_eq(t->gen, 1);
-	ck_assert_uint_eq(S.c.tasks_recycled, 1);
-	ck_assert_int_eq(S.c.recycled_max_peak, 2);
+	ck_assert_uint_eq(S.tb.c.tasks_recycled, 1);
+	ck_assert_int_eq(S.tb.c.recycled_max_peak, 2);
 
 	alloc(40, 15, 101, 0);		/* next: 10 (peak 5) */
 	ck_assert_ptr_null(stats_find_task(&S, 10));
 	ck_assert_int_eq(task(12)->peak, 7);
-	ck_assert_uint_eq(S.c.tasks_recycled, 2);
-	ck_assert_int_eq(S.c.recycled_max_peak, 5);
+	ck_assert_uint_eq(S.tb.c.tasks_recycled, 2);
+	ck_assert_int_eq(S.tb.c.recycled_max_peak, 5);
 
 	exit_ev(50, 13);
 	alloc(60, 16, 102, 0);		/* 13 (peak 1) before 12 (peak 7) */
 	ck_assert_ptr_null(stats_find_task(&S, 13));
 	ck_assert_int_eq(task(12)->peak, 7);
-	ck_assert_int_eq(S.c.recycled_max_peak, 5);
-	ck_assert_uint_eq(S.c.tasks_seen, 7);
-	ck_assert_uint_eq(S.c.tasks_recycled, 3);
+	ck_assert_int_eq(S.tb.c.recycled_max_peak, 5);
+	ck_assert_uint_eq(S.tb.c.tasks_seen, 7);
+	ck_assert_uint_eq(S.tb.c.tasks_recycled, 3);
 }
 END_TEST
 
@@ -691,7 +691,7 @@ START_TEST(test_recycle_order_large_table)
 			alloc((uint64_t)i, 1000 + i, pfn++, 0);
 		exit_ev(100 + (uint64_t)i, 1000 + i);
 	}
-	ck_assert_uint_eq(S.ntasks_used, 64);
+	ck_assert_uint_eq(S.tb.ntasks_used, 64);
 	for (k = 1; k <= 12; k++) {
 		/* the task whose peak is k: (i*37) % 62 == k-1; 37^-1 mod 62 = 57 */
 		int victim = (int)(((k - 1) * 57) % n);
@@ -700,9 +700,9 @@ START_TEST(test_recycle_order_large_table)
 		alloc(1000 + (uint64_t)k, 5000 + k, pfn++, 0);
 		ck_assert_msg(stats_find_task(&S, 1000 + victim) == NULL,
 			      "recycle %d: task with peak %d should have gone", k, k);
-		ck_assert_int_eq(S.c.recycled_max_peak, k);
+		ck_assert_int_eq(S.tb.c.recycled_max_peak, k);
 	}
-	ck_assert_uint_eq(S.c.tasks_recycled, 12);
+	ck_assert_uint_eq(S.tb.c.tasks_recycled, 12);
 	/* everything with a larger peak is still there */
 	for (i = 0; i < n; i++)
 		if ((i * 37) % n + 1 > 12)
@@ -731,8 +731,8 @@ START_TEST(test_recycled_frees)
 	ck_assert_ptr_null(stats_task_by_serial(&S, old_serial));
 	ck_assert_ptr_eq(stats_task_by_serial(&S, neu->serial), neu);
 	ck_assert_int_eq(neu->cur, 1);
-	ck_assert_uint_eq(S.c.tasks_recycled, 1);
-	ck_assert_int_eq(S.c.recycled_max_peak, 3);
+	ck_assert_uint_eq(S.tb.c.tasks_recycled, 1);
+	ck_assert_int_eq(S.tb.c.recycled_max_peak, 3);
 
 	pfree(40, 11, 1, 0);			/* old occupant's page */
 	ck_assert_uint_eq(S.c.recycled_frees, 1);
@@ -754,26 +754,26 @@ START_TEST(test_overflow)
 
 	stats_free(&S);
 	init_with(SLOT_FIRST + 2, false);	/* two task slots */
-	ov = &S.tasks[SLOT_OVERFLOW];
+	ov = &S.tb.tasks[SLOT_OVERFLOW];
 	ck_assert_mem_eq(ov->comm, "<overflow>", 10);
 	alloc(10, 10, 1, 0);
 	alloc(11, 11, 2, 0);
 	alloc(12, 12, 4, 1);			/* no exited task: <overflow> */
 	ck_assert_ptr_null(stats_find_task(&S, 12));
 	ck_assert_int_eq(ov->cur, 2);
-	ck_assert_uint_eq(S.c.task_overflow_events, 1);
+	ck_assert_uint_eq(S.tb.c.task_overflow_events, 1);
 	ck_assert_uint_eq(S.c.task_overflow_pages, 2);
 	alloc(13, 12, 6, 0);
 	ck_assert_int_eq(ov->cur, 3);
 	ck_assert_int_eq(ov->peak, 3);
-	ck_assert_uint_eq(S.c.task_overflow_events, 2);
+	ck_assert_uint_eq(S.tb.c.task_overflow_events, 2);
 	ck_assert_uint_eq(S.c.task_overflow_pages, 3);
 	ck_assert_int_eq(task(10)->cur, 1);
 	ck_assert_int_eq(task(11)->cur, 1);
 	/* a new task without a slot */
 	newtask(14, 10, 13, 0x1200000, "x");
 	ck_assert_ptr_null(stats_find_task(&S, 13));
-	ck_assert_uint_eq(S.c.task_overflow_events, 3);
+	ck_assert_uint_eq(S.tb.c.task_overflow_events, 3);
 	/* freeing overflow pages credits <overflow> */
 	pfree(15, 11, 4, 1);
 	ck_assert_int_eq(ov->cur, 1);
@@ -783,10 +783,10 @@ START_TEST(test_overflow)
 	alloc(17, 12, 8, 0);
 	ck_assert_int_eq(task(12)->cur, 1);
 	ck_assert_int_eq(ov->cur, 1);
-	ck_assert_uint_eq(S.c.task_overflow_events, 3);
+	ck_assert_uint_eq(S.tb.c.task_overflow_events, 3);
 	ck_assert_uint_eq(S.c.task_overflow_pages, 3);
-	ck_assert_uint_eq(S.c.tasks_recycled, 1);
-	ck_assert_uint_eq(S.c.tasks_seen, 3);
+	ck_assert_uint_eq(S.tb.c.tasks_recycled, 1);
+	ck_assert_uint_eq(S.tb.c.tasks_seen, 3);
 }
 END_TEST
 
@@ -811,9 +811,9 @@ START_TEST(test_many_short_tasks)
 		exit_ev(ts++, tid);
 	}
 	/* init + n children; 62 slots, init keeps one, so all but 61 children were dropped */
-	ck_assert_uint_eq(S.c.tasks_seen, (uint64_t)n + 1);
-	ck_assert_uint_eq(S.c.tasks_recycled, (uint64_t)n + 1 - 62);
-	ck_assert_int_eq(S.c.recycled_max_peak, 3);
+	ck_assert_uint_eq(S.tb.c.tasks_seen, (uint64_t)n + 1);
+	ck_assert_uint_eq(S.tb.c.tasks_recycled, (uint64_t)n + 1 - 62);
+	ck_assert_int_eq(S.tb.c.recycled_max_peak, 3);
 	ck_assert_uint_eq(S.c.events[EV_PAGE_ALLOC], 2 * (uint64_t)n);
 	ck_assert_uint_eq(S.c.events[EV_PAGE_FREE], 2 * (uint64_t)n);
 	ck_assert_uint_eq(S.c.events[EV_NEWTASK], (uint64_t)n);
@@ -821,7 +821,7 @@ START_TEST(test_many_short_tasks)
 	ck_assert_uint_eq(S.c.untracked_frees, 0);
 	ck_assert_uint_eq(S.c.recycled_frees, 0);
 	ck_assert_uint_eq(S.c.double_allocs, 0);
-	ck_assert_uint_eq(S.c.task_overflow_events, 0);
+	ck_assert_uint_eq(S.tb.c.task_overflow_events, 0);
 	ck_assert_ptr_eq(task(1), parent);
 	ck_assert_int_eq(parent->cur, 0);
 	ck_assert_uint_eq(parent->freed_pages, 0);
@@ -830,7 +830,7 @@ START_TEST(test_many_short_tasks)
 	ck_assert_int_eq(task(1000 + n - 1)->cur, 0);
 	ck_assert_int_eq(task(1000 + n - 1)->state, TASK_EXITED);
 	ck_assert_ptr_null(stats_find_task(&S, 1000));
-	ck_assert_uint_eq(S.ntasks_used, 64);
+	ck_assert_uint_eq(S.tb.ntasks_used, 64);
 }
 END_TEST
 
@@ -993,13 +993,13 @@ START_TEST(test_recycle_keeps_large_process_peak)
 	pfree(52, 200, 64, 2);
 	pfree(53, 200, 68, 0);
 	exit_gd(54, 200, 1, "small");
-	ck_assert_uint_eq(S.ntasks_used, SLOT_FIRST + 4);	/* 1, 100, 101, 200 */
+	ck_assert_uint_eq(S.tb.ntasks_used, SLOT_FIRST + 4);	/* 1, 100, 101, 200 */
 	alloc(60, 300, 80, 0);			/* one slot needed */
-	ck_assert_uint_eq(S.c.tasks_recycled, 1);
+	ck_assert_uint_eq(S.tb.c.tasks_recycled, 1);
 	ck_assert_msg(stats_find_task(&S, 100) == lead,
 		      "the leader of a 64-page process went before a 5-page task");
 	ck_assert_ptr_null(stats_find_task(&S, 200));
-	ck_assert_int_eq(S.c.recycled_max_peak, 5);
+	ck_assert_int_eq(S.tb.c.recycled_max_peak, 5);
 }
 END_TEST
 
@@ -1139,7 +1139,7 @@ START_TEST(test_tree_root_table_full)
 	ck_assert(!S.tree_rooted);
 	ck_assert_uint_eq(S.tree_processes, 0);
 	ck_assert_ptr_null(stats_find_task(&S, ROOT));
-	ck_assert(!(S.tasks[SLOT_OVERFLOW].flags & TF_TREE));
+	ck_assert(!(S.tb.tasks[SLOT_OVERFLOW].flags & TF_TREE));
 	alloc(30, ROOT, 1, 0);			/* its pages go to <overflow>, not a tree */
 	ck_assert_int_eq(S.tree_cur, 0);
 	ck_assert_int_eq(S.tree_peak, 0);
@@ -1321,7 +1321,7 @@ END_TEST
 /* Who frees decides nothing: the owner's tree membership does. irq pages are not the tree's. */
 START_TEST(test_tree_frees_and_irq)
 {
-	struct mt_task *irq = &S.tasks[SLOT_IRQ];
+	struct mt_task *irq = &S.tb.tasks[SLOT_IRQ];
 
 	start_tree(100, "sh");
 	alloc(110, ROOT, 0, 2);			/* 4 */
@@ -1368,18 +1368,18 @@ START_TEST(test_tree_exited_with_pages_kept)
 	exit_gd(133, 2100, 0, "lead");
 	ck_assert_int_eq(task(2100)->cur, 0);
 	ck_assert_int_eq(task(2100)->pcur, 2);
-	ck_assert_uint_eq(S.ntasks_used, SLOT_FIRST + 6);
+	ck_assert_uint_eq(S.tb.ntasks_used, SLOT_FIRST + 6);
 	/* full: 3000 goes though its peak (4) is larger than 2000's (1) or 2100's (0) */
 	alloc(140, 6000, 24, 0);
 	ck_assert_ptr_null(stats_find_task(&S, 3000));
 	ck_assert_ptr_nonnull(stats_find_task(&S, 2000));
 	ck_assert_ptr_nonnull(stats_find_task(&S, 2100));
-	ck_assert_uint_eq(S.c.tasks_recycled, 1);
+	ck_assert_uint_eq(S.tb.c.tasks_recycled, 1);
 	/* nothing else may go: overflow */
 	alloc(141, 6001, 25, 0);
 	ck_assert_ptr_null(stats_find_task(&S, 6001));
-	ck_assert_uint_eq(S.c.task_overflow_events, 1);
-	ck_assert_uint_eq(S.c.tasks_recycled, 1);
+	ck_assert_uint_eq(S.tb.c.task_overflow_events, 1);
+	ck_assert_uint_eq(S.tb.c.tasks_recycled, 1);
 	/* the kept tasks' frees find them */
 	pfree(150, 6000, 0, 0);
 	ck_assert_int_eq(task(2000)->cur, 0);
@@ -1390,7 +1390,7 @@ START_TEST(test_tree_exited_with_pages_kept)
 	ck_assert_ptr_null(stats_find_task(&S, 2000));
 	ck_assert_ptr_nonnull(stats_find_task(&S, 6002));
 	ck_assert_ptr_nonnull(stats_find_task(&S, 2100));
-	ck_assert_uint_eq(S.c.tasks_recycled, 2);
+	ck_assert_uint_eq(S.tb.c.tasks_recycled, 2);
 	/* the thread's pages come back through its leader */
 	pfree(170, 6002, 16, 1);
 	ck_assert_int_eq(task(2100)->pcur, 0);
@@ -1424,11 +1424,11 @@ START_TEST(test_tree_victim_gains_pages_kept)
 	}
 	ck_assert_int_eq(task(3002)->peak, 4);		/* order 2 */
 	/* fill the table with live tasks */
-	for (i = 0; S.ntasks_used < S.cfg.max_tasks; i++)
+	for (i = 0; S.tb.ntasks_used < S.cfg.max_tasks; i++)
 		alloc(130, 4000 + i, pfn++, 0);
 	/* four victims are collected (64 / 16); the first recycle takes one of 3000-3002 */
 	alloc(140, 5000, pfn++, 0);
-	ck_assert_uint_eq(S.c.tasks_recycled, 1);
+	ck_assert_uint_eq(S.tb.c.tasks_recycled, 1);
 	ck_assert_ptr_eq(task(2000), lead);
 	/* now the thread allocates: the exited leader holds its process's pages */
 	alloc(150, 2001, 40, 1);
@@ -1441,8 +1441,8 @@ START_TEST(test_tree_victim_gains_pages_kept)
 	ck_assert_msg(stats_find_task(&S, 2000) == lead && lead->tid == 2000,
 		      "exited tree leader with pages held by its thread was recycled");
 	ck_assert_ptr_eq(stats_process_of(&S, task(2001)), lead);
-	ck_assert_uint_eq(S.c.tasks_recycled, 3);
-	ck_assert_uint_eq(S.c.task_overflow_events, 1);	/* 5003 found no slot */
+	ck_assert_uint_eq(S.tb.c.tasks_recycled, 3);
+	ck_assert_uint_eq(S.tb.c.task_overflow_events, 1);	/* 5003 found no slot */
 	pfree(170, 2001, 40, 1);
 	ck_assert_int_eq(lead->pcur, 0);
 	ck_assert_int_eq(S.tree_cur, 0);
@@ -1657,7 +1657,7 @@ START_TEST(test_tree_model)
 		ck_assert_int_eq(task(tids[i])->pcur, pcur[i]);
 		ck_assert_int_eq(task(tids[i])->ppeak, ppeak[i]);
 	}
-	ck_assert_int_eq(S.tasks[SLOT_IRQ].cur, cur[7]);
+	ck_assert_int_eq(S.tb.tasks[SLOT_IRQ].cur, cur[7]);
 }
 END_TEST
 

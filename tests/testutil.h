@@ -36,6 +36,8 @@ SUITE(proc);
 SUITE(record);
 SUITE(boot);
 SUITE(bootrec);
+SUITE(options);
+SUITE(signals);
 #undef SUITE
 
 #endif

@@ -87,13 +87,20 @@ out:
 				close(fds[i]);
 		break;
 	}
-	default:
-		if (!boot_init(&b, 8)) {
-			boot_page(&b, &L, &D, t, n, 0);
+	default: {
+		/* the bytes as one CPU of the kernel's boot buffer (--boot-buffer) */
+		int fd = memfd_create("boot", MFD_CLOEXEC), cpu = 0;
+
+		if (fd >= 0 && write(fd, t, n) == (ssize_t)n && lseek(fd, 0, SEEK_SET) == 0 &&
+		    !boot_init(&b, 8)) {
+			boot_read(&b, &L, &D, 1, &cpu, &fd, NULL, 0);
 			boot_apply(&b, &s);
 			boot_free(&b);
 		}
+		if (fd >= 0)
+			close(fd);
 		break;
+	}
 	}
 	stats_free(&s);
 	return 0;

@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* daemon.c - --daemon: fork, and the parent returns only once tracing is live; --pidfile */
+#include "daemon.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "util.h"
+
+int daemon_fork(struct run *r)
+{
+	unsigned char code = EXIT_RUNTIME;
+	int p[2], timeout = (int)(r->hooks.ready_timeout_ms ? r->hooks.ready_timeout_ms :
+				  READY_TIMEOUT_MS);
+	pid_t pid;
+	ssize_t n;
+
+	if (pipe2(p, O_CLOEXEC))
+		return mt_fail(EXIT_RUNTIME, "pipe: %s", strerror(errno));
+	r->ready_parent = getpid();
+	pid = fork();
+	if (pid < 0)
+		return mt_fail(EXIT_RUNTIME, "fork: %s", strerror(errno));
+	if (pid == 0) {
+		int fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+
+		close(p[0]);
+		r->ready_fd = p[1];
+		if (fd >= 0) {
+			dup2(fd, STDIN_FILENO);
+			close(fd);
+		}
+		setsid();
+		return -1;	/* the child goes on */
+	}
+	close(p[1]);
+	for (;;) {
+		struct pollfd pfd = { p[0], POLLIN, 0 };
+		int res = poll(&pfd, 1, timeout);
+
+		if (res < 0 && errno == EINTR)
+			continue;
+		if (res == 0) {
+			mt_warn("not tracing after %.1f s; stopping pid %d", (double)timeout / 1000,
+				(int)pid);
+			kill(pid, SIGTERM);	/* it cleans up when its setup ends */
+			return EXIT_RUNTIME;
+		}
+		break;
+	}
+	do {
+		n = read(p[0], &code, 1);
+	} while (n < 0 && errno == EINTR);
+	return n == 1 ? code : EXIT_RUNTIME;
+}
+
+void daemon_ready(struct run *r, int code)
+{
+	unsigned char c = (unsigned char)code;
+
+	if (r->ready_fd < 0)
+		return;
+	if (write(r->ready_fd, &c, 1) != 1)
+		mt_warn("notifying the parent: %s", strerror(errno));
+	close(r->ready_fd);
+	r->ready_fd = -1;
+}
+
+int daemon_write_pidfile(struct run *r)
+{
+	char buf[32];
+	int fd, e = 0;
+
+	if (!r->opt.pidfile)
+		return 0;
+	fd = open(r->opt.pidfile, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+	snprintf(buf, sizeof(buf), "%d\n", (int)getpid());
+	if (fd < 0 || (e = write_all(fd, buf, strlen(buf)))) {
+		int err = fd < 0 ? errno : -e;
+
+		if (fd >= 0) {
+			close(fd);
+			unlink(r->opt.pidfile);
+		}
+		return mt_fail(EXIT_RUNTIME, "--pidfile %s: %s", r->opt.pidfile, strerror(err));
+	}
+	close(fd);
+	r->pidfile_written = true;
+	return 0;
+}

@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* daemon.h - --daemon: fork, and the parent returns only once tracing is live; --pidfile */
+#ifndef MEMTRACE_DAEMON_H
+#define MEMTRACE_DAEMON_H
+
+#include "run.h"
+
+#define READY_TIMEOUT_MS	30000	/* --daemon: the parent gives up after this */
+
+/**
+ * daemon_fork() - fork; the child goes on with the run, detached
+ *
+ * The parent waits for the child's daemon_ready() (its exit code: 0 once
+ * tracing is live), and gives up after READY_TIMEOUT_MS (it tells the child to
+ * stop): a boot that waits for memtrace is never held up for long.
+ * Return: -1 in the child; in the parent, the exit status to return.
+ */
+int daemon_fork(struct run *r);
+
+/* Child: tell the waiting parent @code (0: tracing is live). Once; nothing without --daemon. */
+void daemon_ready(struct run *r, int code);
+
+/* --pidfile: write our pid (never through a symlink); 0 or an exit code. */
+int daemon_write_pidfile(struct run *r);
+
+#endif

@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* enrich.h - report-time facts from /proc and /sys: names, ids, module sizes, loss counters, own RSS */
+#ifndef MEMTRACE_ENRICH_H
+#define MEMTRACE_ENRICH_H
+
+#include "run.h"
+
+/* Just before tracing begins: every module loaded now gets an entry in state "before". */
+void enrich_modules_before(struct run *r);
+
+/*
+ * Before a report of a live run: per-CPU loss counters from tracefs, the names
+ * and ids of tasks seen only by pid, every module /proc/modules lists (those
+ * without an entry go to the report's untraced list), module static sizes.
+ * Nothing for a replay (the recording has them).
+ */
+void enrich_refresh(struct run *r);
+
+/* At each report: uptime, and memtrace's own RSS (live) or the recording's uptime. */
+void enrich_now(struct run *r);
+
+#endif

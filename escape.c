@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* escape.c - task and module names (raw kernel bytes) made safe for text rows and JSON strings */
+#include "escape.h"
+
+#include <stdint.h>
+#include <stdio.h>
+
+void escape_text(struct out *o, const char *s, size_t len)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+		char e[4] = { '\\', 'x', hex[c >> 4], hex[c & 15] };
+
+		if (c == '\\')
+			out_write(o, "\\\\", 2);
+		else if (c >= 0x20 && c < 0x7f)
+			out_write(o, (const char *)&s[i], 1);
+		else
+			out_write(o, e, 4);
+	}
+}
+
+/* Length of a valid UTF-8 sequence at s (1..4), or 0 if invalid. */
+static size_t utf8_len(const unsigned char *s, size_t left)
+{
+	uint32_t cp;
+	size_t n, i;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		n = 2, cp = s[0] & 0x1f;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		n = 3, cp = s[0] & 0x0f;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		n = 4, cp = s[0] & 0x07;
+	else
+		return 0;
+	if (n > left)
+		return 0;
+	for (i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (s[i] & 0x3f);
+	}
+	if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+	    (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return n;
+}
+
+void escape_json(struct out *o, const char *s, size_t len)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t i = 0;
+
+	while (i < len) {
+		unsigned char c = u[i];
+		size_t n = utf8_len(u + i, len - i);
+
+		if (n == 0) {
+			out_puts(o, "\\ufffd");
+			i++;
+		} else if (c == '"' || c == '\\') {
+			char e[2] = { '\\', (char)c };
+
+			out_write(o, e, 2);
+			i++;
+		} else if (c < 0x20 || c == 0x7f) {
+			out_printf(o, "\\u%04x", c);
+			i++;
+		} else if (n == 2 && c == 0xc2 && u[i + 1] < 0xa0) {
+			out_printf(o, "\\u%04x", u[i + 1]);	/* C1 control */
+			i += 2;
+		} else {
+			out_write(o, s + i, n);
+			i += n;
+		}
+	}
+}

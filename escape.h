@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* escape.h - task and module names (raw kernel bytes) made safe for text rows and JSON strings */
+#ifndef MEMTRACE_ESCAPE_H
+#define MEMTRACE_ESCAPE_H
+
+#include <stddef.h>
+
+#include "logfile.h"
+
+/*
+ * Escaping of task names (raw kernel bytes). Text: printable ASCII stays,
+ * backslash doubles, every other byte becomes \xNN, so output is plain ASCII.
+ * JSON: valid UTF-8 stays (C1 controls escaped), quotes and backslash are
+ * escaped, control bytes become \u00NN and invalid bytes U+FFFD.
+ */
+void escape_text(struct out *o, const char *s, size_t len);
+void escape_json(struct out *o, const char *s, size_t len);
+
+#endif

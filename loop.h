@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* loop.h - the lifecycle every mode goes through: the poll loop, stop and drain, reports, cleanup */
+#ifndef MEMTRACE_LOOP_H
+#define MEMTRACE_LOOP_H
+
+#include <stdbool.h>
+
+#include "run.h"
+
+/**
+ * run_lifecycle() - prepare, setup, start, loop, stop and drain, finish
+ *
+ * The hooks of r->ops fill in what a mode does differently. Nothing is torn
+ * down here on an error: main() calls run_cleanup() on every path.
+ * Return: the exit status.
+ */
+int run_lifecycle(struct run *r);
+
+/* main's single cleanup path: tracefs as found, pidfile removed, memory freed. */
+void run_cleanup(struct run *r);
+
+/* Before a report on request: read what is buffered now, refresh names and sizes. */
+void run_catch_up(struct run *r);
+
+/* A report on stdout (USR1, replay). */
+void run_report_stdout(struct run *r, const char *trigger);
+
+/* A report to the log file, atomically; on failure said on stderr, tracing goes on. 0 or -errno. */
+int run_report_log(struct run *r, const char *trigger);
+
+/* The final report: to the log file (unless @to_log is false), its summary to kmsg with --kmsg. */
+void run_report_final(struct run *r, bool to_log);
+
+/* At an oom:mark_victim: a report with trigger "oom" to the log file, a line to kmsg. */
+void run_report_oom(struct run *r);
+
+#endif

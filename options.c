@@ -1,0 +1,323 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* options.c - the command line: getopt_long, validation, usage text, the mode it asks for */
+#include "options.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "table.h"
+
+enum {
+	OPT_MAX_TASKS = 256, OPT_MAX_MODULES, OPT_DAEMON, OPT_PIDFILE, OPT_REPLAY,
+	OPT_RECORD, OPT_INSTANCE, OPT_NO_SEED, OPT_KMSG, OPT_BOOT_BUFFER, OPT_EXITS, OPT_PID,
+	OPT_COMM, OPT_BY, OPT_NO_WAIT,
+};
+
+void options_usage(FILE *f)
+{
+	fprintf(f, "Usage: memtrace [OPTIONS] [TRACEFS_DIR [LOG_PATH]]\n"
+		"       memtrace [OPTIONS] -- COMMAND [ARGS...]\n"
+		"       memtrace --exits [--pid N]... [--comm NAME]... [OPTIONS]\n"
+		"       memtrace --replay DIR [OPTIONS]\n"
+		"       memtrace --record DIR [OPTIONS] [TRACEFS_DIR [LOG_PATH]]\n"
+		"Trace page allocations and report per-task and per-module peak memory.\n"
+		"With a COMMAND: run it, report the peak of its whole process tree (to\n"
+		"stderr, or -o FILE) and exit with its status.\n"
+		"\n"
+		"  -o, --output FILE       log file for SIGUSR2/SIGTERM/oom reports\n"
+		"                          (default " DEFAULT_LOG ")\n"
+		"  -b, --buffer-size KB    ring buffer per CPU in KiB (default %d)\n"
+		"  -f, --format FMT        report format: text or json (default text)\n"
+		"  -n, --top N             task rows, 0 = all (default %d); all modules\n"
+		"      --max-tasks N       task table size (default %d)\n"
+		"      --max-modules N     module table size (default %d)\n"
+		"      --instance NAME     tracefs instance name (default " DEFAULT_INSTANCE ")\n"
+		"      --daemon            fork; return once tracing is live\n"
+		"      --pidfile FILE      write the daemon's pid to FILE\n"
+		"      --record DIR        also save raw buffers and format files in DIR\n"
+		"      --replay DIR        report on a recorded trace and exit\n"
+		"      --no-seed           do not seed running tasks from /proc/PID/statm\n"
+		"      --kmsg              also a short summary to /dev/kmsg at the end\n"
+		"      --boot-buffer       first read the module loads the kernel recorded\n"
+		"                          at boot (trace_event=module:...) from the top-level\n"
+		"                          buffer; this empties that buffer\n"
+		"      --by process        reports list processes (threads summed), not tasks\n"
+		"      --no-wait           COMMAND: stop when it exits, not when its\n"
+		"                          descendants are gone too\n"
+		"      --exits             print a line per exiting process, until TERM/INT\n"
+		"      --pid N, --comm NAME  --exits: only these processes (may repeat)\n"
+		"  -h, --help              show this help and exit\n"
+		"  -V, --version           show the version and exit\n"
+		"\n"
+		"Signals: USR1 report to stdout; USR2 report to the log file;\n"
+		"TERM/INT final report to the log file, clean up, exit.\n"
+		"Exit status: 0 ok, 1 runtime failure, 2 usage, 4 no privilege,\n"
+		"5 required tracepoint missing. See memtrace(8).\n",
+		DEFAULT_BUFFER_KB, DEFAULT_TOP, DEFAULT_MAX_TASKS, DEFAULT_MAX_MODULES);
+}
+
+__attribute__((format(printf, 3, 4)))
+static int bad(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return OPT_ERROR;
+}
+
+/* A decimal in [min, max]; false (said in @err) otherwise. */
+static bool num(const char *opt, const char *s, unsigned long min, unsigned long max,
+		uint32_t *v, char *err, size_t errlen)
+{
+	unsigned long x;
+	char *end;
+
+	errno = 0;
+	if (!isdigit((unsigned char)*s)) {
+		bad(err, errlen, "invalid value '%s' for %s: not a number", s, opt);
+		return false;
+	}
+	x = strtoul(s, &end, 10);
+	if (errno || *end) {
+		bad(err, errlen, "invalid value '%s' for %s: not a number", s, opt);
+		return false;
+	}
+	if (x < min || x > max) {
+		bad(err, errlen, "invalid value '%s' for %s: must be %lu..%lu", s, opt, min, max);
+		return false;
+	}
+	*v = (uint32_t)x;
+	return true;
+}
+
+static bool instance_name_ok(const char *s)
+{
+	const char *p;
+
+	for (p = s; *p; p++)
+		if (!isalnum((unsigned char)*p) && !strchr("._-", *p))
+			return false;
+	return *s && strlen(s) <= 60 && s[0] != '.';
+}
+
+/* One option; OPT_RUN to go on. */
+static int one(struct options *o, int c, const char *arg, char *err, size_t errlen)
+{
+	uint32_t v;
+
+	switch (c) {
+	case 'o':
+		if (!*arg)
+			return bad(err, errlen, "empty value for --output");
+		o->log_path = arg;
+		o->output_set = true;
+		break;
+	case 'b':
+		if (!num("--buffer-size", arg, 16, 4u << 20, &v, err, errlen))
+			return OPT_ERROR;
+		o->buffer_kb = v;
+		break;
+	case 'f':
+		if (!strcmp(arg, "text"))
+			o->format = FMT_TEXT;
+		else if (!strcmp(arg, "json"))
+			o->format = FMT_JSON;
+		else
+			return bad(err, errlen, "invalid value '%s' for --format: use text or json",
+				   arg);
+		break;
+	case 'n':
+		if (!num("--top", arg, 0, UINT32_MAX, &o->top, err, errlen))
+			return OPT_ERROR;
+		break;
+	case OPT_MAX_TASKS:
+		if (!num("--max-tasks", arg, 8, 1u << 22, &v, err, errlen))
+			return OPT_ERROR;
+		o->max_tasks = v + SLOT_FIRST;
+		break;
+	case OPT_MAX_MODULES:
+		if (!num("--max-modules", arg, 1, 1u << 16, &o->max_modules, err, errlen))
+			return OPT_ERROR;
+		break;
+	case OPT_INSTANCE:
+		if (!instance_name_ok(arg))
+			return bad(err, errlen, "invalid value '%s' for --instance: use letters, "
+				   "digits, '.', '_' and '-'", arg);
+		o->instance = arg;
+		break;
+	case OPT_DAEMON:
+		o->daemon = true;
+		break;
+	case OPT_PIDFILE:
+		if (!*arg)
+			return bad(err, errlen, "empty value for --pidfile");
+		o->pidfile = arg;
+		break;
+	case OPT_RECORD:
+		if (!*arg)
+			return bad(err, errlen, "empty value for --record");
+		o->record_dir = arg;
+		break;
+	case OPT_REPLAY:
+		if (!*arg)
+			return bad(err, errlen, "empty value for --replay");
+		o->replay_dir = arg;
+		break;
+	case OPT_NO_SEED:
+		o->no_seed = true;
+		break;
+	case OPT_KMSG:
+		o->kmsg = true;
+		break;
+	case OPT_BOOT_BUFFER:
+		o->boot_buffer = true;
+		break;
+	case OPT_EXITS:
+		o->mode = MODE_EXITS;
+		break;
+	case OPT_PID:
+		if (o->npids >= MAX_FILTERS)
+			return bad(err, errlen, "at most %d --pid", MAX_FILTERS);
+		if (!num("--pid", arg, 1, INT32_MAX, &v, err, errlen))
+			return OPT_ERROR;
+		o->pids[o->npids++] = (int32_t)v;
+		break;
+	case OPT_COMM:
+		if (o->ncomms >= MAX_FILTERS)
+			return bad(err, errlen, "at most %d --comm", MAX_FILTERS);
+		if (!*arg || strlen(arg) >= COMM_LEN)
+			return bad(err, errlen, "invalid value '%s' for --comm: 1 to %d bytes", arg,
+				   COMM_LEN - 1);
+		o->comms[o->ncomms++] = arg;
+		break;
+	case OPT_BY:
+		if (!strcmp(arg, "process"))
+			o->by_process = true;
+		else if (!strcmp(arg, "task"))
+			o->by_process = false;
+		else
+			return bad(err, errlen, "invalid value '%s' for --by: use task or process",
+				   arg);
+		break;
+	case OPT_NO_WAIT:
+		o->no_wait = true;
+		break;
+	default:
+		return bad(err, errlen, "unexpected option");
+	}
+	return OPT_RUN;
+}
+
+/* Options that exclude each other, and the mode they ask for. */
+static int conflicts(struct options *o, char *err, size_t errlen)
+{
+	bool exits = o->mode == MODE_EXITS;
+
+	if (o->command) {
+		if (o->replay_dir || o->daemon || exits || o->record_dir || o->boot_buffer)
+			return bad(err, errlen, "a COMMAND takes no --replay, --daemon, --exits, "
+				   "--record or --boot-buffer");
+		o->mode = MODE_COMMAND;
+	} else if (o->no_wait) {
+		return bad(err, errlen, "--no-wait needs a COMMAND (memtrace -- COMMAND)");
+	}
+	if ((o->npids || o->ncomms) && !exits)
+		return bad(err, errlen, "--pid and --comm need --exits");
+	if (exits && (o->replay_dir || o->daemon))
+		return bad(err, errlen, "--exits takes no --replay or --daemon");
+	return OPT_RUN;
+}
+
+int options_parse(struct options *o, int argc, char **argv, char *err, size_t errlen)
+{
+	static const struct option longopts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "buffer-size", required_argument, NULL, 'b' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "top", required_argument, NULL, 'n' },
+		{ "max-tasks", required_argument, NULL, OPT_MAX_TASKS },
+		{ "max-modules", required_argument, NULL, OPT_MAX_MODULES },
+		{ "instance", required_argument, NULL, OPT_INSTANCE },
+		{ "daemon", no_argument, NULL, OPT_DAEMON },
+		{ "pidfile", required_argument, NULL, OPT_PIDFILE },
+		{ "record", required_argument, NULL, OPT_RECORD },
+		{ "replay", required_argument, NULL, OPT_REPLAY },
+		{ "no-seed", no_argument, NULL, OPT_NO_SEED },
+		{ "kmsg", no_argument, NULL, OPT_KMSG },
+		{ "boot-buffer", no_argument, NULL, OPT_BOOT_BUFFER },
+		{ "exits", no_argument, NULL, OPT_EXITS },
+		{ "pid", required_argument, NULL, OPT_PID },
+		{ "comm", required_argument, NULL, OPT_COMM },
+		{ "by", required_argument, NULL, OPT_BY },
+		{ "no-wait", no_argument, NULL, OPT_NO_WAIT },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c, res;
+
+	memset(o, 0, sizeof(*o));
+	o->log_path = DEFAULT_LOG;
+	o->instance = DEFAULT_INSTANCE;
+	o->buffer_kb = DEFAULT_BUFFER_KB;
+	o->top = DEFAULT_TOP;
+	o->max_tasks = DEFAULT_MAX_TASKS;
+	o->max_modules = DEFAULT_MAX_MODULES;
+	err[0] = '\0';
+	opterr = 0;
+	optind = 0;	/* glibc: a full new scan, so that tests may parse again */
+	while ((c = getopt_long(argc, argv, "+o:b:f:n:hV", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			return OPT_HELP;
+		case 'V':
+			return OPT_VERSION;
+		case '?':
+			if (!strncmp(argv[optind - 1], "--", 2))
+				return bad(err, errlen, "unknown option, or a value where none belongs "
+					   "or none where one does: '%s'", argv[optind - 1]);
+			if (optopt && optopt < 256)
+				return bad(err, errlen, "option -%c %s", optopt,
+					   strchr("obfn", optopt) ? "requires a value" : "is unknown");
+			return bad(err, errlen, "unknown option or missing value: '%s'",
+				   argv[optind - 1]);
+		default:
+			res = one(o, c, optarg, err, errlen);
+			if (res != OPT_RUN)
+				return res;
+		}
+	}
+	/* "--" ends the options: what follows is the command */
+	if (optind > 1 && !strcmp(argv[optind - 1], "--")) {
+		if (optind >= argc)
+			return bad(err, errlen, "'--' must be followed by a COMMAND");
+		o->command = argv + optind;
+		optind = argc;
+	}
+	res = conflicts(o, err, errlen);
+	if (res != OPT_RUN)
+		return res;
+	if (optind < argc)
+		o->tracefs_dir = argv[optind++];
+	if (optind < argc) {
+		if (!*argv[optind])
+			return bad(err, errlen, "empty LOG_PATH");
+		o->log_path = argv[optind++];
+	}
+	if (optind < argc)
+		return bad(err, errlen, "too many arguments: '%s'", argv[optind]);
+	if (o->replay_dir && (o->record_dir || o->daemon || o->tracefs_dir || o->boot_buffer))
+		return bad(err, errlen, "--replay takes no --record, --daemon, --boot-buffer or "
+			   "TRACEFS_DIR");
+	if (o->replay_dir)
+		o->mode = MODE_REPLAY;
+	if (o->pidfile && !o->daemon)
+		return bad(err, errlen, "--pidfile needs --daemon");
+	return OPT_RUN;
+}

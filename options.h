@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* options.h - the command line: getopt_long, validation, usage text, the mode it asks for */
+#ifndef MEMTRACE_OPTIONS_H
+#define MEMTRACE_OPTIONS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define DEFAULT_LOG		"/tmp/mem_debug_log"
+#define DEFAULT_INSTANCE	"memtrace"
+#define DEFAULT_BUFFER_KB	2048
+#define DEFAULT_TOP		30
+#define DEFAULT_MAX_TASKS	16384
+#define DEFAULT_MAX_MODULES	1024
+#define MAX_FILTERS		64
+
+enum report_format { FMT_TEXT = 0, FMT_JSON };
+
+/* What memtrace does; one file each (memtrace.c, command.c, exits.c, replay.c). */
+enum run_mode {
+	MODE_DAEMON = 0,	/* trace until TERM/INT, reports on signals */
+	MODE_COMMAND,		/* -- COMMAND: the peak of its process tree */
+	MODE_EXITS,		/* --exits: a line per exiting process */
+	MODE_REPLAY,		/* --replay DIR: a report on a recording */
+};
+
+struct options {
+	enum run_mode mode;
+	const char *tracefs_dir;
+	const char *log_path;
+	const char *pidfile;
+	const char *replay_dir;
+	const char *record_dir;
+	const char *instance;
+	unsigned buffer_kb;
+	enum report_format format;
+	uint32_t top;
+	uint32_t max_tasks;		/* slots, the pseudo tasks included */
+	uint32_t max_modules;
+	bool daemon;
+	bool no_seed;
+	bool kmsg;
+	bool boot_buffer;
+	bool output_set;		/* -o given */
+	bool by_process;		/* --by process */
+	char **command;			/* -- COMMAND [ARGS...] */
+	bool no_wait;
+	int32_t pids[MAX_FILTERS];	/* --exits --pid */
+	int npids;
+	const char *comms[MAX_FILTERS];	/* --exits --comm */
+	int ncomms;
+};
+
+/* What options_parse() found. */
+enum opt_result {
+	OPT_RUN = 0,		/* run the mode in o->mode */
+	OPT_HELP,		/* --help: print options_usage() to stdout, exit 0 */
+	OPT_VERSION,		/* --version: print the version, exit 0 */
+	OPT_ERROR,		/* a usage error, said in @err: exit EXIT_USAGE */
+};
+
+/**
+ * options_parse() - fill @o from the command line
+ * @err: one line (without "memtrace: ") when the result is OPT_ERROR
+ *
+ * Never exits and prints nothing: main() does, so that every option and every
+ * bad value can be tested. getopt's state is reset, so it may be called again.
+ * Return: an enum opt_result.
+ */
+int options_parse(struct options *o, int argc, char **argv, char *err, size_t errlen);
+
+/* The --help text. */
+void options_usage(FILE *f);
+
+#endif

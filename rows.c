@@ -1,0 +1,209 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* rows.c - what every report shares: rows sorted by peak, the process view, names, common lines */
+#include "rows.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "escape.h"
+
+const char *task_state_name(const struct mt_task *t)
+{
+	if (t->flags & TF_PSEUDO)
+		return "pseudo";
+	return t->state == TASK_EXITED ? "exited" : "alive";
+}
+
+const char *module_state_name(const struct mt_module *m)
+{
+	switch (m->state) {
+	case MOD_LOADING:
+		return "loading";
+	case MOD_LIVE:
+		return "live";
+	case MOD_FAILED:
+		return "failed";
+	case MOD_UNLOADED:
+		return "unloaded";
+	case MOD_BEFORE:
+		return "before";
+	case MOD_UNTRACED:
+		return "untraced";
+	default:
+		return "unknown";
+	}
+}
+
+/* What the rows are sorted by: a task's own peak, or its process's (threads summed). */
+enum sort_key { BY_TASK_PEAK, BY_PROCESS_PEAK };
+
+struct sort_ctx {
+	const struct table *tb;
+	enum sort_key key;
+};
+
+/* Largest peak first, then pid, then slot serial: the order of every report. */
+static int by_peak(const void *a, const void *b, void *p)
+{
+	const struct sort_ctx *c = p;
+	const struct mt_task *x = &c->tb->tasks[*(const uint32_t *)a];
+	const struct mt_task *y = &c->tb->tasks[*(const uint32_t *)b];
+	int64_t px = c->key == BY_TASK_PEAK ? x->peak : x->ppeak;
+	int64_t py = c->key == BY_TASK_PEAK ? y->peak : y->ppeak;
+
+	if (px != py)
+		return px < py ? 1 : -1;
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	return x->serial < y->serial ? -1 : 1;
+}
+
+/* The one sort of task slots (r->order) by peak. */
+static void sort_slots(const struct run *r, uint32_t n, enum sort_key key)
+{
+	struct sort_ctx c = { &r->st.tb, key };
+
+	qsort_r(r->order, n, sizeof(*r->order), by_peak, &c);
+}
+
+/* Tasks with a non-zero peak, sorted by peak; returns their number. */
+uint32_t rows_tasks(const struct run *r)
+{
+	const struct table *tb = &r->st.tb;
+	uint32_t i, n = 0;
+
+	for (i = 0; i < tb->ntasks_used; i++)
+		if (tb->tasks[i].state != TASK_UNUSED && tb->tasks[i].peak > 0)
+			r->order[n++] = i;
+	sort_slots(r, n, BY_TASK_PEAK);
+	return n;
+}
+
+uint32_t rows_threads(const struct run *r, uint32_t slot)
+{
+	return r->threads[slot] & ~PROC_ALIVE;
+}
+
+/* A process is alive while one of its threads is, whatever its leader did. */
+const char *rows_state(const struct run *r, uint32_t slot)
+{
+	const struct mt_task *t = &r->st.tb.tasks[slot];
+
+	if (t->flags & TF_PSEUDO)
+		return "pseudo";
+	return r->threads[slot] & PROC_ALIVE ? "alive" : "exited";
+}
+
+/* Slot of task @t in the table. */
+uint32_t rows_slot(const struct stats *st, const struct mt_task *t)
+{
+	return (uint32_t)(t - st->tb.tasks);
+}
+
+/*
+ * Processes (a leader, or a task whose leader is unknown) with a non-zero
+ * peak, sorted by peak; r->threads[slot] gets each one's thread count.
+ * With @tree_only, only processes of the command's tree.
+ */
+uint32_t rows_processes(const struct run *r, bool tree_only)
+{
+	const struct stats *st = &r->st;
+	uint32_t i, n = 0;
+
+	memset(r->threads, 0, st->tb.ntasks_used * sizeof(*r->threads));
+	for (i = SLOT_FIRST; i < st->tb.ntasks_used; i++) {
+		const struct mt_task *t = &st->tb.tasks[i];
+		uint32_t p;
+
+		if (t->state == TASK_UNUSED)
+			continue;
+		p = rows_slot(st, stats_process_of(st, t));
+		r->threads[p]++;
+		if (t->state == TASK_ALIVE)
+			r->threads[p] |= PROC_ALIVE;
+	}
+	for (i = 0; i < st->tb.ntasks_used; i++) {
+		const struct mt_task *t = &st->tb.tasks[i];
+
+		if (t->state == TASK_UNUSED || t->ppeak <= 0 || stats_process_of(st, t) != t)
+			continue;
+		if (tree_only && !(t->flags & TF_TREE))
+			continue;
+		r->order[n++] = i;
+	}
+	sort_slots(r, n, BY_PROCESS_PEAK);
+	return n;
+}
+
+uint64_t rows_lost(const struct run *r)
+{
+	return reader_lost(&r->rd);
+}
+
+void rows_text_comm(struct out *o, const struct mt_task *t)
+{
+	if (t->flags & TF_COMM_KNOWN)
+		escape_text(o, t->comm, t->comm_len);
+	else
+		out_puts(o, "?");
+}
+
+void rows_json_comm(struct out *o, const struct mt_task *t)
+{
+	out_puts(o, "\"");
+	if (t->flags & TF_COMM_KNOWN)
+		escape_json(o, t->comm, t->comm_len);
+	out_puts(o, "\"");
+}
+
+void rows_json_str(struct out *o, const char *s)
+{
+	out_puts(o, "\"");
+	escape_json(o, s, strlen(s));
+	out_puts(o, "\"");
+}
+
+/* Only when there are any: events applied after one with a later time stamp. */
+void rows_out_of_order_line(struct out *o, const struct run *r)
+{
+	if (r->rd.out_of_order)
+		out_printf(o, "events out of time order: %llu (applied as they came: a CPU's "
+			   "events arrived late, or a time stamp was wrong)\n",
+			   (unsigned long long)r->rd.out_of_order);
+}
+
+/* The lost-events line of every text report. */
+void rows_lost_line(struct out *o, const struct run *r)
+{
+	uint64_t unknown = reader_missed_unknown(&r->rd);
+
+	out_printf(o, "lost events: %llu", (unsigned long long)rows_lost(r));
+	if (unknown)
+		out_printf(o, " (at least; %llu sub-buffers flagged lost without a count)",
+			   (unsigned long long)unknown);
+	if (rows_lost(r) || unknown)
+		out_puts(o, " -- peaks may be underestimated");
+	out_puts(o, "\n");
+}
+
+/* The OOM line of every text report, when there were OOM kills: "@what: N, last victim ...". */
+void rows_oom_line(struct out *o, const struct stats *st, const char *what)
+{
+	if (!st->oom_count)
+		return;
+	/* the victim's comm is raw kernel bytes like any task name */
+	out_printf(o, "%s: %llu, last victim pid %d (", what, (unsigned long long)st->oom_count,
+		   st->oom_pid);
+	escape_text(o, st->oom_comm, strlen(st->oom_comm));
+	out_puts(o, ")\n");
+}
+
+/* The lost-events keys of every JSON report. */
+void rows_json_lost(struct out *o, const struct run *r)
+{
+	out_printf(o, "\"lost_events\":%llu,\"lost_unknown_subbuffers\":%llu,",
+		   (unsigned long long)rows_lost(r),
+		   (unsigned long long)reader_missed_unknown(&r->rd));
+}
+

@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* rows.h - what every report shares: rows sorted by peak, the process view, names, common lines */
+#ifndef MEMTRACE_ROWS_H
+#define MEMTRACE_ROWS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "logfile.h"
+#include "run.h"
+
+/* In r->threads[slot of a process]: one of its threads is alive (the rest is a count). */
+#define PROC_ALIVE	0x80000000u
+
+/* A task's process id: its tgid when known, else its own tid. */
+static inline int32_t pid_of(const struct mt_task *t)
+{
+	return t->tgid ? t->tgid : t->tid;
+}
+
+static inline double secs(uint64_t ns)
+{
+	return (double)ns / 1e9;
+}
+
+/* Pages in KiB at the run's page size; negative counts show as 0. */
+static inline uint64_t kib(const struct run *r, int64_t pages)
+{
+	return (uint64_t)(pages < 0 ? 0 : pages) * r->meta.page_size / 1024;
+}
+
+const char *task_state_name(const struct mt_task *t);
+const char *module_state_name(const struct mt_module *m);
+
+/* Tasks with a non-zero peak in r->order, largest peak first (then pid); their number. */
+uint32_t rows_tasks(const struct run *r);
+
+/*
+ * Processes (a leader, or a task whose leader is unknown) with a non-zero
+ * peak in r->order, by peak; r->threads[slot] gets each one's thread count
+ * and PROC_ALIVE. With @tree_only, only processes of the command's tree.
+ */
+uint32_t rows_processes(const struct run *r, bool tree_only);
+
+/* After rows_processes(): threads of the process in @slot, and its state. */
+uint32_t rows_threads(const struct run *r, uint32_t slot);
+const char *rows_state(const struct run *r, uint32_t slot);
+
+/* Slot of task @t in the table. */
+uint32_t rows_slot(const struct stats *st, const struct mt_task *t);
+
+/* Events lost, as every report counts them (reader_lost()). */
+uint64_t rows_lost(const struct run *r);
+
+/* A task's name: escaped text ("?" if unknown), a JSON string, any JSON string. */
+void rows_text_comm(struct out *o, const struct mt_task *t);
+void rows_json_comm(struct out *o, const struct mt_task *t);
+void rows_json_str(struct out *o, const char *s);
+
+/* The lines every text report has: lost events, events out of order (if any), OOM kills (if any). */
+void rows_lost_line(struct out *o, const struct run *r);
+void rows_out_of_order_line(struct out *o, const struct run *r);
+void rows_oom_line(struct out *o, const struct stats *st, const char *what);
+
+/* The keys every JSON report has: "lost_events" and "lost_unknown_subbuffers", each with a comma. */
+void rows_json_lost(struct out *o, const struct run *r);
+
+#endif

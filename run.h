@@ -1,0 +1,135 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* run.h - the context of one run, passed to every function that needs it, and a mode's operations */
+#ifndef MEMTRACE_RUN_H
+#define MEMTRACE_RUN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "event.h"
+#include "options.h"
+#include "reader.h"
+#include "record.h"
+#include "ringbuf.h"
+#include "signals.h"
+#include "stats.h"
+#include "tracefs.h"
+
+#define RUN_MAX_EVENTS	64	/* tracepoints named in a report (enabled or missing) */
+
+struct run;
+
+/* What a mode's hook tells the loop. */
+enum loop_next { LOOP_GO_ON = 0, LOOP_STOP };
+
+/*
+ * One mode, one file, one entry in memtrace.c's table (the shape of rtla's
+ * tools). Every mode goes through the same lifecycle (loop.c, run_lifecycle()):
+ *
+ *   setup -> start -> loop -> stop and drain -> finish, then main's cleanup
+ *
+ * NULL hooks do nothing. A new mode is a new file with its ops and one entry.
+ */
+struct mode_ops {
+	const char *name;
+	bool live;				/* traces the kernel (else: replays a recording) */
+	uint64_t batch;				/* events per read batch in the loop */
+	int (*prepare)(struct run *r);		/* before the setup; exit code */
+	int (*setup)(struct run *r);		/* instead of the tracing setup (replay) */
+	int (*start)(struct run *r);		/* tracing is live: start the work; exit code */
+	int (*loop)(struct run *r);		/* instead of the poll loop (replay) */
+	/* after each batch of events, and once after the final drain */
+	enum loop_next (*after_batch)(struct run *r);
+	void (*on_oom)(struct run *r);		/* an oom:mark_victim was applied */
+	/* a signal whose action the loop does not handle itself (see signals_action()) */
+	enum loop_next (*on_signal)(struct run *r, int action, const struct signalfd_siginfo *si);
+	enum loop_next (*check)(struct run *r);	/* at the end of each round of the loop */
+	void (*abort)(struct run *r);		/* the loop failed: undo what start began */
+	int (*finish)(struct run *r);		/* after the stop: final report; the exit code */
+};
+
+/* Command mode: how the command ended and what it cost (command.c fills it). */
+struct cmd_info {
+	char *const *argv;
+	pid_t pid;
+	int status;		/* wait status of the command, if reaped */
+	bool reaped;
+	bool exec_failed;	/* could not be executed (status is then 127) */
+	double wall_s, user_s, sys_s;
+	long max_rss_kib;	/* largest ru_maxrss of the waited-for descendants */
+	uint64_t start_ts;	/* trace clock when the command was started */
+	bool waited;		/* descendants were waited for (no --no-wait) */
+	uint32_t still_running;	/* tree processes alive at the end (--no-wait) */
+	char oom_adj[16];	/* memtrace's caller's oom_score_adj, for the command */
+	struct sig_cmd_state sigs;
+};
+
+/* --exits: what has been said on stdout so far (exits.c). */
+struct exits_state {
+	bool closed;		/* stdout is gone: memtrace stops */
+	uint64_t dropped_shown, lost_shown;
+};
+
+/* Test-only fault hooks: filled from MEMTRACE_TEST_* only in a test build. */
+struct test_hooks {
+	const char *fail_at;		/* setup fails right after this step */
+	long setup_delay_ms;		/* a setup as slow as a stuck drain */
+	long teardown_delay_ms;		/* a wider teardown window */
+	long ready_timeout_ms;		/* --daemon parent's wait, shortened */
+};
+
+struct run {
+	struct options opt;
+	const struct mode_ops *ops;
+	const char *mode_name;		/* in reports: live, record, replay */
+	struct signals sig;
+	struct tracefs tf;
+	bool tracefs_up;		/* from here on every exit path tears down */
+	struct rb_layout layout;
+	struct mt_decoder dec;
+	struct reader rd;
+	bool reader_up;
+	struct stats st;
+	struct meta meta;
+	int stop_sig;			/* what ended the loop: SIGTERM, SIGINT, SIGPIPE */
+	/* the tracepoints, as reports name them ("sys:name") */
+	const char *enabled[RUN_MAX_EVENTS];
+	const char *missing[RUN_MAX_EVENTS];
+	const char *missing_loss[RUN_MAX_EVENTS];	/* what each missing one costs */
+	int nenabled, nmissing;
+	char event_names[RUN_MAX_EVENTS][96];
+	uint32_t seed_tasks;
+	uint64_t seed_pages;
+	/* report scratch, one entry per task slot */
+	uint32_t *order;
+	uint32_t *threads;
+	int64_t *pages;
+	/* report-time facts (enrich.c) */
+	double uptime_s;		/* seconds since boot at report time */
+	long self_rss_kib;		/* memtrace's own VmRSS, -1 if unknown */
+	long self_hwm_kib;		/* its VmHWM, -1 if unknown */
+	long self_map_kib;		/* of it, the resident pfn map, -1 if unknown */
+	/* --daemon: the child writes its exit code (0: tracing is live) here */
+	int ready_fd;
+	pid_t ready_parent;		/* the parent waiting on it (not seeded) */
+	bool pidfile_written;		/* --pidfile: ours to remove at the end */
+	struct cmd_info cmd;		/* command mode */
+	struct exits_state exits;	/* --exits */
+	uint32_t replay_bad;		/* --replay: malformed lines of memtrace.{meta,seed} */
+	struct test_hooks hooks;
+};
+
+#ifdef MEMTRACE_TEST_HOOKS
+/* Test build: MEMTRACE_TEST_FAIL_AT=STEP makes setup fail right after STEP. */
+bool test_fail_at(const struct run *r, const char *step);
+#else
+static inline bool test_fail_at(const struct run *r, const char *step)
+{
+	(void)r;
+	(void)step;
+	return false;
+}
+#endif
+
+#endif

@@ -1,0 +1,388 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* setup.c - the start of a run: tracefs, events, tables, reader, boot buffer, tracing on, seed */
+#include "setup.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "boot.h"
+#include "enrich.h"
+#include "format.h"
+#include "proc.h"
+#include "record.h"
+#include "util.h"
+
+#define BUFFER_PERCENT	50
+#define BOOT_MAX_PAGES	16384		/* per CPU, when buffer_size_kb is unreadable */
+#define BOOT_MAX_NS	2000000000ull	/* --boot-buffer reads for at most 2 s */
+#define EXIT_RING	4096		/* --exits: process exits queued per batch */
+
+#ifdef MEMTRACE_TEST_HOOKS
+bool test_fail_at(const struct run *r, const char *step)
+{
+	if (!r->hooks.fail_at || strcmp(r->hooks.fail_at, step))
+		return false;
+	mt_warn("test: setup fails after step %s", step);
+	return true;
+}
+#endif
+
+/* The reports' events, and the one stats reads: the reader delivers to the accounting. */
+static void sink(void *ctx, const struct mt_event *ev)
+{
+	stats_apply(ctx, ev);
+}
+
+int setup_events(struct run *r, format_reader rdfmt, void *ctx, bool live)
+{
+	static char text[65536];
+	static struct fmt_event fe;
+	const struct mt_tracepoint *tp;
+	char err[256];
+	int i = 0;
+
+	decoder_init(&r->dec);
+	for (tp = mt_tracepoints; tp->system; tp++, i++) {
+		ssize_t n = rdfmt(ctx, tp->system, tp->name, text, sizeof(text));
+		char *name = r->event_names[i];
+		const char *bad_fmt = NULL;
+		bool ok = false;
+		int e;
+
+		snprintf(name, sizeof(r->event_names[i]), "%s:%s", tp->system, tp->name);
+		if (n > 0) {
+			snprintf(fe.system, sizeof(fe.system), "%s", tp->system);
+			if (fmt_parse_event(&fe, text, (size_t)n, err, sizeof(err)))
+				bad_fmt = "bad format file";
+			else if (decoder_add(&r->dec, tp, &fe, err, sizeof(err)))
+				bad_fmt = "unusable format";
+			else
+				ok = true;
+		}
+		if (ok && live) {
+			e = tracefs_enable(&r->tf, tp->system, tp->name);
+			if (e) {
+				mt_warn("cannot enable %s: %s", name, strerror(-e));
+				if (e == -EACCES || e == -EPERM)
+					return EXIT_PRIV;
+				ok = false;
+			}
+		}
+		if (ok) {
+			r->enabled[r->nenabled++] = name;
+			if (tp->kind == EV_RENAME)
+				r->meta.rename_events = true;
+			continue;
+		}
+		if (tp->need == NEED_REQUIRED) {
+			if (bad_fmt)	/* err names the event already */
+				return mt_fail(EXIT_NOEVENT, "required tracepoint %s: %s", bad_fmt, err);
+			if (live)
+				return mt_fail(EXIT_NOEVENT, "required tracepoint %s is missing (kernel "
+					       "without page-allocator tracepoints?)", name);
+			return mt_fail(EXIT_NOEVENT, "required tracepoint %s is missing in the "
+				       "recording", name);
+		}
+		if (bad_fmt)
+			mt_warn("%s: %s", bad_fmt, err);
+		/* one warning per missing event group is enough; the report lists all */
+		if (!r->nmissing || strcmp(r->missing_loss[r->nmissing - 1], tp->loss))
+			if (live && !((r->opt.mode == MODE_COMMAND || r->opt.mode == MODE_EXITS) &&
+				      tp->kind >= EV_MOD_LOAD && tp->kind <= EV_MODSYS_EXIT))
+				mt_warn("warning: %s not available: no %s", name, tp->loss);
+		r->missing[r->nmissing] = name;
+		r->missing_loss[r->nmissing++] = tp->loss;
+	}
+	return 0;
+}
+
+bool setup_have_event(const struct run *r, const char *name)
+{
+	int i;
+
+	for (i = 0; i < r->nenabled; i++)
+		if (!strcmp(r->enabled[i], name))
+			return true;
+	return false;
+}
+
+int setup_stats(struct run *r, uint64_t max_pfn)
+{
+	struct stats_config cfg = {
+		.max_tasks = r->opt.max_tasks,
+		.max_modules = r->opt.max_modules,
+		.max_pfn = max_pfn,
+		.initmod_start = r->meta.initmod_start,
+		.initmod_end = r->meta.initmod_end,
+		.rename_events = r->meta.rename_events,
+		.exit_ring = r->opt.mode == MODE_EXITS ? EXIT_RING : 0,
+		/* command mode without fork/newtask events: the first sight roots it */
+		.tree_first_sight = !setup_have_event(r, "task:task_newtask") &&
+				    !setup_have_event(r, "sched:sched_process_fork"),
+		.self_pid = r->meta.self_pid,
+	};
+	int e = stats_init(&r->st, &cfg);
+
+	if (e)
+		return mt_fail(EXIT_RUNTIME, "cannot allocate tables (%u tasks, %llu page frames): %s",
+			       cfg.max_tasks, (unsigned long long)max_pfn, strerror(-e));
+	r->order = calloc(cfg.max_tasks, sizeof(*r->order));
+	r->threads = calloc(cfg.max_tasks, sizeof(*r->threads));
+	r->pages = calloc(cfg.max_tasks, sizeof(*r->pages));
+	r->meta.extra = calloc(cfg.max_modules, sizeof(*r->meta.extra));
+	r->meta.extra_cap = cfg.max_modules;
+	if (!r->order || !r->threads || !r->pages || !r->meta.extra)
+		return mt_fail(EXIT_RUNTIME, "out of memory");
+	return 0;
+}
+
+static ssize_t live_format(void *ctx, const char *sys, const char *name, char *buf, size_t size)
+{
+	return tracefs_read_format(ctx, sys, name, buf, size);
+}
+
+/* Before anything is changed: the events memtrace cannot work without. */
+static int check_required(struct run *r)
+{
+	static char text[65536];
+	const struct mt_tracepoint *tp;
+
+	for (tp = mt_tracepoints; tp->system; tp++) {
+		if (tp->need != NEED_REQUIRED)
+			continue;
+		if (tracefs_read_format(&r->tf, tp->system, tp->name, text, sizeof(text)) <= 0)
+			return mt_fail(EXIT_NOEVENT, "required tracepoint %s:%s is missing in %s "
+				       "(kernel without page-allocator tracepoints?)", tp->system,
+				       tp->name, r->tf.inst);
+	}
+	return 0;
+}
+
+/* An error of tracefs.c: said, and its exit code. */
+static int tracefs_error(int code, const char *err)
+{
+	mt_warn("%s", err);
+	if (code == TFS_ERR_PRIV)
+		mt_warn("tracing needs root (CAP_SYS_ADMIN)");
+	return code == TFS_ERR_PRIV ? EXIT_PRIV : EXIT_RUNTIME;
+}
+
+/*
+ * --boot-buffer: drain the top-level per-CPU buffers once, before our own
+ * instance starts (so no event is seen twice), and keep their module events.
+ */
+static int ingest_boot_buffer(struct run *r)
+{
+	uint32_t sub = rb_subbuf_size(&r->layout);
+	struct boot_buffer *b = &r->meta.boot;
+	uint64_t *max_pages;
+	int i, *fds, e;
+
+	if (r->tf.top_level) {
+		mt_warn("warning: --boot-buffer ignored: tracing at the top level itself (no "
+			"instances)");
+		return 0;
+	}
+	fds = calloc((size_t)r->tf.ncpus, sizeof(*fds));
+	max_pages = calloc((size_t)r->tf.ncpus, sizeof(*max_pages));
+	if (!fds || !max_pages || boot_init(b, 4 * r->opt.max_modules)) {
+		free(fds);
+		free(max_pages);
+		return mt_fail(EXIT_RUNTIME, "out of memory");
+	}
+	for (i = 0; i < r->tf.ncpus; i++) {
+		unsigned long long kb;
+		char p[PATH_MAX], text[64];
+
+		fds[i] = -1;
+		if (path_fmt(p, sizeof(p), "%s/per_cpu/cpu%d/trace_pipe_raw", r->tf.root,
+			     r->tf.cpu_ids[i]))
+			continue;
+		fds[i] = open(p, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+		if (fds[i] < 0) {
+			mt_warn("--boot-buffer: %s: %s", p, strerror(errno));
+			continue;
+		}
+		/*
+		 * At most what the buffer holds, and 2 s in all: whatever the top
+		 * level still records (function tracing, say) must not keep us
+		 * reading, and the boot waits for us.
+		 */
+		max_pages[i] = BOOT_MAX_PAGES;
+		if (!path_fmt(p, sizeof(p), "%s/per_cpu/cpu%d/buffer_size_kb", r->tf.root,
+			      r->tf.cpu_ids[i]) &&
+		    read_file(p, text, sizeof(text)) > 0 && (kb = strtoull(text, NULL, 10)))
+			max_pages[i] = kb * 1024 / sub + 4;
+	}
+	e = boot_read(b, &r->layout, &r->dec, r->tf.ncpus, r->tf.cpu_ids, fds, max_pages,
+		      mono_ns() + BOOT_MAX_NS);
+	for (i = 0; i < r->tf.ncpus; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+	free(fds);
+	free(max_pages);
+	if (e)
+		return mt_fail(EXIT_RUNTIME, "out of memory");
+	boot_apply(b, &r->st);
+	boot_free(b);	/* the counters stay for the reports */
+	r->meta.boot_used = true;
+	mt_warn("boot buffer: %llu records, %u module events used, %llu lost%s",
+		(unsigned long long)b->records, b->applied, (unsigned long long)b->lost,
+		b->truncated ? "; not read to the end (still recording)" : "");
+	return 0;
+}
+
+/* tracefs found, the instance made and configured, its sub-buffer layout read. */
+static int setup_instance(struct run *r)
+{
+	static char text[65536];
+	char err[PATH_MAX + 256];
+	ssize_t n;
+	int code;
+
+	code = tracefs_find(&r->tf, r->opt.tracefs_dir, "/proc", err, sizeof(err));
+	if (code)
+		return tracefs_error(code, err);
+	r->tracefs_up = true;	/* from here on every exit path tears down */
+	if (test_fail_at(r, "find"))
+		return EXIT_RUNTIME;
+	code = tracefs_instance_create(&r->tf, r->opt.instance, "/proc", err, sizeof(err));
+	if (!code && test_fail_at(r, "instance"))
+		return EXIT_RUNTIME;
+	if (!code && (code = check_required(r)))
+		return code;
+	if (!code)
+		code = tracefs_configure(&r->tf, r->opt.buffer_kb, BUFFER_PERCENT, getpid(), err,
+					 sizeof(err));
+	if (code)
+		return tracefs_error(code, err);
+	if (test_fail_at(r, "configure"))
+		return EXIT_RUNTIME;
+	n = tracefs_read_header_page(&r->tf, text, sizeof(text));
+	if (n < 0)
+		return mt_fail(n == -ENOENT ? EXIT_NOEVENT : EXIT_RUNTIME,
+			       "%s/events/header_page: %s", r->tf.inst, strerror((int)-n));
+	if (fmt_parse_header_page(&r->layout, text, (size_t)n, err, sizeof(err)))
+		return mt_fail(EXIT_RUNTIME, "%s", err);
+	return 0;
+}
+
+/* The tables, sized for this machine's page frames. */
+static int setup_live_stats(struct run *r)
+{
+	uint64_t max_pfn;
+
+	if (setup_have_event(r, "module:module_put") &&
+	    proc_initmod_range("/proc", &r->meta.initmod_start, &r->meta.initmod_end)) {
+		r->meta.initmod_start = r->meta.initmod_end = 0;
+		if (!setup_have_event(r, "syscalls:sys_enter_finit_module"))
+			mt_warn("warning: do_init_module not found in /proc/kallsyms: the first "
+				"module_put of the loader ends a module bracket");
+	}
+	max_pfn = proc_max_pfn("/proc");
+	if (!max_pfn) {
+		mt_warn("warning: no page-frame range in /proc/zoneinfo; assuming %llu frames",
+			(unsigned long long)REPLAY_MAX_PFN);
+		max_pfn = REPLAY_MAX_PFN;
+	}
+	r->meta.max_pfn = max_pfn;
+	r->meta.self_pid = (int32_t)getpid();
+	return setup_stats(r, max_pfn);
+}
+
+/* The running tasks, as the seed of their pages (after tracing is on). */
+static void seed(struct run *r)
+{
+	struct seed_result res;
+
+	/* not us, nor the parent that waits for readiness (it exits then) */
+	if (proc_seed("/proc", &r->st, mono_ns, getpid(), r->ready_fd >= 0 ? r->ready_parent : 0,
+		      &res))
+		mt_warn("warning: cannot seed tasks from /proc");
+	r->seed_tasks = res.tasks;
+	r->seed_pages = res.pages;
+	stats_link_threads(&r->st);
+	if (r->opt.record_dir && record_write_seed(r->opt.record_dir, &r->st))
+		mt_warn("--record: cannot write the seed file");
+}
+
+int setup_tracing(struct run *r)
+{
+	char err[PATH_MAX + 256];
+	int code;
+
+	r->mode_name = r->opt.record_dir ? "record" : "live";
+	r->meta.page_size = (uint32_t)sysconf(_SC_PAGESIZE);
+	code = setup_instance(r);
+	if (code)
+		return code;
+	code = setup_events(r, live_format, &r->tf, true);
+	if (code)
+		return code;
+	if (test_fail_at(r, "events"))
+		return EXIT_RUNTIME;
+	code = setup_live_stats(r);
+	if (code)
+		return code;
+	if (test_fail_at(r, "stats"))
+		return EXIT_RUNTIME;
+	code = tracefs_open_cpus(&r->tf, err, sizeof(err));
+	if (code)
+		return tracefs_error(code, err);
+	if (test_fail_at(r, "cpus"))
+		return EXIT_RUNTIME;
+	if (reader_init(&r->rd, &r->layout, &r->dec, r->tf.ncpus, r->tf.cpu_ids, r->tf.fds, true,
+			r->tf.clock_mono, sink, &r->st))
+		return mt_fail(EXIT_RUNTIME, "out of memory");
+	r->reader_up = true;
+	if (r->opt.record_dir &&
+	    record_start(r->opt.record_dir, &r->tf, r->enabled, r->nenabled, &r->rd))
+		return EXIT_RUNTIME;
+	if (test_fail_at(r, "record"))
+		return EXIT_RUNTIME;
+	if (r->opt.boot_buffer && (code = ingest_boot_buffer(r)))
+		return code;
+	/* after the boot buffer (its modules are known), right before tracing begins */
+	enrich_modules_before(r);
+	if (r->hooks.setup_delay_ms)	/* test hook: a setup as slow as a stuck drain */
+		sleep_ms(r->hooks.setup_delay_ms);
+	if (signals_term_pending())
+		return mt_fail(EXIT_RUNTIME, "stopped by a signal during setup");
+	if (tracefs_tracing_on(&r->tf, true))
+		return mt_fail(EXIT_RUNTIME, "cannot start tracing: %s", strerror(errno));
+	if (test_fail_at(r, "tracing"))
+		return EXIT_RUNTIME;
+	if (!r->opt.no_seed)
+		seed(r);
+	if (test_fail_at(r, "seed"))
+		return EXIT_RUNTIME;
+	return 0;
+}
+
+/*
+ * MCL_ONFAULT locks the pfn map and the task table as they are used instead of
+ * filling them now. No MCL_FUTURE: without CAP_IPC_LOCK it turns
+ * RLIMIT_MEMLOCK into a limit on every later allocation, and a report's
+ * would fail (the tables themselves did, under systemd's capability bounding).
+ */
+void setup_self_protect(void)
+{
+	if (mlockall(MCL_CURRENT | MCL_ONFAULT))
+		mt_warn("memory not locked (%s); its pages may be swapped out under memory "
+			"pressure", strerror(errno));
+	write_file("/proc/self/oom_score_adj", "-1000");
+}
+
+void setup_banner(const struct run *r)
+{
+	fprintf(stderr, "memtrace %s: tracing in %s (%d CPUs, %u KiB per CPU, %d events), pid %d, "
+		"log %s\n", MEMTRACE_VERSION, r->tf.inst, r->tf.ncpus, r->opt.buffer_kb, r->nenabled,
+		(int)getpid(), r->opt.mode == MODE_EXITS && !r->opt.output_set ? "none (--exits)" :
+		r->opt.log_path);
+}

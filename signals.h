@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* signals.h - the signals memtrace reads, what each means in each mode, and the second-signal exit */
+#ifndef MEMTRACE_SIGNALS_H
+#define MEMTRACE_SIGNALS_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <sys/signalfd.h>
+
+#include "options.h"
+
+/*
+ * Policy, the same in every mode:
+ *  - TERM, INT, USR1, USR2, HUP (and CHLD in command mode) are blocked from
+ *    the start and read from a signalfd in the main loop's poll set: no work
+ *    is ever done in a handler.
+ *  - HUP is read and ignored: a console hangup must not end a boot trace.
+ *  - PIPE is ignored: a closed stdout comes back as EPIPE where it is written.
+ *    A command memtrace runs gets the disposition memtrace's caller gave.
+ *  - From the stop on (signals_arm_teardown()), a TERM or INT has a handler
+ *    that removes the instance and exits at once with 128+signal.
+ */
+struct signals {
+	int fd;			/* signalfd, non-blocking; -1 before signals_setup() */
+	sigset_t blocked;	/* what the signalfd reads */
+	sigset_t orig;		/* the mask before, for a command's child */
+	bool pipe_ignored;	/* SIGPIPE was ignored by memtrace's caller */
+};
+
+/* What a signal asks of the mode's loop. */
+enum sig_action {
+	SIGACT_IGNORE = 0,
+	SIGACT_REPORT_STDOUT,	/* catch up, a report on stdout */
+	SIGACT_REPORT_LOG,	/* catch up, a report to the log file */
+	SIGACT_REPORT_COMMAND,	/* command mode: catch up, the command report so far */
+	SIGACT_STOP,		/* stop tracing, drain, final report, exit */
+	SIGACT_FORWARD,		/* command mode: pass it to the command, go on waiting */
+	SIGACT_WAIT,		/* command mode: the command got it too (terminal); go on */
+	SIGACT_STOP_WAITING,	/* command mode: stop waiting for the tree, report */
+	SIGACT_CHILD,		/* command mode: something exited, reap it */
+};
+
+/* Command mode's part of the meaning: TERM/INT seen so far, whether the command is gone. */
+struct sig_cmd_state {
+	int stops;
+	bool command_gone;
+};
+
+/**
+ * signals_setup() - block the signals of @mode, open the signalfd, ignore SIGPIPE
+ * Return: 0, or an exit code (said on stderr).
+ */
+int signals_setup(struct signals *sg, enum run_mode mode);
+
+/* Close the signalfd (the mask stays: memtrace is about to exit). */
+void signals_close(struct signals *sg);
+
+/* The next pending signal from the signalfd; false when none is left. */
+bool signals_next(const struct signals *sg, struct signalfd_siginfo *si);
+
+/**
+ * signals_action() - what @si means in @mode; one table for every mode
+ * @cs: command mode's state (updated), NULL in other modes
+ */
+enum sig_action signals_action(enum run_mode mode, const struct signalfd_siginfo *si,
+			       struct sig_cmd_state *cs);
+
+/* Name of a stopping signal as the reports give it as trigger ("SIGTERM", ...). */
+const char *signals_trigger(int sig);
+
+/* true when a TERM or INT is pending (blocked, not yet read): setup gives up. */
+bool signals_term_pending(void);
+
+/*
+ * From now on a TERM or INT exits at once: tracefs_emergency_cleanup(), then
+ * _exit(128+signal). Called when the stop begins.
+ */
+void signals_arm_teardown(void);
+
+/* In the child that becomes a command: the caller's mask and SIGPIPE back. */
+void signals_restore_for_exec(const struct signals *sg);
+
+#endif

@@ -1,0 +1,277 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* test_options.c - the command line: every option, every bad value, modes that exclude each other */
+#include <check.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "options.h"
+#include "table.h"
+#include "testutil.h"
+
+static struct options O;
+static char E[512];
+static char *argv_store[64];
+
+/* options_parse() of "memtrace" and the NULL-terminated words after it */
+static int parse(const char *first, ...)
+{
+	const char *w = first;
+	va_list ap;
+	int n = 0;
+
+	argv_store[n++] = (char *)"memtrace";
+	va_start(ap, first);
+	while (w) {
+		ck_assert_int_lt(n, 63);
+		argv_store[n++] = (char *)w;
+		w = va_arg(ap, const char *);
+	}
+	va_end(ap);
+	argv_store[n] = NULL;
+	return options_parse(&O, n, argv_store, E, sizeof(E));
+}
+
+/* a usage error whose message holds @what */
+#define BAD(what, ...)								\
+	do {									\
+		ck_assert_int_eq(parse(__VA_ARGS__, NULL), OPT_ERROR);		\
+		ck_assert_msg(strstr(E, what), "'%s' not in '%s'", what, E);	\
+	} while (0)
+
+START_TEST(test_defaults)
+{
+	ck_assert_int_eq(parse(NULL), OPT_RUN);
+	ck_assert_int_eq(O.mode, MODE_DAEMON);
+	ck_assert_str_eq(O.log_path, DEFAULT_LOG);
+	ck_assert_str_eq(O.instance, DEFAULT_INSTANCE);
+	ck_assert_uint_eq(O.buffer_kb, DEFAULT_BUFFER_KB);
+	ck_assert_uint_eq(O.top, DEFAULT_TOP);
+	ck_assert_uint_eq(O.max_tasks, DEFAULT_MAX_TASKS);
+	ck_assert_uint_eq(O.max_modules, DEFAULT_MAX_MODULES);
+	ck_assert_int_eq(O.format, FMT_TEXT);
+	ck_assert(!O.daemon && !O.no_seed && !O.kmsg && !O.boot_buffer && !O.output_set &&
+		  !O.by_process && !O.no_wait);
+	ck_assert_ptr_null(O.tracefs_dir);
+	ck_assert_ptr_null(O.pidfile);
+	ck_assert_ptr_null(O.record_dir);
+	ck_assert_ptr_null(O.replay_dir);
+	ck_assert_ptr_null(O.command);
+	ck_assert_str_eq(E, "");
+}
+END_TEST
+
+START_TEST(test_every_option)
+{
+	ck_assert_int_eq(parse("-o", "/tmp/x.log", "-b", "4096", "-f", "json", "-n", "0",
+			       "--max-tasks", "100", "--max-modules", "7", "--instance", "a.b_c-1",
+			       "--daemon", "--pidfile", "/run/m.pid", "--record", "/tmp/rec",
+			       "--no-seed", "--kmsg", "--boot-buffer", "--by", "process",
+			       "/mnt/tfs", "/tmp/y.log", NULL), OPT_RUN);
+	ck_assert_int_eq(O.mode, MODE_DAEMON);
+	ck_assert_str_eq(O.log_path, "/tmp/y.log");	/* the positional one comes last */
+	ck_assert(O.output_set);
+	ck_assert_uint_eq(O.buffer_kb, 4096);
+	ck_assert_int_eq(O.format, FMT_JSON);
+	ck_assert_uint_eq(O.top, 0);
+	ck_assert_uint_eq(O.max_tasks, 100 + SLOT_FIRST);	/* the pseudo tasks come on top */
+	ck_assert_uint_eq(O.max_modules, 7);
+	ck_assert_str_eq(O.instance, "a.b_c-1");
+	ck_assert(O.daemon && O.no_seed && O.kmsg && O.boot_buffer && O.by_process);
+	ck_assert_str_eq(O.pidfile, "/run/m.pid");
+	ck_assert_str_eq(O.record_dir, "/tmp/rec");
+	ck_assert_str_eq(O.tracefs_dir, "/mnt/tfs");
+	/* long forms of the short ones, and --by task back */
+	ck_assert_int_eq(parse("--output", "o", "--buffer-size", "16", "--format", "text", "--top",
+			       "5", "--by", "process", "--by", "task", NULL), OPT_RUN);
+	ck_assert_str_eq(O.log_path, "o");
+	ck_assert_uint_eq(O.buffer_kb, 16);
+	ck_assert_int_eq(O.format, FMT_TEXT);
+	ck_assert_uint_eq(O.top, 5);
+	ck_assert(!O.by_process);
+	/* a second parse starts from the defaults again */
+	ck_assert_int_eq(parse(NULL), OPT_RUN);
+	ck_assert(!O.output_set);
+	ck_assert_uint_eq(O.buffer_kb, DEFAULT_BUFFER_KB);
+}
+END_TEST
+
+START_TEST(test_modes)
+{
+	ck_assert_int_eq(parse("--replay", "/tmp/rec", "-f", "json", NULL), OPT_RUN);
+	ck_assert_int_eq(O.mode, MODE_REPLAY);
+	ck_assert_str_eq(O.replay_dir, "/tmp/rec");
+	ck_assert_int_eq(parse("--exits", "--pid", "12", "--pid", "7", "--comm", "cc1", NULL),
+			 OPT_RUN);
+	ck_assert_int_eq(O.mode, MODE_EXITS);
+	ck_assert_int_eq(O.npids, 2);
+	ck_assert_int_eq(O.pids[0], 12);
+	ck_assert_int_eq(O.pids[1], 7);
+	ck_assert_int_eq(O.ncomms, 1);
+	ck_assert_str_eq(O.comms[0], "cc1");
+	ck_assert_int_eq(parse("-n", "3", "--no-wait", "--", "make", "-j2", "--", "x", NULL),
+			 OPT_RUN);
+	ck_assert_int_eq(O.mode, MODE_COMMAND);
+	ck_assert(O.no_wait);
+	ck_assert_str_eq(O.command[0], "make");
+	ck_assert_str_eq(O.command[1], "-j2");
+	ck_assert_str_eq(O.command[2], "--");	/* the command's own words are its own */
+	ck_assert_str_eq(O.command[3], "x");
+	ck_assert_ptr_null(O.command[4]);
+	/* options after the first non-option word are not options (+ in the optstring) */
+	ck_assert_int_eq(parse("/mnt/tfs", "-n", NULL), OPT_RUN);
+	ck_assert_str_eq(O.log_path, "-n");
+	ck_assert_int_eq(parse("/mnt/tfs", "log", "-n", NULL), OPT_ERROR);
+	ck_assert_ptr_nonnull(strstr(E, "too many arguments: '-n'"));
+}
+END_TEST
+
+START_TEST(test_help_version)
+{
+	ck_assert_int_eq(parse("--help", NULL), OPT_HELP);
+	ck_assert_int_eq(parse("-h", NULL), OPT_HELP);
+	ck_assert_int_eq(parse("--version", NULL), OPT_VERSION);
+	ck_assert_int_eq(parse("-V", NULL), OPT_VERSION);
+	/* the first of them wins, whatever follows */
+	ck_assert_int_eq(parse("-V", "--bogus", NULL), OPT_VERSION);
+	ck_assert_int_eq(parse("-n", "1", "--help", "-n", "x", NULL), OPT_HELP);
+}
+END_TEST
+
+START_TEST(test_bad_values)
+{
+	BAD("invalid value 'x' for --buffer-size: not a number", "-b", "x");
+	BAD("invalid value '15' for --buffer-size: must be 16..4194304", "-b", "15");
+	BAD("must be 16..4194304", "-b", "4194305");
+	BAD("not a number", "-b", "-16");
+	BAD("not a number", "-b", "16k");
+	BAD("not a number", "-b", " 16");
+	BAD("not a number", "-n", "99999999999999999999999");
+	BAD("must be 0..4294967295", "-n", "4294967296");
+	BAD("invalid value 'yaml' for --format: use text or json", "-f", "yaml");
+	BAD("must be 8..4194304", "--max-tasks", "7");
+	BAD("must be 8..4194304", "--max-tasks", "4194305");
+	BAD("must be 1..65536", "--max-modules", "0");
+	BAD("must be 1..65536", "--max-modules", "65537");
+	BAD("for --instance", "--instance", "");
+	BAD("for --instance", "--instance", ".hidden");
+	BAD("for --instance", "--instance", "a/b");
+	BAD("for --instance", "--instance", "a b");
+	BAD("for --instance", "--instance",
+	    "0123456789012345678901234567890123456789012345678901234567890");
+	BAD("empty value for --output", "-o", "");
+	BAD("empty value for --pidfile", "--daemon", "--pidfile", "");
+	BAD("empty value for --record", "--record", "");
+	BAD("empty value for --replay", "--replay", "");
+	BAD("must be 1..2147483647", "--exits", "--pid", "0");
+	BAD("must be 1..2147483647", "--exits", "--pid", "2147483648");
+	BAD("invalid value '' for --comm: 1 to 15 bytes", "--exits", "--comm", "");
+	BAD("for --comm: 1 to 15 bytes", "--exits", "--comm", "0123456789abcdef");
+	BAD("invalid value 'thread' for --by: use task or process", "--by", "thread");
+	BAD("empty LOG_PATH", "/sys/kernel/tracing", "");
+	BAD("too many arguments: 'c'", "a", "b", "c");
+}
+END_TEST
+
+START_TEST(test_unknown_and_missing)
+{
+	BAD("unknown option, or a value where none belongs or none where one does: '--bogus'",
+	    "--bogus");
+	BAD("'--kmsg=1'", "--kmsg=1");
+	BAD("'--output'", "--output");
+	BAD("option -x is unknown", "-x");
+	BAD("option -o requires a value", "-o");
+	BAD("option -n requires a value", "-n");
+	BAD("'--' must be followed by a COMMAND", "--");
+}
+END_TEST
+
+START_TEST(test_at_most_filters)
+{
+	char *words[2 * MAX_FILTERS + 4];
+	char num[MAX_FILTERS + 1][12];
+	int i, n = 0;
+
+	words[n++] = (char *)"memtrace";
+	words[n++] = (char *)"--exits";
+	for (i = 0; i <= MAX_FILTERS; i++) {
+		snprintf(num[i], sizeof(num[i]), "%d", i + 1);
+		words[n++] = (char *)"--pid";
+		words[n++] = num[i];
+	}
+	words[n] = NULL;
+	ck_assert_int_eq(options_parse(&O, n, words, E, sizeof(E)), OPT_ERROR);
+	ck_assert_ptr_nonnull(strstr(E, "at most 64 --pid"));
+	/* exactly MAX_FILTERS is fine */
+	ck_assert_int_eq(options_parse(&O, n - 2, words, E, sizeof(E)), OPT_RUN);
+	ck_assert_int_eq(O.npids, MAX_FILTERS);
+}
+END_TEST
+
+START_TEST(test_conflicts)
+{
+	BAD("a COMMAND takes no --replay", "--replay", "d", "--", "true");
+	BAD("a COMMAND takes no", "--daemon", "--", "true");
+	BAD("a COMMAND takes no", "--exits", "--", "true");
+	BAD("a COMMAND takes no", "--record", "d", "--", "true");
+	BAD("a COMMAND takes no", "--boot-buffer", "--", "true");
+	BAD("--no-wait needs a COMMAND", "--no-wait");
+	BAD("--pid and --comm need --exits", "--pid", "1");
+	BAD("--pid and --comm need --exits", "--comm", "sh");
+	BAD("--exits takes no --replay or --daemon", "--exits", "--replay", "d");
+	BAD("--exits takes no --replay or --daemon", "--exits", "--daemon");
+	BAD("--replay takes no --record", "--replay", "d", "--record", "e");
+	BAD("--replay takes no", "--replay", "d", "--daemon");
+	BAD("--replay takes no", "--replay", "d", "--boot-buffer");
+	BAD("--replay takes no", "--replay", "d", "/sys/kernel/tracing");
+	BAD("--pidfile needs --daemon", "--pidfile", "/run/p");
+}
+END_TEST
+
+/* the help names every option the parser takes */
+START_TEST(test_usage_lists_options)
+{
+	/* each with a value it takes, and what else it needs */
+	static const char *const opts[][5] = {
+		{ "--output", "x" }, { "--buffer-size", "16" }, { "--format", "json" },
+		{ "--top", "1" }, { "--max-tasks", "8" }, { "--max-modules", "1" },
+		{ "--instance", "i" }, { "--daemon" }, { "--pidfile", "p", "--daemon" },
+		{ "--record", "d" }, { "--replay", "d" }, { "--no-seed" }, { "--kmsg" },
+		{ "--boot-buffer" }, { "--by", "task" }, { "--no-wait", "--", "true" },
+		{ "--exits" }, { "--pid", "1", "--exits" }, { "--comm", "c", "--exits" },
+		{ "--help" }, { "--version" },
+	};
+	char buf[8192];
+	FILE *f = fmemopen(buf, sizeof(buf), "w");
+	size_t i;
+
+	ck_assert_ptr_nonnull(f);
+	options_usage(f);
+	fclose(f);
+	for (i = 0; i < sizeof(opts) / sizeof(opts[0]); i++) {
+		ck_assert_msg(strstr(buf, opts[i][0]), "%s not in --help", opts[i][0]);
+		/* and the parser takes it */
+		ck_assert_msg(parse(opts[i][0], opts[i][1], opts[i][2], opts[i][3], NULL) != OPT_ERROR,
+			      "%s: %s", opts[i][0], E);
+	}
+}
+END_TEST
+
+Suite *suite_options(void)
+{
+	Suite *s = suite_create("options");
+	TCase *tc = tcase_create("options");
+
+	tcase_add_test(tc, test_defaults);
+	tcase_add_test(tc, test_every_option);
+	tcase_add_test(tc, test_modes);
+	tcase_add_test(tc, test_help_version);
+	tcase_add_test(tc, test_bad_values);
+	tcase_add_test(tc, test_unknown_and_missing);
+	tcase_add_test(tc, test_at_most_filters);
+	tcase_add_test(tc, test_conflicts);
+	tcase_add_test(tc, test_usage_lists_options);
+	suite_add_tcase(s, tc);
+	return s;
+}
