@@ -189,7 +189,7 @@ END_TEST
 
 START_TEST(test_at_most_filters)
 {
-	char *words[2 * MAX_FILTERS + 4];
+	char *words[2 * (MAX_FILTERS + 1) + 3];
 	char num[MAX_FILTERS + 1][12];
 	int i, n = 0;
 
