@@ -18,12 +18,18 @@ int stats_init(struct stats *s, const struct stats_config *cfg)
 
 	memset(s, 0, sizeof(*s));
 	s->cfg = *cfg;
-	e = table_init(&s->tb, cfg->max_tasks, cfg->max_modules);
+	e = table_init(&s->tb, cfg->max_tasks, cfg->max_modules, cfg->serial_limit);
 	if (e)
 		return e;
 	if (cfg->exit_ring && !(s->exits = calloc(cfg->exit_ring, sizeof(*s->exits))))
 		goto nomem;
-	s->tree_epoch = 1;
+	/* room for a quarter of the table's tids, at most half full */
+	s->tl_mask = 127;
+	while (s->tl_mask + 1 < cfg->max_tasks / 2)
+		s->tl_mask = s->tl_mask * 2 + 1;
+	s->tree_lost = calloc(s->tl_mask + 1, sizeof(*s->tree_lost));
+	if (!s->tree_lost)
+		goto nomem;
 	if (cfg->max_pfn) {
 		if (cfg->max_pfn > (SIZE_MAX / 4))
 			goto nomem;
@@ -45,9 +51,70 @@ void stats_free(struct stats *s)
 {
 	table_free(&s->tb);
 	free(s->exits);
+	free(s->tree_lost);
 	if (s->pfn_owner)
 		munmap(s->pfn_owner, s->pfn_map_bytes);
 	memset(s, 0, sizeof(*s));
+}
+
+/*
+ * Command mode: tids of tree tasks that found no slot, so that their pages
+ * still count for the tree (in the <tree-overflow> pseudo task). Open
+ * addressing, 0 is free; removal keeps probe chains (backward shift).
+ */
+static uint32_t tid_home(const struct stats *s, int32_t tid)
+{
+	return ((uint32_t)tid * 2654435761u) & s->tl_mask;
+}
+
+static uint32_t tid_find(const struct stats *s, int32_t tid)
+{
+	uint32_t i = tid_home(s, tid);
+
+	while (s->tree_lost[i] && s->tree_lost[i] != tid)
+		i = (i + 1) & s->tl_mask;
+	return i;
+}
+
+static bool tree_lost_has(const struct stats *s, int32_t tid)
+{
+	return tid > 0 && s->tree_lost && s->tree_lost[tid_find(s, tid)] == tid;
+}
+
+/* false when the set is full (half the array: probes stay short) */
+static bool tree_lost_add(struct stats *s, int32_t tid)
+{
+	uint32_t i;
+
+	if (tid <= 0 || !s->tree_lost)
+		return false;
+	i = tid_find(s, tid);
+	if (s->tree_lost[i] == tid)
+		return true;
+	if (s->tl_n >= (s->tl_mask + 1) / 2)
+		return false;
+	s->tree_lost[i] = tid;
+	s->tl_n++;
+	return true;
+}
+
+static void tree_lost_del(struct stats *s, int32_t tid)
+{
+	uint32_t i, j, k;
+
+	if (!tree_lost_has(s, tid))
+		return;
+	i = tid_find(s, tid);
+	s->tree_lost[i] = 0;
+	s->tl_n--;
+	for (j = (i + 1) & s->tl_mask; s->tree_lost[j]; j = (j + 1) & s->tl_mask) {
+		k = tid_home(s, s->tree_lost[j]);
+		if (i <= j ? (i < k && k <= j) : (i < k || k <= j))
+			continue;
+		s->tree_lost[i] = s->tree_lost[j];
+		s->tree_lost[j] = 0;
+		i = j;
+	}
 }
 
 /*
@@ -60,7 +127,10 @@ static void task_made(struct stats *s, struct mt_task *t)
 		tree_root_mark(s, t);
 }
 
-/* The task of @tid, made at first sight; <overflow> if no slot is left. */
+/*
+ * The task of @tid, made at first sight; without a slot <overflow>, or
+ * <tree-overflow> for a task of the command's tree.
+ */
 static struct mt_task *task_for(struct stats *s, int32_t tid, uint64_t ts)
 {
 	uint64_t seen = s->tb.c.tasks_seen;
@@ -68,7 +138,20 @@ static struct mt_task *task_for(struct stats *s, int32_t tid, uint64_t ts)
 
 	if (s->tb.c.tasks_seen != seen)
 		task_made(s, t);
+	if (t == &s->tb.tasks[SLOT_OVERFLOW] && tree_lost_has(s, tid))
+		t = &s->tb.tasks[SLOT_TREE_OVERFLOW];
 	return t;
+}
+
+/* A child of a tree task found no slot: its pages go to <tree-overflow>. */
+static void tree_child_lost(struct stats *s, const struct mt_task *parent, int32_t tid)
+{
+	if (!(parent->flags & TF_TREE))
+		return;
+	if (tree_lost_add(s, tid))
+		s->c.tree_overflow_tasks++;
+	else
+		s->c.tree_lost_tasks++;
 }
 
 /*
@@ -81,9 +164,9 @@ static void task_pages(struct stats *s, struct mt_task *t, int64_t n, uint64_t t
 {
 	struct mt_task *p;
 
-	if ((t->flags & TF_TREE) && t->tree_epoch != s->tree_epoch) {
+	if ((t->flags & TF_TREE) && t->tree_epoch != s->tb.tree_epoch) {
 		t->cur_at_tree_peak = t->cur;
-		t->tree_epoch = s->tree_epoch;
+		t->tree_epoch = s->tb.tree_epoch;
 	}
 	t->cur += n;
 	if (t->cur > t->peak) {
@@ -96,16 +179,16 @@ static void task_pages(struct stats *s, struct mt_task *t, int64_t n, uint64_t t
 		p->ppeak = p->pcur;
 		p->ppeak_ts = ts;
 	}
-	if ((t->flags & TF_TREE) && t->state == TASK_EXITED && !t->cur)
+	if (t->state == TASK_EXITED && !t->cur)
 		s->tb.victims_dirty = true;	/* it may be recycled now */
 	if (t->flags & TF_TREE) {
 		s->tree_cur += n;
 		if (s->tree_cur > s->tree_peak) {
 			s->tree_peak = s->tree_cur;
 			s->tree_peak_ts = ts;
-			s->tree_epoch++;
+			s->tb.tree_epoch++;
 			t->cur_at_tree_peak = t->cur;
-			t->tree_epoch = s->tree_epoch;
+			t->tree_epoch = s->tb.tree_epoch;
 		}
 	}
 }
@@ -114,7 +197,7 @@ int64_t stats_tree_pages_at_peak(const struct stats *s, const struct mt_task *t)
 {
 	if (!(t->flags & TF_TREE))
 		return 0;
-	return t->tree_epoch == s->tree_epoch ? t->cur_at_tree_peak : t->cur;
+	return t->tree_epoch == s->tb.tree_epoch ? t->cur_at_tree_peak : t->cur;
 }
 
 void stats_tree_root(struct stats *s, int32_t tid, int32_t parent)
@@ -133,7 +216,7 @@ static void tree_root_mark(struct stats *s, struct mt_task *t)
 	s->tree_processes++;
 	/* pages it holds already (none, normally) are the tree's from now on */
 	t->cur_at_tree_peak = 0;
-	t->tree_epoch = s->tree_epoch;
+	t->tree_epoch = s->tb.tree_epoch;
 	s->tree_cur += t->cur;
 }
 
@@ -214,11 +297,81 @@ static void exit_push(struct stats *s, struct mt_task *p, uint64_t ts)
 	e->exit_ts = ts;
 }
 
+/*
+ * Seeded pages are not in the pfn map: their frees are untracked. An untracked
+ * free by a seeded process (not in interrupt context, not older than the seed)
+ * is taken off what is left of its seed; what is left when the process ends
+ * is dropped. Without this a process that frees and maps its memory again
+ * counts it twice.
+ */
+static void seed_release(struct stats *s, const struct mt_event *ev, uint64_t untracked)
+{
+	struct mt_task *t = stats_find_task(s, ev->tid), *p;
+	uint64_t k;
+
+	if (!t || (t->flags & TF_PSEUDO))
+		return;
+	p = stats_process_of(s, t);
+	if (!p->seed_left || ev->ts < p->seed_ts)
+		return;
+	k = untracked < p->seed_left ? untracked : p->seed_left;
+	p->seed_left -= k;
+	p->freed_pages += k;
+	s->c.seed_freed_pages += k;
+	task_pages(s, p, -(int64_t)k, ev->ts);
+}
+
 /* The process ended (its last thread, or its leader when that is unknown). */
 static void process_end(struct stats *s, struct mt_task *p, uint64_t ts)
 {
 	p->pexit_ts = ts;
+	if (p->seed_left) {
+		s->c.seed_dropped_pages += p->seed_left;
+		task_pages(s, p, -(int64_t)p->seed_left, ts);
+		p->seed_left = 0;
+	}
 	exit_push(s, p, ts);
+}
+
+/*
+ * Task serials near their limit (2^31 task creations with the default table):
+ * every stored serial becomes its slot's first one, the pfn map's included
+ * (only its resident pages can hold owners), owners whose slot was recycled
+ * become OWNER_STALE. Rare, and no allocation.
+ */
+static void renumber(struct stats *s)
+{
+	static unsigned char vec[4096];
+	struct table *tb = &s->tb;
+	long psz = sysconf(_SC_PAGESIZE);
+	size_t page = psz > 0 ? (size_t)psz : 4096, per = page / sizeof(*s->pfn_owner);
+	size_t npages = (s->pfn_map_bytes + page - 1) / page, entries = s->pfn_map_bytes / sizeof(*s->pfn_owner);
+	size_t pi, i, k;
+	uint32_t j;
+
+	for (pi = 0; pi < npages; pi += sizeof(vec)) {
+		size_t n = npages - pi < sizeof(vec) ? npages - pi : sizeof(vec);
+
+		if (mincore((char *)s->pfn_owner + pi * page, n * page, vec))
+			memset(vec, 1, n);	/* not known: look at all of it */
+		for (i = 0; i < n; i++) {
+			if (!(vec[i] & 1))
+				continue;
+			for (k = (pi + i) * per; k < (pi + i + 1) * per && k < entries; k++) {
+				uint32_t e = s->pfn_owner[k];
+
+				if (e && !(e & OWNER_MODULE) && e != OWNER_STALE)
+					s->pfn_owner[k] = table_serial_now(tb, e);
+			}
+		}
+	}
+	for (j = 0; j < tb->ntasks_used; j++)
+		if (tb->tasks[j].leader)
+			tb->tasks[j].leader = table_serial_now(tb, tb->tasks[j].leader);
+	for (j = 0; j < tb->nmods; j++)
+		if (tb->mods[j].loader_serial)
+			tb->mods[j].loader_serial = table_serial_now(tb, tb->mods[j].loader_serial);
+	table_renumber(tb);
 }
 
 struct mt_task *stats_seed_task(struct stats *s, int32_t tid, int32_t tgid, int32_t ppid,
@@ -227,6 +380,8 @@ struct mt_task *stats_seed_task(struct stats *s, int32_t tid, int32_t tgid, int3
 {
 	struct mt_task *t = stats_find_task(s, tid);
 
+	if (s->tb.renumber_due)
+		renumber(s);
 	if (!t) {
 		t = table_task_new(&s->tb, tid, ts);
 		task_made(s, t);
@@ -238,6 +393,7 @@ struct mt_task *stats_seed_task(struct stats *s, int32_t tid, int32_t tgid, int3
 	table_set_comm(t, comm, comm_len);
 	t->flags |= TF_SEEDED | (kthread ? TF_KTHREAD : 0);
 	t->seed = pages;
+	t->seed_left = pages;
 	t->seed_ts = ts;
 	task_pages(s, t, (int64_t)pages, ts);
 	return t;
@@ -361,6 +517,8 @@ static void page_alloc(struct stats *s, const struct mt_event *ev)
 		s->c.irq_pages += n;
 	if (t == &s->tb.tasks[SLOT_OVERFLOW])
 		s->c.task_overflow_pages += n;
+	else if (t == &s->tb.tasks[SLOT_TREE_OVERFLOW])
+		s->c.tree_overflow_pages += n;
 }
 
 static void page_free(struct stats *s, const struct mt_event *ev)
@@ -378,6 +536,8 @@ static void page_free(struct stats *s, const struct mt_event *ev)
 	if (untracked) {
 		s->c.untracked_frees++;
 		s->c.untracked_free_pages += untracked;
+		if (!in_irq(ev))
+			seed_release(s, ev, untracked);
 	}
 }
 
@@ -394,14 +554,14 @@ static void tree_join(struct stats *s, const struct mt_task *parent, struct mt_t
 		s->tree_processes++;
 	/* pages it owned before its fork event was read are the tree's now */
 	child->cur_at_tree_peak = 0;
-	child->tree_epoch = s->tree_epoch;
+	child->tree_epoch = s->tb.tree_epoch;
 	s->tree_cur += child->cur;
 	if (s->tree_cur > s->tree_peak) {
 		s->tree_peak = s->tree_cur;
 		s->tree_peak_ts = child->start_ts;
-		s->tree_epoch++;
+		s->tb.tree_epoch++;
 		child->cur_at_tree_peak = child->cur;
-		child->tree_epoch = s->tree_epoch;
+		child->tree_epoch = s->tb.tree_epoch;
 	}
 }
 
@@ -414,15 +574,36 @@ static struct mt_task *task_fresh(struct stats *s, int32_t tid, uint64_t ts)
 	return t;
 }
 
+/*
+ * An event older than a task's seed (the snapshot of /proc taken after tracing
+ * began; its events are read later) says nothing the seed does not know: it
+ * must not replace, rename or end the seeded task.
+ */
+static bool before_seed(struct stats *s, const struct mt_task *t, const struct mt_event *ev)
+{
+	if (!t || ev->ts >= t->seed_ts)
+		return false;
+	s->c.seed_stale_events++;
+	return true;
+}
+
 static void on_newtask(struct stats *s, const struct mt_event *ev)
 {
 	struct mt_task *parent = task_for(s, ev->tid, ev->ts);
-	struct mt_task *child = task_fresh(s, ev->u.newtask.pid, ev->ts);
+	struct mt_task *child = stats_find_task(s, ev->u.newtask.pid);
 	uint64_t fl = ev->u.newtask.clone_flags;
 
-	if (!child)
+	if (child && child->state == TASK_ALIVE && before_seed(s, child, ev))
 		return;
-	if (fl & MT_CLONE_THREAD) {
+	child = task_fresh(s, ev->u.newtask.pid, ev->ts);
+	if (!child) {
+		tree_child_lost(s, parent, ev->u.newtask.pid);
+		return;
+	}
+	if (parent->flags & TF_PSEUDO) {
+		/* a parent without a slot: its process and parent are not known */
+		child->tgid = (fl & MT_CLONE_THREAD) ? 0 : child->tid;
+	} else if (fl & MT_CLONE_THREAD) {
 		child->tgid = parent->tgid ? parent->tgid : parent->tid;
 		child->ppid = parent->ppid;
 		child->leader = parent->leader ? parent->leader : parent->serial;
@@ -433,7 +614,7 @@ static void on_newtask(struct stats *s, const struct mt_event *ev)
 	}
 	if (ev->u.newtask.comm.len)
 		table_set_comm(child, ev->u.newtask.comm.s, ev->u.newtask.comm.len);
-	else if (parent->flags & TF_COMM_KNOWN)
+	else if ((parent->flags & TF_COMM_KNOWN) && !(parent->flags & TF_PSEUDO))
 		table_set_comm(child, parent->comm, parent->comm_len);
 	if (child->tid == s->tree_root_pid && parent->tid == s->tree_parent_pid)
 		tree_root_mark(s, child);
@@ -445,21 +626,27 @@ static void on_fork(struct stats *s, const struct mt_event *ev)
 	struct mt_task *parent = task_for(s, ev->u.fork.parent, ev->ts);
 	struct mt_task *child = stats_find_task(s, ev->u.fork.child);
 
+	if (child && child->state == TASK_ALIVE && before_seed(s, child, ev))
+		return;
 	/* with task_newtask the child exists already and knows its tgid */
 	if (!child || child->state != TASK_ALIVE || !child->tgid) {
 		uint64_t seen = s->tb.c.tasks_seen;
 
 		child = table_task_for_new_tid(&s->tb, ev->u.fork.child, ev->ts);
-		if (!child)
+		if (!child) {
+			tree_child_lost(s, parent, ev->u.fork.child);
 			return;
+		}
 		if (s->tb.c.tasks_seen != seen)
 			task_made(s, child);
 		child->tgid = child->tid;
-		child->ppid = parent->tgid ? parent->tgid : parent->tid;
+		if (!(parent->flags & TF_PSEUDO))
+			child->ppid = parent->tgid ? parent->tgid : parent->tid;
 	}
 	if (ev->u.fork.comm.len)
 		table_set_comm(child, ev->u.fork.comm.s, ev->u.fork.comm.len);
-	else if (!(child->flags & TF_COMM_KNOWN) && (parent->flags & TF_COMM_KNOWN))
+	else if (!(child->flags & TF_COMM_KNOWN) && (parent->flags & TF_COMM_KNOWN) &&
+		 !(parent->flags & TF_PSEUDO))
 		table_set_comm(child, parent->comm, parent->comm_len);
 	if (child->tid == s->tree_root_pid && parent->tid == s->tree_parent_pid)
 		tree_root_mark(s, child);
@@ -470,7 +657,11 @@ static void on_exit_event(struct stats *s, const struct mt_event *ev)
 {
 	struct mt_task *t = stats_find_task(s, ev->u.exit.pid);
 
-	if (!t)
+	if (!t) {
+		tree_lost_del(s, ev->u.exit.pid);	/* its tid may come again, unrelated */
+		return;
+	}
+	if (before_seed(s, t, ev))
 		return;
 	if (ev->u.exit.comm.len)
 		table_set_comm(t, ev->u.exit.comm.s, ev->u.exit.comm.len);
@@ -489,6 +680,8 @@ static void on_exec(struct stats *s, const struct mt_event *ev)
 	const char *f = ev->u.exec.filename.s, *base;
 	size_t len = ev->u.exec.filename.len;
 
+	if (before_seed(s, t, ev) || (t->flags & TF_PSEUDO))
+		return;
 	/*
 	 * A non-leader thread that execs takes over the leader's pid (de_thread):
 	 * the leader's record, which its exit event closed, lives on as the
@@ -523,6 +716,8 @@ static void on_rename(struct stats *s, const struct mt_event *ev)
 {
 	struct mt_task *t = task_for(s, ev->u.rename.pid, ev->ts);
 
+	if (before_seed(s, t, ev) || (t->flags & TF_PSEUDO))
+		return;
 	table_set_comm(t, ev->u.rename.comm.s, ev->u.rename.comm.len);
 }
 
@@ -548,6 +743,8 @@ static void on_oom(struct stats *s, const struct mt_event *ev)
 
 void stats_apply(struct stats *s, const struct mt_event *ev)
 {
+	if (s->tb.renumber_due)
+		renumber(s);
 	if ((unsigned)ev->kind >= EV__COUNT)
 		return;
 	/*

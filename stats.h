@@ -31,6 +31,7 @@ struct stats_config {
 	uint32_t exit_ring;	/* --exits: room for this many queued process exits (0: none) */
 	bool tree_first_sight;	/* no fork/newtask events: root the tree at first sight */
 	int32_t self_pid;	/* memtrace's own pid: its page allocations are not counted */
+	uint32_t serial_limit;	/* task serials stay below it (0: the most the map holds) */
 };
 
 struct stats_counters {
@@ -46,6 +47,12 @@ struct stats_counters {
 	uint64_t recycled_frees;	/* pages freed whose owner's slot was recycled */
 	uint64_t irq_pages;		/* pages allocated in irq/softirq/nmi context */
 	uint64_t task_overflow_pages;	/* pages allocated by tasks without a slot (<overflow>) */
+	uint64_t seed_freed_pages;	/* untracked frees taken off a process's seed */
+	uint64_t seed_dropped_pages;	/* seed left when its process ended */
+	uint64_t seed_stale_events;	/* events older than a task's seed, not applied to it */
+	uint64_t tree_overflow_tasks;	/* command tree tasks without a slot: <tree-overflow> */
+	uint64_t tree_overflow_pages;	/* their allocated pages */
+	uint64_t tree_lost_tasks;	/* ... and those the tree-overflow set had no room for */
 };
 
 struct stats {
@@ -58,12 +65,13 @@ struct stats {
 	/* command mode: the process tree of the command */
 	int64_t tree_cur, tree_peak;
 	uint64_t tree_peak_ts;
-	uint32_t tree_epoch;		/* bumped at every new tree peak */
 	uint64_t tree_processes;	/* processes (not threads) that joined the tree */
 	uint64_t tree_threads;		/* threads that joined it */
 	int32_t tree_root_pid;		/* the command, created by ... */
 	int32_t tree_parent_pid;	/* ... memtrace */
 	bool tree_rooted;
+	int32_t *tree_lost;		/* tids of tree tasks without a slot (open addressing) */
+	uint32_t tl_mask, tl_n;
 	/* --exits: a ring of process exits, filled here, emptied by the caller */
 	struct mt_exit *exits;
 	uint32_t exit_head, exit_count;

@@ -54,38 +54,44 @@ static void hash_remove(struct table *tb, int32_t tid)
 	}
 }
 
-int table_init(struct table *tb, uint32_t max_tasks, uint32_t max_modules)
+int table_init(struct table *tb, uint32_t max_tasks, uint32_t max_modules,
+	       uint32_t serial_limit)
 {
+	static const char *const pseudo[SLOT_FIRST] = { "<irq>", "<overflow>", "<tree-overflow>" };
 	uint32_t hsize = 1;
 	int i;
 
 	memset(tb, 0, sizeof(*tb));
+	if (!serial_limit || serial_limit > OWNER_STALE)
+		serial_limit = OWNER_STALE;
 	if (max_tasks < SLOT_FIRST + 1 || max_tasks > (1u << 24) || max_modules < 1 ||
-	    max_modules > (1u << 20))
+	    max_modules > (1u << 20) || serial_limit / 8 < max_tasks)
 		return -EINVAL;
 	tb->max_tasks = max_tasks;
 	tb->max_modules = max_modules;
+	tb->serial_limit = serial_limit;
+	tb->tree_epoch = 1;
 	while (hsize < 2 * max_tasks)
 		hsize <<= 1;
 	tb->hash_mask = hsize - 1;
 	tb->tasks = calloc(max_tasks, sizeof(*tb->tasks));
 	tb->hash = calloc(hsize, sizeof(*tb->hash));
 	tb->victims = calloc(max_tasks, sizeof(*tb->victims));
+	tb->pin = calloc(max_tasks, sizeof(*tb->pin));
 	tb->mods = calloc(max_modules, sizeof(*tb->mods));
-	if (!tb->tasks || !tb->hash || !tb->victims || !tb->mods) {
+	if (!tb->tasks || !tb->hash || !tb->victims || !tb->pin || !tb->mods) {
 		table_free(tb);
 		return -ENOMEM;
 	}
 	tb->victims_dirty = true;
-	/* pseudo tasks: irq context and table overflow */
 	for (i = 0; i < SLOT_FIRST; i++) {
 		struct mt_task *t = &tb->tasks[i];
 
 		t->tid = -1 - i;
 		t->serial = (uint32_t)i + 1;
 		t->state = TASK_ALIVE;
-		t->flags = TF_PSEUDO | TF_COMM_KNOWN;
-		table_set_comm(t, i == SLOT_IRQ ? "<irq>" : "<overflow>", i == SLOT_IRQ ? 5 : 10);
+		t->flags = TF_PSEUDO | TF_COMM_KNOWN | (i == SLOT_TREE_OVERFLOW ? TF_TREE : 0);
+		table_set_comm(t, pseudo[i], strlen(pseudo[i]));
 	}
 	tb->ntasks_used = SLOT_FIRST;
 	return 0;
@@ -96,6 +102,7 @@ void table_free(struct table *tb)
 	free(tb->tasks);
 	free(tb->hash);
 	free(tb->victims);
+	free(tb->pin);
 	free(tb->mods);
 	memset(tb, 0, sizeof(*tb));
 }
@@ -188,19 +195,67 @@ static uint32_t victims_batch(const struct table *tb)
 	return tb->max_tasks / 16 ? tb->max_tasks / 16 : 1;
 }
 
-/* An exited task that may give its slot away. */
-static bool recyclable(const struct mt_task *t)
+/* table.pin: from the last victim search */
+#define PIN_LIVE_PROC	0x01	/* the process (leader) of a task that is alive */
+#define PIN_KEEP	0x02	/* must keep its slot */
+
+/* A command tree task whose pages still count: now, or in the at-peak list. */
+static bool tree_pages_count(const struct table *tb, const struct mt_task *t)
 {
-	/* tree tasks that still own pages: their frees must find them */
-	return t->state == TASK_EXITED && !((t->flags & TF_TREE) && (t->cur || t->pcur));
+	return (t->flags & TF_TREE) && (t->cur || t->pcur || (t->tree_epoch == tb->tree_epoch &&
+							     t->cur_at_tree_peak > 0));
+}
+
+/* An exited task that may give its slot away (pins as of the last search). */
+static bool recyclable(const struct table *tb, uint32_t slot)
+{
+	const struct mt_task *t = &tb->tasks[slot];
+
+	return t->state == TASK_EXITED && !(tb->pin[slot] & PIN_KEEP) && !tree_pages_count(tb, t);
+}
+
+/*
+ * Which exited tasks must keep their slots, because the frees of their pages or
+ * a report still needs them:
+ *  - the leader of a process with a thread alive: the threads sum into it;
+ *  - a task whose pages count for a live process: their frees must find it, or
+ *    the process's current stays too high;
+ *  - a command tree task whose pages count now or at the tree's peak, and its
+ *    leader: the tree total and the at-peak list need both.
+ */
+static void pins_rebuild(struct table *tb)
+{
+	uint32_t i;
+
+	memset(tb->pin, 0, tb->ntasks_used * sizeof(*tb->pin));
+	for (i = SLOT_FIRST; i < tb->ntasks_used; i++) {
+		const struct mt_task *t = &tb->tasks[i];
+
+		if (t->state == TASK_ALIVE)
+			tb->pin[table_process_of(tb, t) - tb->tasks] |= PIN_LIVE_PROC;
+	}
+	for (i = SLOT_FIRST; i < tb->ntasks_used; i++) {
+		const struct mt_task *t = &tb->tasks[i];
+		uint32_t p = (uint32_t)(table_process_of(tb, t) - tb->tasks);
+
+		if (t->state != TASK_EXITED)
+			continue;
+		if ((tb->pin[i] & PIN_LIVE_PROC) || (t->cur && (tb->pin[p] & PIN_LIVE_PROC)))
+			tb->pin[i] |= PIN_KEEP;
+		if (tree_pages_count(tb, t)) {
+			tb->pin[i] |= PIN_KEEP;
+			tb->pin[p] |= PIN_KEEP;
+		}
+	}
 }
 
 static void victims_rebuild(struct table *tb)
 {
 	uint32_t want = victims_batch(tb), i, n = 0;
 
+	pins_rebuild(tb);
 	for (i = SLOT_FIRST; i < tb->ntasks_used; i++) {
-		if (!recyclable(&tb->tasks[i]))
+		if (!recyclable(tb, i))
 			continue;
 		if (n < want) {
 			tb->victims[n] = i;
@@ -249,13 +304,19 @@ struct mt_task *table_task_new(struct table *tb, int32_t tid, uint64_t ts)
 				return NULL;
 			slot = tb->victims[--tb->nvictims];
 			t = &tb->tasks[slot];
-			/* still a victim: it may have gained pages since the list was made */
-			if (recyclable(t))
+			/* still a victim: it may have changed since the list was made */
+			if (recyclable(tb, slot))
 				break;
 		}
 		gen = t->gen + 1;
-		if ((uint64_t)gen * tb->max_tasks + slot + 1 >= OWNER_MODULE)
-			return NULL;
+		if ((uint64_t)gen * tb->max_tasks + slot + 1 >= tb->serial_limit)
+			return NULL;	/* not reached: renumber_due came first */
+		if (gen > tb->max_gen) {
+			tb->max_gen = gen;
+			/* a few recycles of margin: stats.c renumbers before the next event */
+			if ((uint64_t)(gen + 4) * tb->max_tasks >= tb->serial_limit)
+				tb->renumber_due = true;
+		}
 		if (t->hashed)
 			hash_remove(tb, t->tid);
 		tb->c.tasks_recycled++;
@@ -326,6 +387,28 @@ struct mt_task *table_task_fresh(struct table *tb, int32_t tid, uint64_t ts)
 	if (!t)
 		tb->c.task_overflow_events++;
 	return t;
+}
+
+uint32_t table_serial_now(const struct table *tb, uint32_t serial)
+{
+	const struct mt_task *t = table_task_by_serial(tb, serial);
+
+	if (!serial)
+		return 0;
+	return t ? (uint32_t)(t - tb->tasks) + 1 : OWNER_STALE;
+}
+
+void table_renumber(struct table *tb)
+{
+	uint32_t i;
+
+	for (i = 0; i < tb->ntasks_used; i++) {
+		tb->tasks[i].serial = i + 1;
+		tb->tasks[i].gen = 0;
+	}
+	tb->max_gen = 0;
+	tb->renumber_due = false;
+	tb->c.renumbered++;
 }
 
 struct mt_module *table_module_new(struct table *tb)

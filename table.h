@@ -52,6 +52,7 @@ struct mt_task {
 	/* command mode: this task's pages at the tree's peak (see stats_tree_pages_at_peak) */
 	int64_t cur_at_tree_peak;
 	uint32_t tree_epoch;
+	uint64_t seed_left;	/* on a seeded leader: seeded pages not freed yet (stats.c) */
 };
 
 /*
@@ -84,12 +85,23 @@ struct mt_module {
 	int64_t ret;		/* syscall return value, when seen */
 };
 
-/* Owner ids in the pfn map: 0 = not tracked, else a task serial, or a module serial | OWNER_MODULE. */
+/*
+ * Owner ids in the pfn map: 0 = not tracked, else a task serial, or a module
+ * serial | OWNER_MODULE, or OWNER_STALE: a task whose slot was recycled (the
+ * serials were renumbered since; see stats.c).
+ */
 #define OWNER_MODULE	0x80000000u
+#define OWNER_STALE	0x7fffffffu
 
-#define SLOT_IRQ	0
-#define SLOT_OVERFLOW	1
-#define SLOT_FIRST	2
+/*
+ * Pseudo tasks: allocations in interrupt context, tasks without a slot, and
+ * (command mode) children of the command's tree without a slot, so that the
+ * tree's total stays right.
+ */
+#define SLOT_IRQ		0
+#define SLOT_OVERFLOW		1
+#define SLOT_TREE_OVERFLOW	2
+#define SLOT_FIRST		3
 
 struct table_counters {
 	uint64_t tasks_seen;		/* distinct tasks given a slot */
@@ -98,6 +110,8 @@ struct table_counters {
 	uint64_t task_overflow_events;	/* events of tasks that found no slot */
 	uint64_t module_overflow;	/* module loads that found no slot */
 	uint64_t modules_seen;
+	uint64_t module_pseudo;		/* module loads by a task without a slot: no bracket */
+	uint64_t renumbered;		/* times the task serials were renumbered (wrap) */
 };
 
 struct table {
@@ -110,6 +124,11 @@ struct table {
 	uint32_t *victims;		/* exited slots, largest peak first (popped from the end) */
 	uint32_t nvictims;
 	bool victims_dirty;		/* an exit since the last victim search */
+	uint8_t *pin;			/* per slot, from the last victim search: PIN_* */
+	uint32_t tree_epoch;		/* the command tree's last peak (stats.c bumps it) */
+	uint32_t serial_limit;		/* task serials stay below this (at most OWNER_STALE) */
+	uint32_t max_gen;		/* the largest slot generation handed out */
+	bool renumber_due;		/* serials near the limit: stats.c renumbers them */
 	struct mt_module *mods;
 	uint32_t nmods;
 	struct table_counters c;
@@ -117,10 +136,12 @@ struct table {
 
 /**
  * table_init() - allocate the task and module tables once
- * @max_tasks: task slots, the two pseudo tasks included
+ * @max_tasks: task slots, the pseudo tasks included
+ * @serial_limit: task serials stay below it (0: OWNER_STALE); a test makes it small
  * Return: 0 or -errno (-EINVAL for sizes out of range, -ENOMEM).
  */
-int table_init(struct table *tb, uint32_t max_tasks, uint32_t max_modules);
+int table_init(struct table *tb, uint32_t max_tasks, uint32_t max_modules,
+	       uint32_t serial_limit);
 void table_free(struct table *tb);
 
 /* Set a task's comm from raw bytes (at most COMM_LEN-1 kept, like the kernel). */
@@ -168,6 +189,16 @@ struct mt_module *table_module_new(struct table *tb);
 
 /* Module by serial (without OWNER_MODULE), or NULL. */
 struct mt_module *table_module_by_serial(const struct table *tb, uint32_t serial);
+
+/*
+ * Serials from scratch: every slot's serial becomes its first one (slot + 1)
+ * and its generation 0. The caller has rewritten every stored serial already
+ * (table_serial_now() tells the new one of an old serial).
+ */
+void table_renumber(struct table *tb);
+
+/* What an owner serial becomes in table_renumber(): the slot's first serial, or OWNER_STALE. */
+uint32_t table_serial_now(const struct table *tb, uint32_t serial);
 
 /* Module by name (@len bytes, not terminated), the most recent one; NULL if none. */
 struct mt_module *table_find_module(const struct table *tb, const char *name, size_t len);

@@ -398,12 +398,17 @@ START_TEST(test_seeded_task)
 	ck_assert_int_eq(t->peak, 53);
 	ck_assert_uint_eq(t->peak_ts, 1001);
 	ck_assert_uint_eq(S.c.pre_seed_skipped, 1);
-	/* the skipped block was never mapped: its free is untracked */
+	/*
+	 * The skipped block was never mapped: its free is untracked, and as the
+	 * seeded process frees it, it comes off what is left of the seed.
+	 */
 	pfree(1002, 300, 10, 2);
-	ck_assert_int_eq(t->cur, 53);
+	ck_assert_int_eq(t->cur, 49);
+	ck_assert_uint_eq(t->seed_left, 46);
 	ck_assert_uint_eq(S.c.untracked_free_pages, 4);
+	ck_assert_uint_eq(S.c.seed_freed_pages, 4);
 	pfree(1003, 300, 22, 1);
-	ck_assert_int_eq(t->cur, 51);
+	ck_assert_int_eq(t->cur, 47);
 
 	/* another task is not affected by this task's seed time */
 	alloc(500, 301, 30, 0);
@@ -678,11 +683,11 @@ START_TEST(test_recycle_smallest_peak)
 }
 END_TEST
 
-/* 62 exited tasks, peaks a permutation of 1..62: recycled strictly by increasing peak. */
+/* A full table of exited tasks, peaks a permutation: recycled strictly by increasing peak. */
 START_TEST(test_recycle_order_large_table)
 {
 	uint64_t pfn = 0;
-	int i, k, n = 62;
+	int i, k, n = 64 - SLOT_FIRST;
 
 	for (i = 0; i < n; i++) {
 		int peak = (i * 37) % n + 1;
@@ -693,9 +698,11 @@ START_TEST(test_recycle_order_large_table)
 	}
 	ck_assert_uint_eq(S.tb.ntasks_used, 64);
 	for (k = 1; k <= 12; k++) {
-		/* the task whose peak is k: (i*37) % 62 == k-1; 37^-1 mod 62 = 57 */
-		int victim = (int)(((k - 1) * 57) % n);
+		/* the task whose peak is k: (i*37) % n == k-1 (37 is prime to n) */
+		int victim = 0;
 
+		while ((victim * 37) % n != k - 1)
+			victim++;
 		ck_assert_int_eq(task(1000 + victim)->peak, k);
 		alloc(1000 + (uint64_t)k, 5000 + k, pfn++, 0);
 		ck_assert_msg(stats_find_task(&S, 1000 + victim) == NULL,
@@ -810,9 +817,9 @@ START_TEST(test_many_short_tasks)
 		pfree(ts++, 1, pfn, 0);
 		exit_ev(ts++, tid);
 	}
-	/* init + n children; 62 slots, init keeps one, so all but 61 children were dropped */
+	/* init + n children; 64 - SLOT_FIRST slots, init keeps one: the rest was dropped */
 	ck_assert_uint_eq(S.tb.c.tasks_seen, (uint64_t)n + 1);
-	ck_assert_uint_eq(S.tb.c.tasks_recycled, (uint64_t)n + 1 - 62);
+	ck_assert_uint_eq(S.tb.c.tasks_recycled, (uint64_t)n + 1 - (64 - SLOT_FIRST));
 	ck_assert_int_eq(S.tb.c.recycled_max_peak, 3);
 	ck_assert_uint_eq(S.c.events[EV_PAGE_ALLOC], 2 * (uint64_t)n);
 	ck_assert_uint_eq(S.c.events[EV_PAGE_FREE], 2 * (uint64_t)n);
@@ -937,34 +944,44 @@ START_TEST(test_process_threads_summed)
 END_TEST
 
 /* A thread whose leader's slot went to another task is its own process again. */
+/*
+ * A leader that exits while a thread of its process lives on keeps its slot:
+ * the thread sums into it. (Recycling it made the thread's frees drive the
+ * process's current below zero.) A newcomer then finds no slot.
+ */
 START_TEST(test_process_of_recycled_leader)
 {
-	struct mt_task *t, *neu;
-	uint32_t old_serial;
+	struct mt_task *t, *lead;
 
 	stats_free(&S);
 	init_with(SLOT_FIRST + 3, false);	/* 1, 100 and 101 fill it */
 	newtask(10, 1, 100, PROC_FLAGS, "app");
 	newtask(20, 100, 101, MT_CLONE_THREAD, "app");
 	t = task(101);
-	old_serial = task(100)->serial;
-	ck_assert_uint_eq(t->leader, old_serial);
+	lead = task(100);
+	ck_assert_uint_eq(t->leader, lead->serial);
 	alloc(30, 101, 0, 1);			/* 2 pages, summed on 100 */
-	ck_assert_int_eq(task(100)->pcur, 2);
+	ck_assert_int_eq(lead->pcur, 2);
 	exit_gd(40, 100, 0, "app");		/* the leader goes first */
-	alloc(50, 300, 8, 0);			/* table full: 100's slot is recycled */
-	ck_assert_ptr_null(stats_task_by_serial(&S, old_serial));
-	neu = task(300);
-	ck_assert_int_eq(neu->pcur, 1);
-	ck_assert_ptr_eq(stats_process_of(&S, t), t);
-	alloc(60, 101, 16, 2);			/* 4 pages: on the thread, not on 300 */
-	ck_assert_int_eq(t->cur, 6);
-	ck_assert_int_eq(t->pcur, 4);
-	ck_assert_int_eq(t->ppeak, 4);
-	ck_assert_uint_eq(t->ppeak_ts, 60);
-	ck_assert_int_eq(neu->pcur, 1);
-	ck_assert_int_eq(neu->ppeak, 1);
-	ck_assert_int_eq(neu->cur, 1);
+	alloc(50, 300, 8, 0);			/* table full, but 100 must stay */
+	ck_assert_ptr_eq(task(100), lead);
+	ck_assert_ptr_null(stats_find_task(&S, 300));
+	ck_assert_uint_eq(S.tb.c.task_overflow_events, 1);
+	ck_assert_uint_eq(S.tb.c.tasks_recycled, 0);
+	ck_assert_ptr_eq(stats_process_of(&S, t), lead);
+	alloc(60, 101, 16, 2);			/* 4 pages, still summed on the leader */
+	ck_assert_int_eq(lead->pcur, 6);
+	ck_assert_int_eq(lead->ppeak, 6);
+	pfree(70, 101, 0, 1);
+	pfree(71, 101, 16, 2);
+	ck_assert_int_eq(lead->pcur, 0);	/* never below zero */
+	ck_assert_int_eq(t->cur, 0);
+	ck_assert_uint_eq(S.c.recycled_frees, 0);
+	/* the process ends: now the leader may go */
+	exit_gd(80, 101, 1, "app");
+	alloc(90, 300, 24, 0);
+	ck_assert_ptr_nonnull(stats_find_task(&S, 300));
+	ck_assert_uint_eq(S.tb.c.tasks_recycled, 1);
 }
 END_TEST
 
@@ -1385,12 +1402,17 @@ START_TEST(test_tree_exited_with_pages_kept)
 	ck_assert_int_eq(task(2000)->cur, 0);
 	ck_assert_int_eq(S.tree_cur, 2);
 	ck_assert_uint_eq(S.c.recycled_frees, 0);
-	/* with no pages left, 2000 may go */
+	/*
+	 * 2000 holds no pages now, but 1 of the tree's peak (3 pages at 132):
+	 * the at-peak list needs it, so it stays
+	 */
+	ck_assert_int_eq(S.tree_peak, 3);
+	ck_assert_int_eq(stats_tree_pages_at_peak(&S, task(2000)), 1);
 	alloc(160, 6002, 26, 0);
-	ck_assert_ptr_null(stats_find_task(&S, 2000));
-	ck_assert_ptr_nonnull(stats_find_task(&S, 6002));
+	ck_assert_ptr_nonnull(stats_find_task(&S, 2000));
+	ck_assert_ptr_null(stats_find_task(&S, 6002));
 	ck_assert_ptr_nonnull(stats_find_task(&S, 2100));
-	ck_assert_uint_eq(S.tb.c.tasks_recycled, 2);
+	ck_assert_uint_eq(S.tb.c.tasks_recycled, 1);
 	/* the thread's pages come back through its leader */
 	pfree(170, 6002, 16, 1);
 	ck_assert_int_eq(task(2100)->pcur, 0);
@@ -1787,6 +1809,201 @@ START_TEST(test_exit_ring_off)
 }
 END_TEST
 
+/* ---- accuracy (issue 13) ---- */
+
+/*
+ * A process seeded with 100 pages frees 100 of them (untracked: allocated
+ * before tracing) and maps 100 new: it holds 100, not 200. What is left of
+ * the seed goes when the process ends.
+ */
+START_TEST(test_seed_churn)
+{
+	struct mt_task *t;
+	uint64_t i;
+
+	t = stats_seed_task(&S, 300, 300, 1, "svc", 3, 100, 1000, false);
+	ck_assert_ptr_nonnull(t);
+	for (i = 0; i < 100; i++)
+		pfree(1100 + i, 300, 2000 + i, 0);	/* never seen allocated */
+	ck_assert_int_eq(t->cur, 0);
+	ck_assert_uint_eq(t->seed_left, 0);
+	for (i = 0; i < 100; i++)
+		alloc(1300 + i, 300, 100 + i, 0);
+	ck_assert_int_eq(t->cur, 100);
+	ck_assert_int_eq(t->peak, 100);
+	ck_assert_int_eq(t->ppeak, 100);
+	/* more untracked frees than the seed held: never below what it allocated */
+	pfree(1500, 300, 3000, 4);
+	ck_assert_int_eq(t->cur, 100);
+	ck_assert_uint_eq(S.c.seed_freed_pages, 100);
+	/* a thread's free counts for its process's seed; irq frees and older ones do not */
+	t = stats_seed_task(&S, 400, 400, 1, "db", 2, 50, 1000, false);
+	ck_assert_ptr_nonnull(stats_seed_task(&S, 401, 400, 1, "db", 2, 0, 1000, false));
+	stats_link_threads(&S);
+	pfree(1600, 401, 3100, 1);
+	ck_assert_int_eq(t->cur, 48);
+	page_ev(EV_PAGE_FREE, 1601, 400, MT_FLAG_SOFTIRQ, 3200, 0);
+	pfree(999, 400, 3300, 0);		/* before the seed: not in it */
+	ck_assert_int_eq(t->cur, 48);
+	ck_assert_uint_eq(t->seed_left, 48);
+	/* the process ends: its seed is dropped */
+	exit_ev(1700, 400);
+	ck_assert_int_eq(t->cur, 0);
+	ck_assert_uint_eq(t->seed_left, 0);
+	ck_assert_uint_eq(S.c.seed_dropped_pages, 48);
+	ck_assert_int_eq(t->peak, 50);
+}
+END_TEST
+
+/*
+ * A task forked while /proc is scanned: its fork event is older than its seed
+ * but read after it. It must not replace the seeded task (two rows, the seed's
+ * allocations counted again), nor may an older exit, exec or rename end or
+ * rename it.
+ */
+START_TEST(test_fork_older_than_seed)
+{
+	struct mt_task *t;
+	uint32_t i, alive = 0;
+
+	t = stats_seed_task(&S, 500, 500, 10, "worker", 6, 20, 1000, false);
+	newtask(900, 10, 500, PROC_FLAGS, "sh");
+	fork_ev(901, 10, 500, "sh");
+	ck_assert_ptr_eq(task(500), t);
+	ck_assert_int_eq(t->state, TASK_ALIVE);
+	assert_comm(t, "worker");
+	ck_assert_int_eq(t->cur, 20);
+	alloc(950, 500, 0, 2);			/* in the seed already */
+	ck_assert_int_eq(t->cur, 20);
+	alloc(1100, 500, 8, 0);
+	ck_assert_int_eq(t->cur, 21);
+	exec_ev(920, 500, 500, "/bin/old");
+	rename_ev(921, 500, "old");
+	exit_ev(922, 500);			/* an earlier task with this pid */
+	ck_assert_int_eq(t->state, TASK_ALIVE);
+	assert_comm(t, "worker");
+	ck_assert_uint_eq(S.c.seed_stale_events, 5);
+	for (i = SLOT_FIRST; i < S.tb.ntasks_used; i++)
+		alive += S.tb.tasks[i].tid == 500 && S.tb.tasks[i].state == TASK_ALIVE;
+	ck_assert_uint_eq(alive, 1);
+	/* a newer fork of the pid is a new task, as before */
+	exit_ev(1200, 500);
+	newtask(1300, 10, 500, PROC_FLAGS, "new");
+	ck_assert_ptr_ne(task(500), t);
+	ck_assert_int_eq(task(500)->cur, 0);
+}
+END_TEST
+
+/*
+ * An exited thread whose pages still count for its live process keeps its
+ * slot: recycling it left the process's current too high (a free of its
+ * pages found no owner), so freeing 64 and mapping 64 again read 128.
+ */
+START_TEST(test_recycle_keeps_pages_of_live_process)
+{
+	struct mt_task *lead;
+	uint64_t i;
+
+	stats_free(&S);
+	init_with(SLOT_FIRST + 4, false);
+	newtask(10, 1, 100, PROC_FLAGS, "app");
+	newtask(11, 100, 101, MT_CLONE_THREAD, "app");
+	lead = task(100);
+	alloc(20, 101, 0, 6);			/* the thread maps 64 pages */
+	exit_gd(30, 101, 0, "app");		/* and exits; the process lives on */
+	alloc(40, 200, 100, 0);			/* 1, 100, 101, 200: full */
+	alloc(41, 201, 101, 0);			/* no room but 101's: it must stay */
+	ck_assert_ptr_nonnull(stats_find_task(&S, 101));
+	ck_assert_ptr_null(stats_find_task(&S, 201));
+	pfree(50, 100, 0, 6);			/* the process frees the thread's pages */
+	ck_assert_int_eq(lead->pcur, 0);
+	for (i = 0; i < 64; i++)
+		alloc(60 + i, 100, 200 + i, 0);	/* and maps 64 again */
+	ck_assert_int_eq(lead->pcur, 64);
+	ck_assert_int_eq(lead->ppeak, 64);
+	ck_assert_uint_eq(S.c.recycled_frees, 0);
+	/* with no pages left the thread may go */
+	exit_ev(130, 200);
+	alloc(140, 202, 300, 0);
+	ck_assert_ptr_nonnull(stats_find_task(&S, 202));
+}
+END_TEST
+
+/*
+ * Children of the command's tree that find no slot still count for the tree
+ * peak, in <tree-overflow>; their frees come back from it.
+ */
+START_TEST(test_tree_overflow_slot)
+{
+	struct mt_task *r, *tov;
+
+	stats_free(&S);
+	init_with(SLOT_FIRST + 2, false);
+	r = start_tree(100, "sh");			/* slots: 1 (memtrace), ROOT */
+	newtask(110, ROOT, 2000, PROC_FLAGS, "cc");	/* no slot */
+	ck_assert_ptr_null(stats_find_task(&S, 2000));
+	ck_assert_uint_eq(S.c.tree_overflow_tasks, 1);
+	alloc(111, 2000, 0, 3);				/* 8 pages */
+	tov = &S.tb.tasks[SLOT_TREE_OVERFLOW];
+	ck_assert_int_eq(tov->cur, 8);
+	ck_assert_int_eq(S.tree_cur, 8);
+	ck_assert_int_eq(S.tree_peak, 8);
+	ck_assert_uint_eq(S.c.tree_overflow_pages, 8);
+	newtask(112, 2000, 2001, PROC_FLAGS, "as");	/* its child: in the tree too */
+	alloc(113, 2001, 8, 1);
+	ck_assert_int_eq(S.tree_peak, 10);
+	alloc(114, 3000, 16, 0);			/* an outsider: <overflow> */
+	ck_assert_int_eq(S.tree_cur, 10);
+	ck_assert_int_eq(S.tb.tasks[SLOT_OVERFLOW].cur, 1);
+	pfree(120, 2000, 0, 3);
+	ck_assert_int_eq(S.tree_cur, 2);
+	exit_ev(121, 2000);
+	alloc(122, 2000, 24, 0);			/* the tid again, not the tree's */
+	ck_assert_int_eq(S.tree_cur, 2);
+	ck_assert_int_eq(r->cur, 0);
+}
+END_TEST
+
+/*
+ * Task serials wrap after 2^31 creations (with the default table): the
+ * serials are renumbered, pages keep their owners, stale owners stay stale,
+ * and no task goes to <overflow>. A small limit forces the wrap.
+ */
+START_TEST(test_serial_wrap)
+{
+	struct stats_config cfg = { .max_tasks = SLOT_FIRST + 8, .max_modules = 8,
+				    .max_pfn = MAX_PFN, .serial_limit = 200 };
+	struct mt_task *keep;
+	uint64_t ts = 10;
+	int i;
+
+	stats_free(&S);
+	ck_assert_int_eq(stats_init(&S, &cfg), 0);
+	keep = stats_seed_task(&S, 100, 100, 1, "keep", 4, 0, 1, false);
+	alloc(ts++, 100, 0, 4);				/* 16 pages held throughout */
+	alloc(ts++, 101, 16, 0);			/* 101 exits with a page */
+	exit_ev(ts++, 101);
+	for (i = 0; i < 2000; i++) {
+		int32_t tid = 1000 + i;
+
+		alloc(ts++, tid, 100 + (uint64_t)(i % 50), 0);
+		pfree(ts++, tid, 100 + (uint64_t)(i % 50), 0);
+		exit_ev(ts++, tid);
+	}
+	ck_assert_uint_ge(S.tb.c.renumbered, 2);
+	ck_assert_uint_eq(S.tb.c.task_overflow_events, 0);
+	ck_assert_ptr_eq(task(100), keep);
+	ck_assert_uint_lt(keep->serial, 200);
+	pfree(ts++, 100, 0, 4);
+	ck_assert_int_eq(keep->cur, 0);
+	ck_assert_int_eq(keep->peak, 16);
+	/* 101 was recycled long ago: its page's free finds no owner */
+	pfree(ts++, 1, 16, 0);
+	ck_assert_uint_eq(S.c.recycled_frees, 1);
+	ck_assert_uint_eq(S.c.untracked_free_pages, 0);
+}
+END_TEST
+
 Suite *suite_stats(void)
 {
 	Suite *s = suite_create("stats");
@@ -1850,6 +2067,15 @@ Suite *suite_stats(void)
 	tcase_add_test(tc, test_newtask_replaces_stale);
 	tcase_add_test(tc, test_tree_join_counts_earlier_pages);
 	tcase_add_test(tc, test_tree_model);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("accuracy");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_seed_churn);
+	tcase_add_test(tc, test_fork_older_than_seed);
+	tcase_add_test(tc, test_recycle_keeps_pages_of_live_process);
+	tcase_add_test(tc, test_tree_overflow_slot);
+	tcase_add_test(tc, test_serial_wrap);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("exits");
