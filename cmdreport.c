@@ -59,14 +59,15 @@ static uint32_t pages_at_peak(const struct run *r)
 	uint32_t i, n = 0;
 
 	memset(r->pages, 0, st->tb.ntasks_used * sizeof(*r->pages));
-	for (i = SLOT_FIRST; i < st->tb.ntasks_used; i++) {
+	/* from slot 0: <tree-overflow> is the tree's too */
+	for (i = 0; i < st->tb.ntasks_used; i++) {
 		const struct mt_task *t = &st->tb.tasks[i];
 
 		if (t->state != TASK_UNUSED && (t->flags & TF_TREE))
 			r->pages[rows_slot(st, stats_process_of(st, t))] +=
 				stats_tree_pages_at_peak(st, t);
 	}
-	for (i = SLOT_FIRST; i < st->tb.ntasks_used; i++)
+	for (i = 0; i < st->tb.ntasks_used; i++)
 		n += r->pages[i] > 0;
 	return n;
 }
@@ -88,7 +89,7 @@ static uint32_t next_at_peak(const struct run *r, uint32_t prev)
 	const struct stats *st = &r->st;
 	uint32_t i, best = UINT32_MAX;
 
-	for (i = SLOT_FIRST; i < st->tb.ntasks_used; i++) {
+	for (i = 0; i < st->tb.ntasks_used; i++) {
 		const int64_t *pg = r->pages;
 
 		if (pg[i] <= 0)
@@ -174,15 +175,20 @@ void report_command_json(struct out *o, const struct run *r)
 	else
 		out_puts(o, "null,");
 	out_printf(o, "\"processes_at_peak\":%u,\"oom_kills\":%llu,\"task_overflow_events\":%llu,"
-		   "\"task_overflow_pages\":%llu,\"tasks_recycled\":%llu,", v.nalive,
+		   "\"task_overflow_pages\":%llu,\"tasks_recycled\":%llu,\"tree_overflow_tasks\":%llu,"
+		   "\"tree_overflow_pages\":%llu,\"tree_tasks_lost\":%llu,", v.nalive,
 		   (unsigned long long)st->oom_count,
 		   (unsigned long long)st->tb.c.task_overflow_events,
 		   (unsigned long long)st->c.task_overflow_pages,
-		   (unsigned long long)st->tb.c.tasks_recycled);
+		   (unsigned long long)st->tb.c.tasks_recycled,
+		   (unsigned long long)st->c.tree_overflow_tasks,
+		   (unsigned long long)st->c.tree_overflow_pages,
+		   (unsigned long long)st->c.tree_lost_tasks);
 	out_printf(o, "\"process_count\":%llu,\"thread_count\":%llu,\"max_rss_kib\":%ld,",
 		   (unsigned long long)st->tree_processes,
 		   (unsigned long long)st->tree_processes + st->tree_threads, c->max_rss_kib);
 	rows_json_lost(o, r);
+	rows_json_cpus(o, r);
 	out_printf(o, "\"out_of_order\":%llu,\"waited\":%s,\"still_running\":%u,\"page_size\":%u,"
 		   "\"processes_with_pages\":%u,\"processes\":[",
 		   (unsigned long long)r->rd.out_of_order, c->waited ? "true" : "false",
@@ -240,6 +246,7 @@ void report_command_text(struct out *o, const struct run *r)
 		out_printf(o, "--no-wait: processes of the tree still running at the end: %u\n",
 			   c->still_running);
 	rows_lost_line(o, r);
+	rows_cpus_line(o, r);
 	rows_out_of_order_line(o, r);
 	if (st->tb.c.task_overflow_events || st->tb.c.tasks_recycled)
 		out_printf(o, "task table: %llu events of %llu pages found no slot%s; %llu exited "
@@ -248,6 +255,14 @@ void report_command_text(struct out *o, const struct run *r)
 			   (unsigned long long)st->c.task_overflow_pages,
 			   st->tb.c.task_overflow_events ? " -- the tree peak may be underestimated" : "",
 			   (unsigned long long)st->tb.c.tasks_recycled);
+	if (st->c.tree_overflow_tasks)
+		out_printf(o, "%llu tasks of the tree found no slot: their %llu pages count in "
+			   "<tree-overflow>\n", (unsigned long long)st->c.tree_overflow_tasks,
+			   (unsigned long long)st->c.tree_overflow_pages);
+	if (st->c.tree_lost_tasks)
+		out_printf(o, "%llu more tasks of the tree found no slot and no room in "
+			   "<tree-overflow> -- the tree peak may be underestimated\n",
+			   (unsigned long long)st->c.tree_lost_tasks);
 	rows_oom_line(o, st, "oom kills");
 
 	out_printf(o, "\nAT THE PEAK: processes with pages then: %u%s\n%8s %10s  %s\n", v.nalive,

@@ -5,30 +5,38 @@
 #include <stdio.h>
 #include <string.h>
 
+/* The last field says, in plain words, what is lost when the tracepoint is missing. */
 const struct mt_tracepoint mt_tracepoints[] = {
-	{ "kmem", "mm_page_alloc", EV_PAGE_ALLOC, NEED_REQUIRED, "page allocations" },
-	{ "kmem", "mm_page_free", EV_PAGE_FREE, NEED_REQUIRED, "page frees" },
+	{ "kmem", "mm_page_alloc", EV_PAGE_ALLOC, NEED_REQUIRED, "page allocations are not seen" },
+	{ "kmem", "mm_page_free", EV_PAGE_FREE, NEED_REQUIRED, "page frees are not seen" },
 	{ "sched", "sched_process_fork", EV_FORK, NEED_OPTIONAL,
-	  "parent pids and names of new tasks" },
+	  "new tasks have no parent pid, and a name only once it is read from /proc" },
 	{ "sched", "sched_process_exit", EV_EXIT, NEED_OPTIONAL,
-	  "task exits (tasks stay 'alive'; no recycling of exited tasks)" },
-	{ "sched", "sched_process_exec", EV_EXEC, NEED_OPTIONAL, "names after exec" },
-	{ "task", "task_rename", EV_RENAME, NEED_OPTIONAL, "names after exec and renames" },
-	{ "module", "module_load", EV_MOD_LOAD, NEED_OPTIONAL, "module names and attribution" },
+	  "tasks are never seen to exit: they stay alive, and no slot is freed for new ones" },
+	{ "sched", "sched_process_exec", EV_EXEC, NEED_OPTIONAL, "names do not follow exec" },
+	{ "task", "task_rename", EV_RENAME, NEED_OPTIONAL,
+	  "names do not follow renames (and exec, where sched_process_exec is missing too)" },
+	{ "module", "module_load", EV_MOD_LOAD, NEED_OPTIONAL,
+	  "modules have no names, and no pages are charged to them" },
 	{ "module", "module_put", EV_MOD_PUT, NEED_OPTIONAL,
-	  "end of the module_load bracket when syscall events are missing" },
-	{ "module", "module_free", EV_MOD_FREE, NEED_OPTIONAL, "module unload state" },
+	  "where syscall events are missing too, a module load has no end" },
+	{ "module", "module_free", EV_MOD_FREE, NEED_OPTIONAL, "unloaded modules stay live" },
 	{ "syscalls", "sys_enter_finit_module", EV_MODSYS_ENTER, NEED_OPTIONAL,
-	  "the full finit_module bracket (fallback: module_load..module_put)" },
+	  "a module's pages are counted from its module_load to its init's end only, "
+	  "not while its file is read and it is set up" },
 	{ "syscalls", "sys_exit_finit_module", EV_MODSYS_EXIT, NEED_OPTIONAL,
-	  "the full finit_module bracket (fallback: module_load..module_put)" },
+	  "a module's pages are counted from its module_load to its init's end only, "
+	  "not while its file is read and it is set up" },
 	{ "syscalls", "sys_enter_init_module", EV_MODSYS_ENTER, NEED_OPTIONAL,
-	  "the full init_module bracket (fallback: module_load..module_put)" },
+	  "a module loaded by init_module has its pages counted from its module_load to its "
+	  "init's end only" },
 	{ "syscalls", "sys_exit_init_module", EV_MODSYS_EXIT, NEED_OPTIONAL,
-	  "the full init_module bracket (fallback: module_load..module_put)" },
-	{ "oom", "mark_victim", EV_OOM_VICTIM, NEED_OPTIONAL, "OOM-kill reports" },
+	  "a module loaded by init_module has its pages counted from its module_load to its "
+	  "init's end only" },
+	{ "oom", "mark_victim", EV_OOM_VICTIM, NEED_OPTIONAL,
+	  "OOM kills are not seen: no report at the kill" },
 	{ "task", "task_newtask", EV_NEWTASK, NEED_OPTIONAL,
-	  "thread/process distinction of new tasks" },
+	  "threads are told from processes only by /proc, for tasks alive at a report" },
 	{ NULL, NULL, EV_NONE, NEED_OPTIONAL, NULL },
 };
 
@@ -90,6 +98,22 @@ const struct mt_tracepoint *mt_tracepoint_find(const char *system, const char *n
 
 	for (tp = mt_tracepoints; tp->system; tp++)
 		if (!strcmp(tp->system, system) && !strcmp(tp->name, name))
+			return tp;
+	return NULL;
+}
+
+const struct mt_tracepoint *mt_tracepoint_find_name(const char *sys_colon_name)
+{
+	const char *c = strchr(sys_colon_name, ':');
+	const struct mt_tracepoint *tp;
+	size_t n;
+
+	if (!c)
+		return NULL;
+	n = (size_t)(c - sys_colon_name);
+	for (tp = mt_tracepoints; tp->system; tp++)
+		if (strlen(tp->system) == n && !memcmp(tp->system, sys_colon_name, n) &&
+		    !strcmp(tp->name, c + 1))
 			return tp;
 	return NULL;
 }

@@ -136,4 +136,7 @@ int decoder_decode(const struct mt_decoder *d, const struct rb_record *r,
 /* Lookup the tracepoint entry by "system", "name"; NULL if unknown. */
 const struct mt_tracepoint *mt_tracepoint_find(const char *system, const char *name);
 
+/* The same by "system:name"; NULL if unknown. */
+const struct mt_tracepoint *mt_tracepoint_find_name(const char *sys_colon_name);
+
 #endif

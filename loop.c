@@ -2,6 +2,8 @@
 /* loop.c - the lifecycle every mode goes through: the poll loop, stop and drain, reports, cleanup */
 #include "loop.h"
 
+#include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <poll.h>
@@ -18,7 +20,11 @@
 #include "util.h"
 
 #define POLL_MS		100
+#define REPROBE_NS	1000000000ull	/* offline CPUs are tried again every second */
 #define KMSG_TOP	5	/* tasks and modules in the kmsg summary */
+#define OOM_SUMMARY_NS	10000000000ull	/* one console summary of an OOM per 10 s */
+#define OOM_NOTES	10		/* and as many one-line notes in between */
+#define REPORT_WAIT_MS	1000	/* a report on stdout waits for its reader at most this long */
 
 void run_catch_up(struct run *r)
 {
@@ -40,14 +46,25 @@ static void gen_report(struct out *o, void *p)
 	report_write(o, g->r, g->trigger);
 }
 
+/*
+ * A report on stdout. A reader that does not read (a pipe nobody empties) may
+ * hold it up for REPORT_WAIT_MS at most, and not at all once it has stalled a
+ * report: until it takes one whole again, a report gets what fits at once.
+ */
 void run_report_stdout(struct run *r, const char *trigger)
 {
 	static struct out o;
 	struct gen_ctx g = { r, trigger };
 
 	out_init(&o, STDOUT_FILENO);
+	out_bound(&o, r->stdout_stalled ? 0 : REPORT_WAIT_MS);
 	gen_report(&o, &g);
-	if (out_flush(&o))
+	out_flush(&o);
+	r->stdout_stalled = o.err == -ETIMEDOUT;
+	if (o.err == -ETIMEDOUT)
+		mt_warn("stdout is not read: %llu bytes of the %s report dropped",
+			(unsigned long long)o.dropped, trigger);
+	else if (o.err)
 		mt_warn("writing the report to stdout: %s", strerror(-o.err));
 }
 
@@ -83,22 +100,127 @@ void run_report_final(struct run *r, bool to_log)
 	}
 }
 
-void run_report_oom(struct run *r)
+/* The highest N of an existing LOG.oom.N beside the log file, 0 if none. */
+static uint32_t oom_highest(const char *log)
 {
-	char line[256], name[4 * COMM_LEN + 1];
+	const char *slash = strrchr(log, '/'), *base = slash ? slash + 1 : log;
+	size_t blen = strlen(base);
+	char dir[PATH_MAX];
+	struct dirent *de;
+	uint32_t max = 0;
+	DIR *d;
+
+	if (!slash)
+		strcpy(dir, ".");
+	else if (slash == log)
+		strcpy(dir, "/");
+	else if ((size_t)(slash - log) < sizeof(dir))
+		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - log), log);
+	else
+		return 0;
+	d = opendir(dir);
+	if (!d)
+		return 0;
+	while ((de = readdir(d))) {
+		const char *p = de->d_name;
+		char *end;
+		unsigned long n;
+
+		if (strncmp(p, base, blen) || strncmp(p + blen, ".oom.", 5) ||
+		    !isdigit((unsigned char)p[blen + 5]))
+			continue;
+		n = strtoul(p + blen + 5, &end, 10);
+		if (!*end && n > max && n < 1000000000)
+			max = (uint32_t)n;
+	}
+	closedir(d);
+	return max;
+}
+
+/*
+ * The report at an OOM kill goes to LOG.oom.N (numbers after any a previous
+ * run left), never replaced by a later report; past --keep-oom, the last one
+ * of this run is replaced, and counted. The main log gets it too, as before.
+ */
+static void oom_snapshot(struct run *r)
+{
+	struct oom_state *os = &r->oom;
+	struct gen_ctx g = { r, "oom" };
+	char err[PATH_MAX + 128];
+	uint32_t n;
+
+	if (!r->opt.keep_oom)
+		return;
+	if (!os->next)
+		os->first = os->next = oom_highest(r->opt.log_path) + 1;
+	if (os->kept < r->opt.keep_oom) {
+		n = os->next++;
+		os->kept++;
+	} else {
+		n = os->next - 1;
+		os->not_kept++;
+	}
+	if (path_fmt(os->last, sizeof(os->last), "%s.oom.%u", r->opt.log_path, n)) {
+		mt_warn("%s.oom.%u: path too long", r->opt.log_path, n);
+		os->last[0] = '\0';
+		return;
+	}
+	if (logfile_write(os->last, gen_report, &g, err, sizeof(err)))
+		mt_warn("%s (the OOM report is in the main log only)", err);
+}
+
+static void kmsg_warn(void *ctx, const char *line)
+{
+	char buf[600];
+
+	(void)ctx;
+	snprintf(buf, sizeof(buf), "<4>%s\n", line);
+	kmsg_line(buf);
+}
+
+/*
+ * A few lines on the console at the OOM instant, for a machine that panics or
+ * reboots right after: the victim, who held the memory then, lost events. At
+ * most one summary per OOM_SUMMARY_NS; within it, OOM_NOTES one-line notes.
+ */
+static void oom_console(struct run *r)
+{
+	struct oom_state *os = &r->oom;
+	uint64_t now = mono_ns();
+	char line[PATH_MAX + 128], name[4 * COMM_LEN + 1];
 	size_t i, j = 0;
 
-	enrich_refresh(r);
-	run_report_log(r, "oom");
 	for (i = 0; r->st.oom_comm[i] && j + 4 < sizeof(name); i++) {
 		unsigned char ch = (unsigned char)r->st.oom_comm[i];
 
 		name[j++] = (ch >= 0x20 && ch < 0x7f) ? (char)ch : '?';
 	}
 	name[j] = '\0';
+	if (os->summary_ns && now - os->summary_ns < OOM_SUMMARY_NS) {
+		os->not_summarized++;
+		if (os->window_lines++ >= OOM_NOTES)
+			return;
+		snprintf(line, sizeof(line), "<4>memtrace: oom kill of pid %d (%s); summary "
+			 "rate-limited\n", r->st.oom_pid, name);
+		kmsg_line(line);
+		return;
+	}
+	os->summary_ns = now;
+	os->window_lines = 0;
 	snprintf(line, sizeof(line), "<4>memtrace: oom kill of pid %d (%s); report in %s\n",
-		 r->st.oom_pid, name, r->opt.log_path);
+		 r->st.oom_pid, name, os->last[0] ? os->last : r->opt.log_path);
 	kmsg_line(line);
+	enrich_now(r);
+	report_oom_summary(r, KMSG_TOP, os->not_summarized, kmsg_warn, NULL);
+	os->not_summarized = 0;
+}
+
+void run_report_oom(struct run *r)
+{
+	enrich_refresh(r);
+	oom_snapshot(r);
+	run_report_log(r, "oom");
+	oom_console(r);
 }
 
 /* The poll set: the signalfd, then one fd per CPU; NULL if no memory. */
@@ -119,9 +241,10 @@ static struct pollfd *poll_set(const struct run *r)
 }
 
 /*
- * Wait for events or a signal (not at all when @busy). A CPU whose fd fails
- * (a possible but offline CPU: ENODEV or POLLERR) is dropped from the poll
- * set, or poll would spin. Return: 0, or -1 (said why) if poll itself failed.
+ * Wait for events or a signal (not at all when @busy). A CPU that cannot be
+ * read (an offline CPU: no fd, or ENODEV) leaves the poll set, or poll would
+ * spin, and is tried again every REPROBE_NS (reprobe()); one whose fd fails
+ * otherwise (POLLERR) is dropped. Return: 0, or -1 (said why) if poll failed.
  */
 static int poll_wait(struct run *r, struct pollfd *pfd, bool busy)
 {
@@ -136,9 +259,15 @@ static int poll_wait(struct run *r, struct pollfd *pfd, bool busy)
 
 		if (pfd[i + 1].fd < 0)
 			continue;
-		if (pfd[i + 1].revents & (POLLERR | POLLNVAL))
+		if (!c->offline && (pfd[i + 1].revents & (POLLERR | POLLNVAL)))
 			c->eof = true;
-		if (c->eof) {
+		if (c->offline) {
+			pfd[i + 1].fd = -1;
+			if (!c->offline_said++)
+				mt_warn("cpu%d cannot be read (%s): not traced until it can; tried "
+					"again every second", c->cpu, c->last_errno ?
+					strerror(c->last_errno) : "offline");
+		} else if (c->eof) {
 			pfd[i + 1].fd = -1;
 			if (c->read_errors || (pfd[i + 1].revents & (POLLERR | POLLNVAL)))
 				mt_warn("cpu%d not readable (%s); not traced", c->cpu,
@@ -146,6 +275,24 @@ static int poll_wait(struct run *r, struct pollfd *pfd, bool busy)
 		}
 	}
 	return 0;
+}
+
+/* CPUs that could not be read (offline): open them if need be and read them again. */
+static void reprobe(struct run *r, struct pollfd *pfd)
+{
+	int i;
+
+	for (i = 0; i < r->rd.ncpus; i++) {
+		int fd;
+
+		if (!reader_cpu_offline(&r->rd, i))
+			continue;
+		fd = tracefs_open_cpu(&r->tf, i);
+		if (fd < 0)
+			continue;
+		reader_cpu_online(&r->rd, i, fd);
+		pfd[i + 1].fd = fd;
+	}
 }
 
 /* Every signal read now; LOOP_STOP when one ends the loop. */
@@ -186,12 +333,17 @@ static int poll_loop(struct run *r)
 {
 	const struct mode_ops *ops = r->ops;
 	struct pollfd *pfd = poll_set(r);
+	uint64_t probe = mono_ns() + REPROBE_NS;
 	bool busy = false;
 	int code = 0;
 
 	if (!pfd)
 		return mt_fail(EXIT_RUNTIME, "out of memory");
 	for (;;) {
+		if (mono_ns() >= probe) {
+			reprobe(r, pfd);
+			probe = mono_ns() + REPROBE_NS;
+		}
 		if (poll_wait(r, pfd, busy)) {
 			code = EXIT_RUNTIME;
 			break;

@@ -170,8 +170,14 @@ static void on_free(struct table *tb, const struct mt_event *ev)
 		if (m->free_ts || !name_is(m, &ev->u.module.name))
 			continue;
 		m->free_ts = ev->ts;
-		/* freed while its load bracket is open: init failed */
-		if (m->state == MOD_LOADING)
+		/*
+		 * Freed while its load bracket is open: init failed. Without
+		 * syscall events a failed init closes the module_load..module_put
+		 * bracket first (do_init_module puts, then frees): a free by the
+		 * loader itself right after its bracket is a failed init too.
+		 */
+		if (m->state == MOD_LOADING || (m->state == MOD_LIVE && m->bracket == BR_LOADPUT &&
+						!m->open && ev->tid == m->loader_tid))
 			m->state = MOD_FAILED;
 		else if (m->state != MOD_FAILED)
 			m->state = MOD_UNLOADED;
@@ -240,11 +246,21 @@ void module_event(struct table *tb, const struct mt_event *ev, struct mt_task *t
 {
 	switch (ev->kind) {
 	case EV_MODSYS_ENTER:
-		if (t)
-			on_syscall_enter(tb, ev, t);
-		break;
 	case EV_MOD_LOAD:
-		if (t)
+		if (!t)
+			break;
+		/*
+		 * Never a bracket on a pseudo task (<overflow>: the loader had no
+		 * slot): its end would not be seen, and every later allocation of
+		 * every task without a slot would be charged to the module.
+		 */
+		if (t->flags & TF_PSEUDO) {
+			tb->c.module_pseudo++;
+			break;
+		}
+		if (ev->kind == EV_MODSYS_ENTER)
+			on_syscall_enter(tb, ev, t);
+		else
 			on_load(tb, ev, t);
 		break;
 	case EV_MOD_PUT:

@@ -14,7 +14,7 @@
 enum {
 	OPT_MAX_TASKS = 256, OPT_MAX_MODULES, OPT_DAEMON, OPT_PIDFILE, OPT_REPLAY,
 	OPT_RECORD, OPT_INSTANCE, OPT_NO_SEED, OPT_KMSG, OPT_BOOT_BUFFER, OPT_EXITS, OPT_PID,
-	OPT_COMM, OPT_BY, OPT_NO_WAIT,
+	OPT_COMM, OPT_BY, OPT_NO_WAIT, OPT_KEEP_OOM,
 };
 
 void options_usage(FILE *f)
@@ -42,6 +42,7 @@ void options_usage(FILE *f)
 		"      --replay DIR        report on a recorded trace and exit\n"
 		"      --no-seed           do not seed running tasks from /proc/PID/statm\n"
 		"      --kmsg              also a short summary to /dev/kmsg at the end\n"
+		"      --keep-oom N        OOM reports kept as LOG.oom.1.. (default %d, 0 none)\n"
 		"      --boot-buffer       first read the module loads the kernel recorded\n"
 		"                          at boot (trace_event=module:...) from the top-level\n"
 		"                          buffer; this empties that buffer\n"
@@ -57,7 +58,8 @@ void options_usage(FILE *f)
 		"TERM/INT final report to the log file, clean up, exit.\n"
 		"Exit status: 0 ok, 1 runtime failure, 2 usage, 4 no privilege,\n"
 		"5 required tracepoint missing. See memtrace(8).\n",
-		DEFAULT_BUFFER_KB, DEFAULT_TOP, DEFAULT_MAX_TASKS, DEFAULT_MAX_MODULES);
+		DEFAULT_BUFFER_KB, DEFAULT_TOP, DEFAULT_MAX_TASKS, DEFAULT_MAX_MODULES,
+		DEFAULT_KEEP_OOM);
 }
 
 __attribute__((format(printf, 3, 4)))
@@ -208,6 +210,10 @@ static int one(struct options *o, int c, const char *arg, char *err, size_t errl
 	case OPT_NO_WAIT:
 		o->no_wait = true;
 		break;
+	case OPT_KEEP_OOM:
+		if (!num("--keep-oom", arg, 0, 1000, &o->keep_oom, err, errlen))
+			return OPT_ERROR;
+		break;
 	default:
 		return bad(err, errlen, "unexpected option");
 	}
@@ -256,6 +262,7 @@ int options_parse(struct options *o, int argc, char **argv, char *err, size_t er
 		{ "comm", required_argument, NULL, OPT_COMM },
 		{ "by", required_argument, NULL, OPT_BY },
 		{ "no-wait", no_argument, NULL, OPT_NO_WAIT },
+		{ "keep-oom", required_argument, NULL, OPT_KEEP_OOM },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -269,6 +276,7 @@ int options_parse(struct options *o, int argc, char **argv, char *err, size_t er
 	o->top = DEFAULT_TOP;
 	o->max_tasks = DEFAULT_MAX_TASKS;
 	o->max_modules = DEFAULT_MAX_MODULES;
+	o->keep_oom = DEFAULT_KEEP_OOM;
 	err[0] = '\0';
 	opterr = 0;
 	optind = 0;	/* glibc: a full new scan, so that tests may parse again */

@@ -15,6 +15,7 @@
 #define DEFAULT_MAX_TASKS	16384
 #define DEFAULT_MAX_MODULES	1024
 #define MAX_FILTERS		64
+#define DEFAULT_KEEP_OOM	8
 
 enum report_format { FMT_TEXT = 0, FMT_JSON };
 
@@ -39,6 +40,7 @@ struct options {
 	uint32_t top;
 	uint32_t max_tasks;		/* slots, the pseudo tasks included */
 	uint32_t max_modules;
+	uint32_t keep_oom;		/* OOM snapshots kept as LOG.oom.N */
 	bool daemon;
 	bool no_seed;
 	bool kmsg;

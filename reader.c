@@ -34,6 +34,7 @@ int reader_init(struct reader *r, const struct rb_layout *l, const struct mt_dec
 	r->sink = sink;
 	r->ctx = ctx;
 	r->now = mono_ns;
+	r->read_fn = read;
 	r->cpus = calloc((size_t)ncpus, sizeof(*r->cpus));
 	if (!r->cpus)
 		return -ENOMEM;
@@ -44,6 +45,8 @@ int reader_init(struct reader *r, const struct rb_layout *l, const struct mt_dec
 		c->cpu = cpu_ids[i];
 		c->fd = fds[i];
 		c->rec_fd = -1;
+		c->offline = live && c->fd < 0;
+		c->was_offline = c->offline;
 		c->page = malloc(r->subbuf);
 		if (!c->page) {
 			reader_free(r);
@@ -84,10 +87,18 @@ static bool next_page(struct reader *r, struct reader_cpu *c, bool final)
 			return false;
 		}
 		t0 = r->live ? r->now() : 0;
-		n = read(c->fd, c->page, r->subbuf);
+		n = r->read_fn(c->fd, c->page, r->subbuf);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
+			if (errno == ENODEV && r->live) {
+				/* an offline CPU: out of the merge until it is back */
+				c->offline_reads++;
+				c->offline = c->was_offline = true;
+				c->last_errno = errno;
+				c->eof = true;
+				return false;
+			}
 			if (errno == EAGAIN && r->live && !final) {
 				c->blocked = true;
 				c->bound = r->mono ? (t0 > r->slack_ns ? t0 - r->slack_ns : 0) :
@@ -230,6 +241,25 @@ uint64_t reader_run(struct reader *r, bool final, uint64_t max_events)
 		done++;
 	}
 	return done;
+}
+
+void reader_cpu_online(struct reader *r, int i, int fd)
+{
+	struct reader_cpu *c = &r->cpus[i];
+
+	c->fd = fd;
+	c->offline = false;
+	c->eof = false;
+	c->blocked = false;
+}
+
+int reader_cpus_offline(const struct reader *r)
+{
+	int i, n = 0;
+
+	for (i = 0; i < r->ncpus; i++)
+		n += r->cpus[i].offline;
+	return n;
 }
 
 uint64_t reader_lost(const struct reader *r)

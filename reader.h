@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "event.h"
 #include "ringbuf.h"
@@ -23,6 +24,8 @@ struct reader_cpu {
 	bool blocked;		/* live: read() said EAGAIN at time 'bound' */
 	bool eof;		/* no more data will come */
 	bool truncated;		/* stopped at max_pages or the deadline, not at the end */
+	bool offline;		/* live: not readable now (ENODEV: an offline CPU, or no fd) */
+	bool was_offline;	/* it was not readable for a while (came online later) */
 	uint64_t max_pages;	/* read at most this many sub-buffers (0: no limit) */
 	uint64_t bound;		/* events still to come on this CPU are newer than this */
 	/* counters */
@@ -36,6 +39,8 @@ struct reader_cpu {
 	uint64_t corrupt_records;
 	uint64_t read_errors;
 	uint64_t record_errors;
+	uint64_t offline_reads;	/* reads that said ENODEV */
+	uint32_t offline_said;	/* the loop said it cannot be read */
 	int last_errno;
 };
 
@@ -52,6 +57,7 @@ struct reader {
 	void *ctx;
 	uint64_t (*now)(void);
 	uint64_t deadline_ns;	/* now() past this: every CPU stops reading (0: never) */
+	ssize_t (*read_fn)(int fd, void *buf, size_t len);	/* read(); tests replace it */
 	/* counters */
 	uint64_t records;
 	uint64_t decoded;
@@ -84,6 +90,21 @@ uint64_t reader_run(struct reader *r, bool final, uint64_t max_events);
 
 /* Sum of lost events over CPUs: per CPU the larger of page-header and stats counts. */
 uint64_t reader_lost(const struct reader *r);
+
+/*
+ * Live: CPU @i could not be read (no fd, or ENODEV): it is offline, and kept
+ * out of the merge until reader_cpu_online() says otherwise.
+ */
+static inline bool reader_cpu_offline(const struct reader *r, int i)
+{
+	return r->cpus[i].offline;
+}
+
+/* Live: CPU @i has (again) an fd that may be read: back in the merge. */
+void reader_cpu_online(struct reader *r, int i, int fd);
+
+/* CPUs not readable now. */
+int reader_cpus_offline(const struct reader *r);
 
 /* Pages flagged as missed whose count is unknown (adds uncertainty). */
 uint64_t reader_missed_unknown(const struct reader *r);

@@ -118,6 +118,17 @@ static void text_processes(struct out *o, const struct run *r)
 	}
 }
 
+/* The kernel (or the recording) had no module:module_load event. */
+static bool module_events_missing(const struct run *r)
+{
+	int k;
+
+	for (k = 0; k < r->nmissing; k++)
+		if (!strcmp(r->missing[k], "module:module_load"))
+			return true;
+	return false;
+}
+
 static void report_text(struct out *o, const struct run *r, const char *trigger,
 			uint32_t ntasks)
 {
@@ -148,6 +159,7 @@ static void report_text(struct out *o, const struct run *r, const char *trigger,
 			   (unsigned long long)c->events[k]);
 	out_puts(o, ")\n");
 	rows_lost_line(o, r);
+	rows_cpus_line(o, r);
 	if (r->rd.unknown_ids || r->rd.bad_records || corrupt_pages(&r->rd) ||
 	    corrupt_records(&r->rd) || st->c.bad_order)
 		out_printf(o, "records skipped: %llu unknown ids, %llu malformed, %llu with an "
@@ -173,8 +185,17 @@ static void report_text(struct out *o, const struct run *r, const char *trigger,
 		   (unsigned long long)st->tb.c.module_overflow,
 		   (unsigned long long)c->pfn_out_of_range,
 		   (unsigned long long)st->tb.c.tasks_recycled, (long long)st->tb.c.recycled_max_peak);
-	out_printf(o, "seeded at start: %u tasks, %llu pages (statm resident)\n", r->seed_tasks,
+	out_printf(o, "seeded at start: %u tasks, %llu pages (statm resident)", r->seed_tasks,
 		   (unsigned long long)r->seed_pages);
+	if (r->seed_tasks)
+		out_printf(o, "; freed since %llu, dropped at exit %llu",
+			   (unsigned long long)c->seed_freed_pages,
+			   (unsigned long long)c->seed_dropped_pages);
+	out_puts(o, "\n");
+	if (st->tb.c.module_pseudo || st->tb.c.renumbered)
+		out_printf(o, "module loads by tasks without a slot (no bracket): %llu; task serials "
+			   "renumbered: %llu\n", (unsigned long long)st->tb.c.module_pseudo,
+			   (unsigned long long)st->tb.c.renumbered);
 	if (boot) {
 		out_printf(o, "boot buffer: %llu sub-buffers, %llu records, %u module events used "
 			   "(%llu beyond the table), %llu lost%s, %llu malformed",
@@ -190,6 +211,11 @@ static void report_text(struct out *o, const struct run *r, const char *trigger,
 		out_puts(o, "\n");
 	}
 	rows_oom_line(o, st, "oom kills seen");
+	if (r->oom.kept)
+		out_printf(o, "oom reports kept: %u (%s.oom.%u to .%u); %llu not kept (--keep-oom %u: "
+			   "the last one replaced)\n", r->oom.kept, r->opt.log_path, r->oom.first,
+			   r->oom.first + r->oom.kept - 1, (unsigned long long)r->oom.not_kept,
+			   r->opt.keep_oom);
 	if (r->self_rss_kib >= 0)
 		out_printf(o, "memtrace itself: rss %ld KiB (pfn map %ld KiB of it), peak rss %ld KiB\n",
 			   r->self_rss_kib, r->self_map_kib, r->self_hwm_kib);
@@ -214,6 +240,11 @@ static void report_text(struct out *o, const struct run *r, const char *trigger,
 		out_puts(o, "\n");
 	}
 modules:
+	if (!nmods_listed(r) && module_events_missing(r)) {
+		out_puts(o, r->opt.replay_dir ? "\nMODULES: none (no module events in the "
+			 "recording)\n" : "\nMODULES: none (no module events on this kernel)\n");
+		return;
+	}
 	out_printf(o, "\nMODULES: %u\n", nmods_listed(r));
 	out_printf(o, "%-24s %10s %10s %10s %10s %8s %-8s %s\n", "NAME", "PEAK_PAGES", "PEAK_KIB",
 		   "CUR_PAGES", "STATIC_KIB", "LOADER", "STATE", "BRACKET");
@@ -315,6 +346,7 @@ static void report_json(struct out *o, const struct run *r, const char *trigger,
 		   (unsigned long long)st->c.bad_order, (unsigned long long)corrupt_records(&r->rd),
 		   (unsigned long long)corrupt_pages(&r->rd), (unsigned long long)r->rd.out_of_order);
 	rows_json_lost(o, r);
+	rows_json_cpus(o, r);
 	out_printf(o, "\"untracked_frees\":{\"events\":%llu,\"pages\":%llu},",
 		   (unsigned long long)c->untracked_frees,
 		   (unsigned long long)c->untracked_free_pages);
@@ -324,14 +356,19 @@ static void report_json(struct out *o, const struct run *r, const char *trigger,
 		   (unsigned long long)c->double_allocs, (unsigned long long)c->self_allocs);
 	out_printf(o, "\"overflows\":{\"task_events\":%llu,\"task_pages\":%llu,"
 		   "\"tasks_recycled\":%llu,\"recycled_max_peak_pages\":%lld,\"modules\":%llu,"
-		   "\"pfn_out_of_range\":%llu},",
+		   "\"pfn_out_of_range\":%llu,\"module_loads_without_slot\":%llu,"
+		   "\"serials_renumbered\":%llu},",
 		   (unsigned long long)st->tb.c.task_overflow_events,
 		   (unsigned long long)c->task_overflow_pages,
 		   (unsigned long long)st->tb.c.tasks_recycled, (long long)st->tb.c.recycled_max_peak,
 		   (unsigned long long)st->tb.c.module_overflow,
-		   (unsigned long long)c->pfn_out_of_range);
-	out_printf(o, "\"seed\":{\"tasks\":%u,\"pages\":%llu},", r->seed_tasks,
-		   (unsigned long long)r->seed_pages);
+		   (unsigned long long)c->pfn_out_of_range,
+		   (unsigned long long)st->tb.c.module_pseudo, (unsigned long long)st->tb.c.renumbered);
+	out_printf(o, "\"seed\":{\"tasks\":%u,\"pages\":%llu,\"freed_pages\":%llu,"
+		   "\"dropped_pages\":%llu,\"older_events\":%llu},", r->seed_tasks,
+		   (unsigned long long)r->seed_pages, (unsigned long long)c->seed_freed_pages,
+		   (unsigned long long)c->seed_dropped_pages,
+		   (unsigned long long)c->seed_stale_events);
 	if (boot)
 		out_printf(o, "\"boot_buffer\":{\"sub_buffers\":%llu,\"records\":%llu,"
 			   "\"module_events_used\":%u,\"module_events_dropped\":%llu,"
@@ -347,7 +384,14 @@ static void report_json(struct out *o, const struct run *r, const char *trigger,
 		out_printf(o, "\"oom\":{\"count\":%llu,\"victim_pid\":%d,\"victim_comm\":",
 			   (unsigned long long)st->oom_count, st->oom_pid);
 		rows_json_str(o, st->oom_comm);
-		out_printf(o, ",\"time_s\":%.6f},", secs(st->oom_ts));
+		out_printf(o, ",\"time_s\":%.6f,\"reports_kept\":%u,\"reports_not_kept\":%llu,"
+			   "\"last_report\":", secs(st->oom_ts), r->oom.kept,
+			   (unsigned long long)r->oom.not_kept);
+		if (r->oom.kept)
+			rows_json_str(o, r->oom.last);
+		else
+			out_puts(o, "null");
+		out_puts(o, "},");
 	} else {
 		out_puts(o, "\"oom\":null,");
 	}
@@ -502,3 +546,57 @@ void report_summary(const struct run *r, const char *trigger, const char *where,
 	}
 }
 
+
+/* The modules by the pages they hold now, the k-th after @prev (UINT32_MAX: the first). */
+static uint32_t next_module_now(const struct table *tb, uint32_t prev)
+{
+	uint32_t i, best = UINT32_MAX;
+
+	for (i = 0; i < tb->nmods; i++) {
+		const struct mt_module *m = &tb->mods[i];
+
+		if (m->cur <= 0)
+			continue;
+		if (prev != UINT32_MAX && (m->cur > tb->mods[prev].cur ||
+					   (m->cur == tb->mods[prev].cur && i <= prev)))
+			continue;
+		if (best == UINT32_MAX || m->cur > tb->mods[best].cur)
+			best = i;
+	}
+	return best;
+}
+
+void report_oom_summary(const struct run *r, unsigned ntop, uint64_t not_summarized,
+			void (*emit)(void *ctx, const char *line), void *ctx)
+{
+	const struct table *tb = &r->st.tb;
+	uint32_t n = rows_tasks_now(r), i, k;
+	char line[512], name[4 * MODNAME_LEN];
+
+	for (i = 0; i < n && i < ntop; i++) {
+		const struct mt_task *t = &tb->tasks[r->order[i]];
+
+		if (t->flags & TF_COMM_KNOWN)
+			plain_name(name, sizeof(name), t->comm, t->comm_len);
+		else
+			strcpy(name, "?");
+		snprintf(line, sizeof(line), "memtrace: oom: pid %d (%s) holds %lld pages (%llu KiB)",
+			 t->tid, name, (long long)t->cur, (unsigned long long)kib(r, t->cur));
+		emit(ctx, line);
+	}
+	for (i = next_module_now(tb, UINT32_MAX), k = 0; i != UINT32_MAX && k < ntop;
+	     i = next_module_now(tb, i), k++) {
+		const struct mt_module *m = &tb->mods[i];
+
+		plain_name(name, sizeof(name), m->name, strlen(m->name));
+		snprintf(line, sizeof(line), "memtrace: oom: module %s holds %lld pages (%llu KiB)",
+			 name[0] ? name : "(unnamed)", (long long)m->cur,
+			 (unsigned long long)kib(r, m->cur));
+		emit(ctx, line);
+	}
+	snprintf(line, sizeof(line), "memtrace: oom: %llu events lost so far%s; %llu oom kills "
+		 "before this one not summarized (rate limit)", (unsigned long long)rows_lost(r),
+		 reader_missed_unknown(&r->rd) ? " (at least)" : "",
+		 (unsigned long long)not_summarized);
+	emit(ctx, line);
+}

@@ -43,4 +43,12 @@ void report_summary(const struct run *r, const char *trigger, const char *where,
 		    void (*emit)(void *ctx, const char *line), void *ctx);
 
 
+/*
+ * report_oom_summary() - at an OOM kill, for the console: the top @ntop tasks
+ * and modules by the pages they hold at that instant, and lost events (and
+ * @not_summarized OOM kills that the rate limit kept off the console).
+ */
+void report_oom_summary(const struct run *r, unsigned ntop, uint64_t not_summarized,
+			void (*emit)(void *ctx, const char *line), void *ctx);
+
 #endif

@@ -36,7 +36,7 @@ const char *module_state_name(const struct mt_module *m)
 }
 
 /* What the rows are sorted by: a task's own peak, or its process's (threads summed). */
-enum sort_key { BY_TASK_PEAK, BY_PROCESS_PEAK };
+enum sort_key { BY_TASK_PEAK, BY_PROCESS_PEAK, BY_TASK_NOW };
 
 struct sort_ctx {
 	const struct table *tb;
@@ -49,8 +49,8 @@ static int by_peak(const void *a, const void *b, void *p)
 	const struct sort_ctx *c = p;
 	const struct mt_task *x = &c->tb->tasks[*(const uint32_t *)a];
 	const struct mt_task *y = &c->tb->tasks[*(const uint32_t *)b];
-	int64_t px = c->key == BY_TASK_PEAK ? x->peak : x->ppeak;
-	int64_t py = c->key == BY_TASK_PEAK ? y->peak : y->ppeak;
+	int64_t px = c->key == BY_TASK_PEAK ? x->peak : c->key == BY_TASK_NOW ? x->cur : x->ppeak;
+	int64_t py = c->key == BY_TASK_PEAK ? y->peak : c->key == BY_TASK_NOW ? y->cur : y->ppeak;
 
 	if (px != py)
 		return px < py ? 1 : -1;
@@ -77,6 +77,18 @@ uint32_t rows_tasks(const struct run *r)
 		if (tb->tasks[i].state != TASK_UNUSED && tb->tasks[i].peak > 0)
 			r->order[n++] = i;
 	sort_slots(r, n, BY_TASK_PEAK);
+	return n;
+}
+
+uint32_t rows_tasks_now(const struct run *r)
+{
+	const struct table *tb = &r->st.tb;
+	uint32_t i, n = 0;
+
+	for (i = 0; i < tb->ntasks_used; i++)
+		if (tb->tasks[i].state != TASK_UNUSED && tb->tasks[i].cur > 0)
+			r->order[n++] = i;
+	sort_slots(r, n, BY_TASK_NOW);
 	return n;
 }
 
@@ -207,3 +219,43 @@ void rows_json_lost(struct out *o, const struct run *r)
 		   (unsigned long long)reader_missed_unknown(&r->rd));
 }
 
+
+/* CPUs that could not be read now, and those that could not for a while. */
+void rows_cpus_line(struct out *o, const struct run *r)
+{
+	int i, now = 0, was = 0;
+
+	for (i = 0; i < r->rd.ncpus; i++) {
+		now += r->rd.cpus[i].offline;
+		was += r->rd.cpus[i].was_offline && !r->rd.cpus[i].offline;
+	}
+	if (!now && !was)
+		return;
+	out_puts(o, "CPUs not read:");
+	for (i = 0; i < r->rd.ncpus; i++)
+		if (r->rd.cpus[i].offline)
+			out_printf(o, " cpu%d", r->rd.cpus[i].cpu);
+	out_puts(o, now ? " (offline: their events are not seen)" : " none");
+	if (was) {
+		out_puts(o, "; read only since they came online:");
+		for (i = 0; i < r->rd.ncpus; i++)
+			if (r->rd.cpus[i].was_offline && !r->rd.cpus[i].offline)
+				out_printf(o, " cpu%d", r->rd.cpus[i].cpu);
+	}
+	out_puts(o, "\n");
+}
+
+void rows_json_cpus(struct out *o, const struct run *r)
+{
+	int i, k = 0;
+
+	out_puts(o, "\"cpus_not_read\":[");
+	for (i = 0; i < r->rd.ncpus; i++)
+		if (r->rd.cpus[i].offline)
+			out_printf(o, "%s%d", k++ ? "," : "", r->rd.cpus[i].cpu);
+	out_puts(o, "],\"cpus_read_after_offline\":[");
+	for (i = 0, k = 0; i < r->rd.ncpus; i++)
+		if (r->rd.cpus[i].was_offline && !r->rd.cpus[i].offline)
+			out_printf(o, "%s%d", k++ ? "," : "", r->rd.cpus[i].cpu);
+	out_puts(o, "],");
+}

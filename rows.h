@@ -35,6 +35,9 @@ const char *module_state_name(const struct mt_module *m);
 /* Tasks with a non-zero peak in r->order, largest peak first (then pid); their number. */
 uint32_t rows_tasks(const struct run *r);
 
+/* Tasks holding pages now in r->order, most first (then pid); their number. */
+uint32_t rows_tasks_now(const struct run *r);
+
 /*
  * Processes (a leader, or a task whose leader is unknown) with a non-zero
  * peak in r->order, by peak; r->threads[slot] gets each one's thread count
@@ -61,6 +64,10 @@ void rows_json_str(struct out *o, const char *s);
 void rows_lost_line(struct out *o, const struct run *r);
 void rows_out_of_order_line(struct out *o, const struct run *r);
 void rows_oom_line(struct out *o, const struct stats *st, const char *what);
+
+/* CPUs not read (offline), in text (nothing when all were read) and as JSON keys with a comma. */
+void rows_cpus_line(struct out *o, const struct run *r);
+void rows_json_cpus(struct out *o, const struct run *r);
 
 /* The keys every JSON report has: "lost_events" and "lost_unknown_subbuffers", each with a comma. */
 void rows_json_lost(struct out *o, const struct run *r);

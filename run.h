@@ -4,6 +4,7 @@
 #define MEMTRACE_RUN_H
 
 #include <stdbool.h>
+#include <limits.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -65,6 +66,17 @@ struct cmd_info {
 	struct sig_cmd_state sigs;
 };
 
+/* OOM kills: the snapshots kept beside the log file, the console summaries (loop.c). */
+struct oom_state {
+	uint32_t first, next;	/* numbers of LOG.oom.N: this run's first, and the next one */
+	uint32_t kept;		/* snapshots written by this run (at most --keep-oom) */
+	uint64_t not_kept;	/* snapshots that replaced this run's last one */
+	char last[PATH_MAX];	/* the latest snapshot */
+	uint64_t summary_ns;	/* when the last console summary was written */
+	uint32_t window_lines;	/* one-line notes since then */
+	uint64_t not_summarized;/* OOM kills without a console summary (rate limit) */
+};
+
 /* --exits: what has been said on stdout so far (exits.c). */
 struct exits_state {
 	bool closed;		/* stdout is gone: memtrace stops */
@@ -116,6 +128,8 @@ struct run {
 	bool pidfile_written;		/* --pidfile: ours to remove at the end */
 	struct cmd_info cmd;		/* command mode */
 	struct exits_state exits;	/* --exits */
+	struct oom_state oom;
+	bool stdout_stalled;		/* the last report on stdout was not read in time */
 	uint32_t replay_bad;		/* --replay: malformed lines of memtrace.{meta,seed} */
 	struct test_hooks hooks;
 };

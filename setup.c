@@ -39,6 +39,44 @@ static void sink(void *ctx, const struct mt_event *ev)
 	stats_apply(ctx, ev);
 }
 
+static bool is_module_event(const struct mt_tracepoint *tp)
+{
+	return tp->kind >= EV_MOD_LOAD && tp->kind <= EV_MODSYS_EXIT;
+}
+
+/*
+ * What the module events that are missing cost, said once: nothing where none
+ * is (a kernel without modules: one line), each group where some are. Command
+ * mode and --exits do not report modules: nothing to say there.
+ */
+static void module_warning(const struct run *r)
+{
+	const char *last = NULL;
+	int i, missing = 0, all = 0;
+	const struct mt_tracepoint *tp;
+
+	if (r->opt.mode == MODE_COMMAND || r->opt.mode == MODE_EXITS)
+		return;
+	for (tp = mt_tracepoints; tp->system; tp++)
+		all += is_module_event(tp);
+	for (i = 0; i < r->nmissing; i++) {
+		tp = mt_tracepoint_find_name(r->missing[i]);
+		missing += tp && is_module_event(tp);
+	}
+	if (missing == all) {
+		mt_warn("warning: no module events on this kernel (a kernel without loadable "
+			"modules?): module memory is not traced");
+		return;
+	}
+	for (i = 0; i < r->nmissing; i++) {
+		tp = mt_tracepoint_find_name(r->missing[i]);
+		if (!tp || !is_module_event(tp) || (last && !strcmp(last, tp->loss)))
+			continue;
+		mt_warn("warning: %s not available: %s", r->missing[i], tp->loss);
+		last = tp->loss;
+	}
+}
+
 int setup_events(struct run *r, format_reader rdfmt, void *ctx, bool live)
 {
 	static char text[65536];
@@ -92,13 +130,14 @@ int setup_events(struct run *r, format_reader rdfmt, void *ctx, bool live)
 		if (bad_fmt)
 			mt_warn("%s: %s", bad_fmt, err);
 		/* one warning per missing event group is enough; the report lists all */
-		if (!r->nmissing || strcmp(r->missing_loss[r->nmissing - 1], tp->loss))
-			if (live && !((r->opt.mode == MODE_COMMAND || r->opt.mode == MODE_EXITS) &&
-				      tp->kind >= EV_MOD_LOAD && tp->kind <= EV_MODSYS_EXIT))
-				mt_warn("warning: %s not available: no %s", name, tp->loss);
+		if (live && !is_module_event(tp) &&
+		    (!r->nmissing || strcmp(r->missing_loss[r->nmissing - 1], tp->loss)))
+			mt_warn("warning: %s not available: %s", name, tp->loss);
 		r->missing[r->nmissing] = name;
 		r->missing_loss[r->nmissing++] = tp->loss;
 	}
+	if (live)
+		module_warning(r);
 	return 0;
 }
 

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -19,7 +20,13 @@
 
 #define DEFAULT_MOUNT	"/sys/kernel/tracing"
 
-/* Prepared for tracefs_emergency_cleanup(): plain arrays, no pointers into heap. */
+/*
+ * The one mutable global of memtrace: what tracefs_emergency_cleanup() needs.
+ * It runs in a signal handler (a second TERM/INT during teardown, signals.c),
+ * which cannot be handed the run; so every path and value it writes is
+ * prepared here beforehand: plain arrays, no pointers into the heap.
+ */
+#define EMERG_SETTINGS	(TFS_MAX_EVENTS + 8)
 static struct {
 	volatile sig_atomic_t armed;
 	char inst[PATH_MAX];
@@ -29,6 +36,13 @@ static struct {
 	int nfds;
 	int fds[1024];
 	int free_buffer_fd;
+	/* the top-level fallback: each setting memtrace changed and its value before */
+	int nsettings;
+	struct {
+		char path[PATH_MAX];
+		char value[256];
+	} setting[EMERG_SETTINGS];
+	char saved_on[8];
 } emerg;
 
 __attribute__((format(printf, 3, 4)))
@@ -181,36 +195,58 @@ static int rmdir_retry(const char *dir)
 	return -EBUSY;
 }
 
-int tracefs_instance_create(struct tracefs *t, const char *name, const char *proc_root,
-			    char *err, size_t errlen)
+/* Our pid in a filter marks the instance as ours (owner_events); 0 if one took it. */
+static int mark_owner(struct tracefs *t, pid_t self)
 {
-	char dir[PATH_MAX], p[PATH_MAX];
+	char buf[64], p[PATH_MAX];
+	size_t i;
+
+	snprintf(buf, sizeof(buf), "common_pid != %d", (int)self);
+	t->owner_filter = NULL;
+	for (i = 0; i < ARRAY_SIZE(owner_events) && !t->owner_filter; i++)
+		if (!path_fmt(p, sizeof(p), "%s/%s", t->inst, owner_events[i]) && !write_file(p, buf))
+			t->owner_filter = owner_events[i];
+	return t->owner_filter ? 0 : -ENOENT;
+}
+
+/*
+ * Memtraces that start at the same instant take turns: an flock on the
+ * instances directory covers "make it, or find out whose it is, and mark it",
+ * so that exactly one of them owns an instance name. Given up after 5 s (a
+ * stuck holder must not hold up a boot): then without the lock.
+ */
+static int lock_instances(const char *dir)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), i;
+
+	if (fd < 0)
+		return -1;
+	for (i = 0; i < 500; i++) {
+		if (!flock(fd, LOCK_EX | LOCK_NB))
+			return fd;
+		if (errno != EWOULDBLOCK && errno != EINTR)
+			break;
+		sleep_ms(10);
+	}
+	fprintf(stderr, "memtrace: warning: %s: no lock (%s); starting without it\n", dir,
+		errno == EWOULDBLOCK ? "held for 5 s" : strerror(errno));
+	close(fd);
+	return -1;
+}
+
+static int create_locked(struct tracefs *t, const char *proc_root, char *err, size_t errlen)
+{
+	char p[PATH_MAX];
 	int tries;
 
-	if (strlen(name) >= sizeof(t->name))
-		return fail(err, errlen, "instance name too long");
-	strcpy(t->name, name);
-	if (path_fmt(dir, sizeof(dir), "%s/instances", t->root))
-		return fail(err, errlen, "path too long");
-	if (access(dir, F_OK)) {
-		int e = errno;
-
-		if (e != ENOENT)
-			return (fail(err, errlen, "%s: %s", dir, strerror(e)), errclass(e));
-		fprintf(stderr, "memtrace: %s: instances not supported (%s); "
-			"tracing at the top level, settings restored on exit\n",
-			t->root, strerror(errno));
-		t->top_level = true;
-		strcpy(t->inst, t->root);
-		return TFS_OK;
-	}
-	if (path_fmt(t->inst, sizeof(t->inst), "%s/instances/%s", t->root, name))
-		return fail(err, errlen, "path too long");
 	for (tries = 0; tries < 3; tries++) {
 		pid_t owner;
 
 		if (!mkdir(t->inst, 0755)) {
 			t->instance_created = true;
+			if (mark_owner(t, getpid()))
+				fprintf(stderr, "memtrace: warning: %s: no event filter to mark as "
+					"ours; another memtrace may take it for stale\n", t->inst);
 			return TFS_OK;
 		}
 		if (errno != EEXIST) {
@@ -232,6 +268,38 @@ int tracefs_instance_create(struct tracefs *t, const char *name, const char *pro
 				    strerror(errno));
 	}
 	return fail(err, errlen, "cannot create instance %s", t->inst);
+}
+
+int tracefs_instance_create(struct tracefs *t, const char *name, const char *proc_root,
+			    char *err, size_t errlen)
+{
+	char dir[PATH_MAX];
+	int lock, code;
+
+	if (strlen(name) >= sizeof(t->name))
+		return fail(err, errlen, "instance name too long");
+	strcpy(t->name, name);
+	if (path_fmt(dir, sizeof(dir), "%s/instances", t->root))
+		return fail(err, errlen, "path too long");
+	if (access(dir, F_OK)) {
+		int e = errno;
+
+		if (e != ENOENT)
+			return (fail(err, errlen, "%s: %s", dir, strerror(e)), errclass(e));
+		fprintf(stderr, "memtrace: %s: instances not supported (%s); "
+			"tracing at the top level, settings restored on exit\n",
+			t->root, strerror(errno));
+		t->top_level = true;
+		strcpy(t->inst, t->root);
+		return TFS_OK;
+	}
+	if (path_fmt(t->inst, sizeof(t->inst), "%s/instances/%s", t->root, name))
+		return fail(err, errlen, "path too long");
+	lock = lock_instances(dir);
+	code = create_locked(t, proc_root, err, errlen);
+	if (lock >= 0)
+		close(lock);	/* the instance is marked ours: the next one may look */
+	return code;
 }
 
 static int read_setting(const struct tracefs *t, const char *rel, char *buf, size_t size)
@@ -284,8 +352,29 @@ static void prepare_emergency(const struct tracefs *t)
 		return;
 	emerg.remove_dir = t->instance_created;
 	emerg.nfds = 0;
+	emerg.nsettings = 0;
 	emerg.free_buffer_fd = t->free_buffer_fd;
-	emerg.armed = !t->top_level;
+	emerg.armed = 1;
+}
+
+/* Top-level fallback: one more setting for the emergency path to put back. */
+static void emerg_setting(const struct tracefs *t, const char *rel, const char *value)
+{
+	int n = emerg.nsettings;
+
+	if (!t->top_level || !value[0] || n >= EMERG_SETTINGS)
+		return;
+	if (path_fmt(emerg.setting[n].path, sizeof(emerg.setting[n].path), "%s/%s", t->inst, rel) ||
+	    path_fmt(emerg.setting[n].value, sizeof(emerg.setting[n].value), "%s", value))
+		return;
+	emerg.nsettings = n + 1;
+}
+
+/* A filter file's text as something to write back: "none" is no filter ("0"). */
+static void filter_value(char *buf)
+{
+	if (!buf[0] || !strcmp(buf, "none"))
+		strcpy(buf, "0");
 }
 
 int tracefs_configure(struct tracefs *t, unsigned buffer_kb, unsigned percent, pid_t self,
@@ -295,6 +384,7 @@ int tracefs_configure(struct tracefs *t, unsigned buffer_kb, unsigned percent, p
 	size_t i;
 	int e;
 
+	prepare_emergency(t);
 	if (t->top_level) {
 		char clock[32];
 
@@ -307,6 +397,7 @@ int tracefs_configure(struct tracefs *t, unsigned buffer_kb, unsigned percent, p
 		t->saved_size[strcspn(t->saved_size, " ")] = '\0';
 		read_setting(t, "buffer_percent", t->saved_percent, sizeof(t->saved_percent));
 		read_setting(t, "tracing_on", t->saved_on, sizeof(t->saved_on));
+		memcpy(emerg.saved_on, t->saved_on, sizeof(emerg.saved_on));
 		t->saved_valid = true;
 	}
 	e = write_setting(t, "tracing_on", "0");
@@ -325,20 +416,32 @@ int tracefs_configure(struct tracefs *t, unsigned buffer_kb, unsigned percent, p
 		fprintf(stderr, "memtrace: trace_clock mono unavailable; CPU merge order and "
 			"seed times are approximate\n");
 	/*
-	 * Our pid in a filter marks the instance as ours (owner_events). Our
-	 * own page allocations are left out of the accounting by stats (an
-	 * in-kernel filter on mm_page_alloc would cost every allocation of
-	 * every task a copy and a test); our frees count: a page another task
-	 * owns may well be freed in our context.
+	 * An instance is marked ours when it is made (mark_owner()); the top
+	 * level gets the same mark, its filter saved first. Our own page
+	 * allocations are left out of the accounting by stats (an in-kernel
+	 * filter on mm_page_alloc would cost every allocation of every task a
+	 * copy and a test); our frees count: a page another task owns may well
+	 * be freed in our context.
 	 */
-	snprintf(buf, sizeof(buf), "common_pid != %d", (int)self);
-	t->owner_filter = NULL;
-	for (i = 0; i < ARRAY_SIZE(owner_events) && !t->owner_filter; i++)
-		if (!write_setting(t, owner_events[i], buf))
-			t->owner_filter = owner_events[i];
-	if (!t->top_level && !tracefs_path(t, p, sizeof(p), "free_buffer"))
+	if (t->top_level) {
+		for (i = 0; i < ARRAY_SIZE(owner_events); i++)
+			if (!read_setting(t, owner_events[i], t->saved_filter,
+					  sizeof(t->saved_filter)))
+				break;
+		filter_value(t->saved_filter);
+		mark_owner(t, self);
+		if (t->owner_filter) {
+			/* what the owner mark replaced, and the rest */
+			emerg_setting(t, t->owner_filter, t->saved_filter);
+		}
+		emerg_setting(t, "trace_clock", t->saved_clock);
+		emerg_setting(t, "buffer_size_kb", t->saved_size);
+		emerg_setting(t, "buffer_percent", t->saved_percent);
+	}
+	if (!t->top_level && !tracefs_path(t, p, sizeof(p), "free_buffer")) {
 		t->free_buffer_fd = open(p, O_WRONLY | O_CLOEXEC);
-	prepare_emergency(t);
+		emerg.free_buffer_fd = t->free_buffer_fd;
+	}
 	return TFS_OK;
 }
 
@@ -363,22 +466,51 @@ ssize_t tracefs_read_header_page(const struct tracefs *t, char *buf, size_t size
 
 int tracefs_enable(struct tracefs *t, const char *sys, const char *name)
 {
-	char p[PATH_MAX];
+	char p[PATH_MAX], rel[PATH_MAX], *before;
 	int e;
 
 	if (t->nenabled >= TFS_MAX_EVENTS)
 		return -ENOSPC;
-	if (path_fmt(p, sizeof(p), "%s/events/%s/%s/enable", t->inst, sys, name))
+	if (path_fmt(rel, sizeof(rel), "events/%s/%s/enable", sys, name) ||
+	    path_fmt(p, sizeof(p), "%s/%s", t->inst, rel))
 		return -ENAMETOOLONG;
+	/* the top level: what it was, to put back (someone may have enabled it) */
+	before = t->saved_enable[t->nenabled];
+	strcpy(before, "0");
+	if (t->top_level && read_setting(t, rel, before, sizeof(t->saved_enable[0])))
+		strcpy(before, "0");
+	if (strcmp(before, "1"))
+		strcpy(before, "0");
 	/* record first: a failed write may still have enabled it */
 	snprintf(t->enabled[t->nenabled++], sizeof(t->enabled[0]), "%s/%s", sys, name);
+	emerg_setting(t, rel, before);
 	e = write_file(p, "1");
 	return e;
 }
 
+int tracefs_open_cpu(struct tracefs *t, int idx)
+{
+	char p[PATH_MAX];
+	int fd;
+
+	if (idx < 0 || idx >= t->ncpus)
+		return -EINVAL;
+	if (t->fds[idx] >= 0)
+		return t->fds[idx];
+	if (path_fmt(p, sizeof(p), "%s/per_cpu/cpu%d/trace_pipe_raw", t->inst, t->cpu_ids[idx]))
+		return -ENAMETOOLONG;
+	fd = open(p, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	t->fds[idx] = fd;
+	if (emerg.nfds < (int)(sizeof(emerg.fds) / sizeof(emerg.fds[0])))
+		emerg.fds[emerg.nfds++] = fd;
+	return fd;
+}
+
 int tracefs_open_cpus(struct tracefs *t, char *err, size_t errlen)
 {
-	char dir[PATH_MAX], p[PATH_MAX];
+	char dir[PATH_MAX];
 	int n, i, opened = 0;
 
 	if (path_fmt(dir, sizeof(dir), "%s/per_cpu", t->inst))
@@ -395,22 +527,19 @@ int tracefs_open_cpus(struct tracefs *t, char *err, size_t errlen)
 		t->fds[i] = -1;
 	t->ncpus = n;
 	for (i = 0; i < n; i++) {
-		if (path_fmt(p, sizeof(p), "%s/cpu%d/trace_pipe_raw", dir, t->cpu_ids[i]))
-			return fail(err, errlen, "path too long");
-		t->fds[i] = open(p, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-		if (t->fds[i] < 0) {
-			int e = errno;
+		int fd = tracefs_open_cpu(t, i);
 
-			if (errclass(e) == TFS_ERR_PRIV)
-				return (fail(err, errlen, "%s: %s", p, strerror(e)), TFS_ERR_PRIV);
-			/* a possible but offline CPU: trace the others */
-			fprintf(stderr, "memtrace: %s: %s; cpu%d not traced\n", p, strerror(e),
+		if (fd < 0) {
+			if (errclass(-fd) == TFS_ERR_PRIV)
+				return (fail(err, errlen, "%s/cpu%d/trace_pipe_raw: %s", dir,
+					     t->cpu_ids[i], strerror(-fd)), TFS_ERR_PRIV);
+			/* a possible but offline CPU: trace the others, and try it again later */
+			fprintf(stderr, "memtrace: %s/cpu%d/trace_pipe_raw: %s; cpu%d not traced "
+				"until it can be read\n", dir, t->cpu_ids[i], strerror(-fd),
 				t->cpu_ids[i]);
 			continue;
 		}
 		opened++;
-		if (emerg.nfds < (int)(sizeof(emerg.fds) / sizeof(emerg.fds[0])))
-			emerg.fds[emerg.nfds++] = t->fds[i];
 	}
 	if (!opened)
 		return fail(err, errlen, "%s: no per-CPU trace_pipe_raw could be opened", dir);
@@ -470,7 +599,7 @@ void tracefs_teardown(struct tracefs *t)
 	}
 	for (i = 0; i < t->nenabled; i++) {
 		if (!path_fmt(p, sizeof(p), "%s/events/%s/enable", t->inst, t->enabled[i]))
-			write_file(p, "0");
+			write_file(p, t->top_level ? t->saved_enable[i] : "0");
 	}
 	t->nenabled = 0;
 	if (t->free_buffer_fd >= 0) {
@@ -479,7 +608,7 @@ void tracefs_teardown(struct tracefs *t)
 	}
 	if (t->top_level) {
 		if (t->owner_filter)
-			write_setting(t, t->owner_filter, "0");
+			write_setting(t, t->owner_filter, t->saved_filter[0] ? t->saved_filter : "0");
 		if (t->saved_valid) {
 			if (t->saved_clock[0])
 				write_setting(t, "trace_clock", t->saved_clock);
@@ -535,7 +664,6 @@ void tracefs_emergency_cleanup(void)
 		return;
 	emerg.armed = 0;
 	as_write(emerg.tracing_on, "0", 1);
-	as_write(emerg.events_enable, "0", 1);
 	/*
 	 * Any open instance file (the interrupted code may hold stats or
 	 * tracing_on) makes rmdir fail with EBUSY: close every fd but stdio,
@@ -548,8 +676,16 @@ void tracefs_emergency_cleanup(void)
 	if (syscall(SYS_close_range, 3u, ~0u, 0u))
 		for (i = 3; i < 4096; i++)
 			close(i);
-	if (!emerg.remove_dir)
+	if (emerg.nsettings || !emerg.remove_dir) {
+		/* the top level: every setting as it was, tracing_on last */
+		for (i = 0; i < emerg.nsettings; i++)
+			as_write(emerg.setting[i].path, emerg.setting[i].value,
+				 strlen(emerg.setting[i].value));
+		if (emerg.saved_on[0])
+			as_write(emerg.tracing_on, emerg.saved_on, strlen(emerg.saved_on));
 		return;
+	}
+	as_write(emerg.events_enable, "0", 1);
 	for (i = 0; i < 100; i++) {
 		if (!rmdir(emerg.inst) || errno != EBUSY)
 			return;

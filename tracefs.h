@@ -31,6 +31,8 @@ struct tracefs {
 	char enabled[TFS_MAX_EVENTS][96];	/* "sys/name" enabled by us */
 	/* top-level fallback: what to restore */
 	char saved_clock[32], saved_size[32], saved_percent[32], saved_on[8];
+	char saved_filter[256];			/* the owner event's filter before ("0": none) */
+	char saved_enable[TFS_MAX_EVENTS][4];	/* each enabled event's enable before */
 	bool saved_valid;
 };
 
@@ -71,6 +73,9 @@ int tracefs_enable(struct tracefs *t, const char *sys, const char *name);
 
 /* Enumerate per_cpu/cpuN and open each trace_pipe_raw non-blocking. */
 int tracefs_open_cpus(struct tracefs *t, char *err, size_t errlen);
+
+/* Open CPU @idx's trace_pipe_raw if it is not open (an offline CPU come online); fd or -errno. */
+int tracefs_open_cpu(struct tracefs *t, int idx);
 
 /* Write tracing_on; 0 or -errno. */
 int tracefs_tracing_on(struct tracefs *t, bool on);

@@ -5,6 +5,7 @@
 
 #include "testutil.h"
 #include "module.h"
+#include "rows.h"
 #include "stats.h"
 
 #define INITMOD_START	0xffffffff81100000ull	/* do_init_module */
@@ -798,6 +799,61 @@ START_TEST(test_before_pages)
 }
 END_TEST
 
+/*
+ * Without syscall events a failed init closes the module_load..module_put
+ * bracket (do_init_module puts, then frees the module): a module_free by the
+ * loader right after its bracket means the init failed. A free by another
+ * task (rmmod) is an unload.
+ */
+START_TEST(test_loadput_failed_init)
+{
+	struct mt_module *m;
+
+	load(10, LOADER, "bad");
+	alloc(11, LOADER, 2, 1);
+	put(12, LOADER, "bad", IP_INIT);
+	m = mod("bad");
+	ck_assert_int_eq(m->state, MOD_LIVE);
+	mfree(13, LOADER, "bad");
+	ck_assert_int_eq(m->state, MOD_FAILED);
+	ck_assert_str_eq(module_state_name(m), "failed");
+	/* a good load, removed later by rmmod: unloaded */
+	load(20, LOADER, "good");
+	put(21, LOADER, "good", IP_INIT);
+	mfree(30, RMMOD, "good");
+	ck_assert_str_eq(module_state_name(mod("good")), "unloaded");
+}
+END_TEST
+
+/*
+ * A loader without a slot resolves to <overflow>: no bracket may open there
+ * (its end would never be seen, and every later allocation of every task
+ * without a slot would be charged to the module). Counted instead.
+ */
+START_TEST(test_no_bracket_on_pseudo_task)
+{
+	struct stats_config cfg = { .max_tasks = SLOT_FIRST + 1, .max_modules = 4,
+				    .max_pfn = 4096, .initmod_start = INITMOD_START,
+				    .initmod_end = INITMOD_END };
+	int32_t tid;
+
+	stats_free(&S);
+	ck_assert_int_eq(stats_init(&S, &cfg), 0);
+	alloc(1, OTHER, 1, 0);			/* the one slot */
+	sys_enter(10, LOADER);			/* no slot: <overflow> */
+	load(11, LOADER, "m");
+	sys_exit(12, LOADER, 0);
+	ck_assert_uint_eq(S.tb.nmods, 0);
+	ck_assert_uint_eq(S.tb.c.module_pseudo, 2);
+	ck_assert_uint_eq(S.tb.tasks[SLOT_OVERFLOW].mod, 0);
+	ck_assert_int_eq(S.tb.tasks[SLOT_OVERFLOW].bracket, BR_NONE);
+	for (tid = 200; tid < 210; tid++)	/* later tasks without a slot */
+		alloc(20 + (uint64_t)tid, tid, 100 + (uint64_t)tid, 0);
+	ck_assert_int_eq(S.tb.tasks[SLOT_OVERFLOW].cur, 10);
+	ck_assert(!module_unnamed_open(&S.tb));
+}
+END_TEST
+
 Suite *suite_module(void)
 {
 	Suite *s = suite_create("module");
@@ -815,6 +871,8 @@ Suite *suite_module(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_loadput_bracket);
 	tcase_add_test(tc, test_loadput_initmod_unknown);
+	tcase_add_test(tc, test_loadput_failed_init);
+	tcase_add_test(tc, test_no_bracket_on_pseudo_task);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("table");

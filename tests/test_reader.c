@@ -412,6 +412,58 @@ START_TEST(test_live_final)
 }
 END_TEST
 
+/* A read of CPU1 says ENODEV while it is offline (the kernel's own answer then). */
+static bool cpu1_offline;
+
+static ssize_t offline_read(int fd, void *buf, size_t len)
+{
+	if (cpu1_offline && fd == live_pipe[0]) {
+		errno = ENODEV;
+		return -1;
+	}
+	return read(fd, buf, len);
+}
+
+/*
+ * An offline CPU holds nothing back and is not dropped for good: once the
+ * loop gives it back (reader_cpu_online()), its events are read; both facts
+ * are kept for the reports.
+ */
+START_TEST(test_live_offline_cpu)
+{
+	struct pg p;
+
+	live_start();
+	R.read_fn = offline_read;
+	cpu1_offline = true;
+	/* both of CPU0's events go: an offline CPU cannot hold them back */
+	ck_assert_uint_eq(reader_run(&R, false, 0), 2);
+	ck_assert(R.cpus[1].offline && R.cpus[1].was_offline);
+	ck_assert(reader_cpu_offline(&R, 1));
+	ck_assert_int_eq(reader_cpus_offline(&R), 1);
+	ck_assert_uint_eq(R.cpus[1].offline_reads, 1);
+	ck_assert_uint_eq(R.cpus[1].read_errors, 0);
+	/* still offline at the next try */
+	reader_cpu_online(&R, 1, live_pipe[0]);
+	ck_assert_uint_eq(reader_run(&R, false, 0), 0);
+	ck_assert(R.cpus[1].offline);
+	ck_assert_uint_eq(R.cpus[1].offline_reads, 2);
+	/* online: its events come */
+	cpu1_offline = false;
+	pg_init(&p, 30000000);
+	pg_free(&p, 30000000, 10, 1, 0);
+	pg_commit(&p, 0);
+	ck_assert_int_eq(write(live_pipe[1], p.b, SUBBUF), SUBBUF);
+	reader_cpu_online(&R, 1, live_pipe[0]);
+	ck_assert(!reader_cpu_offline(&R, 1));
+	fake_clock = 40000000;		/* CPU0, empty, cannot have anything older now */
+	ck_assert_uint_eq(reader_run(&R, false, 0), 1);
+	assert_got(2, EV_PAGE_FREE, 1, 30000000, 10, 1);
+	ck_assert_int_eq(reader_cpus_offline(&R), 0);
+	ck_assert(R.cpus[1].was_offline);
+}
+END_TEST
+
 /* An event older than one already delivered (a CPU's sub-buffer came later than the
  * slack) goes on at once, counted: it is never dropped, nor does it stall the rest. */
 START_TEST(test_live_late_event)
@@ -961,6 +1013,7 @@ Suite *suite_reader(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_live_holdback);
 	tcase_add_test(tc, test_live_final);
+	tcase_add_test(tc, test_live_offline_cpu);
 	tcase_add_test(tc, test_live_late_event);
 	tcase_add_test(tc, test_live_future_stamp);
 	tcase_add_test(tc, test_live_not_mono);

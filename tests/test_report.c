@@ -2247,6 +2247,68 @@ START_TEST(test_command_json)
 }
 END_TEST
 
+/*
+ * A full task table: the processes at the tree's peak stay listed however many
+ * others come and go afterwards (they used to be recycled), tree children
+ * without a slot count in <tree-overflow>, and the at-peak rows add up to the
+ * tree peak.
+ */
+START_TEST(test_command_at_peak_full_table)
+{
+	static struct fixture fx;
+	struct stats *st = &fx.r.st;
+	struct cmd_info c = { .argv = make_argv, .reaped = true, .waited = true };
+	const struct jv *a;
+	struct jv root;
+	uint64_t ts = 2 * SEC, pfn = 0;
+	int64_t sum = 0;
+	char *t;
+	size_t len, i;
+	int k;
+
+	fx_init(&fx, SLOT_FIRST + 8);
+	stats_tree_root(st, 1000, 1);
+	ev_newtask(st, 1 * SEC, 1, 1000, PROC_FLAGS, "make");
+	/* memtrace and make hold 2 slots; 10 compilers at once: 4 have none */
+	for (k = 0; k < 10; k++) {
+		ev_newtask(st, ts++, 1000, 2000 + k, PROC_FLAGS, "cc1");
+		apply_page(st, EV_PAGE_ALLOC, 2000 + k, pfn, 2, ts++, 0);
+		pfn += 4;
+	}
+	ck_assert_int_eq(st->tree_peak, 40);
+	ck_assert_uint_eq(st->c.tree_overflow_tasks, 4);
+	for (k = 0; k < 10; k++) {
+		apply_page(st, EV_PAGE_FREE, 2000 + k, (uint64_t)k * 4, 2, ts++, 0);
+		ev_exit(st, ts++, 2000 + k, 1);
+	}
+	/* then a hundred short processes elsewhere want slots */
+	for (k = 0; k < 100; k++) {
+		apply_page(st, EV_PAGE_ALLOC, 5000 + k, 1000, 0, ts++, 0);
+		apply_page(st, EV_PAGE_FREE, 5000 + k, 1000, 0, ts++, 0);
+		ev_exit(st, ts++, 5000 + k, 1);
+	}
+	ck_assert_int_eq(st->tree_cur, 0);
+	fx.r.opt.top = 0;
+	t = render_cmd(&fx, FMT_JSON, &c, &len);
+	parse_or_fail(t, len, &root);
+	ck_assert_int_eq(jint(&root, "tree_peak_pages"), 40);
+	a = jreq(&root, "alive_at_peak", J_ARR);
+	for (i = 0; i < a->n; i++)
+		sum += jint(&a->kids[i], "pages");
+	ck_assert_int_eq(sum, 40);
+	ck_assert_int_eq(jint(&root, "processes_at_peak"), (int64_t)a->n);
+	ck_assert_int_eq(jint(&root, "tree_overflow_tasks"), 4);
+	ck_assert_int_eq(jint(&root, "tree_overflow_pages"), 16);
+	jv_free(&root);
+	free(t);
+	t = render_cmd(&fx, FMT_TEXT, &c, &len);
+	ck_assert_ptr_nonnull(strstr(t, "4 tasks of the tree found no slot: their 16 pages "
+				     "count in <tree-overflow>"));
+	free(t);
+	stats_free(st);
+}
+END_TEST
+
 /* How it ended: a signal (named or not), not reaped. */
 START_TEST(test_command_signal)
 {
@@ -2698,6 +2760,7 @@ Suite *suite_report(void)
 	tc = tcase_create("command");
 	tcase_add_test(tc, test_command_text);
 	tcase_add_test(tc, test_command_json);
+	tcase_add_test(tc, test_command_at_peak_full_table);
 	tcase_add_test(tc, test_command_signal);
 	tcase_add_test(tc, test_command_exec_failed);
 	tcase_add_test(tc, test_command_nowait_lost_top);
