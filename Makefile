@@ -123,6 +123,9 @@ tests/workload: tests/workload.c
 tests/threads: tests/threads.c
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -pthread -o $@ $< -pthread
 
+tests/remap: tests/remap.c
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $<
+
 tests/forker: tests/forker.c
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $<
 
@@ -145,14 +148,16 @@ endif
 # unit tests, the shape of the tree (sizes, no cycles), the documentation against the
 # program, install into a DESTDIR, then the
 # tests on the real tracefs (daemon, recordings, signal and task storms, the decoder
-# against libtraceevent, command mode); each prints its summary line, the last one last
+# against libtraceevent, command mode, accuracy and data safety); each prints its summary
+# line, the last one last
 check: memtrace tests/memtrace-hooks tests/unit tests/workload tests/threads tests/forker \
-		$(CROSSCHECK_BIN)
+		tests/remap $(CROSSCHECK_BIN)
 	$(Q)CK_DEFAULT_TIMEOUT=60 ./tests/unit
 	$(Q)./tests/layers.py
 	$(Q)./tests/docs.sh
 	$(Q)./tests/install.sh
 	$(Q)./tests/integration.sh
+	$(Q)./tests/accuracy.sh
 	$(Q)./tests/robust.sh
 	$(Q)./tests/stress.sh
 	$(Q)$(CROSSCHECK_RUN)
@@ -286,7 +291,7 @@ e2e: memtrace
 	$(Q)./tests/e2e.sh
 
 clean:
-	rm -f memtrace *.o tests/*.o tests/unit tests/memtrace-hooks tests/workload tests/threads tests/forker bench/churn bench/rusage \
+	rm -f memtrace *.o tests/*.o tests/unit tests/memtrace-hooks tests/workload tests/threads tests/forker tests/remap bench/churn bench/rusage \
 		tests/crosscheck
 	rm -rf tests/fuzz/bin static memtrace-static tests/hooks tests/memtrace-hooks
 

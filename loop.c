@@ -259,8 +259,13 @@ static int poll_wait(struct run *r, struct pollfd *pfd, bool busy)
 
 		if (pfd[i + 1].fd < 0)
 			continue;
-		if (!c->offline && (pfd[i + 1].revents & (POLLERR | POLLNVAL)))
+		/* the kernel says POLLERR for a CPU without a buffer: an offline one */
+		if (pfd[i + 1].revents & POLLERR) {
+			c->offline = c->was_offline = true;
 			c->eof = true;
+		} else if (pfd[i + 1].revents & POLLNVAL) {
+			c->eof = true;
+		}
 		if (c->offline) {
 			pfd[i + 1].fd = -1;
 			if (!c->offline_said++)
@@ -269,7 +274,7 @@ static int poll_wait(struct run *r, struct pollfd *pfd, bool busy)
 					strerror(c->last_errno) : "offline");
 		} else if (c->eof) {
 			pfd[i + 1].fd = -1;
-			if (c->read_errors || (pfd[i + 1].revents & (POLLERR | POLLNVAL)))
+			if (c->read_errors || (pfd[i + 1].revents & POLLNVAL))
 				mt_warn("cpu%d not readable (%s); not traced", c->cpu,
 					c->last_errno ? strerror(c->last_errno) : "poll error");
 		}

@@ -643,9 +643,10 @@ unmount:
 	t->ncpus = 0;
 }
 
+/* async-signal-safe: open, write, close (O_TRUNC, as write_file()) */
 static void as_write(const char *path, const char *s, size_t n)
 {
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	int fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
 
 	if (fd >= 0) {
 		ssize_t r = write(fd, s, n);

@@ -247,7 +247,7 @@ boot() {
 	fi
 	cp --sparse=always "$W/root.ext4" "$W/$name.disk"
 	t0=$(date +%s.%N)
-	timeout "$BOOT_TIMEOUT" qemu-system-x86_64 -accel tcg -cpu max -m "$mem" -smp 1 \
+	timeout "$BOOT_TIMEOUT" qemu-system-x86_64 -accel tcg -cpu max -m "$mem" -smp "${SMP:-1}" \
 		-nic none -no-reboot -display none -monitor none \
 		-pidfile "$W/$name.qemu.pid" -serial "file:$W/$name.serial" "$@" \
 		-kernel "$VMLINUZ" -initrd "$W/initrd-$flavour.img" \
@@ -553,6 +553,29 @@ check_oom() {
 		eval 'has_tag $n "INSTANCE no" && has_tag $n "SET_EVENTS 0" && has_tag $n "RUNNING no"'
 }
 
+# A CPU offline when memtrace starts is read once it comes online (it used to be
+# dropped for good): the workload pinned to it must be in the report.
+check_cpus() {
+	local n=cpus r=$W/cpus wpid peak
+	wpid=$(fact $n WORKLOAD_PID)
+	tag $n MTERR | sed 's/^/      memtrace: /'
+	check "$n: 2 CPUs, cpu1 taken offline before memtrace starts" \
+		eval 'fact $n NPROC | grep -q "of 2" && tag $n CPU1_ONLINE | head -1 | grep -qx 0'
+	check "$n: memtrace --daemon started (exit 0)" has_tag $n "MT_START rc=0"
+	check "$n: it said cpu1 cannot be read yet" \
+		eval 'tag $n MTERR | grep -q "cpu1 cannot be read"'
+	check "$n: the workload ran on cpu1 once it was online" has_tag $n "WORKLOAD rc=0"
+	tag $n CPULOG > "$r.report"
+	# its row: PID TGID PPID PEAK_PAGES ...
+	peak=$(awk -v p="$wpid" '$1 == p && $2 == p { print $4; exit }' "$r.report")
+	check "$n: the workload on cpu1 is in the report, 16 MiB (${peak:-no} pages of 4096..4600)" \
+		test "${peak:-0}" -ge 4096 -a "${peak:-0}" -le 4600
+	check "$n: the report says cpu1 was read only since it came online" \
+		grep -q -E "^CPUs not read: none; read only since they came online: cpu1$" "$r.report"
+	check "$n: memtrace exited on SIGTERM, its instance gone" \
+		eval 'has_tag $n "MT_EXITED yes" && has_tag $n "CPUS_INSTANCE no"'
+}
+
 # ------------------------------------------------------------ the boots
 if boot shell-md4 shell 512 "rd.memdebug=4 rd.driver.pre=loop e2e.mode=check"; then
 	check_traced shell-md4 shell 4
@@ -582,6 +605,9 @@ if boot systemd-unit systemd 512 "rd.memtrace=0 e2e.unit e2e.mode=check"; then
 fi
 if boot oom shell 256 "e2e.mode=oom loglevel=4"; then
 	check_oom
+fi
+if SMP=2 boot cpus shell 256 "e2e.mode=cpus"; then
+	check_cpus
 fi
 
 # ------------------------------------------------------------ fixture mode

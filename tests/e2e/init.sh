@@ -10,6 +10,8 @@
 #   oom      start the disk's own memtrace, run workload and hog, report the OOM kill
 #   fixture  check, then send the recording of rd.memtrace.record as a base64
 #            tar over ttyS1
+#   cpus     (2 CPUs) start the disk's own memtrace with cpu1 offline, bring cpu1
+#            online, run a workload on it, report what memtrace saw
 export PATH=/bin:/sbin:/usr/bin:/usr/sbin
 # switch_root moved /proc, /sys, /dev and /run (with /run/initramfs) here
 [ -e /proc/self ] || mount -t proc proc /proc
@@ -147,6 +149,41 @@ oom() {
     kmsg 'memtrace:|Killed process|invoked oom-killer'
 }
 
+cpus() {
+    local mt=/usr/sbin/memtrace log=/run/cpus.log mtpid i c1=/sys/devices/system/cpu/cpu1/online
+    say "NPROC $(nproc) of $(grep -c ^processor /proc/cpuinfo)"
+    echo 0 > $c1
+    say "CPU1_ONLINE $(cat $c1)"
+    $mt --daemon --pidfile /run/cpus-memtrace.pid -o $log -n 0 --instance cpus > /tmp/mt.err 2>&1
+    say "MT_START rc=$?"
+    read -r mtpid < /run/cpus-memtrace.pid
+    sleep 1
+    echo 1 > $c1
+    say "CPU1_ONLINE $(cat $c1)"
+    # memtrace tries an offline CPU again every second
+    sleep 2
+    taskset -c 1 /bin/workload 16 200 &
+    i=$!
+    say "WORKLOAD_PID $i"
+    wait $i
+    say "WORKLOAD rc=$?"
+    sleep 0.5
+    kill -TERM "$mtpid"
+    i=0
+    while [ $i -lt 200 ] && alive "$mtpid"; do
+        sleep 0.1
+        i=$((i + 1))
+    done
+    if alive "$mtpid"; then say "MT_EXITED no"; else say "MT_EXITED yes"; fi
+    say_file MTERR /tmp/mt.err
+    if [ -f $log ]; then say_file CPULOG $log; else say "CPULOG_MISSING"; fi
+    if [ -d $T/instances/cpus ] || { tracefs_up && [ -d $T/instances/cpus ]; }; then
+        say "CPUS_INSTANCE yes"
+    else
+        say "CPUS_INSTANCE no"
+    fi
+}
+
 fixture() {
     local R=/run/initramfs/memtrace-record O=/tmp/fx m cs is sum
     mkdir -p $O
@@ -185,6 +222,7 @@ case "$MODE" in
     check) check ;;
     oom) oom ;;
     fixture) check; fixture ;;
+    cpus) cpus ;;
     *) say "unknown mode $MODE" ;;
 esac
 
