@@ -189,6 +189,7 @@ void report_command_json(struct out *o, const struct run *r)
 		   (unsigned long long)st->tree_processes + st->tree_threads, c->max_rss_kib);
 	rows_json_lost(o, r);
 	rows_json_cpus(o, r);
+	rows_json_sys_peak(o, r);
 	out_printf(o, "\"out_of_order\":%llu,\"waited\":%s,\"still_running\":%u,\"page_size\":%u,"
 		   "\"processes_with_pages\":%u,\"processes\":[",
 		   (unsigned long long)r->rd.out_of_order, c->waited ? "true" : "false",
@@ -246,8 +247,9 @@ void report_command_text(struct out *o, const struct run *r)
 		out_printf(o, "--no-wait: processes of the tree still running at the end: %u\n",
 			   c->still_running);
 	rows_lost_line(o, r);
-	rows_cpus_line(o, r);
 	rows_out_of_order_line(o, r);
+	rows_cpus_line(o, r);
+	rows_sys_peak_line(o, r);
 	if (st->tb.c.task_overflow_events || st->tb.c.tasks_recycled)
 		out_printf(o, "task table: %llu events of %llu pages found no slot%s; %llu exited "
 			   "tasks recycled (--max-tasks)\n",

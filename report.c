@@ -160,6 +160,7 @@ static void report_text(struct out *o, const struct run *r, const char *trigger,
 	out_puts(o, ")\n");
 	rows_lost_line(o, r);
 	rows_cpus_line(o, r);
+	rows_sys_peak_line(o, r);
 	if (r->rd.unknown_ids || r->rd.bad_records || corrupt_pages(&r->rd) ||
 	    corrupt_records(&r->rd) || st->c.bad_order)
 		out_printf(o, "records skipped: %llu unknown ids, %llu malformed, %llu with an "
@@ -347,6 +348,7 @@ static void report_json(struct out *o, const struct run *r, const char *trigger,
 		   (unsigned long long)corrupt_pages(&r->rd), (unsigned long long)r->rd.out_of_order);
 	rows_json_lost(o, r);
 	rows_json_cpus(o, r);
+	rows_json_sys_peak(o, r);
 	out_printf(o, "\"untracked_frees\":{\"events\":%llu,\"pages\":%llu},",
 		   (unsigned long long)c->untracked_frees,
 		   (unsigned long long)c->untracked_free_pages);

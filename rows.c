@@ -259,3 +259,94 @@ void rows_json_cpus(struct out *o, const struct run *r)
 			out_printf(o, "%s%d", k++ ? "," : "", r->rd.cpus[i].cpu);
 	out_puts(o, "],");
 }
+
+#define SYS_TOP	5	/* tasks and modules named at the system peak */
+
+/* What task or module @i held at the system peak (no scratch: reports use it around this). */
+static int64_t sys_value(const struct run *r, bool module, uint32_t i)
+{
+	const struct table *tb = &r->st.tb;
+
+	if (module)
+		return stats_sys_module_at_peak(&r->st, &tb->mods[i]);
+	return tb->tasks[i].state == TASK_UNUSED ? 0 :
+	       stats_sys_pages_at_peak(&r->st, &tb->tasks[i]);
+}
+
+/* The next task (or module) by pages at the system peak after @prev (UINT32_MAX: the first). */
+static uint32_t next_at_sys_peak(const struct run *r, bool module, uint32_t prev)
+{
+	uint32_t n = module ? r->st.tb.nmods : r->st.tb.ntasks_used, i, best = UINT32_MAX;
+	int64_t pv = prev != UINT32_MAX ? sys_value(r, module, prev) : 0, bv = 0;
+
+	for (i = 0; i < n; i++) {
+		int64_t v = sys_value(r, module, i);
+
+		if (v <= 0)
+			continue;
+		if (prev != UINT32_MAX && (v > pv || (v == pv && i <= prev)))
+			continue;
+		if (best == UINT32_MAX || v > bv) {
+			best = i;
+			bv = v;
+		}
+	}
+	return best;
+}
+
+void rows_sys_peak_line(struct out *o, const struct run *r)
+{
+	const struct stats *st = &r->st;
+	const struct table *tb = &st->tb;
+	uint32_t i, k;
+	const char *sep = "";
+
+	out_printf(o, "system peak: %lld pages (%llu KiB) above the start, at %.6f s",
+		   (long long)st->sys_peak, (unsigned long long)kib(r, st->sys_peak),
+		   secs(st->sys_peak_ts));
+	if (!st->sys_peak) {
+		out_puts(o, "\n");
+		return;
+	}
+	out_puts(o, "; then: ");
+	for (i = next_at_sys_peak(r, false, UINT32_MAX), k = 0; i != UINT32_MAX && k < SYS_TOP;
+	     i = next_at_sys_peak(r, false, i), k++) {
+		out_printf(o, "%spid %d (", sep, tb->tasks[i].tid);
+		rows_text_comm(o, &tb->tasks[i]);
+		out_printf(o, ") %lld", (long long)sys_value(r, false, i));
+		sep = ", ";
+	}
+	for (i = next_at_sys_peak(r, true, UINT32_MAX), k = 0; i != UINT32_MAX && k < SYS_TOP;
+	     i = next_at_sys_peak(r, true, i), k++) {
+		out_printf(o, "%smodule %s %lld", sep, tb->mods[i].name,
+			   (long long)sys_value(r, true, i));
+		sep = ", ";
+	}
+	out_puts(o, "\n");
+}
+
+void rows_json_sys_peak(struct out *o, const struct run *r)
+{
+	const struct stats *st = &r->st;
+	const struct table *tb = &st->tb;
+	uint32_t i, k;
+
+	out_printf(o, "\"system_peak\":{\"pages\":%lld,\"kib\":%llu,\"time_s\":%.6f,\"tasks\":[",
+		   (long long)st->sys_peak, (unsigned long long)kib(r, st->sys_peak),
+		   secs(st->sys_peak_ts));
+	for (i = next_at_sys_peak(r, false, UINT32_MAX), k = 0; i != UINT32_MAX && k < SYS_TOP;
+	     i = next_at_sys_peak(r, false, i), k++) {
+		out_printf(o, "%s{\"pid\":%d,\"tgid\":%d,\"comm\":", k ? "," : "",
+			   tb->tasks[i].tid, tb->tasks[i].tgid);
+		rows_json_comm(o, &tb->tasks[i]);
+		out_printf(o, ",\"pages\":%lld}", (long long)sys_value(r, false, i));
+	}
+	out_puts(o, "],\"modules\":[");
+	for (i = next_at_sys_peak(r, true, UINT32_MAX), k = 0; i != UINT32_MAX && k < SYS_TOP;
+	     i = next_at_sys_peak(r, true, i), k++) {
+		out_printf(o, "%s{\"name\":", k ? "," : "");
+		rows_json_str(o, tb->mods[i].name);
+		out_printf(o, ",\"pages\":%lld}", (long long)sys_value(r, true, i));
+	}
+	out_puts(o, "]},");
+}

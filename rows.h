@@ -69,6 +69,14 @@ void rows_oom_line(struct out *o, const struct stats *st, const char *what);
 void rows_cpus_line(struct out *o, const struct run *r);
 void rows_json_cpus(struct out *o, const struct run *r);
 
+/*
+ * The system peak: the most pages the pfn map held at once since the start (every
+ * tracked page once: tasks, <irq>, modules' own), when, and the top 5 tasks and
+ * modules then; a text line, and the "system_peak" key with a comma.
+ */
+void rows_sys_peak_line(struct out *o, const struct run *r);
+void rows_json_sys_peak(struct out *o, const struct run *r);
+
 /* The keys every JSON report has: "lost_events" and "lost_unknown_subbuffers", each with a comma. */
 void rows_json_lost(struct out *o, const struct run *r);
 

@@ -164,6 +164,10 @@ static void task_pages(struct stats *s, struct mt_task *t, int64_t n, uint64_t t
 {
 	struct mt_task *p;
 
+	if (t->sys_epoch != s->sys_epoch) {
+		t->cur_at_sys_peak = stats_sys_pages_at_peak(s, t);
+		t->sys_epoch = s->sys_epoch;
+	}
 	if ((t->flags & TF_TREE) && t->tree_epoch != s->tb.tree_epoch) {
 		t->cur_at_tree_peak = t->cur;
 		t->tree_epoch = s->tb.tree_epoch;
@@ -198,6 +202,21 @@ int64_t stats_tree_pages_at_peak(const struct stats *s, const struct mt_task *t)
 	if (!(t->flags & TF_TREE))
 		return 0;
 	return t->tree_epoch == s->tb.tree_epoch ? t->cur_at_tree_peak : t->cur;
+}
+
+int64_t stats_sys_pages_at_peak(const struct stats *s, const struct mt_task *t)
+{
+	if (t->sys_epoch == s->sys_epoch)
+		return t->cur_at_sys_peak;
+	/* unchanged since the peak: what it holds now, if it was there then */
+	return t->start_ts > s->sys_peak_ts ? 0 : t->cur - (int64_t)t->seed_left;
+}
+
+int64_t stats_sys_module_at_peak(const struct stats *s, const struct mt_module *m)
+{
+	if (m->sys_epoch == s->sys_epoch)
+		return m->cur_at_sys_peak;
+	return m->start_ts > s->sys_peak_ts ? 0 : m->cur;
 }
 
 void stats_tree_root(struct stats *s, int32_t tid, int32_t parent)
@@ -399,9 +418,19 @@ struct mt_task *stats_seed_task(struct stats *s, int32_t tid, int32_t tgid, int3
 	return t;
 }
 
-static void charge_module(struct mt_module *m, int64_t n, uint64_t ts)
+/* A module's pages change: keep what it held at the system's peak first. */
+static void module_pages(struct stats *s, struct mt_module *m, int64_t n)
 {
+	if (m->sys_epoch != s->sys_epoch) {
+		m->cur_at_sys_peak = stats_sys_module_at_peak(s, m);
+		m->sys_epoch = s->sys_epoch;
+	}
 	m->cur += n;
+}
+
+static void charge_module(struct stats *s, struct mt_module *m, int64_t n, uint64_t ts)
+{
+	module_pages(s, m, n);
 	m->alloc_pages += (uint64_t)n;
 	if (m->cur > m->peak) {
 		m->peak = m->cur;
@@ -419,7 +448,7 @@ static void credit(struct stats *s, uint32_t owner, int64_t k)
 
 		if (!m)
 			return;
-		m->cur -= k;
+		module_pages(s, m, -k);
 		owner = m->loader_serial;
 	}
 	t = stats_task_by_serial(s, owner);
@@ -444,6 +473,7 @@ static uint64_t release_range(struct stats *s, uint64_t pfn, uint64_t n)
 		while (j < n && map[j] == owner)
 			j++;
 		if (owner) {
+			s->sys_cur -= (int64_t)(j - i);
 			credit(s, owner, (int64_t)(j - i));
 			memset(map + i, 0, (j - i) * sizeof(*map));
 		} else {
@@ -512,7 +542,20 @@ static void page_alloc(struct stats *s, const struct mt_event *ev)
 	t->alloc_pages += n;
 	task_pages(s, t, (int64_t)n, ev->ts);
 	if (m)
-		charge_module(m, (int64_t)n, ev->ts);
+		charge_module(s, m, (int64_t)n, ev->ts);
+	s->sys_cur += (int64_t)n;
+	if (s->sys_cur > s->sys_peak) {
+		/* a new peak: the others hold now what they held then */
+		s->sys_peak = s->sys_cur;
+		s->sys_peak_ts = ev->ts;
+		s->sys_epoch++;
+		t->cur_at_sys_peak = t->cur - (int64_t)t->seed_left;
+		t->sys_epoch = s->sys_epoch;
+		if (m) {
+			m->cur_at_sys_peak = m->cur;
+			m->sys_epoch = s->sys_epoch;
+		}
+	}
 	if (irq)
 		s->c.irq_pages += n;
 	if (t == &s->tb.tasks[SLOT_OVERFLOW])

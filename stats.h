@@ -62,6 +62,10 @@ struct stats {
 	size_t pfn_map_bytes;
 	struct stats_counters c;
 	uint64_t first_ts, last_ts;	/* of applied events */
+	/* the system: every page in the pfn map, each once (tasks, <irq>, modules' own) */
+	int64_t sys_cur, sys_peak;
+	uint64_t sys_peak_ts;
+	uint32_t sys_epoch;		/* bumped at every new system peak */
 	/* command mode: the process tree of the command */
 	int64_t tree_cur, tree_peak;
 	uint64_t tree_peak_ts;
@@ -135,6 +139,13 @@ void stats_tree_root(struct stats *s, int32_t tid, int32_t parent);
 
 /* A tree task's pages at the moment of the tree's peak (0 if it had none). */
 int64_t stats_tree_pages_at_peak(const struct stats *s, const struct mt_task *t);
+
+/*
+ * The pages a task or module held at the system's peak (the most pages the
+ * pfn map held at once since the start): what kdump's crashkernel= must fit.
+ */
+int64_t stats_sys_pages_at_peak(const struct stats *s, const struct mt_task *t);
+int64_t stats_sys_module_at_peak(const struct stats *s, const struct mt_module *m);
 
 /* Link seeded threads to their leaders (after seeding from /proc). */
 void stats_link_threads(struct stats *s);

@@ -53,6 +53,9 @@ struct mt_task {
 	int64_t cur_at_tree_peak;
 	uint32_t tree_epoch;
 	uint64_t seed_left;	/* on a seeded leader: seeded pages not freed yet (stats.c) */
+	/* this task's pages at the system's peak (see stats_sys_pages_at_peak) */
+	int64_t cur_at_sys_peak;
+	uint32_t sys_epoch;
 };
 
 /*
@@ -83,6 +86,8 @@ struct mt_module {
 	uint64_t alloc_pages;
 	uint64_t static_kib;	/* coresize + initsize, from sysfs (filled by the caller) */
 	int64_t ret;		/* syscall return value, when seen */
+	int64_t cur_at_sys_peak;	/* its pages at the system's peak */
+	uint32_t sys_epoch;
 };
 
 /*

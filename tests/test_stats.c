@@ -2004,6 +2004,53 @@ START_TEST(test_serial_wrap)
 }
 END_TEST
 
+/*
+ * The system peak: the most pages the pfn map held at once (each page once:
+ * a module's pages are its loader's too, seeds are before the start), when,
+ * and what each task held then, also after it changed or exited.
+ */
+START_TEST(test_system_peak)
+{
+	struct mt_task *a, *b, *c, *sd;
+
+	sd = stats_seed_task(&S, 50, 50, 1, "old", 3, 1000, 1, false);
+	alloc(10, 100, 0, 3);			/* A 8 */
+	alloc(11, 200, 8, 2);			/* B 4: 12 */
+	a = task(100);
+	b = task(200);
+	ck_assert_int_eq(S.sys_cur, 12);
+	ck_assert_int_eq(S.sys_peak, 12);
+	ck_assert_uint_eq(S.sys_peak_ts, 11);
+	pfree(12, 200, 8, 2);			/* 8 */
+	alloc(13, 100, 16, 1);			/* 10: not a new peak */
+	ck_assert_int_eq(S.sys_peak, 12);
+	ck_assert_int_eq(stats_sys_pages_at_peak(&S, a), 8);
+	ck_assert_int_eq(stats_sys_pages_at_peak(&S, b), 4);
+	ck_assert_int_eq(stats_sys_pages_at_peak(&S, sd), 0);	/* its seed is before the start */
+	alloc(14, 50, 32, 0);			/* the seeded one allocates: 11 */
+	ck_assert_int_eq(stats_sys_pages_at_peak(&S, sd), 0);
+	alloc(15, 300, 40, 2);			/* C, new: 15, a new peak */
+	c = task(300);
+	ck_assert_int_eq(S.sys_peak, 15);
+	ck_assert_uint_eq(S.sys_peak_ts, 15);
+	ck_assert_int_eq(stats_sys_pages_at_peak(&S, a), 10);
+	ck_assert_int_eq(stats_sys_pages_at_peak(&S, b), 0);
+	ck_assert_int_eq(stats_sys_pages_at_peak(&S, c), 4);
+	ck_assert_int_eq(stats_sys_pages_at_peak(&S, sd), 1);
+	/* what happens after the peak does not change what they held at it */
+	pfree(16, 100, 0, 3);
+	exit_ev(17, 100);
+	alloc(18, 400, 48, 1);			/* D comes after the peak */
+	ck_assert_int_eq(stats_sys_pages_at_peak(&S, a), 10);
+	ck_assert_int_eq(stats_sys_pages_at_peak(&S, task(400)), 0);
+	ck_assert_int_eq(S.sys_cur, 9);
+	/* untracked frees (seeded pages) leave the system's count alone */
+	pfree(19, 50, 2000, 4);
+	ck_assert_int_eq(S.sys_cur, 9);
+	ck_assert_int_eq(a->peak, 10);
+}
+END_TEST
+
 Suite *suite_stats(void)
 {
 	Suite *s = suite_create("stats");
@@ -2076,6 +2123,7 @@ Suite *suite_stats(void)
 	tcase_add_test(tc, test_recycle_keeps_pages_of_live_process);
 	tcase_add_test(tc, test_tree_overflow_slot);
 	tcase_add_test(tc, test_serial_wrap);
+	tcase_add_test(tc, test_system_peak);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("exits");
