@@ -367,7 +367,7 @@ static void report_json(struct out *o, const struct run *r, const char *trigger,
 		   (unsigned long long)c->pfn_out_of_range,
 		   (unsigned long long)st->tb.c.module_pseudo, (unsigned long long)st->tb.c.renumbered);
 	out_printf(o, "\"seed\":{\"tasks\":%u,\"pages\":%llu,\"freed_pages\":%llu,"
-		   "\"dropped_pages\":%llu,\"older_events\":%llu},", r->seed_tasks,
+		   "\"left_at_exit_pages\":%llu,\"older_events\":%llu},", r->seed_tasks,
 		   (unsigned long long)r->seed_pages, (unsigned long long)c->seed_freed_pages,
 		   (unsigned long long)c->seed_dropped_pages,
 		   (unsigned long long)c->seed_stale_events);
