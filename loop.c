@@ -21,6 +21,7 @@
 
 #define POLL_MS		100
 #define REPROBE_NS	1000000000ull	/* offline CPUs are tried again every second */
+#define MODE_FDS	4		/* room for a mode's own fds in the poll set */
 #define KMSG_TOP	5	/* tasks and modules in the kmsg summary */
 #define OOM_SUMMARY_NS	10000000000ull	/* one console summary of an OOM per 10 s */
 #define OOM_NOTES	10		/* and as many one-line notes in between */
@@ -223,10 +224,10 @@ void run_report_oom(struct run *r)
 	oom_console(r);
 }
 
-/* The poll set: the signalfd, then one fd per CPU; NULL if no memory. */
+/* The poll set: the signalfd, one fd per CPU, then the mode's own; NULL if no memory. */
 static struct pollfd *poll_set(const struct run *r)
 {
-	struct pollfd *pfd = calloc((size_t)r->rd.ncpus + 1, sizeof(*pfd));
+	struct pollfd *pfd = calloc((size_t)r->rd.ncpus + 1 + MODE_FDS, sizeof(*pfd));
 	int i;
 
 	if (!pfd)
@@ -246,11 +247,20 @@ static struct pollfd *poll_set(const struct run *r)
  * spin, and is tried again every REPROBE_NS (reprobe()); one whose fd fails
  * otherwise (POLLERR) is dropped. Return: 0, or -1 (said why) if poll failed.
  */
-static int poll_wait(struct run *r, struct pollfd *pfd, bool busy)
+static int poll_wait(struct run *r, struct pollfd *pfd, bool busy, int *nmode)
 {
+	struct pollfd *mine = pfd + r->rd.ncpus + 1;
+	long ms = busy ? 0 : POLL_MS;
 	int i;
 
-	if (poll(pfd, (nfds_t)r->rd.ncpus + 1, busy ? 0 : POLL_MS) < 0 && errno != EINTR) {
+	*nmode = r->ops->poll_fds ? r->ops->poll_fds(r, mine, MODE_FDS) : 0;
+	if (!busy && r->ops->next_ms) {
+		long next = r->ops->next_ms(r);
+
+		if (next >= 0 && next < ms)
+			ms = next;
+	}
+	if (poll(pfd, (nfds_t)(r->rd.ncpus + 1 + *nmode), (int)ms) < 0 && errno != EINTR) {
 		mt_warn("poll: %s", strerror(errno));
 		return -1;
 	}
@@ -340,7 +350,7 @@ static int poll_loop(struct run *r)
 	struct pollfd *pfd = poll_set(r);
 	uint64_t probe = mono_ns() + REPROBE_NS;
 	bool busy = false;
-	int code = 0;
+	int code = 0, nmode = 0;
 
 	if (!pfd)
 		return mt_fail(EXIT_RUNTIME, "out of memory");
@@ -349,10 +359,13 @@ static int poll_loop(struct run *r)
 			reprobe(r, pfd);
 			probe = mono_ns() + REPROBE_NS;
 		}
-		if (poll_wait(r, pfd, busy)) {
+		if (poll_wait(r, pfd, busy, &nmode)) {
 			code = EXIT_RUNTIME;
 			break;
 		}
+		if (nmode && ops->on_poll &&
+		    ops->on_poll(r, pfd + r->rd.ncpus + 1, nmode) == LOOP_STOP)
+			break;
 		busy = reader_run(&r->rd, false, ops->batch) == ops->batch;
 		if (ops->after_batch && ops->after_batch(r) == LOOP_STOP) {
 			r->stop_sig = SIGPIPE;	/* stdout is gone */

@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <limits.h>
+#include <poll.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -21,7 +22,10 @@
 
 struct run;
 
-/* What a mode's hook tells the loop. */
+/*
+ * What a mode's hook tells the loop. A hook that says LOOP_STOP sets
+ * r->stop_sig (the final report's trigger; 0 reads as SIGTERM).
+ */
 enum loop_next { LOOP_GO_ON = 0, LOOP_STOP };
 
 /*
@@ -46,6 +50,15 @@ struct mode_ops {
 	/* a signal whose action the loop does not handle itself (see signals_action()) */
 	enum loop_next (*on_signal)(struct run *r, int action, const struct signalfd_siginfo *si);
 	enum loop_next (*check)(struct run *r);	/* at the end of each round of the loop */
+	/*
+	 * A mode's own fds in the poll set (a terminal's keys, an output waiting
+	 * to be written): poll_fds() fills at most @max entries before each wait
+	 * and returns how many; on_poll() gets them back with their revents.
+	 */
+	int (*poll_fds)(struct run *r, struct pollfd *pfd, int max);
+	enum loop_next (*on_poll)(struct run *r, const struct pollfd *pfd, int n);
+	/* ms until the mode's next deadline (a frame, an interval); < 0: none */
+	long (*next_ms)(struct run *r);
 	void (*abort)(struct run *r);		/* the loop failed: undo what start began */
 	int (*finish)(struct run *r);		/* after the stop: final report; the exit code */
 };
