@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 
 #include "escape.h"
+#include "stackreport.h"
 
 /* ------------------------------------------------------------ command mode -- */
 
@@ -134,14 +135,27 @@ static void command_view(const struct run *r, struct cmd_view *v)
 	v->peak_rel_ns = st->tree_peak_ts > r->cmd.start_ts ? st->tree_peak_ts - r->cmd.start_ts : 0;
 }
 
+/* The names of the frames of the listed processes' stacks (--stacks). */
+static void command_symbols(const struct run *r, const struct cmd_view *v, struct ksyms *ks)
+{
+	uint32_t i;
+
+	stackreport_begin(r, ks);
+	for (i = 0; i < v->rows; i++)
+		stackreport_want_process(r, ks, r->order[i]);
+	stackreport_resolve(r, ks);
+}
+
 void report_command_json(struct out *o, const struct run *r)
 {
+	struct ksyms ks;
 	const struct cmd_info *c = &r->cmd;
 	const struct stats *st = &r->st;
 	struct cmd_view v;
 	uint32_t i, k;
 
 	command_view(r, &v);
+	command_symbols(r, &v, &ks);
 	out_printf(o, "{\"memtrace_version\":\"%s\",\"command\":[", MEMTRACE_VERSION);
 	for (i = 0; c->argv && c->argv[i]; i++) {
 		out_puts(o, i ? ",\"" : "\"");
@@ -201,12 +215,17 @@ void report_command_json(struct out *o, const struct run *r)
 			   t->ppid);
 		rows_json_comm(o, t);
 		out_printf(o, ",\"threads\":%u,\"peak_pages\":%lld,\"peak_kib\":%llu,"
-			   "\"lifetime_s\":%.6f,\"state\":\"%s\"}",
+			   "\"lifetime_s\":%.6f,\"state\":\"%s\"",
 			   rows_threads(r, r->order[i]), (long long)t->ppeak,
 			   (unsigned long long)kib(r, t->ppeak),
 			   lifetime(r, r->order[i], v.end_ts), rows_state(r, r->order[i]));
+		stackreport_process_json(o, r, &ks, r->order[i]);
+		out_puts(o, "}");
 	}
-	out_puts(o, "]}\n");
+	out_puts(o, "]");
+	stackreport_counters_json(o, r, ",", "");
+	out_puts(o, "}\n");
+	ksyms_free(&ks);
 }
 
 void report_command_text(struct out *o, const struct run *r)
@@ -214,9 +233,11 @@ void report_command_text(struct out *o, const struct run *r)
 	const struct cmd_info *c = &r->cmd;
 	const struct stats *st = &r->st;
 	struct cmd_view v;
+	struct ksyms ks;
 	uint32_t i, k;
 
 	command_view(r, &v);
+	command_symbols(r, &v, &ks);
 	out_printf(o, "memtrace %s command report\ncommand: ", MEMTRACE_VERSION);
 	text_argv(o, c->argv);
 	out_puts(o, "\n");
@@ -266,6 +287,7 @@ void report_command_text(struct out *o, const struct run *r)
 			   "<tree-overflow> -- the tree peak may be underestimated\n",
 			   (unsigned long long)st->c.tree_lost_tasks);
 	rows_oom_line(o, st, "oom kills");
+	stackreport_counters_text(o, r);
 
 	out_printf(o, "\nAT THE PEAK: processes with pages then: %u%s\n%8s %10s  %s\n", v.nalive,
 		   r->opt.top && v.nalive > r->opt.top ? " (the largest listed)" : "", "PID", "PAGES",
@@ -292,6 +314,9 @@ void report_command_text(struct out *o, const struct run *r)
 		rows_text_comm(o, t);
 		out_puts(o, "\n");
 	}
+	for (i = 0; i < v.rows; i++)
+		stackreport_process_text(o, r, &ks, r->order[i]);
+	ksyms_free(&ks);
 }
 
 void report_command(struct out *o, const struct run *r)

@@ -150,3 +150,50 @@ void enrich_now(struct run *r)
 	r->self_hwm_kib = status_kib("VmHWM:");
 	r->self_map_kib = stats_map_resident_kib(&r->st);
 }
+
+struct ranges_ctx {
+	struct run *r;
+	struct mod_range *out;
+	uint32_t n, cap;
+	uint64_t ts;
+	bool hidden;
+};
+
+static void module_range(void *p, const struct proc_module *pm)
+{
+	struct ranges_ctx *c = p;
+	struct mod_range *x;
+
+	if (!pm->addr) {
+		c->hidden = true;
+		return;
+	}
+	if (c->n >= c->cap)
+		return;
+	x = &c->out[c->n++];
+	memset(x, 0, sizeof(*x));
+	x->start = pm->addr;
+	x->end = pm->addr + pm->size;
+	x->from_ts = c->ts;
+	memcpy(x->name, pm->name, pm->name_len);	/* < MODNAME_LEN: parser checked */
+}
+
+void enrich_module_ranges(struct run *r, uint64_t ts)
+{
+	struct ranges_ctx c = { r, NULL, 0, r->opt.max_modules, ts, false };
+	uint32_t bad = 0;
+
+	if (!r->st.stacks_on || r->st.sk.hidden)
+		return;
+	c.out = calloc(c.cap, sizeof(*c.out));
+	if (!c.out)
+		return;
+	if (proc_modules("/proc", module_range, &c, &bad) >= 0 && c.hidden) {
+		r->st.sk.hidden = true;
+		mt_warn("warning: --stacks: module addresses are hidden (kptr_restrict): modules "
+			"are attributed by their load brackets only");
+	} else if (stacks_set_ranges(&r->st.sk, c.out, c.n)) {
+		mt_warn("warning: --stacks: no memory for the modules' code ranges");
+	}
+	free(c.out);
+}

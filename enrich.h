@@ -16,6 +16,13 @@ void enrich_modules_before(struct run *r);
  */
 void enrich_refresh(struct run *r);
 
+/*
+ * --stacks: the modules' code as /proc/modules says now, for the stacks from
+ * @ts on (0: since the start). Where kptr_restrict hides the addresses, say
+ * so once: modules are then attributed by their load brackets only.
+ */
+void enrich_module_ranges(struct run *r, uint64_t ts);
+
 /* At each report: uptime, and memtrace's own RSS (live) or the recording's uptime. */
 void enrich_now(struct run *r);
 

@@ -5,39 +5,47 @@
 #include <stdio.h>
 #include <string.h>
 
-/* The last field says, in plain words, what is lost when the tracepoint is missing. */
+/*
+ * The last fields say, in plain words, what is lost when the tracepoint is
+ * missing, and when it is used at all.
+ */
+#define ALWAYS(sys, name, kind, need, loss) { sys, name, kind, need, loss, WHEN_ALWAYS }
+
 const struct mt_tracepoint mt_tracepoints[] = {
-	{ "kmem", "mm_page_alloc", EV_PAGE_ALLOC, NEED_REQUIRED, "page allocations are not seen" },
-	{ "kmem", "mm_page_free", EV_PAGE_FREE, NEED_REQUIRED, "page frees are not seen" },
-	{ "sched", "sched_process_fork", EV_FORK, NEED_OPTIONAL,
-	  "new tasks have no parent pid, and a name only once it is read from /proc" },
-	{ "sched", "sched_process_exit", EV_EXIT, NEED_OPTIONAL,
-	  "tasks are never seen to exit: they stay alive, and no slot is freed for new ones" },
-	{ "sched", "sched_process_exec", EV_EXEC, NEED_OPTIONAL, "names do not follow exec" },
-	{ "task", "task_rename", EV_RENAME, NEED_OPTIONAL,
-	  "names do not follow renames (and exec, where sched_process_exec is missing too)" },
-	{ "module", "module_load", EV_MOD_LOAD, NEED_OPTIONAL,
-	  "modules have no names, and no pages are charged to them" },
-	{ "module", "module_put", EV_MOD_PUT, NEED_OPTIONAL,
-	  "where syscall events are missing too, a module load has no end" },
-	{ "module", "module_free", EV_MOD_FREE, NEED_OPTIONAL, "unloaded modules stay live" },
-	{ "syscalls", "sys_enter_finit_module", EV_MODSYS_ENTER, NEED_OPTIONAL,
-	  "a module's pages are counted from its module_load to its init's end only, "
-	  "not while its file is read and it is set up" },
-	{ "syscalls", "sys_exit_finit_module", EV_MODSYS_EXIT, NEED_OPTIONAL,
-	  "a module's pages are counted from its module_load to its init's end only, "
-	  "not while its file is read and it is set up" },
-	{ "syscalls", "sys_enter_init_module", EV_MODSYS_ENTER, NEED_OPTIONAL,
-	  "a module loaded by init_module has its pages counted from its module_load to its "
-	  "init's end only" },
-	{ "syscalls", "sys_exit_init_module", EV_MODSYS_EXIT, NEED_OPTIONAL,
-	  "a module loaded by init_module has its pages counted from its module_load to its "
-	  "init's end only" },
-	{ "oom", "mark_victim", EV_OOM_VICTIM, NEED_OPTIONAL,
-	  "OOM kills are not seen: no report at the kill" },
-	{ "task", "task_newtask", EV_NEWTASK, NEED_OPTIONAL,
-	  "threads are told from processes only by /proc, for tasks alive at a report" },
-	{ NULL, NULL, EV_NONE, NEED_OPTIONAL, NULL },
+	ALWAYS("kmem", "mm_page_alloc", EV_PAGE_ALLOC, NEED_REQUIRED,
+	       "page allocations are not seen"),
+	ALWAYS("kmem", "mm_page_free", EV_PAGE_FREE, NEED_REQUIRED, "page frees are not seen"),
+	ALWAYS("sched", "sched_process_fork", EV_FORK, NEED_OPTIONAL,
+	       "new tasks have no parent pid, and a name only once it is read from /proc"),
+	ALWAYS("sched", "sched_process_exit", EV_EXIT, NEED_OPTIONAL,
+	       "tasks are never seen to exit: they stay alive, and no slot is freed for new ones"),
+	ALWAYS("sched", "sched_process_exec", EV_EXEC, NEED_OPTIONAL, "names do not follow exec"),
+	ALWAYS("task", "task_rename", EV_RENAME, NEED_OPTIONAL,
+	       "names do not follow renames (and exec, where sched_process_exec is missing too)"),
+	ALWAYS("module", "module_load", EV_MOD_LOAD, NEED_OPTIONAL,
+	       "modules have no names, and no pages are charged to them"),
+	ALWAYS("module", "module_put", EV_MOD_PUT, NEED_OPTIONAL,
+	       "where syscall events are missing too, a module load has no end"),
+	ALWAYS("module", "module_free", EV_MOD_FREE, NEED_OPTIONAL, "unloaded modules stay live"),
+	ALWAYS("syscalls", "sys_enter_finit_module", EV_MODSYS_ENTER, NEED_OPTIONAL,
+	       "a module's pages are counted from its module_load to its init's end only, "
+	       "not while its file is read and it is set up"),
+	ALWAYS("syscalls", "sys_exit_finit_module", EV_MODSYS_EXIT, NEED_OPTIONAL,
+	       "a module's pages are counted from its module_load to its init's end only, "
+	       "not while its file is read and it is set up"),
+	ALWAYS("syscalls", "sys_enter_init_module", EV_MODSYS_ENTER, NEED_OPTIONAL,
+	       "a module loaded by init_module has its pages counted from its module_load to "
+	       "its init's end only"),
+	ALWAYS("syscalls", "sys_exit_init_module", EV_MODSYS_EXIT, NEED_OPTIONAL,
+	       "a module loaded by init_module has its pages counted from its module_load to "
+	       "its init's end only"),
+	ALWAYS("oom", "mark_victim", EV_OOM_VICTIM, NEED_OPTIONAL,
+	       "OOM kills are not seen: no report at the kill"),
+	ALWAYS("task", "task_newtask", EV_NEWTASK, NEED_OPTIONAL,
+	       "threads are told from processes only by /proc, for tasks alive at a report"),
+	{ "ftrace", "kernel_stack", EV_STACK, NEED_OPTIONAL,
+	  "no kernel stacks: modules are attributed by their load brackets only", WHEN_STACKS },
+	{ NULL, NULL, EV_NONE, NEED_OPTIONAL, NULL, WHEN_ALWAYS },
 };
 
 static const char *const kind_names[EV__COUNT] = {
@@ -55,6 +63,7 @@ static const char *const kind_names[EV__COUNT] = {
 	[EV_MODSYS_EXIT] = "module_syscall_exit",
 	[EV_OOM_VICTIM] = "oom_victim",
 	[EV_NEWTASK] = "newtask",
+	[EV_STACK] = "stack",
 };
 
 const char *mt_kind_name(enum mt_kind k)
@@ -77,6 +86,7 @@ static const char *const kind_fields[EV__COUNT][6] = {
 	[EV_MODSYS_EXIT] = { "!ret" },
 	[EV_OOM_VICTIM] = { "!pid", "comm", "total_vm", "anon_rss", "file_rss", "shmem_rss" },
 	[EV_NEWTASK] = { "!pid", "!clone_flags", "comm" },
+	[EV_STACK] = { "!size", "!caller" },
 };
 
 /* Fields read as strings; all others are integers of 1, 2, 4 or 8 bytes. */
@@ -171,8 +181,13 @@ int decoder_add(struct mt_decoder *d, const struct mt_tracepoint *tp,
 		if (required)
 			want++;
 		f = fmt_find(fe, want);
-		if (f && !is_string_field(want) && !int_size_ok(f->size))
+		/* caller[]: a word array, as many words as the record holds (see decode) */
+		if (f && !strcmp(want, "caller")) {
+			if (f->kind != FMT_ARRAY || (f->size % 8) || (f->size / 8 != 4 && f->size / 8 != 8))
+				f = NULL;
+		} else if (f && !is_string_field(want) && !int_size_ok(f->size)) {
 			f = NULL;
+		}
 		if (f && is_string_field(want) && f->kind == FMT_PLAIN)
 			f = NULL;
 		if (!f) {
@@ -288,6 +303,26 @@ int decoder_decode(const struct mt_decoder *d, const struct rb_record *r,
 		ev->u.modsys.ret = (int64_t)v;
 		ev->u.modsys.finit = ds->finit;
 		break;
+	case EV_STACK: {
+		/*
+		 * The format says caller[8], but the kernel writes @size words
+		 * and sizes the record to them: take what the record holds.
+		 */
+		const struct fmt_field *c = &ds->f[1];
+		uint32_t elem = c->size / 8, room;
+		int64_t n;
+
+		if (!get_int(ds, 0, r, &v) || c->offset > r->len)
+			return DEC_BAD;
+		n = (int64_t)(int32_t)v;
+		room = (r->len - c->offset) / elem;
+		if (n < 0)
+			return DEC_BAD;
+		ev->u.stack.frames = r->data + c->offset;
+		ev->u.stack.n = (uint64_t)n < room ? (uint32_t)n : room;
+		ev->u.stack.elem = (uint8_t)elem;
+		break;
+	}
 	case EV_NEWTASK:
 		if (!get_int(ds, 0, r, &v) || !get_int(ds, 1, r, &v2))
 			return DEC_BAD;

@@ -30,6 +30,7 @@ enum mt_kind {
 	EV_MODSYS_EXIT,		/* syscalls:sys_exit_finit_module / sys_exit_init_module */
 	EV_OOM_VICTIM,		/* oom:mark_victim */
 	EV_NEWTASK,		/* task:task_newtask (thread or process) */
+	EV_STACK,		/* ftrace:kernel_stack, from the stacktrace trigger (--stacks) */
 	EV__COUNT
 };
 
@@ -39,12 +40,19 @@ enum mt_need {
 	NEED_OPTIONAL,		/* enabled when present; a warning says what is lost */
 };
 
+/* When a tracepoint is used (the others cost nothing when not asked for). */
+enum mt_when {
+	WHEN_ALWAYS = 0,
+	WHEN_STACKS,		/* with --stacks: made by the stacktrace trigger, never enabled */
+};
+
 struct mt_tracepoint {
 	const char *system;
 	const char *name;
 	enum mt_kind kind;
 	enum mt_need need;
 	const char *loss;	/* what is lost without it, for the warning */
+	enum mt_when when;
 };
 
 /* The table of tracepoints, terminated by an entry with system == NULL. */
@@ -82,6 +90,8 @@ struct mt_event {
 		struct { int32_t pid; struct mt_str comm; } rename;
 		struct { uint64_t ip; int64_t refcnt; struct mt_str name; } module;
 		struct { int64_t ret; bool finit; } modsys;
+		/* frames innermost first, @elem bytes each (8, or 4 on 32-bit kernels), unaligned */
+		struct { const uint8_t *frames; uint32_t n; uint8_t elem; } stack;
 		struct {
 			int32_t pid;
 			struct mt_str comm;	/* len 0 on kernels without it */

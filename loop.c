@@ -17,6 +17,7 @@
 #include "logfile.h"
 #include "report.h"
 #include "setup.h"
+#include "stackreport.h"
 #include "util.h"
 
 #define POLL_MS		100
@@ -82,10 +83,10 @@ int run_report_log(struct run *r, const char *trigger)
 
 static void kmsg_emit(void *ctx, const char *line)
 {
+	const struct run *r = ctx;
 	char buf[600];
 
-	(void)ctx;
-	snprintf(buf, sizeof(buf), "<6>%s\n", line);
+	snprintf(buf, sizeof(buf), "<%u>%s\n", r->opt.kmsg_level, line);
 	kmsg_line(buf);
 }
 
@@ -97,7 +98,7 @@ void run_report_final(struct run *r, bool to_log)
 	if (r->opt.kmsg) {
 		enrich_now(r);
 		report_summary(r, trigger, e ? "(none: the log file could not be written)" :
-			       r->opt.log_path, KMSG_TOP, kmsg_emit, NULL);
+			       r->opt.log_path, KMSG_TOP, kmsg_emit, r);
 	}
 }
 
@@ -367,6 +368,12 @@ static int poll_loop(struct run *r)
 		    ops->on_poll(r, pfd + r->rd.ncpus + 1, nmode) == LOOP_STOP)
 			break;
 		busy = reader_run(&r->rd, false, ops->batch) == ops->batch;
+		if (r->st.want_ranges) {
+			/* a module was loaded: its code, before the stacks after it are read */
+			enrich_module_ranges(r, r->st.want_ranges_ts);
+			r->st.want_ranges = false;
+			busy = true;
+		}
 		if (ops->after_batch && ops->after_batch(r) == LOOP_STOP) {
 			r->stop_sig = SIGPIPE;	/* stdout is gone */
 			break;
@@ -392,6 +399,8 @@ static int poll_loop(struct run *r)
  */
 static void run_stop(struct run *r)
 {
+	int e;
+
 	signals_arm_teardown();
 	tracefs_tracing_on(&r->tf, false);
 	if (r->hooks.teardown_delay_ms)	/* test hook: widen the teardown window */
@@ -408,6 +417,10 @@ static void run_stop(struct run *r)
 		clock_gettime(CLOCK_BOOTTIME, &ts);
 		r->meta.uptime_s = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 		record_finish(r->opt.record_dir, &r->meta, &r->rd, &r->st);
+		e = stackreport_save_symbols(r, r->opt.record_dir);
+		if (e)
+			mt_warn("--record: cannot save the stacks' symbols (%s/memtrace.kallsyms): %s",
+				r->opt.record_dir, strerror(-e));
 	}
 }
 

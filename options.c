@@ -14,7 +14,7 @@
 enum {
 	OPT_MAX_TASKS = 256, OPT_MAX_MODULES, OPT_DAEMON, OPT_PIDFILE, OPT_REPLAY,
 	OPT_RECORD, OPT_INSTANCE, OPT_NO_SEED, OPT_KMSG, OPT_BOOT_BUFFER, OPT_EXITS, OPT_PID,
-	OPT_COMM, OPT_BY, OPT_NO_WAIT, OPT_KEEP_OOM,
+	OPT_COMM, OPT_BY, OPT_NO_WAIT, OPT_KEEP_OOM, OPT_STACKS, OPT_MAX_STACKS, OPT_STACK_TOP,
 };
 
 void options_usage(FILE *f)
@@ -41,8 +41,13 @@ void options_usage(FILE *f)
 		"      --record DIR        also save raw buffers and format files in DIR\n"
 		"      --replay DIR        report on a recorded trace and exit\n"
 		"      --no-seed           do not seed running tasks from /proc/PID/statm\n"
-		"      --kmsg              also a short summary to /dev/kmsg at the end\n"
+		"      --kmsg[=LEVEL]      also a short summary to /dev/kmsg at the end, at\n"
+		"                          that log level (default 6; 4 shows with quiet)\n"
 		"      --keep-oom N        OOM reports kept as LOG.oom.1.. (default %d, 0 none)\n"
+		"      --stacks            a kernel stack with each page allocation: pages\n"
+		"                          charged to the module in it, top stacks reported\n"
+		"      --max-stacks N      distinct stacks kept (default %d)\n"
+		"      --stack-top N       stacks shown per module and task (default %d, 0 none)\n"
 		"      --boot-buffer       first read the module loads the kernel recorded\n"
 		"                          at boot (trace_event=module:...) from the top-level\n"
 		"                          buffer; this empties that buffer\n"
@@ -59,7 +64,7 @@ void options_usage(FILE *f)
 		"Exit status: 0 ok, 1 runtime failure, 2 usage, 4 no privilege,\n"
 		"5 required tracepoint missing. See memtrace(8).\n",
 		DEFAULT_BUFFER_KB, DEFAULT_TOP, DEFAULT_MAX_TASKS, DEFAULT_MAX_MODULES,
-		DEFAULT_KEEP_OOM);
+		DEFAULT_KEEP_OOM, DEFAULT_MAX_STACKS, DEFAULT_STACK_TOP);
 }
 
 __attribute__((format(printf, 3, 4)))
@@ -176,6 +181,8 @@ static int one(struct options *o, int c, const char *arg, char *err, size_t errl
 		break;
 	case OPT_KMSG:
 		o->kmsg = true;
+		if (arg && !num("--kmsg", arg, 0, 7, &o->kmsg_level, err, errlen))
+			return OPT_ERROR;
 		break;
 	case OPT_BOOT_BUFFER:
 		o->boot_buffer = true;
@@ -209,6 +216,17 @@ static int one(struct options *o, int c, const char *arg, char *err, size_t errl
 		break;
 	case OPT_NO_WAIT:
 		o->no_wait = true;
+		break;
+	case OPT_STACKS:
+		o->stacks = true;
+		break;
+	case OPT_MAX_STACKS:
+		if (!num("--max-stacks", arg, 16, 1u << 22, &o->max_stacks, err, errlen))
+			return OPT_ERROR;
+		break;
+	case OPT_STACK_TOP:
+		if (!num("--stack-top", arg, 0, 1000, &o->stack_top, err, errlen))
+			return OPT_ERROR;
 		break;
 	case OPT_KEEP_OOM:
 		if (!num("--keep-oom", arg, 0, 1000, &o->keep_oom, err, errlen))
@@ -255,7 +273,7 @@ int options_parse(struct options *o, int argc, char **argv, char *err, size_t er
 		{ "record", required_argument, NULL, OPT_RECORD },
 		{ "replay", required_argument, NULL, OPT_REPLAY },
 		{ "no-seed", no_argument, NULL, OPT_NO_SEED },
-		{ "kmsg", no_argument, NULL, OPT_KMSG },
+		{ "kmsg", optional_argument, NULL, OPT_KMSG },
 		{ "boot-buffer", no_argument, NULL, OPT_BOOT_BUFFER },
 		{ "exits", no_argument, NULL, OPT_EXITS },
 		{ "pid", required_argument, NULL, OPT_PID },
@@ -263,6 +281,9 @@ int options_parse(struct options *o, int argc, char **argv, char *err, size_t er
 		{ "by", required_argument, NULL, OPT_BY },
 		{ "no-wait", no_argument, NULL, OPT_NO_WAIT },
 		{ "keep-oom", required_argument, NULL, OPT_KEEP_OOM },
+		{ "stacks", no_argument, NULL, OPT_STACKS },
+		{ "max-stacks", required_argument, NULL, OPT_MAX_STACKS },
+		{ "stack-top", required_argument, NULL, OPT_STACK_TOP },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -274,9 +295,12 @@ int options_parse(struct options *o, int argc, char **argv, char *err, size_t er
 	o->instance = DEFAULT_INSTANCE;
 	o->buffer_kb = DEFAULT_BUFFER_KB;
 	o->top = DEFAULT_TOP;
+	o->kmsg_level = 6;
 	o->max_tasks = DEFAULT_MAX_TASKS;
 	o->max_modules = DEFAULT_MAX_MODULES;
 	o->keep_oom = DEFAULT_KEEP_OOM;
+	o->max_stacks = DEFAULT_MAX_STACKS;
+	o->stack_top = DEFAULT_STACK_TOP;
 	err[0] = '\0';
 	opterr = 0;
 	optind = 0;	/* glibc: a full new scan, so that tests may parse again */

@@ -16,6 +16,8 @@
 #define DEFAULT_MAX_MODULES	1024
 #define MAX_FILTERS		64
 #define DEFAULT_KEEP_OOM	8
+#define DEFAULT_MAX_STACKS	8192
+#define DEFAULT_STACK_TOP	5
 
 enum report_format { FMT_TEXT = 0, FMT_JSON };
 
@@ -41,9 +43,13 @@ struct options {
 	uint32_t max_tasks;		/* slots, the pseudo tasks included */
 	uint32_t max_modules;
 	uint32_t keep_oom;		/* OOM snapshots kept as LOG.oom.N */
+	bool stacks;			/* --stacks: a kernel stack with every page allocation */
+	uint32_t max_stacks;		/* distinct stacks kept */
+	uint32_t stack_top;		/* stacks printed per module and task (0: none) */
 	bool daemon;
 	bool no_seed;
 	bool kmsg;
+	uint32_t kmsg_level;		/* of the summary lines (--kmsg=LEVEL; default 6) */
 	bool boot_buffer;
 	bool output_set;		/* -o given */
 	bool by_process;		/* --by process */

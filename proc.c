@@ -157,6 +157,21 @@ int proc_parse_module_line(const char *line, size_t len, struct proc_module *pm)
 			return -1;
 	}
 	pm->loading = (size_t)(p - w) == 7 && !memcmp(w, "Loading", 7);
+	/* the address: "0x" and hex digits (zeros where kptr_restrict hides it) */
+	while (p < end && *p == ' ')
+		p++;
+	if (end - p > 2 && p[0] == '0' && p[1] == 'x') {
+		uint64_t a = 0;
+		const char *q = p + 2;
+
+		while (q < end && isxdigit((unsigned char)*q) && q - p < 18) {
+			a = a * 16 + (uint64_t)(isdigit((unsigned char)*q) ? *q - '0' :
+						 tolower((unsigned char)*q) - 'a' + 10);
+			q++;
+		}
+		if (q == end || *q == ' ' || *q == '\n')
+			pm->addr = a;
+	}
 	return 0;
 }
 

@@ -39,6 +39,7 @@ struct proc_module {
 	size_t name_len;
 	uint64_t size;		/* bytes, as the kernel prints it */
 	bool loading;
+	uint64_t addr;		/* its code's start; 0 if hidden (kptr_restrict) or not given */
 };
 int proc_parse_module_line(const char *line, size_t len, struct proc_module *pm);
 

@@ -239,6 +239,10 @@ uint64_t reader_run(struct reader *r, bool final, uint64_t max_events)
 			break;
 		deliver(r, best, future);
 		done++;
+		if (r->stop) {
+			r->stop = false;
+			break;
+		}
 	}
 	return done;
 }

@@ -58,6 +58,7 @@ struct reader {
 	uint64_t (*now)(void);
 	uint64_t deadline_ns;	/* now() past this: every CPU stops reading (0: never) */
 	ssize_t (*read_fn)(int fd, void *buf, size_t len);	/* read(); tests replace it */
+	bool stop;		/* the sink asks reader_run() to return after this event */
 	/* counters */
 	uint64_t records;
 	uint64_t decoded;

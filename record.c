@@ -209,6 +209,13 @@ int record_write_meta(const char *dir, const struct meta *m, const struct reader
 			   m->extra[k].static_kib);
 	if (m->extra_dropped)
 		out_printf(&o, "modules_not_listed %u\n", m->extra_dropped);
+	/* --stacks: the modules' code, so that a replay attributes the stacks alike */
+	for (k = 0; s && s->stacks_on && k < s->sk.nranges; k++)
+		out_printf(&o, "module_range %s %" PRIu64 " %" PRIu64 " %" PRIu64 "\n",
+			   s->sk.ranges[k].name, s->sk.ranges[k].start, s->sk.ranges[k].end,
+			   s->sk.ranges[k].from_ts);
+	if (s && s->stacks_on && s->sk.hidden)
+		out_puts(&o, "module_ranges_hidden 1\n");
 	e = out_flush(&o);
 	if (close(fd) && !e)
 		e = -errno;
@@ -270,7 +277,8 @@ static void meta_line(char *line, void *p)
 	if (!line[0] || !strncmp(line, "memtrace-meta ", 14) || !strncmp(line, "version ", 8))
 		return;
 	/* meta_parse_boot() reads (and counts) these */
-	if (!strncmp(line, "module_before ", 14) || !strncmp(line, "module_boot ", 12))
+	if (!strncmp(line, "module_before ", 14) || !strncmp(line, "module_boot ", 12) ||
+	    !strncmp(line, "module_range", 12))
 		return;
 	if (has_negative(line))
 		(*c->bad)++;
@@ -334,6 +342,33 @@ static void meta_line(char *line, void *p)
 	}
 }
 
+/* --stacks: a module's code (without --stacks in the replay: nothing to do). */
+static void range_line(struct meta_ctx *c, const char *line)
+{
+	unsigned long long a, b, ts;
+	struct mod_range mr;
+	char name[MODNAME_LEN];
+
+	if (!c->s->stacks_on)
+		return;
+	if (!strcmp(line, "module_ranges_hidden 1")) {
+		c->s->sk.hidden = true;
+		return;
+	}
+	memset(&mr, 0, sizeof(mr));
+	if (has_negative(line) ||
+	    sscanf(line, "module_range %55s %llu %llu %llu", name, &a, &b, &ts) != 4 || a >= b) {
+		(*c->bad)++;
+		return;
+	}
+	memcpy(mr.name, name, strlen(name) + 1);	/* %55s: fits */
+	mr.start = a;
+	mr.end = b;
+	mr.from_ts = ts;
+	if (stacks_set_ranges(&c->s->sk, &mr, 1))
+		(*c->bad)++;
+}
+
 static void boot_line(char *line, void *p)
 {
 	struct meta_ctx *c = p;
@@ -345,6 +380,10 @@ static void boot_line(char *line, void *p)
 			module_present(&c->s->tb, name, strlen(name));
 		else
 			(*c->bad)++;
+		return;
+	}
+	if (!strncmp(line, "module_range", 12)) {
+		range_line(c, line);
 		return;
 	}
 	if (strncmp(line, "module_boot ", 12))

@@ -60,11 +60,6 @@ static int open_cpu(const struct run *r, int cpu)
 	return fd;
 }
 
-static void sink(void *ctx, const struct mt_event *ev)
-{
-	stats_apply(ctx, ev);
-}
-
 /* The recording's layout, events, tables, seed and CPUs, read as live setup would make them. */
 static int replay_setup(struct run *r)
 {
@@ -90,12 +85,6 @@ static int replay_setup(struct run *r)
 	code = setup_events(r, replay_format, (void *)r->opt.replay_dir, false);
 	if (code)
 		return code;
-	code = setup_stats(r, r->meta.max_pfn);
-	if (code)
-		return code;
-	/* modules from the boot buffer came before every event, as when live */
-	if ((len = read_rec(r, META_FILE, text, sizeof(text))) >= 0)
-		meta_parse_boot(text, (size_t)len, &r->st, &r->replay_bad);
 	if (path_fmt(p, sizeof(p), "%s/per_cpu", r->opt.replay_dir))
 		return EXIT_RUNTIME;
 	n = cpu_dirs(p, &cpu_ids);
@@ -103,6 +92,15 @@ static int replay_setup(struct run *r)
 		return mt_fail(EXIT_RUNTIME, "%s: %s", p, strerror(-n));
 	if (n > 4096)
 		n = 4096;
+	r->cpu_id_bound = n ? (uint32_t)cpu_ids[n - 1] + 1 : 1;
+	code = setup_stats(r, r->meta.max_pfn);
+	if (code) {
+		free(cpu_ids);
+		return code;
+	}
+	/* modules from the boot buffer came before every event, as when live */
+	if ((len = read_rec(r, META_FILE, text, sizeof(text))) >= 0)
+		meta_parse_boot(text, (size_t)len, &r->st, &r->replay_bad);
 	fds = calloc((size_t)n + 1, sizeof(*fds));
 	if (!fds) {
 		free(cpu_ids);
@@ -110,7 +108,7 @@ static int replay_setup(struct run *r)
 	}
 	for (i = 0; i < n; i++)
 		fds[i] = open_cpu(r, cpu_ids[i]);
-	i = reader_init(&r->rd, &r->layout, &r->dec, n, cpu_ids, fds, false, true, sink, &r->st);
+	i = reader_init(&r->rd, &r->layout, &r->dec, n, cpu_ids, fds, false, true, setup_sink, r);
 	free(cpu_ids);
 	free(fds);	/* the reader keeps the fds; replay_loop closes them */
 	if (i)

@@ -4,6 +4,7 @@
 
 #include "escape.h"
 #include "rows.h"
+#include "stackreport.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -95,7 +96,7 @@ static uint64_t events_total(const struct stats *st)
 }
 
 /* --by process: one row per process, threads summed. */
-static void text_processes(struct out *o, const struct run *r)
+static void text_processes(struct out *o, const struct run *r, const struct ksyms *ks)
 {
 	const struct stats *st = &r->st;
 	uint32_t n = rows_processes(r, false), rows, i;
@@ -116,6 +117,8 @@ static void text_processes(struct out *o, const struct run *r)
 		rows_text_comm(o, t);
 		out_puts(o, "\n");
 	}
+	for (i = 0; i < rows; i++)
+		stackreport_process_text(o, r, ks, r->order[i]);
 }
 
 /* The kernel (or the recording) had no module:module_load event. */
@@ -130,7 +133,7 @@ static bool module_events_missing(const struct run *r)
 }
 
 static void report_text(struct out *o, const struct run *r, const char *trigger,
-			uint32_t ntasks)
+			uint32_t ntasks, const struct ksyms *ks)
 {
 	const struct boot_buffer *boot = boot_of(r);
 	const struct stats *st = &r->st;
@@ -217,12 +220,13 @@ static void report_text(struct out *o, const struct run *r, const char *trigger,
 			   "the last one replaced)\n", r->oom.kept, r->opt.log_path, r->oom.first,
 			   r->oom.first + r->oom.kept - 1, (unsigned long long)r->oom.not_kept,
 			   r->opt.keep_oom);
+	stackreport_counters_text(o, r);
 	if (r->self_rss_kib >= 0)
 		out_printf(o, "memtrace itself: rss %ld KiB (pfn map %ld KiB of it), peak rss %ld KiB\n",
 			   r->self_rss_kib, r->self_map_kib, r->self_hwm_kib);
 
 	if (r->opt.by_process) {
-		text_processes(o, r);
+		text_processes(o, r, ks);
 		goto modules;
 	}
 	rows = r->opt.top && r->opt.top < ntasks ? r->opt.top : ntasks;
@@ -240,15 +244,20 @@ static void report_text(struct out *o, const struct run *r, const char *trigger,
 		rows_text_comm(o, t);
 		out_puts(o, "\n");
 	}
+	for (i = 0; i < rows; i++)
+		stackreport_task_text(o, r, ks, &st->tb.tasks[r->order[i]]);
 modules:
 	if (!nmods_listed(r) && module_events_missing(r)) {
 		out_puts(o, r->opt.replay_dir ? "\nMODULES: none (no module events in the "
 			 "recording)\n" : "\nMODULES: none (no module events on this kernel)\n");
 		return;
 	}
-	out_printf(o, "\nMODULES: %u\n", nmods_listed(r));
-	out_printf(o, "%-24s %10s %10s %10s %10s %8s %-8s %s\n", "NAME", "PEAK_PAGES", "PEAK_KIB",
-		   "CUR_PAGES", "STATIC_KIB", "LOADER", "STATE", "BRACKET");
+	out_printf(o, "\nMODULES: %u%s\n", nmods_listed(r), st->stacks_on ? " (pages by "
+		   "allocation stack or load bracket, each once; LOAD_PEAK: the bracket's alone)" : "");
+	out_printf(o, "%-24s %10s %10s %10s ", "NAME", "PEAK_PAGES", "PEAK_KIB", "CUR_PAGES");
+	if (st->stacks_on)
+		out_printf(o, "%10s ", "LOAD_PEAK");
+	out_printf(o, "%10s %8s %-8s %s\n", "STATIC_KIB", "LOADER", "STATE", "BRACKET");
 	for (i = 0; i < nmods_listed(r); i++) {
 		const struct mt_module *m = mod_at(r, i);
 		char skib[24], name[MODNAME_LEN], loader[16];
@@ -262,10 +271,12 @@ modules:
 			strcpy(loader, "-");
 		else
 			snprintf(loader, sizeof(loader), "%d", m->loader_tid);
-		out_printf(o, "%-24s %10lld %10llu %10lld %10s %8s %-8s %s\n",
-			   name, (long long)m->peak,
-			   (unsigned long long)kib(r, m->peak), (long long)m->cur, skib,
-			   loader, module_state_name(m), bracket_name(m->bracket));
+		out_printf(o, "%-24s %10lld %10llu %10lld ", name, (long long)m->all_peak,
+			   (unsigned long long)kib(r, m->all_peak), (long long)m->all_cur);
+		if (st->stacks_on)
+			out_printf(o, "%10lld ", (long long)m->peak);
+		out_printf(o, "%10s %8s %-8s %s\n", skib, loader, module_state_name(m),
+			   bracket_name(m->bracket));
 		before += m->state == MOD_BEFORE;
 		untraced += m->state == MOD_UNTRACED;
 	}
@@ -278,9 +289,10 @@ modules:
 	if (r->meta.extra_dropped)
 		out_printf(o, "(%u more modules in /proc/modules not listed: module table full)\n",
 			   r->meta.extra_dropped);
+	stackreport_modules_text(o, r, ks);
 }
 
-static void json_processes(struct out *o, const struct run *r)
+static void json_processes(struct out *o, const struct run *r, const struct ksyms *ks)
 {
 	const struct stats *st = &r->st;
 	uint32_t n = rows_processes(r, false), rows, i;
@@ -295,16 +307,18 @@ static void json_processes(struct out *o, const struct run *r)
 		rows_json_comm(o, t);
 		out_printf(o, ",\"threads\":%u,\"peak_pages\":%lld,\"peak_kib\":%llu,"
 			   "\"peak_time_s\":%.6f,\"current_pages\":%lld,\"seeded_pages\":%llu,"
-			   "\"state\":\"%s\"}", rows_threads(r, r->order[i]), (long long)t->ppeak,
+			   "\"state\":\"%s\"", rows_threads(r, r->order[i]), (long long)t->ppeak,
 			   (unsigned long long)kib(r, t->ppeak), secs(t->ppeak_ts),
 			   (long long)t->pcur, (unsigned long long)t->seed,
 			   rows_state(r, r->order[i]));
+		stackreport_process_json(o, r, ks, r->order[i]);
+		out_puts(o, "}");
 	}
 	out_puts(o, "]");
 }
 
 static void report_json(struct out *o, const struct run *r, const char *trigger,
-			uint32_t ntasks)
+			uint32_t ntasks, const struct ksyms *ks)
 {
 	const struct boot_buffer *boot = boot_of(r);
 	const struct stats *st = &r->st;
@@ -397,12 +411,13 @@ static void report_json(struct out *o, const struct run *r, const char *trigger,
 	} else {
 		out_puts(o, "\"oom\":null,");
 	}
+	stackreport_counters_json(o, r, "", ",");
 	if (r->self_rss_kib >= 0)
 		out_printf(o, "\"self\":{\"rss_kib\":%ld,\"hwm_kib\":%ld,\"pfn_map_kib\":%ld},",
 			   r->self_rss_kib, r->self_hwm_kib, r->self_map_kib);
 	rows = r->opt.top && r->opt.top < ntasks ? r->opt.top : ntasks;
 	if (r->opt.by_process) {
-		json_processes(o, r);
+		json_processes(o, r, ks);
 		goto modules;
 	}
 	out_printf(o, "\"view\":\"task\",\"tasks_with_pages\":%u,\"tasks\":[", ntasks);
@@ -414,11 +429,13 @@ static void report_json(struct out *o, const struct run *r, const char *trigger,
 		rows_json_comm(o, t);
 		out_printf(o, ",\"peak_pages\":%lld,\"peak_kib\":%llu,\"peak_time_s\":%.6f,"
 			   "\"current_pages\":%lld,\"seeded_pages\":%llu,\"allocated_pages\":%llu,"
-			   "\"freed_pages\":%llu,\"state\":\"%s\"}",
+			   "\"freed_pages\":%llu,\"state\":\"%s\"",
 			   (long long)t->peak, (unsigned long long)kib(r, t->peak),
 			   secs(t->peak_ts), (long long)t->cur, (unsigned long long)t->seed,
 			   (unsigned long long)t->alloc_pages, (unsigned long long)t->freed_pages,
 			   task_state_name(t));
+		stackreport_task_json(o, r, ks, t);
+		out_puts(o, "}");
 	}
 	out_puts(o, "]");
 modules:
@@ -428,8 +445,10 @@ modules:
 
 		out_printf(o, "%s\n{\"name\":", i ? "," : "");
 		rows_json_str(o, m->name);
-		out_printf(o, ",\"peak_pages\":%lld,\"peak_kib\":%llu,\"current_pages\":%lld,",
-			   (long long)m->peak, (unsigned long long)kib(r, m->peak),
+		out_printf(o, ",\"peak_pages\":%lld,\"peak_kib\":%llu,\"peak_time_s\":%.6f,"
+			   "\"current_pages\":%lld,\"load_peak_pages\":%lld,\"load_current_pages\":%lld,",
+			   (long long)m->all_peak, (unsigned long long)kib(r, m->all_peak),
+			   secs(m->all_peak_ts), (long long)m->all_cur, (long long)m->peak,
 			   (long long)m->cur);
 		if (m->static_known)
 			out_printf(o, "\"static_kib\":%llu,", (unsigned long long)m->static_kib);
@@ -439,21 +458,36 @@ modules:
 			out_puts(o, "\"loader_pid\":null,");
 		else
 			out_printf(o, "\"loader_pid\":%d,", m->loader_tid);
-		out_printf(o, "\"state\":\"%s\",\"bracket\":\"%s\",\"allocated_pages\":%llu}",
+		out_printf(o, "\"state\":\"%s\",\"bracket\":\"%s\",\"allocated_pages\":%llu",
 			   module_state_name(m), bracket_name(m->bracket),
 			   (unsigned long long)m->alloc_pages);
+		stackreport_module_json(o, r, ks, m);
+		out_puts(o, "}");
 	}
 	out_printf(o, "],\"modules_not_listed\":%u}\n", r->meta.extra_dropped);
 }
 
 void report_write(struct out *o, const struct run *r, const char *trigger)
 {
-	uint32_t ntasks = rows_tasks(r);
+	uint32_t ntasks = rows_tasks(r), n, i;
+	struct ksyms ks;
 
+	/* the names of the frames it prints: the rows it lists, in the order it lists them */
+	stackreport_begin(r, &ks);
+	n = r->opt.by_process ? rows_processes(r, false) : ntasks;
+	n = r->opt.top && r->opt.top < n ? r->opt.top : n;
+	for (i = 0; i < n; i++) {
+		if (r->opt.by_process)
+			stackreport_want_process(r, &ks, r->order[i]);
+		else
+			stackreport_want_task(r, &ks, &r->st.tb.tasks[r->order[i]]);
+	}
+	stackreport_resolve(r, &ks);
 	if (r->opt.format == FMT_JSON)
-		report_json(o, r, trigger, ntasks);
+		report_json(o, r, trigger, ntasks, &ks);
 	else
-		report_text(o, r, trigger, ntasks);
+		report_text(o, r, trigger, ntasks, &ks);
+	ksyms_free(&ks);
 }
 
 /* Raw name bytes as printable ASCII for a one-line message (kmsg). */
@@ -470,8 +504,8 @@ static void plain_name(char *dst, size_t size, const char *src, size_t len)
 static bool mod_after(const struct mt_module *a, uint32_t ai, const struct mt_module *b,
 		      uint32_t bi)
 {
-	if (a->peak != b->peak)
-		return a->peak < b->peak;
+	if (a->all_peak != b->all_peak)
+		return a->all_peak < b->all_peak;
 	if (a->static_kib != b->static_kib)
 		return a->static_kib < b->static_kib;
 	return ai > bi;
@@ -531,12 +565,12 @@ void report_summary(const struct run *r, const char *trigger, const char *where,
 		if (best->static_known)
 			snprintf(line, sizeof(line), "memtrace: top module: %s peak %lld pages "
 				 "(%llu KiB), static %llu KiB, %s", name[0] ? name : "(unnamed)",
-				 (long long)best->peak, (unsigned long long)kib(r, best->peak),
+				 (long long)best->all_peak, (unsigned long long)kib(r, best->all_peak),
 				 (unsigned long long)best->static_kib, module_state_name(best));
 		else
 			snprintf(line, sizeof(line), "memtrace: top module: %s peak %lld pages "
 				 "(%llu KiB), %s", name[0] ? name : "(unnamed)",
-				 (long long)best->peak, (unsigned long long)kib(r, best->peak),
+				 (long long)best->all_peak, (unsigned long long)kib(r, best->all_peak),
 				 module_state_name(best));
 		emit(ctx, line);
 		shown++;
@@ -546,6 +580,11 @@ void report_summary(const struct run *r, const char *trigger, const char *where,
 			 nmods_listed(r) - shown);
 		emit(ctx, line);
 	}
+	/* what a crashkernel= size needs: all tracked pages at once, at their highest */
+	snprintf(line, sizeof(line), "memtrace: system peak: %lld pages (%llu KiB) above the start, "
+		 "at %.3f s", (long long)st->sys_peak, (unsigned long long)kib(r, st->sys_peak),
+		 secs(st->sys_peak_ts));
+	emit(ctx, line);
 }
 
 
@@ -557,12 +596,12 @@ static uint32_t next_module_now(const struct table *tb, uint32_t prev)
 	for (i = 0; i < tb->nmods; i++) {
 		const struct mt_module *m = &tb->mods[i];
 
-		if (m->cur <= 0)
+		if (m->all_cur <= 0)
 			continue;
-		if (prev != UINT32_MAX && (m->cur > tb->mods[prev].cur ||
-					   (m->cur == tb->mods[prev].cur && i <= prev)))
+		if (prev != UINT32_MAX && (m->all_cur > tb->mods[prev].all_cur ||
+					   (m->all_cur == tb->mods[prev].all_cur && i <= prev)))
 			continue;
-		if (best == UINT32_MAX || m->cur > tb->mods[best].cur)
+		if (best == UINT32_MAX || m->all_cur > tb->mods[best].all_cur)
 			best = i;
 	}
 	return best;
@@ -592,8 +631,8 @@ void report_oom_summary(const struct run *r, unsigned ntop, uint64_t not_summari
 
 		plain_name(name, sizeof(name), m->name, strlen(m->name));
 		snprintf(line, sizeof(line), "memtrace: oom: module %s holds %lld pages (%llu KiB)",
-			 name[0] ? name : "(unnamed)", (long long)m->cur,
-			 (unsigned long long)kib(r, m->cur));
+			 name[0] ? name : "(unnamed)", (long long)m->all_cur,
+			 (unsigned long long)kib(r, m->all_cur));
 		emit(ctx, line);
 	}
 	snprintf(line, sizeof(line), "memtrace: oom: %llu events lost so far%s; %llu oom kills "

@@ -118,6 +118,7 @@ struct run {
 	struct stats st;
 	struct meta meta;
 	int stop_sig;			/* what ended the loop: SIGTERM, SIGINT, SIGPIPE */
+	uint32_t cpu_id_bound;		/* CPU numbers are below this (--stacks) */
 	/* the tracepoints, as reports name them ("sys:name") */
 	const char *enabled[RUN_MAX_EVENTS];
 	const char *missing[RUN_MAX_EVENTS];

@@ -33,10 +33,18 @@ bool test_fail_at(const struct run *r, const char *step)
 }
 #endif
 
-/* The reports' events, and the one stats reads: the reader delivers to the accounting. */
-static void sink(void *ctx, const struct mt_event *ev)
+/*
+ * The reader delivers to the accounting. A module load with --stacks ends the
+ * batch, so that the module's code is known (enrich_module_ranges()) before its
+ * stacks are read.
+ */
+void setup_sink(void *ctx, const struct mt_event *ev)
 {
-	stats_apply(ctx, ev);
+	struct run *r = ctx;
+
+	stats_apply(&r->st, ev);
+	if (r->st.want_ranges && r->ops->live)
+		r->rd.stop = true;
 }
 
 static bool is_module_event(const struct mt_tracepoint *tp)
@@ -94,6 +102,9 @@ int setup_events(struct run *r, format_reader rdfmt, void *ctx, bool live)
 		int e;
 
 		snprintf(name, sizeof(r->event_names[i]), "%s:%s", tp->system, tp->name);
+		/* stacks cost nothing unless asked for; a recording made with them has them */
+		if (tp->when == WHEN_STACKS && !r->opt.stacks && (live || n <= 0))
+			continue;
 		if (n > 0) {
 			snprintf(fe.system, sizeof(fe.system), "%s", tp->system);
 			if (fmt_parse_event(&fe, text, (size_t)n, err, sizeof(err)))
@@ -103,7 +114,7 @@ int setup_events(struct run *r, format_reader rdfmt, void *ctx, bool live)
 			else
 				ok = true;
 		}
-		if (ok && live) {
+		if (ok && live && tp->when != WHEN_STACKS) {
 			e = tracefs_enable(&r->tf, tp->system, tp->name);
 			if (e) {
 				mt_warn("cannot enable %s: %s", name, strerror(-e));
@@ -116,8 +127,12 @@ int setup_events(struct run *r, format_reader rdfmt, void *ctx, bool live)
 			r->enabled[r->nenabled++] = name;
 			if (tp->kind == EV_RENAME)
 				r->meta.rename_events = true;
+			if (tp->kind == EV_STACK)
+				r->opt.stacks = true;	/* a replay of a recording with stacks */
 			continue;
 		}
+		if (tp->kind == EV_STACK)
+			r->opt.stacks = false;
 		if (tp->need == NEED_REQUIRED) {
 			if (bad_fmt)	/* err names the event already */
 				return mt_fail(EXIT_NOEVENT, "required tracepoint %s: %s", bad_fmt, err);
@@ -165,6 +180,8 @@ int setup_stats(struct run *r, uint64_t max_pfn)
 		.tree_first_sight = !setup_have_event(r, "task:task_newtask") &&
 				    !setup_have_event(r, "sched:sched_process_fork"),
 		.self_pid = r->meta.self_pid,
+		.max_stacks = r->opt.stacks ? r->opt.max_stacks : 0,
+		.cpu_ids = r->cpu_id_bound,
 	};
 	int e = stats_init(&r->st, &cfg);
 
@@ -312,6 +329,41 @@ static int setup_instance(struct run *r)
 	return 0;
 }
 
+/* The highest CPU number + 1 of a per_cpu directory (1 if none can be read). */
+static uint32_t cpu_bound(const char *per_cpu)
+{
+	int *ids, n = cpu_dirs(per_cpu, &ids);
+	uint32_t b = n > 0 ? (uint32_t)ids[n - 1] + 1 : 1;
+
+	free(ids);
+	return b;
+}
+
+/*
+ * --stacks: the stacktrace trigger on the instance's mm_page_alloc. Without
+ * it (or without the kernel_stack format), no stacks: said once.
+ */
+static void setup_stacks(struct run *r)
+{
+	char dir[PATH_MAX];
+	int e;
+
+	if (!setup_have_event(r, "ftrace:kernel_stack")) {
+		mt_warn("warning: --stacks: no ftrace:kernel_stack format here: no stacks");
+		r->opt.stacks = false;
+		return;
+	}
+	e = tracefs_stack_trigger(&r->tf);
+	if (e) {
+		mt_warn("warning: --stacks: cannot set the stacktrace trigger: %s: no stacks",
+			strerror(-e));
+		r->opt.stacks = false;
+		return;
+	}
+	if (!path_fmt(dir, sizeof(dir), "%s/per_cpu", r->tf.inst))
+		r->cpu_id_bound = cpu_bound(dir);
+}
+
 /* The tables, sized for this machine's page frames. */
 static int setup_live_stats(struct run *r)
 {
@@ -366,9 +418,13 @@ int setup_tracing(struct run *r)
 		return code;
 	if (test_fail_at(r, "events"))
 		return EXIT_RUNTIME;
+	if (r->opt.stacks)
+		setup_stacks(r);
 	code = setup_live_stats(r);
 	if (code)
 		return code;
+	if (r->opt.stacks)
+		enrich_module_ranges(r, 0);
 	if (test_fail_at(r, "stats"))
 		return EXIT_RUNTIME;
 	code = tracefs_open_cpus(&r->tf, err, sizeof(err));
@@ -377,7 +433,7 @@ int setup_tracing(struct run *r)
 	if (test_fail_at(r, "cpus"))
 		return EXIT_RUNTIME;
 	if (reader_init(&r->rd, &r->layout, &r->dec, r->tf.ncpus, r->tf.cpu_ids, r->tf.fds, true,
-			r->tf.clock_mono, sink, &r->st))
+			r->tf.clock_mono, setup_sink, r))
 		return mt_fail(EXIT_RUNTIME, "out of memory");
 	r->reader_up = true;
 	if (r->opt.record_dir &&

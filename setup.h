@@ -25,6 +25,9 @@ typedef ssize_t (*format_reader)(void *ctx, const char *sys, const char *name, c
  */
 int setup_events(struct run *r, format_reader rdfmt, void *ctx, bool live);
 
+/* The reader's sink: events to the accounting (and a batch ends at a module load with --stacks). */
+void setup_sink(void *ctx, const struct mt_event *ev);
+
 /* Whether "sys:name" was enabled (or found in the recording). */
 bool setup_have_event(const struct run *r, const char *name);
 

@@ -24,6 +24,14 @@ int stats_init(struct stats *s, const struct stats_config *cfg)
 	if (cfg->exit_ring && !(s->exits = calloc(cfg->exit_ring, sizeof(*s->exits))))
 		goto nomem;
 	/* room for a quarter of the table's tids, at most half full */
+	if (cfg->max_stacks) {
+		e = stacks_init(&s->sk, cfg->max_stacks, cfg->max_pfn, cfg->cpu_ids ? cfg->cpu_ids : 1);
+		if (e) {
+			stats_free(s);
+			return e;
+		}
+		s->stacks_on = true;
+	}
 	s->tl_mask = 127;
 	while (s->tl_mask + 1 < cfg->max_tasks / 2)
 		s->tl_mask = s->tl_mask * 2 + 1;
@@ -50,6 +58,8 @@ nomem:
 void stats_free(struct stats *s)
 {
 	table_free(&s->tb);
+	if (s->stacks_on)
+		stacks_free(&s->sk);
 	free(s->exits);
 	free(s->tree_lost);
 	if (s->pfn_owner)
@@ -418,39 +428,64 @@ struct mt_task *stats_seed_task(struct stats *s, int32_t tid, int32_t tgid, int3
 	return t;
 }
 
-/* A module's pages change: keep what it held at the system's peak first. */
-static void module_pages(struct stats *s, struct mt_module *m, int64_t n)
+/* A module's pages (all of them, counted once) change: keep what it held at the system peak. */
+static void module_all(struct stats *s, struct mt_module *m, int64_t n, uint64_t ts)
 {
 	if (m->sys_epoch != s->sys_epoch) {
 		m->cur_at_sys_peak = stats_sys_module_at_peak(s, m);
 		m->sys_epoch = s->sys_epoch;
 	}
-	m->cur += n;
+	m->all_cur += n;
+	if (m->all_cur > m->all_peak) {
+		m->all_peak = m->all_cur;
+		m->all_peak_ts = ts;
+	}
 }
 
+/* Pages taken in a module's load bracket. */
 static void charge_module(struct stats *s, struct mt_module *m, int64_t n, uint64_t ts)
 {
-	module_pages(s, m, n);
+	m->cur += n;
 	m->alloc_pages += (uint64_t)n;
 	if (m->cur > m->peak) {
 		m->peak = m->cur;
 		m->peak_ts = ts;
 	}
+	module_all(s, m, n, ts);
 }
 
-/* Give k pages back to the owner recorded in the map. */
-static void credit(struct stats *s, uint32_t owner, int64_t k)
+/* The module of a stack's pages, or NULL. */
+static struct mt_module *stack_module(struct stats *s, uint32_t sid)
 {
+	return sid ? table_module_by_serial(&s->tb, s->sk.st[sid].module) : NULL;
+}
+
+/*
+ * Give k pages back to the owner recorded in the map: its task (a module's
+ * pages are its loader's too), the module of its bracket, and the module the
+ * pages counted for (the stack's, else the bracket's) and the stack @sid.
+ */
+static void credit(struct stats *s, uint32_t owner, uint32_t sid, int64_t k)
+{
+	struct mt_module *bm = NULL, *um;
 	struct mt_task *t;
 
 	if (owner & OWNER_MODULE) {
-		struct mt_module *m = table_module_by_serial(&s->tb, owner & ~OWNER_MODULE);
-
-		if (!m)
-			return;
-		module_pages(s, m, -k);
-		owner = m->loader_serial;
+		bm = table_module_by_serial(&s->tb, owner & ~OWNER_MODULE);
+		if (bm) {
+			bm->cur -= k;
+			owner = bm->loader_serial;
+		}
 	}
+	um = stack_module(s, sid);
+	if (!um)
+		um = bm;
+	if (um)
+		module_all(s, um, -k, 0);
+	if (sid)
+		stacks_pages(&s->sk, sid, bm || !(owner & OWNER_MODULE) ? owner : 0, -k, 0);
+	if (bm == NULL && (owner & OWNER_MODULE))
+		return;		/* a module no longer in the table */
 	t = stats_task_by_serial(s, owner);
 	if (!t) {
 		s->c.recycled_frees += (uint64_t)k;
@@ -460,22 +495,24 @@ static void credit(struct stats *s, uint32_t owner, int64_t k)
 	task_pages(s, t, -k, 0);
 }
 
-/* Clear [pfn, pfn+n) in the map, crediting owners run by run; returns untracked pages. */
+/* Clear [pfn, pfn+n) in the maps, crediting owners run by run; returns untracked pages. */
 static uint64_t release_range(struct stats *s, uint64_t pfn, uint64_t n)
 {
-	uint32_t *map = s->pfn_owner + pfn;
+	uint32_t *map = s->pfn_owner + pfn, *smap = s->stacks_on ? s->sk.pfn_stack + pfn : NULL;
 	uint64_t i = 0, untracked = 0;
 
 	while (i < n) {
-		uint32_t owner = map[i];
+		uint32_t owner = map[i], sid = smap ? smap[i] : 0;
 		uint64_t j = i + 1;
 
-		while (j < n && map[j] == owner)
+		while (j < n && map[j] == owner && (!smap || smap[j] == sid))
 			j++;
 		if (owner) {
 			s->sys_cur -= (int64_t)(j - i);
-			credit(s, owner, (int64_t)(j - i));
+			credit(s, owner, sid, (int64_t)(j - i));
 			memset(map + i, 0, (j - i) * sizeof(*map));
+			if (smap)
+				memset(smap + i, 0, (j - i) * sizeof(*smap));
 		} else {
 			untracked += j - i;
 		}
@@ -501,29 +538,32 @@ static bool in_irq(const struct mt_event *ev)
 
 static void page_alloc(struct stats *s, const struct mt_event *ev)
 {
-	uint64_t pfn = ev->u.page.pfn, n, i, doubles;
+	uint64_t pfn = ev->u.page.pfn, n = 0, i, doubles;
 	struct mt_module *m = NULL;
-	struct mt_task *t;
-	uint32_t owner;
+	struct mt_task *t = NULL;
+	uint32_t owner = 0;
 	bool irq;
 
 	if (pfn == UINT64_MAX) {
 		s->c.failed_allocs++;
-		return;
+		goto out;
 	}
 	if (ev->u.page.order > MAX_ORDER_SEEN) {
 		s->c.bad_order++;
-		return;
+		goto out;
 	}
 	n = 1ULL << ev->u.page.order;
 	irq = in_irq(ev);
 	t = irq ? &s->tb.tasks[SLOT_IRQ] : task_for(s, ev->tid, ev->ts);
 	if (ev->ts < t->seed_ts) {
 		s->c.pre_seed_skipped++;
-		return;
+		t = NULL;
+		goto out;
 	}
-	if (!range_ok(s, pfn, n))
-		return;
+	if (!range_ok(s, pfn, n)) {
+		t = NULL;
+		goto out;
+	}
 	owner = t->serial;
 	if (!irq && t->mod) {
 		m = table_module_by_serial(&s->tb, t->mod);
@@ -552,7 +592,7 @@ static void page_alloc(struct stats *s, const struct mt_event *ev)
 		t->cur_at_sys_peak = t->cur - (int64_t)t->seed_left;
 		t->sys_epoch = s->sys_epoch;
 		if (m) {
-			m->cur_at_sys_peak = m->cur;
+			m->cur_at_sys_peak = m->all_cur;
 			m->sys_epoch = s->sys_epoch;
 		}
 	}
@@ -562,6 +602,57 @@ static void page_alloc(struct stats *s, const struct mt_event *ev)
 		s->c.task_overflow_pages += n;
 	else if (t == &s->tb.tasks[SLOT_TREE_OVERFLOW])
 		s->c.tree_overflow_pages += n;
+out:
+	/* every allocation has its stack record next on its CPU: counted or not */
+	if (s->stacks_on)
+		stacks_push(&s->sk, ev->cpu, pfn, (uint32_t)n, owner, t ? t->serial : 0, ev->ts,
+			    t != NULL);
+}
+
+/*
+ * A stack record: its allocation's pages (those still held as they were) go
+ * through the stack, and count for the module in it (the bracket's module,
+ * if there was one, gives them up: a page counts once).
+ */
+static void on_stack(struct stats *s, const struct mt_event *ev)
+{
+	struct mt_module *bm = NULL, *sm;
+	struct stack_pending p;
+	uint32_t sid, *smap;
+	uint64_t i;
+	int64_t k = 0;
+
+	if (!stacks_pop(&s->sk, ev->cpu, &p) || !p.use)
+		return;
+	sid = stacks_find(&s->sk, &s->tb, ev, ev->ts);
+	if (!sid) {
+		s->sk.c.table_full_pages += p.n;
+		return;
+	}
+	smap = s->sk.pfn_stack + p.pfn;
+	for (i = 0; i < p.n; i++) {
+		if (s->pfn_owner[p.pfn + i] != p.owner || smap[i])
+			continue;	/* freed (and taken again) since */
+		smap[i] = sid;
+		k++;
+	}
+	if (!k)
+		return;
+	stacks_pages(&s->sk, sid, p.task, k, ev->ts);
+	sm = stack_module(s, sid);
+	if (p.owner & OWNER_MODULE)
+		bm = table_module_by_serial(&s->tb, p.owner & ~OWNER_MODULE);
+	if (sm && sm != bm) {
+		if (bm)
+			module_all(s, bm, -k, ev->ts);
+		module_all(s, sm, k, ev->ts);
+		/* the system peak was this very allocation: the pages were the stack's module's then */
+		if (p.ts == s->sys_peak_ts) {
+			if (bm)
+				bm->cur_at_sys_peak -= k;
+			sm->cur_at_sys_peak += k;
+		}
+	}
 }
 
 static void page_free(struct stats *s, const struct mt_event *ev)
@@ -799,6 +890,8 @@ void stats_apply(struct stats *s, const struct mt_event *ev)
 	if (ev->kind == EV_PAGE_ALLOC && s->cfg.self_pid && ev->tid == s->cfg.self_pid &&
 	    !in_irq(ev)) {
 		s->c.self_allocs++;
+		if (s->stacks_on)	/* its stack record follows: it must not pair with another */
+			stacks_push(&s->sk, ev->cpu, 0, 0, 0, 0, ev->ts, false);
 		return;
 	}
 	s->c.events[ev->kind]++;
@@ -830,10 +923,19 @@ void stats_apply(struct stats *s, const struct mt_event *ev)
 	case EV_OOM_VICTIM:
 		on_oom(s, ev);
 		break;
+	case EV_STACK:
+		if (s->stacks_on)
+			on_stack(s, ev);
+		break;
 	case EV_MODSYS_ENTER:
 	case EV_MOD_LOAD:
 		module_event(&s->tb, ev, task_for(s, ev->tid, ev->ts), s->cfg.initmod_start,
 			     s->cfg.initmod_end);
+		if (ev->kind == EV_MOD_LOAD && s->stacks_on) {
+			/* its code comes into the stacks' module ranges (the caller reads them) */
+			s->want_ranges = true;
+			s->want_ranges_ts = ev->ts;
+		}
 		break;
 	case EV_MOD_PUT:
 	case EV_MODSYS_EXIT:

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "event.h"
+#include "stacks.h"
 #include "table.h"
 
 #define MAX_ORDER_SEEN	20	/* orders above this are treated as bad records */
@@ -32,6 +33,8 @@ struct stats_config {
 	bool tree_first_sight;	/* no fork/newtask events: root the tree at first sight */
 	int32_t self_pid;	/* memtrace's own pid: its page allocations are not counted */
 	uint32_t serial_limit;	/* task serials stay below it (0: the most the map holds) */
+	uint32_t max_stacks;	/* --stacks: distinct stacks kept (0: no stacks) */
+	uint32_t cpu_ids;	/* --stacks: CPU numbers are below this */
 };
 
 struct stats_counters {
@@ -80,6 +83,11 @@ struct stats {
 	struct mt_exit *exits;
 	uint32_t exit_head, exit_count;
 	uint64_t exits_dropped;		/* the caller was too slow: ring full */
+	/* --stacks: the stack tables; a module was loaded (its code is not known yet) */
+	bool stacks_on;
+	struct stacks sk;
+	bool want_ranges;
+	uint64_t want_ranges_ts;
 	/* set by an oom:mark_victim event; cleared by the caller after reporting */
 	bool oom_pending;
 	int32_t oom_pid;

@@ -86,7 +86,14 @@ struct mt_module {
 	uint64_t alloc_pages;
 	uint64_t static_kib;	/* coresize + initsize, from sysfs (filled by the caller) */
 	int64_t ret;		/* syscall return value, when seen */
-	int64_t cur_at_sys_peak;	/* its pages at the system's peak */
+	/*
+	 * Every page charged to the module, by its load bracket or by a stack
+	 * through its code (--stacks), counted once; without --stacks, what the
+	 * bracket charged (cur, peak above, reported as load_peak_pages).
+	 */
+	int64_t all_cur, all_peak;
+	uint64_t all_peak_ts;
+	int64_t cur_at_sys_peak;	/* its pages (all_cur) at the system's peak */
 	uint32_t sys_epoch;
 };
 

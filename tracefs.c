@@ -43,6 +43,7 @@ static struct {
 		char value[256];
 	} setting[EMERG_SETTINGS];
 	char saved_on[8];
+	char trigger[PATH_MAX];		/* the stacktrace trigger to remove, "" if none */
 } emerg;
 
 __attribute__((format(printf, 3, 4)))
@@ -351,6 +352,7 @@ static void prepare_emergency(const struct tracefs *t)
 		     t->inst))
 		return;
 	emerg.remove_dir = t->instance_created;
+	emerg.trigger[0] = '\0';
 	emerg.nfds = 0;
 	emerg.nsettings = 0;
 	emerg.free_buffer_fd = t->free_buffer_fd;
@@ -488,6 +490,23 @@ int tracefs_enable(struct tracefs *t, const char *sys, const char *name)
 	return e;
 }
 
+#define STACK_TRIGGER	"events/kmem/mm_page_alloc/trigger"
+
+int tracefs_stack_trigger(struct tracefs *t)
+{
+	int e;
+
+	if (path_fmt(emerg.trigger, sizeof(emerg.trigger), "%s/" STACK_TRIGGER, t->inst))
+		return -ENAMETOOLONG;
+	t->stack_trigger = true;	/* first: a failed write may still have set it */
+	e = write_setting(t, STACK_TRIGGER, "stacktrace");
+	if (e) {
+		t->stack_trigger = false;
+		emerg.trigger[0] = '\0';
+	}
+	return e;
+}
+
 int tracefs_open_cpu(struct tracefs *t, int idx)
 {
 	char p[PATH_MAX];
@@ -597,6 +616,11 @@ void tracefs_teardown(struct tracefs *t)
 			close(t->fds[i]);
 		t->fds[i] = -1;
 	}
+	/* an instance with a trigger set may refuse to go */
+	if (t->stack_trigger) {
+		write_setting(t, STACK_TRIGGER, "!stacktrace");
+		t->stack_trigger = false;
+	}
 	for (i = 0; i < t->nenabled; i++) {
 		if (!path_fmt(p, sizeof(p), "%s/events/%s/enable", t->inst, t->enabled[i]))
 			write_file(p, t->top_level ? t->saved_enable[i] : "0");
@@ -665,6 +689,8 @@ void tracefs_emergency_cleanup(void)
 		return;
 	emerg.armed = 0;
 	as_write(emerg.tracing_on, "0", 1);
+	if (emerg.trigger[0])
+		as_write(emerg.trigger, "!stacktrace", 11);
 	/*
 	 * Any open instance file (the interrupted code may hold stats or
 	 * tracing_on) makes rmdir fail with EBUSY: close every fd but stdio,

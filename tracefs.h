@@ -34,6 +34,7 @@ struct tracefs {
 	char saved_filter[256];			/* the owner event's filter before ("0": none) */
 	char saved_enable[TFS_MAX_EVENTS][4];	/* each enabled event's enable before */
 	bool saved_valid;
+	bool stack_trigger;			/* the stacktrace trigger is ours to remove */
 };
 
 /**
@@ -70,6 +71,13 @@ ssize_t tracefs_read_header_page(const struct tracefs *t, char *buf, size_t size
 
 /* Enable one event in the instance (remembered for teardown); 0 or -errno. */
 int tracefs_enable(struct tracefs *t, const char *sys, const char *name);
+
+/*
+ * --stacks: a kernel stack with every kmem:mm_page_alloc of the instance (the
+ * event trigger "stacktrace"; its records are ftrace:kernel_stack). Removed at
+ * teardown, and by the emergency path. 0 or -errno.
+ */
+int tracefs_stack_trigger(struct tracefs *t);
 
 /* Enumerate per_cpu/cpuN and open each trace_pipe_raw non-blocking. */
 int tracefs_open_cpus(struct tracefs *t, char *err, size_t errlen);

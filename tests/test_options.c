@@ -79,6 +79,7 @@ START_TEST(test_every_option)
 	ck_assert_uint_eq(O.max_modules, 7);
 	ck_assert_str_eq(O.instance, "a.b_c-1");
 	ck_assert(O.daemon && O.no_seed && O.kmsg && O.boot_buffer && O.by_process);
+	ck_assert_uint_eq(O.kmsg_level, 6);	/* info, unless asked otherwise */
 	ck_assert_str_eq(O.pidfile, "/run/m.pid");
 	ck_assert_str_eq(O.record_dir, "/tmp/rec");
 	ck_assert_str_eq(O.tracefs_dir, "/mnt/tfs");
@@ -90,6 +91,18 @@ START_TEST(test_every_option)
 	ck_assert_int_eq(O.format, FMT_TEXT);
 	ck_assert_uint_eq(O.top, 5);
 	ck_assert(!O.by_process);
+	/* the kmsg summary's level: 4 shows on a console booted with quiet */
+	ck_assert_int_eq(parse("--kmsg=4", NULL), OPT_RUN);
+	ck_assert(O.kmsg);
+	ck_assert_uint_eq(O.kmsg_level, 4);
+	ck_assert_int_eq(parse("--kmsg=0", "--kmsg", NULL), OPT_RUN);
+	ck_assert_uint_eq(O.kmsg_level, 0);	/* a bare --kmsg after keeps the level */
+	/* --stacks and its bounds */
+	ck_assert_int_eq(parse("--stacks", "--max-stacks", "100", "--stack-top", "0", NULL),
+			 OPT_RUN);
+	ck_assert(O.stacks);
+	ck_assert_uint_eq(O.max_stacks, 100);
+	ck_assert_uint_eq(O.stack_top, 0);
 	/* a second parse starts from the defaults again */
 	ck_assert_int_eq(parse(NULL), OPT_RUN);
 	ck_assert(!O.output_set);
@@ -178,7 +191,9 @@ START_TEST(test_unknown_and_missing)
 {
 	BAD("unknown option, or a value where none belongs or none where one does: '--bogus'",
 	    "--bogus");
-	BAD("'--kmsg=1'", "--kmsg=1");
+	BAD("'--no-seed=1'", "--no-seed=1");
+	BAD("invalid value '8' for --kmsg: must be 0..7", "--kmsg=8");
+	BAD("invalid value 'warn' for --kmsg: not a number", "--kmsg=warn");
 	BAD("'--output'", "--output");
 	BAD("option -x is unknown", "-x");
 	BAD("option -o requires a value", "-o");

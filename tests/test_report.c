@@ -1163,8 +1163,9 @@ static struct mt_module *add_mod(struct stats *st, const char *name, int64_t pea
 	memset(m, 0, sizeof(*m));
 	snprintf(m->name, sizeof(m->name), "%s", name);
 	m->serial = ++st->tb.nmods;
-	m->peak = peak;
-	m->cur = cur;
+	/* without --stacks a module's pages are its bracket's: both figures alike */
+	m->peak = m->all_peak = peak;
+	m->cur = m->all_cur = cur;
 	m->static_known = known;
 	m->static_kib = skib;
 	m->state = state;
@@ -1651,7 +1652,7 @@ START_TEST(test_summary_lines)
 
 	summary_fixture(&fx);
 	summary(&fx, 5, &ls);
-	ck_assert_int_eq(ls.n, 7);
+	ck_assert_int_eq(ls.n, 8);
 	ck_assert_str_eq(ls.l[0], HEAD);
 	ck_assert_str_eq(ls.l[1], TASK1);
 	ck_assert_str_eq(ls.l[2], TASK2);
@@ -1659,13 +1660,16 @@ START_TEST(test_summary_lines)
 	ck_assert_str_eq(ls.l[4], MOD2);
 	ck_assert_str_eq(ls.l[5], MOD3);
 	ck_assert_str_eq(ls.l[6], MOD4);
+	/* last: pid 200's 8 pages (order 3) at 1 s, freed at 2 s, were all there was */
+	ck_assert_str_eq(ls.l[7], "memtrace: system peak: 8 pages (32 KiB) above the start, "
+			 "at 1.000 s");
 	/* the table is not reordered by the summary */
 	ck_assert_str_eq(fx.r.st.tb.mods[0].name, "virtio");
 	ck_assert_str_eq(fx.r.st.tb.mods[3].name, "crc32_pclmul");
 	/* 16 KiB pages */
 	fx.r.meta.page_size = 16384;
 	summary(&fx, 1, &ls);
-	ck_assert_int_eq(ls.n, 4);
+	ck_assert_int_eq(ls.n, 5);
 	ck_assert_str_eq(ls.l[1], "memtrace: top task: pid 100 (big) peak 50 pages (800 KiB)");
 	ck_assert_str_eq(ls.l[2], "memtrace: top module: virtio_pci peak 6 pages (96 KiB), "
 			 "static 40 KiB, live");
@@ -1681,31 +1685,31 @@ START_TEST(test_summary_limits)
 
 	summary_fixture(&fx);
 	summary(&fx, 0, &ls);
-	ck_assert_int_eq(ls.n, 2);
+	ck_assert_int_eq(ls.n, 3);
 	ck_assert_str_eq(ls.l[0], HEAD);
 	ck_assert_str_eq(ls.l[1], "memtrace: 4 more modules in the full report");
 	summary(&fx, 1, &ls);
-	ck_assert_int_eq(ls.n, 4);
+	ck_assert_int_eq(ls.n, 5);
 	ck_assert_str_eq(ls.l[0], HEAD);
 	ck_assert_str_eq(ls.l[1], TASK1);
 	ck_assert_str_eq(ls.l[2], MOD1);
 	ck_assert_str_eq(ls.l[3], "memtrace: 3 more modules in the full report");
 	summary(&fx, 2, &ls);
-	ck_assert_int_eq(ls.n, 6);
+	ck_assert_int_eq(ls.n, 7);
 	ck_assert_str_eq(ls.l[2], TASK2);
 	ck_assert_str_eq(ls.l[3], MOD1);
 	ck_assert_str_eq(ls.l[4], MOD2);
 	ck_assert_str_eq(ls.l[5], "memtrace: 2 more modules in the full report");
 	summary(&fx, 3, &ls);
-	ck_assert_int_eq(ls.n, 7);
+	ck_assert_int_eq(ls.n, 8);
 	ck_assert_str_eq(ls.l[5], MOD3);
 	ck_assert_str_eq(ls.l[6], "memtrace: 1 more modules in the full report");
 	/* exactly as many modules as shown, and far more room than rows: no "more" line */
 	summary(&fx, 4, &ls);
-	ck_assert_int_eq(ls.n, 7);
+	ck_assert_int_eq(ls.n, 8);
 	ck_assert_str_eq(ls.l[6], MOD4);
 	summary(&fx, 1000, &ls);
-	ck_assert_int_eq(ls.n, 7);
+	ck_assert_int_eq(ls.n, 8);
 	ck_assert_str_eq(ls.l[1], TASK1);
 	ck_assert_str_eq(ls.l[2], TASK2);
 	ck_assert_str_eq(ls.l[3], MOD1);
@@ -1724,15 +1728,15 @@ START_TEST(test_summary_empty)
 	fx_init(&fx, 16);
 	fx.trigger = "SIGTERM";
 	summary(&fx, 5, &ls);
-	ck_assert_int_eq(ls.n, 1);
+	ck_assert_int_eq(ls.n, 2);
 	ck_assert_str_eq(ls.l[0], "memtrace: report (SIGTERM): 0 events, 0 lost, 0 tasks with "
 			 "pages, 0 modules; full report in /var/log/memtrace.log");
 	summary(&fx, 0, &ls);
-	ck_assert_int_eq(ls.n, 1);
+	ck_assert_int_eq(ls.n, 2);
 	/* tasks but no modules: no module lines, no "more" line */
 	stats_seed_task(&fx.r.st, 10, 10, 1, "t", 1, 3, 5, false);
 	summary(&fx, 5, &ls);
-	ck_assert_int_eq(ls.n, 2);
+	ck_assert_int_eq(ls.n, 3);
 	ck_assert_str_eq(ls.l[1], "memtrace: top task: pid 10 (t) peak 3 pages (12 KiB)");
 	lines_free(&ls);
 	stats_free(&fx.r.st);
@@ -1755,7 +1759,7 @@ START_TEST(test_summary_module_order)
 	add_before(&fx.r.st, "g", true, 2);
 	add_mod(&fx.r.st, "h", 5, 0, true, 10, MOD_UNLOADED);
 	summary(&fx, 8, &ls);
-	ck_assert_int_eq(ls.n, 9);
+	ck_assert_int_eq(ls.n, 10);
 	ck_assert_str_eq(ls.l[0], "memtrace: report (SIGUSR1): 0 events, 0 lost, 0 tasks with "
 			 "pages, 8 modules; full report in /var/log/memtrace.log");
 	ck_assert_str_eq(ls.l[1], "memtrace: top module: e peak 9 pages (36 KiB), static 1 KiB, "
@@ -1774,7 +1778,7 @@ START_TEST(test_summary_module_order)
 	ck_assert_str_eq(ls.l[8], "memtrace: top module: f peak 0 pages (0 KiB), before");
 	/* the first three only */
 	summary(&fx, 3, &ls);
-	ck_assert_int_eq(ls.n, 5);
+	ck_assert_int_eq(ls.n, 6);
 	ck_assert_str_eq(ls.l[1], "memtrace: top module: e peak 9 pages (36 KiB), static 1 KiB, "
 			 "loading");
 	ck_assert_str_eq(ls.l[3], "memtrace: top module: c peak 5 pages (20 KiB), static 30 KiB, "
@@ -1797,7 +1801,7 @@ START_TEST(test_summary_module_ties)
 	for (i = 0; i < 6; i++)
 		add_mod(&fx.r.st, names[i], 2, 1, true, 4, MOD_LIVE);
 	summary(&fx, 6, &ls);
-	ck_assert_int_eq(ls.n, 7);
+	ck_assert_int_eq(ls.n, 8);
 	for (i = 0; i < 6; i++) {
 		char want[128];
 
@@ -1806,7 +1810,7 @@ START_TEST(test_summary_module_ties)
 		ck_assert_str_eq(ls.l[1 + i], want);
 	}
 	summary(&fx, 4, &ls);
-	ck_assert_int_eq(ls.n, 6);
+	ck_assert_int_eq(ls.n, 7);
 	ck_assert_str_eq(ls.l[4], "memtrace: top module: m3 peak 2 pages (8 KiB), static 4 KiB, live");
 	ck_assert_str_eq(ls.l[5], "memtrace: 2 more modules in the full report");
 	lines_free(&ls);
@@ -1827,7 +1831,7 @@ START_TEST(test_summary_tasks)
 	apply_page(&fx.r.st, EV_PAGE_ALLOC, 888, 100, 1, 20, MT_FLAG_HARDIRQ);	/* <irq> */
 	stats_seed_task(&fx.r.st, 900, 900, 1, "nine", 4, 9, 5, false);
 	summary(&fx, 10, &ls);
-	ck_assert_int_eq(ls.n, 6);
+	ck_assert_int_eq(ls.n, 7);
 	ck_assert_str_eq(ls.l[0], "memtrace: report (SIGUSR1): 2 events, 0 lost, 5 tasks with "
 			 "pages, 0 modules; full report in /var/log/memtrace.log");
 	ck_assert_str_eq(ls.l[1], "memtrace: top task: pid 900 (nine) peak 9 pages (36 KiB)");
@@ -1836,7 +1840,7 @@ START_TEST(test_summary_tasks)
 	ck_assert_str_eq(ls.l[4], "memtrace: top task: pid 777 (?) peak 4 pages (16 KiB)");
 	ck_assert_str_eq(ls.l[5], "memtrace: top task: pid -1 (<irq>) peak 2 pages (8 KiB)");
 	summary(&fx, 2, &ls);
-	ck_assert_int_eq(ls.n, 3);
+	ck_assert_int_eq(ls.n, 4);
 	ck_assert_str_eq(ls.l[2], "memtrace: top task: pid 400 (four) peak 7 pages (28 KiB)");
 	lines_free(&ls);
 	stats_free(&fx.r.st);
@@ -1877,7 +1881,7 @@ START_TEST(test_summary_hostile)
 	add_mod(&fx.r.st, "bad\nname\x1b\xff", 1, 1, false, 0, MOD_LOADING);
 	add_mod(&fx.r.st, "", 2, 0, true, 3, MOD_FAILED);
 	summary(&fx, (unsigned)NHOSTILE, &ls);
-	ck_assert_int_eq(ls.n, 1 + NHOSTILE + 2);
+	ck_assert_int_eq(ls.n, 1 + NHOSTILE + 3);
 	for (i = 0; i < NHOSTILE; i++) {
 		snprintf(want, sizeof(want), "memtrace: top task: pid %d (%s) peak %d pages (%d KiB)",
 			 1000 + i, plain[i], NHOSTILE + 10 - i, 4 * (NHOSTILE + 10 - i));
@@ -1901,7 +1905,7 @@ START_TEST(test_summary_lost)
 	fx.trigger = "oom";
 	fx.cpu0.missed_unknown = 3;
 	summary(&fx, 5, &ls);
-	ck_assert_int_eq(ls.n, 1);
+	ck_assert_int_eq(ls.n, 2);
 	ck_assert_str_eq(ls.l[0], "memtrace: report (oom): 0 events, 3 lost (at least), 0 tasks "
 			 "with pages, 0 modules; full report in /var/log/memtrace.log");
 	fx.cpu0.stats_lost = UINT64_MAX;

@@ -1,0 +1,236 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* ksyms.c - names for the frames a report prints: /proc/kallsyms streamed, only what is needed kept */
+#include "ksyms.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+void ksyms_init(struct ksyms *k)
+{
+	memset(k, 0, sizeof(*k));
+}
+
+void ksyms_free(struct ksyms *k)
+{
+	free(k->addr);
+	free(k->sym);
+	free(k->name);
+	free(k->names);
+	memset(k, 0, sizeof(*k));
+}
+
+int ksyms_want(struct ksyms *k, uint64_t addr)
+{
+	if (k->n == k->cap) {
+		uint32_t cap = k->cap ? 2 * k->cap : 256;
+		uint64_t *na = realloc(k->addr, cap * sizeof(*na));
+
+		if (!na)
+			return -ENOMEM;
+		k->addr = na;
+		k->cap = cap;
+	}
+	k->addr[k->n++] = addr;
+	return 0;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The first wanted address at or above @a (n if none). */
+static uint32_t lower_bound(const uint64_t *v, uint32_t n, uint64_t a)
+{
+	uint32_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (v[mid] < a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+void ksyms_prepare(struct ksyms *k)
+{
+	uint32_t i, j = 0;
+
+	qsort(k->addr, k->n, sizeof(*k->addr), cmp_u64);
+	for (i = 0; i < k->n; i++)
+		if (!j || k->addr[j - 1] != k->addr[i])
+			k->addr[j++] = k->addr[i];
+	k->n = j;
+	free(k->sym);
+	free(k->name);
+	k->sym = calloc(k->n ? k->n : 1, sizeof(*k->sym));
+	k->name = malloc((k->n ? k->n : 1) * sizeof(*k->name));
+	if (k->name)
+		memset(k->name, 0xff, (k->n ? k->n : 1) * sizeof(*k->name));
+	k->hidden = true;
+}
+
+/* One line: its address, whether it is a text symbol, its name (and module) span. */
+static bool parse_line(const char *l, size_t len, uint64_t *addr, const char **name,
+		       size_t *nlen)
+{
+	const char *p = l, *end = l + len;
+	uint64_t a = 0;
+	char type;
+
+	while (p < end && isxdigit((unsigned char)*p)) {
+		a = a * 16 + (uint64_t)(isdigit((unsigned char)*p) ? *p - '0' :
+					 tolower((unsigned char)*p) - 'a' + 10);
+		p++;
+	}
+	if (p == l || p + 3 > end || p[0] != ' ' || p[2] != ' ')
+		return false;
+	type = p[1];
+	if (type != 't' && type != 'T' && type != 'w' && type != 'W')
+		return false;
+	*addr = a;
+	*name = p + 3;
+	*nlen = (size_t)(end - *name);
+	while (*nlen && ((*name)[*nlen - 1] == '\n' || (*name)[*nlen - 1] == '\r'))
+		(*nlen)--;
+	return *nlen > 0;
+}
+
+/* "name\t[module]" as "name [module]", kept in names[]; its offset, or UINT32_MAX. */
+static uint32_t keep_name(struct ksyms *k, const char *name, size_t len)
+{
+	uint32_t off;
+	size_t i;
+
+	if (len > 255)
+		len = 255;
+	if (k->names_len + len + 1 > k->names_cap) {
+		size_t cap = k->names_cap ? 2 * k->names_cap : 4096;
+		char *nn;
+
+		while (cap < k->names_len + len + 1)
+			cap *= 2;
+		nn = realloc(k->names, cap);
+		if (!nn || k->names_len > UINT32_MAX - 256)
+			return UINT32_MAX;
+		k->names = nn;
+		k->names_cap = cap;
+	}
+	off = (uint32_t)k->names_len;
+	for (i = 0; i < len; i++)
+		k->names[k->names_len++] = name[i] == '\t' ? ' ' : name[i];
+	k->names[k->names_len++] = '\0';
+	return off;
+}
+
+void ksyms_feed(struct ksyms *k, int pass, const char *text, size_t len)
+{
+	const char *p = text, *end = text + len;
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p)), *le = nl ? nl : end;
+		const char *name;
+		uint64_t a;
+		size_t nlen;
+		uint32_t j;
+
+		k->lines += pass == 1;
+		if (parse_line(p, (size_t)(le - p), &a, &name, &nlen)) {
+			if (a)
+				k->hidden = false;
+			j = lower_bound(k->addr, k->n, a);
+			if (pass == 1 && a && j < k->n && a > k->sym[j])
+				k->sym[j] = a;	/* the highest start in (addr[j-1], addr[j]] */
+			if (pass == 2 && a) {
+				/* every wanted address whose symbol starts here, from j on */
+				uint32_t off = UINT32_MAX;
+
+				for (; j < k->n && k->sym[j] <= a; j++) {
+					if (k->sym[j] != a || k->name[j] != UINT32_MAX)
+						continue;
+					if (off == UINT32_MAX)
+						off = keep_name(k, name, nlen);
+					k->name[j] = off;
+				}
+			}
+		}
+		p = nl ? nl + 1 : end;
+	}
+}
+
+void ksyms_between(struct ksyms *k)
+{
+	uint32_t i;
+
+	/* the highest start at or below each address: the running maximum */
+	for (i = 1; i < k->n; i++)
+		if (k->sym[i] < k->sym[i - 1])
+			k->sym[i] = k->sym[i - 1];
+}
+
+/* Feed a whole file in pieces of whole lines. */
+static int feed_file(struct ksyms *k, int pass, const char *path)
+{
+	static char buf[65536];
+	size_t have = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	for (;;) {
+		ssize_t n = read(fd, buf + have, sizeof(buf) - have);
+		char *last;
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		have += (size_t)n;
+		last = memrchr(buf, '\n', have);
+		if (!last) {
+			if (have == sizeof(buf))
+				have = 0;	/* an absurd line: dropped */
+			continue;
+		}
+		ksyms_feed(k, pass, buf, (size_t)(last + 1 - buf));
+		have -= (size_t)(last + 1 - buf);
+		memmove(buf, last + 1, have);
+	}
+	if (have)
+		ksyms_feed(k, pass, buf, have);
+	close(fd);
+	return 0;
+}
+
+int ksyms_resolve(struct ksyms *k, const char *path)
+{
+	int e;
+
+	ksyms_prepare(k);
+	if (!k->sym || !k->name)
+		return -ENOMEM;
+	e = feed_file(k, 1, path);
+	if (e)
+		return e;
+	ksyms_between(k);
+	return feed_file(k, 2, path);
+}
+
+const char *ksyms_name(const struct ksyms *k, uint64_t addr, uint64_t *off)
+{
+	uint32_t j = lower_bound(k->addr, k->n, addr);
+
+	if (j >= k->n || k->addr[j] != addr || !k->sym || k->name[j] == UINT32_MAX)
+		return NULL;
+	*off = addr - k->sym[j];
+	return k->names + k->name[j];
+}

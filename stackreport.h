@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* stackreport.h - the stacks in a report: each module's top stacks as a tree, each task's top stacks */
+#ifndef MEMTRACE_STACKREPORT_H
+#define MEMTRACE_STACKREPORT_H
+
+#include <stdint.h>
+
+#include "ksyms.h"
+#include "logfile.h"
+#include "run.h"
+
+/*
+ * Names for every frame a report prints, read from /proc/kallsyms live or
+ * from the recording's memtrace.kallsyms in a replay: begin (the modules' top
+ * stacks), want the tasks or processes the report lists, resolve. A failure
+ * leaves addresses unnamed (printed as such). ksyms_free() after the report.
+ */
+void stackreport_begin(const struct run *r, struct ksyms *k);
+void stackreport_want_task(const struct run *r, struct ksyms *k, const struct mt_task *t);
+void stackreport_want_process(const struct run *r, struct ksyms *k, uint32_t leader);
+void stackreport_resolve(const struct run *r, struct ksyms *k);
+
+/* Text: after the module table, "STACKS OF MODULE ..." trees. */
+void stackreport_modules_text(struct out *o, const struct run *r, const struct ksyms *k);
+
+/* Text: "STACKS OF TASK ..." of a task, or of each thread of the process in slot @leader. */
+void stackreport_task_text(struct out *o, const struct run *r, const struct ksyms *k,
+			   const struct mt_task *t);
+void stackreport_process_text(struct out *o, const struct run *r, const struct ksyms *k,
+			      uint32_t leader);
+
+/* JSON: ,"thread_stacks":[{"tid":N,"stacks":[...]},...] of the process in slot @leader. */
+void stackreport_process_json(struct out *o, const struct run *r, const struct ksyms *k,
+			      uint32_t leader);
+
+/* JSON: ,"stacks":[...] of a module or of a task (by serial), nothing without --stacks. */
+void stackreport_module_json(struct out *o, const struct run *r, const struct ksyms *k,
+			     const struct mt_module *m);
+void stackreport_task_json(struct out *o, const struct run *r, const struct ksyms *k,
+			   const struct mt_task *t);
+
+/* JSON: @before "stacks_info":{...} @after, the stack table's counters. Text: its line. */
+void stackreport_counters_json(struct out *o, const struct run *r, const char *before,
+			       const char *after);
+void stackreport_counters_text(struct out *o, const struct run *r);
+
+/*
+ * --record with --stacks: the kallsyms lines the recording's frames need, as
+ * DIR/memtrace.kallsyms, so that a replay names them. 0 or -errno.
+ */
+int stackreport_save_symbols(const struct run *r, const char *dir);
+
+#endif
