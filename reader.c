@@ -80,6 +80,20 @@ static bool next_page(struct reader *r, struct reader_cpu *c, bool final)
 			c->eof = true;
 			return false;
 		}
+		/*
+		 * The page before was partly filled: the writer was reached, so
+		 * the CPU is as good as empty until the next wakeup. Reading on
+		 * at once would chase every new event a page at a time; with
+		 * --record each copied page allocates one and so makes the next.
+		 */
+		if (c->caught_up && r->live && !final) {
+			c->caught_up = false;
+			c->blocked = true;
+			c->bound = r->mono ? (c->caught_ts > r->slack_ns ?
+					      c->caught_ts - r->slack_ns : 0) : UINT64_MAX;
+			return false;
+		}
+		c->caught_up = false;
 		if ((c->max_pages && c->pages >= c->max_pages) ||
 		    (r->deadline_ns && r->now() > r->deadline_ns)) {
 			c->truncated = true;
@@ -133,6 +147,8 @@ static bool next_page(struct reader *r, struct reader_cpu *c, bool final)
 			c->corrupt_pages++;
 			continue;
 		}
+		c->caught_up = r->live && info.size < r->subbuf / 2;
+		c->caught_ts = t0;
 		if (info.missed) {
 			c->missed_pages++;
 			if (info.missed_stored)
