@@ -81,16 +81,19 @@ static bool next_page(struct reader *r, struct reader_cpu *c, bool final)
 			return false;
 		}
 		/*
-		 * The page before was partly filled: the writer was reached, so
-		 * the CPU is as good as empty until the next wakeup. Reading on
-		 * at once would chase every new event a page at a time; with
-		 * --record each copied page allocates one and so makes the next.
+		 * The page before was less than half full: most likely the
+		 * writer was reached, so the CPU waits for the next wakeup.
+		 * Reading on at once would chase every new event a page at a
+		 * time; with --record each copied page allocates a page, which
+		 * makes the next. Only its last record is known to be older
+		 * than what is still to come (the page may also be the rest of
+		 * one read in part before, with full pages after it): that is
+		 * the bound, and the merge asks the CPU again when it must.
 		 */
 		if (c->caught_up && r->live && !final) {
 			c->caught_up = false;
 			c->blocked = true;
-			c->bound = r->mono ? (c->caught_ts > r->slack_ns ?
-					      c->caught_ts - r->slack_ns : 0) : UINT64_MAX;
+			c->bound = c->rec.ts;
 			return false;
 		}
 		c->caught_up = false;
@@ -148,7 +151,6 @@ static bool next_page(struct reader *r, struct reader_cpu *c, bool final)
 			continue;
 		}
 		c->caught_up = r->live && info.size < r->subbuf / 2;
-		c->caught_ts = t0;
 		if (info.missed) {
 			c->missed_pages++;
 			if (info.missed_stored)

@@ -23,7 +23,6 @@ struct reader_cpu {
 	bool in_page;		/* cur iterates a page */
 	bool blocked;		/* live: read() said EAGAIN at time 'bound' */
 	bool caught_up;		/* live: the last page read was less than half full */
-	uint64_t caught_ts;	/* ... read at this time */
 	bool eof;		/* no more data will come */
 	bool truncated;		/* stopped at max_pages or the deadline, not at the end */
 	bool offline;		/* live: not readable now (ENODEV: an offline CPU, or no fd) */

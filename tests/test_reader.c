@@ -464,6 +464,69 @@ START_TEST(test_live_offline_cpu)
 }
 END_TEST
 
+/*
+ * A page less than half full ends a CPU's reading until the next call (the
+ * writer was reached: reading on would chase each new event, and a recording
+ * would feed itself). But such a page may also be the rest of one read in
+ * part before, with full pages after it: the CPU then still holds back what
+ * is newer than its last record, so that nothing goes out of order.
+ */
+START_TEST(test_live_partial_page)
+{
+	struct pg a, b, c, d;
+	int p0[2], p1[2], fds[2], ids[2] = { 0, 1 };
+
+	ck_assert_int_eq(pipe(p0), 0);
+	ck_assert_int_eq(pipe(p1), 0);
+	ck_assert_int_eq(fcntl(p0[0], F_SETFL, O_NONBLOCK), 0);
+	ck_assert_int_eq(fcntl(p1[0], F_SETFL, O_NONBLOCK), 0);
+	/* CPU0: a short page (1, 2 ms), then more (3, 5 ms) already there; CPU1: 4 ms */
+	pg_init(&a, 1000000);
+	pg_alloc(&a, 1000000, 10, 1, 0);
+	pg_alloc(&a, 2000000, 10, 2, 0);
+	pg_commit(&a, 0);
+	pg_init(&b, 3000000);
+	pg_alloc(&b, 3000000, 10, 3, 0);
+	pg_alloc(&b, 5000000, 10, 5, 0);
+	pg_commit(&b, 0);
+	pg_init(&c, 4000000);
+	pg_alloc(&c, 4000000, 20, 4, 0);
+	pg_commit(&c, 0);
+	ck_assert_int_eq(write(p0[1], a.b, SUBBUF), SUBBUF);
+	ck_assert_int_eq(write(p0[1], b.b, SUBBUF), SUBBUF);
+	ck_assert_int_eq(write(p1[1], c.b, SUBBUF), SUBBUF);
+	fds[0] = p0[0];
+	fds[1] = p1[0];
+	start(2, ids, fds, true, true);
+	fds_open[nfds_open++] = p0[1];
+	fds_open[nfds_open++] = p1[1];
+	R.now = fake_now;
+	R.slack_ns = 2000000;
+	fake_clock = 100000000;		/* an empty CPU: nothing older than 98 ms to come */
+	reader_run(&R, false, 0);
+	ck_assert_uint_ge(K.n, 4);
+	assert_got(0, EV_PAGE_ALLOC, 0, 1000000, 10, 1);
+	assert_got(1, EV_PAGE_ALLOC, 0, 2000000, 10, 2);
+	assert_got(2, EV_PAGE_ALLOC, 0, 3000000, 10, 3);
+	assert_got(3, EV_PAGE_ALLOC, 1, 4000000, 20, 4);
+	ck_assert_uint_eq(R.out_of_order, 0);
+	reader_run(&R, false, 0);
+	ck_assert_uint_eq(K.n, 5);
+	assert_got(4, EV_PAGE_ALLOC, 0, 5000000, 10, 5);
+	/* caught up: a page that comes now waits for the next call */
+	pg_init(&d, 6000000);
+	pg_alloc(&d, 6000000, 10, 6, 0);
+	pg_commit(&d, 0);
+	ck_assert_int_eq(write(p0[1], d.b, SUBBUF), SUBBUF);
+	ck_assert_int_eq(write(p0[1], d.b, SUBBUF), SUBBUF);
+	fake_clock = 200000000;
+	ck_assert_uint_eq(reader_run(&R, false, 0), 1);	/* one short page per call */
+	ck_assert_uint_eq(reader_run(&R, false, 0), 1);
+	ck_assert_uint_eq(R.cpus[0].pages, 4);
+	ck_assert_uint_eq(R.out_of_order, 0);	/* the second copy of 6 ms: the same time stamp */
+}
+END_TEST
+
 /* An event older than one already delivered (a CPU's sub-buffer came later than the
  * slack) goes on at once, counted: it is never dropped, nor does it stall the rest. */
 START_TEST(test_live_late_event)
@@ -1015,6 +1078,7 @@ Suite *suite_reader(void)
 	tcase_add_test(tc, test_live_final);
 	tcase_add_test(tc, test_live_offline_cpu);
 	tcase_add_test(tc, test_live_late_event);
+	tcase_add_test(tc, test_live_partial_page);
 	tcase_add_test(tc, test_live_future_stamp);
 	tcase_add_test(tc, test_live_not_mono);
 	suite_add_tcase(s, tc);
