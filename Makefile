@@ -126,6 +126,9 @@ tests/threads: tests/threads.c
 tests/remap: tests/remap.c
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $<
 
+tests/thpmove: tests/thpmove.c
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $<
+
 tests/forker: tests/forker.c
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $<
 
@@ -151,7 +154,7 @@ endif
 # against libtraceevent, command mode, accuracy and data safety); each prints its summary
 # line, the last one last
 check: memtrace tests/memtrace-hooks tests/unit tests/workload tests/threads tests/forker \
-		tests/remap $(CROSSCHECK_BIN)
+		tests/remap tests/thpmove $(CROSSCHECK_BIN)
 	$(Q)CK_DEFAULT_TIMEOUT=60 ./tests/unit
 	$(Q)./tests/layers.py
 	$(Q)./tests/docs.sh
@@ -291,7 +294,7 @@ e2e: memtrace
 	$(Q)./tests/e2e.sh
 
 clean:
-	rm -f memtrace *.o tests/*.o tests/unit tests/memtrace-hooks tests/workload tests/threads tests/forker tests/remap bench/churn bench/rusage \
+	rm -f memtrace *.o tests/*.o tests/unit tests/memtrace-hooks tests/workload tests/threads tests/forker tests/remap tests/thpmove bench/churn bench/rusage \
 		tests/crosscheck
 	rm -rf tests/fuzz/bin static memtrace-static tests/hooks tests/memtrace-hooks
 

@@ -204,6 +204,7 @@ void report_command_json(struct out *o, const struct run *r)
 	rows_json_lost(o, r);
 	rows_json_cpus(o, r);
 	rows_json_sys_peak(o, r);
+	rows_json_moved(o, r);
 	out_printf(o, "\"out_of_order\":%llu,\"waited\":%s,\"still_running\":%u,\"page_size\":%u,"
 		   "\"processes_with_pages\":%u,\"processes\":[",
 		   (unsigned long long)r->rd.out_of_order, c->waited ? "true" : "false",
@@ -287,6 +288,7 @@ void report_command_text(struct out *o, const struct run *r)
 			   "<tree-overflow> -- the tree peak may be underestimated\n",
 			   (unsigned long long)st->c.tree_lost_tasks);
 	rows_oom_line(o, st, "oom kills");
+	rows_moved_line(o, r);
 	stackreport_counters_text(o, r);
 
 	out_printf(o, "\nAT THE PEAK: processes with pages then: %u%s\n%8s %10s  %s\n", v.nalive,

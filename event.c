@@ -43,6 +43,14 @@ const struct mt_tracepoint mt_tracepoints[] = {
 	       "OOM kills are not seen: no report at the kill"),
 	ALWAYS("task", "task_newtask", EV_NEWTASK, NEED_OPTIONAL,
 	       "threads are told from processes only by /proc, for tasks alive at a report"),
+	ALWAYS("huge_memory", "mm_collapse_huge_page_isolate", EV_COLLAPSE_ISOLATE, NEED_OPTIONAL,
+	       "a huge page made of a process's pages (khugepaged) stays the collapsing task's"),
+	ALWAYS("huge_memory", "mm_collapse_huge_page", EV_COLLAPSE, NEED_OPTIONAL,
+	       "a huge page made of a process's pages (khugepaged) stays the collapsing task's"),
+	ALWAYS("migrate", "mm_migrate_pages_start", EV_MIGRATE_START, NEED_OPTIONAL,
+	       "pages moved by compaction or migration are not counted as such"),
+	ALWAYS("migrate", "mm_migrate_pages", EV_MIGRATE_END, NEED_OPTIONAL,
+	       "pages moved by compaction or migration are not counted as such"),
 	{ "ftrace", "kernel_stack", EV_STACK, NEED_OPTIONAL,
 	  "no kernel stacks: modules are attributed by their load brackets only", WHEN_STACKS },
 	{ NULL, NULL, EV_NONE, NEED_OPTIONAL, NULL, WHEN_ALWAYS },
@@ -64,6 +72,10 @@ static const char *const kind_names[EV__COUNT] = {
 	[EV_OOM_VICTIM] = "oom_victim",
 	[EV_NEWTASK] = "newtask",
 	[EV_STACK] = "stack",
+	[EV_COLLAPSE_ISOLATE] = "collapse_isolate",
+	[EV_COLLAPSE] = "collapse",
+	[EV_MIGRATE_START] = "migrate_start",
+	[EV_MIGRATE_END] = "migrate_end",
 };
 
 const char *mt_kind_name(enum mt_kind k)
@@ -87,6 +99,10 @@ static const char *const kind_fields[EV__COUNT][6] = {
 	[EV_OOM_VICTIM] = { "!pid", "comm", "total_vm", "anon_rss", "file_rss", "shmem_rss" },
 	[EV_NEWTASK] = { "!pid", "!clone_flags", "comm" },
 	[EV_STACK] = { "!size", "!caller" },
+	[EV_COLLAPSE_ISOLATE] = { "!pfn", "!status" },
+	[EV_COLLAPSE] = { "!status" },
+	[EV_MIGRATE_START] = { "reason" },
+	[EV_MIGRATE_END] = { "reason" },
 };
 
 /* Fields read as strings; all others are integers of 1, 2, 4 or 8 bytes. */
@@ -329,6 +345,22 @@ int decoder_decode(const struct mt_decoder *d, const struct rb_record *r,
 		ev->u.newtask.pid = (int32_t)v;
 		ev->u.newtask.clone_flags = v2;
 		get_str(ds, 2, r, &ev->u.newtask.comm);
+		break;
+	case EV_COLLAPSE_ISOLATE:
+		if (!get_int(ds, 0, r, &v) || !get_int(ds, 1, r, &v2))
+			return DEC_BAD;
+		ev->u.collapse.pfn = v;
+		ev->u.collapse.status = (int32_t)v2;
+		break;
+	case EV_COLLAPSE:
+		if (!get_int(ds, 0, r, &v))
+			return DEC_BAD;
+		ev->u.collapse.pfn = 0;
+		ev->u.collapse.status = (int32_t)v;
+		break;
+	case EV_MIGRATE_START:
+	case EV_MIGRATE_END:
+		ev->u.migrate.reason = get_int(ds, 0, r, &v) ? (int32_t)v : -1;
 		break;
 	case EV_OOM_VICTIM:
 		if (!get_int(ds, 0, r, &v))

@@ -31,6 +31,10 @@ enum mt_kind {
 	EV_OOM_VICTIM,		/* oom:mark_victim */
 	EV_NEWTASK,		/* task:task_newtask (thread or process) */
 	EV_STACK,		/* ftrace:kernel_stack, from the stacktrace trigger (--stacks) */
+	EV_COLLAPSE_ISOLATE,	/* huge_memory:mm_collapse_huge_page_isolate */
+	EV_COLLAPSE,		/* huge_memory:mm_collapse_huge_page */
+	EV_MIGRATE_START,	/* migrate:mm_migrate_pages_start */
+	EV_MIGRATE_END,		/* migrate:mm_migrate_pages */
 	EV__COUNT
 };
 
@@ -92,6 +96,9 @@ struct mt_event {
 		struct { int64_t ret; bool finit; } modsys;
 		/* frames innermost first, @elem bytes each (8, or 4 on 32-bit kernels), unaligned */
 		struct { const uint8_t *frames; uint32_t n; uint8_t elem; } stack;
+		/* isolate: pfn = the old frame of the range's last pte (scan_pfn); status 1: success */
+		struct { uint64_t pfn; int32_t status; } collapse;
+		struct { int32_t reason; } migrate;
 		struct {
 			int32_t pid;
 			struct mt_str comm;	/* len 0 on kernels without it */

@@ -178,6 +178,7 @@ static void report_text(struct out *o, const struct run *r, const char *trigger,
 		   "by the untraced bulk allocator)\n",
 		   (unsigned long long)c->untracked_frees,
 		   (unsigned long long)c->untracked_free_pages);
+	rows_moved_line(o, r);
 	out_printf(o, "failed allocations: %llu; irq-context pages: %llu; "
 		   "double allocations: %llu; memtrace's own allocations: %llu (not counted)\n",
 		   (unsigned long long)c->failed_allocs, (unsigned long long)c->irq_pages,
@@ -366,6 +367,7 @@ static void report_json(struct out *o, const struct run *r, const char *trigger,
 	out_printf(o, "\"untracked_frees\":{\"events\":%llu,\"pages\":%llu},",
 		   (unsigned long long)c->untracked_frees,
 		   (unsigned long long)c->untracked_free_pages);
+	rows_json_moved(o, r);
 	out_printf(o, "\"failed_allocs\":%llu,\"irq_pages\":%llu,\"double_allocs\":%llu,"
 		   "\"self_allocs\":%llu,",
 		   (unsigned long long)c->failed_allocs, (unsigned long long)c->irq_pages,

@@ -350,3 +350,37 @@ void rows_json_sys_peak(struct out *o, const struct run *r)
 	}
 	out_puts(o, "]},");
 }
+
+static bool have_moves(const struct run *r)
+{
+	int k;
+
+	for (k = 0; k < r->nenabled; k++)
+		if (!strncmp(r->enabled[k], "huge_memory:", 12) ||
+		    !strncmp(r->enabled[k], "migrate:", 8))
+			return true;
+	return false;
+}
+
+void rows_moved_line(struct out *o, const struct run *r)
+{
+	const struct stats_counters *c = &r->st.c;
+
+	if (!have_moves(r))
+		return;
+	out_printf(o, "moved pages: %llu in %llu THP collapses, given to the process whose pages "
+		   "they replaced; %llu freed from their old frames in %llu migrations "
+		   "(compaction's new frames are not seen: their owners count that many fewer)\n",
+		   (unsigned long long)c->collapse_pages, (unsigned long long)c->collapses,
+		   (unsigned long long)c->migrated_pages, (unsigned long long)c->migrations);
+}
+
+void rows_json_moved(struct out *o, const struct run *r)
+{
+	const struct stats_counters *c = &r->st.c;
+
+	out_printf(o, "\"moved\":{\"collapses\":%llu,\"collapse_pages\":%llu,\"migrations\":%llu,"
+		   "\"migrated_pages\":%llu},", (unsigned long long)c->collapses,
+		   (unsigned long long)c->collapse_pages, (unsigned long long)c->migrations,
+		   (unsigned long long)c->migrated_pages);
+}

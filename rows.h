@@ -80,4 +80,12 @@ void rows_json_sys_peak(struct out *o, const struct run *r);
 /* The keys every JSON report has: "lost_events" and "lost_unknown_subbuffers", each with a comma. */
 void rows_json_lost(struct out *o, const struct run *r);
 
+/*
+ * Pages that changed hands: THP collapses given to their process, pages freed
+ * inside migrations (compaction's new frames are never seen allocated). Text:
+ * a line when the events are there; JSON: "moved":{...},
+ */
+void rows_moved_line(struct out *o, const struct run *r);
+void rows_json_moved(struct out *o, const struct run *r);
+
 #endif

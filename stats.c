@@ -579,6 +579,9 @@ static void page_alloc(struct stats *s, const struct mt_event *ev)
 	}
 	for (i = 0; i < n; i++)
 		s->pfn_owner[pfn + i] = owner;
+	/* a huge page a THP collapse may give away (see on_collapse()) */
+	t->big_pfn = pfn;
+	t->big_order = (uint8_t)ev->u.page.order;
 	t->alloc_pages += n;
 	task_pages(s, t, (int64_t)n, ev->ts);
 	if (m)
@@ -655,6 +658,102 @@ static void on_stack(struct stats *s, const struct mt_event *ev)
 	}
 }
 
+/* Whether @tid is between its mm_migrate_pages_start and mm_migrate_pages. */
+static bool migrating(const struct stats *s, int32_t tid)
+{
+	uint32_t i;
+
+	for (i = 0; i < s->nmigrating; i++)
+		if (s->migrating[i] == tid)
+			return true;
+	return false;
+}
+
+static uint64_t tracked_in(const struct stats *s, uint64_t pfn, uint64_t n)
+{
+	uint64_t i, k = 0;
+
+	for (i = 0; i < n; i++)
+		k += s->pfn_owner[pfn + i] != 0;
+	return k;
+}
+
+/*
+ * Migration (compaction, NUMA balancing, ...): the frees of the old frames
+ * come inside these brackets of the migrating task. Compaction takes the new
+ * frames without mm_page_alloc, so their owners lose them here: counted.
+ */
+static void on_migrate(struct stats *s, const struct mt_event *ev)
+{
+	uint32_t i;
+
+	if (ev->kind == EV_MIGRATE_START) {
+		s->c.migrations++;
+		if (!migrating(s, ev->tid) && s->nmigrating < sizeof(s->migrating) / sizeof(s->migrating[0]))
+			s->migrating[s->nmigrating++] = ev->tid;
+		return;
+	}
+	for (i = 0; i < s->nmigrating; i++)
+		if (s->migrating[i] == ev->tid)
+			s->migrating[i] = s->migrating[--s->nmigrating];
+}
+
+/*
+ * THP collapse (khugepaged, or process_madvise(MADV_COLLAPSE) of another
+ * process): the collapsing task allocates the huge page, isolates the range
+ * (scan_pfn is the old frame of its last pte: its owner is the process), frees
+ * the old pages (credited to the process) and, on success, the huge page is
+ * the process's: ownership follows it. A collapse in the owner itself moves
+ * nothing.
+ */
+static void on_collapse(struct stats *s, const struct mt_event *ev)
+{
+	struct mt_task *t = stats_find_task(s, ev->tid), *to;
+	uint64_t pfn, n, i, k = 0;
+	uint32_t from, *smap;
+
+	if (!t)
+		return;
+	if (ev->kind == EV_COLLAPSE_ISOLATE) {
+		uint32_t o = ev->u.collapse.pfn < s->cfg.max_pfn && s->pfn_owner ?
+			     s->pfn_owner[ev->u.collapse.pfn] : 0;
+
+		t->collapse_to = ev->u.collapse.status == 1 && o && !(o & OWNER_MODULE) &&
+				 o != t->serial ? o : 0;
+		return;
+	}
+	to = t->collapse_to ? stats_task_by_serial(s, t->collapse_to) : NULL;
+	t->collapse_to = 0;
+	if (ev->u.collapse.status != 1 || !to || !t->big_order)
+		return;
+	pfn = t->big_pfn;
+	n = 1ULL << t->big_order;
+	if (pfn >= s->cfg.max_pfn || n > s->cfg.max_pfn - pfn)
+		return;
+	from = t->serial;
+	smap = s->stacks_on ? s->sk.pfn_stack : NULL;
+	for (i = 0; i < n; i++) {
+		if (s->pfn_owner[pfn + i] != from)
+			continue;
+		s->pfn_owner[pfn + i] = to->serial;
+		if (smap && smap[pfn + i]) {
+			stacks_pages(&s->sk, smap[pfn + i], from, -1, ev->ts);
+			stacks_pages(&s->sk, smap[pfn + i], to->serial, 1, ev->ts);
+		}
+		k++;
+	}
+	if (!k)
+		return;
+	/* given away counts as freed, received as allocated: cur = seed + allocated - freed */
+	t->freed_pages += k;
+	task_pages(s, t, -(int64_t)k, ev->ts);
+	to->alloc_pages += k;
+	task_pages(s, to, (int64_t)k, ev->ts);
+	t->big_order = 0;
+	s->c.collapses++;
+	s->c.collapse_pages += k;
+}
+
 static void page_free(struct stats *s, const struct mt_event *ev)
 {
 	uint64_t n, untracked;
@@ -666,6 +765,8 @@ static void page_free(struct stats *s, const struct mt_event *ev)
 	n = 1ULL << ev->u.page.order;
 	if (!range_ok(s, ev->u.page.pfn, n))
 		return;
+	if (s->nmigrating && migrating(s, ev->tid))
+		s->c.migrated_pages += tracked_in(s, ev->u.page.pfn, n);
 	untracked = release_range(s, ev->u.page.pfn, n);
 	if (untracked) {
 		s->c.untracked_frees++;
@@ -926,6 +1027,14 @@ void stats_apply(struct stats *s, const struct mt_event *ev)
 	case EV_STACK:
 		if (s->stacks_on)
 			on_stack(s, ev);
+		break;
+	case EV_COLLAPSE_ISOLATE:
+	case EV_COLLAPSE:
+		on_collapse(s, ev);
+		break;
+	case EV_MIGRATE_START:
+	case EV_MIGRATE_END:
+		on_migrate(s, ev);
 		break;
 	case EV_MODSYS_ENTER:
 	case EV_MOD_LOAD:

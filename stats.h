@@ -53,6 +53,10 @@ struct stats_counters {
 	uint64_t seed_freed_pages;	/* untracked frees taken off a process's seed */
 	uint64_t seed_dropped_pages;	/* seed left when its process ended */
 	uint64_t seed_stale_events;	/* events older than a task's seed, not applied to it */
+	uint64_t collapses;		/* huge pages given to the process whose pages they replaced */
+	uint64_t collapse_pages;	/* ... their pages */
+	uint64_t migrated_pages;	/* tracked pages freed inside a migration (compaction): moved */
+	uint64_t migrations;		/* migration runs seen (mm_migrate_pages_start) */
 	uint64_t tree_overflow_tasks;	/* command tree tasks without a slot: <tree-overflow> */
 	uint64_t tree_overflow_pages;	/* their allocated pages */
 	uint64_t tree_lost_tasks;	/* ... and those the tree-overflow set had no room for */
@@ -83,6 +87,9 @@ struct stats {
 	struct mt_exit *exits;
 	uint32_t exit_head, exit_count;
 	uint64_t exits_dropped;		/* the caller was too slow: ring full */
+	/* tasks between mm_migrate_pages_start and mm_migrate_pages (a few at once) */
+	int32_t migrating[8];
+	uint32_t nmigrating;
 	/* --stacks: the stack tables; a module was loaded (its code is not known yet) */
 	bool stacks_on;
 	struct stacks sk;

@@ -221,6 +221,41 @@ words_test() {
 		eval 'grep -q "^MODULES: none (no module events on this kernel)$" "$T/words.log" && ! grep -q "^NAME  *PEAK_PAGES" "$T/words.log"'
 }
 
+# Another process collapses a process's 16 MiB into 8 huge pages (process_madvise
+# MADV_COLLAPSE: the collapse runs in the caller, as khugepaged does for every process):
+# the huge pages are the process's, not the collapser's.
+thp_collapse_test() {
+	local before after out=$T/thp.out rc child parent got
+	if [ "$(cat /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null)" = "" ] ||
+		grep -q '\[never\]' /sys/kernel/mm/transparent_hugepage/enabled; then
+		skip "thp collapse: transparent huge pages are off here"; return
+	fi
+	if [ ! -e "$TFS/events/huge_memory/mm_collapse_huge_page" ]; then
+		skip "thp collapse: no huge_memory:mm_collapse_huge_page on this kernel"; return
+	fi
+	before=$(tfs_state)
+	start_mt -f json -n 0 -o "$T/thp.json" || { bad "thp collapse: no start: $(cat "$T/err")"; return; }
+	"$PWD/tests/thpmove" 16 > "$out"; rc=$?
+	kill -TERM "$MTPID"; wait_exit "$MTPID"
+	if [ "$rc" = 2 ]; then
+		skip "thp collapse: the kernel did not collapse here: $(grep collapse "$out")"; return
+	fi
+	child=$(awk '$1 == "child" { print $2 }' "$out")
+	parent=$(awk '$1 == "parent" { print $2 }' "$out")
+	check "thp collapse: the child's 16 MiB became huge pages ($(grep -E 'collapse|anon_huge' "$out" | tr '\n' ' '))" \
+		grep -q '^anon_huge_kib 16384$' "$out"
+	check "thp collapse: 8 collapses, 4096 pages, given to the process whose pages they replaced" \
+		test "$(json "$T/thp.json" '(d["moved"]["collapses"], d["moved"]["collapse_pages"])')" = "(8, 4096)"
+	check "thp collapse: the collapser held each huge page a moment only (peak $(json "$T/thp.json" '[t["peak_pages"] for t in d["tasks"] if t["pid"] == '"$parent"'][0]') < 1200)" \
+		test "$(json "$T/thp.json" '[t["peak_pages"] for t in d["tasks"] if t["pid"] == '"$parent"'][0] < 1200')" = True
+	got=$(json "$T/thp.json" '[(t["peak_pages"], t["current_pages"], t["allocated_pages"], t["freed_pages"]) for t in d["tasks"] if t["pid"] == '"$child"'][0]')
+	# (page tables may be freed a little later, after RCU: a few pages)
+	check "thp collapse: the child's peak is its 4096 pages and at its exit it held next to none (peak, current, allocated incl. received, freed: $got)" \
+		test "$(json "$T/thp.json" '[t["peak_pages"] >= 4096 and t["current_pages"] < 50 and t["allocated_pages"] >= 8192 for t in d["tasks"] if t["pid"] == '"$child"'][0]')" = True
+	after=$(tfs_state)
+	check "thp collapse: tracefs left as found" test "$before" = "$after"
+}
+
 find_tracefs
 toplevel_second_term_test
 if can_trace "live tests"; then
@@ -230,6 +265,7 @@ if can_trace "live tests"; then
 	stalled_stdout_test
 	oom_snapshot_test
 	words_test
+	thp_collapse_test
 fi
 echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" = 0 ]

@@ -222,6 +222,7 @@ struct want {
 	const char *name;
 	bool required;
 	bool str;
+	bool words;	/* an array of 4- or 8-byte words (kernel_stack's caller[]) */
 };
 
 static const struct want wants[EV__COUNT][6] = {
@@ -244,6 +245,11 @@ static const struct want wants[EV__COUNT][6] = {
 			    { "file_rss", false, false }, { "shmem_rss", false, false } },
 	[EV_NEWTASK] = { { "pid", true, false }, { "clone_flags", true, false },
 			 { "comm", false, true } },
+	[EV_STACK] = { { "size", true, false }, { "caller", true, false, true } },
+	[EV_COLLAPSE_ISOLATE] = { { "pfn", true, false }, { "status", true, false } },
+	[EV_COLLAPSE] = { { "status", true, false } },
+	[EV_MIGRATE_START] = { { "reason", false, false } },
+	[EV_MIGRATE_END] = { { "reason", false, false } },
 };
 
 struct ref_desc {
@@ -292,7 +298,10 @@ static void ref_describe(struct ref_desc *d)
 		const struct want *w = &wants[d->tp->kind][i];
 
 		f = tep_find_field(d->ev, w->name);
-		if (f && (w->str ? !is_stringish(f) : !int_size(f->size)))
+		if (f && w->words)
+			f = (f->flags & TEP_FIELD_IS_ARRAY) &&
+			    (f->elementsize == 4 || f->elementsize == 8) ? f : NULL;
+		else if (f && (w->str ? !is_stringish(f) : !int_size(f->size)))
 			f = NULL;
 		if (!f && w->required) {
 			d->why = "a required field is missing or unusable";
@@ -561,6 +570,44 @@ static int ref_decode(struct tep_record *rec, uint32_t cpu, struct mt_event *ev)
 		ev->u.oom.file_rss_kb = ref_int(d->f[4], rec, &v) ? v : 0;
 		ev->u.oom.shmem_rss_kb = ref_int(d->f[5], rec, &v) ? v : 0;
 		break;
+	case EV_COLLAPSE_ISOLATE:
+		if (!ref_int(d->f[0], rec, &v) || !ref_int(d->f[1], rec, &v2))
+			return DEC_BAD;
+		ev->u.collapse.pfn = v;
+		ev->u.collapse.status = (int32_t)v2;
+		break;
+	case EV_COLLAPSE:
+		if (!ref_int(d->f[0], rec, &v))
+			return DEC_BAD;
+		ev->u.collapse.status = (int32_t)v;
+		break;
+	case EV_MIGRATE_START:
+	case EV_MIGRATE_END:
+		ev->u.migrate.reason = ref_int(d->f[0], rec, &v) ? (int32_t)v : -1;
+		break;
+	case EV_STACK: {
+		/*
+		 * The format's caller[8] is a minimum: the kernel writes @size
+		 * words and sizes the record to hold them. The words the record
+		 * holds, at most @size, from libtraceevent's field offset and
+		 * element size and the record size kbuffer gives.
+		 */
+		const struct tep_format_field *c = d->f[1];
+		int64_t n;
+		uint32_t elem, room;
+
+		if (!ref_int(d->f[0], rec, &v) || !c || c->offset < 0 || c->offset > rec->size)
+			return DEC_BAD;
+		elem = c->elementsize ? (uint32_t)c->elementsize : 8;
+		n = (int64_t)(int32_t)v;
+		if (n < 0)
+			return DEC_BAD;
+		room = (uint32_t)(rec->size - c->offset) / elem;
+		ev->u.stack.frames = (const uint8_t *)rec->data + c->offset;
+		ev->u.stack.n = (uint64_t)n < room ? (uint32_t)n : room;
+		ev->u.stack.elem = (uint8_t)elem;
+		break;
+	}
 	default:
 		return DEC_UNKNOWN;
 	}
@@ -663,6 +710,30 @@ static void compare_events(const struct mt_event *m, const struct mt_event *r)
 		diff_u("clone_flags", m->u.newtask.clone_flags, r->u.newtask.clone_flags);
 		diff_str("comm", &m->u.newtask.comm, &r->u.newtask.comm);
 		break;
+	case EV_COLLAPSE_ISOLATE:
+	case EV_COLLAPSE:
+		diff_u("collapse pfn", m->u.collapse.pfn, r->u.collapse.pfn);
+		diff_s("collapse status", m->u.collapse.status, r->u.collapse.status);
+		break;
+	case EV_MIGRATE_START:
+	case EV_MIGRATE_END:
+		diff_s("migrate reason", m->u.migrate.reason, r->u.migrate.reason);
+		break;
+	case EV_STACK: {
+		uint32_t i;
+
+		diff_u("stack frames", m->u.stack.n, r->u.stack.n);
+		diff_u("stack word size", m->u.stack.elem, r->u.stack.elem);
+		for (i = 0; i < m->u.stack.n && i < r->u.stack.n && m->u.stack.elem == 8 &&
+		     r->u.stack.elem == 8; i++) {
+			uint64_t a, b;
+
+			memcpy(&a, m->u.stack.frames + 8 * i, 8);
+			memcpy(&b, r->u.stack.frames + 8 * i, 8);
+			diff_u("stack frame", a, b);
+		}
+		break;
+	}
 	case EV_OOM_VICTIM:
 		diff_s("pid", m->u.oom.pid, r->u.oom.pid);
 		diff_str("comm", &m->u.oom.comm, &r->u.oom.comm);
@@ -740,6 +811,18 @@ static uint64_t ev_hash(const struct mt_event *e)
 	case EV_NEWTASK:
 		h = fnv_u(fnv_u(h, (uint64_t)e->u.newtask.pid), e->u.newtask.clone_flags);
 		h = fnv_s(h, &e->u.newtask.comm);
+		break;
+	case EV_COLLAPSE_ISOLATE:
+	case EV_COLLAPSE:
+		h = fnv_u(fnv_u(h, e->u.collapse.pfn), (uint64_t)e->u.collapse.status);
+		break;
+	case EV_MIGRATE_START:
+	case EV_MIGRATE_END:
+		h = fnv_u(h, (uint64_t)e->u.migrate.reason);
+		break;
+	case EV_STACK:
+		h = fnv_u(fnv_u(h, e->u.stack.n), e->u.stack.elem);
+		h = fnv(h, e->u.stack.frames, (size_t)e->u.stack.n * e->u.stack.elem);
 		break;
 	case EV_OOM_VICTIM:
 		h = fnv_u(h, (uint64_t)e->u.oom.pid);

@@ -6,7 +6,8 @@
 # Builds nothing: CROSSCHECK=path (default tests/crosscheck) is the tests/crosscheck.c binary;
 # ./memtrace and ./tests/workload must exist for the live check.
 #
-#  1. the Debian 6.1 boot recording (tests/fixtures/debian-6.1-boot) cross-checks clean
+#  1. the Debian 6.1 boot recording (tests/fixtures/debian-6.1-boot) cross-checks clean,
+#     and so does the zram recording with kernel stacks (tests/fixtures/debian-6.1-zram)
 #  2. (root, tracefs) a fresh recording of this kernel cross-checks clean, with more than
 #     30000 page events compared; its formats equal those libtracefs loads from the live
 #     tracefs; tracefs is left as found
@@ -133,6 +134,24 @@ else
 	fi
 fi
 
+# ---- 1b. the Debian 6.1 zram recording with kernel stacks (--stacks) ----------------------
+ZFX=tests/fixtures/debian-6.1-zram
+if [ ! -d "$ZFX/per_cpu" ]; then
+	notok "fixture $ZFX missing"
+else
+	run_xc zram "$ZFX"
+	rc=$?
+	# kernel_stack records: how many, and how many held more words than the format's caller[8]
+	st=$(awk '$1 == "stack" { print $2 }' "$tmp/zram.out")
+	if [ "$rc" = 0 ] && [ "${st:-0}" -gt 1000 ]; then
+		ok "debian-6.1-zram: memtrace and libtraceevent decode identically, $st kernel_stack" \
+		   "records (every frame compared, also past the format's caller[8])"
+	else
+		notok "debian-6.1-zram cross-check (exit $rc, ${st:-0} stack records)"
+		indent < "$tmp/zram.out"
+	fi
+fi
+
 # ---- 2. a fresh recording of this kernel ------------------------------------------------
 REC=
 TFS=$(awk '$3 == "tracefs" { print $2; exit }' /proc/mounts 2>/dev/null)
@@ -147,7 +166,7 @@ elif [ -e "$TFS/instances/$INST" ]; then
 else
 	before=$(ls "$TFS/instances")
 	INST_OURS=1
-	./memtrace --instance "$INST" --record "$tmp/rec" -o "$tmp/log" \
+	./memtrace --stacks --instance "$INST" --record "$tmp/rec" -o "$tmp/log" \
 		> "$tmp/memtrace.out" 2> "$tmp/memtrace.err" &
 	MT_PID=$!
 	started=0
@@ -167,6 +186,8 @@ else
 		sh -c 'echo xcheck-renamed > /proc/$$/comm; /bin/true'
 		/bin/sleep 0.05
 		[ -x ./tests/threads ] && ./tests/threads 2 1 0
+		# a THP collapse by another process: huge_memory events (where THP is on)
+		[ -x ./tests/thpmove ] && ./tests/thpmove 4 > /dev/null
 		sleep 0.3
 	fi
 	kill -TERM "$MT_PID" 2>/dev/null
@@ -186,11 +207,13 @@ else
 		notok "live recording: memtrace exited $mrc after SIGTERM"
 		indent < "$tmp/memtrace.err"
 	fi
-	if [ ! -e "$TFS/instances/$INST" ] && [ "$before" = "$after" ]; then
-		ok "live recording: tracefs instances as found ($(echo "$before" | grep -c .) before and after)"
+	# others' instances may come and go meanwhile (other work on this machine): ours must not stay
+	new=$(comm -13 <(echo "$before" | sort) <(echo "$after" | sort) | grep "^$INST" || true)
+	if [ ! -e "$TFS/instances/$INST" ] && [ -z "$new" ]; then
+		ok "live recording: tracefs instances as found (none of ours left)"
 	else
-		notok "live recording: tracefs instances changed: before [$(echo "$before" | tr '\n' ' ')]," \
-		      "after [$(echo "$after" | tr '\n' ' ')]"
+		notok "live recording: instances of ours left: [$(echo "$new" | tr '\n' ' ')]," \
+		      "$INST $([ -e "$TFS/instances/$INST" ] && echo exists || echo gone)"
 	fi
 fi
 
@@ -201,7 +224,9 @@ if [ -n "$REC" ]; then
 	if [ "$rc" = 0 ]; then
 		ok "live recording: memtrace and libtraceevent decode identically" \
 		   "($(awk '/^total:/ { print $4 }' "$tmp/live.out") records," \
-		   "$(awk '$1 == "(total)" { print $2 }' "$tmp/live.out") events)"
+		   "$(awk '$1 == "(total)" { print $2 }' "$tmp/live.out") events; kernel stacks" \
+		   "$(awk '$1 == "stack" { print $2 }' "$tmp/live.out"), THP collapses" \
+		   "$(awk '$1 == "collapse" { print $2 + 0 }' "$tmp/live.out"))"
 	else
 		notok "live recording cross-check (exit $rc)"
 		indent < "$tmp/live.out"

@@ -2009,6 +2009,117 @@ END_TEST
  * a module's pages are its loader's too, seeds are before the start), when,
  * and what each task held then, also after it changed or exited.
  */
+static void thp_ev(enum mt_kind kind, uint64_t ts, int32_t tid, uint64_t pfn, int32_t status)
+{
+	struct mt_event ev;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.kind = kind;
+	ev.ts = ts;
+	ev.tid = tid;
+	ev.u.collapse.pfn = pfn;
+	ev.u.collapse.status = status;
+	stats_apply(&S, &ev);
+}
+
+/*
+ * khugepaged (tid 50) collapses process 100's 512 pages (pfn 0..511) into a
+ * huge page at pfn 1024: alloc, isolate (scan_pfn: the range's last old
+ * frame), 512 frees, success. The huge page is 100's; khugepaged held it only
+ * for the moment between (its peak says so), and nothing was double counted.
+ */
+START_TEST(test_thp_collapse_follows)
+{
+	uint32_t i;
+
+	for (i = 0; i < 512; i++)
+		alloc(10 + i, 100, i, 0);
+	alloc(1000, 50, 1024, 9);
+	thp_ev(EV_COLLAPSE_ISOLATE, 1001, 50, 511, 1);
+	for (i = 0; i < 512; i++)
+		pfree(1002 + i, 50, i, 0);
+	ck_assert_int_eq(task(100)->cur, 0);	/* the old pages, credited to their owner */
+	ck_assert_int_eq(task(50)->cur, 512);
+	thp_ev(EV_COLLAPSE, 2000, 50, 0, 1);
+	ck_assert_int_eq(task(100)->cur, 512);
+	ck_assert_int_eq(task(100)->peak, 512);
+	ck_assert_int_eq(task(50)->cur, 0);
+	ck_assert_int_eq(task(50)->peak, 512);
+	ck_assert_int_eq(S.sys_cur, 512);
+	ck_assert_int_eq(S.sys_peak, 1024);	/* both held at once, a moment */
+	ck_assert_uint_eq(S.c.collapses, 1);
+	ck_assert_uint_eq(S.c.collapse_pages, 512);
+	/* cur = seed + allocated - freed, for both */
+	ck_assert_int_eq(task(100)->cur, (int64_t)(task(100)->alloc_pages - task(100)->freed_pages));
+	ck_assert_int_eq(task(50)->cur, (int64_t)(task(50)->alloc_pages - task(50)->freed_pages));
+	/* the process unmaps it: its pages, credited to it */
+	pfree(3000, 100, 1024, 9);
+	ck_assert_int_eq(task(100)->cur, 0);
+	ck_assert_int_eq(task(50)->cur, 0);
+	ck_assert_uint_eq(S.c.untracked_frees, 0);
+}
+END_TEST
+
+START_TEST(test_thp_collapse_failed_or_own)
+{
+	uint32_t i;
+
+	for (i = 0; i < 512; i++)
+		alloc(10 + i, 100, i, 0);
+	/* failed (status 24: alloc_huge_page_failed ... any but 1): khugepaged keeps and frees */
+	alloc(1000, 50, 1024, 9);
+	thp_ev(EV_COLLAPSE_ISOLATE, 1001, 50, 511, 1);
+	thp_ev(EV_COLLAPSE, 1002, 50, 0, 3);
+	ck_assert_int_eq(task(50)->cur, 512);
+	ck_assert_int_eq(task(100)->cur, 512);
+	pfree(1003, 50, 1024, 9);
+	ck_assert_int_eq(task(50)->cur, 0);
+	/* an isolation that failed names nobody */
+	alloc(1100, 50, 2048, 9);
+	thp_ev(EV_COLLAPSE_ISOLATE, 1101, 50, 511, 5);
+	thp_ev(EV_COLLAPSE, 1102, 50, 0, 1);
+	ck_assert_int_eq(task(50)->cur, 512);
+	pfree(1103, 50, 2048, 9);
+	/* MADV_COLLAPSE in the owner itself: nothing moves */
+	alloc(1200, 100, 3072, 9);
+	thp_ev(EV_COLLAPSE_ISOLATE, 1201, 100, 511, 1);
+	for (i = 0; i < 512; i++)
+		pfree(1202 + i, 100, i, 0);
+	thp_ev(EV_COLLAPSE, 2000, 100, 0, 1);
+	ck_assert_int_eq(task(100)->cur, 512);
+	ck_assert_int_eq(task(100)->peak, 1024);	/* both, a moment */
+	ck_assert_uint_eq(S.c.collapses, 0);
+}
+END_TEST
+
+/* Pages freed inside a migration (compaction) are counted as moved; outside, not. */
+START_TEST(test_migration_counted)
+{
+	struct mt_event ev;
+	uint32_t i;
+
+	for (i = 0; i < 10; i++)
+		alloc(10 + i, 100, i, 0);
+	memset(&ev, 0, sizeof(ev));
+	ev.kind = EV_MIGRATE_START;
+	ev.ts = 100;
+	ev.tid = 60;	/* kcompactd */
+	stats_apply(&S, &ev);
+	pfree(101, 60, 0, 0);
+	pfree(102, 60, 1, 0);
+	pfree(103, 61, 2, 0);	/* another task, not migrating */
+	pfree(104, 60, 900, 0);	/* never seen: not a tracked page */
+	ev.kind = EV_MIGRATE_END;
+	ev.ts = 105;
+	stats_apply(&S, &ev);
+	pfree(106, 60, 3, 0);
+	ck_assert_uint_eq(S.c.migrations, 1);
+	ck_assert_uint_eq(S.c.migrated_pages, 2);
+	ck_assert_int_eq(task(100)->cur, 6);
+	ck_assert_uint_eq(S.nmigrating, 0);
+}
+END_TEST
+
 START_TEST(test_system_peak)
 {
 	struct mt_task *a, *b, *c, *sd;
@@ -2124,6 +2235,9 @@ Suite *suite_stats(void)
 	tcase_add_test(tc, test_tree_overflow_slot);
 	tcase_add_test(tc, test_serial_wrap);
 	tcase_add_test(tc, test_system_peak);
+	tcase_add_test(tc, test_thp_collapse_follows);
+	tcase_add_test(tc, test_thp_collapse_failed_or_own);
+	tcase_add_test(tc, test_migration_counted);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("exits");
