@@ -17,6 +17,9 @@
 #                        /proc/modules and /sys/module/*/{coresize,initsize} of the
 #                        guest are written to DIR (replaced), e.g.
 #                        tests/fixtures/debian-6.1-boot
+#   E2E_RECORD_ZRAM=DIR  one more boot (e2e.mode=zramrec): the disk's memtrace
+#                        --stacks --record while zram is loaded and written to; the
+#                        recording to DIR (replaced), e.g. tests/fixtures/debian-6.1-zram
 #
 # Boots (10-15 s each, the OOM boot 25-35 s):
 #   shell-md4     shell flavour, rd.memdebug=4 (summary report)
@@ -29,6 +32,12 @@
 #                 the stop hook removes the instance and unmounts tracefs
 #   shell-ftrace  function tracing at the top level from boot and trace_event=: the
 #                 boot-buffer drain is bounded, the boot goes on
+#   zram          shell flavour, rd.memdebug=5, zram loaded by rd.driver.pre and 16 MiB
+#                 of random data written into it at pre-pivot 30: zsmalloc + zram hold
+#                 the pages by their stacks, their top stacks are printed
+#   capture-systemd, capture-shell  rd.memtrace.kdump and a kdump-like capture step at
+#                 pre-pivot 9999 that ends the boot (systemctl reboot -f; kdump_post
+#                 stop and reboot -f): the capture's peak reaches the console
 #   shell-md0     shell flavour, rd.memdebug=0: memtrace must not start
 #   systemd-off   systemd flavour, rd.memdebug=4 rd.memtrace=0: must not start
 #   systemd-unit  systemd flavour, rd.memtrace=0 e2e.unit: the running-system unit
@@ -178,6 +187,11 @@ for lib in $(ldd "$W/memtrace" 2> /dev/null | grep -o '/[^ ]*'); do
 	mkdir -p "$R$(dirname "$lib")"
 	cp -L "$lib" "$R$lib"
 done
+# zramrec: the modules the disk's init loads itself (insmod)
+mkdir -p "$R/lib/modules/e2e"
+for m in zsmalloc lzo-rle zram; do
+	f=$(modinfo -k "$KVER" -n "$m" 2> /dev/null) && cp "$f" "$R/lib/modules/e2e/$m.ko"
+done
 truncate -s 48M "$W/root.ext4"
 mke2fs -q -F -t ext4 -L e2eroot -d "$R" "$W/root.ext4" || BUILD_OK=
 check "root disk built (busybox, init, workload, hog, memtrace + libs)" test -n "$BUILD_OK"
@@ -262,6 +276,11 @@ boot() {
 	TIMINGS+=("boot $name: $(elapsed "$t0") s (qemu exit $rc)")
 	tr -d '\r' < "$W/$name.serial" > "$W/$name.console"
 	sed -n "s/^.*$P //p" "$W/$name.console" > "$W/$name.e2e"
+	if [ -n "${NOEND:-}" ] && [ "$rc" = 0 ]; then
+		# a boot that ends in the initramfs (a capture step): its console is all there is
+		ok "$name: booted, ended in the initramfs, qemu exited 0 ($(elapsed "$t0") s)"
+		return 0
+	fi
 	if [ "$rc" = 0 ] && grep -qx END "$W/$name.e2e" &&
 		grep -q -F -e "$args" <(fact "$name" CMDLINE); then
 		ok "$name: booted, disk init ran and powered off ($(elapsed "$t0") s)"
@@ -278,7 +297,8 @@ tag() {	# tag NAME TAG: the disk init's lines with that tag, tag removed
 has_tag() { grep -q -E "^$2( |\$)" "$W/$1.e2e"; }
 fact() { tag "$1" "$2" | head -1; }
 
-# parse a text report: NAME.mods "name peak static state bracket loader",
+# parse a text report: NAME.mods "name peak static state bracket loader load_peak cur"
+# (load_peak: the bracket's alone, with --stacks; else the peak),
 # NAME.taskpids "pid comm",
 # NAME.tasks "peak comm", NAME.taskhdr "rows total"
 parse_report() {	# parse_report REPORT OUTPREFIX
@@ -286,14 +306,17 @@ parse_report() {	# parse_report REPORT OUTPREFIX
 		/^TASKS: [0-9]+ of [0-9]+/ { sec = "t"; print $2, $4 > hdr; next }
 		/^MODULES: [0-9]+/ { sec = "m"; next }
 		sec == "t" && $1 == "PID" { sec = "T"; next }
-		sec == "m" && $1 == "NAME" { sec = "M"; next }
+		sec == "m" && $1 == "NAME" { sec = "M"; for (i = 1; i <= NF; i++) col[$i] = i; next }
 		sec == "T" && NF == 0 { sec = ""; next }
 		sec == "M" && NF == 0 { sec = ""; next }
 		sec == "T" {
 			peak = $4; pid = $1; $1 = $2 = $3 = $4 = $5 = $6 = $7 = $8 = $9 = ""
 			sub(/^ +/, ""); print peak, $0 > tasks; print pid, $0 > pids; next
 		}
-		sec == "M" && NF >= 8 && $2 ~ /^-?[0-9]+$/ { print $1, $2, $5, $7, $8, $6 > mods; next }
+		sec == "M" && NF >= 8 && $2 ~ /^-?[0-9]+$/ {
+			print $1, $2, $col["STATIC_KIB"], $col["STATE"], $col["BRACKET"], $col["LOADER"],
+				("LOAD_PEAK" in col) ? $col["LOAD_PEAK"] : $2, $col["CUR_PAGES"] > mods; next
+		}
 		sec == "M" { sec = "" }
 	' "$1"
 	touch "$2.mods" "$2.tasks" "$2.taskhdr" "$2.taskpids"
@@ -329,8 +352,9 @@ check_traced() {	# check_traced NAME FLAVOUR LEVEL [MODE]
 		printf "%s(peak %s, %s, %s) ", $1, $2, $4, $5 }' "$r.mods")
 	check "$n: traced modules have PEAK_PAGES > 0 and bracket syscall/load-put${bad_mods:+ (not: $bad_mods)}" \
 		test -z "$bad_mods" -a -s "$r.mods"
-	bad_mods=$(awk '$4 == "before" && !($2 == 0 && $3 ~ /^[0-9]+$/) { printf "%s ", $1 }' "$r.mods")
-	check "$n: modules in state before have 0 peak pages and a STATIC_KIB${bad_mods:+ (not: $bad_mods)}" \
+	# (their code may still ask for pages later: those count for them by stack, not by bracket)
+	bad_mods=$(awk '$4 == "before" && !($7 == 0 && $3 ~ /^[0-9]+$/) { printf "%s ", $1 }' "$r.mods")
+	check "$n: modules in state before have 0 pages in a load bracket and a STATIC_KIB${bad_mods:+ (not: $bad_mods)}" \
 		test -z "$bad_mods"
 	before=$(awk '$4 == "before" { printf "%s ", $1 }' "$r.mods")
 	if [ "$fl" = shell ]; then
@@ -384,7 +408,7 @@ check_traced() {	# check_traced NAME FLAVOUR LEVEL [MODE]
 		test -n "$t" -a -z "$m" -a "$(fact "$n" SET_EVENTS)" = 0
 	# the --kmsg summary: its numbers match the report in the log file
 	tag "$n" KMSG > "$r.kmsg"
-	m=$(sed -n 's/^MODULES: //p' "$rep")
+	m=$(sed -n 's/^MODULES: \([0-9]*\).*/\1/p' "$rep")
 	t=$(awk 'NR == 1 { print $1 }' "$r.taskhdr")
 	check "$n: kmsg summary in dmesg: memtrace: report (SIGTERM): ..., 0 lost, $m modules; full report in the log file" \
 		grep -q -E "\] memtrace: report \(SIGTERM\): [0-9]+ events, 0 lost, [0-9]+ tasks with pages, $m modules; full report in /run/initramfs/mem_debug_log\$" "$r.kmsg"
@@ -420,9 +444,9 @@ check_bootbuf() {	# check_bootbuf NAME
 	boot_mods=$(awk '$5 == "boot" { printf "%s ", $1 }' "$r.mods")
 	check "$n: autofs4 (loaded by systemd PID 1) has bracket boot, loader 1, state live" \
 		awk '$1 == "autofs4" && $5 == "boot" && $6 == 1 && $4 == "live" { f = 1 } END { exit !f }' "$r.mods"
-	bad_mods=$(awk '$5 == "boot" && !($6 > 0 && $2 == 0 && $4 == "live") { printf "%s ", $1 }
+	bad_mods=$(awk '$5 == "boot" && !($6 > 0 && $7 == 0 && $4 == "live") { printf "%s ", $1 }
 		$5 != "boot" && !($2 > 0 && $5 == "syscall") { printf "%s ", $1 }' "$r.mods")
-	check "$n: boot-buffer modules ($boot_mods) have a loader and 0 pages, the others a syscall bracket and pages${bad_mods:+ (not: $bad_mods)}" \
+	check "$n: boot-buffer modules ($boot_mods) have a loader and 0 bracket pages, the others a syscall bracket and pages${bad_mods:+ (not: $bad_mods)}" \
 		test -n "$boot_mods" -a -z "$bad_mods"
 	note "$n modules (name peak/static_kib/state/bracket/loader): $(awk '{ printf "%s %s/%s/%s/%s/%s; ", $1, $2, $3, $4, $5, $6 }' "$r.mods")"
 	check "$n: memtrace is not running, its instance is gone" \
@@ -537,6 +561,11 @@ check_oom() {
 	peak=${top%% *}
 	check "$n: hog is the top task of the oom report ($top)" test "${top#* }" = hog
 	check "$n: hog's peak is above 100 MiB (${peak:-0} pages)" test "${peak:-0}" -gt 25600
+	# --stacks: the snapshot names where the victim's pages came from
+	check "$n: oom report: the hog's top stacks at the OOM instant, its pages through the page-fault path" \
+		awk -v p="$hog" '$0 ~ "^STACKS OF TASK " p " \\(hog\\)" { t = 1; next } t && NF == 0 { exit }
+			t && $2 > 25000 { big = 1 } t && big && /(handle_mm_fault|exc_page_fault)\+0x/ { f = 1 }
+			END { exit !f }' "$r.oomreport"
 	check "$n: kmsg line: memtrace: oom kill of pid $hog (hog)" \
 		grep -q -E "memtrace: oom kill of pid $hog \(hog\); report in /run/oom.log" "$r.kmsg"
 	check "$n: memtrace exited on SIGTERM" grep -q -E '^MT_EXITED yes' "$W/$n.e2e"
@@ -576,6 +605,61 @@ check_cpus() {
 		eval 'has_tag $n "MT_EXITED yes" && has_tag $n "CPUS_INSTANCE no"'
 }
 
+# ---- zram written long after its load: the pages are taken in zsmalloc/zram code
+check_zram() {	# check_zram NAME
+	local n=$1 rep=$W/$1.report r=$W/$1 used sum load cur st
+	st=$(sed -n 's/^@@e2e-hook@@ zram: 16 MiB written, mm_stat //p' "$W/$n.console" | head -1)
+	check "$n: the hook wrote 16 MiB of random data into zram (mm_stat: ${st:-none})" test -n "$st"
+	# mm_stat: orig_data_size compr_data_size mem_used_total ...
+	used=$(echo "$st" | awk '{ printf "%d", $3 / 4096 }')
+	sum=$(awk '$1 == "zsmalloc" || $1 == "zram" { s += $2 } END { print s + 0 }' "$r.mods")
+	load=$(awk '$1 == "zsmalloc" || $1 == "zram" { s += $7 } END { print s + 0 }' "$r.mods")
+	cur=$(awk '$1 == "zsmalloc" { print $8 }' "$r.mods")
+	check "$n: zsmalloc + zram peak $sum pages >= the 4096 pages written" test "$sum" -ge 4096
+	check "$n: zsmalloc holds ${cur:-?} pages now, zram's own count ${used:-?} (mem_used_total) +- 2%" \
+		awk -v c="${cur:-0}" -v u="${used:-0}" 'BEGIN { exit !(u > 0 && c >= u * 0.98 && c <= u * 1.02) }'
+	check "$n: their load brackets alone saw $load pages (the figure without --stacks)" \
+		test "$load" -lt 1024
+	check "$n: STACKS OF MODULE zsmalloc: a tree with zs_malloc [zsmalloc] and zram code" \
+		awk '/^STACKS OF MODULE zsmalloc:/ { f = 1; next } f && /^$/ { exit }
+			f && /zs_malloc\+0x[0-9a-f]+ \[zsmalloc\]/ { z = 1 } f && /\[zram\]/ { r = 1 }
+			END { exit !(z && r) }' "$rep"
+	check "$n: level 5: the top stacks of tasks are printed with symbols" \
+		awk '/^STACKS OF TASK / { f = 1; next } f && /[a-z_]+\+0x[0-9a-f]+/ { g = 1 } END { exit !g }' "$rep"
+	check "$n: the stack table lost nothing (not paired 0, not kept 0)" \
+		grep -q -E '^stacks: [0-9]+ distinct of [0-9]+ kept, [0-9]+ paired with their allocation; not paired: 0 allocations, 0 stacks; not kept \(--max-stacks\): 0 stacks' "$rep"
+	note "$n: zsmalloc/zram rows: $(awk '$1 == "zsmalloc" || $1 == "zram"' "$r.mods" | tr '\n' ';')"
+}
+
+# ---- a kdump-like capture step after pre-pivot that ends the boot (no switch_root)
+check_capture() {	# check_capture NAME FLAVOUR
+	local n=$1 c=$W/$1.console top sys
+	check "$n: the pre-pivot hook left memtrace tracing for the capture step" \
+		grep -q 'memtrace: a capture step follows: tracing goes on' "$c"
+	check "$n: and showed the report so far (trigger SIGUSR2) on the console" \
+		grep -q -E '^memtrace [^ ]+ report \(trigger: SIGUSR2, live\)' "$c"
+	check "$n: the capture step ran (24 MiB vmcore)" grep -q '@@e2e-hook@@ capture: vmcore written' "$c"
+	if [ "$2" = systemd ]; then
+		# systemctl reboot -f: every process gets TERM; the --kmsg=4 summary shows
+		check "$n: memtrace's final summary reached the console at the reboot" \
+			grep -q -E '\] memtrace: report \(SIGTERM\): [0-9]+ events, 0 lost' "$c"
+		top=$(grep -o -E '\] memtrace: top task: pid [0-9]+ \(dd\) peak [0-9]+' "$c" | awk '{ print $NF }' | head -1)
+	else
+		# kdump_post: memtrace-dracut stop, the full report on the console
+		check "$n: kdump_post's stop put the final report on the console" \
+			grep -q -E '^memtrace [^ ]+ report \(trigger: SIGTERM, live\)' "$c"
+		top=$(sed -n '/^memtrace [^ ]* report (trigger: SIGTERM/,$p' "$c" |
+			awk '/^TASKS:/ { t = 1 } t && $NF == "dd" && $4 ~ /^[0-9]+$/ { print $4; exit }')
+	fi
+	check "$n: the capture step's dd is there with its 24 MiB (${top:-no} pages >= 6144)" \
+		test "${top:-0}" -ge 6144
+	sys=$(grep -o -E 'memtrace: system peak: [0-9]+' "$c" | tail -1 | awk '{ print $NF }')
+	[ "$2" = systemd ] || sys=$(sed -n '/^memtrace [^ ]* report (trigger: SIGTERM/,$p' "$c" |
+		sed -n 's/^system peak: \([0-9]*\) pages.*/\1/p' | head -1)
+	check "$n: the system peak covers the capture step (${sys:-no} pages >= 6144)" \
+		test "${sys:-0}" -ge 6144
+}
+
 # ------------------------------------------------------------ the boots
 if boot shell-md4 shell 512 "rd.memdebug=4 rd.driver.pre=loop e2e.mode=check"; then
 	check_traced shell-md4 shell 4
@@ -593,6 +677,16 @@ fi
 if boot shell-ftrace shell 512 \
 	"rd.memtrace=4 trace_event=module:module_load ftrace=function ftrace_filter=vfs_read e2e.mode=check"; then
 	check_ftrace shell-ftrace
+fi
+if boot zram shell 512 "rd.memdebug=5 rd.driver.pre=loop,zram e2e.zram e2e.mode=check"; then
+	check_traced zram shell 5
+	check_zram zram
+fi
+if NOEND=1 boot capture-systemd systemd 512 "rd.memtrace=4 rd.memtrace.kdump e2e.capture"; then
+	check_capture capture-systemd systemd
+fi
+if NOEND=1 boot capture-shell shell 512 "rd.memtrace=4 rd.memtrace.kdump e2e.capture"; then
+	check_capture capture-shell shell
 fi
 if boot shell-md0 shell 512 "rd.memdebug=0 e2e.mode=check"; then
 	check_untraced shell-md0 shell
@@ -683,6 +777,88 @@ record_fixture() {
 	ok "$n: fixture written to $FIXTURE_DIR ($(du -sk "$FIXTURE_DIR" | cut -f1) KiB)"
 }
 [ -n "$FIXTURE_DIR" ] && record_fixture
+
+# ------------------------------------------------------------ zram recording (stacks)
+receive() {	# receive NAME DIR: the base64 tar the disk's init sent over ttyS1, unpacked
+	local s1=$W/$1.s1 sum
+	tr -d '\r' < "$W/$1.serial1" > "$s1"
+	sum=$(sed -n 's/^=====BEGIN-FIXTURE \([0-9a-f]*\)=====$/\1/p' "$s1")
+	sed -n '/^=====BEGIN-FIXTURE/,/^=====END-FIXTURE/p' "$s1" | sed '1d;$d' |
+		base64 -d > "$W/$1.tar" 2> /dev/null
+	[ -n "$sum" ] && echo "$sum  $W/$1.tar" | md5sum -c --status - &&
+		mkdir -p "$2" && tar xf "$W/$1.tar" -C "$2" --no-same-owner 2> /dev/null
+}
+
+record_zram() {
+	local n=zramrec fx=$W/zfx dir=$ZRAM_DIR kib m sum load f0=$fail
+	if ! boot $n shell 512 "rd.memtrace=0 e2e.mode=zramrec" -serial "file:$W/$n.serial1"; then
+		return
+	fi
+	tag $n MTERR | sed 's/^/      memtrace: /'
+	check "$n: the disk's memtrace --stacks --record started" has_tag $n "MT_START rc=0"
+	for m in zsmalloc lzo-rle zram; do
+		check "$n: insmod $m" has_tag $n "INSMOD $m rc=0"
+	done
+	check "$n: 4 MiB of random data written into zram ($(fact $n ZRAM_MM_STAT))" \
+		has_tag $n "ZRAM_WRITE rc=0"
+	check "$n: memtrace exited on SIGTERM" has_tag $n "MT_EXITED yes"
+	check "$n: recording received over ttyS1" receive $n "$fx"
+	check "$n: recording has formats (kernel_stack too), buffers, meta, kallsyms lines, report" \
+		eval 'test -s "$fx/events/ftrace/kernel_stack/format" -a -s "$fx/per_cpu/cpu0/trace_pipe_raw" \
+			-a -s "$fx/memtrace.meta" -a -s "$fx/memtrace.kallsyms" -a -s "$fx/report.txt"'
+	kib=$(du -sk "$fx" | cut -f1)
+	check "$n: recording is small enough for the repository ($kib KiB < 2048 KiB)" \
+		test "$kib" -lt 2048
+	"$W/memtrace" --replay "$fx" -n 10 > "$W/$n.replay" 2> "$W/$n.replay.err"
+	parse_report "$fx/report.txt" "$W/$n.live"
+	parse_report "$W/$n.replay" "$W/$n.rp"
+	check "$n: --replay gives the live report's module rows" \
+		cmp -s "$W/$n.live.mods" "$W/$n.rp.mods"
+	sum=$(awk '$1 == "zsmalloc" || $1 == "zram" { s += $2 } END { print s + 0 }' "$W/$n.rp.mods")
+	load=$(awk '$1 == "zsmalloc" || $1 == "zram" { s += $7 } END { print s + 0 }' "$W/$n.rp.mods")
+	check "$n: zsmalloc + zram: $sum pages by stack >= 1024 written ($load in their load brackets)" \
+		test "$sum" -ge 1024
+	if [ -x "$REPO/tests/crosscheck" ]; then
+		check "$n: tests/crosscheck: memtrace's decoder equals libtraceevent on it" \
+			eval '"$REPO/tests/crosscheck" "$fx" > "$W/$n.xcheck" 2>&1'
+		grep -E '^  stack |^result' "$W/$n.xcheck" | sed 's/^/      /'
+	fi
+	if [ "$fail" != "$f0" ]; then
+		bad "$n: a check failed: $dir not written"
+		return
+	fi
+	case "$dir" in
+	"" | / | "$REPO" | "$REPO/" | "$REPO/tests" | "$REPO/tests/fixtures")
+		bad "E2E_RECORD_ZRAM=$dir: refusing that directory"
+		return ;;
+	esac
+	if [ -d "$dir" ] && [ -n "$(ls -A "$dir")" ] && [ ! -e "$dir/memtrace.meta" ]; then
+		bad "E2E_RECORD_ZRAM=$dir is not empty and not a previous recording: not replaced"
+		return
+	fi
+	rm -rf "$dir" && mkdir -p "$dir" && cp -a "$fx/." "$dir/"
+	grep -a "$P" "$W/$n.console" > "$dir/guest.log"
+	{
+		echo "memtrace e2e fixture: zram written long after its load, recorded with --stacks"
+		echo
+		echo "Made by E2E_RECORD_ZRAM=DIR tests/e2e.sh on $(date -u +%Y-%m-%d)."
+		echo "Kernel: $(cat "$fx/proc_version" 2>/dev/null)"
+		echo "QEMU $(qemu-system-x86_64 --version | head -1 | awk '{print $4}'), -accel tcg -cpu max -m 512 -smp 1 -nic none"
+		echo
+		echo "After switch_root the root disk's init (tests/e2e/init.sh, e2e.mode=zramrec) ran"
+		echo "  memtrace --daemon --stacks -n 10 --instance zramrec --record DIR"
+		echo "then insmod zsmalloc, lzo-rle, zram; 0.5 s later: disksize 16M and"
+		echo "  dd if=/dev/urandom of=/dev/zram0 bs=64k count=64 conv=fsync"
+		echo "then TERM to memtrace. zram_mm_stat: /sys/block/zram0/mm_stat after the write."
+		echo
+		echo "Files: events/, per_cpu/, memtrace.meta (module_range lines: the modules' code),"
+		echo "memtrace.seed, memtrace.kallsyms (the guest's kallsyms lines the stacks need),"
+		echo "report.txt (memtrace's live report), proc_modules.txt, modules.txt, guest facts."
+	} > "$dir/README"
+	ok "$n: fixture written to $dir ($(du -sk "$dir" | cut -f1) KiB)"
+}
+ZRAM_DIR=${E2E_RECORD_ZRAM:-}
+[ -n "$ZRAM_DIR" ] && record_zram
 
 for t in "${TIMINGS[@]}"; do echo "time: $t"; done
 echo "time: total $(elapsed "$T_START") s"

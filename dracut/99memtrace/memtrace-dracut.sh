@@ -7,12 +7,25 @@
 #   memtrace-dracut start     start memtrace; returns once tracing is live
 #   memtrace-dracut stop      final report, wait for memtrace to exit, show the
 #                             report, remove anything memtrace left in tracefs
+#   memtrace-dracut pre-pivot the pre-pivot hook: stop, unless a capture step
+#                             follows (rd.memtrace.kdump, or /proc/vmcore: a kdump
+#                             kernel): then a report so far, and tracing goes on
 #
 # Levels (kernel command line, also /etc/cmdline.d/*.conf in the image):
-#   rd.memtrace=<level> wins when given:  0 = off, 5 = full report (every task),
-#       1..4 or a bare rd.memtrace = summary report (top 30 tasks, all modules)
+#   rd.memtrace=<level> wins when given:  0 = off, 5 = full report (every task,
+#       the top stacks of each module and task), 1..4 or a bare rd.memtrace =
+#       summary report (top 30 tasks, all modules)
 #   otherwise rd.memdebug=4 = summary, rd.memdebug=5 = full (dracut's levels;
 #       at 4 and 5 dracut itself also dumps /proc/meminfo and slabinfo)
+#   Both levels trace with kernel stacks (--stacks): a page counts for the module
+#       whose code asked for it, also long after the module's load
+#   rd.memtrace.kdump: a capture step runs after pre-pivot and ends the boot
+#       (reboot, poweroff): the pre-pivot hook only takes a report so far; the
+#       final one comes when memtrace gets its TERM at shutdown (systemd:
+#       `systemctl reboot -f` signals every process; its summary goes to
+#       /dev/kmsg, on the console) or from `memtrace-dracut stop` (shell
+#       flavour: kdump.conf's `kdump_post /usr/sbin/memtrace-dracut stop`).
+#       Implied in a kdump kernel (/proc/vmcore exists).
 #   trace_event=module:module_load,module:module_free (a kernel parameter) makes
 #       the kernel record the module loads done before memtrace starts (systemd
 #       PID 1 loads some); memtrace then reads them with --boot-buffer
@@ -81,7 +94,7 @@ mt_running() {
 }
 
 mt_start() {
-    local level top w rec= boot=
+    local level top w rec= boot= kmsg=--kmsg
     mt_lib
     level=$(mt_level)
     [ "$level" -ge 4 ] || return 0
@@ -89,8 +102,8 @@ mt_start() {
         mt_say "already running"
         return 0
     fi
-    top=30
-    [ "$level" -ge 5 ] && top=0
+    top="-n 30 --stack-top 0"
+    [ "$level" -ge 5 ] && top="-n 0"
     mkdir -p /run/initramfs
     getargbool 0 rd.memtrace.record && rec="--record $MEMTRACE_RECORD"
     # the kernel's own parameter, so the kernel's command line, not getarg
@@ -98,13 +111,17 @@ mt_start() {
     for w in $(cat /proc/cmdline); do
         case "$w" in trace_event=*module*) boot=--boot-buffer ;; esac
     done
+    # before a capture step the summary at shutdown is all the console may get:
+    # at warning level, so that it shows on a console booted with quiet
+    mt_capture && kmsg=--kmsg=4
     # if memtrace mounts tracefs and is then killed, the stop path unmounts it
     mt_tracefs > /dev/null || : > "$MEMTRACE_MOUNTED"
     # --daemon returns only when the events are enabled and the buffers open;
     # exec: then the waiting parent is this process, which memtrace does not
     # seed, so the launcher's shell pages do not show in the report.
     # memtrace says on stderr why it could not start; the boot goes on.
-    exec "$MEMTRACE" --daemon --pidfile "$MEMTRACE_PIDFILE" --kmsg -n "$top" \
+    # shellcheck disable=SC2086
+    exec "$MEMTRACE" --daemon --pidfile "$MEMTRACE_PIDFILE" $kmsg --stacks $top \
         --instance "$MEMTRACE_INSTANCE" -o "$MEMTRACE_LOG" $rec $boot
 }
 
@@ -135,6 +152,8 @@ mt_scrub() {
     if [ -d "$t/instances/$MEMTRACE_INSTANCE" ]; then
         mt_say "removing the tracefs instance memtrace left behind"
         echo 0 > "$t/instances/$MEMTRACE_INSTANCE/tracing_on" 2> /dev/null
+        echo '!stacktrace' > "$t/instances/$MEMTRACE_INSTANCE/events/kmem/mm_page_alloc/trigger" \
+            2> /dev/null
         echo 0 > "$t/instances/$MEMTRACE_INSTANCE/events/enable" 2> /dev/null
         rmdir "$t/instances/$MEMTRACE_INSTANCE" 2> /dev/null \
             || mt_say "cannot remove $t/instances/$MEMTRACE_INSTANCE"
@@ -175,13 +194,43 @@ mt_stop() {
     return 0
 }
 
+# a capture step (kdump) follows the pre-pivot hook and ends the boot itself
+mt_capture() {
+    [ -e /proc/vmcore ] && return 0
+    mt_lib
+    command -v getargbool > /dev/null 2>&1 && getargbool 0 rd.memtrace.kdump
+}
+
+mt_pre_pivot() {
+    local pid n=0 first=
+    if pid=$(mt_running) && mt_capture; then
+        # the report so far (the log file, replaced at once), shown; the
+        # capture step is traced on
+        kill -USR2 "$pid" 2> /dev/null
+        while [ "$n" -lt 50 ]; do
+            read -r first 2> /dev/null < "$MEMTRACE_LOG"
+            case "$first" in *"(trigger: SIGUSR2,"*) break ;; esac
+            sleep 0.1
+            n=$((n + 1))
+        done
+        {
+            echo "memtrace: a capture step follows: tracing goes on; the final report" \
+                "comes at shutdown (the report so far follows)"
+            [ -s "$MEMTRACE_LOG" ] && cat "$MEMTRACE_LOG"
+        } > /dev/console 2> /dev/null
+        return 0
+    fi
+    mt_stop
+}
+
 case "${1:-}" in
     level) mt_level ;;
     enabled) [ "$(mt_level)" -ge 4 ] ;;
     start) mt_start ;;
     stop) mt_stop ;;
+    pre-pivot) mt_pre_pivot ;;
     *)
-        echo "usage: memtrace-dracut level|enabled|start|stop" >&2
+        echo "usage: memtrace-dracut level|enabled|start|stop|pre-pivot" >&2
         false
         ;;
 esac

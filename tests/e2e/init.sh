@@ -12,6 +12,9 @@
 #            tar over ttyS1
 #   cpus     (2 CPUs) start the disk's own memtrace with cpu1 offline, bring cpu1
 #            online, run a workload on it, report what memtrace saw
+#   zramrec  the disk's own memtrace --stacks --record while zsmalloc, lzo-rle and
+#            zram are loaded (insmod, from /lib/modules/e2e) and 4 MiB of random
+#            data go into zram; the recording goes over ttyS1 as in fixture
 export PATH=/bin:/sbin:/usr/bin:/usr/sbin
 # switch_root moved /proc, /sys, /dev and /run (with /run/initramfs) here
 [ -e /proc/self ] || mount -t proc proc /proc
@@ -115,7 +118,7 @@ check() {
 oom() {
     local mt=/usr/sbin/memtrace log=/run/oom.log mtpid hog rc i
     say "MEMINFO $(grep MemTotal /proc/meminfo)"
-    $mt --daemon --pidfile /run/oom-memtrace.pid -o $log --kmsg > /tmp/mt.err 2>&1
+    $mt --daemon --stacks --pidfile /run/oom-memtrace.pid -o $log --kmsg > /tmp/mt.err 2>&1
     rc=$?
     say_file MTERR /tmp/mt.err
     say "MT_START rc=$rc"
@@ -184,8 +187,39 @@ cpus() {
     fi
 }
 
+zramrec() {
+    local mt=/usr/sbin/memtrace R=/tmp/zr log=/tmp/zr.log mtpid i m
+    tracefs_up
+    $mt --daemon --stacks --pidfile /run/zr.pid -o $log -n 10 --instance zramrec \
+        --record $R > /tmp/mt.err 2>&1
+    say "MT_START rc=$?"
+    read -r mtpid < /run/zr.pid
+    for m in zsmalloc lzo-rle zram; do
+        insmod /lib/modules/e2e/$m.ko
+        say "INSMOD $m rc=$?"
+    done
+    # long after the loads: the pages are taken in zram's and zsmalloc's code
+    sleep 0.5
+    echo 16M > /sys/block/zram0/disksize
+    dd if=/dev/urandom of=/dev/zram0 bs=64k count=64 conv=fsync 2> /dev/null
+    say "ZRAM_WRITE rc=$?"
+    say "ZRAM_MM_STAT $(cat /sys/block/zram0/mm_stat)"
+    sleep 0.5
+    kill -TERM "$mtpid"
+    i=0
+    while [ $i -lt 200 ] && alive "$mtpid"; do
+        sleep 0.1
+        i=$((i + 1))
+    done
+    if alive "$mtpid"; then say "MT_EXITED no"; else say "MT_EXITED yes"; fi
+    say_file MTERR /tmp/mt.err
+    [ -f $log ] && cp $log $R/report.txt
+    cat /sys/block/zram0/mm_stat > $R/zram_mm_stat
+    fixture $R
+}
+
 fixture() {
-    local R=/run/initramfs/memtrace-record O=/tmp/fx m cs is sum
+    local R=${1:-/run/initramfs/memtrace-record} O=/tmp/fx m cs is sum
     mkdir -p $O
     if [ -d $R ]; then
         cp -a $R/. $O/
@@ -200,7 +234,7 @@ fixture() {
         read -r is < $m/initsize
         echo "${m##*/} $cs $is" >> $O/modules.txt
     done
-    cp /run/initramfs/mem_debug_log $O/report.txt 2> /dev/null
+    [ -f $O/report.txt ] || cp /run/initramfs/mem_debug_log $O/report.txt 2> /dev/null
     cat /proc/cmdline > $O/proc_cmdline
     cat /proc/version > $O/proc_version
     uname -r > $O/uname-r
@@ -223,6 +257,7 @@ case "$MODE" in
     oom) oom ;;
     fixture) check; fixture ;;
     cpus) cpus ;;
+    zramrec) zramrec ;;
     *) say "unknown mode $MODE" ;;
 esac
 
