@@ -161,6 +161,7 @@ check: memtrace tests/memtrace-hooks tests/unit tests/workload tests/threads tes
 	$(Q)./tests/install.sh
 	$(Q)./tests/integration.sh
 	$(Q)./tests/accuracy.sh
+	$(Q)./tests/stacks.sh
 	$(Q)./tests/robust.sh
 	$(Q)./tests/stress.sh
 	$(Q)$(CROSSCHECK_RUN)

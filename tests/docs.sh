@@ -138,6 +138,8 @@ spec_records() {
 				if (item !~ /^--[A-Za-z0-9]/) continue
 				opt = item; sub(/[ \t].*$/, "", opt)
 				arg = item; sub(/^[^ \t]*[ \t]*/, "", arg)
+				# an optional value: "--kmsg[=LEVEL]" is --kmsg with "[=LEVEL]"
+				if (opt ~ /\[=/) { arg = substr(opt, index(opt, "[")); sub(/\[.*$/, "", opt) }
 				printf "%s\t%s\t%s\n", opt, arg, short
 				short = ""
 			}

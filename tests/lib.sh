@@ -85,6 +85,7 @@ tfs_state() {
 	ls "$TFS/instances" 2>/dev/null | grep "^$INST" | sed 's/^/instance /'
 	for f in tracing_on trace_clock buffer_size_kb buffer_percent set_event current_tracer \
 		 events/kmem/mm_page_alloc/enable events/kmem/mm_page_alloc/filter \
+		 events/kmem/mm_page_alloc/trigger \
 		 events/kmem/mm_page_free/enable events/kmem/mm_page_free/filter \
 		 events/task/task_rename/enable events/sched/sched_process_fork/enable; do
 		echo "$f: $(cat "$TFS/$f" 2>/dev/null)"
