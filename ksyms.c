@@ -117,10 +117,12 @@ static uint32_t keep_name(struct ksyms *k, const char *name, size_t len)
 		size_t cap = k->names_cap ? 2 * k->names_cap : 4096;
 		char *nn;
 
+		if (k->names_len > UINT32_MAX - 256)
+			return UINT32_MAX;
 		while (cap < k->names_len + len + 1)
 			cap *= 2;
 		nn = realloc(k->names, cap);
-		if (!nn || k->names_len > UINT32_MAX - 256)
+		if (!nn)
 			return UINT32_MAX;
 		k->names = nn;
 		k->names_cap = cap;

@@ -424,14 +424,15 @@ void stackreport_counters_json(struct out *o, const struct run *r, const char *b
 	out_printf(o, "\"stacks_info\":{\"stacks\":%u,\"max_stacks\":%u,\"paired\":%llu,"
 		   "\"unpaired_allocs\":%llu,\"unpaired_stacks\":%llu,\"not_kept\":%llu,"
 		   "\"not_kept_pages\":%llu,\"truncated\":%llu,\"tree_nodes_full\":%llu,"
-		   "\"task_stacks_full\":%llu,\"module_without_entry\":%llu,"
+		   "\"task_stacks_full\":%llu,\"module_without_entry\":%llu,\"empty\":%llu,"
 		   "\"addresses_hidden\":%s}",
 		   sk->n - 1, sk->max - 1, (unsigned long long)sk->c.paired,
 		   (unsigned long long)sk->c.unpaired_allocs,
 		   (unsigned long long)sk->c.unpaired_stacks, (unsigned long long)sk->c.table_full,
 		   (unsigned long long)sk->c.table_full_pages, (unsigned long long)sk->c.truncated,
 		   (unsigned long long)sk->c.nodes_full, (unsigned long long)sk->c.pairs_full,
-		   (unsigned long long)sk->c.unresolved, sk->hidden ? "true" : "false");
+		   (unsigned long long)sk->c.unresolved, (unsigned long long)sk->c.empty,
+		   sk->hidden ? "true" : "false");
 	out_puts(o, after);
 }
 

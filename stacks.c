@@ -209,6 +209,11 @@ uint32_t stacks_find(struct stacks *sk, const struct table *tb, const struct mt_
 	struct mt_stack *s;
 	uint32_t i, slot;
 
+	if (!n) {
+		sk->c.empty++;	/* a record without frames: its pages go without a stack */
+		return 0;
+	}
+
 	for (i = 0; i < n; i++) {
 		f[i] = ev_frame(ev, i);
 		h = mix(h, f[i]);
@@ -220,8 +225,11 @@ uint32_t stacks_find(struct stacks *sk, const struct table *tb, const struct mt_
 		if (!v)
 			break;
 		s = &sk->st[v];
-		if (s->hash == h && s->nframes == n &&
-		    !memcmp(sk->pool + s->frames, f, n * sizeof(*f)))
+		if (s->hash != h || s->nframes != n)
+			continue;
+		/* f[0..n) is set above, n > 0 */
+		// cppcheck-suppress uninitvar
+		if (!memcmp(sk->pool + s->frames, f, n * sizeof(*f)))
 			return v;
 	}
 	if (sk->n >= sk->max || sk->pool_cap - sk->pool_used < n) {

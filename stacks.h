@@ -76,6 +76,7 @@ struct stacks_counters {
 	uint64_t nodes_full;		/* module-tree nodes not made: the node pool full */
 	uint64_t pairs_full;		/* task-and-stack entries not made */
 	uint64_t unresolved;		/* stacks with a frame in no known module's code */
+	uint64_t empty;			/* stack records without a frame */
 };
 
 struct stacks {

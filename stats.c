@@ -629,7 +629,8 @@ static void on_stack(struct stats *s, const struct mt_event *ev)
 		return;
 	sid = stacks_find(&s->sk, &s->tb, ev, ev->ts);
 	if (!sid) {
-		s->sk.c.table_full_pages += p.n;
+		if (ev->u.stack.n)
+			s->sk.c.table_full_pages += p.n;
 		return;
 	}
 	smap = s->sk.pfn_stack + p.pfn;
