@@ -75,7 +75,7 @@ Q := @
 endif
 
 # everything but main(), shared by the daemon and the tests (see README, Architecture)
-LIB_SRCS := ringbuf.c format.c event.c table.c module.c stacks.c ksyms.c stackreport.c stats.c proc.c escape.c rows.c report.c \
+LIB_SRCS := ringbuf.c format.c event.c table.c tidset.c module.c stacks.c renumber.c ksyms.c stackreport.c stats.c proc.c escape.c rows.c report.c \
 	cmdreport.c logfile.c util.c \
 	record.c boot.c tracefs.c reader.c options.c signals.c enrich.c setup.c loop.c daemon.c \
 	command.c exits.c replay.c

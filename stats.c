@@ -3,6 +3,8 @@
 #include "stats.h"
 
 #include "module.h"
+#include "renumber.h"
+#include "util.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -23,7 +25,6 @@ int stats_init(struct stats *s, const struct stats_config *cfg)
 		return e;
 	if (cfg->exit_ring && !(s->exits = calloc(cfg->exit_ring, sizeof(*s->exits))))
 		goto nomem;
-	/* room for a quarter of the table's tids, at most half full */
 	if (cfg->max_stacks) {
 		e = stacks_init(&s->sk, cfg->max_stacks, cfg->max_pfn, cfg->cpu_ids ? cfg->cpu_ids : 1);
 		if (e) {
@@ -32,11 +33,8 @@ int stats_init(struct stats *s, const struct stats_config *cfg)
 		}
 		s->stacks_on = true;
 	}
-	s->tl_mask = 127;
-	while (s->tl_mask + 1 < cfg->max_tasks / 2)
-		s->tl_mask = s->tl_mask * 2 + 1;
-	s->tree_lost = calloc(s->tl_mask + 1, sizeof(*s->tree_lost));
-	if (!s->tree_lost)
+	/* tree tasks without a slot: room for a quarter of the table's tids */
+	if (tidset_init(&s->tree_lost, cfg->max_tasks / 4))
 		goto nomem;
 	if (cfg->max_pfn) {
 		if (cfg->max_pfn > (SIZE_MAX / 4))
@@ -61,70 +59,10 @@ void stats_free(struct stats *s)
 	if (s->stacks_on)
 		stacks_free(&s->sk);
 	free(s->exits);
-	free(s->tree_lost);
+	tidset_free(&s->tree_lost);
 	if (s->pfn_owner)
 		munmap(s->pfn_owner, s->pfn_map_bytes);
 	memset(s, 0, sizeof(*s));
-}
-
-/*
- * Command mode: tids of tree tasks that found no slot, so that their pages
- * still count for the tree (in the <tree-overflow> pseudo task). Open
- * addressing, 0 is free; removal keeps probe chains (backward shift).
- */
-static uint32_t tid_home(const struct stats *s, int32_t tid)
-{
-	return ((uint32_t)tid * 2654435761u) & s->tl_mask;
-}
-
-static uint32_t tid_find(const struct stats *s, int32_t tid)
-{
-	uint32_t i = tid_home(s, tid);
-
-	while (s->tree_lost[i] && s->tree_lost[i] != tid)
-		i = (i + 1) & s->tl_mask;
-	return i;
-}
-
-static bool tree_lost_has(const struct stats *s, int32_t tid)
-{
-	return tid > 0 && s->tree_lost && s->tree_lost[tid_find(s, tid)] == tid;
-}
-
-/* false when the set is full (half the array: probes stay short) */
-static bool tree_lost_add(struct stats *s, int32_t tid)
-{
-	uint32_t i;
-
-	if (tid <= 0 || !s->tree_lost)
-		return false;
-	i = tid_find(s, tid);
-	if (s->tree_lost[i] == tid)
-		return true;
-	if (s->tl_n >= (s->tl_mask + 1) / 2)
-		return false;
-	s->tree_lost[i] = tid;
-	s->tl_n++;
-	return true;
-}
-
-static void tree_lost_del(struct stats *s, int32_t tid)
-{
-	uint32_t i, j, k;
-
-	if (!tree_lost_has(s, tid))
-		return;
-	i = tid_find(s, tid);
-	s->tree_lost[i] = 0;
-	s->tl_n--;
-	for (j = (i + 1) & s->tl_mask; s->tree_lost[j]; j = (j + 1) & s->tl_mask) {
-		k = tid_home(s, s->tree_lost[j]);
-		if (i <= j ? (i < k && k <= j) : (i < k || k <= j))
-			continue;
-		s->tree_lost[i] = s->tree_lost[j];
-		s->tree_lost[j] = 0;
-		i = j;
-	}
 }
 
 /*
@@ -148,7 +86,7 @@ static struct mt_task *task_for(struct stats *s, int32_t tid, uint64_t ts)
 
 	if (s->tb.c.tasks_seen != seen)
 		task_made(s, t);
-	if (t == &s->tb.tasks[SLOT_OVERFLOW] && tree_lost_has(s, tid))
+	if (t == &s->tb.tasks[SLOT_OVERFLOW] && tidset_has(&s->tree_lost, tid))
 		t = &s->tb.tasks[SLOT_TREE_OVERFLOW];
 	return t;
 }
@@ -158,7 +96,7 @@ static void tree_child_lost(struct stats *s, const struct mt_task *parent, int32
 {
 	if (!(parent->flags & TF_TREE))
 		return;
-	if (tree_lost_add(s, tid))
+	if (tidset_add(&s->tree_lost, tid))
 		s->c.tree_overflow_tasks++;
 	else
 		s->c.tree_lost_tasks++;
@@ -273,23 +211,7 @@ void stats_link_threads(struct stats *s)
 
 long stats_map_resident_kib(const struct stats *s)
 {
-	static unsigned char vec[4096];
-	long page = sysconf(_SC_PAGESIZE);
-	size_t pages, done = 0, n = 0, i;
-
-	if (!s->pfn_owner || page <= 0)
-		return -1;
-	pages = (s->pfn_map_bytes + (size_t)page - 1) / (size_t)page;
-	while (done < pages) {
-		size_t k = pages - done < sizeof(vec) ? pages - done : sizeof(vec);
-
-		if (mincore((char *)s->pfn_owner + done * (size_t)page, k * (size_t)page, vec))
-			return -1;
-		for (i = 0; i < k; i++)
-			n += vec[i] & 1;
-		done += k;
-	}
-	return (long)(n * (size_t)page / 1024);
+	return s->pfn_owner ? resident_kib(s->pfn_owner, s->pfn_map_bytes) : -1;
 }
 
 bool stats_exit_pop(struct stats *s, struct mt_exit *out)
@@ -362,45 +284,9 @@ static void process_end(struct stats *s, struct mt_task *p, uint64_t ts)
 	exit_push(s, p, ts);
 }
 
-/*
- * Task serials near their limit (2^31 task creations with the default table):
- * every stored serial becomes its slot's first one, the pfn map's included
- * (only its resident pages can hold owners), owners whose slot was recycled
- * become OWNER_STALE. Rare, and no allocation.
- */
 static void renumber(struct stats *s)
 {
-	static unsigned char vec[4096];
-	struct table *tb = &s->tb;
-	long psz = sysconf(_SC_PAGESIZE);
-	size_t page = psz > 0 ? (size_t)psz : 4096, per = page / sizeof(*s->pfn_owner);
-	size_t npages = (s->pfn_map_bytes + page - 1) / page, entries = s->pfn_map_bytes / sizeof(*s->pfn_owner);
-	size_t pi, i, k;
-	uint32_t j;
-
-	for (pi = 0; pi < npages; pi += sizeof(vec)) {
-		size_t n = npages - pi < sizeof(vec) ? npages - pi : sizeof(vec);
-
-		if (mincore((char *)s->pfn_owner + pi * page, n * page, vec))
-			memset(vec, 1, n);	/* not known: look at all of it */
-		for (i = 0; i < n; i++) {
-			if (!(vec[i] & 1))
-				continue;
-			for (k = (pi + i) * per; k < (pi + i + 1) * per && k < entries; k++) {
-				uint32_t e = s->pfn_owner[k];
-
-				if (e && !(e & OWNER_MODULE) && e != OWNER_STALE)
-					s->pfn_owner[k] = table_serial_now(tb, e);
-			}
-		}
-	}
-	for (j = 0; j < tb->ntasks_used; j++)
-		if (tb->tasks[j].leader)
-			tb->tasks[j].leader = table_serial_now(tb, tb->tasks[j].leader);
-	for (j = 0; j < tb->nmods; j++)
-		if (tb->mods[j].loader_serial)
-			tb->mods[j].loader_serial = table_serial_now(tb, tb->mods[j].loader_serial);
-	table_renumber(tb);
+	serials_renumber(&s->tb, s->pfn_owner, s->pfn_map_bytes, s->stacks_on ? &s->sk : NULL);
 }
 
 struct mt_task *stats_seed_task(struct stats *s, int32_t tid, int32_t tgid, int32_t ppid,
@@ -894,7 +780,7 @@ static void on_exit_event(struct stats *s, const struct mt_event *ev)
 	struct mt_task *t = stats_find_task(s, ev->u.exit.pid);
 
 	if (!t) {
-		tree_lost_del(s, ev->u.exit.pid);	/* its tid may come again, unrelated */
+		tidset_del(&s->tree_lost, ev->u.exit.pid);	/* its tid may come again, unrelated */
 		return;
 	}
 	if (before_seed(s, t, ev))

@@ -10,6 +10,7 @@
 #include "event.h"
 #include "stacks.h"
 #include "table.h"
+#include "tidset.h"
 
 #define MAX_ORDER_SEEN	20	/* orders above this are treated as bad records */
 
@@ -81,8 +82,7 @@ struct stats {
 	int32_t tree_root_pid;		/* the command, created by ... */
 	int32_t tree_parent_pid;	/* ... memtrace */
 	bool tree_rooted;
-	int32_t *tree_lost;		/* tids of tree tasks without a slot (open addressing) */
-	uint32_t tl_mask, tl_n;
+	struct tidset tree_lost;	/* tids of tree tasks without a slot */
 	/* --exits: a ring of process exits, filled here, emptied by the caller */
 	struct mt_exit *exits;
 	uint32_t exit_head, exit_count;

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -197,4 +198,25 @@ int exit_code_for_errno(int err)
 	if (err < 0)
 		err = -err;
 	return err == EACCES || err == EPERM || err == EROFS ? EXIT_PRIV : EXIT_RUNTIME;
+}
+
+long resident_kib(const void *p, size_t bytes)
+{
+	static unsigned char vec[4096];
+	long page = sysconf(_SC_PAGESIZE);
+	size_t pages, done = 0, n = 0, i;
+
+	if (!p || page <= 0)
+		return -1;
+	pages = (bytes + (size_t)page - 1) / (size_t)page;
+	while (done < pages) {
+		size_t k = pages - done < sizeof(vec) ? pages - done : sizeof(vec);
+
+		if (mincore((char *)p + done * (size_t)page, k * (size_t)page, vec))
+			return -1;
+		for (i = 0; i < k; i++)
+			n += vec[i] & 1;
+		done += k;
+	}
+	return (long)(n * (size_t)page / 1024);
 }

@@ -69,4 +69,7 @@ int mt_fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3))
 /* The exit status for a failed system call's errno: EXIT_PRIV for EACCES, EPERM, EROFS. */
 int exit_code_for_errno(int err);
 
+/* KiB of the mapping [@p, @p + @bytes) resident now (mincore), or -1. */
+long resident_kib(const void *p, size_t bytes);
+
 #endif

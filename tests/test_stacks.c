@@ -644,6 +644,61 @@ START_TEST(test_table_overflow)
 }
 END_TEST
 
+/* Serials renumbered (the wrap): a task's pages per stack stay its own. */
+static void churn_tasks(uint64_t *t, int32_t first, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		struct mt_event ev;
+
+		alloc_on(0, (*t)++, first + i, 100 + (uint64_t)(i % 50), 0);
+		stack_on(0, (*t)++, first + i, F2, 3);
+		free_on(0, (*t)++, first + i, 100 + (uint64_t)(i % 50), 0);
+		memset(&ev, 0, sizeof(ev));
+		ev.kind = EV_EXIT;
+		ev.ts = (*t)++;
+		ev.tid = first + i;
+		ev.u.exit.pid = first + i;
+		ev.u.exit.group_dead = 1;
+		stats_apply(&S, &ev);
+	}
+}
+
+START_TEST(test_serial_wrap_keeps_task_stacks)
+{
+	struct stats_config cfg = { .max_tasks = SLOT_FIRST + 8, .max_modules = 8,
+				    .max_pfn = MAX_PFN, .serial_limit = 200, .max_stacks = 64,
+				    .cpu_ids = 1 };
+	const struct task_stack *ts;
+	struct mt_task *keep;
+	uint64_t t = TS, before;
+	uint32_t sid, old;
+
+	ck_assert_int_eq(stats_init(&S, &cfg), 0);
+	churn_tasks(&t, 1000, 30);	/* slots recycled: the next task gets a serial past its slot */
+	alloc_on(0, t++, 100, 0, 2);
+	stack_on(0, t++, 100, F1, 3);
+	keep = stats_find_task(&S, 100);
+	old = keep->serial;
+	sid = stack_of_pfn(0);
+	ck_assert_ptr_nonnull(stacks_task_pair(&S.sk, old, sid));
+	before = S.tb.c.renumbered;
+	churn_tasks(&t, 5000, 2000);
+	ck_assert_uint_gt(S.tb.c.renumbered, before);
+	ck_assert_ptr_eq(stats_find_task(&S, 100), keep);
+	ck_assert_uint_ne(keep->serial, old);	/* renumbered */
+	ts = stacks_task_pair(&S.sk, keep->serial, sid);
+	ck_assert_ptr_nonnull(ts);
+	ck_assert_int_eq(ts->cur, 4);
+	free_on(0, t++, 100, 0, 2);
+	ck_assert_int_eq(ts->cur, 0);
+	ck_assert_int_eq(ts->peak, 4);
+	ck_assert_int_eq(keep->cur, 0);
+	teardown();
+}
+END_TEST
+
 /* --------------------------------------------------------- kallsyms -- */
 
 static const char KALLSYMS[] =
@@ -760,6 +815,7 @@ Suite *suite_stacks(void)
 	tcase_add_test(tc, test_bracket_and_stack_counted_once);
 	tcase_add_test(tc, test_two_paths_not_summed);
 	tcase_add_test(tc, test_table_overflow);
+	tcase_add_test(tc, test_serial_wrap_keeps_task_stacks);
 	tcase_add_test(tc, test_hidden_ranges_brackets_only);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("kallsyms");
