@@ -91,7 +91,7 @@ static void kmsg_emit(void *ctx, const char *line)
 
 void run_report_final(struct run *r, bool to_log)
 {
-	const char *trigger = signals_trigger(r->stop_sig);
+	const char *trigger = r->stop_trigger ? r->stop_trigger : signals_trigger(r->stop_sig);
 	int e = to_log ? run_report_log(r, trigger) : 0;
 
 	if (r->opt.kmsg) {
@@ -260,7 +260,7 @@ static int poll_wait(struct run *r, struct pollfd *pfd, bool busy, int *nmode)
 		if (next >= 0 && next < ms)
 			ms = next;
 	}
-	if (poll(pfd, (nfds_t)(r->rd.ncpus + 1 + *nmode), (int)ms) < 0 && errno != EINTR) {
+	if (poll(pfd, (nfds_t)r->rd.ncpus + 1 + (nfds_t)*nmode, (int)ms) < 0 && errno != EINTR) {
 		mt_warn("poll: %s", strerror(errno));
 		return -1;
 	}
