@@ -75,7 +75,8 @@ void view_resize(struct view *v, int lines, int cols)
 
 const char *view_sort_name(enum view_sort s)
 {
-	static const char *const names[SORT__N] = { "current", "peak", "change", "pid", "name" };
+	static const char *const names[SORT__N] = { "current pages", "peak pages", "change per second",
+							"pid", "name" };
 
 	return s < SORT__N ? names[s] : "?";
 }
