@@ -132,6 +132,10 @@ tests/forker: tests/forker.c
 bench/churn bench/rusage: %: %.c
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $<
 
+# the CPU of one frame of --top with a full task table (no tracing)
+bench/topframe: bench/topframe.c $(LIB_OBJS) $(wildcard *.h)
+	$(Q)$(CC) $(CPPFLAGS) -I. $(CFLAGS) -o $@ bench/topframe.c $(LIB_OBJS) $(LDLIBS)
+
 # the decoder against libtraceevent on real recordings (only with the libraries)
 ifeq ($(HAVE_TEP),1)
 CROSSCHECK_BIN := tests/crosscheck
@@ -264,7 +268,7 @@ uninstall:
 
 # benchmarks (root): replay throughput, the live storm against trace-cmd record, footprint;
 # figures in bench/results.md (see README)
-bench: memtrace bench/churn bench/rusage tests/workload tests/forker
+bench: memtrace bench/churn bench/rusage bench/topframe tests/workload tests/forker
 	$(Q)./bench/run.sh
 
 # static analysis: cppcheck and clang-tidy over the daemon's sources; fails on any finding.
@@ -293,7 +297,7 @@ e2e: memtrace
 	$(Q)./tests/e2e.sh
 
 clean:
-	rm -f memtrace *.o tests/*.o tests/unit tests/memtrace-hooks tests/workload tests/threads tests/forker tests/remap bench/churn bench/rusage \
+	rm -f memtrace *.o tests/*.o tests/unit tests/memtrace-hooks tests/workload tests/threads tests/forker tests/remap bench/churn bench/rusage bench/topframe \
 		tests/crosscheck
 	rm -rf tests/fuzz/bin static memtrace-static tests/hooks tests/memtrace-hooks
 

@@ -113,6 +113,20 @@ struct sort_ctx {
 	bool by_name;
 };
 
+/*
+ * Bytes @from.. of a name as a sort key: a name that sorts first (memcmp) has
+ * the larger key, so that every order is "larger key first".
+ */
+static int64_t name_key(const char *s, size_t len, size_t from)
+{
+	uint64_t p = 0;
+	size_t i;
+
+	for (i = 0; i < 8; i++)
+		p = p << 8 | (from + i < len ? (unsigned char)s[from + i] : 0);
+	return (int64_t)(~p ^ (1ull << 63));
+}
+
 static int cmp_rows(const void *a, const void *b, void *p)
 {
 	const struct sort_ctx *c = p;
@@ -120,7 +134,11 @@ static int cmp_rows(const void *a, const void *b, void *p)
 	const struct view_row *y = &c->v->row[*(const uint32_t *)b];
 	int r = 0;
 
-	if (c->by_name) {
+	if (x->key != y->key)
+		r = x->key > y->key ? -1 : 1;
+	else if (x->key2 != y->key2)
+		r = x->key2 > y->key2 ? -1 : 1;
+	if (!r && c->by_name) {	/* the first 16 bytes are equal: the rest (modules) */
 		size_t lx, ly;
 		const char *nx = view_row_name(c->v, c->st, x, &lx);
 		const char *ny = view_row_name(c->v, c->st, y, &ly);
@@ -129,10 +147,6 @@ static int cmp_rows(const void *a, const void *b, void *p)
 		if (!r && lx != ly)
 			r = lx < ly ? -1 : 1;
 	}
-	if (!r && x->key != y->key)
-		r = x->key > y->key ? -1 : 1;
-	if (!r && x->key2 != y->key2)
-		r = x->key2 > y->key2 ? -1 : 1;
 	if (!r && x->pid != y->pid)
 		r = x->pid < y->pid ? -1 : 1;
 	if (!r && x->idx != y->idx)
@@ -227,8 +241,13 @@ void view_sort(struct view *v, const struct stats *st)
 			rw->key = -(int64_t)rw->pid;
 			rw->key2 = 0;
 			break;
-		default:
-			rw->key = rw->key2 = 0;
+		default: {
+			size_t len;
+			const char *n = view_row_name(v, st, rw, &len);
+
+			rw->key = name_key(n, len, 0);
+			rw->key2 = name_key(n, len, 8);
+		}
 		}
 	}
 	qsort_r(v->order, v->nrows, sizeof(*v->order), cmp_rows, &c);
