@@ -183,6 +183,8 @@ static void head_line1(struct view *v, struct line *l, const struct view_facts *
 	l_attr(l, "\033[1m");
 	l_printf(l, "memtrace %s", MEMTRACE_VERSION);
 	l_attr(l, "\033[0m");
+	if (f->clock[0])
+		l_printf(l, "  %.15s", f->clock);
 	if (up >= 86400)
 		l_printf(l, "  up %lud %02lu:%02lu:%02lu", up / 86400, up / 3600 % 24, up / 60 % 60,
 			 up % 60);
@@ -214,9 +216,11 @@ static void head_line2(struct view *v, struct line *l, const struct stats *st,
 	fmt_mem(avail, sizeof(avail), f->mem_avail_kib);
 	fmt_mem(total, sizeof(total), f->mem_total_kib);
 	fmt_pages(v, peak, sizeof(peak), st->sys_peak);
-	l_printf(l, "MemAvailable %s of %s  system peak %s %s at %.1f s", avail, total, peak,
-		 v->unit == UNIT_PAGES ? "pages" : v->unit == UNIT_KIB ? "KiB" : "MiB",
-		 f->sys_peak_s);
+	l_printf(l, "MemAvailable %s of %s  system peak %s %s", avail, total, peak,
+		 v->unit == UNIT_PAGES ? "pages" : v->unit == UNIT_KIB ? "KiB" : "MiB");
+	if (!st->sys_peak_ts)
+		return;		/* nothing tracked yet */
+	l_printf(l, " at %.1f s", f->sys_peak_s);
 	if (f->sys_peak_ago_s >= 0)
 		l_printf(l, " (%.0f s ago)", f->sys_peak_ago_s);
 }

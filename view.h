@@ -57,6 +57,7 @@ struct view_row {
 
 /* The header's facts, gathered by the caller (top.c) for each frame. */
 struct view_facts {
+	char clock[16];		/* the time of day, "HH:MM:SSZ" (UTC; "" to leave it out) */
 	double uptime_s;	/* seconds since boot */
 	double events_per_s;	/* events applied per second since the last frame */
 	uint64_t lost;		/* events lost so far */

@@ -109,9 +109,9 @@ view_test() {
 	start_view keys -- -d 0.2 || { bad "view: memtrace --top did not come up"; return; }
 	check "view: on the alternate screen (alternate_on 1)" alt_is 1
 	check "view: header with uptime, events/s, lost events, running" \
-		shows_re '^memtrace [0-9.]+  up [0-9:]+  [0-9]+ ev/s  lost 0  running'
-	check "view: MemAvailable, MemTotal and the system peak in the header" \
-		shows_re '^MemAvailable [0-9.]+ [GM]iB of [0-9.]+ [GM]iB  system peak [0-9]+ pages at'
+		shows_re '^memtrace [0-9.]+  [0-9]{2}:[0-9]{2}:[0-9]{2}Z  up [0-9:]+  [0-9]+ ev/s  lost 0  running'
+	check "view: MemAvailable, MemTotal and the system peak in the header, when and how long ago" \
+		wait_for 5 shows_re '^MemAvailable [0-9.]+ [GM]iB of [0-9.]+ [GM]iB  system peak [0-9]+ pages at [0-9.]+ s \([0-9]+ s ago\)$'
 	check "view: the task view by current pages" shows_re '^TASKS: [0-9]+, by current pages; rows 1-20; h: keys'
 	check "view: the column names" shows_re 'PID +TGID +CUR_PAGES PEAK_PAGES +PAGES/s STATE +COMM'
 
@@ -331,7 +331,7 @@ names_test() {
 	check "names: still on the alternate screen" alt_is 1
 	check "names: the pane's title was not set ($(tm display -p -t top '#{pane_title}'))" \
 		test "$(tm display -p -t top '#{pane_title}')" = "$title"
-	check "names: the header was not cleared" shows_re '^memtrace [0-9.]+  up'
+	check "names: the header was not cleared" shows_re '^memtrace [0-9.]+  [0-9:]{8}Z  up'
 	check "names: the name is not drawn red" not_red
 	kill "$h1" "$h2" "$h3" 2>/dev/null
 	wait "$h1" "$h2" "$h3" 2>/dev/null
@@ -350,7 +350,7 @@ batch_test() {
 	rc=$?
 	ms=$(( $(now_ms) - t0 ))
 	check "batch: --count 3 -d 1 > file: exit status 0 ($rc)" test "$rc" = 0
-	n=$(grep -cE '^memtrace [0-9.]+  up [0-9:]+  [0-9]+ ev/s  lost 0  running$' "$T/frames.txt")
+	n=$(grep -cE '^memtrace [0-9.]+  [0-9:]{8}Z  up [0-9:]+  [0-9]+ ev/s  lost 0  running$' "$T/frames.txt")
 	check "batch: 3 frames ($n)" test "$n" = 3
 	check "batch: each frame has its header, status and column names" \
 		test "$(grep -c '^TASKS: [0-9]*, by current pages (page = [0-9]* bytes)$' "$T/frames.txt"):$(grep -c 'CUR_PAGES PEAK_PAGES' "$T/frames.txt")" = 3:3
