@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -126,6 +127,7 @@ static void facts(struct run *r, struct view_facts *f, uint64_t now, bool tick)
 	struct timespec bt;
 	time_t wall;
 
+	memset(f, 0, sizeof(*f));
 	if (tick) {
 		if (ts->last_ns && now > ts->last_ns)
 			ts->ev_rate = (double)(ev - ts->last_events) * 1e9 / (double)(now - ts->last_ns);
@@ -238,6 +240,8 @@ static int top_start(struct run *r)
 		top_free(r);
 		return mt_fail(EXIT_RUNTIME, "--top: out of memory");
 	}
+	/* the view's tables stay resident too, as the others (best effort, said at setup) */
+	(void)mlockall(MCL_CURRENT | MCL_ONFAULT);
 	ts->view.kind = r->opt.by_process ? VIEW_PROCS : VIEW_TASKS;
 	view_resize(&ts->view, ts->term.rows, ts->term.cols);
 	/* issue 14 wires its stack table here: top_set_stacks(r, fn, ctx) with --stacks */
