@@ -116,41 +116,43 @@ static int play(const char *f, size_t len, int lines, int cols)
 		unsigned char c = (unsigned char)f[i];
 
 		if (c == 0x1b) {
-			int a = 0, b = 0, n = -1;
+			int num[4] = { 0 }, nn = 0, k;
+			size_t j = i + 2;
 			char fin;
 
 			ck_assert_msg(i + 1 < len && f[i + 1] == '[', "ESC not followed by [ at %zu", i);
-			if (sscanf(f + i, "\033[%d;%dH%n", &a, &b, &n) == 2 && n > 0) {
-				ck_assert_int_eq(b, 1);
-				ck_assert_msg(a >= 1 && a <= lines, "line %d addressed on %d lines", a,
-					      lines);
-				y = a - 1;
-				x = 0;
-				if (a > max_row_addressed)
-					max_row_addressed = a;
-				drawn++;
-				i += (size_t)n;
-				continue;
+			for (; j < len && ((f[j] >= '0' && f[j] <= '9') || f[j] == ';'); j++) {
+				if (f[j] == ';')
+					ck_assert_int_lt(++nn, 4);
+				else
+					num[nn] = num[nn] * 10 + (f[j] - '0');
 			}
-			/* attributes: digits and ';' then 'm'; clear to the end: K */
-			n = 2;
-			while (i + (size_t)n < len && ((f[i + n] >= '0' && f[i + n] <= '9') || f[i + n] == ';'))
-				n++;
-			ck_assert_msg(i + (size_t)n < len, "cut sequence at %zu", i);
-			fin = f[i + n];
-			ck_assert_msg(fin == 'm' || (fin == 'K' && n == 2),
-				      "unexpected sequence ending '%c' at %zu", fin, i);
-			if (fin == 'm') {
-				if (!strncmp(f + i, "\033[0m", 4)) {
-					d = rv = false;
-				} else {
-					if (memchr(f + i, '2', (size_t)n) && !strncmp(f + i, "\033[2m", 4))
+			ck_assert_msg(j < len, "cut sequence at %zu", i);
+			fin = f[j];
+			if (fin == 'H') {	/* a line's start: "ESC [ line ; 1 H" */
+				ck_assert_int_eq(nn, 1);
+				ck_assert_int_eq(num[1], 1);
+				ck_assert_msg(num[0] >= 1 && num[0] <= lines, "line %d addressed on %d lines",
+					      num[0], lines);
+				y = num[0] - 1;
+				x = 0;
+				if (num[0] > max_row_addressed)
+					max_row_addressed = num[0];
+				drawn++;
+			} else if (fin == 'm') {	/* attributes */
+				for (k = 0; k <= nn; k++) {
+					if (num[k] == 0)
+						d = rv = false;
+					else if (num[k] == 2)
 						d = true;
-					if (memchr(f + i, '7', (size_t)n))
+					else if (num[k] == 7)
 						rv = true;
 				}
+			} else {		/* clear to the end of the line, and nothing else */
+				ck_assert_msg(fin == 'K' && j == i + 2,
+					      "unexpected sequence ending '%c' at %zu", fin, i);
 			}
-			i += (size_t)n + 1;
+			i = j + 1;
 			continue;
 		}
 		ck_assert_msg(c >= 0x20 && c < 0x7f, "raw byte 0x%02x at %zu in the frame", c, i);
