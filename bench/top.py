@@ -103,6 +103,9 @@ def run_view(tmp, secs, mb):
             time.sleep(0.05)
     finally:
         tmux("kill-server", check=False)
+        sock = os.path.join(os.environ.get("TMUX_TMPDIR", "/tmp"), f"tmux-{os.getuid()}", SOCK)
+        if os.path.exists(sock):        # ours, left by tmux
+            os.unlink(sock)
     if "ev/s" not in screen:
         sys.exit("top.py: the view was not on the screen during the storm:\n" + screen)
     cpu, status = rusage(ru)

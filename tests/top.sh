@@ -25,6 +25,7 @@ tm() { tmux -L "$SOCK" -f /dev/null "$@"; }
 cleanup() {
 	local p
 	tm kill-server 2>/dev/null
+	rm -f "${TMUX_TMPDIR:-/tmp}/tmux-$(id -u)/$SOCK"	# our server's socket, left by tmux
 	for p in "${PIDS[@]}"; do kill -KILL "$p" 2>/dev/null; done
 	for p in "${PIDS[@]}"; do wait "$p" 2>/dev/null; done
 	undo_ours
