@@ -78,7 +78,7 @@ endif
 LIB_SRCS := ringbuf.c format.c event.c table.c tidset.c module.c stacks.c renumber.c ksyms.c stackreport.c stats.c proc.c escape.c rows.c report.c \
 	cmdreport.c logfile.c util.c \
 	record.c boot.c tracefs.c reader.c options.c signals.c enrich.c setup.c loop.c daemon.c \
-	command.c exits.c replay.c
+	command.c exits.c replay.c term.c view.c frame.c top.c
 LIB_OBJS := $(LIB_SRCS:.c=.o)
 OBJS := memtrace.o $(LIB_OBJS)
 
@@ -135,6 +135,10 @@ tests/forker: tests/forker.c
 bench/churn bench/rusage: %: %.c
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $<
 
+# the CPU of one frame of --top with a full task table (no tracing)
+bench/topframe: bench/topframe.c $(LIB_OBJS) $(wildcard *.h)
+	$(Q)$(CC) $(CPPFLAGS) -I. $(CFLAGS) -o $@ bench/topframe.c $(LIB_OBJS) $(LDLIBS)
+
 # the decoder against libtraceevent on real recordings (only with the libraries)
 ifeq ($(HAVE_TEP),1)
 CROSSCHECK_BIN := tests/crosscheck
@@ -151,7 +155,8 @@ endif
 # unit tests, the shape of the tree (sizes, no cycles), the documentation against the
 # program, install into a DESTDIR, then the
 # tests on the real tracefs (daemon, recordings, signal and task storms, the decoder
-# against libtraceevent, command mode, accuracy and data safety); each prints its summary
+# against libtraceevent, command mode, accuracy and data safety, the live view under
+# tmux); each prints its summary
 # line, the last one last
 check: memtrace tests/memtrace-hooks tests/unit tests/workload tests/threads tests/forker \
 		tests/remap tests/thpmove $(CROSSCHECK_BIN)
@@ -166,6 +171,7 @@ check: memtrace tests/memtrace-hooks tests/unit tests/workload tests/threads tes
 	$(Q)./tests/stress.sh
 	$(Q)$(CROSSCHECK_RUN)
 	$(Q)./tests/command.sh
+	$(Q)./tests/top.sh
 
 # memtrace's main job: trace a 64 MiB workload and print the report (root)
 demo: memtrace tests/workload
@@ -266,7 +272,7 @@ uninstall:
 
 # benchmarks (root): replay throughput, the live storm against trace-cmd record, footprint;
 # figures in bench/results.md (see README)
-bench: memtrace bench/churn bench/rusage tests/workload tests/forker
+bench: memtrace bench/churn bench/rusage bench/topframe tests/workload tests/forker
 	$(Q)./bench/run.sh
 
 # static analysis: cppcheck and clang-tidy over the daemon's sources; fails on any finding.
@@ -295,7 +301,7 @@ e2e: memtrace
 	$(Q)./tests/e2e.sh
 
 clean:
-	rm -f memtrace *.o tests/*.o tests/unit tests/memtrace-hooks tests/workload tests/threads tests/forker tests/remap tests/thpmove bench/churn bench/rusage \
+	rm -f memtrace *.o tests/*.o tests/unit tests/memtrace-hooks tests/workload tests/threads tests/forker tests/remap tests/thpmove bench/churn bench/rusage bench/topframe \
 		tests/crosscheck
 	rm -rf tests/fuzz/bin static memtrace-static tests/hooks tests/memtrace-hooks
 

@@ -5,21 +5,33 @@
 #include <stdint.h>
 #include <stdio.h>
 
-void escape_text(struct out *o, const char *s, size_t len)
+size_t escape_text_char(unsigned char c, char e[4])
 {
 	static const char hex[] = "0123456789abcdef";
+
+	if (c == '\\') {
+		e[0] = e[1] = '\\';
+		return 2;
+	}
+	if (c >= 0x20 && c < 0x7f) {
+		e[0] = (char)c;
+		return 1;
+	}
+	e[0] = '\\';
+	e[1] = 'x';
+	e[2] = hex[c >> 4];
+	e[3] = hex[c & 15];
+	return 4;
+}
+
+void escape_text(struct out *o, const char *s, size_t len)
+{
 	size_t i;
 
 	for (i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)s[i];
-		char e[4] = { '\\', 'x', hex[c >> 4], hex[c & 15] };
+		char e[4];
 
-		if (c == '\\')
-			out_write(o, "\\\\", 2);
-		else if (c >= 0x20 && c < 0x7f)
-			out_write(o, (const char *)&s[i], 1);
-		else
-			out_write(o, e, 4);
+		out_write(o, e, escape_text_char((unsigned char)s[i], e));
 	}
 }
 

@@ -14,6 +14,9 @@
  * escaped, control bytes become \u00NN and invalid bytes U+FFFD.
  */
 void escape_text(struct out *o, const char *s, size_t len);
+
+/* One byte as escape_text() writes it: into @e, 1 to 4 bytes; returns how many. */
+size_t escape_text_char(unsigned char c, char e[4]);
 void escape_json(struct out *o, const char *s, size_t len);
 
 #endif

@@ -92,7 +92,7 @@ static void kmsg_emit(void *ctx, const char *line)
 
 void run_report_final(struct run *r, bool to_log)
 {
-	const char *trigger = signals_trigger(r->stop_sig);
+	const char *trigger = r->stop_trigger ? r->stop_trigger : signals_trigger(r->stop_sig);
 	int e = to_log ? run_report_log(r, trigger) : 0;
 
 	if (r->opt.kmsg) {

@@ -15,6 +15,7 @@ enum {
 	OPT_MAX_TASKS = 256, OPT_MAX_MODULES, OPT_DAEMON, OPT_PIDFILE, OPT_REPLAY,
 	OPT_RECORD, OPT_INSTANCE, OPT_NO_SEED, OPT_KMSG, OPT_BOOT_BUFFER, OPT_EXITS, OPT_PID,
 	OPT_COMM, OPT_BY, OPT_NO_WAIT, OPT_KEEP_OOM, OPT_STACKS, OPT_MAX_STACKS, OPT_STACK_TOP,
+	OPT_TOP, OPT_COUNT,
 };
 
 void options_usage(FILE *f)
@@ -24,6 +25,7 @@ void options_usage(FILE *f)
 		"       memtrace --exits [--pid N]... [--comm NAME]... [OPTIONS]\n"
 		"       memtrace --replay DIR [OPTIONS]\n"
 		"       memtrace --record DIR [OPTIONS] [TRACEFS_DIR [LOG_PATH]]\n"
+		"       memtrace --top [-d SECONDS] [--count N] [OPTIONS]\n"
 		"Trace page allocations and report per-task and per-module peak memory.\n"
 		"With a COMMAND: run it, report the peak of its whole process tree (to\n"
 		"stderr, or -o FILE) and exit with its status.\n"
@@ -32,7 +34,7 @@ void options_usage(FILE *f)
 		"                          (default " DEFAULT_LOG ")\n"
 		"  -b, --buffer-size KB    ring buffer per CPU in KiB (default %d)\n"
 		"  -f, --format FMT        report format: text or json (default text)\n"
-		"  -n, --top N             task rows, 0 = all (default %d); all modules\n"
+		"  -n, --rows N            task rows, 0 = all (default %d); all modules\n"
 		"      --max-tasks N       task table size (default %d)\n"
 		"      --max-modules N     module table size (default %d)\n"
 		"      --instance NAME     tracefs instance name (default " DEFAULT_INSTANCE ")\n"
@@ -55,6 +57,11 @@ void options_usage(FILE *f)
 		"      --no-wait           COMMAND: stop when it exits, not when its\n"
 		"                          descendants are gone too\n"
 		"      --exits             print a line per exiting process, until TERM/INT\n"
+		"      --top               live view of tasks, processes, modules; h: keys;\n"
+		"                          Enter: stacks (with --stacks); not a terminal:\n"
+		"                          a frame of -n rows every -d SECONDS\n"
+		"  -d, --delay SECONDS     --top: between frames (default 1, at least 0.1)\n"
+		"      --count N           --top: stop after N frames\n"
 		"      --pid N, --comm NAME  --exits: only these processes (may repeat)\n"
 		"  -h, --help              show this help and exit\n"
 		"  -V, --version           show the version and exit\n"
@@ -103,6 +110,42 @@ static bool num(const char *opt, const char *s, unsigned long min, unsigned long
 	return true;
 }
 
+/* Seconds, decimal with up to 3 places, in [0.1, 86400]: milliseconds in @ms. */
+static bool seconds(const char *opt, const char *s, uint32_t *ms, char *err, size_t errlen)
+{
+	unsigned long whole, frac = 0, scale = 100;
+	const char *p = s;
+	char *end;
+
+	if (!isdigit((unsigned char)*p))
+		goto bad_value;
+	errno = 0;
+	whole = strtoul(p, &end, 10);
+	if (errno || whole > 86400)
+		goto range;
+	p = end;
+	if (*p == '.') {
+		for (p++; isdigit((unsigned char)*p); p++) {
+			if (!scale)
+				goto bad_value;	/* finer than a millisecond */
+			frac += (unsigned long)(*p - '0') * scale;
+			scale /= 10;
+		}
+	}
+	if (*p)
+		goto bad_value;
+	if (whole * 1000 + frac < 100 || whole * 1000 + frac > 86400000)
+		goto range;
+	*ms = (uint32_t)(whole * 1000 + frac);
+	return true;
+bad_value:
+	bad(err, errlen, "invalid value '%s' for %s: seconds, like 0.5 or 2", s, opt);
+	return false;
+range:
+	bad(err, errlen, "invalid value '%s' for %s: must be 0.1..86400 seconds", s, opt);
+	return false;
+}
+
 static bool instance_name_ok(const char *s)
 {
 	const char *p;
@@ -140,7 +183,7 @@ static int one(struct options *o, int c, const char *arg, char *err, size_t errl
 				   arg);
 		break;
 	case 'n':
-		if (!num("--top", arg, 0, UINT32_MAX, &o->top, err, errlen))
+		if (!num("--rows", arg, 0, UINT32_MAX, &o->top, err, errlen))
 			return OPT_ERROR;
 		break;
 	case OPT_MAX_TASKS:
@@ -232,6 +275,14 @@ static int one(struct options *o, int c, const char *arg, char *err, size_t errl
 		if (!num("--keep-oom", arg, 0, 1000, &o->keep_oom, err, errlen))
 			return OPT_ERROR;
 		break;
+	case 'd':
+		if (!seconds("--delay", arg, &o->delay_ms, err, errlen))
+			return OPT_ERROR;
+		break;
+	case OPT_COUNT:
+		if (!num("--count", arg, 1, UINT32_MAX, &o->count, err, errlen))
+			return OPT_ERROR;
+		break;
 	default:
 		return bad(err, errlen, "unexpected option");
 	}
@@ -239,9 +290,19 @@ static int one(struct options *o, int c, const char *arg, char *err, size_t errl
 }
 
 /* Options that exclude each other, and the mode they ask for. */
-static int conflicts(struct options *o, char *err, size_t errlen)
+static int conflicts(struct options *o, bool top, char *err, size_t errlen)
 {
 	bool exits = o->mode == MODE_EXITS;
+
+	if (top) {
+		if (o->command || exits || o->replay_dir || o->daemon)
+			return bad(err, errlen, "--top takes no COMMAND, --exits, --replay or --daemon");
+		o->mode = MODE_TOP;
+		if (!o->delay_ms)
+			o->delay_ms = DEFAULT_DELAY_MS;
+	} else if (o->delay_ms || o->count) {
+		return bad(err, errlen, "--delay and --count need --top");
+	}
 
 	if (o->command) {
 		if (o->replay_dir || o->daemon || exits || o->record_dir || o->boot_buffer)
@@ -264,7 +325,10 @@ int options_parse(struct options *o, int argc, char **argv, char *err, size_t er
 		{ "output", required_argument, NULL, 'o' },
 		{ "buffer-size", required_argument, NULL, 'b' },
 		{ "format", required_argument, NULL, 'f' },
-		{ "top", required_argument, NULL, 'n' },
+		{ "rows", required_argument, NULL, 'n' },
+		{ "top", optional_argument, NULL, OPT_TOP },
+		{ "delay", required_argument, NULL, 'd' },
+		{ "count", required_argument, NULL, OPT_COUNT },
 		{ "max-tasks", required_argument, NULL, OPT_MAX_TASKS },
 		{ "max-modules", required_argument, NULL, OPT_MAX_MODULES },
 		{ "instance", required_argument, NULL, OPT_INSTANCE },
@@ -288,6 +352,7 @@ int options_parse(struct options *o, int argc, char **argv, char *err, size_t er
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
+	bool top = false;
 	int c, res;
 
 	memset(o, 0, sizeof(*o));
@@ -304,7 +369,7 @@ int options_parse(struct options *o, int argc, char **argv, char *err, size_t er
 	err[0] = '\0';
 	opterr = 0;
 	optind = 0;	/* glibc: a full new scan, so that tests may parse again */
-	while ((c = getopt_long(argc, argv, "+o:b:f:n:hV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+o:b:f:n:d:hV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'h':
 			return OPT_HELP;
@@ -316,9 +381,22 @@ int options_parse(struct options *o, int argc, char **argv, char *err, size_t er
 					   "or none where one does: '%s'", argv[optind - 1]);
 			if (optopt && optopt < 256)
 				return bad(err, errlen, "option -%c %s", optopt,
-					   strchr("obfn", optopt) ? "requires a value" : "is unknown");
+					   strchr("obfnd", optopt) ? "requires a value" : "is unknown");
 			return bad(err, errlen, "unknown option or missing value: '%s'",
 				   argv[optind - 1]);
+		case OPT_TOP:
+			/*
+			 * --top N and --top=N: the task rows (-n, --rows), as before
+			 * --top alone became the live view; TRACEFS_DIR is never a number.
+			 */
+			if (optarg || (optind < argc && isdigit((unsigned char)argv[optind][0]))) {
+				res = one(o, 'n', optarg ? optarg : argv[optind++], err, errlen);
+				if (res != OPT_RUN)
+					return res;
+				break;
+			}
+			top = true;
+			break;
 		default:
 			res = one(o, c, optarg, err, errlen);
 			if (res != OPT_RUN)
@@ -332,7 +410,7 @@ int options_parse(struct options *o, int argc, char **argv, char *err, size_t er
 		o->command = argv + optind;
 		optind = argc;
 	}
-	res = conflicts(o, err, errlen);
+	res = conflicts(o, top, err, errlen);
 	if (res != OPT_RUN)
 		return res;
 	if (optind < argc)

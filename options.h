@@ -18,15 +18,17 @@
 #define DEFAULT_KEEP_OOM	8
 #define DEFAULT_MAX_STACKS	8192
 #define DEFAULT_STACK_TOP	5
+#define DEFAULT_DELAY_MS	1000	/* --top: a frame a second */
 
 enum report_format { FMT_TEXT = 0, FMT_JSON };
 
-/* What memtrace does; one file each (memtrace.c, command.c, exits.c, replay.c). */
+/* What memtrace does; one file each (memtrace.c, command.c, exits.c, replay.c, top.c). */
 enum run_mode {
 	MODE_DAEMON = 0,	/* trace until TERM/INT, reports on signals */
 	MODE_COMMAND,		/* -- COMMAND: the peak of its process tree */
 	MODE_EXITS,		/* --exits: a line per exiting process */
 	MODE_REPLAY,		/* --replay DIR: a report on a recording */
+	MODE_TOP,		/* --top: the live view (top.c) */
 };
 
 struct options {
@@ -59,6 +61,8 @@ struct options {
 	int npids;
 	const char *comms[MAX_FILTERS];	/* --exits --comm */
 	int ncomms;
+	uint32_t delay_ms;		/* --top: between frames (-d SECONDS) */
+	uint32_t count;			/* --top: stop after this many frames (0: never) */
 };
 
 /* What options_parse() found. */

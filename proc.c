@@ -45,6 +45,34 @@ int proc_parse_statm(const char *text, size_t len, uint64_t *resident)
 	return 0;
 }
 
+/* The value of "@key" at the start of a line of /proc/meminfo, in KiB. */
+static bool meminfo_value(const char *text, size_t len, const char *key, uint64_t *kib)
+{
+	const char *p = text, *end = text + len;
+	size_t klen = strlen(key);
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *eol = nl ? nl : end;
+
+		if ((size_t)(eol - p) > klen && !memcmp(p, key, klen)) {
+			const char *v = p + klen;
+
+			return take_u64(&v, eol, kib);
+		}
+		p = eol + 1;
+	}
+	return false;
+}
+
+int proc_parse_meminfo(const char *text, size_t len, uint64_t *avail_kib, uint64_t *total_kib)
+{
+	if (!meminfo_value(text, len, "MemTotal:", total_kib) ||
+	    !meminfo_value(text, len, "MemAvailable:", avail_kib))
+		return -1;
+	return 0;
+}
+
 int proc_parse_stat(const char *text, size_t len, int32_t *ppid, uint64_t *flags)
 {
 	const char *end = text + len, *p = NULL, *q;
@@ -231,6 +259,19 @@ int proc_read_comm(const char *proc_root, int32_t tid, char *buf, size_t size, s
 	buf[n] = '\0';
 	*len = (size_t)n;
 	return 0;
+}
+
+int proc_meminfo(const char *proc_root, uint64_t *avail_kib, uint64_t *total_kib)
+{
+	char path[256], buf[4096];
+	ssize_t n;
+
+	if (path_fmt(path, sizeof(path), "%s/meminfo", proc_root))
+		return -ENAMETOOLONG;
+	n = read_file(path, buf, sizeof(buf));
+	if (n < 0)
+		return (int)n;
+	return proc_parse_meminfo(buf, (size_t)n, avail_kib, total_kib) ? -EINVAL : 0;
 }
 
 uint64_t proc_max_pfn(const char *proc_root)

@@ -17,6 +17,9 @@ int proc_parse_statm(const char *text, size_t len, uint64_t *resident);
 /* "pid (comm) state ppid pgrp ... flags ..." -> ppid and flags (field 9) */
 int proc_parse_stat(const char *text, size_t len, int32_t *ppid, uint64_t *flags);
 
+/* "MemTotal:" and "MemAvailable:" of /proc/meminfo, in KiB */
+int proc_parse_meminfo(const char *text, size_t len, uint64_t *avail_kib, uint64_t *total_kib);
+
 /* max over zones of start_pfn + spanned */
 int proc_parse_zoneinfo(const char *text, size_t len, uint64_t *max_pfn);
 
@@ -66,6 +69,9 @@ int proc_seed(const char *proc_root, struct stats *s, uint64_t (*now)(void), int
 
 /* /proc/<tid>/comm of a live task, without its newline; 0 or -errno */
 int proc_read_comm(const char *proc_root, int32_t tid, char *buf, size_t size, size_t *len);
+
+/* MemAvailable and MemTotal from /proc/meminfo in KiB; 0 or -errno. */
+int proc_meminfo(const char *proc_root, uint64_t *avail_kib, uint64_t *total_kib);
 
 /* Largest page frame number + 1, from /proc/zoneinfo; 0 if unknown. */
 uint64_t proc_max_pfn(const char *proc_root);

@@ -21,6 +21,7 @@
 #define RUN_MAX_EVENTS	64	/* tracepoints named in a report (enabled or missing) */
 
 struct run;
+struct top_state;
 
 /*
  * What a mode's hook tells the loop. A hook that says LOOP_STOP sets
@@ -102,6 +103,7 @@ struct test_hooks {
 	long setup_delay_ms;		/* a setup as slow as a stuck drain */
 	long teardown_delay_ms;		/* a wider teardown window */
 	long ready_timeout_ms;		/* --daemon parent's wait, shortened */
+	long top_crash_frame;		/* --top: a SIGSEGV after this frame (the restore) */
 };
 
 struct run {
@@ -119,6 +121,7 @@ struct run {
 	struct meta meta;
 	int stop_sig;			/* what ended the loop: SIGTERM, SIGINT, SIGPIPE */
 	uint32_t cpu_id_bound;		/* CPU numbers are below this (--stacks) */
+	const char *stop_trigger;	/* ... when it was not a signal (the report's trigger) */
 	/* the tracepoints, as reports name them ("sys:name") */
 	const char *enabled[RUN_MAX_EVENTS];
 	const char *missing[RUN_MAX_EVENTS];
@@ -142,6 +145,7 @@ struct run {
 	bool pidfile_written;		/* --pidfile: ours to remove at the end */
 	struct cmd_info cmd;		/* command mode */
 	struct exits_state exits;	/* --exits */
+	struct top_state *top;		/* --top: the live view (top.c) */
 	struct oom_state oom;
 	bool stdout_stalled;		/* the last report on stdout was not read in time */
 	uint32_t replay_bad;		/* --replay: malformed lines of memtrace.{meta,seed} */

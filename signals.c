@@ -25,6 +25,8 @@ int signals_setup(struct signals *sg, enum run_mode mode)
 	sigaddset(&sg->blocked, SIGHUP);
 	if (mode == MODE_COMMAND)
 		sigaddset(&sg->blocked, SIGCHLD);
+	if (mode == MODE_TOP)
+		sigaddset(&sg->blocked, SIGWINCH);
 	if (sigprocmask(SIG_BLOCK, &sg->blocked, &sg->orig))
 		return mt_fail(EXIT_RUNTIME, "sigprocmask: %s", strerror(errno));
 	sg->fd = signalfd(-1, &sg->blocked, SFD_NONBLOCK | SFD_CLOEXEC);
@@ -69,6 +71,28 @@ static enum sig_action command_action(int sig, int code, struct sig_cmd_state *c
 	}
 }
 
+/*
+ * The live view: stdout is the screen, so USR1's report goes to the log file
+ * as USR2's; TERM, INT and HUP (the terminal is gone) put the terminal back
+ * and stop; WINCH draws the screen at its new size.
+ */
+static enum sig_action top_action(int sig)
+{
+	switch (sig) {
+	case SIGUSR1:
+	case SIGUSR2:
+		return SIGACT_REPORT_LOG;
+	case SIGTERM:
+	case SIGINT:
+	case SIGHUP:
+		return SIGACT_QUIT;
+	case SIGWINCH:
+		return SIGACT_RESIZE;
+	default:
+		return SIGACT_IGNORE;
+	}
+}
+
 enum sig_action signals_action(enum run_mode mode, const struct signalfd_siginfo *si,
 			       struct sig_cmd_state *cs)
 {
@@ -76,6 +100,8 @@ enum sig_action signals_action(enum run_mode mode, const struct signalfd_siginfo
 
 	if (mode == MODE_COMMAND && cs)
 		return command_action(sig, si->ssi_code, cs);
+	if (mode == MODE_TOP)
+		return top_action(sig);
 	switch (sig) {
 	case SIGUSR1:
 		return SIGACT_REPORT_STDOUT;
@@ -96,6 +122,8 @@ const char *signals_trigger(int sig)
 		return "SIGINT";
 	case SIGPIPE:
 		return "stdout closed";
+	case SIGHUP:
+		return "SIGHUP";
 	default:
 		return "SIGTERM";
 	}

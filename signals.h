@@ -15,6 +15,8 @@
  *    the start and read from a signalfd in the main loop's poll set: no work
  *    is ever done in a handler.
  *  - HUP is read and ignored: a console hangup must not end a boot trace.
+ *    In the live view (--top) it stops, as TERM does: the terminal is gone.
+ *    The live view also reads WINCH (the terminal's size changed).
  *  - PIPE is ignored: a closed stdout comes back as EPIPE where it is written.
  *    A command memtrace runs gets the disposition memtrace's caller gave.
  *  - From the stop on (signals_arm_teardown()), a TERM or INT has a handler
@@ -38,6 +40,8 @@ enum sig_action {
 	SIGACT_WAIT,		/* command mode: the command got it too (terminal); go on */
 	SIGACT_STOP_WAITING,	/* command mode: stop waiting for the tree, report */
 	SIGACT_CHILD,		/* command mode: something exited, reap it */
+	SIGACT_QUIT,		/* live view: leave the terminal, then stop as SIGACT_STOP */
+	SIGACT_RESIZE,		/* live view: the terminal changed size */
 };
 
 /* Command mode's part of the meaning: TERM/INT seen so far, whether the command is gone. */

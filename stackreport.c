@@ -452,6 +452,102 @@ void stackreport_counters_text(struct out *o, const struct run *r)
 		   "brackets only" : "");
 }
 
+/* The page allocator's own entry points (alloc_pages, __alloc_frozen_pages_noprof, ...). */
+static bool allocator_frame(const struct ksyms *k, uint64_t a)
+{
+	uint64_t off;
+	const char *name = ksyms_name(k, a, &off);
+
+	return name && (strstr(name, "alloc_pages") || strstr(name, "alloc_frozen_pages"));
+}
+
+/* "name+0xoff [module]" or "0xaddr" into @buf. */
+static int frame_str(char *buf, size_t size, const struct ksyms *k, uint64_t a)
+{
+	uint64_t off = 0;
+	const char *name = ksyms_name(k, a, &off), *mod;
+
+	if (!name)
+		return snprintf(buf, size, "0x%" PRIx64, a);
+	mod = strchr(name, ' ');
+	if (mod)
+		return snprintf(buf, size, "%.*s+0x%" PRIx64 "%s", (int)(mod - name), name, off, mod);
+	return snprintf(buf, size, "%s+0x%" PRIx64, name, off);
+}
+
+void stackreport_cache_free(struct stackreport_cache *c)
+{
+	if (c->valid)
+		ksyms_free(&c->k);
+	c->valid = false;
+	c->n = 0;
+}
+
+int stackreport_row_lines(const struct run *r, bool module, uint32_t idx, char *lines,
+			  size_t len, int max, struct stackreport_cache *c)
+{
+	static struct pick top[32];
+	const struct stacks *sk = &r->st.sk;
+	const struct table *tb = &r->st.tb;
+	uint32_t k = top_k(r) ? top_k(r) : 5, n, all, i, j;
+	bool same;
+
+	if (!r->st.stacks_on)
+		return -1;
+	if (k > 32)
+		k = 32;
+	if ((int)k > max)
+		k = (uint32_t)max;
+	if (module)
+		n = idx < tb->nmods ? module_top(r, &tb->mods[idx], top, k, &all) : 0;
+	else
+		n = idx < tb->ntasks_used ? task_top(r, &tb->tasks[idx], top, k, &all) : 0;
+	/* the names again only when the stacks shown change */
+	same = c->valid && c->n == n;
+	for (i = 0; same && i < n; i++)
+		same = c->sid[i] == top[i].sid;
+	if (!same) {
+		stackreport_cache_free(c);
+		ksyms_init(&c->k);
+		for (i = 0; i < n; i++) {
+			want_stack(&c->k, sk, top[i].sid);
+			c->sid[i] = top[i].sid;
+		}
+		c->n = n;
+		stackreport_resolve(r, &c->k);
+		c->valid = true;
+	}
+	for (i = 0; i < n; i++) {
+		const uint64_t *f = stacks_frames(sk, top[i].sid);
+		char *l = lines + (size_t)i * len;
+		bool first = true;
+		size_t at;
+		int w;
+
+		w = snprintf(l, len, "%lld/%lld ", (long long)top[i].cur, (long long)top[i].peak);
+		at = w > 0 && (size_t)w < len ? (size_t)w : len - 1;
+		for (j = 0; j < sk->st[top[i].sid].nframes && at + 1 < len; j++) {
+			/* a line is short: from the allocator's caller on */
+			if (first && j + 1 < sk->st[top[i].sid].nframes &&
+			    (tracing_frame(&c->k, f[j]) || allocator_frame(&c->k, f[j])))
+				continue;
+			if (!first && at + 3 < len) {
+				memcpy(l + at, " < ", 3);
+				at += 3;
+			}
+			first = false;
+			w = frame_str(l + at, len - at, &c->k, f[j]);
+			if (w < 0 || (size_t)w >= len - at) {
+				at = len - 1;
+				break;
+			}
+			at += (size_t)w;
+		}
+		l[at] = '\0';
+	}
+	return (int)n;
+}
+
 int stackreport_save_symbols(const struct run *r, const char *dir)
 {
 	const struct stacks *sk = &r->st.sk;

@@ -44,6 +44,26 @@ void stackreport_counters_json(struct out *o, const struct run *r, const char *b
 			       const char *after);
 void stackreport_counters_text(struct out *o, const struct run *r);
 
+/* The names a live view's expanded row needs, kept while its stacks stay the same. */
+struct stackreport_cache {
+	struct ksyms k;
+	uint32_t sid[32];
+	uint32_t n;
+	bool valid;
+};
+
+/**
+ * stackreport_row_lines() - the top stacks of a task (or of a module) as lines
+ * @module: @idx is a module's index in the table, else a task's slot
+ * @lines: @max lines of @len bytes each: "now/peak  frame < caller < ..." per
+ *         stack, innermost first (the tracing machinery's frames left out)
+ * @c: names are read from /proc/kallsyms only when the row's stacks change
+ * Return: the lines written, or -1 without a stack table.
+ */
+int stackreport_row_lines(const struct run *r, bool module, uint32_t idx, char *lines,
+			  size_t len, int max, struct stackreport_cache *c);
+void stackreport_cache_free(struct stackreport_cache *c);
+
 /*
  * --record with --stacks: the kallsyms lines the recording's frames need, as
  * DIR/memtrace.kallsyms, so that a replay names them. 0 or -errno.

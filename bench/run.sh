@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
-# run.sh - `make bench`: the replay, live-storm and footprint benchmarks, one after the
-# other, then a table of their figures against the targets, printed and written to
+# run.sh - `make bench`: the replay, live-storm, footprint and live-view benchmarks, one
+# after the other, then a table of their figures against the targets, printed and written to
 # bench/results.md. Root (tracefs). Figures only: a missed target is shown, not failed.
 set -eu -o pipefail
 cd "$(dirname "$0")/.."
@@ -10,7 +10,8 @@ LOG=$(mktemp /tmp/memtrace-bench.XXXXXX)
 trap 'rm -f "$LOG"' EXIT
 failed=
 # the live storm: 5 interleaved runs of 3 s each way
-for b in "bench/replay.sh" "bench/live.py 3 5" "bench/footprint.sh"; do
+for b in "bench/replay.sh" "bench/live.py 3 5" "bench/footprint.sh" "bench/topframe" \
+	"bench/top.py 3 5"; do
 	echo "== $b"
 	# shellcheck disable=SC2086
 	./$b 2>&1 | tee -a "$LOG" || failed="$failed ${b%% *}"
@@ -47,6 +48,11 @@ rows = [
     ("RSS without pfn map: whole life, final report", g("rss_life_kib") + " KiB", "", ""),
     ("binary, stripped (gcc -O2, glibc)", g("binary_bytes") + " bytes", "", ""),
     ("make static (musl, stripped)", g("static_bytes") + " bytes", "<= 153600", ok("static_bytes", lambda v: v <= 153600)),
+    ("--top: CPU of a frame, 16,384 tasks (worst order)", g("top_frame_ms", "{:.2f}") + " ms", "<= 5", ok("top_frame_ms", lambda v: v <= 5)),
+    ("--top -d 0.2 in a terminal, live storm: lost events", g("top_lost"), "0", ok("top_lost", lambda v: v == 0)),
+    ("--top -d 0.2 in a terminal: CPU per event", g("top_us_per_event", "{:.3f}") + " us", "", ""),
+    ("--top -d 0.2 in a terminal: workload speed / daemon", g("top_ratio", "{:.3f}"), "", ""),
+    ("--top -d 0.2 batch frames, live storm: lost events", g("top_batch_lost"), "0", ok("top_batch_lost", lambda v: v == 0)),
 ]
 w = max(len(a) for a, *_ in rows)
 head = (f"memtrace `make bench`, {time.strftime('%Y-%m-%d')}; kernel {platform.release()}, "

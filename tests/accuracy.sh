@@ -168,6 +168,8 @@ oom_snapshot_test() {
 
 # The top-level fallback (a tracefs without instances: a fake one here) puts back every
 # setting it changed, also when a second TERM cuts its teardown short.
+tracing_off() { [ "$(cat "$1/tracing_on")" = 0 ]; }	# read again at each try of wait_for
+
 toplevel_second_term_test() {
 	local F=$T/fake rc e
 	mkdir -p "$F/per_cpu/cpu0" "$F/events/kmem/mm_page_alloc" "$F/events/kmem/mm_page_free" \
@@ -191,7 +193,7 @@ toplevel_second_term_test() {
 	check "top level: it traces there, with its mark and its settings" \
 		test "$(cat "$F/trace_clock")" = mono -a "$(cat "$F/events/kmem/mm_page_alloc/enable")" = 1
 	kill -TERM "$MTPID"
-	wait_for 5 test "$(cat "$F/tracing_on")" = 0
+	wait_for 5 tracing_off "$F"
 	sleep 0.3
 	kill -TERM "$MTPID"; wait_exit "$MTPID"; rc=$?
 	check "top level: a second TERM during teardown exits at once with 143 ($rc)" test "$rc" = 143

@@ -244,13 +244,71 @@ START_TEST(test_conflicts)
 }
 END_TEST
 
+/*
+ * --top alone is the live view; --top N and --top=N keep their old meaning,
+ * the task rows (-n, --rows), so that existing command lines and units work.
+ */
+START_TEST(test_top)
+{
+	ck_assert_int_eq(parse("--top", NULL), OPT_RUN);
+	ck_assert_int_eq(O.mode, MODE_TOP);
+	ck_assert_uint_eq(O.delay_ms, DEFAULT_DELAY_MS);
+	ck_assert_uint_eq(O.count, 0);
+	ck_assert_uint_eq(O.top, DEFAULT_TOP);
+	ck_assert_int_eq(parse("--top", "-d", "0.2", "--count", "5", "--by", "process", "-n", "0",
+			       "--record", "/tmp/r", "/sys/kernel/tracing", "/tmp/log", NULL), OPT_RUN);
+	ck_assert_int_eq(O.mode, MODE_TOP);
+	ck_assert_uint_eq(O.delay_ms, 200);
+	ck_assert_uint_eq(O.count, 5);
+	ck_assert(O.by_process);
+	ck_assert_uint_eq(O.top, 0);
+	ck_assert_str_eq(O.tracefs_dir, "/sys/kernel/tracing");
+	ck_assert_str_eq(O.log_path, "/tmp/log");
+	ck_assert_int_eq(parse("--delay", "2", "--top", NULL), OPT_RUN);
+	ck_assert_uint_eq(O.delay_ms, 2000);
+	ck_assert_int_eq(parse("--top", "-d", "86400", NULL), OPT_RUN);
+	ck_assert_uint_eq(O.delay_ms, 86400000);
+	ck_assert_int_eq(parse("--top", "-d", "0.125", NULL), OPT_RUN);
+	ck_assert_uint_eq(O.delay_ms, 125);
+	/* the old meaning */
+	ck_assert_int_eq(parse("--top", "7", NULL), OPT_RUN);
+	ck_assert_int_eq(O.mode, MODE_DAEMON);
+	ck_assert_uint_eq(O.top, 7);
+	ck_assert_int_eq(parse("--top=0", NULL), OPT_RUN);
+	ck_assert_int_eq(O.mode, MODE_DAEMON);
+	ck_assert_uint_eq(O.top, 0);
+	ck_assert_int_eq(parse("--rows", "3", "--top", NULL), OPT_RUN);
+	ck_assert_int_eq(O.mode, MODE_TOP);
+	ck_assert_uint_eq(O.top, 3);
+	BAD("invalid value 'x' for --rows", "--top=x");
+	BAD("must be 0.1..86400 seconds", "--top", "-d", "0.09");
+	BAD("must be 0.1..86400 seconds", "--top", "-d", "0");
+	BAD("must be 0.1..86400 seconds", "--top", "-d", "86400.001");
+	BAD("must be 0.1..86400 seconds", "--top", "-d", "99999999999999999999");
+	BAD("seconds, like 0.5 or 2", "--top", "-d", "1e3");
+	BAD("seconds, like 0.5 or 2", "--top", "-d", ".5");
+	BAD("seconds, like 0.5 or 2", "--top", "-d", "0.0001");
+	BAD("seconds, like 0.5 or 2", "--top", "-d", "-1");
+	BAD("seconds, like 0.5 or 2", "--top", "-d", "1s");
+	BAD("option -d requires a value", "--top", "-d");
+	BAD("must be 1..4294967295", "--top", "--count", "0");
+	BAD("--delay and --count need --top", "-d", "1");
+	BAD("--delay and --count need --top", "--count", "3");
+	BAD("--top takes no COMMAND", "--top", "--", "true");
+	BAD("--top takes no COMMAND, --exits", "--top", "--exits");
+	BAD("--top takes no", "--top", "--replay", "d");
+	BAD("--top takes no", "--top", "--daemon");
+}
+END_TEST
+
 /* the help names every option the parser takes */
 START_TEST(test_usage_lists_options)
 {
 	/* each with a value it takes, and what else it needs */
 	static const char *const opts[][5] = {
 		{ "--output", "x" }, { "--buffer-size", "16" }, { "--format", "json" },
-		{ "--top", "1" }, { "--max-tasks", "8" }, { "--max-modules", "1" },
+		{ "--rows", "1" }, { "--top" }, { "--delay", "1", "--top" },
+		{ "--count", "1", "--top" }, { "--max-tasks", "8" }, { "--max-modules", "1" },
 		{ "--instance", "i" }, { "--daemon" }, { "--pidfile", "p", "--daemon" },
 		{ "--record", "d" }, { "--replay", "d" }, { "--no-seed" }, { "--kmsg" },
 		{ "--boot-buffer" }, { "--by", "task" }, { "--no-wait", "--", "true" },
@@ -287,6 +345,7 @@ Suite *suite_options(void)
 	tcase_add_test(tc, test_at_most_filters);
 	tcase_add_test(tc, test_conflicts);
 	tcase_add_test(tc, test_usage_lists_options);
+	tcase_add_test(tc, test_top);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -45,6 +45,40 @@ START_TEST(test_daemon_meanings)
 END_TEST
 
 /*
+ * The live view: stdout is the screen (USR1's report goes to the log), TERM,
+ * INT and HUP leave the terminal and stop, WINCH redraws.
+ */
+START_TEST(test_top_meanings)
+{
+	ck_assert_int_eq(act(MODE_TOP, SIGUSR1, SI_USER, NULL), SIGACT_REPORT_LOG);
+	ck_assert_int_eq(act(MODE_TOP, SIGUSR2, SI_USER, NULL), SIGACT_REPORT_LOG);
+	ck_assert_int_eq(act(MODE_TOP, SIGTERM, SI_USER, NULL), SIGACT_QUIT);
+	ck_assert_int_eq(act(MODE_TOP, SIGINT, SI_KERNEL, NULL), SIGACT_QUIT);
+	ck_assert_int_eq(act(MODE_TOP, SIGHUP, SI_KERNEL, NULL), SIGACT_QUIT);
+	ck_assert_int_eq(act(MODE_TOP, SIGWINCH, SI_KERNEL, NULL), SIGACT_RESIZE);
+	ck_assert_int_eq(act(MODE_DAEMON, SIGWINCH, SI_KERNEL, NULL), SIGACT_IGNORE);
+	ck_assert_str_eq(signals_trigger(SIGHUP), "SIGHUP");
+}
+END_TEST
+
+/* WINCH is read from the signalfd in the live view only */
+START_TEST(test_top_blocks_winch)
+{
+	struct signals sg;
+
+	ck_assert_int_eq(signals_setup(&sg, MODE_DAEMON), 0);
+	ck_assert_int_eq(sigismember(&sg.blocked, SIGWINCH), 0);
+	signals_close(&sg);
+	sigprocmask(SIG_SETMASK, &sg.orig, NULL);
+	ck_assert_int_eq(signals_setup(&sg, MODE_TOP), 0);
+	ck_assert_int_eq(sigismember(&sg.blocked, SIGWINCH), 1);
+	ck_assert_int_eq(sigismember(&sg.blocked, SIGHUP), 1);
+	signals_close(&sg);
+	sigprocmask(SIG_SETMASK, &sg.orig, NULL);
+}
+END_TEST
+
+/*
  * Command mode: the first TERM from kill() goes on to the command, one from the
  * terminal (SI_KERNEL: the command's group got it too) is only counted; the
  * second, or any once the command is gone, stops the wait.
@@ -103,6 +137,8 @@ Suite *suite_signals(void)
 
 	tcase_add_test(tc, test_daemon_meanings);
 	tcase_add_test(tc, test_command_meanings);
+	tcase_add_test(tc, test_top_meanings);
+	tcase_add_test(tc, test_top_blocks_winch);
 	tcase_add_test(tc, test_setup_blocks_and_reads);
 	suite_add_tcase(s, tc);
 	return s;

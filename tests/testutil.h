@@ -39,6 +39,7 @@ SUITE(bootrec);
 SUITE(options);
 SUITE(signals);
 SUITE(stacks);
+SUITE(view);
 #undef SUITE
 
 #endif
