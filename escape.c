@@ -4,6 +4,7 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 void escape_text(struct out *o, const char *s, size_t len)
 {
@@ -80,4 +81,53 @@ void escape_json(struct out *o, const char *s, size_t len)
 			i += n;
 		}
 	}
+}
+
+size_t escape_prom(char *dst, size_t size, const char *s, size_t len)
+{
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *u = (const unsigned char *)s;
+	size_t i = 0, j = 0;
+
+	if (!size)
+		return 0;
+	while (i < len) {
+		unsigned char c = u[i];
+		size_t n = utf8_len(u + i, len - i), k;
+		char e[8];
+		size_t elen;
+
+		if (n == 1 && c >= 0x20 && c < 0x7f && c != '\\' && c != '"') {
+			e[0] = (char)c;
+			elen = 1;
+		} else if (c == '"') {
+			memcpy(e, "\\\"", 2);
+			elen = 2;
+		} else if (c == '\\') {
+			memcpy(e, "\\\\\\\\", 4);	/* \\ shown, \\\\ in the file */
+			elen = 4;
+		} else if (n > 1 && !(n == 2 && c == 0xc2 && u[i + 1] < 0xa0)) {
+			if (j + n >= size)
+				break;
+			memcpy(dst + j, s + i, n);	/* valid UTF-8, no C1 control */
+			j += n;
+			i += n;
+			continue;
+		} else {
+			/* a control byte, or one that is not UTF-8: \xNN, its backslash escaped */
+			e[0] = '\\';
+			e[1] = '\\';
+			e[2] = 'x';
+			e[3] = hex[c >> 4];
+			e[4] = hex[c & 15];
+			elen = 5;
+		}
+		if (j + elen >= size)
+			break;
+		for (k = 0; k < elen; k++)
+			dst[j++] = e[k];
+		i++;
+	}
+	dst[j] = '\0';
+	return j;
 }

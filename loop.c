@@ -73,7 +73,13 @@ int run_report_log(struct run *r, const char *trigger)
 {
 	struct gen_ctx g = { r, trigger };
 	char err[PATH_MAX + 128];
-	int e = logfile_write(r->opt.log_path, gen_report, &g, err, sizeof(err));
+	int e;
+
+	/* --interval -f json: the log file is JSON lines, every report appended */
+	if (r->opt.json_lines)
+		e = logfile_append(r->opt.log_path, gen_report, &g, err, sizeof(err));
+	else
+		e = logfile_write(r->opt.log_path, gen_report, &g, err, sizeof(err));
 
 	if (e)
 		mt_warn("%s (report kept in memory; still tracing)", err);

@@ -14,7 +14,7 @@
 enum {
 	OPT_MAX_TASKS = 256, OPT_MAX_MODULES, OPT_DAEMON, OPT_PIDFILE, OPT_REPLAY,
 	OPT_RECORD, OPT_INSTANCE, OPT_NO_SEED, OPT_KMSG, OPT_BOOT_BUFFER, OPT_EXITS, OPT_PID,
-	OPT_COMM, OPT_BY, OPT_NO_WAIT, OPT_KEEP_OOM,
+	OPT_COMM, OPT_BY, OPT_NO_WAIT, OPT_KEEP_OOM, OPT_PROMETHEUS, OPT_INTERVAL,
 };
 
 void options_usage(FILE *f)
@@ -47,6 +47,11 @@ void options_usage(FILE *f)
 		"                          at boot (trace_event=module:...) from the top-level\n"
 		"                          buffer; this empties that buffer\n"
 		"      --by process        reports list processes (threads summed), not tasks\n"
+		"      --prometheus FILE   daemon: metrics for node_exporter's textfile\n"
+		"                          collector, rewritten every interval and at exit\n"
+		"      --interval S        seconds between outputs, per mode: daemon: the\n"
+		"                          --prometheus file (default %d), and with -f json\n"
+		"                          a report appended to the log file as a JSON line\n"
 		"      --no-wait           COMMAND: stop when it exits, not when its\n"
 		"                          descendants are gone too\n"
 		"      --exits             print a line per exiting process, until TERM/INT\n"
@@ -59,7 +64,7 @@ void options_usage(FILE *f)
 		"Exit status: 0 ok, 1 runtime failure, 2 usage, 4 no privilege,\n"
 		"5 required tracepoint missing. See memtrace(8).\n",
 		DEFAULT_BUFFER_KB, DEFAULT_TOP, DEFAULT_MAX_TASKS, DEFAULT_MAX_MODULES,
-		DEFAULT_KEEP_OOM);
+		DEFAULT_KEEP_OOM, DEFAULT_INTERVAL_S);
 }
 
 __attribute__((format(printf, 3, 4)))
@@ -214,6 +219,15 @@ static int one(struct options *o, int c, const char *arg, char *err, size_t errl
 		if (!num("--keep-oom", arg, 0, 1000, &o->keep_oom, err, errlen))
 			return OPT_ERROR;
 		break;
+	case OPT_PROMETHEUS:
+		if (!*arg)
+			return bad(err, errlen, "empty value for --prometheus");
+		o->prom_path = arg;
+		break;
+	case OPT_INTERVAL:
+		if (!num("--interval", arg, 1, MAX_INTERVAL_S, &o->interval_s, err, errlen))
+			return OPT_ERROR;
+		break;
 	default:
 		return bad(err, errlen, "unexpected option");
 	}
@@ -240,6 +254,30 @@ static int conflicts(struct options *o, char *err, size_t errlen)
 	return OPT_RUN;
 }
 
+/*
+ * --prometheus and --interval: the daemon's outputs at intervals (the mode is
+ * known by now). --interval means, per mode, what is written at each one.
+ */
+static int intervals(struct options *o, char *err, size_t errlen)
+{
+	bool daemon_mode = o->mode == MODE_DAEMON;
+
+	if (o->prom_path && !daemon_mode)
+		return bad(err, errlen, "--prometheus is for the daemon (not with a COMMAND, "
+			   "--exits or --replay)");
+	if (o->interval_s && !daemon_mode)
+		return bad(err, errlen, "--interval is for the daemon (not with a COMMAND, "
+			   "--exits or --replay)");
+	if (o->interval_s && !o->prom_path && o->format != FMT_JSON)
+		return bad(err, errlen, "--interval needs --prometheus FILE or -f json");
+	if (o->prom_path && !strcmp(o->prom_path, o->log_path))
+		return bad(err, errlen, "--prometheus FILE must not be the log file");
+	o->json_lines = o->interval_s && o->format == FMT_JSON;
+	if (o->prom_path && !o->interval_s)
+		o->interval_s = DEFAULT_INTERVAL_S;
+	return OPT_RUN;
+}
+
 int options_parse(struct options *o, int argc, char **argv, char *err, size_t errlen)
 {
 	static const struct option longopts[] = {
@@ -263,6 +301,8 @@ int options_parse(struct options *o, int argc, char **argv, char *err, size_t er
 		{ "by", required_argument, NULL, OPT_BY },
 		{ "no-wait", no_argument, NULL, OPT_NO_WAIT },
 		{ "keep-oom", required_argument, NULL, OPT_KEEP_OOM },
+		{ "prometheus", required_argument, NULL, OPT_PROMETHEUS },
+		{ "interval", required_argument, NULL, OPT_INTERVAL },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -327,5 +367,5 @@ int options_parse(struct options *o, int argc, char **argv, char *err, size_t er
 		o->mode = MODE_REPLAY;
 	if (o->pidfile && !o->daemon)
 		return bad(err, errlen, "--pidfile needs --daemon");
-	return OPT_RUN;
+	return intervals(o, err, errlen);
 }

@@ -16,6 +16,8 @@
 #define DEFAULT_MAX_MODULES	1024
 #define MAX_FILTERS		64
 #define DEFAULT_KEEP_OOM	8
+#define DEFAULT_INTERVAL_S	15	/* --prometheus without --interval */
+#define MAX_INTERVAL_S		86400
 
 enum report_format { FMT_TEXT = 0, FMT_JSON };
 
@@ -41,6 +43,9 @@ struct options {
 	uint32_t max_tasks;		/* slots, the pseudo tasks included */
 	uint32_t max_modules;
 	uint32_t keep_oom;		/* OOM snapshots kept as LOG.oom.N */
+	const char *prom_path;		/* --prometheus FILE: the daemon's textfile for node_exporter */
+	uint32_t interval_s;		/* --interval S (0: none); DEFAULT_INTERVAL_S with --prometheus */
+	bool json_lines;		/* daemon, --interval and -f json: reports appended as JSON lines */
 	bool daemon;
 	bool no_seed;
 	bool kmsg;

@@ -38,6 +38,7 @@ SUITE(boot);
 SUITE(bootrec);
 SUITE(options);
 SUITE(signals);
+SUITE(prom);
 #undef SUITE
 
 #endif
