@@ -93,40 +93,34 @@ size_t escape_prom(char *dst, size_t size, const char *s, size_t len)
 		return 0;
 	while (i < len) {
 		unsigned char c = u[i];
-		size_t n = utf8_len(u + i, len - i), k;
-		char e[8];
+		size_t n = utf8_len(u + i, len - i);
+		char e[6];
+		const char *p = e;
 		size_t elen;
 
 		if (n == 1 && c >= 0x20 && c < 0x7f && c != '\\' && c != '"') {
-			e[0] = (char)c;
+			p = s + i;
 			elen = 1;
 		} else if (c == '"') {
-			memcpy(e, "\\\"", 2);
+			p = "\\\"";
 			elen = 2;
 		} else if (c == '\\') {
-			memcpy(e, "\\\\\\\\", 4);	/* \\ shown, \\\\ in the file */
+			p = "\\\\\\\\";		/* \\ shown, \\\\ in the file */
 			elen = 4;
 		} else if (n > 1 && !(n == 2 && c == 0xc2 && u[i + 1] < 0xa0)) {
-			if (j + n >= size)
-				break;
-			memcpy(dst + j, s + i, n);	/* valid UTF-8, no C1 control */
-			j += n;
-			i += n;
-			continue;
+			p = s + i;		/* valid UTF-8, no C1 control */
+			elen = n;
 		} else {
 			/* a control byte, or one that is not UTF-8: \xNN, its backslash escaped */
-			e[0] = '\\';
-			e[1] = '\\';
-			e[2] = 'x';
-			e[3] = hex[c >> 4];
-			e[4] = hex[c & 15];
+			snprintf(e, sizeof(e), "\\\\x%c%c", hex[c >> 4], hex[c & 15]);
 			elen = 5;
+			n = 1;
 		}
 		if (j + elen >= size)
 			break;
-		for (k = 0; k < elen; k++)
-			dst[j++] = e[k];
-		i++;
+		memcpy(dst + j, p, elen);
+		j += elen;
+		i += n;
 	}
 	dst[j] = '\0';
 	return j;

@@ -55,7 +55,8 @@ int interval_start(struct run *r)
 		return 0;
 	e = logfile_replace(r->opt.prom_path, PROM_MODE, false, gen_prom, r, err, sizeof(err));
 	if (e)
-		return mt_fail(exit_code_for_errno(-e), "--prometheus: %s", err);
+		return mt_fail(exit_code_for_errno(-e), "--prometheus %s: %s", r->opt.prom_path,
+			       err);
 	r->iv.prom_writes++;
 	return 0;
 }

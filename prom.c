@@ -212,12 +212,12 @@ void prom_write(struct out *o, const struct run *r, const char *kernel)
 	for (i = 0; i < nm; i++)
 		mods[i] = nm - 1 - i;	/* the latest entry of a name first */
 	n = unique(r, ROW_MODULE, mods, nm, UINT32_MAX, seen, mask);
-	module_family(o, r, mods, n, "memtrace_module_current_bytes", "Pages a module's loads "
-		      "allocated that it holds now.", MV_CUR);
-	module_family(o, r, mods, n, "memtrace_module_peak_bytes", "The most pages a module's "
+	module_family(o, r, mods, n, "memtrace_module_current_bytes", "Memory a module's load "
+		      "allocated and holds now (its code and data are _static_bytes).", MV_CUR);
+	module_family(o, r, mods, n, "memtrace_module_peak_bytes", "The most memory a module's "
 		      "load held at once.", MV_PEAK);
 	module_family(o, r, mods, n, "memtrace_module_static_bytes", "A module's code and "
-		      "data (/sys/module/NAME/coresize + initsize).", MV_STATIC);
+		      "data, from /sys/module/NAME/coresize + initsize.", MV_STATIC);
 out:
 	free(seen);
 	free(mods);
