@@ -174,13 +174,13 @@ void prom_write(struct out *o, const struct run *r, const char *kernel)
 	uint32_t mask = pow2_above(most > nm ? most : nm) - 1;
 	uint32_t *seen = calloc((size_t)mask + 1, sizeof(*seen));
 	uint32_t *mods = calloc(nm ? nm : 1, sizeof(*mods));
-	char ver[ESCAPE_PROM_MAX(32)], kern[ESCAPE_PROM_MAX(64)];
+	char ver[ESCAPE_PROM_MAX(sizeof(MEMTRACE_VERSION))], kern[ESCAPE_PROM_MAX(64)];
 
 	if (!seen || !mods) {
 		o->err = -ENOMEM;	/* the file is not replaced: the old one stays */
 		goto out;
 	}
-	escape_prom(ver, sizeof(ver), MEMTRACE_VERSION, strnlen(MEMTRACE_VERSION, 32));
+	escape_prom(ver, sizeof(ver), MEMTRACE_VERSION, sizeof(MEMTRACE_VERSION) - 1);
 	escape_prom(kern, sizeof(kern), kernel, strnlen(kernel, 64));
 	family(o, "memtrace_info", "gauge", "memtrace's version and the kernel it traces.");
 	out_printf(o, "memtrace_info{version=\"%s\",kernel=\"%s\"} 1\n", ver, kern);
