@@ -40,8 +40,8 @@ case " $(cat /proc/cmdline) " in
         # an interval later the .prom file shows this shell's 8 MB
         sleep 1.5
         echo "UNIT_PROM_MODE $(stat -c %a "$e2e_prom" 2> /dev/null)"
-        grep -E "^memtrace_task_peak_bytes\{pid=\"$$\"," "$e2e_prom" 2> /dev/null |
-            sed 's/^/UNIT_PROM_SHELL /'
+        # (sed, not grep: the systemd-flavour image has no grep)
+        sed -n "s/^memtrace_task_peak_bytes{pid=\"$$\",/UNIT_PROM_SHELL &/p" "$e2e_prom" 2> /dev/null
         echo "UNIT_PROM_EVENTS_BEFORE $(sed -n 's/^memtrace_events_total //p' "$e2e_prom" 2> /dev/null)"
         systemctl stop "$e2e_u"
         echo "UNIT_STOP rc=$?"
@@ -54,10 +54,14 @@ case " $(cat /proc/cmdline) " in
         fi
         echo "UNIT_LOGMODE $(stat -c %a "$e2e_log" 2> /dev/null)"
         echo "UNIT_PROM_EVENTS_AFTER $(sed -n 's/^memtrace_events_total //p' "$e2e_prom" 2> /dev/null)"
-        echo "UNIT_PROM_FAMILIES $(grep -c '^# TYPE memtrace_' "$e2e_prom" 2> /dev/null)"
+        e2e_n=0
+        while read -r e2e_a e2e_b e2e_c; do
+            [ "$e2e_a $e2e_b" = "# TYPE" ] && e2e_n=$((e2e_n + 1))
+        done < "$e2e_prom"
+        echo "UNIT_PROM_FAMILIES $e2e_n"
         cp "$e2e_log" /run/initramfs/e2e-unit.log 2> /dev/null
         journalctl -u "$e2e_u" --no-pager -o cat -n 30 2> /dev/null | sed 's/^/UNIT_JOURNAL /'
-        unset e2e_u e2e_log e2e_n e2e_prom
+        unset e2e_u e2e_log e2e_n e2e_prom e2e_a e2e_b e2e_c
     } > /run/initramfs/e2e-unit.txt 2>&1
     ;;
 esac
