@@ -257,7 +257,7 @@ static const char *prom_parse(const char *text, size_t len, struct pfile *pf, in
 	const char *p = text, *end = text + len;
 	size_t i, n;
 
-	memset(pf, 0, sizeof(*pf));
+	pf->ns = pf->nf = 0;	/* each sample and family is cleared as it comes */
 	*line = 0;
 	for (i = 0; i < len; i += n) {
 		n = utf8_ok(u + i, len - i);
@@ -455,6 +455,61 @@ START_TEST(test_escape_prom_bounds)
 	ck_assert_str_eq(small, "ab\\\\\\\\");	/* the second backslash did not fit */
 	ck_assert_uint_eq(n, 6);
 	ck_assert_uint_eq(escape_prom(small, 0, "x", 1), 0);
+}
+END_TEST
+
+static int hexdigit(char c)
+{
+	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+/*
+ * Random names (a fixed seed) from an alphabet heavy in what is hard: quotes,
+ * backslashes, 'x' and hex digits, controls, UTF-8 lead and continuation
+ * bytes. Each escaped value gives a valid file, and reading it back (the
+ * format's escapes, then the text report's \\ and \xNN) gives the raw bytes.
+ */
+START_TEST(test_escape_prom_roundtrip)
+{
+	static const unsigned char alpha[] = "\"\\x0a9fF \n\t\x01\x1f\x7f\x80\xbf\xc2\xa0\xc3\xa9"
+					     "\xe2\x82\xac\xed\xa0\xf0\x9f\xf4\x90\xff";
+	static struct pfile pf;
+	char raw[16], esc_buf[ESCAPE_PROM_MAX(16)], text[256], back[16];
+	uint32_t seed = 12345;
+	int iter, line;
+
+	for (iter = 0; iter < 20000; iter++) {
+		size_t len, i, n, k = 0;
+		const char *v, *why;
+
+		seed = seed * 1103515245u + 12345u;
+		len = (seed >> 16) % 16;
+		for (i = 0; i < len; i++) {
+			seed = seed * 1103515245u + 12345u;
+			raw[i] = (char)alpha[(seed >> 16) % (sizeof(alpha) - 1)];
+		}
+		n = escape_prom(esc_buf, sizeof(esc_buf), raw, len);
+		ck_assert_uint_eq(n, strlen(esc_buf));
+		snprintf(text, sizeof(text), "# HELP a x\n# TYPE a gauge\na{comm=\"%s\"} 1\n", esc_buf);
+		why = prom_parse(text, strlen(text), &pf, &line);
+		ck_assert_msg(!why, "iteration %d: %s: %s", iter, why, text);
+		v = label(&pf.s[0], "comm");
+		for (i = 0; v[i]; k++) {
+			ck_assert_uint_lt(k, sizeof(back));
+			if (v[i] == '\\' && v[i + 1] == '\\') {
+				back[k] = '\\';
+				i += 2;
+			} else if (v[i] == '\\' && v[i + 1] == 'x' && hexdigit(v[i + 2]) >= 0 &&
+				   hexdigit(v[i + 3]) >= 0) {
+				back[k] = (char)(hexdigit(v[i + 2]) << 4 | hexdigit(v[i + 3]));
+				i += 4;
+			} else {
+				ck_assert_msg(v[i] != '\\', "iteration %d: a lone backslash", iter);
+				back[k] = v[i++];
+			}
+		}
+		ck_assert_msg(k == len && !memcmp(back, raw, len), "iteration %d: not read back", iter);
+	}
 }
 END_TEST
 
@@ -879,6 +934,7 @@ Suite *suite_prom(void)
 	tcase_add_test(tc, test_reader_self);
 	tcase_add_test(tc, test_escape_prom);
 	tcase_add_test(tc, test_escape_prom_bounds);
+	tcase_add_test(tc, test_escape_prom_roundtrip);
 	tcase_add_test(tc, test_every_metric);
 	tcase_add_test(tc, test_empty_run);
 	tcase_add_test(tc, test_hostile_names);
