@@ -41,6 +41,18 @@ static int prom_out(struct run *r, char *err, size_t errlen)
 	return e;
 }
 
+/* A report with trigger "interval" appended to the log file; failures said as prom_out() says them. */
+static void lines_out(struct run *r, char *err, size_t errlen)
+{
+	int e = run_report_write_log(r, "interval", err, errlen);
+
+	if (e && !r->iv.lines_failing)
+		mt_warn("%s (no interval lines until it can be written; still tracing)", err);
+	else if (!e && r->iv.lines_failing)
+		mt_warn("%s: interval lines written again", r->opt.log_path);
+	r->iv.lines_failing = e != 0;
+}
+
 int interval_start(struct run *r)
 {
 	struct utsname u;
@@ -84,7 +96,7 @@ enum loop_next interval_check(struct run *r)
 	if (r->opt.prom_path)
 		prom_out(r, err, sizeof(err));
 	if (r->opt.json_lines)
-		run_report_log(r, "interval");
+		lines_out(r, err, sizeof(err));
 	return LOOP_GO_ON;
 }
 

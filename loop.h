@@ -4,6 +4,7 @@
 #define MEMTRACE_LOOP_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "run.h"
 
@@ -30,6 +31,9 @@ void run_report_stdout(struct run *r, const char *trigger);
  * one JSON line); on failure said on stderr, tracing goes on. 0 or -errno.
  */
 int run_report_log(struct run *r, const char *trigger);
+
+/* The same without a word on stderr: @err says why it failed. 0 or -errno. */
+int run_report_write_log(struct run *r, const char *trigger, char *err, size_t errlen);
 
 /* The final report: to the log file (unless @to_log is false), its summary to kmsg with --kmsg. */
 void run_report_final(struct run *r, bool to_log);

@@ -101,6 +101,7 @@ struct interval_state {
 	uint64_t next_ns;	/* CLOCK_MONOTONIC end of the current interval; 0: no intervals */
 	char kernel[65];	/* uname's release: the memtrace_info label */
 	bool prom_failing;	/* the last write of the --prometheus file failed (said once) */
+	bool lines_failing;	/* the last JSON line of an interval could not be appended */
 	uint64_t prom_writes;	/* the --prometheus file written */
 };
 
