@@ -78,7 +78,7 @@ endif
 LIB_SRCS := ringbuf.c format.c event.c table.c tidset.c module.c stacks.c renumber.c ksyms.c stackreport.c stats.c proc.c escape.c rows.c report.c \
 	cmdreport.c logfile.c util.c \
 	record.c boot.c tracefs.c reader.c options.c signals.c enrich.c setup.c loop.c daemon.c \
-	command.c exits.c replay.c term.c view.c frame.c top.c
+	command.c exits.c replay.c term.c view.c frame.c top.c prom.c interval.c
 LIB_OBJS := $(LIB_SRCS:.c=.o)
 OBJS := memtrace.o $(LIB_OBJS)
 
@@ -156,7 +156,8 @@ endif
 # program, install into a DESTDIR, then the
 # tests on the real tracefs (daemon, recordings, signal and task storms, the decoder
 # against libtraceevent, command mode, accuracy and data safety, the live view under
-# tmux); each prints its summary
+# tmux, the Prometheus file through promtool and node_exporter, JSON lines); each prints
+# its summary
 # line, the last one last
 check: memtrace tests/memtrace-hooks tests/unit tests/workload tests/threads tests/forker \
 		tests/remap tests/thpmove $(CROSSCHECK_BIN)
@@ -172,6 +173,7 @@ check: memtrace tests/memtrace-hooks tests/unit tests/workload tests/threads tes
 	$(Q)$(CROSSCHECK_RUN)
 	$(Q)./tests/command.sh
 	$(Q)./tests/top.sh
+	$(Q)./tests/metrics.sh
 
 # memtrace's main job: trace a 64 MiB workload and print the report (root)
 demo: memtrace tests/workload

@@ -4,6 +4,7 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 size_t escape_text_char(unsigned char c, char e[4])
 {
@@ -92,4 +93,47 @@ void escape_json(struct out *o, const char *s, size_t len)
 			i += n;
 		}
 	}
+}
+
+size_t escape_prom(char *dst, size_t size, const char *s, size_t len)
+{
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *u = (const unsigned char *)s;
+	size_t i = 0, j = 0;
+
+	if (!size)
+		return 0;
+	while (i < len) {
+		unsigned char c = u[i];
+		size_t n = utf8_len(u + i, len - i);
+		char e[6];
+		const char *p = e;
+		size_t elen;
+
+		if (n == 1 && c >= 0x20 && c < 0x7f && c != '\\' && c != '"') {
+			p = s + i;
+			elen = 1;
+		} else if (c == '"') {
+			p = "\\\"";
+			elen = 2;
+		} else if (c == '\\') {
+			p = "\\\\\\\\";		/* \\ shown, \\\\ in the file */
+			elen = 4;
+		} else if (n > 1 && !(n == 2 && c == 0xc2 && u[i + 1] < 0xa0)) {
+			p = s + i;		/* valid UTF-8, no C1 control */
+			elen = n;
+		} else {
+			/* a control byte, or one that is not UTF-8: \xNN, its backslash escaped */
+			snprintf(e, sizeof(e), "\\\\x%c%c", hex[c >> 4], hex[c & 15]);
+			elen = 5;
+			n = 1;
+		}
+		if (j + elen >= size)
+			break;
+		memcpy(dst + j, p, elen);
+		j += elen;
+		i += n;
+	}
+	dst[j] = '\0';
+	return j;
 }

@@ -19,4 +19,15 @@ void escape_text(struct out *o, const char *s, size_t len);
 size_t escape_text_char(unsigned char c, char e[4]);
 void escape_json(struct out *o, const char *s, size_t len);
 
+/*
+ * A Prometheus label value (text format 0.0.4), as it goes between the quotes:
+ * the name as text reports show it (a backslash doubled, control bytes and
+ * bytes that are not UTF-8 as \xNN) except that valid UTF-8 is kept, then the
+ * format's escapes (backslash, double quote). Valid UTF-8 and no newline,
+ * whatever the input. Writes at most @size bytes with the NUL, never half an
+ * escape; returns the length. ESCAPE_PROM_MAX(len) bytes always suffice.
+ */
+#define ESCAPE_PROM_MAX(len)	(5 * (len) + 1)
+size_t escape_prom(char *dst, size_t size, const char *s, size_t len);
+
 #endif

@@ -124,7 +124,8 @@ static int fail(char *err, size_t errlen, const char *fmt, ...)
 	return -e;
 }
 
-int logfile_write(const char *path, out_gen gen, void *ctx, char *err, size_t errlen)
+int logfile_replace(const char *path, mode_t mode, bool sync, out_gen gen, void *ctx, char *err,
+		    size_t errlen)
 {
 	char dir[PATH_MAX], tmp[PATH_MAX];
 	static struct out o;	/* 16 KiB: kept off the stack, reused */
@@ -157,6 +158,8 @@ int logfile_write(const char *path, out_gen gen, void *ctx, char *err, size_t er
 	fd = mkostemp(tmp, O_CLOEXEC);
 	if (fd < 0)
 		return fail(err, errlen, "cannot create a file in %s: %s", dir, strerror(errno));
+	if (mode != 0600 && fchmod(fd, mode))
+		goto fail_tmp;
 	out_init(&o, fd);
 	gen(&o, ctx);
 	e = out_flush(&o);
@@ -164,7 +167,7 @@ int logfile_write(const char *path, out_gen gen, void *ctx, char *err, size_t er
 		errno = -e;
 		goto fail_tmp;
 	}
-	if (fsync(fd))
+	if (sync && fsync(fd))
 		goto fail_tmp;
 	if (close(fd)) {
 		fd = -1;
@@ -173,7 +176,7 @@ int logfile_write(const char *path, out_gen gen, void *ctx, char *err, size_t er
 	fd = -1;
 	if (rename(tmp, path))
 		goto fail_tmp;
-	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	dfd = sync ? open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
 	if (dfd >= 0) {
 		fsync(dfd);
 		close(dfd);
@@ -186,6 +189,52 @@ fail_tmp:
 	unlink(tmp);
 	errno = e;
 	return fail(err, errlen, "writing %s: %s", path, strerror(e));
+}
+
+int logfile_write(const char *path, out_gen gen, void *ctx, char *err, size_t errlen)
+{
+	return logfile_replace(path, 0600, true, gen, ctx, err, errlen);
+}
+
+int logfile_append(const char *path, out_gen gen, void *ctx, char *err, size_t errlen)
+{
+	static struct out o;	/* 16 KiB: kept off the stack, reused */
+	struct stat st;
+	int fd, e;
+
+	if (!*path)
+		return (errno = EINVAL, fail(err, errlen, "empty log path"));
+	/* O_NONBLOCK: a FIFO planted there must not hold memtrace up; it is refused below */
+	fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC |
+		  O_NOCTTY, 0600);
+	if (fd < 0)
+		return fail(err, errlen, "appending to %s: %s%s", path, strerror(errno),
+			    errno == ELOOP ? " (a symlink: not followed)" : "");
+	if (fstat(fd, &st)) {
+		e = errno;
+		close(fd);
+		errno = e;
+		return fail(err, errlen, "appending to %s: %s", path, strerror(e));
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		errno = EINVAL;
+		return fail(err, errlen, "appending to %s: not a regular file", path);
+	}
+	out_init(&o, fd);
+	gen(&o, ctx);
+	e = out_flush(&o);
+	if (e) {
+		/* no torn line: what this append wrote is taken back */
+		if (ftruncate(fd, st.st_size))
+			e = -errno;
+		close(fd);
+		errno = -e;
+		return fail(err, errlen, "appending to %s: %s", path, strerror(-e));
+	}
+	if (close(fd))
+		return fail(err, errlen, "appending to %s: %s", path, strerror(errno));
+	return 0;
 }
 
 void kmsg_line(const char *line)

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #define OUT_BUF_SIZE	16384
 
@@ -48,6 +49,26 @@ typedef void (*out_gen)(struct out *o, void *ctx);
  * Return: 0 or -errno.
  */
 int logfile_write(const char *path, out_gen gen, void *ctx, char *err, size_t errlen);
+
+/**
+ * logfile_replace() - logfile_write() with the file's @mode, and without the
+ * fsyncs unless @sync: for a file that is rewritten often and read by others
+ * (the Prometheus textfile, mode 0644), where durability does not matter but
+ * a reader must never see half of it.
+ * Return: 0 or -errno.
+ */
+int logfile_replace(const char *path, mode_t mode, bool sync, out_gen gen, void *ctx, char *err,
+		    size_t errlen);
+
+/**
+ * logfile_append() - append what @gen writes to the regular file @path
+ *
+ * Creates it (mode 0600) if missing; a symlink at @path is refused (never
+ * followed), and so is anything but a regular file. If a write fails, the
+ * file is cut back to its size before, so that no partial line stays.
+ * Not fsync'ed. Return: 0 or -errno (@err says why).
+ */
+int logfile_append(const char *path, out_gen gen, void *ctx, char *err, size_t errlen);
 
 /**
  * kmsg_line() - one "<level>text\n" line to the kernel log

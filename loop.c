@@ -70,11 +70,20 @@ void run_report_stdout(struct run *r, const char *trigger)
 		mt_warn("writing the report to stdout: %s", strerror(-o.err));
 }
 
-int run_report_log(struct run *r, const char *trigger)
+int run_report_write_log(struct run *r, const char *trigger, char *err, size_t errlen)
 {
 	struct gen_ctx g = { r, trigger };
+
+	/* --interval -f json: the log file is JSON lines, every report appended */
+	if (r->opt.json_lines)
+		return logfile_append(r->opt.log_path, gen_report, &g, err, errlen);
+	return logfile_write(r->opt.log_path, gen_report, &g, err, errlen);
+}
+
+int run_report_log(struct run *r, const char *trigger)
+{
 	char err[PATH_MAX + 128];
-	int e = logfile_write(r->opt.log_path, gen_report, &g, err, sizeof(err));
+	int e = run_report_write_log(r, trigger, err, sizeof(err));
 
 	if (e)
 		mt_warn("%s (report kept in memory; still tracing)", err);

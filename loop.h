@@ -4,6 +4,7 @@
 #define MEMTRACE_LOOP_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "run.h"
 
@@ -25,8 +26,14 @@ void run_catch_up(struct run *r);
 /* A report on stdout (USR1, replay). */
 void run_report_stdout(struct run *r, const char *trigger);
 
-/* A report to the log file, atomically; on failure said on stderr, tracing goes on. 0 or -errno. */
+/*
+ * A report to the log file, atomically (with --interval -f json: appended as
+ * one JSON line); on failure said on stderr, tracing goes on. 0 or -errno.
+ */
 int run_report_log(struct run *r, const char *trigger);
+
+/* The same without a word on stderr: @err says why it failed. 0 or -errno. */
+int run_report_write_log(struct run *r, const char *trigger, char *err, size_t errlen);
 
 /* The final report: to the log file (unless @to_log is false), its summary to kmsg with --kmsg. */
 void run_report_final(struct run *r, bool to_log);

@@ -9,6 +9,7 @@
 #include "command.h"
 #include "daemon.h"
 #include "exits.h"
+#include "interval.h"
 #include "loop.h"
 #include "options.h"
 #include "replay.h"
@@ -22,8 +23,9 @@
 
 /*
  * The daemon: trace until TERM/INT; USR1 a report on stdout, USR2 one to the
- * log file (the loop does both); an OOM kill a report at once; at the end a
- * final report to the log file.
+ * log file (the loop does both); an OOM kill a report at once; every
+ * --interval the metrics file and JSON lines (interval.c); at the end a final
+ * report to the log file.
  */
 static int daemon_start(struct run *r)
 {
@@ -31,6 +33,8 @@ static int daemon_start(struct run *r)
 
 	if (!code && test_fail_at(r, "pidfile"))
 		code = EXIT_RUNTIME;
+	if (!code)
+		code = interval_start(r);
 	if (code)
 		return code;
 	setup_banner(r);
@@ -41,6 +45,7 @@ static int daemon_start(struct run *r)
 static int daemon_finish(struct run *r)
 {
 	run_report_final(r, true);
+	interval_final(r);
 	return EXIT_OK;
 }
 
@@ -50,6 +55,8 @@ static const struct mode_ops daemon_ops = {
 	.batch = BATCH,
 	.start = daemon_start,
 	.on_oom = run_report_oom,
+	.check = interval_check,
+	.next_ms = interval_next_ms,
 	.finish = daemon_finish,
 };
 

@@ -15,7 +15,7 @@ enum {
 	OPT_MAX_TASKS = 256, OPT_MAX_MODULES, OPT_DAEMON, OPT_PIDFILE, OPT_REPLAY,
 	OPT_RECORD, OPT_INSTANCE, OPT_NO_SEED, OPT_KMSG, OPT_BOOT_BUFFER, OPT_EXITS, OPT_PID,
 	OPT_COMM, OPT_BY, OPT_NO_WAIT, OPT_KEEP_OOM, OPT_STACKS, OPT_MAX_STACKS, OPT_STACK_TOP,
-	OPT_TOP, OPT_COUNT,
+	OPT_TOP, OPT_COUNT, OPT_PROMETHEUS, OPT_INTERVAL,
 };
 
 void options_usage(FILE *f)
@@ -35,27 +35,25 @@ void options_usage(FILE *f)
 		"  -b, --buffer-size KB    ring buffer per CPU in KiB (default %d)\n"
 		"  -f, --format FMT        report format: text or json (default text)\n"
 		"  -n, --rows N            task rows, 0 = all (default %d); all modules\n"
-		"      --max-tasks N       task table size (default %d)\n"
-		"      --max-modules N     module table size (default %d)\n"
+		"      --max-tasks N, --max-modules N  table sizes (default %d, %d)\n"
 		"      --instance NAME     tracefs instance name (default " DEFAULT_INSTANCE ")\n"
 		"      --daemon            fork; return once tracing is live\n"
 		"      --pidfile FILE      write the daemon's pid to FILE\n"
 		"      --record DIR        also save raw buffers and format files in DIR\n"
 		"      --replay DIR        report on a recorded trace and exit\n"
 		"      --no-seed           do not seed running tasks from /proc/PID/statm\n"
-		"      --kmsg[=LEVEL]      also a short summary to /dev/kmsg at the end, at\n"
-		"                          that log level (default 6; 4 shows with quiet)\n"
+		"      --kmsg[=LEVEL]      a summary to /dev/kmsg at the end (level 6; 4: quiet)\n"
 		"      --keep-oom N        OOM reports kept as LOG.oom.1.. (default %d, 0 none)\n"
-		"      --stacks            a kernel stack with each page allocation: pages\n"
-		"                          charged to the module in it, top stacks reported\n"
-		"      --max-stacks N      distinct stacks kept (default %d)\n"
-		"      --stack-top N       stacks shown per module and task (default %d, 0 none)\n"
-		"      --boot-buffer       first read the module loads the kernel recorded\n"
-		"                          at boot (trace_event=module:...) from the top-level\n"
-		"                          buffer; this empties that buffer\n"
+		"      --stacks            kernel stacks: pages by module code, top stacks shown\n"
+		"      --max-stacks N, --stack-top N  stacks kept (default %d), shown (%d)\n"
+		"      --boot-buffer       first the module loads of trace_event=module:... from\n"
+		"                          the top-level buffer (this empties it)\n"
 		"      --by process        reports list processes (threads summed), not tasks\n"
-		"      --no-wait           COMMAND: stop when it exits, not when its\n"
-		"                          descendants are gone too\n"
+		"      --prometheus FILE   daemon: metrics for node_exporter, every interval\n"
+		"      --interval S        seconds between outputs, per mode: daemon: the\n"
+		"                          --prometheus file (default %d), and with -f json\n"
+		"                          a report appended to the log file as a JSON line\n"
+		"      --no-wait           COMMAND: stop when it exits, not its descendants\n"
 		"      --exits             print a line per exiting process, until TERM/INT\n"
 		"      --top               live view of tasks, processes, modules; h: keys;\n"
 		"                          Enter: stacks (with --stacks); not a terminal:\n"
@@ -71,7 +69,7 @@ void options_usage(FILE *f)
 		"Exit status: 0 ok, 1 runtime failure, 2 usage, 4 no privilege,\n"
 		"5 required tracepoint missing. See memtrace(8).\n",
 		DEFAULT_BUFFER_KB, DEFAULT_TOP, DEFAULT_MAX_TASKS, DEFAULT_MAX_MODULES,
-		DEFAULT_KEEP_OOM, DEFAULT_MAX_STACKS, DEFAULT_STACK_TOP);
+		DEFAULT_KEEP_OOM, DEFAULT_MAX_STACKS, DEFAULT_STACK_TOP, DEFAULT_INTERVAL_S);
 }
 
 __attribute__((format(printf, 3, 4)))
@@ -283,6 +281,15 @@ static int one(struct options *o, int c, const char *arg, char *err, size_t errl
 		if (!num("--count", arg, 1, UINT32_MAX, &o->count, err, errlen))
 			return OPT_ERROR;
 		break;
+	case OPT_PROMETHEUS:
+		if (!*arg)
+			return bad(err, errlen, "empty value for --prometheus");
+		o->prom_path = arg;
+		break;
+	case OPT_INTERVAL:
+		if (!num("--interval", arg, 1, MAX_INTERVAL_S, &o->interval_s, err, errlen))
+			return OPT_ERROR;
+		break;
 	default:
 		return bad(err, errlen, "unexpected option");
 	}
@@ -319,6 +326,30 @@ static int conflicts(struct options *o, bool top, char *err, size_t errlen)
 	return OPT_RUN;
 }
 
+/*
+ * --prometheus and --interval: the daemon's outputs at intervals (the mode is
+ * known by now). --interval means, per mode, what is written at each one.
+ */
+static int intervals(struct options *o, char *err, size_t errlen)
+{
+	bool daemon_mode = o->mode == MODE_DAEMON;
+
+	if (o->prom_path && !daemon_mode)
+		return bad(err, errlen, "--prometheus is for the daemon (not with a COMMAND, "
+			   "--exits or --replay)");
+	if (o->interval_s && !daemon_mode)
+		return bad(err, errlen, "--interval is for the daemon (not with a COMMAND, "
+			   "--exits or --replay)");
+	if (o->interval_s && !o->prom_path && o->format != FMT_JSON)
+		return bad(err, errlen, "--interval needs --prometheus FILE or -f json");
+	if (o->prom_path && !strcmp(o->prom_path, o->log_path))
+		return bad(err, errlen, "--prometheus FILE must not be the log file");
+	o->json_lines = o->interval_s && o->format == FMT_JSON;
+	if (o->prom_path && !o->interval_s)
+		o->interval_s = DEFAULT_INTERVAL_S;
+	return OPT_RUN;
+}
+
 int options_parse(struct options *o, int argc, char **argv, char *err, size_t errlen)
 {
 	static const struct option longopts[] = {
@@ -348,6 +379,8 @@ int options_parse(struct options *o, int argc, char **argv, char *err, size_t er
 		{ "stacks", no_argument, NULL, OPT_STACKS },
 		{ "max-stacks", required_argument, NULL, OPT_MAX_STACKS },
 		{ "stack-top", required_argument, NULL, OPT_STACK_TOP },
+		{ "prometheus", required_argument, NULL, OPT_PROMETHEUS },
+		{ "interval", required_argument, NULL, OPT_INTERVAL },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -429,5 +462,5 @@ int options_parse(struct options *o, int argc, char **argv, char *err, size_t er
 		o->mode = MODE_REPLAY;
 	if (o->pidfile && !o->daemon)
 		return bad(err, errlen, "--pidfile needs --daemon");
-	return OPT_RUN;
+	return intervals(o, err, errlen);
 }

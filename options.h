@@ -19,6 +19,8 @@
 #define DEFAULT_MAX_STACKS	8192
 #define DEFAULT_STACK_TOP	5
 #define DEFAULT_DELAY_MS	1000	/* --top: a frame a second */
+#define DEFAULT_INTERVAL_S	15	/* --prometheus without --interval */
+#define MAX_INTERVAL_S		86400
 
 enum report_format { FMT_TEXT = 0, FMT_JSON };
 
@@ -48,6 +50,9 @@ struct options {
 	bool stacks;			/* --stacks: a kernel stack with every page allocation */
 	uint32_t max_stacks;		/* distinct stacks kept */
 	uint32_t stack_top;		/* stacks printed per module and task (0: none) */
+	const char *prom_path;		/* --prometheus FILE: the daemon's textfile for node_exporter */
+	uint32_t interval_s;		/* --interval S (0: none); DEFAULT_INTERVAL_S with --prometheus */
+	bool json_lines;		/* daemon, --interval and -f json: reports appended as JSON lines */
 	bool daemon;
 	bool no_seed;
 	bool kmsg;

@@ -85,16 +85,6 @@ static uint64_t corrupt_pages(const struct reader *rd)
 	return n;
 }
 
-static uint64_t events_total(const struct stats *st)
-{
-	uint64_t n = 0;
-	int k;
-
-	for (k = 1; k < EV__COUNT; k++)
-		n += st->c.events[k];
-	return n;
-}
-
 /* --by process: one row per process, threads summed. */
 static void text_processes(struct out *o, const struct run *r, const struct ksyms *ks)
 {
@@ -156,7 +146,7 @@ static void report_text(struct out *o, const struct run *r, const char *trigger,
 		out_puts(o, " none");
 	for (k = 0; k < r->nmissing; k++)
 		out_printf(o, " %s", r->missing[k]);
-	out_printf(o, "\nevents processed: %llu (", (unsigned long long)events_total(st));
+	out_printf(o, "\nevents processed: %llu (", (unsigned long long)rows_events(st));
 	for (k = 1; k < EV__COUNT; k++)
 		out_printf(o, "%s%s %llu", k > 1 ? ", " : "", mt_kind_name(k),
 			   (unsigned long long)c->events[k]);
@@ -293,6 +283,12 @@ modules:
 	stackreport_modules_text(o, r, ks);
 }
 
+/* Between the rows of a JSON array: a newline, none when each report is one JSON line. */
+static const char *row_break(const struct run *r)
+{
+	return r->opt.json_lines ? "" : "\n";
+}
+
 static void json_processes(struct out *o, const struct run *r, const struct ksyms *ks)
 {
 	const struct stats *st = &r->st;
@@ -303,8 +299,8 @@ static void json_processes(struct out *o, const struct run *r, const struct ksym
 	for (i = 0; i < rows; i++) {
 		const struct mt_task *t = &st->tb.tasks[r->order[i]];
 
-		out_printf(o, "%s\n{\"pid\":%d,\"ppid\":%d,\"comm\":", i ? "," : "", pid_of(t),
-			   t->ppid);
+		out_printf(o, "%s%s{\"pid\":%d,\"ppid\":%d,\"comm\":", i ? "," : "", row_break(r),
+			   pid_of(t), t->ppid);
 		rows_json_comm(o, t);
 		out_printf(o, ",\"threads\":%u,\"peak_pages\":%lld,\"peak_kib\":%llu,"
 			   "\"peak_time_s\":%.6f,\"current_pages\":%lld,\"seeded_pages\":%llu,"
@@ -338,7 +334,7 @@ static void report_json(struct out *o, const struct run *r, const char *trigger,
 	out_puts(o, ",\"instance\":");
 	rows_json_str(o, instance_shown(r));
 	out_printf(o, "},\"events\":{\"processed\":%llu,\"by_kind\":{",
-		   (unsigned long long)events_total(st));
+		   (unsigned long long)rows_events(st));
 	for (k = 1; k < EV__COUNT; k++)
 		out_printf(o, "%s\"%s\":%llu", k > 1 ? "," : "", mt_kind_name(k),
 			   (unsigned long long)c->events[k]);
@@ -426,8 +422,8 @@ static void report_json(struct out *o, const struct run *r, const char *trigger,
 	for (i = 0; i < rows; i++) {
 		const struct mt_task *t = &st->tb.tasks[r->order[i]];
 
-		out_printf(o, "%s\n{\"pid\":%d,\"tgid\":%d,\"ppid\":%d,\"comm\":", i ? "," : "",
-			   t->tid, t->tgid, t->ppid);
+		out_printf(o, "%s%s{\"pid\":%d,\"tgid\":%d,\"ppid\":%d,\"comm\":", i ? "," : "",
+			   row_break(r), t->tid, t->tgid, t->ppid);
 		rows_json_comm(o, t);
 		out_printf(o, ",\"peak_pages\":%lld,\"peak_kib\":%llu,\"peak_time_s\":%.6f,"
 			   "\"current_pages\":%lld,\"seeded_pages\":%llu,\"allocated_pages\":%llu,"
@@ -445,7 +441,7 @@ modules:
 	for (i = 0; i < nmods_listed(r); i++) {
 		const struct mt_module *m = mod_at(r, i);
 
-		out_printf(o, "%s\n{\"name\":", i ? "," : "");
+		out_printf(o, "%s%s{\"name\":", i ? "," : "", row_break(r));
 		rows_json_str(o, m->name);
 		out_printf(o, ",\"peak_pages\":%lld,\"peak_kib\":%llu,\"peak_time_s\":%.6f,"
 			   "\"current_pages\":%lld,\"load_peak_pages\":%lld,\"load_current_pages\":%lld,",
@@ -527,7 +523,7 @@ void report_summary(const struct run *r, const char *trigger, const char *where,
 	plain_name(path, sizeof(path), where, strlen(where));
 	snprintf(line, sizeof(line), "memtrace: report (%s): %llu events, %llu lost%s%s, "
 		 "%u tasks with pages, %u modules; full report in %s", trig,
-		 (unsigned long long)events_total(st), (unsigned long long)rows_lost(r),
+		 (unsigned long long)rows_events(st), (unsigned long long)rows_lost(r),
 		 reader_missed_unknown(&r->rd) ? " (at least)" : "",
 		 boot && (boot->lost || boot->lost_unknown) ?
 		 " (and some in the boot buffer)" : "", ntasks, nmods_listed(r), path);

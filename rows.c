@@ -148,6 +148,16 @@ uint32_t rows_processes(const struct run *r, bool tree_only)
 	return n;
 }
 
+uint64_t rows_events(const struct stats *st)
+{
+	uint64_t n = 0;
+	int k;
+
+	for (k = 1; k < EV__COUNT; k++)
+		n += st->c.events[k];
+	return n;
+}
+
 uint64_t rows_lost(const struct run *r)
 {
 	return reader_lost(&r->rd);

@@ -52,6 +52,9 @@ const char *rows_state(const struct run *r, uint32_t slot);
 /* Slot of task @t in the table. */
 uint32_t rows_slot(const struct stats *st, const struct mt_task *t);
 
+/* Events applied, every kind (memtrace's own allocations are not: they are left out). */
+uint64_t rows_events(const struct stats *st);
+
 /* Events lost, as every report counts them (reader_lost()). */
 uint64_t rows_lost(const struct run *r);
 

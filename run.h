@@ -97,6 +97,15 @@ struct exits_state {
 	uint64_t dropped_shown, lost_shown;
 };
 
+/* The daemon's outputs every --interval (interval.c). */
+struct interval_state {
+	uint64_t next_ns;	/* CLOCK_MONOTONIC end of the current interval; 0: no intervals */
+	char kernel[65];	/* uname's release: the memtrace_info label */
+	bool prom_failing;	/* the last write of the --prometheus file failed (said once) */
+	bool lines_failing;	/* the last JSON line of an interval could not be appended */
+	uint64_t prom_writes;	/* the --prometheus file written */
+};
+
 /* Test-only fault hooks: filled from MEMTRACE_TEST_* only in a test build. */
 struct test_hooks {
 	const char *fail_at;		/* setup fails right after this step */
@@ -147,6 +156,7 @@ struct run {
 	struct exits_state exits;	/* --exits */
 	struct top_state *top;		/* --top: the live view (top.c) */
 	struct oom_state oom;
+	struct interval_state iv;	/* --interval, --prometheus */
 	bool stdout_stalled;		/* the last report on stdout was not read in time */
 	uint32_t replay_bad;		/* --replay: malformed lines of memtrace.{meta,seed} */
 	struct test_hooks hooks;

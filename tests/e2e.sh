@@ -41,7 +41,8 @@
 #   shell-md0     shell flavour, rd.memdebug=0: memtrace must not start
 #   systemd-off   systemd flavour, rd.memdebug=4 rd.memtrace=0: must not start
 #   systemd-unit  systemd flavour, rd.memtrace=0 e2e.unit: the running-system unit
-#                 (systemd/memtrace.service.in) started, USR2, stopped by systemctl
+#                 (systemd/memtrace.service.in) started, USR2, stopped by systemctl, with
+#                 the --prometheus opt-in (a drop-in) writing node_exporter's directory
 #   oom           -m 256; the disk's init runs memtrace, workload and a hog
 #   fixture       (E2E_RECORD_FIXTURE only) shell flavour, rd.memtrace.record
 #
@@ -536,6 +537,16 @@ check_unit() {
 		awk '/^TASKS:/ { t = 1 } t && $4 ~ /^[0-9]+$/ && $4 >= 1953 && /dracut-pre-pivo|bash|sh$/ { f = 1 }
 			END { exit !f }' "$rep"
 	check "$n: the boot's own memtrace did not run (rd.memtrace=0)" has_tag "$n" "LOGFILE no"
+	# the Prometheus opt-in (a drop-in with MEMTRACE_OPTS="--prometheus ... --interval 1")
+	check "$n: --prometheus under the sandbox: the .prom file in the textfile directory, mode 644" \
+		grep -qx "UNIT_PROM_MODE 644" "$W/$n.unit"
+	check "$n: ... rewritten each interval: the hook's shell shows with its 8 MB" \
+		awk '/^UNIT_PROM_SHELL / && $NF >= 8000000 { f = 1 } END { exit !f }' "$W/$n.unit"
+	check "$n: ... and at the stop, with the final numbers (more events than before, 12 families)" \
+		eval 'b=$(sed -n "s/^UNIT_PROM_EVENTS_BEFORE //p" "$W/$n.unit")
+			a=$(sed -n "s/^UNIT_PROM_EVENTS_AFTER //p" "$W/$n.unit")
+			[ -n "$b" ] && [ -n "$a" ] && [ "$a" -gt "$b" ] &&
+			grep -qx "UNIT_PROM_FAMILIES 12" "$W/$n.unit"'
 }
 
 # ---- the OOM boot

@@ -523,6 +523,136 @@ START_TEST(test_relative_path)
 }
 END_TEST
 
+/* ---- logfile_replace: the mode of a file others read (the .prom file) ---- */
+
+static int replace_mode(const char *path, const char *text, mode_t mode, char *err, size_t errlen)
+{
+	struct gen_ctx g = { text, strlen(text), 1, 0 };
+
+	err[0] = '\0';
+	return logfile_replace(path, mode, false, gen_text, &g, err, errlen);
+}
+
+START_TEST(test_replace_mode)
+{
+	char path[PATH_MAX], target[PATH_MAX], err[256];
+	struct stat st, before;
+	mode_t old = umask(077);	/* the systemd unit's UMask= */
+	int dots;
+
+	path_in(path, tmpdir, "memtrace.prom");
+	ck_assert_int_eq(replace_mode(path, "a 1\n", 0644, err, sizeof(err)), 0);
+	ck_assert_int_eq(lstat(path, &st), 0);
+	ck_assert_uint_eq(st.st_mode & 07777, 0644);
+	assert_file(path, "a 1\n", 4);
+	/* replaced, not rewritten: a reader never sees half a file */
+	before = st;
+	ck_assert_int_eq(replace_mode(path, "a 2\n", 0644, err, sizeof(err)), 0);
+	ck_assert_int_eq(lstat(path, &st), 0);
+	ck_assert(st.st_ino != before.st_ino);
+	ck_assert_uint_eq(st.st_mode & 07777, 0644);
+	assert_file(path, "a 2\n", 4);
+	/* a symlink planted there is replaced, never followed */
+	ck_assert_int_eq(unlink(path), 0);
+	path_in(target, tmpdir, "precious");
+	put_file(target, "precious\n");
+	chmod(target, 0600);
+	ck_assert_int_eq(symlink(target, path), 0);
+	ck_assert_int_eq(replace_mode(path, "a 3\n", 0644, err, sizeof(err)), 0);
+	ck_assert_int_eq(lstat(path, &st), 0);
+	ck_assert(S_ISREG(st.st_mode));
+	assert_file(target, "precious\n", 9);
+	ck_assert_int_eq(stat(target, &st), 0);
+	ck_assert_uint_eq(st.st_mode & 07777, 0600);
+	ck_assert_int_eq(dir_entries(tmpdir, &dots), 2);
+	ck_assert_int_eq(dots, 0);
+	/* logfile_write's own mode is unchanged */
+	ck_assert_int_eq(write_log(path, "log\n", 1, err, sizeof(err)), 0);
+	ck_assert_int_eq(lstat(path, &st), 0);
+	ck_assert_uint_eq(st.st_mode & 07777, 0600);
+	umask(old);
+}
+END_TEST
+
+/* ---- logfile_append: JSON lines ---- */
+
+static int append(const char *path, const char *text, size_t times, char *err, size_t errlen)
+{
+	struct gen_ctx g = { text, strlen(text), times, 0 };
+
+	err[0] = '\0';
+	return logfile_append(path, gen_text, &g, err, errlen);
+}
+
+START_TEST(test_append)
+{
+	char path[PATH_MAX], err[256];
+	struct stat st, before;
+	int dots;
+
+	path_in(path, tmpdir, "memtrace.jsonl");
+	ck_assert_int_eq(append(path, "{\"n\":1}\n", 1, err, sizeof(err)), 0);
+	ck_assert_int_eq(lstat(path, &before), 0);
+	ck_assert(S_ISREG(before.st_mode));
+	ck_assert_uint_eq(before.st_mode & 07777, 0600);
+	ck_assert_int_eq(append(path, "{\"n\":2}\n", 1, err, sizeof(err)), 0);
+	ck_assert_int_eq(append(path, "{\"n\":3}\n", 1, err, sizeof(err)), 0);
+	assert_file(path, "{\"n\":1}\n{\"n\":2}\n{\"n\":3}\n", 24);
+	ck_assert_int_eq(lstat(path, &st), 0);
+	ck_assert(st.st_ino == before.st_ino);	/* the same file: a shipper's tail goes on */
+	/* a file that was there keeps what it had and its mode */
+	path_in(path, tmpdir, "old.jsonl");
+	put_file(path, "{\"old\":true}\n");
+	ck_assert_int_eq(append(path, "{\"new\":true}\n", 1, err, sizeof(err)), 0);
+	assert_file(path, "{\"old\":true}\n{\"new\":true}\n", 26);
+	ck_assert_int_eq(lstat(path, &st), 0);
+	ck_assert_uint_eq(st.st_mode & 07777, 0644);
+	/* more than the output buffer in one append */
+	ck_assert_int_eq(append(path, "0123456789abcdef", 4096, err, sizeof(err)), 0);
+	ck_assert_int_eq(lstat(path, &st), 0);
+	ck_assert_int_eq(st.st_size, 26 + 16 * 4096);
+	ck_assert_int_eq(dir_entries(tmpdir, &dots), 2);
+	ck_assert_int_eq(dots, 0);
+}
+END_TEST
+
+START_TEST(test_append_refuses)
+{
+	char path[PATH_MAX], target[PATH_MAX], err[256];
+	struct stat st;
+	int rfd;
+
+	/* a symlink: refused, the target untouched (also a dangling one: nothing created) */
+	path_in(target, tmpdir, "precious");
+	path_in(path, tmpdir, "a.jsonl");
+	put_file(target, "precious\n");
+	ck_assert_int_eq(symlink(target, path), 0);
+	ck_assert_int_eq(append(path, "x\n", 1, err, sizeof(err)), -ELOOP);
+	ck_assert_ptr_nonnull(strstr(err, "symlink"));
+	assert_file(target, "precious\n", 9);
+	path_in(path, tmpdir, "b.jsonl");
+	path_in(target, tmpdir, "nowhere");
+	ck_assert_int_eq(symlink(target, path), 0);
+	ck_assert_int_eq(append(path, "x\n", 1, err, sizeof(err)), -ELOOP);
+	ck_assert_int_eq(lstat(target, &st), -1);
+	/* a FIFO, with no reader and with one: refused at once, never blocks */
+	path_in(path, tmpdir, "fifo");
+	ck_assert_int_eq(mkfifo(path, 0600), 0);
+	ck_assert_int_eq(append(path, "x\n", 1, err, sizeof(err)), -ENXIO);
+	rfd = open(path, O_RDONLY | O_NONBLOCK);
+	ck_assert(rfd >= 0);
+	ck_assert_int_eq(append(path, "x\n", 1, err, sizeof(err)), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "not a regular file"));
+	close(rfd);
+	/* a directory, a missing directory, an empty path */
+	ck_assert_int_eq(append(tmpdir, "x\n", 1, err, sizeof(err)), -EISDIR);
+	path_in(path, tmpdir, "missing/x.jsonl");
+	ck_assert_int_eq(append(path, "x\n", 1, err, sizeof(err)), -ENOENT);
+	ck_assert_ptr_nonnull(strstr(err, "x.jsonl"));
+	ck_assert_int_eq(append("", "x\n", 1, err, sizeof(err)), -EINVAL);
+}
+END_TEST
+
 /* ---- file systems that refuse: a read-only and a full tmpfs ---- */
 
 static char mnt_ro[PATH_MAX], mnt_full[PATH_MAX];
@@ -614,6 +744,29 @@ START_TEST(test_full_fs)
 }
 END_TEST
 
+/* A line that does not fit is taken back whole: no torn line for the reader. */
+START_TEST(test_append_full_fs)
+{
+	char path[PATH_MAX], err[256];
+	static const char line[] = "{\"a\":1}\n";
+	struct stat st;
+
+	if (!mnt_full[0]) {
+		fprintf(stderr, "test_append_full_fs skipped: %s\n", mnt_full_err);
+		return;
+	}
+	path_in(path, mnt_full, "memtrace.jsonl");
+	ck_assert_int_eq(append(path, line, 1, err, sizeof(err)), 0);
+	ck_assert_int_eq(append(path, "0123456789abcdef", 16384, err, sizeof(err)), -ENOSPC);
+	ck_assert_ptr_nonnull(strstr(err, "memtrace.jsonl"));
+	assert_file(path, line, sizeof(line) - 1);
+	ck_assert_int_eq(append(path, line, 1, err, sizeof(err)), 0);
+	ck_assert_int_eq(stat(path, &st), 0);
+	ck_assert_int_eq(st.st_size, 2 * (sizeof(line) - 1));
+	ck_assert_int_eq(unlink(path), 0);
+}
+END_TEST
+
 Suite *suite_logfile(void)
 {
 	Suite *s = suite_create("logfile");
@@ -639,12 +792,16 @@ Suite *suite_logfile(void)
 	tcase_add_test(tc, test_dir_at_path);
 	tcase_add_test(tc, test_empty_path);
 	tcase_add_test(tc, test_relative_path);
+	tcase_add_test(tc, test_replace_mode);
+	tcase_add_test(tc, test_append);
+	tcase_add_test(tc, test_append_refuses);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("refusing_fs");
 	tcase_add_unchecked_fixture(tc, mounts_setup, mounts_teardown);
 	tcase_add_test(tc, test_readonly_dir);
 	tcase_add_test(tc, test_full_fs);
+	tcase_add_test(tc, test_append_full_fs);
 	suite_add_tcase(s, tc);
 	return s;
 }

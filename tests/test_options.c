@@ -58,6 +58,9 @@ START_TEST(test_defaults)
 	ck_assert_ptr_null(O.record_dir);
 	ck_assert_ptr_null(O.replay_dir);
 	ck_assert_ptr_null(O.command);
+	ck_assert_ptr_null(O.prom_path);
+	ck_assert_uint_eq(O.interval_s, 0);
+	ck_assert(!O.json_lines);
 	ck_assert_str_eq(E, "");
 }
 END_TEST
@@ -301,6 +304,56 @@ START_TEST(test_top)
 }
 END_TEST
 
+/* --prometheus and --interval: the daemon's outputs every interval */
+START_TEST(test_intervals)
+{
+	/* --prometheus alone: every 15 s, the log file as before */
+	ck_assert_int_eq(parse("--prometheus", "/var/lib/prometheus/node-exporter/m.prom", NULL),
+			 OPT_RUN);
+	ck_assert_str_eq(O.prom_path, "/var/lib/prometheus/node-exporter/m.prom");
+	ck_assert_uint_eq(O.interval_s, DEFAULT_INTERVAL_S);
+	ck_assert_uint_eq(O.interval_s, 15);
+	ck_assert(!O.json_lines);
+	/* with -f json but no --interval: the log file stays one atomic report */
+	ck_assert_int_eq(parse("--prometheus", "m.prom", "-f", "json", NULL), OPT_RUN);
+	ck_assert(!O.json_lines);
+	ck_assert_uint_eq(O.interval_s, 15);
+	/* --interval sets it; with -f json the log file is JSON lines */
+	ck_assert_int_eq(parse("--prometheus", "m.prom", "--interval", "60", NULL), OPT_RUN);
+	ck_assert_uint_eq(O.interval_s, 60);
+	ck_assert(!O.json_lines);
+	ck_assert_int_eq(parse("--interval", "5", "-f", "json", "-o", "/tmp/m.jsonl", NULL),
+			 OPT_RUN);
+	ck_assert_uint_eq(O.interval_s, 5);
+	ck_assert(O.json_lines);
+	ck_assert_ptr_null(O.prom_path);
+	ck_assert_int_eq(parse("-f", "json", "--interval", "1", "--prometheus", "m.prom",
+			       "--daemon", "--record", "/tmp/rec", NULL), OPT_RUN);
+	ck_assert(O.json_lines && O.daemon && O.prom_path && O.interval_s == 1);
+	ck_assert_int_eq(parse("--interval", "86400", "-f", "json", NULL), OPT_RUN);
+	/* the bounds and bad values */
+	BAD("invalid value '0' for --interval: must be 1..86400", "--interval", "0", "-f", "json");
+	BAD("must be 1..86400", "--interval", "86401", "-f", "json");
+	BAD("not a number", "--interval", "1.5", "-f", "json");
+	BAD("not a number", "--interval", "15s", "-f", "json");
+	BAD("empty value for --prometheus", "--prometheus", "");
+	/* what it needs, and where it does not belong */
+	BAD("--interval needs --prometheus FILE or -f json", "--interval", "5");
+	BAD("--interval needs --prometheus FILE or -f json", "--interval", "5", "-f", "text");
+	BAD("--prometheus is for the daemon", "--prometheus", "m", "--", "true");
+	BAD("--prometheus is for the daemon", "--prometheus", "m", "--exits");
+	BAD("--prometheus is for the daemon", "--prometheus", "m", "--replay", "d");
+	BAD("--interval is for the daemon", "--interval", "5", "-f", "json", "--", "true");
+	BAD("--interval is for the daemon", "--interval", "5", "-f", "json", "--exits");
+	BAD("--interval is for the daemon", "--interval", "5", "-f", "json", "--replay", "d");
+	BAD("--prometheus FILE must not be the log file", "--prometheus", "/tmp/x", "-o",
+	    "/tmp/x");
+	BAD("must not be the log file", "--prometheus", DEFAULT_LOG);
+	BAD("must not be the log file", "--prometheus", "/tmp/l", "/sys/kernel/tracing",
+	    "/tmp/l");
+}
+END_TEST
+
 /* the help names every option the parser takes */
 START_TEST(test_usage_lists_options)
 {
@@ -313,6 +366,8 @@ START_TEST(test_usage_lists_options)
 		{ "--record", "d" }, { "--replay", "d" }, { "--no-seed" }, { "--kmsg" },
 		{ "--boot-buffer" }, { "--by", "task" }, { "--no-wait", "--", "true" },
 		{ "--exits" }, { "--pid", "1", "--exits" }, { "--comm", "c", "--exits" },
+		{ "--prometheus", "m.prom" }, { "--interval", "5", "-f", "json" },
+		{ "--stacks" }, { "--max-stacks", "16" }, { "--stack-top", "1" },
 		{ "--help" }, { "--version" },
 	};
 	char buf[8192];
@@ -344,6 +399,7 @@ Suite *suite_options(void)
 	tcase_add_test(tc, test_unknown_and_missing);
 	tcase_add_test(tc, test_at_most_filters);
 	tcase_add_test(tc, test_conflicts);
+	tcase_add_test(tc, test_intervals);
 	tcase_add_test(tc, test_usage_lists_options);
 	tcase_add_test(tc, test_top);
 	suite_add_tcase(s, tc);

@@ -1420,6 +1420,49 @@ START_TEST(test_big_report)
 }
 END_TEST
 
+/*
+ * --interval -f json: each report is one line (JSON lines), hostile names,
+ * tasks, processes and modules included; the same content as the pretty one.
+ */
+START_TEST(test_json_lines)
+{
+	static struct fixture fx;
+	struct jv root, pretty;
+	char *t, *p;
+	size_t len, plen;
+	int view;
+
+	fx_init(&fx, 64);
+	seed_hostile(&fx);
+	add_mod(&fx.r.st, "new\nmod", 3, 2, true, 8, MOD_LIVE);
+	add_mod(&fx.r.st, "loop", 5, 0, false, 0, MOD_UNLOADED);
+	fx.trigger = "interval";
+	for (view = 0; view < 2; view++) {
+		fx.r.opt.by_process = view;
+		fx.r.opt.json_lines = false;
+		p = render(&fx, FMT_JSON, &plen);
+		fx.r.opt.json_lines = true;
+		t = render(&fx, FMT_JSON, &len);
+		ck_assert_ptr_nonnull(strchr(p, '\n'));
+		ck_assert_ptr_eq(strchr(t, '\n'), t + len - 1);	/* one line, ended */
+		parse_or_fail(t, len, &root);
+		parse_or_fail(p, plen, &pretty);
+		ck_assert_str_eq(jstr(&root, "trigger"), "interval");
+		ck_assert_uint_eq(jreq(&root, view ? "processes" : "tasks", J_ARR)->n, NHOSTILE);
+		ck_assert_uint_eq(jreq(&root, "modules", J_ARR)->n, 2);
+		ck_assert_str_eq(jstr(&jreq(&root, "modules", J_ARR)->kids[0], "name"),
+				 "new\nmod");
+		/* the pretty report is the same text but for the newlines between rows */
+		ck_assert_uint_eq(plen - len, (size_t)(NHOSTILE + 2));
+		jv_free(&root);
+		jv_free(&pretty);
+		free(t);
+		free(p);
+	}
+	stats_free(&fx.r.st);
+}
+END_TEST
+
 /* ---- modules loaded before tracing began ---- */
 
 /* A module as the /proc/modules listing leaves it: state before, no loader. */
@@ -2749,6 +2792,7 @@ Suite *suite_report(void)
 	tcase_add_test(tc, test_lost_events);
 	tcase_add_test(tc, test_reader_counts);
 	tcase_add_test(tc, test_big_report);
+	tcase_add_test(tc, test_json_lines);
 	tcase_add_test(tc, test_modules_before_text);
 	tcase_add_test(tc, test_modules_before_note_count);
 	tcase_add_test(tc, test_modules_before_json);

@@ -40,6 +40,7 @@ SUITE(options);
 SUITE(signals);
 SUITE(stacks);
 SUITE(view);
+SUITE(prom);
 #undef SUITE
 
 #endif
