@@ -226,7 +226,7 @@ void report_command_json(struct out *o, const struct run *r)
 	out_puts(o, "]");
 	stackreport_counters_json(o, r, ",", "");
 	out_puts(o, "}\n");
-	ksyms_free(&ks);
+	stackreport_end(&ks);
 }
 
 void report_command_text(struct out *o, const struct run *r)
@@ -318,7 +318,7 @@ void report_command_text(struct out *o, const struct run *r)
 	}
 	for (i = 0; i < v.rows; i++)
 		stackreport_process_text(o, r, &ks, r->order[i]);
-	ksyms_free(&ks);
+	stackreport_end(&ks);
 }
 
 void report_command(struct out *o, const struct run *r)

@@ -17,14 +17,53 @@ void ksyms_init(struct ksyms *k)
 void ksyms_free(struct ksyms *k)
 {
 	free(k->addr);
+	free(k->seen);
 	free(k->sym);
 	free(k->name);
 	free(k->names);
 	memset(k, 0, sizeof(*k));
 }
 
+static uint32_t seen_slot(const struct ksyms *k, uint64_t addr)
+{
+	uint32_t i = (uint32_t)((addr * 0x9e3779b97f4a7c15ull) >> 32) & k->seen_mask;
+
+	while (k->seen[i] && k->seen[i] != addr)
+		i = (i + 1) & k->seen_mask;
+	return i;
+}
+
+/* The set at most half full: grown (at report time, never on the event path). */
+static int seen_grow(struct ksyms *k)
+{
+	uint32_t cap = k->seen ? 2 * (k->seen_mask + 1) : 1024, i;
+	uint64_t *old = k->seen;
+	uint32_t old_cap = old ? k->seen_mask + 1 : 0;
+
+	k->seen = calloc(cap, sizeof(*k->seen));
+	if (!k->seen) {
+		k->seen = old;
+		return -ENOMEM;
+	}
+	k->seen_mask = cap - 1;
+	for (i = 0; i < old_cap; i++)
+		if (old[i])
+			k->seen[seen_slot(k, old[i])] = old[i];
+	free(old);
+	return 0;
+}
+
 int ksyms_want(struct ksyms *k, uint64_t addr)
 {
+	uint32_t s;
+
+	if (!addr)
+		return 0;	/* never a symbol */
+	if ((!k->seen || 2 * (k->n + 1) > k->seen_mask + 1) && seen_grow(k))
+		return -ENOMEM;
+	s = seen_slot(k, addr);
+	if (k->seen[s])
+		return 0;
 	if (k->n == k->cap) {
 		uint32_t cap = k->cap ? 2 * k->cap : 256;
 		uint64_t *na = realloc(k->addr, cap * sizeof(*na));
@@ -34,6 +73,7 @@ int ksyms_want(struct ksyms *k, uint64_t addr)
 		k->addr = na;
 		k->cap = cap;
 	}
+	k->seen[s] = addr;
 	k->addr[k->n++] = addr;
 	return 0;
 }

@@ -18,6 +18,8 @@ struct ksyms {
 	uint64_t *sym;		/* per address: the start of its symbol, 0 if none */
 	uint32_t *name;		/* per address: its symbol's name in names[], UINT32_MAX if none */
 	uint32_t n, cap;
+	uint64_t *seen;		/* the wanted addresses as a hash set: each is kept once */
+	uint32_t seen_mask;
 	char *names;		/* "name" or "name [module]", NUL-separated */
 	size_t names_len, names_cap;
 	uint64_t lines;		/* kallsyms lines read */
@@ -27,7 +29,7 @@ struct ksyms {
 void ksyms_init(struct ksyms *k);
 void ksyms_free(struct ksyms *k);
 
-/* An address a report will print; 0 or -ENOMEM. */
+/* An address a report will print (kept once however often it is wanted); 0 or -ENOMEM. */
 int ksyms_want(struct ksyms *k, uint64_t addr);
 
 /*

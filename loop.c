@@ -414,9 +414,20 @@ static void run_stop(struct run *r)
 	tracefs_tracing_on(&r->tf, false);
 	if (r->hooks.teardown_delay_ms)	/* test hook: widen the teardown window */
 		sleep_ms(r->hooks.teardown_delay_ms);
-	reader_run(&r->rd, true, 0);
-	if (r->ops->after_batch)
-		r->ops->after_batch(r);
+	/* in the mode's batches, as in the loop: what a batch queues (--exits) is taken each time */
+	for (;;) {
+		uint64_t n = reader_run(&r->rd, true, r->ops->batch);
+		bool loaded = r->st.want_ranges;
+
+		if (loaded) {	/* a module load stopped the batch: its code, then on */
+			enrich_module_ranges(r, r->st.want_ranges_ts);
+			r->st.want_ranges = false;
+		}
+		if (r->ops->after_batch)
+			r->ops->after_batch(r);
+		if (!loaded && (!r->ops->batch || n < r->ops->batch))
+			break;
+	}
 	enrich_refresh(r);
 	tracefs_teardown(&r->tf);
 	r->tracefs_up = false;

@@ -485,7 +485,7 @@ void report_write(struct out *o, const struct run *r, const char *trigger)
 		report_json(o, r, trigger, ntasks, &ks);
 	else
 		report_text(o, r, trigger, ntasks, &ks);
-	ksyms_free(&ks);
+	stackreport_end(&ks);
 }
 
 /* Raw name bytes as printable ASCII for a one-line message (kmsg). */

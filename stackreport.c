@@ -7,6 +7,7 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -58,18 +59,94 @@ static uint32_t module_top(const struct run *r, const struct mt_module *m, struc
 	return n;
 }
 
+/*
+ * The task-and-stack entries sorted by task, for one report: a report that
+ * lists thousands of tasks would otherwise scan every entry for each task.
+ * Report scratch, like the pick arrays: built by stackreport_begin(), freed
+ * by stackreport_end().
+ */
+struct bytask {
+	const struct stacks *sk;
+	uint32_t *id;
+	uint32_t n;
+};
+
+static struct bytask *bytask_scratch(void)
+{
+	static struct bytask b;
+
+	return &b;
+}
+
+static int by_task(const void *a, const void *b, void *ctx)
+{
+	const struct stacks *sk = ctx;
+	uint32_t x = sk->pairs[*(const uint32_t *)a].task, y = sk->pairs[*(const uint32_t *)b].task;
+
+	return (x > y) - (x < y);
+}
+
+static void bytask_build(const struct stacks *sk)
+{
+	struct bytask *b = bytask_scratch();
+	uint32_t i;
+
+	free(b->id);
+	b->sk = NULL;
+	b->n = sk->npairs > 1 ? sk->npairs - 1 : 0;
+	b->id = b->n ? malloc(b->n * sizeof(*b->id)) : NULL;
+	if (!b->id)
+		return;		/* without it: the scan */
+	for (i = 0; i < b->n; i++)
+		b->id[i] = i + 1;
+	qsort_r(b->id, b->n, sizeof(*b->id), by_task, (void *)sk);
+	b->sk = sk;
+}
+
+void stackreport_end(struct ksyms *k)
+{
+	struct bytask *b = bytask_scratch();
+
+	ksyms_free(k);
+	free(b->id);
+	b->id = NULL;
+	b->sk = NULL;
+	b->n = 0;
+}
+
 /* The top stacks of task @t (by its own pages through each). */
 static uint32_t task_top(const struct run *r, const struct mt_task *t, struct pick *top,
 			 uint32_t k, uint32_t *all)
 {
 	const struct stacks *sk = &r->st.sk;
-	uint32_t i, n = 0;
+	const struct bytask *b = bytask_scratch();
+	uint32_t i = 1, end = sk->npairs, n = 0, lo, hi;
+	const uint32_t *id = NULL;
 
 	*all = 0;
-	for (i = 1; i < sk->npairs; i++) {
-		const struct task_stack *p = &sk->pairs[i];
+	if (b->sk == sk && b->n + 1 == sk->npairs) {
+		/* the first entry of the task, then its run */
+		for (lo = 0, hi = b->n; lo < hi; ) {
+			uint32_t mid = lo + (hi - lo) / 2;
 
-		if (p->task != t->serial || p->peak <= 0)
+			if (sk->pairs[b->id[mid]].task < t->serial)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		id = b->id;
+		i = lo;
+		end = b->n;
+	}
+	for (; i < end; i++) {
+		const struct task_stack *p = &sk->pairs[id ? id[i] : i];
+
+		if (p->task != t->serial) {
+			if (id)
+				break;
+			continue;
+		}
+		if (p->peak <= 0)
 			continue;
 		(*all)++;
 		consider(top, &n, k, (struct pick){ p->stack, p->cur, p->peak });
@@ -105,6 +182,7 @@ void stackreport_begin(const struct run *r, struct ksyms *k)
 	ksyms_init(k);
 	if (!stacks_shown(r))
 		return;
+	bytask_build(&r->st.sk);
 	for (i = 0; i < tb->nmods; i++) {
 		n = module_top(r, &tb->mods[i], top, top_k(r), &all);
 		for (j = 0; j < n; j++)
@@ -424,13 +502,15 @@ void stackreport_counters_json(struct out *o, const struct run *r, const char *b
 	out_printf(o, "\"stacks_info\":{\"stacks\":%u,\"max_stacks\":%u,\"paired\":%llu,"
 		   "\"unpaired_allocs\":%llu,\"unpaired_stacks\":%llu,\"not_kept\":%llu,"
 		   "\"not_kept_pages\":%llu,\"truncated\":%llu,\"tree_nodes_full\":%llu,"
-		   "\"task_stacks_full\":%llu,\"module_without_entry\":%llu,\"empty\":%llu,"
+		   "\"task_stacks_full\":%llu,\"task_stacks_freed\":%llu,"
+		   "\"module_without_entry\":%llu,\"empty\":%llu,"
 		   "\"addresses_hidden\":%s}",
 		   sk->n - 1, sk->max - 1, (unsigned long long)sk->c.paired,
 		   (unsigned long long)sk->c.unpaired_allocs,
 		   (unsigned long long)sk->c.unpaired_stacks, (unsigned long long)sk->c.table_full,
 		   (unsigned long long)sk->c.table_full_pages, (unsigned long long)sk->c.truncated,
 		   (unsigned long long)sk->c.nodes_full, (unsigned long long)sk->c.pairs_full,
+		   (unsigned long long)sk->c.pairs_freed,
 		   (unsigned long long)sk->c.unresolved, (unsigned long long)sk->c.empty,
 		   sk->hidden ? "true" : "false");
 	out_puts(o, after);

@@ -20,6 +20,9 @@ void stackreport_want_task(const struct run *r, struct ksyms *k, const struct mt
 void stackreport_want_process(const struct run *r, struct ksyms *k, uint32_t leader);
 void stackreport_resolve(const struct run *r, struct ksyms *k);
 
+/* After the report: the names and the report's index of task stacks freed. */
+void stackreport_end(struct ksyms *k);
+
 /* Text: after the module table, "STACKS OF MODULE ..." trees. */
 void stackreport_modules_text(struct out *o, const struct run *r, const struct ksyms *k);
 

@@ -264,6 +264,47 @@ uint32_t stacks_find(struct stacks *sk, const struct table *tb, const struct mt_
 	return sk->n++;
 }
 
+/* The hash of the task-and-stack entries made anew (their keys or places changed). */
+static void rehash_pairs(struct stacks *sk)
+{
+	uint32_t i, h;
+
+	memset(sk->phash, 0, (sk->phmask + 1) * sizeof(*sk->phash));
+	for (i = 1; i < sk->npairs; i++) {
+		for (h = (uint32_t)mix(sk->pairs[i].task, sk->pairs[i].stack) & sk->phmask;
+		     sk->phash[h]; h = (h + 1) & sk->phmask)
+			;
+		sk->phash[h] = i;
+	}
+}
+
+/*
+ * The entries are full: those of tasks whose slot was recycled (nothing can
+ * show them, nor free through them) are given back. Once per batch of
+ * recycled tasks: a full table of live tasks is not swept again and again.
+ * No allocation. Return: whether room was made.
+ */
+static bool compact_pairs(struct stacks *sk)
+{
+	uint32_t i, keep = 1;
+
+	if (!sk->tb || sk->tb->c.tasks_recycled == sk->compacted_at)
+		return false;
+	sk->compacted_at = sk->tb->c.tasks_recycled;
+	for (i = 1; i < sk->npairs; i++) {
+		const struct task_stack *p = &sk->pairs[i];
+
+		if (p->cur || table_task_by_serial(sk->tb, p->task))
+			sk->pairs[keep++] = *p;
+	}
+	sk->c.pairs_freed += sk->npairs - keep;
+	if (keep == sk->npairs)
+		return false;
+	sk->npairs = keep;
+	rehash_pairs(sk);
+	return true;
+}
+
 /* The entry of (task, stack); made if @make and new; 0 if none (or no room). */
 static uint32_t pair_of(struct stacks *sk, uint32_t task, uint32_t sid, bool make)
 {
@@ -280,6 +321,8 @@ static uint32_t pair_of(struct stacks *sk, uint32_t task, uint32_t sid, bool mak
 	}
 	if (!make)
 		return 0;
+	if (sk->npairs >= sk->max_pairs && compact_pairs(sk))
+		return pair_of(sk, task, sid, make);
 	if (sk->npairs >= sk->max_pairs) {
 		sk->c.pairs_full++;
 		return 0;
@@ -387,17 +430,9 @@ void stacks_renumber(struct stacks *sk, uint32_t (*now)(const struct table *, ui
 	uint32_t i;
 
 	/* the keys change: the table is made anew from the entries */
-	memset(sk->phash, 0, (sk->phmask + 1) * sizeof(*sk->phash));
-	for (i = 1; i < sk->npairs; i++) {
-		struct task_stack *p = &sk->pairs[i];
-		uint32_t h;
-
-		p->task = now(tb, p->task);
-		for (h = (uint32_t)mix(p->task, p->stack) & sk->phmask; sk->phash[h];
-		     h = (h + 1) & sk->phmask)
-			;
-		sk->phash[h] = i;
-	}
+	for (i = 1; i < sk->npairs; i++)
+		sk->pairs[i].task = now(tb, sk->pairs[i].task);
+	rehash_pairs(sk);
 	for (i = 0; i < sk->ncpu * STACK_PENDING; i++) {
 		sk->pend[i].task = now(tb, sk->pend[i].task);
 		if (!(sk->pend[i].owner & OWNER_MODULE))

@@ -75,6 +75,7 @@ struct stacks_counters {
 	uint64_t truncated;		/* stacks with more frames than kept */
 	uint64_t nodes_full;		/* module-tree nodes not made: the node pool full */
 	uint64_t pairs_full;		/* task-and-stack entries not made */
+	uint64_t pairs_freed;		/* entries of recycled tasks given back when full */
 	uint64_t unresolved;		/* stacks with a frame in no known module's code */
 	uint64_t empty;			/* stack records without a frame */
 };
@@ -96,6 +97,8 @@ struct stacks {
 	uint32_t nhmask;
 	struct task_stack *pairs;	/* index 0 is never used */
 	uint32_t max_pairs, npairs;
+	const struct table *tb;		/* the tasks: entries of recycled ones are given back */
+	uint64_t compacted_at;		/* tasks recycled when the entries were last compacted */
 	uint32_t *phash;
 	uint32_t phmask;
 	struct mod_range *ranges;	/* by start */

@@ -31,6 +31,7 @@ int stats_init(struct stats *s, const struct stats_config *cfg)
 			stats_free(s);
 			return e;
 		}
+		s->sk.tb = &s->tb;
 		s->stacks_on = true;
 	}
 	/* tree tasks without a slot: room for a quarter of the table's tids */

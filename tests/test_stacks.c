@@ -699,6 +699,28 @@ START_TEST(test_serial_wrap_keeps_task_stacks)
 }
 END_TEST
 
+/* The task-and-stack entries full of recycled tasks: given back, a live task's kept. */
+START_TEST(test_task_stacks_of_recycled_tasks_given_back)
+{
+	struct stats_config cfg = { .max_tasks = SLOT_FIRST + 8, .max_modules = 8,
+				    .max_pfn = MAX_PFN, .max_stacks = 16, .cpu_ids = 1 };
+	uint64_t t = TS;
+	uint32_t sid;
+
+	ck_assert_int_eq(stats_init(&S, &cfg), 0);
+	alloc_on(0, t++, 100, 0, 1);
+	stack_on(0, t++, 100, F1, 3);
+	sid = stack_of_pfn(0);
+	churn_tasks(&t, 1000, 500);	/* 500 tasks, each an entry, 8 slots */
+	ck_assert_uint_gt(S.sk.c.pairs_freed, 0);
+	ck_assert_uint_eq(S.sk.c.pairs_full, 0);
+	ck_assert_uint_le(S.sk.npairs, S.sk.max_pairs);
+	ck_assert_ptr_nonnull(stacks_task_pair(&S.sk, stats_find_task(&S, 100)->serial, sid));
+	ck_assert_int_eq(stacks_task_pair(&S.sk, stats_find_task(&S, 100)->serial, sid)->cur, 2);
+	teardown();
+}
+END_TEST
+
 /* --------------------------------------------------------- kallsyms -- */
 
 static const char KALLSYMS[] =
@@ -738,6 +760,16 @@ START_TEST(test_kallsyms_excerpt)
 	ck_assert_int_eq(ksyms_want(&k, 0xffffffffc0001400ull), 0);
 	ck_assert_int_eq(ksyms_want(&k, 0xffffffff80000000ull), 0);	/* below every symbol */
 	ck_assert_int_eq(ksyms_want(&k, 0xffffffff81000110ull), 0);	/* twice */
+	ck_assert_uint_eq(k.n, 5);	/* kept once: a report's frames repeat a lot */
+	{
+		static struct ksyms k2;
+
+		ksyms_init(&k2);
+		for (uint64_t a = 0; a < 5000; a++)	/* the set grows */
+			ck_assert_int_eq(ksyms_want(&k2, 0xffffffffa0000000ull + 16 * (a % 2500)), 0);
+		ck_assert_uint_eq(k2.n, 2500);
+		ksyms_free(&k2);
+	}
 	feed_all(&k, KALLSYMS);
 	n = ksyms_name(&k, 0xffffffff81000110ull, &off);
 	ck_assert_str_eq(n, "__alloc_pages");
@@ -816,6 +848,7 @@ Suite *suite_stacks(void)
 	tcase_add_test(tc, test_two_paths_not_summed);
 	tcase_add_test(tc, test_table_overflow);
 	tcase_add_test(tc, test_serial_wrap_keeps_task_stacks);
+	tcase_add_test(tc, test_task_stacks_of_recycled_tasks_given_back);
 	tcase_add_test(tc, test_hidden_ranges_brackets_only);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("kallsyms");
