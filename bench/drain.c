@@ -5,10 +5,10 @@
  * the kernel's own cost of its events and stacks, without any decoding.
  *
  * usage: drain INSTANCE_DIR
- * Reads INSTANCE_DIR/per_cpu/cpuN/trace_pipe_raw the way memtrace does: one thread,
- * poll() on every CPU, then read() sub-buffers of one page until EAGAIN. Says "ready"
- * on stderr once every CPU is open; on SIGTERM/SIGINT reads what is left and prints
- * "subbuffers N bytes B" on stdout.
+ * Reads INSTANCE_DIR/per_cpu/cpuN/trace_pipe_raw the way memtrace's loop does: one
+ * thread, poll() on every CPU for at most 100 ms, then every CPU read() in sub-buffers of
+ * one page until EAGAIN. Says "ready" on stderr once every CPU is open; on SIGTERM/SIGINT
+ * reads what is left and prints "subbuffers N bytes B" on stdout.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #define MAX_CPUS	1024
+#define POLL_MS		100	/* memtrace's (loop.c) */
 
 static volatile sig_atomic_t stop;
 
@@ -43,7 +44,7 @@ static int drain_fd(int fd, char *buf, size_t page, unsigned long long *subbufs,
 			*bytes += (unsigned long long)n;
 			continue;
 		}
-		if (n == 0 || errno == EAGAIN)
+		if (n == 0 || errno == EAGAIN || errno == ENODEV)	/* ENODEV: offline */
 			return 0;
 		if (errno == EINTR)
 			continue;
@@ -89,13 +90,11 @@ int main(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	fprintf(stderr, "drain: ready, %d CPUs\n", n);
 	while (!stop) {
-		if (poll(pfd, (nfds_t)n, 1000) < 0 && errno != EINTR) {
+		if (poll(pfd, (nfds_t)n, POLL_MS) < 0 && errno != EINTR) {
 			perror("drain: poll");
 			return 1;
 		}
 		for (i = 0; i < n; i++) {
-			if (!(pfd[i].revents & POLLIN))
-				continue;
 			if (drain_fd(pfd[i].fd, buf, page, &subbufs, &bytes)) {
 				perror("drain: read");
 				return 1;
