@@ -590,7 +590,12 @@ def attempt(tmp, want, buffer_kb):
           f"{counter['stacks_info']['stacks']} distinct stacks, lost "
           f"{counter['lost_events']} events (-b {buffer_kb}); OOM kills on the machine "
           f"meanwhile: {(counter['oom'] or {}).get('count', 0)}")
-    figs = {"stacks_distinct_traced": counter["stacks_info"]["stacks"]}
+    full = counter["stacks_info"]["task_stacks_full"]
+    if full:    # (task, stack) entries are never given back: other tasks may have them all
+        print(f"the (task, stack) table (4 x --max-stacks entries) was full: {full:,} pages "
+              "were not charged to a task's stacks (the counting memtrace's figure)")
+    figs = {"stacks_distinct_traced": counter["stacks_info"]["stacks"],
+            "task_stacks_full": full}
     for key, opts, log, p in mps:
         r = res[key]
         head = [line.strip() for line in open(log, errors="replace") if line.startswith(
