@@ -11,6 +11,7 @@
 #define DEFAULT_LOG		"/tmp/mem_debug_log"
 #define DEFAULT_INSTANCE	"memtrace"
 #define DEFAULT_BUFFER_KB	2048
+#define DEFAULT_STACKS_BUFFER_KB 4096	/* --stacks: a stack record for each allocation */
 #define DEFAULT_TOP		30
 #define DEFAULT_MAX_TASKS	16384
 #define DEFAULT_MAX_MODULES	1024
@@ -42,6 +43,7 @@ struct options {
 	const char *record_dir;
 	const char *instance;
 	unsigned buffer_kb;
+	bool buffer_set;		/* -b given */
 	enum report_format format;
 	uint32_t top;
 	uint32_t max_tasks;		/* slots, the pseudo tasks included */

@@ -106,6 +106,9 @@ START_TEST(test_every_option)
 	ck_assert(O.stacks);
 	ck_assert_uint_eq(O.max_stacks, 100);
 	ck_assert_uint_eq(O.stack_top, 0);
+	ck_assert_uint_eq(O.buffer_kb, DEFAULT_STACKS_BUFFER_KB);	/* a stack per allocation */
+	ck_assert_int_eq(parse("-b", "2048", "--stacks", NULL), OPT_RUN);
+	ck_assert_uint_eq(O.buffer_kb, 2048);	/* -b given: as given */
 	/* a second parse starts from the defaults again */
 	ck_assert_int_eq(parse(NULL), OPT_RUN);
 	ck_assert(!O.output_set);
