@@ -16,7 +16,8 @@ MTH=$PWD/tests/memtrace-hooks
 WL=$PWD/tests/workload
 T=$(mktemp -d /tmp/memtrace-top.XXXXXX)
 INST=memtrace-top$$
-SOCK=memtrace-top$$
+SOCK0=memtrace-top$$
+SOCK=$SOCK0
 . "$PWD/tests/lib.sh"
 export LC_ALL=C
 
@@ -25,7 +26,7 @@ tm() { tmux -L "$SOCK" -f /dev/null "$@"; }
 cleanup() {
 	local p
 	tm kill-server 2>/dev/null
-	rm -f "${TMUX_TMPDIR:-/tmp}/tmux-$(id -u)/$SOCK"	# our server's socket, left by tmux
+	rm -f "${TMUX_TMPDIR:-/tmp}/tmux-$(id -u)/$SOCK0"*	# our servers' sockets, left by tmux
 	for p in "${PIDS[@]}"; do kill -KILL "$p" 2>/dev/null; done
 	for p in "${PIDS[@]}"; do wait "$p" 2>/dev/null; done
 	undo_ours
@@ -67,6 +68,9 @@ start_view() {
 	while [ $# -gt 0 ] && [ "$1" != -- ]; do envs+=("$1"); shift; done
 	shift
 	tm kill-server 2>/dev/null
+	# a server of its own per view: a new session must never reach the previous
+	# view's server while that one is still exiting ("server exited unexpectedly")
+	SOCK=$SOCK0-$name
 	rm -f "$T/$name".*
 	cat > "$T/$name.sh" <<-EOF
 		stty -g > '$T/$name.before'
