@@ -135,6 +135,10 @@ tests/forker: tests/forker.c
 bench/churn bench/rusage: %: %.c
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $<
 
+# the reader's live merge over a recording (bench/scale.sh)
+bench/mergelive: bench/mergelive.c $(LIB_OBJS)
+	$(Q)$(CC) $(CPPFLAGS) -I. $(CFLAGS) -Wno-missing-prototypes -o $@ $< $(LIB_OBJS) $(LDLIBS)
+
 # the decoder against libtraceevent on real recordings (only with the libraries)
 ifeq ($(HAVE_TEP),1)
 CROSSCHECK_BIN := tests/crosscheck
@@ -295,7 +299,7 @@ e2e: memtrace
 	$(Q)./tests/e2e.sh
 
 clean:
-	rm -f memtrace *.o tests/*.o tests/unit tests/memtrace-hooks tests/workload tests/threads tests/forker tests/remap tests/thpmove bench/churn bench/rusage \
+	rm -f memtrace *.o tests/*.o tests/unit tests/memtrace-hooks tests/workload tests/threads tests/forker tests/remap tests/thpmove bench/churn bench/rusage bench/mergelive \
 		tests/crosscheck
 	rm -rf tests/fuzz/bin static memtrace-static tests/hooks tests/memtrace-hooks
 

@@ -30,6 +30,7 @@ SUITE(event);
 SUITE(stats);
 SUITE(module);
 SUITE(reader);
+SUITE(merge);
 SUITE(report);
 SUITE(logfile);
 SUITE(proc);
