@@ -75,7 +75,7 @@ Q := @
 endif
 
 # everything but main(), shared by the daemon and the tests (see README, Architecture)
-LIB_SRCS := ringbuf.c format.c event.c table.c module.c stacks.c ksyms.c stackreport.c stats.c proc.c escape.c rows.c report.c \
+LIB_SRCS := ringbuf.c format.c event.c table.c pfnmap.c tidset.c module.c stacks.c ksyms.c stackreport.c stats.c proc.c escape.c rows.c report.c \
 	cmdreport.c logfile.c util.c \
 	record.c boot.c tracefs.c reader.c options.c signals.c enrich.c setup.c loop.c daemon.c \
 	command.c exits.c replay.c
@@ -154,9 +154,9 @@ endif
 
 # unit tests, the shape of the tree (sizes, no cycles), the documentation against the
 # program, install into a DESTDIR, then the
-# tests on the real tracefs (daemon, recordings, signal and task storms, the decoder
-# against libtraceevent, command mode, accuracy and data safety); each prints its summary
-# line, the last one last
+# tests on the real tracefs (daemon, recordings, signal and task storms, big machines, the
+# decoder against libtraceevent, command mode, accuracy and data safety); each prints its
+# summary line, the last one last
 check: memtrace tests/memtrace-hooks tests/unit tests/workload tests/threads tests/forker \
 		tests/remap tests/thpmove $(CROSSCHECK_BIN)
 	$(Q)CK_DEFAULT_TIMEOUT=60 ./tests/unit
@@ -168,6 +168,7 @@ check: memtrace tests/memtrace-hooks tests/unit tests/workload tests/threads tes
 	$(Q)./tests/stacks.sh
 	$(Q)./tests/robust.sh
 	$(Q)./tests/stress.sh
+	$(Q)./tests/scale.sh
 	$(Q)$(CROSSCHECK_RUN)
 	$(Q)./tests/command.sh
 

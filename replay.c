@@ -92,6 +92,10 @@ static int replay_setup(struct run *r)
 		return mt_fail(EXIT_RUNTIME, "%s: %s", p, strerror(-n));
 	if (n > 4096)
 		n = 4096;
+	if (nofile_raise(SETUP_FD_MARGIN + (unsigned long)n, &r->nofile_was) <
+	    (long)(SETUP_FD_MARGIN + (unsigned long)n))
+		mt_warn("warning: %d CPUs need %d open files; RLIMIT_NOFILE allows fewer: some "
+			"are skipped (raise it: ulimit -Hn)", n, SETUP_FD_MARGIN + n);
 	r->cpu_id_bound = n ? (uint32_t)cpu_ids[n - 1] + 1 : 1;
 	code = setup_stats(r, r->meta.max_pfn);
 	if (code) {

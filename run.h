@@ -7,6 +7,7 @@
 #include <limits.h>
 #include <poll.h>
 #include <stdint.h>
+#include <sys/resource.h>
 #include <sys/types.h>
 
 #include "event.h"
@@ -102,6 +103,7 @@ struct test_hooks {
 	long setup_delay_ms;		/* a setup as slow as a stuck drain */
 	long teardown_delay_ms;		/* a wider teardown window */
 	long ready_timeout_ms;		/* --daemon parent's wait, shortened */
+	const char *pfn_root;		/* zoneinfo and cpuinfo read here, not in /proc */
 };
 
 struct run {
@@ -140,6 +142,8 @@ struct run {
 	int ready_fd;
 	pid_t ready_parent;		/* the parent waiting on it (not seeded) */
 	bool pidfile_written;		/* --pidfile: ours to remove at the end */
+	struct rlimit nofile_was;	/* RLIMIT_NOFILE before memtrace raised it */
+	bool nofile_raised;		/* ... which the command of command mode gets back */
 	struct cmd_info cmd;		/* command mode */
 	struct exits_state exits;	/* --exits */
 	struct oom_state oom;

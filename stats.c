@@ -3,14 +3,37 @@
 #include "stats.h"
 
 #include "module.h"
+#include "pfnmap.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 static void tree_root_mark(struct stats *s, struct mt_task *t);
+
+/* The pfn map (and the stacks' one) for @npfn page frames; 0 or -errno. */
+static int maps_init(struct stats *s, uint64_t npfn)
+{
+	int e;
+
+	if (npfn > SIZE_MAX / sizeof(*s->pfn_owner))
+		return -ENOMEM;
+	s->pfn_map_bytes = (size_t)npfn * sizeof(*s->pfn_owner);
+	s->pfn_owner = pfnmap_reserve(s->pfn_map_bytes);
+	if (!s->pfn_owner)
+		return -ENOMEM;
+	if (s->cfg.max_stacks) {
+		e = stacks_init(&s->sk, s->cfg.max_stacks, npfn, s->cfg.cpu_ids ? s->cfg.cpu_ids : 1);
+		if (e) {
+			pfnmap_release(s->pfn_owner, s->pfn_map_bytes);
+			s->pfn_owner = NULL;
+			return e;
+		}
+		s->stacks_on = true;
+	}
+	s->cfg.max_pfn = npfn;
+	return 0;
+}
 
 int stats_init(struct stats *s, const struct stats_config *cfg)
 {
@@ -23,33 +46,19 @@ int stats_init(struct stats *s, const struct stats_config *cfg)
 		return e;
 	if (cfg->exit_ring && !(s->exits = calloc(cfg->exit_ring, sizeof(*s->exits))))
 		goto nomem;
-	/* room for a quarter of the table's tids, at most half full */
-	if (cfg->max_stacks) {
-		e = stacks_init(&s->sk, cfg->max_stacks, cfg->max_pfn, cfg->cpu_ids ? cfg->cpu_ids : 1);
-		if (e) {
-			stats_free(s);
-			return e;
-		}
-		s->stacks_on = true;
-	}
-	s->tl_mask = 127;
-	while (s->tl_mask + 1 < cfg->max_tasks / 2)
-		s->tl_mask = s->tl_mask * 2 + 1;
-	s->tree_lost = calloc(s->tl_mask + 1, sizeof(*s->tree_lost));
-	if (!s->tree_lost)
+	/* command mode: room for a quarter of the table's tids */
+	if (tidset_init(&s->tree_lost, cfg->max_tasks / 4))
 		goto nomem;
-	if (cfg->max_pfn) {
-		if (cfg->max_pfn > (SIZE_MAX / 4))
-			goto nomem;
-		s->pfn_map_bytes = (size_t)cfg->max_pfn * 4;
-		s->pfn_owner = mmap(NULL, s->pfn_map_bytes, PROT_READ | PROT_WRITE,
-				    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-		if (s->pfn_owner == MAP_FAILED) {
-			s->pfn_owner = NULL;
-			goto nomem;
-		}
+	/* as far as memory added later may reach; else as far as there is memory now */
+	e = cfg->max_pfn || cfg->max_stacks ? maps_init(s, cfg->max_pfn) : 0;
+	if (e && cfg->ram_pfn && cfg->ram_pfn < cfg->max_pfn) {
+		s->map_short = true;
+		e = maps_init(s, cfg->ram_pfn);
 	}
-	return 0;
+	if (!e)
+		return 0;
+	stats_free(s);
+	return e;
 nomem:
 	stats_free(s);
 	return -ENOMEM;
@@ -61,70 +70,9 @@ void stats_free(struct stats *s)
 	if (s->stacks_on)
 		stacks_free(&s->sk);
 	free(s->exits);
-	free(s->tree_lost);
-	if (s->pfn_owner)
-		munmap(s->pfn_owner, s->pfn_map_bytes);
+	tidset_free(&s->tree_lost);
+	pfnmap_release(s->pfn_owner, s->pfn_map_bytes);
 	memset(s, 0, sizeof(*s));
-}
-
-/*
- * Command mode: tids of tree tasks that found no slot, so that their pages
- * still count for the tree (in the <tree-overflow> pseudo task). Open
- * addressing, 0 is free; removal keeps probe chains (backward shift).
- */
-static uint32_t tid_home(const struct stats *s, int32_t tid)
-{
-	return ((uint32_t)tid * 2654435761u) & s->tl_mask;
-}
-
-static uint32_t tid_find(const struct stats *s, int32_t tid)
-{
-	uint32_t i = tid_home(s, tid);
-
-	while (s->tree_lost[i] && s->tree_lost[i] != tid)
-		i = (i + 1) & s->tl_mask;
-	return i;
-}
-
-static bool tree_lost_has(const struct stats *s, int32_t tid)
-{
-	return tid > 0 && s->tree_lost && s->tree_lost[tid_find(s, tid)] == tid;
-}
-
-/* false when the set is full (half the array: probes stay short) */
-static bool tree_lost_add(struct stats *s, int32_t tid)
-{
-	uint32_t i;
-
-	if (tid <= 0 || !s->tree_lost)
-		return false;
-	i = tid_find(s, tid);
-	if (s->tree_lost[i] == tid)
-		return true;
-	if (s->tl_n >= (s->tl_mask + 1) / 2)
-		return false;
-	s->tree_lost[i] = tid;
-	s->tl_n++;
-	return true;
-}
-
-static void tree_lost_del(struct stats *s, int32_t tid)
-{
-	uint32_t i, j, k;
-
-	if (!tree_lost_has(s, tid))
-		return;
-	i = tid_find(s, tid);
-	s->tree_lost[i] = 0;
-	s->tl_n--;
-	for (j = (i + 1) & s->tl_mask; s->tree_lost[j]; j = (j + 1) & s->tl_mask) {
-		k = tid_home(s, s->tree_lost[j]);
-		if (i <= j ? (i < k && k <= j) : (i < k || k <= j))
-			continue;
-		s->tree_lost[i] = s->tree_lost[j];
-		s->tree_lost[j] = 0;
-		i = j;
-	}
 }
 
 /*
@@ -148,7 +96,7 @@ static struct mt_task *task_for(struct stats *s, int32_t tid, uint64_t ts)
 
 	if (s->tb.c.tasks_seen != seen)
 		task_made(s, t);
-	if (t == &s->tb.tasks[SLOT_OVERFLOW] && tree_lost_has(s, tid))
+	if (t == &s->tb.tasks[SLOT_OVERFLOW] && tidset_has(&s->tree_lost, tid))
 		t = &s->tb.tasks[SLOT_TREE_OVERFLOW];
 	return t;
 }
@@ -158,7 +106,7 @@ static void tree_child_lost(struct stats *s, const struct mt_task *parent, int32
 {
 	if (!(parent->flags & TF_TREE))
 		return;
-	if (tree_lost_add(s, tid))
+	if (tidset_add(&s->tree_lost, tid))
 		s->c.tree_overflow_tasks++;
 	else
 		s->c.tree_lost_tasks++;
@@ -273,23 +221,8 @@ void stats_link_threads(struct stats *s)
 
 long stats_map_resident_kib(const struct stats *s)
 {
-	static unsigned char vec[4096];
-	long page = sysconf(_SC_PAGESIZE);
-	size_t pages, done = 0, n = 0, i;
-
-	if (!s->pfn_owner || page <= 0)
-		return -1;
-	pages = (s->pfn_map_bytes + (size_t)page - 1) / (size_t)page;
-	while (done < pages) {
-		size_t k = pages - done < sizeof(vec) ? pages - done : sizeof(vec);
-
-		if (mincore((char *)s->pfn_owner + done * (size_t)page, k * (size_t)page, vec))
-			return -1;
-		for (i = 0; i < k; i++)
-			n += vec[i] & 1;
-		done += k;
-	}
-	return (long)(n * (size_t)page / 1024);
+	/* nothing past the highest page frame seen was touched */
+	return pfnmap_resident_kib(s->pfn_owner, (size_t)s->pfn_hi * sizeof(*s->pfn_owner));
 }
 
 bool stats_exit_pop(struct stats *s, struct mt_exit *out)
@@ -368,32 +301,19 @@ static void process_end(struct stats *s, struct mt_task *p, uint64_t ts)
  * (only its resident pages can hold owners), owners whose slot was recycled
  * become OWNER_STALE. Rare, and no allocation.
  */
+static void renumber_owner(void *ctx, uint32_t *e)
+{
+	if (*e && !(*e & OWNER_MODULE) && *e != OWNER_STALE)
+		*e = table_serial_now(ctx, *e);
+}
+
 static void renumber(struct stats *s)
 {
-	static unsigned char vec[4096];
 	struct table *tb = &s->tb;
-	long psz = sysconf(_SC_PAGESIZE);
-	size_t page = psz > 0 ? (size_t)psz : 4096, per = page / sizeof(*s->pfn_owner);
-	size_t npages = (s->pfn_map_bytes + page - 1) / page, entries = s->pfn_map_bytes / sizeof(*s->pfn_owner);
-	size_t pi, i, k;
 	uint32_t j;
 
-	for (pi = 0; pi < npages; pi += sizeof(vec)) {
-		size_t n = npages - pi < sizeof(vec) ? npages - pi : sizeof(vec);
-
-		if (mincore((char *)s->pfn_owner + pi * page, n * page, vec))
-			memset(vec, 1, n);	/* not known: look at all of it */
-		for (i = 0; i < n; i++) {
-			if (!(vec[i] & 1))
-				continue;
-			for (k = (pi + i) * per; k < (pi + i + 1) * per && k < entries; k++) {
-				uint32_t e = s->pfn_owner[k];
-
-				if (e && !(e & OWNER_MODULE) && e != OWNER_STALE)
-					s->pfn_owner[k] = table_serial_now(tb, e);
-			}
-		}
-	}
+	if (s->pfn_owner)
+		pfnmap_each_resident(s->pfn_owner, s->pfn_hi, renumber_owner, tb);
 	for (j = 0; j < tb->ntasks_used; j++)
 		if (tb->tasks[j].leader)
 			tb->tasks[j].leader = table_serial_now(tb, tb->tasks[j].leader);
@@ -527,6 +447,8 @@ static bool range_ok(struct stats *s, uint64_t pfn, uint64_t n)
 		s->c.pfn_out_of_range++;
 		return false;
 	}
+	if (pfn + n > s->pfn_hi)
+		s->pfn_hi = pfn + n;
 	return true;
 }
 
@@ -716,7 +638,7 @@ static void on_collapse(struct stats *s, const struct mt_event *ev)
 	if (!t)
 		return;
 	if (ev->kind == EV_COLLAPSE_ISOLATE) {
-		uint32_t o = ev->u.collapse.pfn < s->cfg.max_pfn && s->pfn_owner ?
+		uint32_t o = ev->u.collapse.pfn < s->pfn_hi && s->pfn_owner ?
 			     s->pfn_owner[ev->u.collapse.pfn] : 0;
 
 		t->collapse_to = ev->u.collapse.status == 1 && o && !(o & OWNER_MODULE) &&
@@ -894,7 +816,7 @@ static void on_exit_event(struct stats *s, const struct mt_event *ev)
 	struct mt_task *t = stats_find_task(s, ev->u.exit.pid);
 
 	if (!t) {
-		tree_lost_del(s, ev->u.exit.pid);	/* its tid may come again, unrelated */
+		tidset_del(&s->tree_lost, ev->u.exit.pid);	/* its tid may come again, unrelated */
 		return;
 	}
 	if (before_seed(s, t, ev))

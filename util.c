@@ -6,6 +6,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -163,6 +164,21 @@ int cpu_dirs(const char *dir, int **ids)
 		qsort(v, (size_t)n, sizeof(*v), cmp_int);
 	*ids = v;
 	return n;
+}
+
+long nofile_raise(unsigned long need, struct rlimit *was)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, was))
+		return -errno;
+	rl = *was;
+	if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < need) {
+		rl.rlim_cur = rl.rlim_max != RLIM_INFINITY && rl.rlim_max < need ? rl.rlim_max : need;
+		if (setrlimit(RLIMIT_NOFILE, &rl))
+			return -errno;
+	}
+	return rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur > LONG_MAX ? LONG_MAX : (long)rl.rlim_cur;
 }
 
 /* one line; stderr is line buffered (main), so it is written at once */

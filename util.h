@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/resource.h>
 #include <sys/types.h>
 
 /* Read at most size-1 bytes of a file into buf and NUL-terminate; returns bytes or -errno. */
@@ -46,6 +47,15 @@ int cmp_int(const void *a, const void *b);
  * Return: the number of CPUs (0 or more), or -errno.
  */
 int cpu_dirs(const char *dir, int **ids);
+
+/**
+ * nofile_raise() - room for @need open files
+ * @was: set to RLIMIT_NOFILE as it was
+ *
+ * The soft limit is raised to @need when it is lower, at most to the hard limit.
+ * Return: the soft limit now (below @need only when the hard limit is), or -errno.
+ */
+long nofile_raise(unsigned long need, struct rlimit *was);
 
 /* Exit status of memtrace, one table for every mode (see memtrace(8), EXIT STATUS). */
 enum mt_exit_code {

@@ -31,6 +31,7 @@ SUITE(stats);
 SUITE(module);
 SUITE(reader);
 SUITE(merge);
+SUITE(scale);
 SUITE(report);
 SUITE(logfile);
 SUITE(proc);
