@@ -400,6 +400,7 @@ static int setup_live_stats(struct run *r)
 	code = setup_stats_reach(r, pfnmap_reach(ram, proc_phys_bits(root), r->meta.page_size),
 				 ram);
 	r->meta.max_pfn = r->st.cfg.max_pfn;
+	r->meta.ram_pfn = ram;
 	if (!code && r->st.map_short)
 		mt_warn("warning: no address space for a page-frame map beyond the memory there is "
 			"now (%llu MiB): pages of memory added later are counted, not tracked",

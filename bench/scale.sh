@@ -6,7 +6,8 @@
 # `memtrace --record`, then deals its sub-buffers round-robin to N per_cpu/cpuK files,
 # N = 2, 8, 64, 256 (each original CPU's pages, in their order, to its own share of the
 # N: every file stays in time order; events/, memtrace.seed and memtrace.meta are kept,
-# the cpu_lost lines rewritten for the N CPUs). Prints, per N, for the binary built from
+# the cpu_lost lines rewritten for the N CPUs, max_pfn set to the memory of the machine:
+# both binaries map the same). Prints, per N, for the binary built from
 # BEFORE (default 947e5fb, main before the heap merge; BEFORE=none skips it) and for this
 # tree, the runs of both interleaved:
 #   replay: `memtrace --replay` pinned to one CPU: whole process CPU time / events, best
@@ -89,6 +90,9 @@ for n in ns:
             f.write(b"".join(files[k]))
     with open(os.path.join(dst, "memtrace.meta"), "w") as f:
         for l in meta:
+            if l.startswith("max_pfn ") and len(l.split()) == 3:
+                # the map of the memory there was (BEFORE's map, and valgrind's room)
+                l = "max_pfn " + l.split()[2]
             if not l.startswith("cpu_lost "):
                 f.write(l + "\n")
         for k in range(n):

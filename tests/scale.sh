@@ -135,6 +135,72 @@ command_limit_test() {
 	check "tracefs identical after command mode under a small limit" test "$before" = "$after"
 }
 
+# What the idle check stands on, in an instance of ours with buffer_percent 50: a CPU with
+# a few events says nothing to poll on its trace_pipe_raw, yet read() gets them (so a CPU
+# cannot be skipped on its revents); the instance's trace_pipe says POLLIN while any CPU
+# has data, and nothing once all is read.
+poll_semantics_test() {
+	local before after out
+	before=$(tfs_state)
+	out=$(python3 - "$TFS/instances/${INST}p" "$WL" <<-'PY'
+	import os, select, subprocess, sys, time
+	inst, wl = sys.argv[1], sys.argv[2]
+	os.mkdir(inst)
+	try:
+	    def put(rel, v):
+	        with open(os.path.join(inst, rel), "w") as f:
+	            f.write(v)
+	    put("buffer_size_kb", "8192"); put("buffer_percent", "50")
+	    put("tracing_on", "0"); put("events/kmem/mm_page_alloc/enable", "1")
+	    cpus = sorted(int(d[3:]) for d in os.listdir(inst + "/per_cpu"))
+	    raw = [os.open(f"{inst}/per_cpu/cpu{c}/trace_pipe_raw", os.O_RDONLY | os.O_NONBLOCK)
+	           for c in cpus]
+	    anyfd = os.open(inst + "/trace_pipe", os.O_RDONLY | os.O_NONBLOCK)
+	    def revents():
+	        p = select.poll()
+	        for fd in raw + [anyfd]:
+	            p.register(fd, select.POLLIN)
+	        r = dict(p.poll(0))
+	        return [r.get(fd, 0) & select.POLLIN for fd in raw], r.get(anyfd, 0) & select.POLLIN
+	    def drain():
+	        n = 0
+	        for fd in raw:
+	            while True:
+	                try:
+	                    if not os.read(fd, 65536):
+	                        break
+	                    n += 1
+	                except BlockingIOError:
+	                    break
+	        return n
+	    put("tracing_on", "1")
+	    subprocess.run([wl, "1", "0"], check=True)	# 1 MiB: 256 pages, far below 4 MiB
+	    put("tracing_on", "0")
+	    cpu, anyp = revents()
+	    pages = drain()
+	    cpu2, any2 = revents()
+	    print(f"cpu_pollin={sum(1 for x in cpu if x)} any={1 if anyp else 0} pages={pages} "
+	          f"any_after={1 if any2 else 0}")
+	    for fd in raw + [anyfd]:
+	        os.close(fd)
+	finally:
+	    put("events/enable", "0")
+	    for _ in range(50):
+	        try:
+	            os.rmdir(inst)
+	            break
+	        except OSError:
+	            time.sleep(0.1)
+	PY
+	)
+	check "poll, buffer_percent 50, a few events: no CPU's fd says POLLIN, read() still gets pages ($out)" \
+		eval '[[ "$out" == *"cpu_pollin=0 "* && ! "$out" == *"pages=0 "* ]]'
+	check "poll: trace_pipe says POLLIN while any CPU has data, nothing once all is read ($out)" \
+		eval '[[ "$out" == *"any=1 "* && "$out" == *"any_after=0"* ]]'
+	after=$(tfs_state)
+	check "tracefs identical after the poll test" test "$before" = "$after"
+}
+
 # A 4 TiB machine (zoneinfo: 1 Gi page frames; cpuinfo: 46 bits physical): the maps
 # reserve 64 GiB of address space for what the CPU can address, and commit only what
 # the pages used touch: RSS stays that of a small machine, also after 64 MiB of work.
@@ -198,6 +264,7 @@ fds_soft_test
 fds_hard_test
 find_tracefs
 if can_trace "live tests"; then
+	poll_semantics_test
 	command_limit_test
 	bigmem_test
 	short_map_test

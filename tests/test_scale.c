@@ -11,6 +11,7 @@
 #include "testutil.h"
 #include "pfnmap.h"
 #include "proc.h"
+#include "record.h"
 #include "stats.h"
 #include "tidset.h"
 
@@ -218,6 +219,44 @@ START_TEST(test_map_short)
 }
 END_TEST
 
+/*
+ * A recording keeps both: the reach ("max_pfn REACH RAM": older versions read
+ * the first number) and the memory at the start, for a replay without the
+ * address space for the reach; a recording of an older version has one number.
+ */
+START_TEST(test_meta_reach)
+{
+	struct meta m = { .page_size = 4096, .max_pfn = 1ull << 34, .ram_pfn = 6291456 };
+	struct meta back = { .page_size = 4096 };
+	uint32_t bad = 0;
+	char path[PATH_MAX], *text;
+	size_t len;
+
+	ck_assert_int_eq(record_write_meta(root, &m, NULL, NULL), 0);
+	snprintf(path, sizeof(path), "%s/" META_FILE, root);
+	text = read_path(path, &len);
+	ck_assert_ptr_nonnull(strstr(text, "\nmax_pfn 17179869184 6291456\n"));
+	meta_parse(text, len, &back, NULL, NULL, &bad);
+	free(text);
+	ck_assert_uint_eq(bad, 0);
+	ck_assert_uint_eq(back.max_pfn, 1ull << 34);
+	ck_assert_uint_eq(back.ram_pfn, 6291456);
+	/* the reach no further than the memory: one number, as before */
+	m.max_pfn = m.ram_pfn;
+	ck_assert_int_eq(record_write_meta(root, &m, NULL, NULL), 0);
+	text = read_path(path, &len);
+	ck_assert_ptr_nonnull(strstr(text, "\nmax_pfn 6291456\ninitmod"));
+	free(text);
+	/* an older recording; a RAM above the reach is nonsense: no fallback */
+	meta_parse(S("max_pfn 262144\n"), &back, NULL, NULL, &bad);
+	ck_assert_uint_eq(back.max_pfn, 262144);
+	ck_assert_uint_eq(back.ram_pfn, 0);
+	meta_parse(S("max_pfn 262144 300000\n"), &back, NULL, NULL, &bad);
+	ck_assert_uint_eq(back.ram_pfn, 0);
+	ck_assert_uint_eq(bad, 0);
+}
+END_TEST
+
 /* ---- CPU lists (/sys/devices/system/cpu/online) ---- */
 
 static bool bit(const uint8_t *m, unsigned int n)
@@ -310,6 +349,7 @@ Suite *suite_scale(void)
 	tc = tcase_create("fake_root");
 	tcase_add_checked_fixture(tc, root_setup, root_teardown);
 	tcase_add_test(tc, test_fake_root_4t);
+	tcase_add_test(tc, test_meta_reach);
 	suite_add_tcase(s, tc);
 	return s;
 }
