@@ -135,9 +135,13 @@ tests/forker: tests/forker.c
 bench/churn bench/rusage: %: %.c
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $<
 
-# the reader's live merge over a recording (bench/scale.sh)
-bench/mergelive: bench/mergelive.c $(LIB_OBJS)
+# the reader's live merge over a recording (bench/scale.sh); seeding a fake /proc, and many
+# sleeping tasks (bench/tasks.sh)
+bench/mergelive bench/seedbench: %: %.c $(LIB_OBJS)
 	$(Q)$(CC) $(CPPFLAGS) -I. $(CFLAGS) -Wno-missing-prototypes -o $@ $< $(LIB_OBJS) $(LDLIBS)
+
+bench/sleepers: bench/sleepers.c
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -pthread -o $@ $< -pthread
 
 # the decoder against libtraceevent on real recordings (only with the libraries)
 ifeq ($(HAVE_TEP),1)
@@ -300,7 +304,7 @@ e2e: memtrace
 	$(Q)./tests/e2e.sh
 
 clean:
-	rm -f memtrace *.o tests/*.o tests/unit tests/memtrace-hooks tests/workload tests/threads tests/forker tests/remap tests/thpmove bench/churn bench/rusage bench/mergelive \
+	rm -f memtrace *.o tests/*.o tests/unit tests/memtrace-hooks tests/workload tests/threads tests/forker tests/remap tests/thpmove bench/churn bench/rusage bench/mergelive bench/seedbench bench/sleepers \
 		tests/crosscheck
 	rm -rf tests/fuzz/bin static memtrace-static tests/hooks tests/memtrace-hooks
 
