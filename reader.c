@@ -114,6 +114,7 @@ static bool next_page(struct reader *r, struct reader_cpu *c, bool final)
 			c->caught_up = false;
 			c->blocked = true;
 			c->bound = c->rec.ts;
+			c->said_empty = false;
 			return false;
 		}
 		c->caught_up = false;
@@ -140,6 +141,7 @@ static bool next_page(struct reader *r, struct reader_cpu *c, bool final)
 				c->blocked = true;
 				c->bound = r->mono ? (t0 > r->slack_ns ? t0 - r->slack_ns : 0) :
 					   UINT64_MAX;
+				c->said_empty = true;
 				return false;
 			}
 			if (errno != EAGAIN) {
@@ -155,6 +157,7 @@ static bool next_page(struct reader *r, struct reader_cpu *c, bool final)
 				c->blocked = true;
 				c->bound = r->mono ? (t0 > r->slack_ns ? t0 - r->slack_ns : 0) :
 					   UINT64_MAX;
+				c->said_empty = true;
 				return false;
 			}
 			c->eof = true;
@@ -435,11 +438,19 @@ static void sweep(struct reader *r)
  * record (which an answer may have made older still). True when one that was
  * asked still cannot say: delivery waits. Without @ask (the bounds are as
  * fresh as they can be): true when a bound is older, nothing read.
+ *
+ * A CPU that said it was empty is not asked while the clock has not moved far
+ * enough for a new "empty" to let the next record go (now - slack is still
+ * older): it waits as if asked. At the end of each batch every quiet CPU would
+ * otherwise be read once more for nothing, 256 read()s per wakeup on 256 CPUs;
+ * what it may have got meanwhile is read by the next call, which reads every
+ * CPU. A CPU caught up at its last record is still asked: it has not said.
  */
 static bool hold_back(struct reader *r, bool final, bool ask)
 {
+	uint64_t reach = UINT64_MAX;
+	bool wait = false, clock_read = false;
 	int nasked = 0, k;
-	bool wait = false;
 
 	if (!ask)
 		return r->cpus[r->bheap[0]].bound < r->next[0].ts;
@@ -452,6 +463,18 @@ static bool hold_back(struct reader *r, bool final, bool ask)
 		bound_remove(r, i);
 		if (!c->blocked || c->have_rec || c->eof)
 			continue;	/* the loop found it offline meanwhile */
+		if (c->said_empty && r->mono) {
+			if (!clock_read) {
+				uint64_t now = r->now();
+
+				reach = now > r->slack_ns ? now - r->slack_ns : 0;
+				clock_read = true;
+			}
+			if (reach < r->next[0].ts) {
+				r->asked[nasked++] = i;
+				continue;
+			}
+		}
 		c->blocked = false;
 		r->asks++;
 		fill(r, c, final);
@@ -526,6 +549,7 @@ static void all_empty(struct reader *r, uint64_t t0)
 			continue;
 		if (!c->blocked || c->bound < bound)
 			c->bound = bound;
+		c->said_empty = true;
 		c->blocked = true;
 		c->caught_up = false;
 		place(r, i);

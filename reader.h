@@ -23,6 +23,7 @@ struct reader_cpu {
 	bool in_page;		/* cur iterates a page */
 	bool blocked;		/* live: read() said EAGAIN at time 'bound' */
 	bool caught_up;		/* live: the last page read was less than half full */
+	bool said_empty;	/* live: its bound is from a read that found it empty */
 	bool eof;		/* no more data will come */
 	bool truncated;		/* stopped at max_pages or the deadline, not at the end */
 	bool offline;		/* live: not readable now (ENODEV: an offline CPU, or no fd) */

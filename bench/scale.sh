@@ -1,9 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
-# scale.sh [SECONDS] - the cost of an event as the CPU count grows (issue 17, scale item 4).
+# scale.sh [MB] - the cost of an event as the CPU count grows (issue 17, scale item 4).
 #
-# Records a real allocation storm (bench/churn on every CPU for SECONDS, default 1) with
-# `memtrace --record`, then deals its sub-buffers round-robin to N per_cpu/cpuK files,
+# Records a real allocation storm (tests/workload on every CPU, MB MiB each, default 1024,
+# in rounds of 128: about 1 million page events; a fixed amount of work, not of time, so
+# that a loaded machine records the same storm, only slower) with `memtrace --record`,
+# then deals its sub-buffers round-robin to N per_cpu/cpuK files,
 # N = 2, 8, 64, 256 (each original CPU's pages, in their order, to its own share of the
 # N: every file stays in time order; events/, memtrace.seed and memtrace.meta are kept,
 # the cpu_lost lines rewritten for the N CPUs, max_pfn set to the memory of the machine:
@@ -18,10 +20,10 @@
 # keeps the recordings (the directory is printed), SCALE_CPUS="2 256" picks the counts.
 set -eu -o pipefail
 cd "$(dirname "$0")/.."
-SECS=${1:-1}
+MB=${1:-1024}
 BEFORE=${BEFORE-947e5fb}
 NS=${SCALE_CPUS:-2 8 64 256}
-make -s memtrace bench/churn bench/rusage bench/mergelive
+make -s memtrace tests/workload bench/rusage bench/mergelive
 D=$(mktemp -d /tmp/memtrace-scale.XXXXXX)
 pid=
 cleanup() {
@@ -52,8 +54,16 @@ pid=$!
 for _ in $(seq 100); do grep -q "tracing in" "$D/err" && break; sleep 0.05; done
 grep -q "tracing in" "$D/err" || { cat "$D/err"; exit 1; }
 cpus=$(nproc)
-for c in $(seq 0 $((cpus - 1))); do taskset -c "$c" bench/churn "$SECS" 16 > /dev/null & done
-wait $(jobs -p | grep -v "^$pid$")
+storm() {	# storm CPU: MB MiB mapped, touched and unmapped on that CPU, 128 at a time
+	local left=$MB
+	while [ "$left" -gt 0 ]; do
+		taskset -c "$1" tests/workload $((left < 128 ? left : 128)) 0
+		left=$((left - 128))
+	done
+}
+spids=()
+for c in $(seq 0 $((cpus - 1))); do storm "$c" & spids+=($!); done
+wait "${spids[@]}"
 sleep 0.3
 kill -TERM "$pid"; wait "$pid"; pid=
 

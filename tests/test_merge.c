@@ -327,8 +327,9 @@ START_TEST(test_holdback_256)
 	assert_got(1, 100, 5 * MS, 2);
 	ck_assert(R.cpus[255].blocked);
 	ck_assert_uint_eq(R.cpus[255].bound, 8 * MS);
-	/* 9 ms is held: every empty CPU was asked again for it, once */
-	ck_assert_uint_eq(R.asks, MAXCPU - 1);
+	/* 9 ms is held; asked again at 10 ms, the empty CPUs could only say 8 ms again: not asked */
+	ck_assert_uint_eq(R.asks, 0);
+	ck_assert_uint_eq(fake_reads, MAXCPU);		/* each CPU once, none again */
 	ck_assert_uint_eq(reader_run(&R, false, 0), 0);
 
 	/* the last CPU brings one older than the held one, but newer than the bounds: held too */
@@ -348,6 +349,40 @@ START_TEST(test_holdback_256)
 }
 END_TEST
 
+
+/*
+ * The hold-back asks a CPU caught up at its last record (a short page: it has
+ * not said it is empty), and it brings an older event that goes; a CPU that
+ * said it was empty is not asked while the clock cannot have moved its bound
+ * past the next event: the rest waits for the next call, which reads all.
+ */
+START_TEST(test_holdback_asks)
+{
+	struct pg *p;
+
+	p = page_for(0, MS);			/* CPU 0: a short page, then another one */
+	pg_alloc(p, MS, 10, 1);
+	pg_alloc(p, 2 * MS, 10, 2);
+	pg_alloc(page_for(0, 3 * MS), 3 * MS, 10, 3);
+	pg_alloc(page_for(1, 4 * MS), 4 * MS, 11, 4);	/* CPU 1: 4 ms; CPU 2: empty */
+	start(3, NULL, true);
+	fake_clock = 4500000;			/* CPU 2: nothing older than 2.5 ms to come */
+	ck_assert_uint_eq(reader_run(&R, false, 0), 2);
+	assert_got(0, 0, MS, 1);
+	assert_got(1, 0, 2 * MS, 2);
+	/* CPU 0 was asked and read (its 3 ms came), CPU 2 was not: 3 ms waits for it */
+	ck_assert_uint_eq(R.asks, 1);
+	ck_assert_uint_eq(F[0].reads, 2);
+	ck_assert_uint_eq(F[2].reads, 1);
+	ck_assert(R.cpus[0].have_rec && R.cpus[2].blocked && R.cpus[2].said_empty);
+	/* later: every CPU read again, CPU 2's bound 8 ms, the rest goes in order */
+	fake_clock = 10 * MS;
+	ck_assert_uint_eq(reader_run(&R, false, 0), 2);
+	assert_got(2, 0, 3 * MS, 3);
+	assert_got(3, 1, 4 * MS, 4);
+	ck_assert_uint_eq(R.out_of_order, 0);
+}
+END_TEST
 
 /*
  * Nothing pending on any CPU (the loop's one poll of trace_pipe says so):
@@ -574,6 +609,7 @@ Suite *suite_merge(void)
 	tcase_add_test(tc, test_tie_live_late);
 	tcase_add_test(tc, test_empty_and_late);
 	tcase_add_test(tc, test_holdback_256);
+	tcase_add_test(tc, test_holdback_asks);
 	tcase_add_test(tc, test_idle_no_reads);
 	tcase_add_test(tc, test_order_256);
 	tcase_add_test(tc, test_order_256_pieces);
