@@ -75,7 +75,7 @@ Q := @
 endif
 
 # everything but main(), shared by the daemon and the tests (see README, Architecture)
-LIB_SRCS := ringbuf.c format.c event.c table.c tidset.c module.c stacks.c renumber.c ksyms.c stackreport.c stats.c proc.c escape.c rows.c report.c \
+LIB_SRCS := ringbuf.c format.c event.c table.c pfnmap.c tidset.c module.c stacks.c renumber.c ksyms.c stackreport.c stats.c proc.c escape.c rows.c report.c \
 	cmdreport.c logfile.c util.c \
 	record.c boot.c tracefs.c reader.c options.c signals.c enrich.c setup.c loop.c daemon.c \
 	command.c exits.c replay.c term.c view.c frame.c top.c prom.c interval.c
@@ -139,6 +139,14 @@ bench/churn bench/rusage: %: %.c
 bench/topframe: bench/topframe.c $(LIB_OBJS) $(wildcard *.h)
 	$(Q)$(CC) $(CPPFLAGS) -I. $(CFLAGS) -o $@ bench/topframe.c $(LIB_OBJS) $(LDLIBS)
 
+# the reader's live merge over a recording (bench/scale.sh); seeding a fake /proc, and many
+# sleeping tasks (bench/tasks.sh)
+bench/mergelive bench/seedbench: %: %.c $(LIB_OBJS)
+	$(Q)$(CC) $(CPPFLAGS) -I. $(CFLAGS) -Wno-missing-prototypes -o $@ $< $(LIB_OBJS) $(LDLIBS)
+
+bench/sleepers: bench/sleepers.c
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -pthread -o $@ $< -pthread
+
 # the decoder against libtraceevent on real recordings (only with the libraries)
 ifeq ($(HAVE_TEP),1)
 CROSSCHECK_BIN := tests/crosscheck
@@ -154,11 +162,10 @@ endif
 
 # unit tests, the shape of the tree (sizes, no cycles), the documentation against the
 # program, install into a DESTDIR, then the
-# tests on the real tracefs (daemon, recordings, signal and task storms, the decoder
-# against libtraceevent, command mode, accuracy and data safety, the live view under
-# tmux, the Prometheus file through promtool and node_exporter, JSON lines); each prints
-# its summary
-# line, the last one last
+# tests on the real tracefs (daemon, recordings, signal and task storms, big machines, the
+# decoder against libtraceevent, command mode, accuracy and data safety, the live view under
+# tmux, the Prometheus file through promtool and node_exporter, JSON lines); each prints its
+# summary line, the last one last
 check: memtrace tests/memtrace-hooks tests/unit tests/workload tests/threads tests/forker \
 		tests/remap tests/thpmove $(CROSSCHECK_BIN)
 	$(Q)CK_DEFAULT_TIMEOUT=60 ./tests/unit
@@ -170,6 +177,7 @@ check: memtrace tests/memtrace-hooks tests/unit tests/workload tests/threads tes
 	$(Q)./tests/stacks.sh
 	$(Q)./tests/robust.sh
 	$(Q)./tests/stress.sh
+	$(Q)./tests/scale.sh
 	$(Q)$(CROSSCHECK_RUN)
 	$(Q)./tests/command.sh
 	$(Q)./tests/top.sh
@@ -303,7 +311,7 @@ e2e: memtrace
 	$(Q)./tests/e2e.sh
 
 clean:
-	rm -f memtrace *.o tests/*.o tests/unit tests/memtrace-hooks tests/workload tests/threads tests/forker tests/remap tests/thpmove bench/churn bench/rusage bench/topframe \
+	rm -f memtrace *.o tests/*.o tests/unit tests/memtrace-hooks tests/workload tests/threads tests/forker tests/remap tests/thpmove bench/churn bench/rusage bench/topframe bench/mergelive bench/seedbench bench/sleepers \
 		tests/crosscheck
 	rm -rf tests/fuzz/bin static memtrace-static tests/hooks tests/memtrace-hooks
 

@@ -66,6 +66,8 @@ static void command_child(const struct run *r, int go, int go_w, int errp)
 	signals_restore_for_exec(&r->sig);
 	if (r->cmd.oom_adj[0])
 		write_file("/proc/self/oom_score_adj", r->cmd.oom_adj);
+	if (r->nofile_raised)
+		setrlimit(RLIMIT_NOFILE, &r->nofile_was);
 	while (read(go, &c, 1) < 0 && errno == EINTR)
 		;
 	close(go);

@@ -15,6 +15,7 @@
 
 #include "enrich.h"
 #include "logfile.h"
+#include "proc.h"
 #include "report.h"
 #include "setup.h"
 #include "stackreport.h"
@@ -23,6 +24,7 @@
 #define POLL_MS		100
 #define REPROBE_NS	1000000000ull	/* offline CPUs are tried again every second */
 #define MODE_FDS	4		/* room for a mode's own fds in the poll set */
+#define ONLINE_BITS	8192	/* CPUs whose online state /sys is asked for */
 #define KMSG_TOP	5	/* tasks and modules in the kmsg summary */
 #define OOM_SUMMARY_NS	10000000000ull	/* one console summary of an OOM per 10 s */
 #define OOM_NOTES	10		/* and as many one-line notes in between */
@@ -234,17 +236,27 @@ void run_report_oom(struct run *r)
 	oom_console(r);
 }
 
+/*
+ * The CPUs in the poll set: all, but those that got no fd for want of fds
+ * (RLIMIT_NOFILE): poll() refuses more entries than that limit allows.
+ */
+static int poll_cpus(const struct run *r)
+{
+	return r->tf.no_fd_from >= 0 && r->tf.no_fd_from < r->rd.ncpus ? r->tf.no_fd_from :
+	       r->rd.ncpus;
+}
+
 /* The poll set: the signalfd, one fd per CPU, then the mode's own; NULL if no memory. */
 static struct pollfd *poll_set(const struct run *r)
 {
-	struct pollfd *pfd = calloc((size_t)r->rd.ncpus + 1 + MODE_FDS, sizeof(*pfd));
+	struct pollfd *pfd = calloc((size_t)poll_cpus(r) + 1 + MODE_FDS, sizeof(*pfd));
 	int i;
 
 	if (!pfd)
 		return NULL;
 	pfd[0].fd = r->sig.fd;
 	pfd[0].events = POLLIN;
-	for (i = 0; i < r->rd.ncpus; i++) {
+	for (i = 0; i < poll_cpus(r); i++) {
 		pfd[i + 1].fd = r->rd.cpus[i].fd;
 		pfd[i + 1].events = POLLIN;
 	}
@@ -255,11 +267,13 @@ static struct pollfd *poll_set(const struct run *r)
  * Wait for events or a signal (not at all when @busy). A CPU that cannot be
  * read (an offline CPU: no fd, or ENODEV) leaves the poll set, or poll would
  * spin, and is tried again every REPROBE_NS (reprobe()); one whose fd fails
- * otherwise (POLLERR) is dropped. Return: 0, or -1 (said why) if poll failed.
+ * otherwise (POLLERR) is dropped. *@cpus_said: a CPU's fd woke it (its buffer
+ * is past buffer_percent, or it failed). Return: 0, or -1 (said why) if poll
+ * failed.
  */
-static int poll_wait(struct run *r, struct pollfd *pfd, bool busy, int *nmode)
+static int poll_wait(struct run *r, struct pollfd *pfd, bool busy, int *nmode, bool *cpus_said)
 {
-	struct pollfd *mine = pfd + r->rd.ncpus + 1;
+	struct pollfd *mine = pfd + poll_cpus(r) + 1;
 	long ms = busy ? 0 : POLL_MS;
 	int i;
 
@@ -270,15 +284,17 @@ static int poll_wait(struct run *r, struct pollfd *pfd, bool busy, int *nmode)
 		if (next >= 0 && next < ms)
 			ms = next;
 	}
-	if (poll(pfd, (nfds_t)r->rd.ncpus + 1 + (nfds_t)*nmode, (int)ms) < 0 && errno != EINTR) {
+	if (poll(pfd, (nfds_t)poll_cpus(r) + 1 + (nfds_t)*nmode, (int)ms) < 0 && errno != EINTR) {
 		mt_warn("poll: %s", strerror(errno));
 		return -1;
 	}
-	for (i = 0; i < r->rd.ncpus; i++) {
+	*cpus_said = false;
+	for (i = 0; i < poll_cpus(r); i++) {
 		struct reader_cpu *c = &r->rd.cpus[i];
 
 		if (pfd[i + 1].fd < 0)
 			continue;
+		*cpus_said |= pfd[i + 1].revents != 0;
 		/* the kernel says POLLERR for a CPU without a buffer: an offline one */
 		if (pfd[i + 1].revents & POLLERR) {
 			c->offline = c->was_offline = true;
@@ -302,15 +318,24 @@ static int poll_wait(struct run *r, struct pollfd *pfd, bool busy, int *nmode)
 	return 0;
 }
 
-/* CPUs that could not be read (offline): open them if need be and read them again. */
+/*
+ * CPUs that could not be read (offline): open them if need be and read them
+ * again; only those the kernel lists as online, when it says (one file read,
+ * not a system call per offline CPU each second).
+ */
 static void reprobe(struct run *r, struct pollfd *pfd)
 {
-	int i;
+	static uint8_t online[ONLINE_BITS / 8];
+	int i, known = -1;
 
-	for (i = 0; i < r->rd.ncpus; i++) {
-		int fd;
+	for (i = 0; i < poll_cpus(r); i++) {
+		int fd, cpu = r->rd.cpus[i].cpu;
 
 		if (!reader_cpu_offline(&r->rd, i))
+			continue;
+		if (known < 0)
+			known = !sys_cpus_online("/sys", online, ONLINE_BITS);
+		if (known && cpu >= 0 && cpu < ONLINE_BITS && !(online[cpu / 8] & (1u << (cpu % 8))))
 			continue;
 		fd = tracefs_open_cpu(&r->tf, i);
 		if (fd < 0)
@@ -353,13 +378,34 @@ static enum loop_next read_signals(struct run *r)
 	return LOOP_GO_ON;
 }
 
+/*
+ * One batch of events. After a wakeup no CPU's fd caused (the timeout, a
+ * signal, a mode's fd), one poll of the instance's trace_pipe says whether any
+ * CPU has data at all (it knows no watermark; a CPU's own fd says POLLIN only
+ * past buffer_percent, while a read() returns less): when none has, no CPU is
+ * read (reader_run_idle()), so an idle machine costs no system call per CPU.
+ * True when the batch was full.
+ */
+static bool read_batch(struct run *r, bool data_said)
+{
+	struct pollfd any = { .fd = r->tf.any_fd, .events = POLLIN };
+	uint64_t batch = r->ops->batch, t0;
+
+	if (!data_said && any.fd >= 0) {
+		t0 = mono_ns();
+		if (poll(&any, 1, 0) == 0)
+			return reader_run_idle(&r->rd, t0, batch) == batch;
+	}
+	return reader_run(&r->rd, false, batch) == batch;
+}
+
 /* Until a signal, a mode's hook or an error stops it. Return: 0, or an exit code. */
 static int poll_loop(struct run *r)
 {
 	const struct mode_ops *ops = r->ops;
 	struct pollfd *pfd = poll_set(r);
 	uint64_t probe = mono_ns() + REPROBE_NS;
-	bool busy = false;
+	bool busy = false, cpus_said = false;
 	int code = 0, nmode = 0;
 
 	if (!pfd)
@@ -369,14 +415,14 @@ static int poll_loop(struct run *r)
 			reprobe(r, pfd);
 			probe = mono_ns() + REPROBE_NS;
 		}
-		if (poll_wait(r, pfd, busy, &nmode)) {
+		if (poll_wait(r, pfd, busy, &nmode, &cpus_said)) {
 			code = EXIT_RUNTIME;
 			break;
 		}
 		if (nmode && ops->on_poll &&
-		    ops->on_poll(r, pfd + r->rd.ncpus + 1, nmode) == LOOP_STOP)
+		    ops->on_poll(r, pfd + poll_cpus(r) + 1, nmode) == LOOP_STOP)
 			break;
-		busy = reader_run(&r->rd, false, ops->batch) == ops->batch;
+		busy = read_batch(r, busy || cpus_said);
 		if (r->st.want_ranges) {
 			/* a module was loaded: its code, before the stacks after it are read */
 			enrich_module_ranges(r, r->st.want_ranges_ts);

@@ -83,6 +83,7 @@ static void test_hooks_read(struct test_hooks *h)
 		h->setup_delay_ms = strtol(v, NULL, 10);
 	if ((v = getenv("MEMTRACE_TEST_TOP_CRASH_FRAME")))
 		h->top_crash_frame = strtol(v, NULL, 10);
+	h->pfn_root = getenv("MEMTRACE_TEST_PFN_ROOT");
 	if ((v = getenv("MEMTRACE_TEST_READY_TIMEOUT_MS")) &&
 	    (ms = strtol(v, NULL, 10)) > 0 && ms <= READY_TIMEOUT_MS)
 		h->ready_timeout_ms = ms;

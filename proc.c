@@ -113,6 +113,60 @@ int proc_parse_stat(const char *text, size_t len, int32_t *ppid, uint64_t *flags
 	return 0;
 }
 
+int proc_parse_cpulist(const char *text, size_t len, uint8_t *mask, uint32_t nbits)
+{
+	const char *p = text, *end = text + len;
+
+	memset(mask, 0, (nbits + 7) / 8);
+	while (end > p && (end[-1] == '\n' || end[-1] == ' '))
+		end--;
+	if (p == end)
+		return 0;
+	for (;;) {
+		uint64_t a, b, c;
+
+		if (!take_u64(&p, end, &a))
+			return -1;
+		b = a;
+		if (p < end && *p == '-') {
+			p++;
+			if (!take_u64(&p, end, &b) || b < a)
+				return -1;
+		}
+		for (c = a; c <= b && c < nbits; c++)
+			mask[c / 8] |= (uint8_t)(1u << (c % 8));
+		if (p == end)
+			return 0;
+		if (*p++ != ',')
+			return -1;
+	}
+}
+
+int proc_parse_phys_bits(const char *text, size_t len, unsigned int *bits)
+{
+	const char *p = text, *end = text + len;
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p)), *le = nl ? nl : end;
+		const char *s = p;
+		uint64_t v;
+
+		if ((size_t)(le - s) > 13 && !strncmp(s, "address sizes", 13)) {
+			s += 13;
+			while (s < le && (*s == ' ' || *s == '\t' || *s == ':'))
+				s++;
+			if (take_u64(&s, le, &v) && v > 0 && v < 64 && (size_t)(le - s) >= 14 &&
+			    !strncmp(s, " bits physical", 14)) {
+				*bits = (unsigned int)v;
+				return 0;
+			}
+			return -1;
+		}
+		p = nl ? nl + 1 : end;
+	}
+	return -1;
+}
+
 int proc_parse_zoneinfo(const char *text, size_t len, uint64_t *max_pfn)
 {
 	const char *p = text, *end = text + len;
@@ -287,6 +341,34 @@ uint64_t proc_max_pfn(const char *proc_root)
 	if (n <= 0 || proc_parse_zoneinfo(buf, (size_t)n, &max))
 		return 0;
 	return max;
+}
+
+int sys_cpus_online(const char *sys_root, uint8_t *mask, uint32_t nbits)
+{
+	char path[256], buf[4096];
+	ssize_t n;
+
+	if (path_fmt(path, sizeof(path), "%s/devices/system/cpu/online", sys_root))
+		return -ENAMETOOLONG;
+	n = read_file(path, buf, sizeof(buf));
+	if (n < 0)
+		return (int)n;
+	return proc_parse_cpulist(buf, (size_t)n, mask, nbits) ? -EINVAL : 0;
+}
+
+unsigned int proc_phys_bits(const char *proc_root)
+{
+	static char buf[64 * 1024];	/* the first CPU says it */
+	unsigned int bits = 0;
+	char path[256];
+	ssize_t n;
+
+	if (path_fmt(path, sizeof(path), "%s/cpuinfo", proc_root))
+		return 0;
+	n = read_file(path, buf, sizeof(buf));
+	if (n <= 0 || proc_parse_phys_bits(buf, (size_t)n, &bits))
+		return 0;
+	return bits;
 }
 
 int proc_initmod_range(const char *proc_root, uint64_t *start, uint64_t *end)

@@ -20,6 +20,15 @@ int proc_parse_stat(const char *text, size_t len, int32_t *ppid, uint64_t *flags
 /* "MemTotal:" and "MemAvailable:" of /proc/meminfo, in KiB */
 int proc_parse_meminfo(const char *text, size_t len, uint64_t *avail_kib, uint64_t *total_kib);
 
+/*
+ * A CPU list as /sys/devices/system/cpu/online says it ("0-3,8,10-11"): bit N
+ * of @mask set for each CPU N below @nbits listed (an empty list is none).
+ */
+int proc_parse_cpulist(const char *text, size_t len, uint8_t *mask, uint32_t nbits);
+
+/* "address sizes : 46 bits physical, 48 bits virtual" (x86 /proc/cpuinfo) -> 46 */
+int proc_parse_phys_bits(const char *text, size_t len, unsigned int *bits);
+
 /* max over zones of start_pfn + spanned */
 int proc_parse_zoneinfo(const char *text, size_t len, uint64_t *max_pfn);
 
@@ -76,6 +85,9 @@ int proc_meminfo(const char *proc_root, uint64_t *avail_kib, uint64_t *total_kib
 /* Largest page frame number + 1, from /proc/zoneinfo; 0 if unknown. */
 uint64_t proc_max_pfn(const char *proc_root);
 
+/* The CPU's physical address bits, from /proc/cpuinfo; 0 if it does not say. */
+unsigned int proc_phys_bits(const char *proc_root);
+
 /* do_init_module's address range from /proc/kallsyms; 0 or -errno */
 int proc_initmod_range(const char *proc_root, uint64_t *start, uint64_t *end);
 
@@ -85,6 +97,9 @@ int proc_initmod_range(const char *proc_root, uint64_t *start, uint64_t *end);
  */
 int proc_modules(const char *proc_root, void (*fn)(void *ctx, const struct proc_module *pm),
 		 void *ctx, uint32_t *bad);
+
+/* @sys_root/devices/system/cpu/online into @mask (proc_parse_cpulist()); 0 or -errno */
+int sys_cpus_online(const char *sys_root, uint8_t *mask, uint32_t nbits);
 
 /* /sys/module/NAME/coresize + initsize in KiB (rounded up); 0 or -errno */
 int sys_module_kib(const char *sys_root, const char *name, uint64_t *kib);

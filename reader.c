@@ -18,6 +18,8 @@ static uint64_t sat_add(uint64_t a, uint64_t b)
 
 #define DEFAULT_SLACK_NS	2000000ull	/* 2 ms */
 
+static void todo_add(struct reader *r, int i);
+
 int reader_init(struct reader *r, const struct rb_layout *l, const struct mt_decoder *dec,
 		int ncpus, const int *cpu_ids, const int *fds, bool live, bool mono,
 		reader_sink sink, void *ctx)
@@ -35,9 +37,21 @@ int reader_init(struct reader *r, const struct rb_layout *l, const struct mt_dec
 	r->ctx = ctx;
 	r->now = mono_ns;
 	r->read_fn = read;
+	r->taken = -1;
 	r->cpus = calloc((size_t)ncpus, sizeof(*r->cpus));
-	if (!r->cpus)
+	r->next = calloc((size_t)ncpus + 1, sizeof(*r->next));
+	r->bheap = calloc((size_t)ncpus * 3 + 3, sizeof(*r->bheap));
+	if (!r->cpus || !r->next || !r->bheap) {
+		free(r->cpus);
+		free(r->next);
+		free(r->bheap);
+		r->cpus = NULL;
+		r->next = NULL;
+		r->bheap = NULL;
 		return -ENOMEM;
+	}
+	r->todo = r->bheap + ncpus + 1;
+	r->asked = r->todo + ncpus + 1;
 	r->ncpus = ncpus;
 	for (i = 0; i < ncpus; i++) {
 		struct reader_cpu *c = &r->cpus[i];
@@ -45,6 +59,7 @@ int reader_init(struct reader *r, const struct rb_layout *l, const struct mt_dec
 		c->cpu = cpu_ids[i];
 		c->fd = fds[i];
 		c->rec_fd = -1;
+		c->bpos = -1;
 		c->offline = live && c->fd < 0;
 		c->was_offline = c->offline;
 		c->page = malloc(r->subbuf);
@@ -53,6 +68,7 @@ int reader_init(struct reader *r, const struct rb_layout *l, const struct mt_dec
 			return -ENOMEM;
 		}
 		memset(c->page, 0, r->subbuf);	/* fault it in now, not in the loop */
+		todo_add(r, i);			/* every CPU is read at the first call */
 	}
 	return 0;
 }
@@ -64,8 +80,12 @@ void reader_free(struct reader *r)
 	for (i = 0; r->cpus && i < r->ncpus; i++)
 		free(r->cpus[i].page);
 	free(r->cpus);
+	free(r->next);
+	free(r->bheap);
 	r->cpus = NULL;
-	r->ncpus = 0;
+	r->next = NULL;
+	r->bheap = r->todo = r->asked = NULL;
+	r->ncpus = r->nnext = r->nbheap = r->ntodo = 0;
 }
 
 /* Read the next sub-buffer of a CPU into its page; false if none came. */
@@ -94,6 +114,7 @@ static bool next_page(struct reader *r, struct reader_cpu *c, bool final)
 			c->caught_up = false;
 			c->blocked = true;
 			c->bound = c->rec.ts;
+			c->said_empty = false;
 			return false;
 		}
 		c->caught_up = false;
@@ -120,6 +141,7 @@ static bool next_page(struct reader *r, struct reader_cpu *c, bool final)
 				c->blocked = true;
 				c->bound = r->mono ? (t0 > r->slack_ns ? t0 - r->slack_ns : 0) :
 					   UINT64_MAX;
+				c->said_empty = true;
 				return false;
 			}
 			if (errno != EAGAIN) {
@@ -135,6 +157,7 @@ static bool next_page(struct reader *r, struct reader_cpu *c, bool final)
 				c->blocked = true;
 				c->bound = r->mono ? (t0 > r->slack_ns ? t0 - r->slack_ns : 0) :
 					   UINT64_MAX;
+				c->said_empty = true;
 				return false;
 			}
 			c->eof = true;
@@ -212,41 +235,279 @@ static void deliver(struct reader *r, struct reader_cpu *c, bool future)
 	}
 }
 
-uint64_t reader_run(struct reader *r, bool final, uint64_t max_events)
+/*
+ * The merge keeps two binary min-heaps. The CPUs holding a next record, by
+ * (time stamp, index), with the key kept in the heap (compact, no pointer
+ * chasing), so that equal time stamps go out in index order whichever CPU was
+ * read first. The blocked CPUs without a record, by (bound, index), whose top
+ * is the first one the hold-back must ask; a CPU knows its place there (bpos)
+ * to leave it when poll says it is ready. An event costs O(log CPUs), not a
+ * scan of every CPU.
+ */
+static bool next_before(const struct reader_next *a, const struct reader_next *b)
 {
-	uint64_t done = 0;
+	return a->ts < b->ts || (a->ts == b->ts && a->cpu < b->cpu);
+}
+
+/* The top's key changed (or a new entry is at @k = the end): sift it to its place. */
+static void next_sift_down(struct reader *r, int k)
+{
+	struct reader_next *h = r->next, e = h[k];
+	int n = r->nnext;
+
+	for (;;) {
+		int child = 2 * k + 1;
+
+		if (child >= n)
+			break;
+		if (child + 1 < n && next_before(&h[child + 1], &h[child]))
+			child++;
+		if (!next_before(&h[child], &e))
+			break;
+		h[k] = h[child];
+		k = child;
+	}
+	h[k] = e;
+}
+
+static void next_push(struct reader *r, int i)
+{
+	struct reader_next *h = r->next, e = { r->cpus[i].rec.ts, i };
+	int k = r->nnext++;
+
+	while (k > 0 && next_before(&e, &h[(k - 1) / 2])) {
+		h[k] = h[(k - 1) / 2];
+		k = (k - 1) / 2;
+	}
+	h[k] = e;
+}
+
+static void next_pop(struct reader *r)
+{
+	r->nnext--;
+	if (r->nnext) {
+		r->next[0] = r->next[r->nnext];
+		next_sift_down(r, 0);
+	}
+}
+
+static bool bound_before(const struct reader *r, int a, int b)
+{
+	uint64_t ka = r->cpus[a].bound, kb = r->cpus[b].bound;
+
+	return ka < kb || (ka == kb && a < b);
+}
+
+static void bound_set(struct reader *r, int k, int i)
+{
+	r->bheap[k] = i;
+	r->cpus[i].bpos = k;
+}
+
+/* Move the entry at @k to its place: up if it is before its parent, else down. */
+static void bound_fix(struct reader *r, int k)
+{
+	int *h = r->bheap, n = r->nbheap, i = h[k];
+
+	while (k > 0 && bound_before(r, i, h[(k - 1) / 2])) {
+		bound_set(r, k, h[(k - 1) / 2]);
+		k = (k - 1) / 2;
+	}
+	for (;;) {
+		int child = 2 * k + 1;
+
+		if (child >= n)
+			break;
+		if (child + 1 < n && bound_before(r, h[child + 1], h[child]))
+			child++;
+		if (!bound_before(r, h[child], i))
+			break;
+		bound_set(r, k, h[child]);
+		k = child;
+	}
+	bound_set(r, k, i);
+}
+
+static void bound_remove(struct reader *r, int i)
+{
+	int k = r->cpus[i].bpos;
+
+	if (k < 0)
+		return;
+	r->cpus[i].bpos = -1;
+	r->nbheap--;
+	if (k == r->nbheap)
+		return;
+	bound_set(r, k, r->bheap[r->nbheap]);
+	bound_fix(r, k);
+}
+
+/* After a CPU (not in the heap of records) was read: into the heap its state says. */
+static void place(struct reader *r, int i)
+{
+	struct reader_cpu *c = &r->cpus[i];
+
+	if (c->have_rec) {
+		bound_remove(r, i);
+		next_push(r, i);
+	} else if (!c->blocked || c->eof) {
+		bound_remove(r, i);
+	} else if (c->bpos < 0) {
+		bound_set(r, r->nbheap++, i);
+		bound_fix(r, r->nbheap - 1);
+	} else {
+		bound_fix(r, c->bpos);
+	}
+}
+
+static void todo_add(struct reader *r, int i)
+{
+	if (r->cpus[i].todo)
+		return;
+	r->cpus[i].todo = true;
+	r->todo[r->ntodo++] = i;
+}
+
+/* The CPUs to read before the next choice: read each, place it. */
+static void fill_todo(struct reader *r, bool final)
+{
+	int k;
+
+	for (k = 0; k < r->ntodo; k++) {
+		int i = r->todo[k];
+		struct reader_cpu *c = &r->cpus[i];
+
+		c->todo = false;
+		if (c->have_rec || c->eof || c->blocked)
+			continue;
+		fill(r, c, final);
+		place(r, i);
+	}
+	r->ntodo = 0;
+}
+
+/*
+ * The CPU whose record went out last stays at the top of the heap until its
+ * next record is known (one sift instead of a pop and a push; nothing else
+ * touches that heap in between): its next record, or out of the heap.
+ */
+static void refill_taken(struct reader *r, bool final)
+{
+	int i = r->taken;
+	struct reader_cpu *c;
+
+	if (i < 0)
+		return;
+	r->taken = -1;
+	c = &r->cpus[i];
+	if (!c->have_rec && !c->eof)
+		fill(r, c, final);
+	if (c->have_rec) {
+		r->next[0].ts = c->rec.ts;
+		next_sift_down(r, 0);
+		return;
+	}
+	next_pop(r);
+	place(r, i);
+}
+
+/* A CPU found empty in an earlier call may have data by now: every CPU is read again. */
+static void sweep(struct reader *r)
+{
 	int i;
 
-	/* a CPU found empty in an earlier call may have data by now */
-	for (i = 0; i < r->ncpus; i++)
-		r->cpus[i].blocked = false;
-	while (!max_events || done < max_events) {
-		struct reader_cpu *best = NULL;
-		bool wait = false, future = false;
+	for (i = 0; i < r->nbheap; i++)
+		r->cpus[r->bheap[i]].bpos = -1;
+	r->nbheap = 0;
+	for (i = 0; i < r->ntodo; i++)
+		r->cpus[r->todo[i]].todo = false;
+	r->ntodo = 0;
+	for (i = 0; i < r->ncpus; i++) {
+		struct reader_cpu *c = &r->cpus[i];
 
-		for (i = 0; i < r->ncpus; i++) {
-			struct reader_cpu *c = &r->cpus[i];
+		c->blocked = false;
+		if (!c->have_rec && !c->eof && i != r->taken)
+			todo_add(r, i);
+	}
+}
 
-			if (!c->have_rec && !c->eof && !c->blocked)
-				fill(r, c, final);
-			if (c->have_rec && (!best || c->rec.ts < best->rec.ts))
-				best = c;
-		}
-		if (!best)
+/*
+ * The hold-back: a blocked CPU whose bound is older than the next record may
+ * still produce something older. Such CPUs are asked again, lowest bound first,
+ * each once per choice, until the bounds left are not older than the next
+ * record (which an answer may have made older still). True when one that was
+ * asked still cannot say: delivery waits. Without @ask (the bounds are as
+ * fresh as they can be): true when a bound is older, nothing read.
+ *
+ * A CPU that said it was empty is not asked while the clock has not moved far
+ * enough for a new "empty" to let the next record go (now - slack is still
+ * older): it waits as if asked. At the end of each batch every quiet CPU would
+ * otherwise be read once more for nothing, 256 read()s per wakeup on 256 CPUs;
+ * what it may have got meanwhile is read by the next call, which reads every
+ * CPU. A CPU caught up at its last record is still asked: it has not said.
+ */
+static bool hold_back(struct reader *r, bool final, bool ask)
+{
+	uint64_t reach = UINT64_MAX;
+	bool wait = false, clock_read = false;
+	int nasked = 0, k;
+
+	if (!ask)
+		return r->cpus[r->bheap[0]].bound < r->next[0].ts;
+	while (r->nbheap) {
+		int i = r->bheap[0];
+		struct reader_cpu *c = &r->cpus[i];
+
+		if (c->bound >= r->next[0].ts)
 			break;
-		/* an empty CPU may still produce something older than best: ask it again */
-		for (i = 0; i < r->ncpus; i++) {
-			struct reader_cpu *c = &r->cpus[i];
+		bound_remove(r, i);
+		if (!c->blocked || c->have_rec || c->eof)
+			continue;	/* the loop found it offline meanwhile */
+		if (c->said_empty && r->mono) {
+			if (!clock_read) {
+				uint64_t now = r->now();
 
-			if (!c->blocked || c->have_rec || c->eof || c->bound >= best->rec.ts)
+				reach = now > r->slack_ns ? now - r->slack_ns : 0;
+				clock_read = true;
+			}
+			if (reach < r->next[0].ts) {
+				r->asked[nasked++] = i;
 				continue;
-			c->blocked = false;
-			fill(r, c, final);
-			if (c->have_rec && c->rec.ts < best->rec.ts)
-				best = c;
-			else if (c->blocked && c->bound < best->rec.ts)
-				wait = true;
+			}
 		}
+		c->blocked = false;
+		r->asks++;
+		fill(r, c, final);
+		if (c->have_rec)
+			next_push(r, i);
+		else if (c->blocked && !c->eof)
+			r->asked[nasked++] = i;
+	}
+	for (k = 0; k < nasked; k++) {
+		if (r->cpus[r->asked[k]].bound < r->next[0].ts)
+			wait = true;
+		place(r, r->asked[k]);
+	}
+	return wait;
+}
+
+static uint64_t run(struct reader *r, bool final, uint64_t max_events, bool idle)
+{
+	uint64_t done = 0;
+
+	if (!idle)
+		sweep(r);
+	while (!max_events || done < max_events) {
+		struct reader_cpu *best;
+		bool wait, future = false;
+
+		refill_taken(r, final);
+		if (r->ntodo)
+			fill_todo(r, final);
+		if (!r->nnext)
+			break;
+		wait = r->nbheap && hold_back(r, final, !idle);
+		best = &r->cpus[r->next[0].cpu];
 		/* a time stamp from the future (corrupt page) must not stall the merge */
 		if (wait && best->rec.ts > r->now() + 1000000000ull) {
 			r->out_of_order++;
@@ -255,6 +516,7 @@ uint64_t reader_run(struct reader *r, bool final, uint64_t max_events)
 		}
 		if (wait)
 			break;
+		r->taken = r->next[0].cpu;
 		deliver(r, best, future);
 		done++;
 		if (r->stop) {
@@ -265,6 +527,41 @@ uint64_t reader_run(struct reader *r, bool final, uint64_t max_events)
 	return done;
 }
 
+uint64_t reader_run(struct reader *r, bool final, uint64_t max_events)
+{
+	return run(r, final, max_events, false);
+}
+
+/*
+ * Every CPU's buffer was found empty at @t0: each CPU without a record is
+ * bounded as a read() saying EAGAIN at @t0 would have bounded it (its caught-up
+ * state included: the buffer is empty), without the read().
+ */
+static void all_empty(struct reader *r, uint64_t t0)
+{
+	uint64_t bound = r->mono ? (t0 > r->slack_ns ? t0 - r->slack_ns : 0) : UINT64_MAX;
+	int i;
+
+	for (i = 0; i < r->ncpus; i++) {
+		struct reader_cpu *c = &r->cpus[i];
+
+		if (c->have_rec || c->eof || c->todo || i == r->taken)
+			continue;
+		if (!c->blocked || c->bound < bound)
+			c->bound = bound;
+		c->said_empty = true;
+		c->blocked = true;
+		c->caught_up = false;
+		place(r, i);
+	}
+}
+
+uint64_t reader_run_idle(struct reader *r, uint64_t t0, uint64_t max_events)
+{
+	all_empty(r, t0);
+	return run(r, false, max_events, true);
+}
+
 void reader_cpu_online(struct reader *r, int i, int fd)
 {
 	struct reader_cpu *c = &r->cpus[i];
@@ -273,6 +570,9 @@ void reader_cpu_online(struct reader *r, int i, int fd)
 	c->offline = false;
 	c->eof = false;
 	c->blocked = false;
+	bound_remove(r, i);
+	if (!c->have_rec && i != r->taken)
+		todo_add(r, i);
 }
 
 int reader_cpus_offline(const struct reader *r)

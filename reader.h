@@ -23,10 +23,13 @@ struct reader_cpu {
 	bool in_page;		/* cur iterates a page */
 	bool blocked;		/* live: read() said EAGAIN at time 'bound' */
 	bool caught_up;		/* live: the last page read was less than half full */
+	bool said_empty;	/* live: its bound is from a read that found it empty */
 	bool eof;		/* no more data will come */
 	bool truncated;		/* stopped at max_pages or the deadline, not at the end */
 	bool offline;		/* live: not readable now (ENODEV: an offline CPU, or no fd) */
 	bool was_offline;	/* it was not readable for a while (came online later) */
+	bool todo;		/* to be read before the merge chooses again */
+	int bpos;		/* its place in the heap of blocked CPUs, -1: not there */
 	uint64_t max_pages;	/* read at most this many sub-buffers (0: no limit) */
 	uint64_t bound;		/* events still to come on this CPU are newer than this */
 	/* counters */
@@ -45,6 +48,12 @@ struct reader_cpu {
 	int last_errno;
 };
 
+/* An entry of the merge's heap: a CPU and the time stamp of its next record. */
+struct reader_next {
+	uint64_t ts;
+	int cpu;
+};
+
 struct reader {
 	struct rb_layout layout;
 	uint32_t subbuf;	/* sub-buffer size */
@@ -60,6 +69,16 @@ struct reader {
 	uint64_t deadline_ns;	/* now() past this: every CPU stops reading (0: never) */
 	ssize_t (*read_fn)(int fd, void *buf, size_t len);	/* read(); tests replace it */
 	bool stop;		/* the sink asks reader_run() to return after this event */
+	/*
+	 * The merge: the CPUs holding a next record, a min-heap by (time stamp,
+	 * index); the blocked CPUs without one, a min-heap by (bound, index);
+	 * the CPUs to read before the next choice; scratch for one choice's
+	 * hold-back (the last three: one allocation).
+	 */
+	struct reader_next *next;
+	int *bheap, *todo, *asked;
+	int nnext, nbheap, ntodo;
+	int taken;		/* delivered, still at its place in the heap; -1: none */
 	/* counters */
 	uint64_t records;
 	uint64_t decoded;
@@ -67,6 +86,7 @@ struct reader {
 	uint64_t bad_records;
 	uint64_t out_of_order;
 	uint64_t last_ts;
+	uint64_t asks;		/* live: blocked CPUs read again because of the hold-back */
 };
 
 /**
@@ -89,6 +109,18 @@ void reader_free(struct reader *r);
  * Return: records consumed (decoded, unknown and malformed alike).
  */
 uint64_t reader_run(struct reader *r, bool final, uint64_t max_events);
+
+/**
+ * reader_run_idle() - reader_run(@r, false, @max_events) without a read()
+ * @t0: mono time at which every CPU's buffer was found empty (live: one poll
+ *	of the instance's trace_pipe, which says whether any CPU has data)
+ *
+ * Each CPU without a record is bounded as a read() saying EAGAIN at @t0 would
+ * have bounded it, without the read(): an idle machine costs no per-CPU system
+ * call, and what was held back for a quiet CPU goes out once the bounds allow.
+ * Return: records consumed.
+ */
+uint64_t reader_run_idle(struct reader *r, uint64_t t0, uint64_t max_events);
 
 /* Sum of lost events over CPUs: per CPU the larger of page-header and stats counts. */
 uint64_t reader_lost(const struct reader *r);

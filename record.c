@@ -180,10 +180,15 @@ int record_write_meta(const char *dir, const struct meta *m, const struct reader
 	if (fd < 0)
 		return -errno;
 	out_init(&o, fd);
-	out_printf(&o, "memtrace-meta 1\nversion %s\npage_size %u\nmax_pfn %" PRIu64 "\n"
-		   "initmod %" PRIu64 " %" PRIu64 "\nrename_events %d\nuptime %.3f\nself_pid %d\n",
-		   MEMTRACE_VERSION, m->page_size, m->max_pfn, m->initmod_start, m->initmod_end,
-		   m->rename_events ? 1 : 0, m->uptime_s, (int)m->self_pid);
+	out_printf(&o, "memtrace-meta 1\nversion %s\npage_size %u\nmax_pfn %" PRIu64,
+		   MEMTRACE_VERSION, m->page_size, m->max_pfn);
+	/* the memory at the start after the reach: a replay without the address space for
+	 * the reach takes that; older versions read the first number only */
+	if (m->ram_pfn && m->ram_pfn < m->max_pfn)
+		out_printf(&o, " %" PRIu64, m->ram_pfn);
+	out_printf(&o, "\ninitmod %" PRIu64 " %" PRIu64 "\nrename_events %d\nuptime %.3f\n"
+		   "self_pid %d\n", m->initmod_start, m->initmod_end, m->rename_events ? 1 : 0,
+		   m->uptime_s, (int)m->self_pid);
 	for (i = 0; r && i < r->ncpus; i++)
 		out_printf(&o, "cpu_lost %d %" PRIu64 "\n", r->cpus[i].cpu, r->cpus[i].stats_lost);
 	if (m->boot_used)
@@ -285,8 +290,10 @@ static void meta_line(char *line, void *p)
 	else if (sscanf(line, "page_size %llu", &a) == 1 && a >= 512 && a <= (1u << 20) &&
 		 !(a & (a - 1)))
 		c->m->page_size = (uint32_t)a;
-	else if (sscanf(line, "max_pfn %llu", &a) == 1 && a <= (1ull << 40))
+	else if ((k = sscanf(line, "max_pfn %llu %llu", &a, &b)) >= 1 && a <= (1ull << 40)) {
 		c->m->max_pfn = a;
+		c->m->ram_pfn = k == 2 && b < a ? b : 0;
+	}
 	else if (sscanf(line, "initmod %llu %llu", &a, &b) == 2 && a <= b) {
 		c->m->initmod_start = a;
 		c->m->initmod_end = b;

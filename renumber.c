@@ -2,9 +2,7 @@
 /* renumber.c - task serials made small again when they near their limit */
 #include "renumber.h"
 
-#include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
+#include "pfnmap.h"
 
 /*
  * Task serials near their limit (2^31 task creations with the default table):
@@ -12,31 +10,18 @@
  * (only its resident pages can hold owners), owners whose slot was recycled
  * become OWNER_STALE. Rare, and no allocation.
  */
-void serials_renumber(struct table *tb, uint32_t *map, size_t bytes, struct stacks *sk)
+static void renumber_owner(void *ctx, uint32_t *e)
 {
-	static unsigned char vec[4096];
-	long psz = sysconf(_SC_PAGESIZE);
-	size_t page = psz > 0 ? (size_t)psz : 4096, per = page / sizeof(*map);
-	size_t npages = (bytes + page - 1) / page, entries = bytes / sizeof(*map);
-	size_t pi, i, k;
+	if (*e && !(*e & OWNER_MODULE) && *e != OWNER_STALE)
+		*e = table_serial_now(ctx, *e);
+}
+
+void serials_renumber(struct table *tb, uint32_t *map, uint64_t n, struct stacks *sk)
+{
 	uint32_t j;
 
-	for (pi = 0; pi < npages; pi += sizeof(vec)) {
-		size_t n = npages - pi < sizeof(vec) ? npages - pi : sizeof(vec);
-
-		if (mincore((char *)map + pi * page, n * page, vec))
-			memset(vec, 1, n);	/* not known: look at all of it */
-		for (i = 0; i < n; i++) {
-			if (!(vec[i] & 1))
-				continue;
-			for (k = (pi + i) * per; k < (pi + i + 1) * per && k < entries; k++) {
-				uint32_t e = map[k];
-
-				if (e && !(e & OWNER_MODULE) && e != OWNER_STALE)
-					map[k] = table_serial_now(tb, e);
-			}
-		}
-	}
+	if (map)
+		pfnmap_each_resident(map, n, renumber_owner, tb);
 	for (j = 0; j < tb->ntasks_used; j++) {
 		struct mt_task *t = &tb->tasks[j];
 

@@ -92,12 +92,19 @@ static int replay_setup(struct run *r)
 		return mt_fail(EXIT_RUNTIME, "%s: %s", p, strerror(-n));
 	if (n > 4096)
 		n = 4096;
+	if (nofile_raise(SETUP_FD_MARGIN + (unsigned long)n, &r->nofile_was) <
+	    (long)(SETUP_FD_MARGIN + (unsigned long)n))
+		mt_warn("warning: %d CPUs need %d open files; RLIMIT_NOFILE allows fewer: some "
+			"are skipped (raise it: ulimit -Hn)", n, SETUP_FD_MARGIN + n);
 	r->cpu_id_bound = n ? (uint32_t)cpu_ids[n - 1] + 1 : 1;
-	code = setup_stats(r, r->meta.max_pfn);
+	code = setup_stats_reach(r, r->meta.max_pfn, r->meta.ram_pfn);
 	if (code) {
 		free(cpu_ids);
 		return code;
 	}
+	if (r->st.map_short)
+		mt_warn("warning: no address space for the recording's page-frame map; pages "
+			"beyond its memory at the start are counted, not tracked");
 	/* modules from the boot buffer came before every event, as when live */
 	if ((len = read_rec(r, META_FILE, text, sizeof(text))) >= 0)
 		meta_parse_boot(text, (size_t)len, &r->st, &r->replay_bad);

@@ -7,6 +7,7 @@
 #include <limits.h>
 #include <poll.h>
 #include <stdint.h>
+#include <sys/resource.h>
 #include <sys/types.h>
 
 #include "event.h"
@@ -113,6 +114,7 @@ struct test_hooks {
 	long teardown_delay_ms;		/* a wider teardown window */
 	long ready_timeout_ms;		/* --daemon parent's wait, shortened */
 	long top_crash_frame;		/* --top: a SIGSEGV after this frame (the restore) */
+	const char *pfn_root;		/* zoneinfo and cpuinfo read here, not in /proc */
 };
 
 struct run {
@@ -152,6 +154,8 @@ struct run {
 	int ready_fd;
 	pid_t ready_parent;		/* the parent waiting on it (not seeded) */
 	bool pidfile_written;		/* --pidfile: ours to remove at the end */
+	struct rlimit nofile_was;	/* RLIMIT_NOFILE before memtrace raised it */
+	bool nofile_raised;		/* ... which the command of command mode gets back */
 	struct cmd_info cmd;		/* command mode */
 	struct exits_state exits;	/* --exits */
 	struct top_state *top;		/* --top: the live view (top.c) */

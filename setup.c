@@ -14,6 +14,7 @@
 #include "boot.h"
 #include "enrich.h"
 #include "format.h"
+#include "pfnmap.h"
 #include "proc.h"
 #include "record.h"
 #include "util.h"
@@ -168,10 +169,16 @@ bool setup_have_event(const struct run *r, const char *name)
 
 int setup_stats(struct run *r, uint64_t max_pfn)
 {
+	return setup_stats_reach(r, max_pfn, 0);
+}
+
+int setup_stats_reach(struct run *r, uint64_t max_pfn, uint64_t ram_pfn)
+{
 	struct stats_config cfg = {
 		.max_tasks = r->opt.max_tasks,
 		.max_modules = r->opt.max_modules,
 		.max_pfn = max_pfn,
+		.ram_pfn = ram_pfn,
 		.initmod_start = r->meta.initmod_start,
 		.initmod_end = r->meta.initmod_end,
 		.rename_events = r->meta.rename_events,
@@ -364,10 +371,17 @@ static void setup_stacks(struct run *r)
 		r->cpu_id_bound = cpu_bound(dir);
 }
 
-/* The tables, sized for this machine's page frames. */
+/*
+ * The tables, sized for this machine's page frames: the pfn maps reach as far
+ * as memory added later may (the CPU's physical addresses), reserved without
+ * committing; where that much address space cannot be had, as far as the
+ * memory there is now (said: what is added later is counted, not tracked).
+ */
 static int setup_live_stats(struct run *r)
 {
-	uint64_t max_pfn;
+	const char *root = r->hooks.pfn_root ? r->hooks.pfn_root : "/proc";
+	uint64_t ram;
+	int code;
 
 	if (setup_have_event(r, "module:module_put") &&
 	    proc_initmod_range("/proc", &r->meta.initmod_start, &r->meta.initmod_end)) {
@@ -376,15 +390,57 @@ static int setup_live_stats(struct run *r)
 			mt_warn("warning: do_init_module not found in /proc/kallsyms: the first "
 				"module_put of the loader ends a module bracket");
 	}
-	max_pfn = proc_max_pfn("/proc");
-	if (!max_pfn) {
-		mt_warn("warning: no page-frame range in /proc/zoneinfo; assuming %llu frames",
+	ram = proc_max_pfn(root);
+	if (!ram) {
+		mt_warn("warning: no page-frame range in %s/zoneinfo; assuming %llu frames", root,
 			(unsigned long long)REPLAY_MAX_PFN);
-		max_pfn = REPLAY_MAX_PFN;
+		ram = REPLAY_MAX_PFN;
 	}
-	r->meta.max_pfn = max_pfn;
 	r->meta.self_pid = (int32_t)getpid();
-	return setup_stats(r, max_pfn);
+	code = setup_stats_reach(r, pfnmap_reach(ram, proc_phys_bits(root), r->meta.page_size),
+				 ram);
+	r->meta.max_pfn = r->st.cfg.max_pfn;
+	r->meta.ram_pfn = ram;
+	if (!code && r->st.map_short)
+		mt_warn("warning: no address space for a page-frame map beyond the memory there is "
+			"now (%llu MiB): pages of memory added later are counted, not tracked",
+			(unsigned long long)(ram * r->meta.page_size >> 20));
+	return code;
+}
+
+/*
+ * One fd per CPU (one more with --record, one more while --boot-buffer reads
+ * the top level), and a few others: RLIMIT_NOFILE's soft limit is raised when
+ * it is lower (memstrack fails on 224 CPUs there), and said when the hard limit
+ * is lower still. The command of command mode gets back the limit it had.
+ */
+static void setup_fd_limit(struct run *r)
+{
+	char dir[PATH_MAX];
+	unsigned long need, each;
+	int *ids, n;
+	long have;
+
+	if (path_fmt(dir, sizeof(dir), "%s/per_cpu", r->tf.inst) || (n = cpu_dirs(dir, &ids)) < 0)
+		return;
+	free(ids);
+	each = 1u + (r->opt.record_dir != NULL) + (r->opt.boot_buffer && !r->tf.top_level);
+	need = SETUP_FD_MARGIN + (unsigned long)n * each;
+	have = nofile_raise(need, &r->nofile_was);
+	if (have < 0)
+		return;
+	r->nofile_raised = r->nofile_was.rlim_cur != RLIM_INFINITY &&
+			   (unsigned long)have > r->nofile_was.rlim_cur;
+	if ((unsigned long)have >= need)
+		return;
+	/* the CPUs that fit, leaving the fds everything else needs */
+	r->tf.max_cpu_fds = have > SETUP_FD_MARGIN ?
+			    (int)(((unsigned long)have - SETUP_FD_MARGIN) / each) : 0;
+	if (!r->tf.max_cpu_fds)
+		r->tf.max_cpu_fds = 1;
+	mt_warn("warning: %d CPUs need %lu open files; RLIMIT_NOFILE's hard limit is %ld: "
+		"%d CPUs traced (raise it: ulimit -Hn, LimitNOFILE=)", n, need, have,
+		r->tf.max_cpu_fds);
 }
 
 /* The running tasks, as the seed of their pages (after tracing is on). */
@@ -406,7 +462,7 @@ static void seed(struct run *r)
 int setup_tracing(struct run *r)
 {
 	char err[PATH_MAX + 256];
-	int code;
+	int code, i;
 
 	r->mode_name = r->opt.record_dir ? "record" : "live";
 	r->meta.page_size = (uint32_t)sysconf(_SC_PAGESIZE);
@@ -427,6 +483,7 @@ int setup_tracing(struct run *r)
 		enrich_module_ranges(r, 0);
 	if (test_fail_at(r, "stats"))
 		return EXIT_RUNTIME;
+	setup_fd_limit(r);
 	code = tracefs_open_cpus(&r->tf, err, sizeof(err));
 	if (code)
 		return tracefs_error(code, err);
@@ -436,6 +493,10 @@ int setup_tracing(struct run *r)
 			r->tf.clock_mono, setup_sink, r))
 		return mt_fail(EXIT_RUNTIME, "out of memory");
 	r->reader_up = true;
+	/* CPUs without an fd for want of fds: said once already, not once each */
+	for (i = 0; r->tf.no_fd_from >= 0 && i < r->tf.ncpus; i++)
+		if (i >= r->tf.no_fd_from)
+			r->rd.cpus[i].offline_said = 1;
 	if (r->opt.record_dir &&
 	    record_start(r->opt.record_dir, &r->tf, r->enabled, r->nenabled, &r->rd))
 		return EXIT_RUNTIME;

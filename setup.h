@@ -10,6 +10,7 @@
 
 #include "run.h"
 
+#define SETUP_FD_MARGIN	16	/* fds beside the CPUs': stdio, signalfd, trace_pipe, logs, /proc */
 #define REPLAY_MAX_PFN	(1ull << 26)	/* 256 GiB of 4 KiB pages when not recorded */
 
 /* Reads events/<sys>/<name>/format from a tracefs instance or a recording. */
@@ -33,6 +34,9 @@ bool setup_have_event(const struct run *r, const char *name);
 
 /* The tables and the report scratch, sized from the options; 0 or an exit code. */
 int setup_stats(struct run *r, uint64_t max_pfn);
+
+/* setup_stats(), with a smaller map (@ram_pfn frames) where @max_pfn's cannot be reserved. */
+int setup_stats_reach(struct run *r, uint64_t max_pfn, uint64_t ram_pfn);
 
 /**
  * setup_tracing() - everything a live mode needs before its loop

@@ -3,11 +3,11 @@
 #include "stacks.h"
 
 #include "module.h"
+#include "pfnmap.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #define FRAMES_PER_STACK	24	/* the frame pool holds this many per stack on average */
 #define NODES_PER_STACK		8	/* module-tree nodes per stack, on average */
@@ -58,12 +58,9 @@ int stacks_init(struct stacks *sk, uint32_t max, uint64_t max_pfn, uint32_t ncpu
 	sk->max_pfn = max_pfn;
 	if (max_pfn) {
 		sk->map_bytes = (size_t)max_pfn * sizeof(*sk->pfn_stack);
-		sk->pfn_stack = mmap(NULL, sk->map_bytes, PROT_READ | PROT_WRITE,
-				     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-		if (sk->pfn_stack == MAP_FAILED) {
-			sk->pfn_stack = NULL;
+		sk->pfn_stack = pfnmap_reserve(sk->map_bytes);
+		if (!sk->pfn_stack)
 			goto nomem;
-		}
 	}
 	return 0;
 nomem:
@@ -83,8 +80,7 @@ void stacks_free(struct stacks *sk)
 	free(sk->pend);
 	free(sk->npend);
 	free(sk->ranges);
-	if (sk->pfn_stack)
-		munmap(sk->pfn_stack, sk->map_bytes);
+	pfnmap_release(sk->pfn_stack, sk->map_bytes);
 	memset(sk, 0, sizeof(*sk));
 }
 

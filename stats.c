@@ -3,16 +3,39 @@
 #include "stats.h"
 
 #include "module.h"
+#include "pfnmap.h"
 #include "renumber.h"
-#include "util.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 static void tree_root_mark(struct stats *s, struct mt_task *t);
+
+/* The pfn map (and the stacks' one) for @npfn page frames; 0 or -errno. */
+static int maps_init(struct stats *s, uint64_t npfn)
+{
+	int e;
+
+	if (npfn > SIZE_MAX / sizeof(*s->pfn_owner))
+		return -ENOMEM;
+	s->pfn_map_bytes = (size_t)npfn * sizeof(*s->pfn_owner);
+	s->pfn_owner = pfnmap_reserve(s->pfn_map_bytes);
+	if (!s->pfn_owner)
+		return -ENOMEM;
+	if (s->cfg.max_stacks) {
+		e = stacks_init(&s->sk, s->cfg.max_stacks, npfn, s->cfg.cpu_ids ? s->cfg.cpu_ids : 1);
+		if (e) {
+			pfnmap_release(s->pfn_owner, s->pfn_map_bytes);
+			s->pfn_owner = NULL;
+			return e;
+		}
+		s->sk.tb = &s->tb;
+		s->stacks_on = true;
+	}
+	s->cfg.max_pfn = npfn;
+	return 0;
+}
 
 int stats_init(struct stats *s, const struct stats_config *cfg)
 {
@@ -25,30 +48,19 @@ int stats_init(struct stats *s, const struct stats_config *cfg)
 		return e;
 	if (cfg->exit_ring && !(s->exits = calloc(cfg->exit_ring, sizeof(*s->exits))))
 		goto nomem;
-	if (cfg->max_stacks) {
-		e = stacks_init(&s->sk, cfg->max_stacks, cfg->max_pfn, cfg->cpu_ids ? cfg->cpu_ids : 1);
-		if (e) {
-			stats_free(s);
-			return e;
-		}
-		s->sk.tb = &s->tb;
-		s->stacks_on = true;
-	}
 	/* tree tasks without a slot: room for a quarter of the table's tids */
 	if (tidset_init(&s->tree_lost, cfg->max_tasks / 4))
 		goto nomem;
-	if (cfg->max_pfn) {
-		if (cfg->max_pfn > (SIZE_MAX / 4))
-			goto nomem;
-		s->pfn_map_bytes = (size_t)cfg->max_pfn * 4;
-		s->pfn_owner = mmap(NULL, s->pfn_map_bytes, PROT_READ | PROT_WRITE,
-				    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-		if (s->pfn_owner == MAP_FAILED) {
-			s->pfn_owner = NULL;
-			goto nomem;
-		}
+	/* as far as memory added later may reach; else as far as there is memory now */
+	e = cfg->max_pfn || cfg->max_stacks ? maps_init(s, cfg->max_pfn) : 0;
+	if (e && cfg->ram_pfn && cfg->ram_pfn < cfg->max_pfn) {
+		s->map_short = true;
+		e = maps_init(s, cfg->ram_pfn);
 	}
-	return 0;
+	if (!e)
+		return 0;
+	stats_free(s);
+	return e;
 nomem:
 	stats_free(s);
 	return -ENOMEM;
@@ -61,8 +73,7 @@ void stats_free(struct stats *s)
 		stacks_free(&s->sk);
 	free(s->exits);
 	tidset_free(&s->tree_lost);
-	if (s->pfn_owner)
-		munmap(s->pfn_owner, s->pfn_map_bytes);
+	pfnmap_release(s->pfn_owner, s->pfn_map_bytes);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -212,7 +223,8 @@ void stats_link_threads(struct stats *s)
 
 long stats_map_resident_kib(const struct stats *s)
 {
-	return s->pfn_owner ? resident_kib(s->pfn_owner, s->pfn_map_bytes) : -1;
+	/* nothing past the highest page frame seen was touched */
+	return pfnmap_resident_kib(s->pfn_owner, (size_t)s->pfn_hi * sizeof(*s->pfn_owner));
 }
 
 bool stats_exit_pop(struct stats *s, struct mt_exit *out)
@@ -287,7 +299,7 @@ static void process_end(struct stats *s, struct mt_task *p, uint64_t ts)
 
 static void renumber(struct stats *s)
 {
-	serials_renumber(&s->tb, s->pfn_owner, s->pfn_map_bytes, s->stacks_on ? &s->sk : NULL);
+	serials_renumber(&s->tb, s->pfn_owner, s->pfn_hi, s->stacks_on ? &s->sk : NULL);
 }
 
 struct mt_task *stats_seed_task(struct stats *s, int32_t tid, int32_t tgid, int32_t ppid,
@@ -414,6 +426,8 @@ static bool range_ok(struct stats *s, uint64_t pfn, uint64_t n)
 		s->c.pfn_out_of_range++;
 		return false;
 	}
+	if (pfn + n > s->pfn_hi)
+		s->pfn_hi = pfn + n;
 	return true;
 }
 
@@ -603,7 +617,7 @@ static void on_collapse(struct stats *s, const struct mt_event *ev)
 	if (!t)
 		return;
 	if (ev->kind == EV_COLLAPSE_ISOLATE) {
-		uint32_t o = ev->u.collapse.pfn < s->cfg.max_pfn && s->pfn_owner ?
+		uint32_t o = ev->u.collapse.pfn < s->pfn_hi && s->pfn_owner ?
 			     s->pfn_owner[ev->u.collapse.pfn] : 0;
 
 		t->collapse_to = ev->u.collapse.status == 1 && o && !(o & OWNER_MODULE) &&

@@ -9,6 +9,7 @@
 
 #include "event.h"
 #include "stacks.h"
+#include "tidset.h"
 #include "table.h"
 #include "tidset.h"
 
@@ -27,6 +28,7 @@ struct stats_config {
 	uint32_t max_tasks;	/* task slots (pseudo tasks included) */
 	uint32_t max_modules;
 	uint64_t max_pfn;	/* pfn map covers [0, max_pfn) */
+	uint64_t ram_pfn;	/* ... or [0, ram_pfn) if that much cannot be reserved (0: fail) */
 	uint64_t initmod_start;	/* do_init_module address range, 0 if unknown */
 	uint64_t initmod_end;
 	bool rename_events;	/* task_rename is enabled: exec does not set comm */
@@ -68,6 +70,8 @@ struct stats {
 	struct table tb;		/* tasks and modules */
 	uint32_t *pfn_owner;		/* cfg.max_pfn entries, mapped lazily */
 	size_t pfn_map_bytes;
+	uint64_t pfn_hi;		/* page frames at and above this were never seen */
+	bool map_short;			/* reserved for cfg.ram_pfn only (the address space) */
 	struct stats_counters c;
 	uint64_t first_ts, last_ts;	/* of applied events */
 	/* the system: every page in the pfn map, each once (tasks, <irq>, modules' own) */
@@ -82,7 +86,8 @@ struct stats {
 	int32_t tree_root_pid;		/* the command, created by ... */
 	int32_t tree_parent_pid;	/* ... memtrace */
 	bool tree_rooted;
-	struct tidset tree_lost;	/* tids of tree tasks without a slot */
+	/* command mode: tids of tree tasks without a slot: their pages are <tree-overflow>'s */
+	struct tidset tree_lost;
 	/* --exits: a ring of process exits, filled here, emptied by the caller */
 	struct mt_exit *exits;
 	uint32_t exit_head, exit_count;
@@ -106,8 +111,9 @@ struct stats {
 /**
  * stats_init() - allocate every table once, sized from @cfg
  *
- * The pfn map is reserved as 4 bytes per page frame (MAP_NORESERVE) and only
- * the parts that tracked pages touch become resident.
+ * The pfn map is reserved as 4 bytes per page frame up to @cfg->max_pfn (or
+ * @cfg->ram_pfn when that much address space cannot be had: map_short), with
+ * MAP_NORESERVE: only the parts that tracked pages touch become resident.
  * Return: 0 or -errno.
  */
 int stats_init(struct stats *s, const struct stats_config *cfg);

@@ -85,6 +85,8 @@ int tracefs_find(struct tracefs *t, const char *given, const char *proc_root,
 
 	memset(t, 0, sizeof(*t));
 	t->free_buffer_fd = -1;
+	t->any_fd = -1;
+	t->no_fd_from = -1;
 	if (given) {
 		if (strlen(given) >= sizeof(t->root))
 			return fail(err, errlen, "tracefs path too long");
@@ -516,6 +518,8 @@ int tracefs_open_cpu(struct tracefs *t, int idx)
 		return -EINVAL;
 	if (t->fds[idx] >= 0)
 		return t->fds[idx];
+	if (t->no_fd_from >= 0 && idx >= t->no_fd_from)
+		return -EMFILE;
 	if (path_fmt(p, sizeof(p), "%s/per_cpu/cpu%d/trace_pipe_raw", t->inst, t->cpu_ids[idx]))
 		return -ENAMETOOLONG;
 	fd = open(p, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
@@ -546,8 +550,17 @@ int tracefs_open_cpus(struct tracefs *t, char *err, size_t errlen)
 		t->fds[i] = -1;
 	t->ncpus = n;
 	for (i = 0; i < n; i++) {
-		int fd = tracefs_open_cpu(t, i);
+		int fd = t->max_cpu_fds && i >= t->max_cpu_fds ? -EMFILE : tracefs_open_cpu(t, i);
 
+		if (fd == -EMFILE || fd == -ENFILE) {
+			/* no more fds: one line, not one per CPU, nor a try per second */
+			fprintf(stderr, "memtrace: %s/cpu%d/trace_pipe_raw: %s: cpu%d..cpu%d (%d of "
+				"%d CPUs) not traced (RLIMIT_NOFILE: ulimit -n, LimitNOFILE=)\n",
+				dir, t->cpu_ids[i], strerror(-fd), t->cpu_ids[i], t->cpu_ids[n - 1],
+				n - i, n);
+			t->no_fd_from = i;
+			break;
+		}
 		if (fd < 0) {
 			if (errclass(-fd) == TFS_ERR_PRIV)
 				return (fail(err, errlen, "%s/cpu%d/trace_pipe_raw: %s", dir,
@@ -562,6 +575,12 @@ int tracefs_open_cpus(struct tracefs *t, char *err, size_t errlen)
 	}
 	if (!opened)
 		return fail(err, errlen, "%s: no per-CPU trace_pipe_raw could be opened", dir);
+	/* without it, every CPU is read at each timeout, as before */
+	if (!path_fmt(dir, sizeof(dir), "%s/trace_pipe", t->inst)) {
+		t->any_fd = open(dir, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+		if (t->any_fd >= 0 && emerg.nfds < (int)ARRAY_SIZE(emerg.fds))
+			emerg.fds[emerg.nfds++] = t->any_fd;
+	}
 	return TFS_OK;
 }
 
@@ -616,6 +635,9 @@ void tracefs_teardown(struct tracefs *t)
 			close(t->fds[i]);
 		t->fds[i] = -1;
 	}
+	if (t->any_fd >= 0)
+		close(t->any_fd);	/* an open trace_pipe would keep the instance busy */
+	t->any_fd = -1;
 	/* an instance with a trigger set may refuse to go */
 	if (t->stack_trigger) {
 		write_setting(t, STACK_TRIGGER, "!stacktrace");

@@ -26,6 +26,9 @@ struct tracefs {
 	int ncpus;
 	int *cpu_ids;			/* per_cpu/cpuN numbers */
 	int *fds;			/* non-blocking trace_pipe_raw fds, -1 when closed */
+	int max_cpu_fds;		/* open at most this many CPUs' fds (0: all) */
+	int no_fd_from;			/* CPUs from this index on got no fd (RLIMIT_NOFILE) */
+	int any_fd;			/* the instance's trace_pipe, polled (never read), or -1 */
 	int free_buffer_fd;
 	int nenabled;
 	char enabled[TFS_MAX_EVENTS][96];	/* "sys/name" enabled by us */
@@ -79,10 +82,19 @@ int tracefs_enable(struct tracefs *t, const char *sys, const char *name);
  */
 int tracefs_stack_trigger(struct tracefs *t);
 
-/* Enumerate per_cpu/cpuN and open each trace_pipe_raw non-blocking. */
+/*
+ * Enumerate per_cpu/cpuN and open each trace_pipe_raw non-blocking, and the
+ * instance's trace_pipe (any_fd; never read: poll says POLLIN on it when any
+ * CPU has data, whatever buffer_percent). When the open files run out
+ * (RLIMIT_NOFILE, or past max_cpu_fds), the CPUs left are not traced, said
+ * once (no_fd_from).
+ */
 int tracefs_open_cpus(struct tracefs *t, char *err, size_t errlen);
 
-/* Open CPU @idx's trace_pipe_raw if it is not open (an offline CPU come online); fd or -errno. */
+/*
+ * Open CPU @idx's trace_pipe_raw if it is not open (an offline CPU come online); fd or
+ * -errno (-EMFILE without trying for a CPU past no_fd_from).
+ */
 int tracefs_open_cpu(struct tracefs *t, int idx);
 
 /* Write tracing_on; 0 or -errno. */

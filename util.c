@@ -6,6 +6,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -166,6 +167,21 @@ int cpu_dirs(const char *dir, int **ids)
 	return n;
 }
 
+long nofile_raise(unsigned long need, struct rlimit *was)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, was))
+		return -errno;
+	rl = *was;
+	if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < need) {
+		rl.rlim_cur = rl.rlim_max != RLIM_INFINITY && rl.rlim_max < need ? rl.rlim_max : need;
+		if (setrlimit(RLIMIT_NOFILE, &rl))
+			return -errno;
+	}
+	return rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur > LONG_MAX ? LONG_MAX : (long)rl.rlim_cur;
+}
+
 /* one line; stderr is line buffered (main), so it is written at once */
 static void vwarn(const char *fmt, va_list ap)
 {
@@ -198,25 +214,4 @@ int exit_code_for_errno(int err)
 	if (err < 0)
 		err = -err;
 	return err == EACCES || err == EPERM || err == EROFS ? EXIT_PRIV : EXIT_RUNTIME;
-}
-
-long resident_kib(const void *p, size_t bytes)
-{
-	static unsigned char vec[4096];
-	long page = sysconf(_SC_PAGESIZE);
-	size_t pages, done = 0, n = 0, i;
-
-	if (!p || page <= 0)
-		return -1;
-	pages = (bytes + (size_t)page - 1) / (size_t)page;
-	while (done < pages) {
-		size_t k = pages - done < sizeof(vec) ? pages - done : sizeof(vec);
-
-		if (mincore((char *)p + done * (size_t)page, k * (size_t)page, vec))
-			return -1;
-		for (i = 0; i < k; i++)
-			n += vec[i] & 1;
-		done += k;
-	}
-	return (long)(n * (size_t)page / 1024);
 }

@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/resource.h>
 #include <sys/types.h>
 
 /* Read at most size-1 bytes of a file into buf and NUL-terminate; returns bytes or -errno. */
@@ -47,6 +48,15 @@ int cmp_int(const void *a, const void *b);
  */
 int cpu_dirs(const char *dir, int **ids);
 
+/**
+ * nofile_raise() - room for @need open files
+ * @was: set to RLIMIT_NOFILE as it was
+ *
+ * The soft limit is raised to @need when it is lower, at most to the hard limit.
+ * Return: the soft limit now (below @need only when the hard limit is), or -errno.
+ */
+long nofile_raise(unsigned long need, struct rlimit *was);
+
 /* Exit status of memtrace, one table for every mode (see memtrace(8), EXIT STATUS). */
 enum mt_exit_code {
 	EXIT_OK = 0,
@@ -68,8 +78,5 @@ int mt_fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3))
 
 /* The exit status for a failed system call's errno: EXIT_PRIV for EACCES, EPERM, EROFS. */
 int exit_code_for_errno(int err);
-
-/* KiB of the mapping [@p, @p + @bytes) resident now (mincore), or -1. */
-long resident_kib(const void *p, size_t bytes);
 
 #endif

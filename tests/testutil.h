@@ -30,6 +30,8 @@ SUITE(event);
 SUITE(stats);
 SUITE(module);
 SUITE(reader);
+SUITE(merge);
+SUITE(scale);
 SUITE(report);
 SUITE(logfile);
 SUITE(proc);

@@ -1,0 +1,179 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# scale.sh [MB] - the cost of an event as the CPU count grows (issue 17, scale item 4).
+#
+# Records a real allocation storm (tests/workload on every CPU, MB MiB each, default 1024,
+# in rounds of 128: about 1 million page events; a fixed amount of work, not of time, so
+# that a loaded machine records the same storm, only slower) with `memtrace --record`,
+# then deals its sub-buffers round-robin to N per_cpu/cpuK files,
+# N = 2, 8, 64, 256 (each original CPU's pages, in their order, to its own share of the
+# N: every file stays in time order; events/, memtrace.seed and memtrace.meta are kept,
+# the cpu_lost lines rewritten for the N CPUs, max_pfn set to the memory of the machine:
+# both binaries map the same). Prints, per N, for the binary built from
+# BEFORE (default 947e5fb, main before the heap merge; BEFORE=none skips it) and for this
+# tree, the runs of both interleaved:
+#   replay: `memtrace --replay` pinned to one CPU: whole process CPU time / events, best
+#           of 5, and instructions / events (callgrind: steady on a loaded machine);
+#   live:   bench/mergelive, the reader in live mode over the same files, woken as the
+#           poll loop would be (see there): CPU time / events, best of 5, reads / events.
+# Root for the recording (its own instance); prints figures, asserts nothing. SCALE_KEEP=1
+# keeps the recordings (the directory is printed), SCALE_CPUS="2 256" picks the counts.
+set -eu -o pipefail
+cd "$(dirname "$0")/.."
+MB=${1:-1024}
+BEFORE=${BEFORE-947e5fb}
+NS=${SCALE_CPUS:-2 8 64 256}
+make -s memtrace tests/workload bench/rusage bench/mergelive
+D=$(mktemp -d /tmp/memtrace-scale.XXXXXX)
+pid=
+cleanup() {
+	[ -n "$pid" ] && kill -TERM "$pid" 2> /dev/null && wait "$pid" 2> /dev/null
+	if [ -n "${SCALE_KEEP:-}" ]; then echo "kept: $D"; else rm -rf "$D"; fi
+}
+trap cleanup EXIT
+
+# the binaries: this tree's, and BEFORE's built apart (its own whole tree)
+bins=(after:./memtrace)
+lives=(after:./bench/mergelive)
+if [ "$BEFORE" != none ]; then
+	mkdir "$D/before"
+	git archive "$BEFORE" | tar -x -C "$D/before"
+	cp bench/mergelive.c "$D/before/bench/"
+	make -s -C "$D/before" NO_LIBTRACEFS=1 memtrace > /dev/null
+	# the live driver against BEFORE's reader (it calls reader_run() only there)
+	(cd "$D/before" && cc -std=gnu11 -O2 -g -D_GNU_SOURCE -DMERGELIVE_SWEEP_ONLY -I. \
+		-o bench/mergelive bench/mergelive.c $(ls ./*.o | grep -v '^./memtrace.o$'))
+	bins=(before:"$D/before/memtrace" "${bins[@]}")
+	lives=(before:"$D/before/bench/mergelive" "${lives[@]}")
+fi
+
+# the storm, recorded
+./memtrace --instance "memtrace-scale$$" --record "$D/rec" -o "$D/live.json" -f json \
+	2> "$D/err" &
+pid=$!
+for _ in $(seq 100); do grep -q "tracing in" "$D/err" && break; sleep 0.05; done
+grep -q "tracing in" "$D/err" || { cat "$D/err"; exit 1; }
+cpus=$(nproc)
+storm() {	# storm CPU: MB MiB mapped, touched and unmapped on that CPU, 128 at a time
+	local left=$MB
+	while [ "$left" -gt 0 ]; do
+		taskset -c "$1" tests/workload $((left < 128 ? left : 128)) 0
+		left=$((left - 128))
+	done
+}
+spids=()
+for c in $(seq 0 $((cpus - 1))); do storm "$c" & spids+=($!); done
+wait "${spids[@]}"
+sleep 0.3
+kill -TERM "$pid"; wait "$pid"; pid=
+
+# the recording dealt to N CPUs
+python3 - "$D/rec" "$D" $NS <<'PY'
+import os, re, shutil, sys
+src, out, ns = sys.argv[1], sys.argv[2], [int(n) for n in sys.argv[3:]]
+hp = open(os.path.join(src, "events/header_page")).read()
+data = re.search(r"field: char data;\s*offset:(\d+);\s*size:(\d+);", hp)
+subbuf = int(data.group(1)) + int(data.group(2))
+orig = sorted(int(d[3:]) for d in os.listdir(os.path.join(src, "per_cpu")) if d.startswith("cpu"))
+pages = {}
+for c in orig:
+    raw = open(os.path.join(src, f"per_cpu/cpu{c}/trace_pipe_raw"), "rb").read()
+    pages[c] = [raw[i:i + subbuf] for i in range(0, len(raw), subbuf)]
+meta = open(os.path.join(src, "memtrace.meta")).read().splitlines()
+lost = {int(l.split()[1]): l.split()[2] for l in meta if l.startswith("cpu_lost ")}
+for n in ns:
+    if n < len(orig):
+        continue
+    dst = os.path.join(out, f"r{n}")
+    shutil.copytree(os.path.join(src, "events"), os.path.join(dst, "events"))
+    for f in ("memtrace.seed", "memtrace.kallsyms"):
+        if os.path.exists(os.path.join(src, f)):
+            shutil.copy(os.path.join(src, f), dst)
+    files = [[] for _ in range(n)]
+    for ci, c in enumerate(orig):
+        mine = list(range(ci, n, len(orig)))	# this CPU's share of the N
+        for j, p in enumerate(pages[c]):
+            files[mine[j % len(mine)]].append(p)
+    for k in range(n):
+        os.makedirs(os.path.join(dst, f"per_cpu/cpu{k}"))
+        with open(os.path.join(dst, f"per_cpu/cpu{k}/trace_pipe_raw"), "wb") as f:
+            f.write(b"".join(files[k]))
+    with open(os.path.join(dst, "memtrace.meta"), "w") as f:
+        for l in meta:
+            if l.startswith("max_pfn ") and len(l.split()) == 3:
+                # the map of the memory there was (BEFORE's map, and valgrind's room)
+                l = "max_pfn " + l.split()[2]
+            if not l.startswith("cpu_lost "):
+                f.write(l + "\n")
+        for k in range(n):
+            c = orig[k % len(orig)]
+            f.write(f"cpu_lost {k} {lost.get(c, '0') if k < len(orig) else '0'}\n")
+print(f"recording: {sum(len(p) for p in pages.values())} sub-buffers of {subbuf} bytes on "
+      f"{len(orig)} CPUs, dealt to {' '.join(map(str, ns))} CPUs")
+PY
+
+json() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$@"; }
+
+best_of() {	# best_of VAR VALUE: VAR = min(VAR, VALUE)
+	if [ -z "${!1}" ] || awk -v a="$2" -v b="${!1}" 'BEGIN { exit !(a < b) }'; then
+		printf -v "$1" '%s' "$2"
+	fi
+}
+
+# replay: whole process CPU time per event, best of 5 (the binaries interleaved), one CPU;
+# and instructions per event (callgrind: the same on a loaded machine)
+echo
+echo "replay (memtrace --replay, one CPU): ns/event = whole process CPU time / events, best of 5;"
+echo "Ir/event = instructions / events (callgrind)"
+printf "%-6s" cpus
+for b in "${bins[@]}"; do printf " %16s" "${b%%:*} ns  Ir"; done
+echo "    events  out_of_order"
+for n in $NS; do
+	[ -d "$D/r$n" ] || continue
+	declare -A best=()
+	for _ in 1 2 3 4 5; do
+		for b in "${bins[@]}"; do
+			taskset -c 0 bench/rusage "$D/ru" "${b#*:}" --replay "$D/r$n" -f json \
+				> "$D/out.json"
+			ev=$(json "$D/out.json" 'd["events"]["processed"]')
+			v=${best[${b%%:*}]:-}
+			best_of v "$(awk -v c="$(awk '{print $4}' "$D/ru")" -v e="$ev" \
+				'BEGIN { printf "%.1f", c * 1e9 / e }')"
+			best[${b%%:*}]=$v
+		done
+	done
+	printf "%-6s" "$n"
+	for b in "${bins[@]}"; do
+		valgrind --tool=callgrind --callgrind-out-file="$D/cg.out" "${b#*:}" \
+			--replay "$D/r$n" -f json > /dev/null 2> /dev/null
+		ir=$(sed -n 's/^summary: //p' "$D/cg.out")
+		printf " %8s %7s" "${best[${b%%:*}]}" "$(awk -v i="$ir" -v e="$ev" \
+			'BEGIN { printf "%.0f", i / e }')"
+	done
+	printf " %9s %13s\n" "$ev" "$(json "$D/out.json" 'd["events"]["out_of_order"]')"
+	unset best
+done
+
+# live: the reader in live mode, driven like the poll loop, best of 5 (interleaved)
+echo
+echo "live (bench/mergelive: the reader in live mode over the same files, poll wakeups at"
+echo "half a 2 MiB buffer or 100 ms, each read() a real one): ns/event = CPU time / events,"
+echo "best of 5; rd/event = read() calls / events"
+printf "%-6s" cpus; for b in "${lives[@]}"; do printf " %18s" "${b%%:*} ns  rd"; done; echo
+for n in $NS; do
+	[ -d "$D/r$n" ] || continue
+	declare -A best=() reads=()
+	for _ in 1 2 3 4 5; do
+		for b in "${lives[@]}"; do
+			read -r ns rd < <(taskset -c 0 "${b#*:}" "$D/r$n" | awk '{print $2, $4}')
+			v=${best[${b%%:*}]:-}
+			best_of v "$ns"
+			best[${b%%:*}]=$v
+			reads[${b%%:*}]=$rd
+		done
+	done
+	printf "%-6s" "$n"
+	for b in "${lives[@]}"; do printf " %8s %9s" "${best[${b%%:*}]}" "${reads[${b%%:*}]}"; done
+	echo
+	unset best reads
+done
