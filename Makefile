@@ -78,7 +78,7 @@ endif
 LIB_SRCS := ringbuf.c format.c event.c table.c module.c stats.c proc.c escape.c rows.c report.c \
 	cmdreport.c logfile.c util.c \
 	record.c boot.c tracefs.c reader.c options.c signals.c enrich.c setup.c loop.c daemon.c \
-	command.c exits.c replay.c
+	command.c exits.c replay.c cond.c json.c runtime.c procinfo.c jsonl.c outq.c mempair.c stream.c
 LIB_OBJS := $(LIB_SRCS:.c=.o)
 OBJS := memtrace.o $(LIB_OBJS)
 

@@ -7,37 +7,66 @@
 
 /* The last field says, in plain words, what is lost when the tracepoint is missing. */
 const struct mt_tracepoint mt_tracepoints[] = {
-	{ "kmem", "mm_page_alloc", EV_PAGE_ALLOC, NEED_REQUIRED, "page allocations are not seen" },
-	{ "kmem", "mm_page_free", EV_PAGE_FREE, NEED_REQUIRED, "page frees are not seen" },
+	{ "kmem", "mm_page_alloc", EV_PAGE_ALLOC, NEED_REQUIRED, "page allocations are not seen",
+	  0, CALL_NONE },
+	{ "kmem", "mm_page_free", EV_PAGE_FREE, NEED_REQUIRED, "page frees are not seen", 0, CALL_NONE },
 	{ "sched", "sched_process_fork", EV_FORK, NEED_OPTIONAL,
-	  "new tasks have no parent pid, and a name only once it is read from /proc" },
+	  "new tasks have no parent pid, and a name only once it is read from /proc", 0, CALL_NONE },
 	{ "sched", "sched_process_exit", EV_EXIT, NEED_OPTIONAL,
-	  "tasks are never seen to exit: they stay alive, and no slot is freed for new ones" },
-	{ "sched", "sched_process_exec", EV_EXEC, NEED_OPTIONAL, "names do not follow exec" },
+	  "tasks are never seen to exit: they stay alive, and no slot is freed for new ones",
+	  0, CALL_NONE },
+	{ "sched", "sched_process_exec", EV_EXEC, NEED_OPTIONAL, "names do not follow exec",
+	  0, CALL_NONE },
 	{ "task", "task_rename", EV_RENAME, NEED_OPTIONAL,
-	  "names do not follow renames (and exec, where sched_process_exec is missing too)" },
+	  "names do not follow renames (and exec, where sched_process_exec is missing too)",
+	  0, CALL_NONE },
 	{ "module", "module_load", EV_MOD_LOAD, NEED_OPTIONAL,
-	  "modules have no names, and no pages are charged to them" },
+	  "modules have no names, and no pages are charged to them", 0, CALL_NONE },
 	{ "module", "module_put", EV_MOD_PUT, NEED_OPTIONAL,
-	  "where syscall events are missing too, a module load has no end" },
-	{ "module", "module_free", EV_MOD_FREE, NEED_OPTIONAL, "unloaded modules stay live" },
+	  "where syscall events are missing too, a module load has no end", 0, CALL_NONE },
+	{ "module", "module_free", EV_MOD_FREE, NEED_OPTIONAL, "unloaded modules stay live",
+	  0, CALL_NONE },
 	{ "syscalls", "sys_enter_finit_module", EV_MODSYS_ENTER, NEED_OPTIONAL,
 	  "a module's pages are counted from its module_load to its init's end only, "
-	  "not while its file is read and it is set up" },
+	  "not while its file is read and it is set up", 0, CALL_NONE },
 	{ "syscalls", "sys_exit_finit_module", EV_MODSYS_EXIT, NEED_OPTIONAL,
 	  "a module's pages are counted from its module_load to its init's end only, "
-	  "not while its file is read and it is set up" },
+	  "not while its file is read and it is set up", 0, CALL_NONE },
 	{ "syscalls", "sys_enter_init_module", EV_MODSYS_ENTER, NEED_OPTIONAL,
 	  "a module loaded by init_module has its pages counted from its module_load to its "
-	  "init's end only" },
+	  "init's end only", 0, CALL_NONE },
 	{ "syscalls", "sys_exit_init_module", EV_MODSYS_EXIT, NEED_OPTIONAL,
 	  "a module loaded by init_module has its pages counted from its module_load to its "
-	  "init's end only" },
+	  "init's end only", 0, CALL_NONE },
 	{ "oom", "mark_victim", EV_OOM_VICTIM, NEED_OPTIONAL,
-	  "OOM kills are not seen: no report at the kill" },
+	  "OOM kills are not seen: no report at the kill", 0, CALL_NONE },
 	{ "task", "task_newtask", EV_NEWTASK, NEED_OPTIONAL,
-	  "threads are told from processes only by /proc, for tasks alive at a report" },
-	{ NULL, NULL, EV_NONE, NEED_OPTIONAL, NULL },
+	  "threads are told from processes only by /proc, for tasks alive at a report", 0, CALL_NONE },
+	/* --stream only: memoryMap / memoryUnmap / pageFault lines */
+	{ "syscalls", "sys_enter_mmap", EV_MEMSYS_ENTER, NEED_OPTIONAL,
+	  "mmap calls are not seen: no memoryMap lines for them", MT_EVT_MAP, CALL_MMAP },
+	{ "syscalls", "sys_exit_mmap", EV_MEMSYS_EXIT, NEED_OPTIONAL,
+	  "mmap calls are not seen: no memoryMap lines for them", MT_EVT_MAP, CALL_MMAP },
+	{ "syscalls", "sys_enter_munmap", EV_MEMSYS_ENTER, NEED_OPTIONAL,
+	  "munmap calls are not seen: no memoryUnmap lines for them", MT_EVT_UNMAP, CALL_MUNMAP },
+	{ "syscalls", "sys_exit_munmap", EV_MEMSYS_EXIT, NEED_OPTIONAL,
+	  "munmap calls are not seen: no memoryUnmap lines for them", MT_EVT_UNMAP, CALL_MUNMAP },
+	{ "syscalls", "sys_enter_brk", EV_MEMSYS_ENTER, NEED_OPTIONAL,
+	  "brk calls are not seen: a heap that grows or shrinks makes no lines",
+	  MT_EVT_MAP | MT_EVT_UNMAP, CALL_BRK },
+	{ "syscalls", "sys_exit_brk", EV_MEMSYS_EXIT, NEED_OPTIONAL,
+	  "brk calls are not seen: a heap that grows or shrinks makes no lines",
+	  MT_EVT_MAP | MT_EVT_UNMAP, CALL_BRK },
+	{ "syscalls", "sys_enter_mremap", EV_MEMSYS_ENTER, NEED_OPTIONAL,
+	  "mremap calls are not seen: memory grown or shrunk in place makes no lines",
+	  MT_EVT_MAP | MT_EVT_UNMAP, CALL_MREMAP },
+	{ "syscalls", "sys_exit_mremap", EV_MEMSYS_EXIT, NEED_OPTIONAL,
+	  "mremap calls are not seen: memory grown or shrunk in place makes no lines",
+	  MT_EVT_MAP | MT_EVT_UNMAP, CALL_MREMAP },
+	{ "exceptions", "page_fault_user", EV_FAULT, NEED_OPTIONAL,
+	  "user page faults are not seen: no pageFault lines (the tracepoint is x86's)",
+	  MT_EVT_FAULT, CALL_NONE },
+	{ NULL, NULL, EV_NONE, NEED_OPTIONAL, NULL, 0, CALL_NONE },
 };
 
 static const char *const kind_names[EV__COUNT] = {
@@ -55,6 +84,9 @@ static const char *const kind_names[EV__COUNT] = {
 	[EV_MODSYS_EXIT] = "module_syscall_exit",
 	[EV_OOM_VICTIM] = "oom_victim",
 	[EV_NEWTASK] = "newtask",
+	[EV_MEMSYS_ENTER] = "mem_syscall_enter",
+	[EV_MEMSYS_EXIT] = "mem_syscall_exit",
+	[EV_FAULT] = "page_fault_user",
 };
 
 const char *mt_kind_name(enum mt_kind k)
@@ -77,6 +109,16 @@ static const char *const kind_fields[EV__COUNT][6] = {
 	[EV_MODSYS_EXIT] = { "!ret" },
 	[EV_OOM_VICTIM] = { "!pid", "comm", "total_vm", "anon_rss", "file_rss", "shmem_rss" },
 	[EV_NEWTASK] = { "!pid", "!clone_flags", "comm" },
+	[EV_MEMSYS_EXIT] = { "!ret" },
+	[EV_FAULT] = { "!address", "ip", "error_code" },
+};
+
+/* EV_MEMSYS_ENTER: the arguments by name (syscall arguments are 8-byte slots on 64-bit). */
+static const char *const call_fields[CALL__COUNT][6] = {
+	[CALL_MMAP] = { "!addr", "!len", "!prot", "!flags", "!fd", "off" },
+	[CALL_MUNMAP] = { "!addr", "!len" },
+	[CALL_BRK] = { "!brk" },
+	[CALL_MREMAP] = { "!addr", "!old_len", "!new_len", "!flags", "new_addr" },
 };
 
 /* Fields read as strings; all others are integers of 1, 2, 4 or 8 bytes. */
@@ -126,10 +168,15 @@ static bool int_size_ok(uint32_t size)
 int decoder_add(struct mt_decoder *d, const struct mt_tracepoint *tp,
 		const struct fmt_event *fe, char *err, size_t errlen)
 {
+	const char *const *names;
 	struct mt_evdesc *ds;
 	const struct fmt_field *f;
 	int i;
 
+	if ((unsigned)tp->kind >= EV__COUNT) {
+		snprintf(err, errlen, "%s:%s: unknown kind", tp->system, tp->name);
+		return -1;
+	}
 	if (d->ndescs >= sizeof(d->descs) / sizeof(d->descs[0])) {
 		snprintf(err, errlen, "too many events");
 		return -1;
@@ -145,6 +192,12 @@ int decoder_add(struct mt_decoder *d, const struct mt_tracepoint *tp,
 	ds->kind = tp->kind;
 	ds->tp = tp;
 	ds->finit = strstr(tp->name, "finit_module") != NULL;
+	ds->call = tp->kind == EV_MEMSYS_ENTER || tp->kind == EV_MEMSYS_EXIT ? tp->call : 0;
+	if (ds->call >= CALL__COUNT) {
+		snprintf(err, errlen, "%s:%s: unknown syscall", tp->system, tp->name);
+		return -1;
+	}
+	names = tp->kind == EV_MEMSYS_ENTER ? call_fields[ds->call] : kind_fields[tp->kind];
 
 	f = fmt_find(fe, "common_type");
 	if (!f || f->offset != 0 || f->size != 2) {
@@ -164,8 +217,8 @@ int decoder_add(struct mt_decoder *d, const struct mt_tracepoint *tp,
 	else
 		ds->common_flags.size = 0;
 
-	for (i = 0; i < 6 && kind_fields[tp->kind][i]; i++) {
-		const char *want = kind_fields[tp->kind][i];
+	for (i = 0; i < 6 && names[i]; i++) {
+		const char *want = names[i];
 		bool required = want[0] == '!';
 
 		if (required)
@@ -294,6 +347,31 @@ int decoder_decode(const struct mt_decoder *d, const struct rb_record *r,
 		ev->u.newtask.pid = (int32_t)v;
 		ev->u.newtask.clone_flags = v2;
 		get_str(ds, 2, r, &ev->u.newtask.comm);
+		break;
+	case EV_MEMSYS_ENTER: {
+		int i;
+
+		ev->u.memsys.call = ds->call;
+		ev->u.memsys.ret = 0;
+		for (i = 0; i < 6; i++) {
+			ev->u.memsys.arg[i] = 0;
+			if (ds->have[i] && !get_int(ds, i, r, &ev->u.memsys.arg[i]))
+				return DEC_BAD;
+		}
+		break;
+	}
+	case EV_MEMSYS_EXIT:
+		if (!get_int(ds, 0, r, &v))
+			return DEC_BAD;
+		ev->u.memsys.call = ds->call;
+		ev->u.memsys.ret = (int64_t)v;
+		break;
+	case EV_FAULT:
+		if (!get_int(ds, 0, r, &v))
+			return DEC_BAD;
+		ev->u.fault.address = v;
+		ev->u.fault.ip = get_int(ds, 1, r, &v) ? v : 0;
+		ev->u.fault.error_code = get_int(ds, 2, r, &v) ? v : 0;
 		break;
 	case EV_OOM_VICTIM:
 		if (!get_int(ds, 0, r, &v))

@@ -30,6 +30,9 @@ enum mt_kind {
 	EV_MODSYS_EXIT,		/* syscalls:sys_exit_finit_module / sys_exit_init_module */
 	EV_OOM_VICTIM,		/* oom:mark_victim */
 	EV_NEWTASK,		/* task:task_newtask (thread or process) */
+	EV_MEMSYS_ENTER,	/* syscalls:sys_enter_{mmap,munmap,brk,mremap} (--stream) */
+	EV_MEMSYS_EXIT,		/* syscalls:sys_exit_{mmap,munmap,brk,mremap} (--stream) */
+	EV_FAULT,		/* exceptions:page_fault_user (--stream) */
 	EV__COUNT
 };
 
@@ -39,12 +42,29 @@ enum mt_need {
 	NEED_OPTIONAL,		/* enabled when present; a warning says what is lost */
 };
 
+/* The memory syscalls of EV_MEMSYS_ENTER / EV_MEMSYS_EXIT. */
+enum mt_call { CALL_NONE = 0, CALL_MMAP, CALL_MUNMAP, CALL_BRK, CALL_MREMAP, CALL__COUNT };
+
+/*
+ * The stream's event types (--stream --events), as bits: a tracepoint whose
+ * `stream` is not 0 is enabled only in stream mode, and only when one of the
+ * types it feeds is asked for; other modes never pay for it.
+ */
+#define MT_EVT_ALLOC	0x01	/* pageAllocate */
+#define MT_EVT_FREE	0x02	/* pageFree */
+#define MT_EVT_MAP	0x04	/* memoryMap */
+#define MT_EVT_UNMAP	0x08	/* memoryUnmap */
+#define MT_EVT_FAULT	0x10	/* pageFault */
+#define MT_EVT_ALL	0x1f
+
 struct mt_tracepoint {
 	const char *system;
 	const char *name;
 	enum mt_kind kind;
 	enum mt_need need;
 	const char *loss;	/* what is lost without it, for the warning */
+	uint8_t stream;		/* 0: every mode; else only --stream, for these MT_EVT_* */
+	uint8_t call;		/* EV_MEMSYS_*: enum mt_call */
 };
 
 /* The table of tracepoints, terminated by an entry with system == NULL. */
@@ -82,6 +102,9 @@ struct mt_event {
 		struct { int32_t pid; struct mt_str comm; } rename;
 		struct { uint64_t ip; int64_t refcnt; struct mt_str name; } module;
 		struct { int64_t ret; bool finit; } modsys;
+		/* a memory syscall: its arguments in the kernel's order (enter), its result (exit) */
+		struct { uint8_t call; uint64_t arg[6]; int64_t ret; } memsys;
+		struct { uint64_t address, ip, error_code; } fault;
 		struct {
 			int32_t pid;
 			struct mt_str comm;	/* len 0 on kernels without it */
@@ -94,6 +117,7 @@ struct mt_event {
 struct mt_evdesc {
 	enum mt_kind kind;
 	bool finit;				/* modsys: finit_module (else init_module) */
+	uint8_t call;				/* memsys: enum mt_call */
 	const struct mt_tracepoint *tp;
 	struct fmt_field common_pid, common_flags;
 	struct fmt_field f[6];			/* per-kind fields, see event.c */

@@ -317,8 +317,9 @@ static enum loop_next read_signals(struct run *r)
 	struct signalfd_siginfo si;
 
 	while (signals_next(&r->sig, &si)) {
-		int act = signals_action(r->opt.mode, &si,
-					 r->opt.mode == MODE_COMMAND ? &r->cmd.sigs : NULL);
+		bool cmd = r->opt.mode == MODE_COMMAND ||
+			   (r->opt.mode == MODE_STREAM && r->opt.command);
+		int act = signals_action(r->opt.mode, &si, cmd ? &r->cmd.sigs : NULL);
 
 		switch (act) {
 		case SIGACT_IGNORE:

@@ -15,6 +15,7 @@
 #include "run.h"
 #include "setup.h"
 #include "signals.h"
+#include "stream.h"
 #include "util.h"
 
 #define BATCH	65536	/* events per read batch: signals are read between batches */
@@ -58,6 +59,7 @@ static const struct mode_ops *const modes[] = {
 	[MODE_COMMAND] = &command_ops,
 	[MODE_EXITS] = &exits_ops,
 	[MODE_REPLAY] = &replay_ops,
+	[MODE_STREAM] = &stream_ops,
 };
 
 #ifdef MEMTRACE_TEST_HOOKS
@@ -72,6 +74,7 @@ static void test_hooks_read(struct test_hooks *h)
 		h->teardown_delay_ms = strtol(v, NULL, 10);
 	if ((v = getenv("MEMTRACE_TEST_SETUP_DELAY_MS")))
 		h->setup_delay_ms = strtol(v, NULL, 10);
+	h->runtime_root = getenv("MEMTRACE_TEST_RUNTIME_ROOT");
 	if ((v = getenv("MEMTRACE_TEST_READY_TIMEOUT_MS")) &&
 	    (ms = strtol(v, NULL, 10)) > 0 && ms <= READY_TIMEOUT_MS)
 		h->ready_timeout_ms = ms;

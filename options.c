@@ -9,12 +9,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cond.h"
+#include "event.h"
 #include "table.h"
 
 enum {
 	OPT_MAX_TASKS = 256, OPT_MAX_MODULES, OPT_DAEMON, OPT_PIDFILE, OPT_REPLAY,
 	OPT_RECORD, OPT_INSTANCE, OPT_NO_SEED, OPT_KMSG, OPT_BOOT_BUFFER, OPT_EXITS, OPT_PID,
-	OPT_COMM, OPT_BY, OPT_NO_WAIT, OPT_KEEP_OOM,
+	OPT_COMM, OPT_BY, OPT_NO_WAIT, OPT_KEEP_OOM, OPT_STREAM, OPT_ALL, OPT_EVENTS, OPT_INTERVAL,
+	OPT_QUEUE_SIZE,
 };
 
 void options_usage(FILE *f)
@@ -23,6 +26,7 @@ void options_usage(FILE *f)
 		"       memtrace [OPTIONS] -- COMMAND [ARGS...]\n"
 		"       memtrace --exits [--pid N]... [--comm NAME]... [OPTIONS]\n"
 		"       memtrace --replay DIR [OPTIONS]\n"
+		"       memtrace --stream (-c COND... | --all | -- COMMAND...) [OPTIONS]\n"
 		"       memtrace --record DIR [OPTIONS] [TRACEFS_DIR [LOG_PATH]]\n"
 		"Trace page allocations and report per-task and per-module peak memory.\n"
 		"With a COMMAND: run it, report the peak of its whole process tree (to\n"
@@ -51,6 +55,13 @@ void options_usage(FILE *f)
 		"                          descendants are gone too\n"
 		"      --exits             print a line per exiting process, until TERM/INT\n"
 		"      --pid N, --comm NAME  --exits: only these processes (may repeat)\n"
+		"      --stream            memory events of the processes picked, as JSON\n"
+		"                          lines to stdout (or -o FILE, appended)\n"
+		"  -c, --cond COND         --stream: pick by KEY:VALUE, AND, OR, NOT, ( )\n"
+		"      --all               --stream: every process\n"
+		"      --events LIST       --stream: evt_types (default all of them)\n"
+		"      --interval S        --stream: a summary per process every S s instead\n"
+		"      --queue-size KB     --stream: output queue (default %d)\n"
 		"  -h, --help              show this help and exit\n"
 		"  -V, --version           show the version and exit\n"
 		"\n"
@@ -59,7 +70,7 @@ void options_usage(FILE *f)
 		"Exit status: 0 ok, 1 runtime failure, 2 usage, 4 no privilege,\n"
 		"5 required tracepoint missing. See memtrace(8).\n",
 		DEFAULT_BUFFER_KB, DEFAULT_TOP, DEFAULT_MAX_TASKS, DEFAULT_MAX_MODULES,
-		DEFAULT_KEEP_OOM);
+		DEFAULT_KEEP_OOM, DEFAULT_QUEUE_KB);
 }
 
 __attribute__((format(printf, 3, 4)))
@@ -106,6 +117,54 @@ static bool instance_name_ok(const char *s)
 		if (!isalnum((unsigned char)*p) && !strchr("._-", *p))
 			return false;
 	return *s && strlen(s) <= 60 && s[0] != '.';
+}
+
+/* -c: checked now (a usage error names the position), compiled again by the stream. */
+static int add_cond(struct options *o, const char *arg, char *err, size_t errlen)
+{
+	static struct cond c;
+	char msg[450];
+	int i;
+
+	if (o->nconds >= MAX_CONDS)
+		return bad(err, errlen, "at most %d -c", MAX_CONDS);
+	o->conds[o->nconds++] = arg;
+	cond_init(&c);
+	for (i = 0; i < o->nconds; i++) {
+		if (cond_add(&c, o->conds[i], strlen(o->conds[i]), msg, sizeof(msg)))
+			return bad(err, errlen, "-c '%.40s%s': %s", o->conds[i],
+				   strlen(o->conds[i]) > 40 ? "..." : "", msg);
+	}
+	return OPT_RUN;
+}
+
+/* --events pageAllocate,pageFree,memoryMap,memoryUnmap,pageFault */
+static int events_list(struct options *o, const char *arg, char *err, size_t errlen)
+{
+	static const char *const names[] = {
+		"pageAllocate", "pageFree", "memoryMap", "memoryUnmap", "pageFault",
+	};
+	const char *p = arg;
+	uint8_t mask = 0;
+
+	while (*p) {
+		size_t n = strcspn(p, ","), i;
+
+		for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+			if (strlen(names[i]) == n && !strncmp(names[i], p, n))
+				break;
+		if (i == sizeof(names) / sizeof(names[0]))
+			return bad(err, errlen, "invalid value '%.*s' for --events: use pageAllocate, "
+				   "pageFree, memoryMap, memoryUnmap, pageFault", (int)n, p);
+		mask |= (uint8_t)(1u << i);
+		p += n;
+		if (*p == ',')
+			p++;
+	}
+	if (!mask)
+		return bad(err, errlen, "empty value for --events");
+	o->stream_events = mask;
+	return OPT_RUN;
 }
 
 /* One option; OPT_RUN to go on. */
@@ -214,9 +273,58 @@ static int one(struct options *o, int c, const char *arg, char *err, size_t errl
 		if (!num("--keep-oom", arg, 0, 1000, &o->keep_oom, err, errlen))
 			return OPT_ERROR;
 		break;
+	case OPT_STREAM:
+		o->stream = true;
+		break;
+	case 'c':
+		return add_cond(o, arg, err, errlen);
+	case OPT_ALL:
+		o->stream_all = true;
+		break;
+	case OPT_EVENTS:
+		return events_list(o, arg, err, errlen);
+	case OPT_INTERVAL:
+		if (!num("--interval", arg, 1, 86400, &o->interval_s, err, errlen))
+			return OPT_ERROR;
+		break;
+	case OPT_QUEUE_SIZE:
+		if (!num("--queue-size", arg, 64, 1u << 20, &o->queue_kb, err, errlen))
+			return OPT_ERROR;
+		break;
 	default:
 		return bad(err, errlen, "unexpected option");
 	}
+	return OPT_RUN;
+}
+
+/* --stream and its options. */
+static int stream_conflicts(struct options *o, char *err, size_t errlen)
+{
+	if (!o->stream) {
+		if (o->nconds || o->stream_all || o->stream_events != MT_EVT_ALL || o->interval_s ||
+		    o->queue_kb != DEFAULT_QUEUE_KB)
+			return bad(err, errlen, "-c, --all, --events, --interval and --queue-size "
+				   "need --stream");
+		return OPT_RUN;
+	}
+	if (o->mode == MODE_EXITS || o->replay_dir || o->record_dir || o->boot_buffer)
+		return bad(err, errlen, "--stream takes no --exits, --replay, --record or "
+			   "--boot-buffer");
+	if (o->stream_all && (o->nconds || o->command))
+		return bad(err, errlen, "--all takes no -c and no COMMAND: it picks everything");
+	if (!o->stream_all && !o->nconds && !o->command)
+		return bad(err, errlen, "--stream needs -c COND, --all or a COMMAND: it picks no "
+			   "process by itself");
+	if (o->command && o->daemon)
+		return bad(err, errlen, "a COMMAND takes no --daemon");
+	if (o->no_wait && !o->command)
+		return bad(err, errlen, "--no-wait needs a COMMAND (memtrace -- COMMAND)");
+	if (o->npids || o->ncomms)
+		return bad(err, errlen, "--pid and --comm need --exits (--stream picks with -c)");
+	o->mode = MODE_STREAM;
+	if (o->output_set)
+		o->stream_path = o->log_path;
+	o->log_path = DEFAULT_LOG;	/* USR2's reports; LOG_PATH may name it */
 	return OPT_RUN;
 }
 
@@ -224,7 +332,10 @@ static int one(struct options *o, int c, const char *arg, char *err, size_t errl
 static int conflicts(struct options *o, char *err, size_t errlen)
 {
 	bool exits = o->mode == MODE_EXITS;
+	int res = stream_conflicts(o, err, errlen);
 
+	if (res != OPT_RUN || o->stream)
+		return res;
 	if (o->command) {
 		if (o->replay_dir || o->daemon || exits || o->record_dir || o->boot_buffer)
 			return bad(err, errlen, "a COMMAND takes no --replay, --daemon, --exits, "
@@ -263,6 +374,12 @@ int options_parse(struct options *o, int argc, char **argv, char *err, size_t er
 		{ "by", required_argument, NULL, OPT_BY },
 		{ "no-wait", no_argument, NULL, OPT_NO_WAIT },
 		{ "keep-oom", required_argument, NULL, OPT_KEEP_OOM },
+		{ "stream", no_argument, NULL, OPT_STREAM },
+		{ "cond", required_argument, NULL, 'c' },
+		{ "all", no_argument, NULL, OPT_ALL },
+		{ "events", required_argument, NULL, OPT_EVENTS },
+		{ "interval", required_argument, NULL, OPT_INTERVAL },
+		{ "queue-size", required_argument, NULL, OPT_QUEUE_SIZE },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -277,10 +394,12 @@ int options_parse(struct options *o, int argc, char **argv, char *err, size_t er
 	o->max_tasks = DEFAULT_MAX_TASKS;
 	o->max_modules = DEFAULT_MAX_MODULES;
 	o->keep_oom = DEFAULT_KEEP_OOM;
+	o->stream_events = MT_EVT_ALL;
+	o->queue_kb = DEFAULT_QUEUE_KB;
 	err[0] = '\0';
 	opterr = 0;
 	optind = 0;	/* glibc: a full new scan, so that tests may parse again */
-	while ((c = getopt_long(argc, argv, "+o:b:f:n:hV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+o:b:f:n:c:hV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'h':
 			return OPT_HELP;
@@ -292,7 +411,7 @@ int options_parse(struct options *o, int argc, char **argv, char *err, size_t er
 					   "or none where one does: '%s'", argv[optind - 1]);
 			if (optopt && optopt < 256)
 				return bad(err, errlen, "option -%c %s", optopt,
-					   strchr("obfn", optopt) ? "requires a value" : "is unknown");
+					   strchr("obfnc", optopt) ? "requires a value" : "is unknown");
 			return bad(err, errlen, "unknown option or missing value: '%s'",
 				   argv[optind - 1]);
 		default:

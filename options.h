@@ -16,6 +16,8 @@
 #define DEFAULT_MAX_MODULES	1024
 #define MAX_FILTERS		64
 #define DEFAULT_KEEP_OOM	8
+#define DEFAULT_QUEUE_KB	4096	/* --stream: the output queue */
+#define MAX_CONDS		64
 
 enum report_format { FMT_TEXT = 0, FMT_JSON };
 
@@ -25,6 +27,7 @@ enum run_mode {
 	MODE_COMMAND,		/* -- COMMAND: the peak of its process tree */
 	MODE_EXITS,		/* --exits: a line per exiting process */
 	MODE_REPLAY,		/* --replay DIR: a report on a recording */
+	MODE_STREAM,		/* --stream: memory events as JSON lines (stream.c) */
 };
 
 struct options {
@@ -53,6 +56,15 @@ struct options {
 	int npids;
 	const char *comms[MAX_FILTERS];	/* --exits --comm */
 	int ncomms;
+	/* --stream */
+	bool stream;
+	const char *conds[MAX_CONDS];	/* -c, ANDed (checked here, compiled by stream.c) */
+	int nconds;
+	bool stream_all;		/* --all */
+	uint8_t stream_events;		/* --events: MT_EVT_* */
+	uint32_t interval_s;		/* --interval: summaries instead of events (0: none) */
+	uint32_t queue_kb;		/* --queue-size */
+	const char *stream_path;	/* -o: the lines go there (appended); NULL: stdout */
 };
 
 /* What options_parse() found. */

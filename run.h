@@ -21,6 +21,7 @@
 #define RUN_MAX_EVENTS	64	/* tracepoints named in a report (enabled or missing) */
 
 struct run;
+struct stream;
 
 /*
  * What a mode's hook tells the loop. A hook that says LOOP_STOP sets
@@ -60,6 +61,8 @@ struct mode_ops {
 	/* ms until the mode's next deadline (a frame, an interval); < 0: none */
 	long (*next_ms)(struct run *r);
 	void (*abort)(struct run *r);		/* the loop failed: undo what start began */
+	/* the events' consumer (ctx: the run), instead of the accounting alone */
+	reader_sink sink;
 	int (*finish)(struct run *r);		/* after the stop: final report; the exit code */
 };
 
@@ -77,6 +80,8 @@ struct cmd_info {
 	uint32_t still_running;	/* tree processes alive at the end (--no-wait) */
 	char oom_adj[16];	/* memtrace's caller's oom_score_adj, for the command */
 	struct sig_cmd_state sigs;
+	bool stdout_to_stderr;	/* its stdout is memtrace's stderr (--stream on stdout) */
+	int go_fd, err_fd;	/* between command_spawn() and command_go() */
 };
 
 /* OOM kills: the snapshots kept beside the log file, the console summaries (loop.c). */
@@ -102,6 +107,7 @@ struct test_hooks {
 	long setup_delay_ms;		/* a setup as slow as a stuck drain */
 	long teardown_delay_ms;		/* a wider teardown window */
 	long ready_timeout_ms;		/* --daemon parent's wait, shortened */
+	const char *runtime_root;	/* --stream: the runtimes' files under this root */
 };
 
 struct run {
@@ -141,6 +147,7 @@ struct run {
 	bool pidfile_written;		/* --pidfile: ours to remove at the end */
 	struct cmd_info cmd;		/* command mode */
 	struct exits_state exits;	/* --exits */
+	struct stream *stream;		/* --stream (stream.c), allocated at its start */
 	struct oom_state oom;
 	bool stdout_stalled;		/* the last report on stdout was not read in time */
 	uint32_t replay_bad;		/* --replay: malformed lines of memtrace.{meta,seed} */
