@@ -184,7 +184,7 @@ sanitize:
 
 # libFuzzer targets (clang, ASan, UBSan) over the parsers and the decoder; each runs
 # FUZZ_SECONDS (default 60), seeded with the real fixtures; see tests/fuzz/run.sh
-FUZZ_TARGETS := ringbuf format proc replay
+FUZZ_TARGETS := ringbuf format proc replay cond runtime
 FUZZ_SECONDS ?= 60
 FUZZ_CC ?= clang
 FUZZ_FLAGS := -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined \

@@ -274,7 +274,17 @@ long json_str(struct json_val v, char *out, size_t size)
 		size_t n;
 
 		if (*p != '\\') {
-			out[o++] = *p++;
+			/* a raw UTF-8 sequence whole, or not at all */
+			unsigned char c = (unsigned char)*p;
+
+			n = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc0 ? 2 : 1;
+			if (n > (size_t)(end - p))
+				n = (size_t)(end - p);
+			if (o + n > size - 1)
+				break;
+			memcpy(out + o, p, n);
+			o += n;
+			p += n;
 			continue;
 		}
 		p++;
@@ -307,13 +317,6 @@ long json_str(struct json_val v, char *out, size_t size)
 		if (!n)
 			break;
 		o += n;
-	}
-	/* a cut in the middle of a UTF-8 sequence copied as is: back to its start */
-	if (p < end && o && (unsigned char)out[o - 1] >= 0x80) {
-		while (o && ((unsigned char)out[o - 1] & 0xc0) == 0x80)
-			o--;
-		if (o && (unsigned char)out[o - 1] >= 0xc0)
-			o--;
 	}
 	out[o] = '\0';
 	return (long)o;

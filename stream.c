@@ -75,7 +75,8 @@ struct stream {
 	int32_t self;
 	uint32_t page_size;
 	uint64_t interval_ns, next_summary, next_loss;
-	uint64_t lines, lost_queue, lost_queue_shown, lost_kernel_shown;
+	uint64_t lines, meta_lines;	/* lines queued: events and summaries; lost lines */
+	uint64_t lost_queue, lost_queue_shown, lost_kernel_shown;
 	uint64_t proc_overflow, picked_procs;
 	uint32_t warned_keys;
 	bool gone;			/* the reader of the output is gone */
@@ -88,7 +89,11 @@ static struct stream *S(struct run *r)
 
 /* ------------------------------------------------------------ output -- */
 
-/* Room for a line of @n bytes; a lost line first if lines were dropped; NULL: dropped. */
+/*
+ * Room for a line of @n bytes, or NULL: the line is dropped (counted). Once
+ * lines were dropped, a memtrace.lost line saying how many goes first, as soon
+ * as it and this line both fit (a LOST_ROOM stays free for it).
+ */
 static char *room(struct stream *s, size_t n, uint64_t ts)
 {
 	char *p;
@@ -96,17 +101,18 @@ static char *room(struct stream *s, size_t n, uint64_t ts)
 	if (s->q.err)
 		return NULL;
 	if (s->lost_queue > s->lost_queue_shown) {
-		p = outq_reserve(&s->q, LOST_ROOM);
+		p = outq_reserve(&s->q, 2 * LOST_ROOM + n);
 		if (!p && !outq_flush(&s->q))
-			p = outq_reserve(&s->q, LOST_ROOM);
-		if (p) {
-			size_t k = jl_lost_line(p, LOST_ROOM, &s->clk, ts,
-						s->lost_queue - s->lost_queue_shown, "queue",
-						s->lost_queue, s->src, s->src_len);
-
-			outq_commit(&s->q, k);
-			s->lost_queue_shown = s->lost_queue;
+			p = outq_reserve(&s->q, 2 * LOST_ROOM + n);
+		if (!p) {
+			s->lost_queue++;
+			return NULL;
 		}
+		outq_commit(&s->q, jl_lost_line(p, LOST_ROOM, &s->clk, ts,
+						s->lost_queue - s->lost_queue_shown, "queue",
+						s->lost_queue, s->src, s->src_len));
+		s->lost_queue_shown = s->lost_queue;
+		s->meta_lines++;
 	}
 	p = outq_reserve(&s->q, n + LOST_ROOM);
 	if (!p && !outq_flush(&s->q))
@@ -140,6 +146,7 @@ static void kernel_lost(struct run *r, struct stream *s, uint64_t ts)
 					lost - s->lost_kernel_shown, "kernel", lost, s->src,
 					s->src_len));
 	s->lost_kernel_shown = lost;
+	s->meta_lines++;
 }
 
 /* ---------------------------------------------------------- processes -- */
@@ -229,6 +236,18 @@ static void describe(struct run *r, struct st_proc *sp, const struct mt_task *p,
 					     pi_container(&s->pi, &sp->pi));
 }
 
+/* Its process has ended (its exit may have come before its entry was made). */
+static bool ended(struct run *r, struct st_proc *sp)
+{
+	const struct mt_task *p;
+
+	if (!sp->exited) {
+		p = stats_task_by_serial(&r->st, sp->leader_serial);
+		sp->exited = !p || p->state != TASK_ALIVE || p->pexit_ts;
+	}
+	return sp->exited;
+}
+
 /* A new entry for the process of @p (the oldest exited one is replaced); NULL if none. */
 static struct st_proc *entry_new(struct run *r, const struct mt_task *p, const struct mt_task *t)
 {
@@ -243,7 +262,7 @@ static struct st_proc *entry_new(struct run *r, const struct mt_task *p, const s
 			sp = e;
 			break;
 		}
-		if (e->exited && (!s->interval_ns || e->final_done) &&
+		if (ended(r, e) && (!s->interval_ns || e->final_done) &&
 		    (!sp || e->last_ts < sp->last_ts))
 			sp = e;
 	}
@@ -259,18 +278,24 @@ static struct st_proc *entry_new(struct run *r, const struct mt_task *p, const s
 	return sp;
 }
 
+/*
+ * Keys a container's runtime cannot answer: one warning each. (A process gone
+ * before it was read answers nothing either: its terms are false, unsaid.)
+ */
 static void warn_unknown(struct stream *s, uint32_t unknown, const struct procinfo *pi)
 {
 	const struct rt_container *c = pi_container(&s->pi, pi);
 	int k;
 
+	if (!c)
+		return;
 	for (k = 0; k < CK__COUNT; k++) {
 		if (!(unknown & CK_BIT(k)) || (s->warned_keys & CK_BIT(k)))
 			continue;
 		s->warned_keys |= CK_BIT(k);
 		mt_warn("warning: %s cannot be answered for container %.12s (%s): its terms are "
-			"false", cond_key_name(k), c ? c->id : "?",
-			c && c->unknown_why ? c->unknown_why : "its runtime's files are not readable");
+			"false", cond_key_name(k), c->id,
+			c->unknown_why ? c->unknown_why : "its runtime's files are not readable");
 	}
 }
 
@@ -503,9 +528,8 @@ static void stream_sink(void *ctx, const struct mt_event *ev)
 			mempair_enter(&s->pair, ev->tid, ev->u.memsys.call, ev->ts, ev->u.memsys.arg);
 		break;
 	case EV_MEMSYS_EXIT:
-		/* ours (before the kernel's filters were set) never had their entry kept */
-		if (ev->tid != s->self && mempair_exit(&s->pair, ev->tid, ev->u.memsys.call, &in) &&
-		    (sp = picked(r, ev->tid, ev->ts)))
+		if ((sp = picked(r, ev->tid, ev->ts)) &&
+		    mempair_exit(&s->pair, ev->tid, ev->u.memsys.call, &in))
 			syscall_line(s, sp, ev, &in);
 		break;
 	case EV_EXEC:
@@ -535,7 +559,7 @@ static void summaries(struct run *r, uint64_t now, bool last)
 		const struct mt_task *p;
 		char *d;
 
-		if (!sp->leader_serial || sp->final_done || (!sp->active && sp->exited && !last))
+		if (!sp->leader_serial || sp->final_done || (!sp->active && ended(r, sp) && !last))
 			continue;
 		p = stats_task_by_serial(&r->st, sp->leader_serial);
 		if (p) {
@@ -879,18 +903,20 @@ static int stream_finish(struct run *r)
 	if (s->interval_ns)
 		summaries(r, now, true);
 	kernel_lost(r, s, now);
-	if (s->lost_queue > s->lost_queue_shown)
-		room(s, 0, now);	/* the last memtrace.lost line */
-	dropped = outq_drain(&s->q, DRAIN_MS) + s->q.dropped_lines;
+	if (s->lost_queue > s->lost_queue_shown && room(s, 0, now))
+		s->lost_queue--;	/* room() made the last memtrace.lost line; nothing was lost */
+	outq_drain(&s->q, DRAIN_MS);
+	dropped = s->q.dropped_lines;
 	if (s->q.err && s->q.err != -EPIPE)
 		mt_warn("writing the lines: %s", strerror(-s->q.err));
-	fprintf(stderr, "memtrace: stream: %llu lines (%llu processes), %llu lines lost (%llu "
-		"queue full, %llu not written at the end or after an error), %llu events lost "
-		"in the kernel; %llu syscalls paired, %llu exits without their entry\n",
-		(unsigned long long)s->lines, (unsigned long long)s->picked_procs,
-		(unsigned long long)(s->lost_queue + dropped), (unsigned long long)s->lost_queue,
-		(unsigned long long)dropped, (unsigned long long)reader_lost(&r->rd),
-		(unsigned long long)s->pair.paired, (unsigned long long)s->pair.no_entry);
+	fprintf(stderr, "memtrace: stream: %llu lines written (%llu processes), %llu lost: "
+		"%llu with the queue full, %llu not taken by the end or after an error; %llu "
+		"events lost in the kernel; %llu syscalls paired, %llu exits without their entry\n",
+		(unsigned long long)(s->lines + s->meta_lines - dropped),
+		(unsigned long long)s->picked_procs, (unsigned long long)(s->lost_queue + dropped),
+		(unsigned long long)s->lost_queue, (unsigned long long)dropped,
+		(unsigned long long)reader_lost(&r->rd), (unsigned long long)s->pair.paired,
+		(unsigned long long)s->pair.no_entry);
 	if (s->proc_overflow)
 		mt_warn("%llu events of picked processes not shown: more than %u at once",
 			(unsigned long long)s->proc_overflow, PROCS);

@@ -38,6 +38,10 @@ SUITE(boot);
 SUITE(bootrec);
 SUITE(options);
 SUITE(signals);
+SUITE(cond);
+SUITE(jsonl);
+SUITE(runtime);
+SUITE(mempair);
 #undef SUITE
 
 #endif
