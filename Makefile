@@ -148,7 +148,7 @@ endif
 # unit tests, the shape of the tree (sizes, no cycles), the documentation against the
 # program, install into a DESTDIR, then the
 # tests on the real tracefs (daemon, recordings, signal and task storms, the decoder
-# against libtraceevent, command mode, accuracy and data safety); each prints its summary
+# against libtraceevent, command mode, accuracy and data safety, --stream); each prints its summary
 # line, the last one last
 check: memtrace tests/memtrace-hooks tests/unit tests/workload tests/threads tests/forker \
 		tests/remap $(CROSSCHECK_BIN)
@@ -162,6 +162,7 @@ check: memtrace tests/memtrace-hooks tests/unit tests/workload tests/threads tes
 	$(Q)./tests/stress.sh
 	$(Q)$(CROSSCHECK_RUN)
 	$(Q)./tests/command.sh
+	$(Q)./tests/stream.sh
 
 # memtrace's main job: trace a 64 MiB workload and print the report (root)
 demo: memtrace tests/workload

@@ -90,9 +90,31 @@ static struct stream *S(struct run *r)
 /* ------------------------------------------------------------ output -- */
 
 /*
- * Room for a line of @n bytes, or NULL: the line is dropped (counted). Once
- * lines were dropped, a memtrace.lost line saying how many goes first, as soon
- * as it and this line both fit (a LOST_ROOM stays free for it).
+ * Once lines were dropped, the memtrace.lost line saying how many, as soon as
+ * it and @need more bytes fit; false while they do not.
+ */
+static bool lost_line(struct stream *s, uint64_t ts, size_t need)
+{
+	char *p;
+
+	if (s->lost_queue == s->lost_queue_shown)
+		return true;
+	p = outq_reserve(&s->q, LOST_ROOM + need);
+	if (!p && !outq_flush(&s->q))
+		p = outq_reserve(&s->q, LOST_ROOM + need);
+	if (!p)
+		return false;
+	outq_commit(&s->q, jl_lost_line(p, LOST_ROOM, &s->clk, ts,
+					s->lost_queue - s->lost_queue_shown, "queue", s->lost_queue,
+					s->src, s->src_len));
+	s->lost_queue_shown = s->lost_queue;
+	s->meta_lines++;
+	return true;
+}
+
+/*
+ * Room for a line of @n bytes, or NULL: the line is dropped (counted). A
+ * LOST_ROOM always stays free, so that the lost line can be said first.
  */
 static char *room(struct stream *s, size_t n, uint64_t ts)
 {
@@ -100,19 +122,9 @@ static char *room(struct stream *s, size_t n, uint64_t ts)
 
 	if (s->q.err)
 		return NULL;
-	if (s->lost_queue > s->lost_queue_shown) {
-		p = outq_reserve(&s->q, 2 * LOST_ROOM + n);
-		if (!p && !outq_flush(&s->q))
-			p = outq_reserve(&s->q, 2 * LOST_ROOM + n);
-		if (!p) {
-			s->lost_queue++;
-			return NULL;
-		}
-		outq_commit(&s->q, jl_lost_line(p, LOST_ROOM, &s->clk, ts,
-						s->lost_queue - s->lost_queue_shown, "queue",
-						s->lost_queue, s->src, s->src_len));
-		s->lost_queue_shown = s->lost_queue;
-		s->meta_lines++;
+	if (!lost_line(s, ts, n + LOST_ROOM)) {
+		s->lost_queue++;
+		return NULL;
 	}
 	p = outq_reserve(&s->q, n + LOST_ROOM);
 	if (!p && !outq_flush(&s->q))
@@ -309,6 +321,7 @@ static void decide(struct run *r, struct mt_task *t, struct st_task *x)
 	struct procinfo *pi = &s->scratch;
 	struct cond_subject subj;
 	uint32_t unknown = 0, want;
+	bool yes;
 
 	x->verdict = V_NO;
 	if ((t->flags & TF_PSEUDO) || (s->tree && !(t->flags & TF_TREE)))
@@ -324,11 +337,11 @@ static void decide(struct run *r, struct mt_task *t, struct st_task *x)
 		}
 		pi_subject(&s->pi, pi, t->comm, (t->flags & TF_COMM_KNOWN) ? t->comm_len : 0,
 			   labels, &subj);
-		if (!cond_eval(&s->cond, &subj, &unknown)) {
-			if (unknown)
-				warn_unknown(s, unknown, pi);
+		yes = cond_eval(&s->cond, &subj, &unknown);
+		if (unknown)
+			warn_unknown(s, unknown, pi);
+		if (!yes)
 			return;
-		}
 	}
 	x->verdict = V_YES;
 }
@@ -903,19 +916,18 @@ static int stream_finish(struct run *r)
 	if (s->interval_ns)
 		summaries(r, now, true);
 	kernel_lost(r, s, now);
-	if (s->lost_queue > s->lost_queue_shown && room(s, 0, now))
-		s->lost_queue--;	/* room() made the last memtrace.lost line; nothing was lost */
+	lost_line(s, now, 0);
 	outq_drain(&s->q, DRAIN_MS);
 	dropped = s->q.dropped_lines;
 	if (s->q.err && s->q.err != -EPIPE)
 		mt_warn("writing the lines: %s", strerror(-s->q.err));
-	fprintf(stderr, "memtrace: stream: %llu lines written (%llu processes), %llu lost: "
-		"%llu with the queue full, %llu not taken by the end or after an error; %llu "
-		"events lost in the kernel; %llu syscalls paired, %llu exits without their entry\n",
-		(unsigned long long)(s->lines + s->meta_lines - dropped),
-		(unsigned long long)s->picked_procs, (unsigned long long)(s->lost_queue + dropped),
-		(unsigned long long)s->lost_queue, (unsigned long long)dropped,
-		(unsigned long long)reader_lost(&r->rd), (unsigned long long)s->pair.paired,
+	fprintf(stderr, "memtrace: stream: %llu lines written, %llu lost (%llu with the queue "
+		"full, %llu not taken by the end or after an error), %llu events lost in the "
+		"kernel; %llu processes picked; %llu syscalls paired, %llu exits without their "
+		"entry\n", (unsigned long long)(s->lines + s->meta_lines - dropped),
+		(unsigned long long)(s->lost_queue + dropped), (unsigned long long)s->lost_queue,
+		(unsigned long long)dropped, (unsigned long long)reader_lost(&r->rd),
+		(unsigned long long)s->picked_procs, (unsigned long long)s->pair.paired,
 		(unsigned long long)s->pair.no_entry);
 	if (s->proc_overflow)
 		mt_warn("%llu events of picked processes not shown: more than %u at once",
