@@ -86,6 +86,7 @@ void escape_json(struct out *o, const char *s, size_t len)
 size_t escape_json_buf(char *dst, size_t size, const char *s, size_t len, bool *cut)
 {
 	static const char hex[] = "0123456789abcdef";
+	static const char fffd[6] = { '\\', 'u', 'f', 'f', 'f', 'd' };
 	const unsigned char *u = (const unsigned char *)s;
 	size_t i = 0, o = 0;
 
@@ -95,7 +96,7 @@ size_t escape_json_buf(char *dst, size_t size, const char *s, size_t len, bool *
 		char e[8];
 
 		if (n == 0) {
-			memcpy(e, "\\ufffd", 6);
+			memcpy(e, fffd, 6);
 			need = 6;
 			n = 1;
 		} else if (c == '"' || c == '\\') {
@@ -105,7 +106,10 @@ size_t escape_json_buf(char *dst, size_t size, const char *s, size_t len, bool *
 		} else if (c < 0x20 || c == 0x7f || (n == 2 && c == 0xc2 && u[i + 1] < 0xa0)) {
 			unsigned char v = n == 2 ? u[i + 1] : c;	/* a C1 control: its code */
 
-			memcpy(e, "\\u00", 4);
+			e[0] = '\\';
+			e[1] = 'u';
+			e[2] = '0';
+			e[3] = '0';
 			e[4] = hex[v >> 4];
 			e[5] = hex[v & 15];
 			need = 6;

@@ -96,10 +96,12 @@ size_t jl_date_s(int64_t s, char *dst)
 	struct tm tm;
 	time_t t = (time_t)s;
 	unsigned y;
+	static const char epoch[20] = { '1', '9', '7', '0', '-', '0', '1', '-', '0', '1', 'T',
+					'0', '0', ':', '0', '0', ':', '0', '0', 'Z' };
 
 	if (!gmtime_r(&t, &tm)) {
-		memcpy(dst, "1970-01-01T00:00:00Z", 20);
-		return 20;
+		memcpy(dst, epoch, sizeof(epoch));
+		return sizeof(epoch);
 	}
 	y = (unsigned)(tm.tm_year + 1900) % 10000;
 	two(dst, y / 100);

@@ -260,7 +260,7 @@ static int poll_wait(struct run *r, struct pollfd *pfd, bool busy, int *nmode)
 		if (next >= 0 && next < ms)
 			ms = next;
 	}
-	if (poll(pfd, (nfds_t)(r->rd.ncpus + 1 + *nmode), (int)ms) < 0 && errno != EINTR) {
+	if (poll(pfd, (nfds_t)r->rd.ncpus + 1 + (nfds_t)*nmode, (int)ms) < 0 && errno != EINTR) {
 		mt_warn("poll: %s", strerror(errno));
 		return -1;
 	}

@@ -206,7 +206,7 @@ podman_test() {
 		skip "podman container: podman or runc not installed (Debian: podman runc)"
 		return
 	fi
-	if ! command -v busybox > /dev/null || ! file -L "$(command -v busybox)" | grep -q static; then
+	if ! command -v busybox > /dev/null || ! ldd "$(command -v busybox)" 2>&1 | grep -q 'not a dynamic'; then
 		skip "podman container: no static busybox for the image (Debian: busybox-static)"
 		return
 	fi
