@@ -47,16 +47,31 @@ static void lit(struct jw *w, const char *s, size_t n)
 
 #define LIT(w, s)	lit((w), (s), sizeof(s) - 1)
 
+static const char digit_pairs[] =
+	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+	"8081828384858687888990919293949596979899";
+
+/* Decimal, two digits at a time (this is most of a line's work). */
 static void u64(struct jw *w, uint64_t v)
 {
 	char t[20];
-	size_t n = 0;
+	size_t n = sizeof(t);
 
-	do {
-		t[sizeof(t) - 1 - n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	lit(w, t + sizeof(t) - n, n);
+	while (v >= 100) {
+		unsigned r = (unsigned)(v % 100);
+
+		v /= 100;
+		n -= 2;
+		memcpy(t + n, digit_pairs + 2 * r, 2);
+	}
+	if (v >= 10) {
+		n -= 2;
+		memcpy(t + n, digit_pairs + 2 * v, 2);
+	} else {
+		t[--n] = (char)('0' + v);
+	}
+	lit(w, t + n, sizeof(t) - n);
 }
 
 static void i64(struct jw *w, int64_t v)

@@ -26,6 +26,7 @@
 #define OOM_SUMMARY_NS	10000000000ull	/* one console summary of an OOM per 10 s */
 #define OOM_NOTES	10		/* and as many one-line notes in between */
 #define REPORT_WAIT_MS	1000	/* a report on stdout waits for its reader at most this long */
+#define HOLD_BATCH	4096	/* events per batch while a mode holds (its consumer is full) */
 
 void run_catch_up(struct run *r)
 {
@@ -344,13 +345,25 @@ static enum loop_next read_signals(struct run *r)
 	return LOOP_GO_ON;
 }
 
+/* A CPU's buffer is past the watermark (buffer_percent): it must be read even when holding. */
+static bool cpu_ready(const struct run *r, const struct pollfd *pfd)
+{
+	int i;
+
+	for (i = 0; i < r->rd.ncpus; i++)
+		if (pfd[i + 1].fd >= 0 && (pfd[i + 1].revents & POLLIN))
+			return true;
+	return false;
+}
+
 /* Until a signal, a mode's hook or an error stops it. Return: 0, or an exit code. */
 static int poll_loop(struct run *r)
 {
 	const struct mode_ops *ops = r->ops;
 	struct pollfd *pfd = poll_set(r);
 	uint64_t probe = mono_ns() + REPROBE_NS;
-	bool busy = false;
+	uint64_t hold_batch = ops->batch < HOLD_BATCH ? ops->batch : HOLD_BATCH;
+	bool busy = false, hold;
 	int code = 0, nmode = 0;
 
 	if (!pfd)
@@ -360,14 +373,21 @@ static int poll_loop(struct run *r)
 			reprobe(r, pfd);
 			probe = mono_ns() + REPROBE_NS;
 		}
-		if (poll_wait(r, pfd, busy, &nmode)) {
+		hold = ops->hold && ops->hold(r);
+		if (poll_wait(r, pfd, busy && !hold, &nmode)) {
 			code = EXIT_RUNTIME;
 			break;
 		}
 		if (nmode && ops->on_poll &&
 		    ops->on_poll(r, pfd + r->rd.ncpus + 1, nmode) == LOOP_STOP)
 			break;
-		busy = reader_run(&r->rd, false, ops->batch) == ops->batch;
+		hold = ops->hold && ops->hold(r);
+		if (!hold)
+			busy = reader_run(&r->rd, false, ops->batch) == ops->batch;
+		else if (cpu_ready(r, pfd))
+			busy = reader_run(&r->rd, false, hold_batch) == hold_batch;
+		else
+			busy = false;
 		if (ops->after_batch && ops->after_batch(r) == LOOP_STOP) {
 			r->stop_sig = SIGPIPE;	/* stdout is gone */
 			break;

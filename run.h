@@ -60,6 +60,14 @@ struct mode_ops {
 	enum loop_next (*on_poll)(struct run *r, const struct pollfd *pfd, int n);
 	/* ms until the mode's next deadline (a frame, an interval); < 0: none */
 	long (*next_ms)(struct run *r);
+	/*
+	 * The mode's consumer is full (an output its reader does not take yet):
+	 * the loop reads the buffers only once one is past the kernel's
+	 * watermark (buffer_percent), and then in small batches, so that a
+	 * burst waits in the ring buffer instead of being dropped, and tracing
+	 * never stops.
+	 */
+	bool (*hold)(struct run *r);
 	void (*abort)(struct run *r);		/* the loop failed: undo what start began */
 	/* the events' consumer (ctx: the run), instead of the accounting alone */
 	reader_sink sink;

@@ -24,7 +24,8 @@
 #include "setup.h"
 #include "util.h"
 
-#define BATCH		65536		/* events per read batch */
+#define BATCH		2048		/* events per read batch: their lines fit in half the queue */
+#define BATCH_BYTES	(BATCH * 512)	/* what a batch's lines take, about (a line is ~450 bytes) */
 #define PROCS		1024		/* picked processes described at once */
 #define CONTAINERS	64		/* containers described at once */
 #define PAIR_THREADS	4096		/* threads inside a memory syscall at once */
@@ -805,6 +806,16 @@ static enum loop_next stream_on_poll(struct run *r, const struct pollfd *pfd, in
 	return stream_after_batch(r);
 }
 
+/* Events wait in the kernel's buffer while the queue has no room for a batch of lines. */
+static bool stream_hold(struct run *r)
+{
+	struct stream *s = S(r);
+	size_t room = s->q.cap - outq_pending(&s->q);
+
+	return !s->q.err && !s->gone && !s->interval_ns &&
+	       (room < BATCH_BYTES || room < s->q.cap / 2);
+}
+
 static long stream_next_ms(struct run *r)
 {
 	struct stream *s = S(r);
@@ -951,6 +962,7 @@ const struct mode_ops stream_ops = {
 	.poll_fds = stream_poll_fds,
 	.on_poll = stream_on_poll,
 	.next_ms = stream_next_ms,
+	.hold = stream_hold,
 	.abort = stream_abort,
 	.finish = stream_finish,
 	.sink = stream_sink,
