@@ -191,7 +191,9 @@ toplevel_second_term_test() {
 	check "top level: it traces there, with its mark and its settings" \
 		test "$(cat "$F/trace_clock")" = mono -a "$(cat "$F/events/kmem/mm_page_alloc/enable")" = 1
 	kill -TERM "$MTPID"
-	wait_for 5 test "$(cat "$F/tracing_on")" = 0
+	# a function: wait_for expands its words once, and the file changes after the kill
+	tracing_off() { test "$(cat "$F/tracing_on")" = 0; }
+	wait_for 5 tracing_off
 	sleep 0.3
 	kill -TERM "$MTPID"; wait_exit "$MTPID"; rc=$?
 	check "top level: a second TERM during teardown exits at once with 143 ($rc)" test "$rc" = 143
