@@ -368,6 +368,20 @@ stalled_reader_test() {
 	check "reader gone: tracefs identical after the run" test "$before" = "$(tfs_state)"
 }
 
+# Events the kernel's buffer lost (16 KiB per CPU against a 64 MiB storm) are said in-band
+kernel_lost_test() {
+	local f=$T/klost.jsonl k
+	start_mt --stream -c "process.name:$WN" -b 16 -o "$f" ||
+		{ bad "kernel losses: memtrace did not start: $(cat "$T/err")"; return; }
+	"$W" 64 100
+	sleep 0.3
+	stop_mt
+	facts "$f"
+	k=$(sed -nE 's/.* ([0-9]+) events lost in the kernel.*/\1/p' "$T/err")
+	check "kernel losses: memtrace.lost lines with source kernel add up to stderr's count ($(q "$f.facts" 'd["lost"]["kernel"]') = $k)" \
+		test "$(q "$f.facts" 'd["lost"]["kernel"]')" = "$k" -a "${k:-0}" -gt 0
+}
+
 # ---------------------------------------------------------------- summaries, command
 interval_test() {
 	local f=$T/iv.jsonl rc
@@ -462,6 +476,7 @@ if can_trace "stream"; then
 		podman_test
 		laid_out_tests
 		stalled_reader_test
+		kernel_lost_test
 		interval_test
 		command_test
 		signal_test
