@@ -221,7 +221,7 @@ static int hex4(const char *p)
 			v |= c - '0';
 		else if (c >= 'a' && c <= 'f')
 			v |= c - 'a' + 10;
-		else
+		else if (c >= 'A' && c <= 'F')
 			v |= c - 'A' + 10;
 	}
 	return v;
@@ -276,10 +276,15 @@ long json_str(struct json_val v, char *out, size_t size)
 		if (*p != '\\') {
 			/* a raw UTF-8 sequence whole, or not at all */
 			unsigned char c = (unsigned char)*p;
+			size_t k;
 
 			n = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc0 ? 2 : 1;
 			if (n > (size_t)(end - p))
 				n = (size_t)(end - p);
+			/* only continuation bytes belong to it (a backslash never does) */
+			for (k = 1; k < n; k++)
+				if (((unsigned char)p[k] & 0xc0) != 0x80)
+					n = k;
 			if (o + n > size - 1)
 				break;
 			memcpy(out + o, p, n);

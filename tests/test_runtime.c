@@ -96,6 +96,10 @@ START_TEST(test_json_reader)
 	ck_assert_int_eq(json_str(v, out, 4), 2);
 	ck_assert_int_eq(json_str(v, out, 3), 2);
 	ck_assert_int_eq(json_str(v, out, 2), 0);
+	/* a broken raw sequence does not swallow the escape after it (found by the fuzzer) */
+	ck_assert(json_parse("\"a\xeen\\\\ub\"", 9, &v));
+	ck_assert_int_eq(json_str(v, out, sizeof(out)), 6);
+	ck_assert(!memcmp(out, "a\xeen\\ub", 6));
 	/* a lone surrogate becomes U+FFFD */
 	ck_assert(json_parse("\"\\ud800x\"", 9, &v));
 	ck_assert_int_eq(json_str(v, out, sizeof(out)), 4);
