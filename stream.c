@@ -78,6 +78,7 @@ struct stream {
 	uint64_t interval_ns, next_summary, next_loss;
 	uint64_t lines, meta_lines;	/* lines queued: events and summaries; lost lines */
 	uint64_t lost_queue, lost_queue_shown, lost_kernel_shown;
+	uint64_t lost_error;		/* lines made after the output failed */
 	uint64_t proc_overflow, picked_procs;
 	uint32_t warned_keys;
 	bool gone;			/* the reader of the output is gone */
@@ -121,8 +122,10 @@ static char *room(struct stream *s, size_t n, uint64_t ts)
 {
 	char *p;
 
-	if (s->q.err)
+	if (s->q.err) {
+		s->lost_error++;	/* the output failed: counted, never written */
 		return NULL;
+	}
 	if (!lost_line(s, ts, n + LOST_ROOM)) {
 		s->lost_queue++;
 		return NULL;
@@ -929,15 +932,16 @@ static int stream_finish(struct run *r)
 	kernel_lost(r, s, now);
 	lost_line(s, now, 0);
 	outq_drain(&s->q, DRAIN_MS);
-	dropped = s->q.dropped_lines;
+	dropped = s->q.dropped_lines;	/* queued, and never taken */
 	if (s->q.err && s->q.err != -EPIPE)
 		mt_warn("writing the lines: %s", strerror(-s->q.err));
 	fprintf(stderr, "memtrace: stream: %llu lines written, %llu lost (%llu with the queue "
 		"full, %llu not taken by the end or after an error), %llu events lost in the "
 		"kernel; %llu processes picked; %llu syscalls paired, %llu exits without their "
 		"entry\n", (unsigned long long)(s->lines + s->meta_lines - dropped),
-		(unsigned long long)(s->lost_queue + dropped), (unsigned long long)s->lost_queue,
-		(unsigned long long)dropped, (unsigned long long)reader_lost(&r->rd),
+		(unsigned long long)(s->lost_queue + dropped + s->lost_error),
+		(unsigned long long)s->lost_queue, (unsigned long long)(dropped + s->lost_error),
+		(unsigned long long)reader_lost(&r->rd),
 		(unsigned long long)s->picked_procs, (unsigned long long)s->pair.paired,
 		(unsigned long long)s->pair.no_entry);
 	if (s->proc_overflow)

@@ -368,6 +368,28 @@ stalled_reader_test() {
 	check "reader gone: tracefs identical after the run" test "$before" = "$(tfs_state)"
 }
 
+# A file system that fills up: the lines that do not fit are counted, tracing goes on
+full_disk_test() {
+	local n
+	mkdir -p "$T/full"
+	if ! mount -t tmpfs -o size=64k tmpfs "$T/full" 2> /dev/null; then
+		skip "full disk: cannot mount a small tmpfs"
+		return
+	fi
+	MOUNTS+=("$T/full")
+	start_mt --stream -c "process.name:$WN" -o "$T/full/lines" ||
+		{ bad "full disk: memtrace did not start: $(cat "$T/err")"; return; }
+	"$W" 16 100
+	sleep 0.3
+	check "full disk: memtrace still runs" kill -0 "$MTPID"
+	stop_mt
+	n=$(sed -nE 's/.*lines written, ([0-9]+) lost .*/\1/p' "$T/err")
+	check "full disk: TERM exits 0, said once why, the lines lost counted ($n)" \
+		test "$RC" = 0 -a "$(grep -c 'writing the lines: No space left on device' "$T/err")" = 1 -a \
+		"${n:-0}" -gt 10000
+	umount "$T/full"
+}
+
 # Events the kernel's buffer lost (16 KiB per CPU against a 64 MiB storm) are said in-band
 kernel_lost_test() {
 	local f=$T/klost.jsonl k
@@ -477,6 +499,7 @@ if can_trace "stream"; then
 		laid_out_tests
 		stalled_reader_test
 		kernel_lost_test
+		full_disk_test
 		interval_test
 		command_test
 		signal_test
