@@ -187,11 +187,11 @@ size_t jl_process(char *dst, size_t size, const struct procinfo *pi, const struc
 	LIT(&w, ",\"name\":");
 	str(&w, pi->name, pi->name_len, 100);
 	LIT(&w, ",\"cmd\":");
-	str(&w, pi->cmd, pi->cmd_len, 1200);
+	str(&w, pi->cmd, pi->cmd_len, 1024);
 	if (pi->cmd_cut)
 		LIT(&w, ",\"cmd_truncated\":true");
 	LIT(&w, ",\"exe\":");
-	str(&w, pi->exe, pi->exe_len, 700);
+	str(&w, pi->exe, pi->exe_len, 512);
 	if (pi->have & PI_NS) {
 		LIT(&w, ",\"ns\":\"");
 		u64(&w, pi->ns_dev);
@@ -209,17 +209,17 @@ size_t jl_process(char *dst, size_t size, const struct procinfo *pi, const struc
 		str(&w, c->id, strlen(c->id), 70);
 		if (c->name[0]) {
 			LIT(&w, ",\"name\":");
-			str(&w, c->name, strlen(c->name), 300);
+			str(&w, c->name, strlen(c->name), 256);
 		}
 		LIT(&w, ",\"runtime\":");
 		str(&w, rt_kind_name(c->kind), strlen(rt_kind_name(c->kind)), 20);
 		if (c->in_pod) {
 			LIT(&w, ",\"pod\":{\"id\":");
-			str(&w, c->pod_id, strlen(c->pod_id), 150);
+			str(&w, c->pod_id, strlen(c->pod_id), 80);
 			LIT(&w, ",\"name\":");
-			str(&w, c->pod_name, strlen(c->pod_name), 300);
+			str(&w, c->pod_name, strlen(c->pod_name), 256);
 			LIT(&w, ",\"namespace\":");
-			str(&w, c->pod_ns, strlen(c->pod_ns), 300);
+			str(&w, c->pod_ns, strlen(c->pod_ns), 256);
 			LIT(&w, "}");
 		}
 		LIT(&w, "}");
@@ -233,7 +233,7 @@ size_t jl_src(char *dst, size_t size, const char *hostname)
 	struct jw w = { dst, dst + (size < JL_SRC_MAX ? size : JL_SRC_MAX), true };
 
 	LIT(&w, ",\"src\":{\"hostname\":");
-	str(&w, hostname, strlen(hostname), 400);
+	str(&w, hostname, strlen(hostname), 200);
 	LIT(&w, ",\"name\":\"memtrace\"}}\n");
 	return w.ok ? (size_t)(w.p - dst) : 0;
 }

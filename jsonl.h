@@ -10,8 +10,13 @@
 #include "procinfo.h"
 #include "runtime.h"
 
-#define JL_PROC_MAX	3072	/* the "process" object of a line, at most */
-#define JL_SRC_MAX	512	/* the "src" end of a line, at most */
+/*
+ * Every string is cut to a bound (escaped: name 100, cmd 1024, exe 512, the
+ * container's id 70 and name 256, the pod's 80, 256, 256 bytes; the host 200),
+ * so that the parts always fit their room and a line stays below PIPE_BUF.
+ */
+#define JL_PROC_MAX	3072	/* the "process" object of a line, at most (~2,800 used) */
+#define JL_SRC_MAX	512	/* the "src" end of a line, at most (~260 used) */
 #define JL_LINE_MAX	4000	/* a whole line, at most: below PIPE_BUF, so never torn */
 
 /* evt_type, in the order of the MT_EVT_* bits (1 << evt) */

@@ -84,11 +84,6 @@ struct stream {
 	bool gone;			/* the reader of the output is gone */
 };
 
-static struct stream *S(struct run *r)
-{
-	return r->stream;
-}
-
 /* ------------------------------------------------------------ output -- */
 
 /*
@@ -146,6 +141,10 @@ static void emit_event(struct stream *s, const struct jl_event *e, const struct 
 	if (!p)
 		return;
 	n = jl_event_line(p, JL_LINE_MAX, &s->clk, e, sp->frag, sp->frag_len, s->src, s->src_len);
+	if (!n) {
+		s->lost_error++;	/* cannot happen: every part is bounded */
+		return;
+	}
 	outq_commit(&s->q, n);
 	s->lines++;
 }
@@ -200,7 +199,7 @@ static void from_events(const struct mt_task *p, struct procinfo *pi)
 
 static struct st_task *slot_of(struct run *r, const struct mt_task *t)
 {
-	struct st_task *x = &S(r)->tasks[t - r->st.tb.tasks];
+	struct st_task *x = &r->stream->tasks[t - r->st.tb.tasks];
 
 	if (x->serial != t->serial) {
 		x->serial = t->serial;
@@ -213,7 +212,7 @@ static struct st_task *slot_of(struct run *r, const struct mt_task *t)
 /* The entry of @p's process if it has one. */
 static struct st_proc *entry_of(struct run *r, const struct mt_task *p)
 {
-	struct stream *s = S(r);
+	struct stream *s = r->stream;
 	struct st_task *lx = slot_of(r, p);
 	struct st_proc *sp;
 
@@ -227,7 +226,7 @@ static struct st_proc *entry_of(struct run *r, const struct mt_task *p)
 static void describe(struct run *r, struct st_proc *sp, const struct mt_task *p,
 		     const struct mt_task *t)
 {
-	struct stream *s = S(r);
+	struct stream *s = r->stream;
 	const struct mt_task *parent;
 	struct st_proc *pp;
 
@@ -250,6 +249,10 @@ static void describe(struct run *r, struct st_proc *sp, const struct mt_task *p,
 	sp->stale = false;
 	sp->frag_len = (uint16_t)jl_process(sp->frag, sizeof(sp->frag), &sp->pi,
 					     pi_container(&s->pi, &sp->pi));
+	if (!sp->frag_len) {	/* cannot happen either: then the bare process */
+		sp->pi.cmd_len = sp->pi.exe_len = 0;
+		sp->frag_len = (uint16_t)jl_process(sp->frag, sizeof(sp->frag), &sp->pi, NULL);
+	}
 }
 
 /* Its process has ended (its exit may have come before its entry was made). */
@@ -267,7 +270,7 @@ static bool ended(struct run *r, struct st_proc *sp)
 /* A new entry for the process of @p (the oldest exited one is replaced); NULL if none. */
 static struct st_proc *entry_new(struct run *r, const struct mt_task *p, const struct mt_task *t)
 {
-	struct stream *s = S(r);
+	struct stream *s = r->stream;
 	struct st_proc *sp = NULL;
 	uint32_t i;
 
@@ -319,7 +322,7 @@ static void warn_unknown(struct stream *s, uint32_t unknown, const struct procin
 static void decide(struct run *r, struct mt_task *t, struct st_task *x)
 {
 	static struct cond_label labels[RT_LABELS];
-	struct stream *s = S(r);
+	struct stream *s = r->stream;
 	struct mt_task *p = stats_process_of(&r->st, t);
 	struct st_proc *sp = entry_of(r, p);
 	struct procinfo *pi = &s->scratch;
@@ -353,7 +356,7 @@ static void decide(struct run *r, struct mt_task *t, struct st_task *x)
 /* The entry of a picked task's process, or NULL when @tid is not picked. */
 static struct st_proc *picked(struct run *r, int32_t tid, uint64_t ts)
 {
-	struct stream *s = S(r);
+	struct stream *s = r->stream;
 	struct mt_task *t, *p;
 	struct st_task *x;
 	struct st_proc *sp;
@@ -399,7 +402,7 @@ static void exited(struct run *r, const struct mt_event *ev)
 	struct mt_task *t = stats_find_task(&r->st, ev->u.exit.pid);
 	struct st_proc *sp;
 
-	mempair_forget(&S(r)->pair, ev->u.exit.pid);
+	mempair_forget(&r->stream->pair, ev->u.exit.pid);
 	if (!t || ev->u.exit.group_dead == 0)
 		return;
 	sp = entry_of(r, stats_process_of(&r->st, t));
@@ -501,7 +504,7 @@ static bool in_irq(const struct mt_event *ev)
 static void stream_sink(void *ctx, const struct mt_event *ev)
 {
 	struct run *r = ctx;
-	struct stream *s = S(r);
+	struct stream *s = r->stream;
 	struct jl_event e = { 0 };
 	struct mt_task *owner = NULL;
 	struct st_proc *sp;
@@ -567,7 +570,7 @@ static void stream_sink(void *ctx, const struct mt_event *ev)
 
 static void summaries(struct run *r, uint64_t now, bool last)
 {
-	struct stream *s = S(r);
+	struct stream *s = r->stream;
 	struct jl_summary sm;
 	uint32_t i;
 
@@ -654,7 +657,7 @@ static void kernel_filters(struct run *r, const int32_t *roots, int nroots)
 {
 	static int32_t pids[MAX_PIDS];
 	static char filter[4096];
-	struct stream *s = S(r);
+	struct stream *s = r->stream;
 	size_t i;
 	int n = 0, k, e;
 	char name[96];
@@ -727,7 +730,7 @@ static int stream_prepare(struct run *r)
 
 static int stream_start(struct run *r)
 {
-	struct stream *s = S(r);
+	struct stream *s = r->stream;
 	char host[256] = "";
 	struct timespec a, b, c;
 	int32_t roots[COND_MAX_PIDS];
@@ -780,7 +783,7 @@ static int stream_start(struct run *r)
 
 static enum loop_next stream_after_batch(struct run *r)
 {
-	struct stream *s = S(r);
+	struct stream *s = r->stream;
 
 	kernel_lost(r, s, mono_ns());
 	if (outq_flush(&s->q) == -EPIPE && !s->gone) {
@@ -792,7 +795,7 @@ static enum loop_next stream_after_batch(struct run *r)
 
 static int stream_poll_fds(struct run *r, struct pollfd *pfd, int max)
 {
-	struct stream *s = S(r);
+	struct stream *s = r->stream;
 
 	if (max < 1 || !outq_wants_pollout(&s->q))
 		return 0;
@@ -812,7 +815,7 @@ static enum loop_next stream_on_poll(struct run *r, const struct pollfd *pfd, in
 /* Events wait in the kernel's buffer while the queue has no room for a batch of lines. */
 static bool stream_hold(struct run *r)
 {
-	struct stream *s = S(r);
+	struct stream *s = r->stream;
 	size_t room = s->q.cap - outq_pending(&s->q);
 
 	return !s->q.err && !s->gone && !s->interval_ns &&
@@ -821,7 +824,7 @@ static bool stream_hold(struct run *r)
 
 static long stream_next_ms(struct run *r)
 {
-	struct stream *s = S(r);
+	struct stream *s = r->stream;
 	uint64_t now = mono_ns();
 
 	if (!s->interval_ns)
@@ -831,7 +834,7 @@ static long stream_next_ms(struct run *r)
 
 static enum loop_next stream_check(struct run *r)
 {
-	struct stream *s = S(r);
+	struct stream *s = r->stream;
 	uint64_t now = mono_ns();
 	int c;
 
@@ -900,7 +903,7 @@ static enum loop_next stream_on_signal(struct run *r, int action,
 
 static void stream_free(struct run *r)
 {
-	struct stream *s = S(r);
+	struct stream *s = r->stream;
 
 	if (!s)
 		return;
@@ -923,7 +926,7 @@ static void stream_abort(struct run *r)
 /* Everything written that a reader takes within DRAIN_MS; the rest counted; one line said. */
 static int stream_finish(struct run *r)
 {
-	struct stream *s = S(r);
+	struct stream *s = r->stream;
 	uint64_t now = mono_ns(), dropped;
 	int code = EXIT_OK;
 

@@ -231,8 +231,24 @@ START_TEST(test_hostile_names)
 	ck_assert_str_eq(src, ",\"src\":{\"hostname\":\"h\\\"o\\u000as\\\\t\",\"name\":\"memtrace\"}}\n");
 	{
 		struct jl_event e;
-		char big[JL_LINE_MAX];
+		struct rt_container c;
+		char big[JL_LINE_MAX], host[256];
+		size_t sl;
 
+		/* the worst case: every string at its longest, all escapes, in a pod */
+		memset(&c, 0x01, sizeof(c));
+		c.id[RT_ID_LEN] = c.name[RT_STR - 1] = c.pod_id[RT_STR - 1] = '\0';
+		c.pod_name[RT_STR - 1] = c.pod_ns[RT_STR - 1] = '\0';
+		c.kind = RT_CONTAINERD;
+		c.in_pod = true;
+		memset(pi.name, 0x01, sizeof(pi.name));
+		pi.name_len = sizeof(pi.name);
+		n = jl_process(proc, sizeof(proc), &pi, &c);
+		ck_assert_uint_gt(n, 0);
+		memset(host, 0x02, sizeof(host) - 1);
+		host[sizeof(host) - 1] = '\0';
+		sl = jl_src(src, sizeof(src), host);
+		ck_assert_uint_gt(sl, 0);
 		memset(&e, 0, sizeof(e));
 		e.evt = JL_MAP;
 		e.call = CALL_MREMAP;
@@ -241,9 +257,11 @@ START_TEST(test_hostile_names)
 		e.pid = e.tid = INT32_MIN;
 		e.size = e.address = e.old_address = e.old_size = e.new_size = e.flags = UINT64_MAX;
 		e.latency_ns = UINT64_MAX;
-		n = jl_process(proc, sizeof(proc), &pi, NULL);
-		ck_assert_uint_gt(jl_event_line(big, sizeof(big), &K, &e, proc, n, src,
-						strlen(src)), 0);
+		ck_assert_uint_gt(jl_event_line(big, sizeof(big), &K, &e, proc, n, src, sl), 0);
+		e.evt = JL_FREE;
+		e.owner_pid = e.owner_tid = INT32_MIN;
+		e.pfn = UINT64_MAX;
+		ck_assert_uint_gt(jl_event_line(big, sizeof(big), &K, &e, proc, n, src, sl), 0);
 	}
 }
 END_TEST
