@@ -34,6 +34,8 @@ cleanup() {
 }
 trap cleanup EXIT
 
+inst_gone() { [ ! -d "$TFS/instances/$INST" ]; }
+
 q() {	# q FILE EXPR: a python expression on streamcheck's facts (d)
 	json "$1" "$2"
 }
@@ -482,6 +484,23 @@ other_modes_test() {
 		test "$(cat "$I/syscalls/sys_enter_mmap/enable" "$I/syscalls/sys_exit_munmap/enable" \
 			"$I/exceptions/page_fault_user/enable" | tr -d '\n')" = 000
 	stop_mt
+	start_mt --stream --all --events pageAllocate,memoryUnmap -o /dev/null ||
+		{ bad "--events: memtrace did not start"; return; }
+	check "--events pageAllocate,memoryUnmap: munmap's events on, mmap's and faults' off" \
+		test "$(cat "$I/syscalls/sys_enter_munmap/enable" "$I/syscalls/sys_enter_mmap/enable" \
+			"$I/exceptions/page_fault_user/enable" | tr -d '\n')" = 100
+	stop_mt
+	# --daemon: returns once tracing is live, the pid file names it
+	"$MT" --instance "$INST" --stream -c "process.name:$WN" --daemon --pidfile "$T/s.pid" \
+		-o "$T/daemon.jsonl" 2> "$T/d.err"
+	check "--stream --daemon: returns 0 once tracing is live" \
+		test $? = 0 -a -d "$TFS/instances/$INST" -a -s "$T/s.pid"
+	"$W" 4 50
+	MTPID=$(cat "$T/s.pid"); PIDS+=("$MTPID")
+	sleep 0.3
+	kill -TERM "$MTPID"
+	check "--stream --daemon: TERM ends it, its instance removed" wait_for 10 inst_gone
+	check "--stream --daemon: its lines" grep -q '"memoryUnmap"' "$T/daemon.jsonl"
 }
 
 find_tracefs
