@@ -346,7 +346,7 @@ stalled_reader_test() {
 	check "stalled reader: tracefs identical after the run" test "$before" = "$after"
 	check "stalled reader: the drop is said on stderr ($(tail -1 "$T/err"))" \
 		grep -qE 'lost \([1-9][0-9]* with the queue full' "$T/err"
-	n=$(( $(sed -nE 's/.*stream: ([0-9]+) lines written, ([0-9]+) lost .*/\1 + \2/p' "$T/err") ))
+	n=$(( $(sed -nE 's/.*stream: ([0-9]+) lines written, ([0-9]+) lost .*, ([0-9]+) events lost in the kernel.*/\1 + \2 + \3/p' "$T/err") ))
 	check "stalled reader: tracing went on: every event made a line or a count ($n)" \
 		test "$n" -ge 49000
 	# a reader that stops for a while and reads again: whole lines, and the loss in-band
@@ -385,10 +385,10 @@ full_disk_test() {
 	sleep 0.3
 	check "full disk: memtrace still runs" kill -0 "$MTPID"
 	stop_mt
-	n=$(sed -nE 's/.*lines written, ([0-9]+) lost .*/\1/p' "$T/err")
+	n=$(( $(sed -nE 's/.*lines written, ([0-9]+) lost .*, ([0-9]+) events lost in the kernel.*/\1 + \2/p' "$T/err") ))
 	check "full disk: TERM exits 0, said once why, the lines lost counted ($n)" \
 		test "$RC" = 0 -a "$(grep -c 'writing the lines: No space left on device' "$T/err")" = 1 -a \
-		"${n:-0}" -gt 10000
+		"$n" -gt 10000
 	umount "$T/full"
 }
 
