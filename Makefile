@@ -78,7 +78,8 @@ endif
 LIB_SRCS := ringbuf.c format.c event.c table.c pfnmap.c tidset.c module.c stacks.c renumber.c ksyms.c stackreport.c stats.c proc.c escape.c rows.c report.c \
 	cmdreport.c logfile.c util.c \
 	record.c boot.c tracefs.c reader.c options.c signals.c enrich.c setup.c loop.c daemon.c \
-	command.c exits.c replay.c term.c view.c frame.c top.c prom.c interval.c
+	command.c exits.c replay.c term.c view.c frame.c top.c prom.c interval.c \
+	cond.c json.c runtime.c procinfo.c jsonl.c outq.c mempair.c stream.c
 LIB_OBJS := $(LIB_SRCS:.c=.o)
 OBJS := memtrace.o $(LIB_OBJS)
 
@@ -164,8 +165,8 @@ endif
 # program, install into a DESTDIR, then the
 # tests on the real tracefs (daemon, recordings, signal and task storms, big machines, the
 # decoder against libtraceevent, command mode, accuracy and data safety, the live view under
-# tmux, the Prometheus file through promtool and node_exporter, JSON lines); each prints its
-# summary line, the last one last
+# tmux, the Prometheus file through promtool and node_exporter, JSON lines, --stream); each
+# prints its summary line, the last one last
 check: memtrace tests/memtrace-hooks tests/unit tests/workload tests/threads tests/forker \
 		tests/remap tests/thpmove $(CROSSCHECK_BIN)
 	$(Q)CK_DEFAULT_TIMEOUT=60 ./tests/unit
@@ -182,6 +183,7 @@ check: memtrace tests/memtrace-hooks tests/unit tests/workload tests/threads tes
 	$(Q)./tests/command.sh
 	$(Q)./tests/top.sh
 	$(Q)./tests/metrics.sh
+	$(Q)./tests/stream.sh
 
 # memtrace's main job: trace a 64 MiB workload and print the report (root)
 demo: memtrace tests/workload
@@ -204,7 +206,7 @@ sanitize:
 
 # libFuzzer targets (clang, ASan, UBSan) over the parsers and the decoder; each runs
 # FUZZ_SECONDS (default 60), seeded with the real fixtures; see tests/fuzz/run.sh
-FUZZ_TARGETS := ringbuf format proc replay
+FUZZ_TARGETS := ringbuf format proc replay cond runtime
 FUZZ_SECONDS ?= 60
 FUZZ_CC ?= clang
 FUZZ_FLAGS := -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined \

@@ -64,6 +64,8 @@ static void command_child(const struct run *r, int go, int go_w, int errp)
 	/* if memtrace dies before the go, read() must see the end of the pipe */
 	close(go_w);
 	signals_restore_for_exec(&r->sig);
+	if (r->cmd.stdout_to_stderr && dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
+		_exit(EXIT_EXEC);
 	if (r->cmd.oom_adj[0])
 		write_file("/proc/self/oom_score_adj", r->cmd.oom_adj);
 	if (r->nofile_raised)
@@ -78,13 +80,13 @@ static void command_child(const struct run *r, int go, int go_w, int errp)
 	_exit(EXIT_EXEC);
 }
 
-/* Tracing is live: start the command, rooted as the tree when its fork event is read. */
-static int command_start(struct run *r)
+/* Fork the command; it waits for command_go(). 0 or an exit code. */
+int command_spawn(struct run *r)
 {
 	struct cmd_info *c = &r->cmd;
-	int go[2], errp[2], e;
-	ssize_t n;
+	int go[2], errp[2];
 
+	c->go_fd = c->err_fd = -1;
 	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0))
 		mt_warn("warning: cannot become a subreaper (%s): orphaned descendants are not "
 			"waited for", strerror(errno));
@@ -101,21 +103,37 @@ static int command_start(struct run *r)
 	c->pid = fork();
 	if (c->pid < 0) {
 		c->pid = 0;
+		close(go[0]);
+		close(go[1]);
+		close(errp[0]);
+		close(errp[1]);
 		return mt_fail(EXIT_RUNTIME, "fork: %s", strerror(errno));
 	}
 	if (c->pid == 0)
 		command_child(r, go[0], go[1], errp[1]);
 	close(go[0]);
 	close(errp[1]);
-	/* the tree is rooted at the event of this fork, when the reader gets to it */
-	stats_tree_root(&r->st, c->pid, (int32_t)getpid());
-	if (write(go[1], "x", 1) != 1)
+	c->go_fd = go[1];
+	c->err_fd = errp[0];
+	return 0;
+}
+
+/* Let the command exec; note whether it could. 0. */
+int command_go(struct run *r)
+{
+	struct cmd_info *c = &r->cmd;
+	ssize_t n;
+	int e;
+
+	if (write(c->go_fd, "x", 1) != 1)
 		mt_warn("starting the command: %s", strerror(errno));
-	close(go[1]);
+	close(c->go_fd);
+	c->go_fd = -1;
 	do {
-		n = read(errp[0], &e, sizeof(e));
+		n = read(c->err_fd, &e, sizeof(e));
 	} while (n < 0 && errno == EINTR);
-	close(errp[0]);
+	close(c->err_fd);
+	c->err_fd = -1;
 	if (n == (ssize_t)sizeof(e)) {
 		c->exec_failed = true;
 		mt_warn("cannot run '%s': %s", r->opt.command[0], strerror(e));
@@ -123,8 +141,20 @@ static int command_start(struct run *r)
 	return 0;
 }
 
+/* Tracing is live: start the command, rooted as the tree when its fork event is read. */
+static int command_start(struct run *r)
+{
+	int code = command_spawn(r);
+
+	if (code)
+		return code;
+	/* the tree is rooted at the event of this fork, when the reader gets to it */
+	stats_tree_root(&r->st, r->cmd.pid, (int32_t)getpid());
+	return command_go(r);
+}
+
 /* Reap what has exited; true once the command is reaped and nothing else is left. */
-static bool reap(struct run *r)
+bool command_reap(struct run *r)
 {
 	struct cmd_info *c = &r->cmd;
 
@@ -179,7 +209,7 @@ static enum loop_next command_check(struct run *r)
 {
 	struct cmd_info *c = &r->cmd;
 
-	if (reap(r))
+	if (command_reap(r))
 		return command_done(r);
 	if (!r->stop_sig)
 		return LOOP_GO_ON;
@@ -218,6 +248,13 @@ static int command_finish(struct run *r)
 			c->still_running++;
 	}
 	report_out(r);
+	return command_exit_code(r);
+}
+
+int command_exit_code(const struct run *r)
+{
+	const struct cmd_info *c = &r->cmd;
+
 	if (c->exec_failed)
 		return EXIT_EXEC;
 	if (!c->reaped)	/* left running after a second signal: as if killed by it */

@@ -7,4 +7,15 @@
 
 extern const struct mode_ops command_ops;
 
+/*
+ * The parts of command mode another mode runs a command with (--stream --
+ * COMMAND): command_spawn() forks the child, which waits; command_go() lets
+ * it exec (and says if it could not); command_reap() reaps what exited and
+ * says when the tree is done; command_exit_code() is the status to exit with.
+ */
+int command_spawn(struct run *r);
+int command_go(struct run *r);
+bool command_reap(struct run *r);
+int command_exit_code(const struct run *r);
+
 #endif

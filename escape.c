@@ -137,3 +137,54 @@ size_t escape_prom(char *dst, size_t size, const char *s, size_t len)
 	dst[j] = '\0';
 	return j;
 }
+
+size_t escape_json_buf(char *dst, size_t size, const char *s, size_t len, bool *cut)
+{
+	static const char hex[] = "0123456789abcdef";
+	static const char fffd[6] = { '\\', 'u', 'f', 'f', 'f', 'd' };
+	const unsigned char *u = (const unsigned char *)s;
+	size_t i = 0, o = 0;
+
+	while (i < len) {
+		unsigned char c = u[i];
+		size_t n = utf8_len(u + i, len - i), need, k;
+		char e[8];
+
+		if (n == 0) {
+			memcpy(e, fffd, 6);
+			need = 6;
+			n = 1;
+		} else if (c == '"' || c == '\\') {
+			e[0] = '\\';
+			e[1] = (char)c;
+			need = 2;
+		} else if (c < 0x20 || c == 0x7f || (n == 2 && c == 0xc2 && u[i + 1] < 0xa0)) {
+			unsigned char v = n == 2 ? u[i + 1] : c;	/* a C1 control: its code */
+
+			e[0] = '\\';
+			e[1] = 'u';
+			e[2] = '0';
+			e[3] = '0';
+			e[4] = hex[v >> 4];
+			e[5] = hex[v & 15];
+			need = 6;
+		} else {
+			need = n;
+			if (o + need > size)
+				break;
+			for (k = 0; k < n; k++)
+				dst[o + k] = s[i + k];
+			o += n;
+			i += n;
+			continue;
+		}
+		if (o + need > size)
+			break;
+		memcpy(dst + o, e, need);
+		o += need;
+		i += n;
+	}
+	if (cut)
+		*cut = i < len;
+	return o;
+}

@@ -3,6 +3,7 @@
 #ifndef MEMTRACE_ESCAPE_H
 #define MEMTRACE_ESCAPE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "logfile.h"
@@ -29,5 +30,12 @@ void escape_json(struct out *o, const char *s, size_t len);
  */
 #define ESCAPE_PROM_MAX(len)	(5 * (len) + 1)
 size_t escape_prom(char *dst, size_t size, const char *s, size_t len);
+
+/**
+ * escape_json_buf() - escape_json() into @dst, at most @size bytes, never
+ * cutting an escape or a UTF-8 sequence; *@cut (if not NULL) tells whether
+ * all of @s fitted. No NUL is written. Return: bytes written.
+ */
+size_t escape_json_buf(char *dst, size_t size, const char *s, size_t len, bool *cut);
 
 #endif

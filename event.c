@@ -9,7 +9,10 @@
  * The last fields say, in plain words, what is lost when the tracepoint is
  * missing, and when it is used at all.
  */
-#define ALWAYS(sys, name, kind, need, loss) { sys, name, kind, need, loss, WHEN_ALWAYS }
+#define ALWAYS(sys, name, kind, need, loss) { sys, name, kind, need, loss, WHEN_ALWAYS, 0, CALL_NONE }
+/* --stream only, for the MT_EVT_* types @evts; @call for the memory syscalls */
+#define STREAM(sys, name, kind, loss, evts, call) \
+	{ sys, name, kind, NEED_OPTIONAL, loss, WHEN_ALWAYS, evts, call }
 
 const struct mt_tracepoint mt_tracepoints[] = {
 	ALWAYS("kmem", "mm_page_alloc", EV_PAGE_ALLOC, NEED_REQUIRED,
@@ -52,8 +55,33 @@ const struct mt_tracepoint mt_tracepoints[] = {
 	ALWAYS("migrate", "mm_migrate_pages", EV_MIGRATE_END, NEED_OPTIONAL,
 	       "pages moved by compaction or migration are not counted as such"),
 	{ "ftrace", "kernel_stack", EV_STACK, NEED_OPTIONAL,
-	  "no kernel stacks: modules are attributed by their load brackets only", WHEN_STACKS },
-	{ NULL, NULL, EV_NONE, NEED_OPTIONAL, NULL, WHEN_ALWAYS },
+	  "no kernel stacks: modules are attributed by their load brackets only", WHEN_STACKS,
+	  0, CALL_NONE },
+	/* --stream only: memoryMap / memoryUnmap / pageFault lines */
+	STREAM("syscalls", "sys_enter_mmap", EV_MEMSYS_ENTER,
+	       "mmap calls are not seen: no memoryMap lines for them", MT_EVT_MAP, CALL_MMAP),
+	STREAM("syscalls", "sys_exit_mmap", EV_MEMSYS_EXIT,
+	       "mmap calls are not seen: no memoryMap lines for them", MT_EVT_MAP, CALL_MMAP),
+	STREAM("syscalls", "sys_enter_munmap", EV_MEMSYS_ENTER,
+	       "munmap calls are not seen: no memoryUnmap lines for them", MT_EVT_UNMAP, CALL_MUNMAP),
+	STREAM("syscalls", "sys_exit_munmap", EV_MEMSYS_EXIT,
+	       "munmap calls are not seen: no memoryUnmap lines for them", MT_EVT_UNMAP, CALL_MUNMAP),
+	STREAM("syscalls", "sys_enter_brk", EV_MEMSYS_ENTER,
+	       "brk calls are not seen: a heap that grows or shrinks makes no lines",
+	       MT_EVT_MAP | MT_EVT_UNMAP, CALL_BRK),
+	STREAM("syscalls", "sys_exit_brk", EV_MEMSYS_EXIT,
+	       "brk calls are not seen: a heap that grows or shrinks makes no lines",
+	       MT_EVT_MAP | MT_EVT_UNMAP, CALL_BRK),
+	STREAM("syscalls", "sys_enter_mremap", EV_MEMSYS_ENTER,
+	       "mremap calls are not seen: memory grown or shrunk in place makes no lines",
+	       MT_EVT_MAP | MT_EVT_UNMAP, CALL_MREMAP),
+	STREAM("syscalls", "sys_exit_mremap", EV_MEMSYS_EXIT,
+	       "mremap calls are not seen: memory grown or shrunk in place makes no lines",
+	       MT_EVT_MAP | MT_EVT_UNMAP, CALL_MREMAP),
+	STREAM("exceptions", "page_fault_user", EV_FAULT,
+	       "user page faults are not seen: no pageFault lines (the tracepoint is x86's)",
+	       MT_EVT_FAULT, CALL_NONE),
+	{ NULL, NULL, EV_NONE, NEED_OPTIONAL, NULL, WHEN_ALWAYS, 0, CALL_NONE },
 };
 
 static const char *const kind_names[EV__COUNT] = {
@@ -76,6 +104,9 @@ static const char *const kind_names[EV__COUNT] = {
 	[EV_COLLAPSE] = "collapse",
 	[EV_MIGRATE_START] = "migrate_start",
 	[EV_MIGRATE_END] = "migrate_end",
+	[EV_MEMSYS_ENTER] = "mem_syscall_enter",
+	[EV_MEMSYS_EXIT] = "mem_syscall_exit",
+	[EV_FAULT] = "page_fault_user",
 };
 
 const char *mt_kind_name(enum mt_kind k)
@@ -103,6 +134,16 @@ static const char *const kind_fields[EV__COUNT][6] = {
 	[EV_COLLAPSE] = { "!status" },
 	[EV_MIGRATE_START] = { "reason" },
 	[EV_MIGRATE_END] = { "reason" },
+	[EV_MEMSYS_EXIT] = { "!ret" },
+	[EV_FAULT] = { "!address", "ip", "error_code" },
+};
+
+/* EV_MEMSYS_ENTER: the arguments by name (syscall arguments are 8-byte slots on 64-bit). */
+static const char *const call_fields[CALL__COUNT][6] = {
+	[CALL_MMAP] = { "!addr", "!len", "!prot", "!flags", "!fd", "off" },
+	[CALL_MUNMAP] = { "!addr", "!len" },
+	[CALL_BRK] = { "!brk" },
+	[CALL_MREMAP] = { "!addr", "!old_len", "!new_len", "!flags", "new_addr" },
 };
 
 /* Fields read as strings; all others are integers of 1, 2, 4 or 8 bytes. */
@@ -152,10 +193,15 @@ static bool int_size_ok(uint32_t size)
 int decoder_add(struct mt_decoder *d, const struct mt_tracepoint *tp,
 		const struct fmt_event *fe, char *err, size_t errlen)
 {
+	const char *const *names;
 	struct mt_evdesc *ds;
 	const struct fmt_field *f;
 	int i;
 
+	if ((unsigned)tp->kind >= EV__COUNT) {
+		snprintf(err, errlen, "%s:%s: unknown kind", tp->system, tp->name);
+		return -1;
+	}
 	if (d->ndescs >= sizeof(d->descs) / sizeof(d->descs[0])) {
 		snprintf(err, errlen, "too many events");
 		return -1;
@@ -171,6 +217,12 @@ int decoder_add(struct mt_decoder *d, const struct mt_tracepoint *tp,
 	ds->kind = tp->kind;
 	ds->tp = tp;
 	ds->finit = strstr(tp->name, "finit_module") != NULL;
+	ds->call = tp->kind == EV_MEMSYS_ENTER || tp->kind == EV_MEMSYS_EXIT ? tp->call : 0;
+	if (ds->call >= CALL__COUNT) {
+		snprintf(err, errlen, "%s:%s: unknown syscall", tp->system, tp->name);
+		return -1;
+	}
+	names = tp->kind == EV_MEMSYS_ENTER ? call_fields[ds->call] : kind_fields[tp->kind];
 
 	f = fmt_find(fe, "common_type");
 	if (!f || f->offset != 0 || f->size != 2) {
@@ -190,8 +242,8 @@ int decoder_add(struct mt_decoder *d, const struct mt_tracepoint *tp,
 	else
 		ds->common_flags.size = 0;
 
-	for (i = 0; i < 6 && kind_fields[tp->kind][i]; i++) {
-		const char *want = kind_fields[tp->kind][i];
+	for (i = 0; i < 6 && names[i]; i++) {
+		const char *want = names[i];
 		bool required = want[0] == '!';
 
 		if (required)
@@ -361,6 +413,31 @@ int decoder_decode(const struct mt_decoder *d, const struct rb_record *r,
 	case EV_MIGRATE_START:
 	case EV_MIGRATE_END:
 		ev->u.migrate.reason = get_int(ds, 0, r, &v) ? (int32_t)v : -1;
+		break;
+	case EV_MEMSYS_ENTER: {
+		int i;
+
+		ev->u.memsys.call = ds->call;
+		ev->u.memsys.ret = 0;
+		for (i = 0; i < 6; i++) {
+			ev->u.memsys.arg[i] = 0;
+			if (ds->have[i] && !get_int(ds, i, r, &ev->u.memsys.arg[i]))
+				return DEC_BAD;
+		}
+		break;
+	}
+	case EV_MEMSYS_EXIT:
+		if (!get_int(ds, 0, r, &v))
+			return DEC_BAD;
+		ev->u.memsys.call = ds->call;
+		ev->u.memsys.ret = (int64_t)v;
+		break;
+	case EV_FAULT:
+		if (!get_int(ds, 0, r, &v))
+			return DEC_BAD;
+		ev->u.fault.address = v;
+		ev->u.fault.ip = get_int(ds, 1, r, &v) ? v : 0;
+		ev->u.fault.error_code = get_int(ds, 2, r, &v) ? v : 0;
 		break;
 	case EV_OOM_VICTIM:
 		if (!get_int(ds, 0, r, &v))

@@ -35,6 +35,9 @@ enum mt_kind {
 	EV_COLLAPSE,		/* huge_memory:mm_collapse_huge_page */
 	EV_MIGRATE_START,	/* migrate:mm_migrate_pages_start */
 	EV_MIGRATE_END,		/* migrate:mm_migrate_pages */
+	EV_MEMSYS_ENTER,	/* syscalls:sys_enter_{mmap,munmap,brk,mremap} (--stream) */
+	EV_MEMSYS_EXIT,		/* syscalls:sys_exit_{mmap,munmap,brk,mremap} (--stream) */
+	EV_FAULT,		/* exceptions:page_fault_user (--stream) */
 	EV__COUNT
 };
 
@@ -50,6 +53,21 @@ enum mt_when {
 	WHEN_STACKS,		/* with --stacks: made by the stacktrace trigger, never enabled */
 };
 
+/* The memory syscalls of EV_MEMSYS_ENTER / EV_MEMSYS_EXIT. */
+enum mt_call { CALL_NONE = 0, CALL_MMAP, CALL_MUNMAP, CALL_BRK, CALL_MREMAP, CALL__COUNT };
+
+/*
+ * The stream's event types (--stream --events), as bits: a tracepoint whose
+ * `stream` is not 0 is enabled only in stream mode, and only when one of the
+ * types it feeds is asked for; other modes never pay for it.
+ */
+#define MT_EVT_ALLOC	0x01	/* pageAllocate */
+#define MT_EVT_FREE	0x02	/* pageFree */
+#define MT_EVT_MAP	0x04	/* memoryMap */
+#define MT_EVT_UNMAP	0x08	/* memoryUnmap */
+#define MT_EVT_FAULT	0x10	/* pageFault */
+#define MT_EVT_ALL	0x1f
+
 struct mt_tracepoint {
 	const char *system;
 	const char *name;
@@ -57,6 +75,8 @@ struct mt_tracepoint {
 	enum mt_need need;
 	const char *loss;	/* what is lost without it, for the warning */
 	enum mt_when when;
+	uint8_t stream;		/* 0: every mode; else only --stream, for these MT_EVT_* */
+	uint8_t call;		/* EV_MEMSYS_*: enum mt_call */
 };
 
 /* The table of tracepoints, terminated by an entry with system == NULL. */
@@ -99,6 +119,9 @@ struct mt_event {
 		/* isolate: pfn = the old frame of the range's last pte (scan_pfn); status 1: success */
 		struct { uint64_t pfn; int32_t status; } collapse;
 		struct { int32_t reason; } migrate;
+		/* a memory syscall: its arguments in the kernel's order (enter), its result (exit) */
+		struct { uint8_t call; uint64_t arg[6]; int64_t ret; } memsys;
+		struct { uint64_t address, ip, error_code; } fault;
 		struct {
 			int32_t pid;
 			struct mt_str comm;	/* len 0 on kernels without it */
@@ -111,6 +134,7 @@ struct mt_event {
 struct mt_evdesc {
 	enum mt_kind kind;
 	bool finit;				/* modsys: finit_module (else init_module) */
+	uint8_t call;				/* memsys: enum mt_call */
 	const struct mt_tracepoint *tp;
 	struct fmt_field common_pid, common_flags;
 	struct fmt_field f[6];			/* per-kind fields, see event.c */

@@ -29,6 +29,7 @@
 #define OOM_SUMMARY_NS	10000000000ull	/* one console summary of an OOM per 10 s */
 #define OOM_NOTES	10		/* and as many one-line notes in between */
 #define REPORT_WAIT_MS	1000	/* a report on stdout waits for its reader at most this long */
+#define HOLD_BATCH	4096	/* events per batch while a mode holds (its consumer is full) */
 
 void run_catch_up(struct run *r)
 {
@@ -352,8 +353,9 @@ static enum loop_next read_signals(struct run *r)
 	struct signalfd_siginfo si;
 
 	while (signals_next(&r->sig, &si)) {
-		int act = signals_action(r->opt.mode, &si,
-					 r->opt.mode == MODE_COMMAND ? &r->cmd.sigs : NULL);
+		bool cmd = r->opt.mode == MODE_COMMAND ||
+			   (r->opt.mode == MODE_STREAM && r->opt.command);
+		int act = signals_action(r->opt.mode, &si, cmd ? &r->cmd.sigs : NULL);
 
 		switch (act) {
 		case SIGACT_IGNORE:
@@ -384,12 +386,12 @@ static enum loop_next read_signals(struct run *r)
  * CPU has data at all (it knows no watermark; a CPU's own fd says POLLIN only
  * past buffer_percent, while a read() returns less): when none has, no CPU is
  * read (reader_run_idle()), so an idle machine costs no system call per CPU.
- * True when the batch was full.
+ * True when the batch (@batch events) was full.
  */
-static bool read_batch(struct run *r, bool data_said)
+static bool read_batch(struct run *r, bool data_said, uint64_t batch)
 {
 	struct pollfd any = { .fd = r->tf.any_fd, .events = POLLIN };
-	uint64_t batch = r->ops->batch, t0;
+	uint64_t t0;
 
 	if (!data_said && any.fd >= 0) {
 		t0 = mono_ns();
@@ -399,13 +401,25 @@ static bool read_batch(struct run *r, bool data_said)
 	return reader_run(&r->rd, false, batch) == batch;
 }
 
+/* A CPU's buffer is past the watermark (buffer_percent): it must be read even when holding. */
+static bool cpu_ready(const struct run *r, const struct pollfd *pfd)
+{
+	int i;
+
+	for (i = 0; i < poll_cpus(r); i++)
+		if (pfd[i + 1].fd >= 0 && (pfd[i + 1].revents & POLLIN))
+			return true;
+	return false;
+}
+
 /* Until a signal, a mode's hook or an error stops it. Return: 0, or an exit code. */
 static int poll_loop(struct run *r)
 {
 	const struct mode_ops *ops = r->ops;
 	struct pollfd *pfd = poll_set(r);
 	uint64_t probe = mono_ns() + REPROBE_NS;
-	bool busy = false, cpus_said = false;
+	uint64_t hold_batch = ops->batch < HOLD_BATCH ? ops->batch : HOLD_BATCH;
+	bool busy = false, cpus_said = false, hold;
 	int code = 0, nmode = 0;
 
 	if (!pfd)
@@ -415,14 +429,21 @@ static int poll_loop(struct run *r)
 			reprobe(r, pfd);
 			probe = mono_ns() + REPROBE_NS;
 		}
-		if (poll_wait(r, pfd, busy, &nmode, &cpus_said)) {
+		hold = ops->hold && ops->hold(r);
+		if (poll_wait(r, pfd, busy && !hold, &nmode, &cpus_said)) {
 			code = EXIT_RUNTIME;
 			break;
 		}
 		if (nmode && ops->on_poll &&
 		    ops->on_poll(r, pfd + poll_cpus(r) + 1, nmode) == LOOP_STOP)
 			break;
-		busy = read_batch(r, busy || cpus_said);
+		hold = ops->hold && ops->hold(r);
+		if (!hold)
+			busy = read_batch(r, busy || cpus_said, ops->batch);
+		else if (cpu_ready(r, pfd))
+			busy = read_batch(r, true, hold_batch);
+		else
+			busy = false;
 		if (r->st.want_ranges) {
 			/* a module was loaded: its code, before the stacks after it are read */
 			enrich_module_ranges(r, r->st.want_ranges_ts);

@@ -17,6 +17,7 @@
 #include "setup.h"
 #include "signals.h"
 #include "top.h"
+#include "stream.h"
 #include "util.h"
 
 #define BATCH	65536	/* events per read batch: signals are read between batches */
@@ -67,6 +68,7 @@ static const struct mode_ops *const modes[] = {
 	[MODE_EXITS] = &exits_ops,
 	[MODE_REPLAY] = &replay_ops,
 	[MODE_TOP] = &top_ops,
+	[MODE_STREAM] = &stream_ops,
 };
 
 #ifdef MEMTRACE_TEST_HOOKS
@@ -84,6 +86,7 @@ static void test_hooks_read(struct test_hooks *h)
 	if ((v = getenv("MEMTRACE_TEST_TOP_CRASH_FRAME")))
 		h->top_crash_frame = strtol(v, NULL, 10);
 	h->pfn_root = getenv("MEMTRACE_TEST_PFN_ROOT");
+	h->runtime_root = getenv("MEMTRACE_TEST_RUNTIME_ROOT");
 	if ((v = getenv("MEMTRACE_TEST_READY_TIMEOUT_MS")) &&
 	    (ms = strtol(v, NULL, 10)) > 0 && ms <= READY_TIMEOUT_MS)
 		h->ready_timeout_ms = ms;

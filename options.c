@@ -9,13 +9,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cond.h"
+#include "event.h"
 #include "table.h"
 
 enum {
 	OPT_MAX_TASKS = 256, OPT_MAX_MODULES, OPT_DAEMON, OPT_PIDFILE, OPT_REPLAY,
 	OPT_RECORD, OPT_INSTANCE, OPT_NO_SEED, OPT_KMSG, OPT_BOOT_BUFFER, OPT_EXITS, OPT_PID,
 	OPT_COMM, OPT_BY, OPT_NO_WAIT, OPT_KEEP_OOM, OPT_STACKS, OPT_MAX_STACKS, OPT_STACK_TOP,
-	OPT_TOP, OPT_COUNT, OPT_PROMETHEUS, OPT_INTERVAL,
+	OPT_TOP, OPT_COUNT, OPT_PROMETHEUS, OPT_INTERVAL, OPT_STREAM, OPT_ALL, OPT_EVENTS,
+	OPT_QUEUE_SIZE,
 };
 
 void options_usage(FILE *f)
@@ -24,14 +27,13 @@ void options_usage(FILE *f)
 		"       memtrace [OPTIONS] -- COMMAND [ARGS...]\n"
 		"       memtrace --exits [--pid N]... [--comm NAME]... [OPTIONS]\n"
 		"       memtrace --replay DIR [OPTIONS]\n"
-		"       memtrace --record DIR [OPTIONS] [TRACEFS_DIR [LOG_PATH]]\n"
+		"       memtrace --stream (-c COND... | --all | -- COMMAND...) [OPTIONS]\n"
 		"       memtrace --top [-d SECONDS] [--count N] [OPTIONS]\n"
 		"Trace page allocations and report per-task and per-module peak memory.\n"
 		"With a COMMAND: run it, report the peak of its whole process tree (to\n"
 		"stderr, or -o FILE) and exit with its status.\n"
 		"\n"
-		"  -o, --output FILE       log file for SIGUSR2/SIGTERM/oom reports\n"
-		"                          (default " DEFAULT_LOG ")\n"
+		"  -o, --output FILE       log file of the reports (default " DEFAULT_LOG ")\n"
 		"  -b, --buffer-size KB    ring buffer per CPU, KiB (default %d, --stacks %d)\n"
 		"  -f, --format FMT        report format: text or json (default text)\n"
 		"  -n, --rows N            task rows, 0 = all (default %d); all modules\n"
@@ -46,21 +48,24 @@ void options_usage(FILE *f)
 		"      --keep-oom N        OOM reports kept as LOG.oom.1.. (default %d, 0 none)\n"
 		"      --stacks            kernel stacks: pages by module code, top stacks shown\n"
 		"      --max-stacks N, --stack-top N  stacks kept (default %d), shown (%d)\n"
-		"      --boot-buffer       first the module loads of trace_event=module:... from\n"
-		"                          the top-level buffer (this empties it)\n"
+		"      --boot-buffer       take (and empty) the top-level buffer's module loads\n"
 		"      --by process        reports list processes (threads summed), not tasks\n"
 		"      --prometheus FILE   daemon: metrics for node_exporter, every interval\n"
-		"      --interval S        seconds between outputs, per mode: daemon: the\n"
-		"                          --prometheus file (default %d), and with -f json\n"
-		"                          a report appended to the log file as a JSON line\n"
+		"      --interval S        seconds between --prometheus writes (default %d);\n"
+		"                          -f json: a report appended to the log as a JSON\n"
+		"                          line; --stream: per-process summaries, no events\n"
 		"      --no-wait           COMMAND: stop when it exits, not its descendants\n"
 		"      --exits             print a line per exiting process, until TERM/INT\n"
-		"      --top               live view of tasks, processes, modules; h: keys;\n"
-		"                          Enter: stacks (with --stacks); not a terminal:\n"
-		"                          a frame of -n rows every -d SECONDS\n"
+		"      --top               live view of tasks, processes, modules (h: keys);\n"
+		"                          not a terminal: a frame of -n rows every -d s\n"
 		"  -d, --delay SECONDS     --top: between frames (default 1, at least 0.1)\n"
 		"      --count N           --top: stop after N frames\n"
 		"      --pid N, --comm NAME  --exits: only these processes (may repeat)\n"
+		"      --stream            memory events of picked processes as JSON lines\n"
+		"  -c, --cond COND         --stream: pick by KEY:VALUE, AND, OR, NOT, ( )\n"
+		"      --all               --stream: every process\n"
+		"      --events LIST       --stream: evt_types (default all of them)\n"
+		"      --queue-size KB     --stream: output queue (default %d)\n"
 		"  -h, --help              show this help and exit\n"
 		"  -V, --version           show the version and exit\n"
 		"\n"
@@ -69,7 +74,7 @@ void options_usage(FILE *f)
 		"Exit status: 0 ok, 1 runtime failure, 2 usage, 4 no privilege,\n"
 		"5 required tracepoint missing. See memtrace(8).\n",
 		DEFAULT_BUFFER_KB, DEFAULT_STACKS_BUFFER_KB, DEFAULT_TOP, DEFAULT_MAX_TASKS, DEFAULT_MAX_MODULES,
-		DEFAULT_KEEP_OOM, DEFAULT_MAX_STACKS, DEFAULT_STACK_TOP, DEFAULT_INTERVAL_S);
+		DEFAULT_KEEP_OOM, DEFAULT_MAX_STACKS, DEFAULT_STACK_TOP, DEFAULT_INTERVAL_S, DEFAULT_QUEUE_KB);
 }
 
 __attribute__((format(printf, 3, 4)))
@@ -152,6 +157,54 @@ static bool instance_name_ok(const char *s)
 		if (!isalnum((unsigned char)*p) && !strchr("._-", *p))
 			return false;
 	return *s && strlen(s) <= 60 && s[0] != '.';
+}
+
+/* -c: checked now (a usage error names the position), compiled again by the stream. */
+static int add_cond(struct options *o, const char *arg, char *err, size_t errlen)
+{
+	static struct cond c;
+	char msg[450];
+	int i;
+
+	if (o->nconds >= MAX_CONDS)
+		return bad(err, errlen, "at most %d -c", MAX_CONDS);
+	o->conds[o->nconds++] = arg;
+	cond_init(&c);
+	for (i = 0; i < o->nconds; i++) {
+		if (cond_add(&c, o->conds[i], strlen(o->conds[i]), msg, sizeof(msg)))
+			return bad(err, errlen, "-c '%.40s%s': %s", o->conds[i],
+				   strlen(o->conds[i]) > 40 ? "..." : "", msg);
+	}
+	return OPT_RUN;
+}
+
+/* --events pageAllocate,pageFree,memoryMap,memoryUnmap,pageFault */
+static int events_list(struct options *o, const char *arg, char *err, size_t errlen)
+{
+	static const char *const names[] = {
+		"pageAllocate", "pageFree", "memoryMap", "memoryUnmap", "pageFault",
+	};
+	const char *p = arg;
+	uint8_t mask = 0;
+
+	while (*p) {
+		size_t n = strcspn(p, ","), i;
+
+		for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+			if (strlen(names[i]) == n && !strncmp(names[i], p, n))
+				break;
+		if (i == sizeof(names) / sizeof(names[0]))
+			return bad(err, errlen, "invalid value '%.*s' for --events: use pageAllocate, "
+				   "pageFree, memoryMap, memoryUnmap, pageFault", (int)n, p);
+		mask |= (uint8_t)(1u << i);
+		p += n;
+		if (*p == ',')
+			p++;
+	}
+	if (!mask)
+		return bad(err, errlen, "empty value for --events");
+	o->stream_events = mask;
+	return OPT_RUN;
 }
 
 /* One option; OPT_RUN to go on. */
@@ -291,9 +344,53 @@ static int one(struct options *o, int c, const char *arg, char *err, size_t errl
 		if (!num("--interval", arg, 1, MAX_INTERVAL_S, &o->interval_s, err, errlen))
 			return OPT_ERROR;
 		break;
+	case OPT_STREAM:
+		o->stream = true;
+		break;
+	case 'c':
+		return add_cond(o, arg, err, errlen);
+	case OPT_ALL:
+		o->stream_all = true;
+		break;
+	case OPT_EVENTS:
+		return events_list(o, arg, err, errlen);
+	case OPT_QUEUE_SIZE:
+		if (!num("--queue-size", arg, 64, 1u << 20, &o->queue_kb, err, errlen))
+			return OPT_ERROR;
+		break;
 	default:
 		return bad(err, errlen, "unexpected option");
 	}
+	return OPT_RUN;
+}
+
+/* --stream and its options. */
+static int stream_conflicts(struct options *o, char *err, size_t errlen)
+{
+	if (!o->stream) {
+		if (o->nconds || o->stream_all || o->stream_events != MT_EVT_ALL ||
+		    o->queue_kb != DEFAULT_QUEUE_KB)
+			return bad(err, errlen, "-c, --all, --events and --queue-size need --stream");
+		return OPT_RUN;
+	}
+	if (o->mode == MODE_EXITS || o->replay_dir || o->record_dir || o->boot_buffer || o->stacks)
+		return bad(err, errlen, "--stream takes no --exits, --replay, --record, "
+			   "--boot-buffer or --stacks");
+	if (o->stream_all && (o->nconds || o->command))
+		return bad(err, errlen, "--all takes no -c and no COMMAND: it picks everything");
+	if (!o->stream_all && !o->nconds && !o->command)
+		return bad(err, errlen, "--stream needs -c COND, --all or a COMMAND: it picks no "
+			   "process by itself");
+	if (o->command && o->daemon)
+		return bad(err, errlen, "a COMMAND takes no --daemon");
+	if (o->no_wait && !o->command)
+		return bad(err, errlen, "--no-wait needs a COMMAND (memtrace -- COMMAND)");
+	if (o->npids || o->ncomms)
+		return bad(err, errlen, "--pid and --comm need --exits (--stream picks with -c)");
+	o->mode = MODE_STREAM;
+	if (o->output_set)
+		o->stream_path = o->log_path;
+	o->log_path = DEFAULT_LOG;	/* USR2's reports; LOG_PATH may name it */
 	return OPT_RUN;
 }
 
@@ -301,17 +398,22 @@ static int one(struct options *o, int c, const char *arg, char *err, size_t errl
 static int conflicts(struct options *o, bool top, char *err, size_t errlen)
 {
 	bool exits = o->mode == MODE_EXITS;
+	int res = stream_conflicts(o, err, errlen);
 
+	if (res != OPT_RUN)
+		return res;
 	if (top) {
-		if (o->command || exits || o->replay_dir || o->daemon)
-			return bad(err, errlen, "--top takes no COMMAND, --exits, --replay or --daemon");
+		if (o->command || exits || o->replay_dir || o->daemon || o->stream)
+			return bad(err, errlen, "--top takes no COMMAND, --exits, --replay, --daemon "
+				   "or --stream");
 		o->mode = MODE_TOP;
 		if (!o->delay_ms)
 			o->delay_ms = DEFAULT_DELAY_MS;
 	} else if (o->delay_ms || o->count) {
 		return bad(err, errlen, "--delay and --count need --top");
 	}
-
+	if (o->stream)
+		return OPT_RUN;
 	if (o->command) {
 		if (o->replay_dir || o->daemon || exits || o->record_dir || o->boot_buffer)
 			return bad(err, errlen, "a COMMAND takes no --replay, --daemon, --exits, "
@@ -335,6 +437,11 @@ static int intervals(struct options *o, char *err, size_t errlen)
 {
 	bool daemon_mode = o->mode == MODE_DAEMON;
 
+	if (o->mode == MODE_STREAM) {
+		if (o->prom_path)
+			return bad(err, errlen, "--prometheus is for the daemon (not with --stream)");
+		return OPT_RUN;	/* --interval: a summary per process instead of events */
+	}
 	if (o->prom_path && !daemon_mode)
 		return bad(err, errlen, "--prometheus is for the daemon (not with a COMMAND, "
 			   "--exits or --replay)");
@@ -342,7 +449,7 @@ static int intervals(struct options *o, char *err, size_t errlen)
 		return bad(err, errlen, "--interval is for the daemon (not with a COMMAND, "
 			   "--exits or --replay)");
 	if (o->interval_s && !o->prom_path && o->format != FMT_JSON)
-		return bad(err, errlen, "--interval needs --prometheus FILE or -f json");
+		return bad(err, errlen, "--interval needs --prometheus FILE, -f json or --stream");
 	if (o->prom_path && !strcmp(o->prom_path, o->log_path))
 		return bad(err, errlen, "--prometheus FILE must not be the log file");
 	o->json_lines = o->interval_s && o->format == FMT_JSON;
@@ -382,6 +489,11 @@ int options_parse(struct options *o, int argc, char **argv, char *err, size_t er
 		{ "stack-top", required_argument, NULL, OPT_STACK_TOP },
 		{ "prometheus", required_argument, NULL, OPT_PROMETHEUS },
 		{ "interval", required_argument, NULL, OPT_INTERVAL },
+		{ "stream", no_argument, NULL, OPT_STREAM },
+		{ "cond", required_argument, NULL, 'c' },
+		{ "all", no_argument, NULL, OPT_ALL },
+		{ "events", required_argument, NULL, OPT_EVENTS },
+		{ "queue-size", required_argument, NULL, OPT_QUEUE_SIZE },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -400,10 +512,12 @@ int options_parse(struct options *o, int argc, char **argv, char *err, size_t er
 	o->keep_oom = DEFAULT_KEEP_OOM;
 	o->max_stacks = DEFAULT_MAX_STACKS;
 	o->stack_top = DEFAULT_STACK_TOP;
+	o->stream_events = MT_EVT_ALL;
+	o->queue_kb = DEFAULT_QUEUE_KB;
 	err[0] = '\0';
 	opterr = 0;
 	optind = 0;	/* glibc: a full new scan, so that tests may parse again */
-	while ((c = getopt_long(argc, argv, "+o:b:f:n:d:hV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+o:b:f:n:d:c:hV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'h':
 			return OPT_HELP;
@@ -415,7 +529,7 @@ int options_parse(struct options *o, int argc, char **argv, char *err, size_t er
 					   "or none where one does: '%s'", argv[optind - 1]);
 			if (optopt && optopt < 256)
 				return bad(err, errlen, "option -%c %s", optopt,
-					   strchr("obfnd", optopt) ? "requires a value" : "is unknown");
+					   strchr("obfndc", optopt) ? "requires a value" : "is unknown");
 			return bad(err, errlen, "unknown option or missing value: '%s'",
 				   argv[optind - 1]);
 		case OPT_TOP:

@@ -22,16 +22,19 @@
 #define DEFAULT_DELAY_MS	1000	/* --top: a frame a second */
 #define DEFAULT_INTERVAL_S	15	/* --prometheus without --interval */
 #define MAX_INTERVAL_S		86400
+#define DEFAULT_QUEUE_KB	4096	/* --stream: the output queue */
+#define MAX_CONDS		64
 
 enum report_format { FMT_TEXT = 0, FMT_JSON };
 
-/* What memtrace does; one file each (memtrace.c, command.c, exits.c, replay.c, top.c). */
+/* What memtrace does; one file each (memtrace.c, command.c, exits.c, replay.c, top.c, stream.c). */
 enum run_mode {
 	MODE_DAEMON = 0,	/* trace until TERM/INT, reports on signals */
 	MODE_COMMAND,		/* -- COMMAND: the peak of its process tree */
 	MODE_EXITS,		/* --exits: a line per exiting process */
 	MODE_REPLAY,		/* --replay DIR: a report on a recording */
 	MODE_TOP,		/* --top: the live view (top.c) */
+	MODE_STREAM,		/* --stream: memory events as JSON lines (stream.c) */
 };
 
 struct options {
@@ -53,7 +56,8 @@ struct options {
 	uint32_t max_stacks;		/* distinct stacks kept */
 	uint32_t stack_top;		/* stacks printed per module and task (0: none) */
 	const char *prom_path;		/* --prometheus FILE: the daemon's textfile for node_exporter */
-	uint32_t interval_s;		/* --interval S (0: none); DEFAULT_INTERVAL_S with --prometheus */
+	uint32_t interval_s;		/* --interval S (0: none); DEFAULT_INTERVAL_S with --prometheus;
+				   --stream: a summary per process instead of events */
 	bool json_lines;		/* daemon, --interval and -f json: reports appended as JSON lines */
 	bool daemon;
 	bool no_seed;
@@ -70,6 +74,14 @@ struct options {
 	int ncomms;
 	uint32_t delay_ms;		/* --top: between frames (-d SECONDS) */
 	uint32_t count;			/* --top: stop after this many frames (0: never) */
+	/* --stream */
+	bool stream;
+	const char *conds[MAX_CONDS];	/* -c, ANDed (checked here, compiled by stream.c) */
+	int nconds;
+	bool stream_all;		/* --all */
+	uint8_t stream_events;		/* --events: MT_EVT_* */
+	uint32_t queue_kb;		/* --queue-size */
+	const char *stream_path;	/* -o: the lines go there (appended); NULL: stdout */
 };
 
 /* What options_parse() found. */

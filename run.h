@@ -23,6 +23,7 @@
 
 struct run;
 struct top_state;
+struct stream;
 
 /*
  * What a mode's hook tells the loop. A hook that says LOOP_STOP sets
@@ -61,7 +62,17 @@ struct mode_ops {
 	enum loop_next (*on_poll)(struct run *r, const struct pollfd *pfd, int n);
 	/* ms until the mode's next deadline (a frame, an interval); < 0: none */
 	long (*next_ms)(struct run *r);
+	/*
+	 * The mode's consumer is full (an output its reader does not take yet):
+	 * the loop reads the buffers only once one is past the kernel's
+	 * watermark (buffer_percent), and then in small batches, so that a
+	 * burst waits in the ring buffer instead of being dropped, and tracing
+	 * never stops.
+	 */
+	bool (*hold)(struct run *r);
 	void (*abort)(struct run *r);		/* the loop failed: undo what start began */
+	/* the events' consumer (ctx: the run), instead of the accounting alone */
+	reader_sink sink;
 	int (*finish)(struct run *r);		/* after the stop: final report; the exit code */
 };
 
@@ -79,6 +90,8 @@ struct cmd_info {
 	uint32_t still_running;	/* tree processes alive at the end (--no-wait) */
 	char oom_adj[16];	/* memtrace's caller's oom_score_adj, for the command */
 	struct sig_cmd_state sigs;
+	bool stdout_to_stderr;	/* its stdout is memtrace's stderr (--stream on stdout) */
+	int go_fd, err_fd;	/* between command_spawn() and command_go() */
 };
 
 /* OOM kills: the snapshots kept beside the log file, the console summaries (loop.c). */
@@ -115,6 +128,7 @@ struct test_hooks {
 	long ready_timeout_ms;		/* --daemon parent's wait, shortened */
 	long top_crash_frame;		/* --top: a SIGSEGV after this frame (the restore) */
 	const char *pfn_root;		/* zoneinfo and cpuinfo read here, not in /proc */
+	const char *runtime_root;	/* --stream: the runtimes' files under this root */
 };
 
 struct run {
@@ -159,6 +173,7 @@ struct run {
 	struct cmd_info cmd;		/* command mode */
 	struct exits_state exits;	/* --exits */
 	struct top_state *top;		/* --top: the live view (top.c) */
+	struct stream *stream;		/* --stream (stream.c), allocated at its start */
 	struct oom_state oom;
 	struct interval_state iv;	/* --interval, --prometheus */
 	bool stdout_stalled;		/* the last report on stdout was not read in time */

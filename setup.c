@@ -64,7 +64,7 @@ static void module_warning(const struct run *r)
 	int i, missing = 0, all = 0;
 	const struct mt_tracepoint *tp;
 
-	if (r->opt.mode == MODE_COMMAND || r->opt.mode == MODE_EXITS)
+	if (r->opt.mode == MODE_COMMAND || r->opt.mode == MODE_EXITS || r->opt.mode == MODE_STREAM)
 		return;
 	for (tp = mt_tracepoints; tp->system; tp++)
 		all += is_module_event(tp);
@@ -96,12 +96,16 @@ int setup_events(struct run *r, format_reader rdfmt, void *ctx, bool live)
 
 	decoder_init(&r->dec);
 	for (tp = mt_tracepoints; tp->system; tp++, i++) {
-		ssize_t n = rdfmt(ctx, tp->system, tp->name, text, sizeof(text));
 		char *name = r->event_names[i];
 		const char *bad_fmt = NULL;
 		bool ok = false;
+		ssize_t n;
 		int e;
 
+		/* the stream's own events: only in stream mode, only for the types it asks for */
+		if (tp->stream && !(r->opt.mode == MODE_STREAM && (tp->stream & r->opt.stream_events)))
+			continue;
+		n = rdfmt(ctx, tp->system, tp->name, text, sizeof(text));
 		snprintf(name, sizeof(r->event_names[i]), "%s:%s", tp->system, tp->name);
 		/* stacks cost nothing unless asked for; a recording made with them has them */
 		if (tp->when == WHEN_STACKS && !r->opt.stacks && (live || n <= 0))
@@ -183,9 +187,13 @@ int setup_stats_reach(struct run *r, uint64_t max_pfn, uint64_t ram_pfn)
 		.initmod_end = r->meta.initmod_end,
 		.rename_events = r->meta.rename_events,
 		.exit_ring = r->opt.mode == MODE_EXITS ? EXIT_RING : 0,
-		/* command mode without fork/newtask events: the first sight roots it */
-		.tree_first_sight = !setup_have_event(r, "task:task_newtask") &&
-				    !setup_have_event(r, "sched:sched_process_fork"),
+		/*
+		 * command mode without fork/newtask events: the first sight roots it;
+		 * so in stream mode, whose kernel filter keeps memtrace's own fork out
+		 */
+		.tree_first_sight = (!setup_have_event(r, "task:task_newtask") &&
+				     !setup_have_event(r, "sched:sched_process_fork")) ||
+				    r->opt.mode == MODE_STREAM,
 		.self_pid = r->meta.self_pid,
 		.max_stacks = r->opt.stacks ? r->opt.max_stacks : 0,
 		.cpu_ids = r->cpu_id_bound,
@@ -490,7 +498,7 @@ int setup_tracing(struct run *r)
 	if (test_fail_at(r, "cpus"))
 		return EXIT_RUNTIME;
 	if (reader_init(&r->rd, &r->layout, &r->dec, r->tf.ncpus, r->tf.cpu_ids, r->tf.fds, true,
-			r->tf.clock_mono, setup_sink, r))
+			r->tf.clock_mono, r->ops->sink ? r->ops->sink : setup_sink, r))
 		return mt_fail(EXIT_RUNTIME, "out of memory");
 	r->reader_up = true;
 	/* CPUs without an fd for want of fds: said once already, not once each */

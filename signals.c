@@ -23,7 +23,7 @@ int signals_setup(struct signals *sg, enum run_mode mode)
 	sigaddset(&sg->blocked, SIGUSR1);
 	sigaddset(&sg->blocked, SIGUSR2);
 	sigaddset(&sg->blocked, SIGHUP);
-	if (mode == MODE_COMMAND)
+	if (mode == MODE_COMMAND || mode == MODE_STREAM)
 		sigaddset(&sg->blocked, SIGCHLD);
 	if (mode == MODE_TOP)
 		sigaddset(&sg->blocked, SIGWINCH);
@@ -98,13 +98,14 @@ enum sig_action signals_action(enum run_mode mode, const struct signalfd_siginfo
 {
 	int sig = (int)si->ssi_signo;
 
-	if (mode == MODE_COMMAND && cs)
+	if ((mode == MODE_COMMAND || mode == MODE_STREAM) && cs)
 		return command_action(sig, si->ssi_code, cs);
 	if (mode == MODE_TOP)
 		return top_action(sig);
 	switch (sig) {
 	case SIGUSR1:
-		return SIGACT_REPORT_STDOUT;
+		/* the stream may be on stdout: its mode decides where the report goes */
+		return mode == MODE_STREAM ? SIGACT_REPORT_MODE : SIGACT_REPORT_STDOUT;
 	case SIGUSR2:
 		return SIGACT_REPORT_LOG;
 	case SIGTERM:

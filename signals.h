@@ -11,7 +11,7 @@
 
 /*
  * Policy, the same in every mode:
- *  - TERM, INT, USR1, USR2, HUP (and CHLD in command mode) are blocked from
+ *  - TERM, INT, USR1, USR2, HUP (and CHLD in command and stream mode) are blocked from
  *    the start and read from a signalfd in the main loop's poll set: no work
  *    is ever done in a handler.
  *  - HUP is read and ignored: a console hangup must not end a boot trace.
@@ -42,6 +42,7 @@ enum sig_action {
 	SIGACT_CHILD,		/* command mode: something exited, reap it */
 	SIGACT_QUIT,		/* live view: leave the terminal, then stop as SIGACT_STOP */
 	SIGACT_RESIZE,		/* live view: the terminal changed size */
+	SIGACT_REPORT_MODE,	/* --stream: USR1's report, where the mode says (on_signal) */
 };
 
 /* Command mode's part of the meaning: TERM/INT seen so far, whether the command is gone. */
@@ -64,7 +65,9 @@ bool signals_next(const struct signals *sg, struct signalfd_siginfo *si);
 
 /**
  * signals_action() - what @si means in @mode; one table for every mode
- * @cs: command mode's state (updated), NULL in other modes
+ * @cs: the state of a command memtrace runs (updated): command mode, and
+ *      --stream -- COMMAND, whose signals mean what they mean in command mode;
+ *      NULL otherwise
  */
 enum sig_action signals_action(enum run_mode mode, const struct signalfd_siginfo *si,
 			       struct sig_cmd_state *cs);

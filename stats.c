@@ -11,6 +11,7 @@
 #include <string.h>
 
 static void tree_root_mark(struct stats *s, struct mt_task *t);
+static void renumber(struct stats *s);
 
 /* The pfn map (and the stacks' one) for @npfn page frames; 0 or -errno. */
 static int maps_init(struct stats *s, uint64_t npfn)
@@ -101,6 +102,32 @@ static struct mt_task *task_for(struct stats *s, int32_t tid, uint64_t ts)
 	if (t == &s->tb.tasks[SLOT_OVERFLOW] && tidset_has(&s->tree_lost, tid))
 		t = &s->tb.tasks[SLOT_TREE_OVERFLOW];
 	return t;
+}
+
+struct mt_task *stats_task(struct stats *s, int32_t tid, uint64_t ts)
+{
+	if (s->tb.renumber_due)
+		renumber(s);
+	return task_for(s, tid, ts);
+}
+
+struct mt_task *stats_page_owner(const struct stats *s, uint64_t pfn)
+{
+	uint32_t owner;
+
+	if (!s->pfn_owner || pfn >= s->cfg.max_pfn)
+		return NULL;
+	owner = s->pfn_owner[pfn];
+	if (!owner || owner == OWNER_STALE)
+		return NULL;
+	if (owner & OWNER_MODULE) {
+		const struct mt_module *m = table_module_by_serial(&s->tb, owner & ~OWNER_MODULE);
+
+		if (!m)
+			return NULL;
+		owner = m->loader_serial;
+	}
+	return stats_task_by_serial(s, owner);
 }
 
 /* A child of a tree task found no slot: its pages go to <tree-overflow>. */

@@ -138,6 +138,16 @@ static inline struct mt_task *stats_find_task(const struct stats *s, int32_t tid
 	return table_find_task(&s->tb, tid);
 }
 
+/*
+ * The task of @tid as the accounting keeps it, made at first sight (command
+ * mode's root included); <overflow> when no slot is left. For a consumer of
+ * events the accounting does not apply (a stream's syscalls and faults).
+ */
+struct mt_task *stats_task(struct stats *s, int32_t tid, uint64_t ts);
+
+/* The task that owns page frame @pfn now (its allocation was seen), or NULL. */
+struct mt_task *stats_page_owner(const struct stats *s, uint64_t pfn);
+
 /* Task by owner serial, or NULL if the slot was recycled since. */
 static inline struct mt_task *stats_task_by_serial(const struct stats *s, uint32_t serial)
 {

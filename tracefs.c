@@ -509,6 +509,37 @@ int tracefs_stack_trigger(struct tracefs *t)
 	return e;
 }
 
+int tracefs_set_filter(struct tracefs *t, const char *sys, const char *name, const char *filter)
+{
+	char rel[PATH_MAX];
+
+	if (t->top_level)
+		return -EOPNOTSUPP;
+	if (path_fmt(rel, sizeof(rel), "events/%s/%s/filter", sys, name))
+		return -ENAMETOOLONG;
+	return write_setting(t, rel, filter);
+}
+
+int tracefs_set_event_pids(struct tracefs *t, const int32_t *pids, int n, bool follow_fork)
+{
+	static char buf[65536];
+	size_t used = 0;
+	int i, e;
+
+	if (t->top_level)
+		return -EOPNOTSUPP;
+	for (i = 0; i < n; i++) {
+		int k = snprintf(buf + used, sizeof(buf) - used, "%s%d", i ? " " : "", (int)pids[i]);
+
+		if (k < 0 || (size_t)k >= sizeof(buf) - used)
+			return -E2BIG;
+		used += (size_t)k;
+	}
+	if (follow_fork && (e = write_setting(t, "options/event-fork", "1")))
+		return e;
+	return write_setting(t, "set_event_pid", buf);
+}
+
 int tracefs_open_cpu(struct tracefs *t, int idx)
 {
 	char p[PATH_MAX];

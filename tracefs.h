@@ -92,6 +92,20 @@ int tracefs_stack_trigger(struct tracefs *t);
 int tracefs_open_cpus(struct tracefs *t, char *err, size_t errlen);
 
 /*
+ * tracefs_set_filter() - the filter of one event of our instance (@filter
+ * "0": none). Never at the top level, whose filters are not ours to change.
+ * Return: 0 or -errno (-EOPNOTSUPP at the top level).
+ */
+int tracefs_set_filter(struct tracefs *t, const char *sys, const char *name, const char *filter);
+
+/*
+ * tracefs_set_event_pids() - only the tasks @pids record events in our
+ * instance; with @follow_fork (options/event-fork) their children join and
+ * the exited leave. Return: 0 or -errno (-EOPNOTSUPP at the top level).
+ */
+int tracefs_set_event_pids(struct tracefs *t, const int32_t *pids, int n, bool follow_fork);
+
+/*
  * Open CPU @idx's trace_pipe_raw if it is not open (an offline CPU come online); fd or
  * -errno (-EMFILE without trying for a CPU past no_fd_from).
  */

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
-# run.sh - `make bench`: the replay, live-storm, footprint and live-view benchmarks, one
-# after the other, then a table of their figures against the targets, printed and written to
+# run.sh - `make bench`: the replay, live-storm, footprint, live-view and stream benchmarks,
+# one after the other, then a table of their figures against the targets, printed and written to
 # bench/results.md. Root (tracefs). Figures only: a missed target is shown, not failed.
 set -eu -o pipefail
 cd "$(dirname "$0")/.."
@@ -9,9 +9,9 @@ OUT=bench/results.md
 LOG=$(mktemp /tmp/memtrace-bench.XXXXXX)
 trap 'rm -f "$LOG"' EXIT
 failed=
-# the live storm: 5 interleaved runs of 3 s each way
+# the live storm, the live view's and the stream's: 5 interleaved runs of 3 s each way
 for b in "bench/replay.sh" "bench/live.py 3 5" "bench/footprint.sh" "bench/topframe" \
-	"bench/top.py 3 5"; do
+	"bench/top.py 3 5" "bench/stream.py 3 5"; do
 	echo "== $b"
 	# shellcheck disable=SC2086
 	./$b 2>&1 | tee -a "$LOG" || failed="$failed ${b%% *}"
@@ -46,6 +46,11 @@ rows = [
     ("RSS without pfn map: after 20 reports", g("rss_report_kib") + " KiB", "<= 4096", ok("rss_report_kib", lambda v: v <= 4096)),
     ("RSS without pfn map: task table full (16,384)", g("rss_fulltable_kib") + " KiB", "", ""),
     ("RSS without pfn map: whole life, final report", g("rss_life_kib") + " KiB", "", ""),
+    ("stream: lines to a file, one core", g("stream_mevents_per_cpu_s", "{:.2f}") + " M events/s", ">= 1", ok("stream_mevents_per_cpu_s", lambda v: v >= 1)),
+    ("stream: 64 MiB picked, lines lost (file, pipe)", g("stream_64mib_lost"), "0", ok("stream_64mib_lost", lambda v: v == 0)),
+    ("stream: unpicked storm, workload speed / untraced", g("stream_storm_vs_untraced", "{:.3f}"), "", ""),
+    ("stream: the same under the daemon / untraced", g("daemon_storm_vs_untraced", "{:.3f}"), "", ""),
+    ("stream: workload speed, stream / daemon", g("stream_vs_daemon", "{:.3f}"), ">= 1", ok("stream_vs_daemon", lambda v: v >= 1)),
     ("binary, stripped (gcc -O2, glibc)", g("binary_bytes") + " bytes", "", ""),
     ("make static (musl, stripped)", g("static_bytes") + " bytes", "<= 153600", ok("static_bytes", lambda v: v <= 153600)),
     ("--top: CPU of a frame, 16,384 tasks (worst order)", g("top_frame_ms", "{:.2f}") + " ms", "<= 5", ok("top_frame_ms", lambda v: v <= 5)),

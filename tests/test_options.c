@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "event.h"
 #include "options.h"
 #include "table.h"
 #include "testutil.h"
@@ -143,6 +144,70 @@ START_TEST(test_modes)
 	ck_assert_str_eq(O.log_path, "-n");
 	ck_assert_int_eq(parse("/mnt/tfs", "log", "-n", NULL), OPT_ERROR);
 	ck_assert_ptr_nonnull(strstr(E, "too many arguments: '-n'"));
+}
+END_TEST
+
+START_TEST(test_stream)
+{
+	ck_assert_int_eq(parse("--stream", "-c", "process.name:nginx", "--cond", "process.pid:1",
+			       "--events", "pageFault,memoryMap", "--interval", "5",
+			       "--queue-size", "64", "-o", "/tmp/lines", NULL), OPT_RUN);
+	ck_assert_int_eq(O.mode, MODE_STREAM);
+	ck_assert_int_eq(O.nconds, 2);
+	ck_assert_str_eq(O.conds[1], "process.pid:1");
+	ck_assert_uint_eq(O.stream_events, MT_EVT_FAULT | MT_EVT_MAP);
+	ck_assert_uint_eq(O.interval_s, 5);
+	ck_assert_uint_eq(O.queue_kb, 64);
+	ck_assert_str_eq(O.stream_path, "/tmp/lines");
+	ck_assert_str_eq(O.log_path, DEFAULT_LOG);	/* -o is the lines' file */
+	ck_assert_int_eq(parse("--stream", "--all", "/mnt/tfs", "/tmp/log", NULL), OPT_RUN);
+	ck_assert(O.stream_all);
+	ck_assert_ptr_null(O.stream_path);
+	ck_assert_uint_eq(O.stream_events, MT_EVT_ALL);
+	ck_assert_uint_eq(O.queue_kb, DEFAULT_QUEUE_KB);
+	ck_assert_str_eq(O.log_path, "/tmp/log");
+	ck_assert_int_eq(parse("--stream", "-c", "container.id:780f15", "--", "make", "-j8", NULL),
+			 OPT_RUN);
+	ck_assert_int_eq(O.mode, MODE_STREAM);
+	ck_assert_str_eq(O.command[0], "make");
+	ck_assert_int_eq(parse("--stream", "--no-wait", "--", "make", NULL), OPT_RUN);
+	ck_assert_int_eq(O.mode, MODE_STREAM);
+	/* nothing picked: a one-line hint */
+	BAD("--stream needs -c COND, --all or a COMMAND", "--stream");
+	BAD("--all takes no -c", "--stream", "--all", "-c", "process.pid:1");
+	BAD("--all takes no -c and no COMMAND", "--stream", "--all", "--", "ls");
+	BAD("need --stream", "-c", "process.pid:1");
+	BAD("need --stream", "--all");
+	BAD("--interval needs --prometheus FILE, -f json or --stream", "--interval", "1");
+	BAD("need --stream", "--events", "pageFree");
+	BAD("need --stream", "--queue-size", "128");
+	BAD("--stream takes no --exits", "--stream", "--all", "--exits");
+	BAD("--stream takes no --exits, --replay", "--stream", "--all", "--replay", "/x");
+	BAD("--record", "--stream", "--all", "--record", "/x");
+	BAD("--boot-buffer", "--stream", "--all", "--boot-buffer");
+	BAD("--boot-buffer or --stacks", "--stream", "--all", "--stacks");
+	BAD("--prometheus is for the daemon (not with --stream)", "--stream", "--all",
+	    "--prometheus", "m.prom");
+	BAD("--top takes no COMMAND, --exits, --replay, --daemon or --stream", "--top", "--stream",
+	    "--all");
+	BAD("--delay and --count need --top", "--stream", "--all", "-d", "1");
+	BAD("a COMMAND takes no --daemon", "--stream", "--daemon", "--", "ls");
+	BAD("--no-wait needs a COMMAND", "--stream", "--all", "--no-wait");
+	BAD("--pid and --comm need --exits", "--stream", "--all", "--pid", "3");
+	/* conditions are checked here: the position, and the keys */
+	BAD("-c 'process.nme:x': unknown key 'process.nme' at position 1; keys: process.pid, ",
+	    "--stream", "-c", "process.nme:x");
+	BAD("pod.label", "--stream", "-c", "process.nme:x");
+	BAD("-c '(process.pid:1': '(' without its ')' at position 1", "--stream", "-c",
+	    "(process.pid:1");
+	BAD("...': expected AND, OR or the end at position 58", "--stream", "-c",
+	    "process.name:aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa process.pid:1");
+	BAD("invalid value 'pageAlloc' for --events: use pageAllocate, pageFree, memoryMap, "
+	    "memoryUnmap, pageFault", "--stream", "--all", "--events", "pageAlloc");
+	BAD("empty value for --events", "--stream", "--all", "--events", "");
+	BAD("must be 1..86400", "--stream", "--all", "--interval", "0");
+	BAD("must be 64..1048576", "--stream", "--all", "--queue-size", "63");
+	BAD("option -c requires a value", "--stream", "-c");
 }
 END_TEST
 
@@ -341,8 +406,9 @@ START_TEST(test_intervals)
 	BAD("not a number", "--interval", "15s", "-f", "json");
 	BAD("empty value for --prometheus", "--prometheus", "");
 	/* what it needs, and where it does not belong */
-	BAD("--interval needs --prometheus FILE or -f json", "--interval", "5");
-	BAD("--interval needs --prometheus FILE or -f json", "--interval", "5", "-f", "text");
+	BAD("--interval needs --prometheus FILE, -f json or --stream", "--interval", "5");
+	BAD("--interval needs --prometheus FILE, -f json or --stream", "--interval", "5", "-f",
+	    "text");
 	BAD("--prometheus is for the daemon", "--prometheus", "m", "--", "true");
 	BAD("--prometheus is for the daemon", "--prometheus", "m", "--exits");
 	BAD("--prometheus is for the daemon", "--prometheus", "m", "--replay", "d");
@@ -397,6 +463,7 @@ Suite *suite_options(void)
 	tcase_add_test(tc, test_defaults);
 	tcase_add_test(tc, test_every_option);
 	tcase_add_test(tc, test_modes);
+	tcase_add_test(tc, test_stream);
 	tcase_add_test(tc, test_help_version);
 	tcase_add_test(tc, test_bad_values);
 	tcase_add_test(tc, test_unknown_and_missing);

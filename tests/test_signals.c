@@ -103,6 +103,26 @@ START_TEST(test_command_meanings)
 }
 END_TEST
 
+/*
+ * --stream: USR1's report goes where the mode says (stdout may carry the
+ * lines); with a COMMAND every signal means what it means in command mode.
+ */
+START_TEST(test_stream_meanings)
+{
+	struct sig_cmd_state cs = { 0 };
+
+	ck_assert_int_eq(act(MODE_STREAM, SIGUSR1, SI_USER, NULL), SIGACT_REPORT_MODE);
+	ck_assert_int_eq(act(MODE_STREAM, SIGUSR2, SI_USER, NULL), SIGACT_REPORT_LOG);
+	ck_assert_int_eq(act(MODE_STREAM, SIGTERM, SI_USER, NULL), SIGACT_STOP);
+	ck_assert_int_eq(act(MODE_STREAM, SIGINT, SI_KERNEL, NULL), SIGACT_STOP);
+	ck_assert_int_eq(act(MODE_STREAM, SIGHUP, SI_KERNEL, NULL), SIGACT_IGNORE);
+	ck_assert_int_eq(act(MODE_STREAM, SIGCHLD, SI_USER, NULL), SIGACT_IGNORE);
+	ck_assert_int_eq(act(MODE_STREAM, SIGUSR1, SI_USER, &cs), SIGACT_REPORT_COMMAND);
+	ck_assert_int_eq(act(MODE_STREAM, SIGTERM, SI_USER, &cs), SIGACT_FORWARD);
+	ck_assert_int_eq(act(MODE_STREAM, SIGTERM, SI_USER, &cs), SIGACT_STOP_WAITING);
+}
+END_TEST
+
 /* the setup blocks what the loop reads: a signal sent now waits in the signalfd */
 START_TEST(test_setup_blocks_and_reads)
 {
@@ -139,6 +159,7 @@ Suite *suite_signals(void)
 	tcase_add_test(tc, test_command_meanings);
 	tcase_add_test(tc, test_top_meanings);
 	tcase_add_test(tc, test_top_blocks_winch);
+	tcase_add_test(tc, test_stream_meanings);
 	tcase_add_test(tc, test_setup_blocks_and_reads);
 	suite_add_tcase(s, tc);
 	return s;

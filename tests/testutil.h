@@ -43,6 +43,10 @@ SUITE(signals);
 SUITE(stacks);
 SUITE(view);
 SUITE(prom);
+SUITE(cond);
+SUITE(jsonl);
+SUITE(runtime);
+SUITE(mempair);
 #undef SUITE
 
 #endif

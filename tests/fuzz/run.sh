@@ -51,6 +51,23 @@ make_seeds() {
 	for f in tests/fixtures/*/proc_modules*.txt; do seed proc "mods$((i++))" 04 "$f"; done
 	for f in tests/fixtures/*/memtrace.meta; do seed replay "meta$((i++))" 00 "$f"; done
 	for f in tests/fixtures/*/memtrace.seed; do seed replay "seed$((i++))" 01 "$f"; done
+	# --stream: conditions, cgroup lines, the runtimes' files, this machine's /proc
+	seed cond examples "" tests/fixtures/stream/conditions.txt
+	while IFS= read -r f; do
+		printf '%s' "$f" > "$W/one.tmp"
+		seed cond "c$((i++))" "" "$W/one.tmp"
+	done < tests/fixtures/stream/conditions.txt
+	seed runtime cgroups 00 tests/fixtures/stream/cgroups.txt
+	seed runtime cgself 00 /proc/self/cgroup
+	seed runtime docker 01 tests/fixtures/stream/docker-config.v2.json
+	seed runtime crio 02 tests/fixtures/stream/crio-config.json
+	seed runtime containerd 02 tests/fixtures/stream/containerd-config.json
+	seed runtime podman 02 tests/fixtures/stream/podman-config.json
+	seed runtime names 03 tests/fixtures/stream/podman-containers.json
+	seed runtime status 04 /proc/self/status
+	seed runtime stat 04 /proc/self/stat
+	seed runtime json 05 tests/fixtures/stream/docker-config.v2.json
+	rm -f "$W/one.tmp"
 }
 
 make_seeds

@@ -1,0 +1,976 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* stream.c - --stream: the memory events of the processes picked, as JSON lines */
+#include "stream.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "command.h"
+#include "daemon.h"
+#include "enrich.h"
+#include "jsonl.h"
+#include "logfile.h"
+#include "loop.h"
+#include "mempair.h"
+#include "outq.h"
+#include "procinfo.h"
+#include "report.h"
+#include "setup.h"
+#include "util.h"
+
+#define BATCH		2048		/* events per read batch: their lines fit in half the queue */
+#define BATCH_BYTES	(BATCH * 512)	/* what a batch's lines take, about (a line is ~450 bytes) */
+#define PROCS		1024		/* picked processes described at once */
+#define CONTAINERS	64		/* containers described at once */
+#define PAIR_THREADS	4096		/* threads inside a memory syscall at once */
+#define LOST_ROOM	512		/* kept free for a memtrace.lost line */
+#define DRAIN_MS	1000		/* at the end, a slow reader gets this long */
+#define LOSS_POLL_NS	1000000000ull	/* the kernel's loss counters, read every second */
+#define MAX_PIDS	4096		/* tasks in a kernel pid filter */
+
+enum { V_UNKNOWN = 0, V_NO, V_YES };
+
+/* Per task slot: the verdict on it, and (on a process's leader) its process's entry. */
+struct st_task {
+	uint32_t serial;	/* the task it is about: its slot's serial then */
+	uint8_t verdict;
+	uint32_t pentry;	/* its process's entry + 1 (0: none) */
+};
+
+/* A picked process: what its lines say of it, and its counts since the last summary. */
+struct st_proc {
+	uint32_t leader_serial;	/* its leader's (or first seen task's) serial; 0: free */
+	int32_t pid;
+	bool exited, stale, final_done;
+	uint64_t last_ts;	/* its last event: the oldest exited one is replaced first */
+	uint64_t brk;		/* the break after its last brk (0: not known yet) */
+	int64_t cur, peak;	/* pages at the last summary (its leader may be recycled) */
+	bool active;		/* events since the last summary */
+	uint64_t count[JL__COUNT], bytes[JL__COUNT];
+	struct procinfo pi;
+	uint16_t frag_len;
+	char frag[JL_PROC_MAX];
+};
+
+struct stream {
+	struct cond cond;
+	bool all, tree;
+	uint8_t events;			/* MT_EVT_* asked for */
+	struct outq q;
+	struct jl_clock clk;
+	char src[JL_SRC_MAX];
+	size_t src_len;
+	struct pi_ctx pi;
+	struct mempair pair;
+	struct st_task *tasks;
+	uint32_t ntasks;
+	struct st_proc *procs;
+	uint32_t nprocs;
+	struct procinfo scratch;
+	int32_t self;
+	uint32_t page_size;
+	uint64_t interval_ns, next_summary, next_loss;
+	uint64_t lines, meta_lines;	/* lines queued: events and summaries; lost lines */
+	uint64_t lost_queue, lost_queue_shown, lost_kernel_shown;
+	uint64_t lost_error;		/* lines made after the output failed */
+	uint64_t proc_overflow, picked_procs;
+	uint32_t warned_keys;
+	bool gone;			/* the reader of the output is gone */
+};
+
+/* ------------------------------------------------------------ output -- */
+
+/*
+ * Once lines were dropped, the memtrace.lost line saying how many, as soon as
+ * it and @need more bytes fit; false while they do not.
+ */
+static bool lost_line(struct stream *s, uint64_t ts, size_t need)
+{
+	char *p;
+
+	if (s->lost_queue == s->lost_queue_shown)
+		return true;
+	p = outq_reserve(&s->q, LOST_ROOM + need);
+	if (!p && !outq_flush(&s->q))
+		p = outq_reserve(&s->q, LOST_ROOM + need);
+	if (!p)
+		return false;
+	outq_commit(&s->q, jl_lost_line(p, LOST_ROOM, &s->clk, ts,
+					s->lost_queue - s->lost_queue_shown, "queue", s->lost_queue,
+					s->src, s->src_len));
+	s->lost_queue_shown = s->lost_queue;
+	s->meta_lines++;
+	return true;
+}
+
+/*
+ * Room for a line of @n bytes, or NULL: the line is dropped (counted). A
+ * LOST_ROOM always stays free, so that the lost line can be said first.
+ */
+static char *room(struct stream *s, size_t n, uint64_t ts)
+{
+	char *p;
+
+	if (s->q.err) {
+		s->lost_error++;	/* the output failed: counted, never written */
+		return NULL;
+	}
+	if (!lost_line(s, ts, n + LOST_ROOM)) {
+		s->lost_queue++;
+		return NULL;
+	}
+	p = outq_reserve(&s->q, n + LOST_ROOM);
+	if (!p && !outq_flush(&s->q))
+		p = outq_reserve(&s->q, n + LOST_ROOM);
+	if (!p)
+		s->lost_queue++;
+	return p;
+}
+
+static void emit_event(struct stream *s, const struct jl_event *e, const struct st_proc *sp)
+{
+	char *p = room(s, JL_LINE_MAX, e->ts);
+	size_t n;
+
+	if (!p)
+		return;
+	n = jl_event_line(p, JL_LINE_MAX, &s->clk, e, sp->frag, sp->frag_len, s->src, s->src_len);
+	if (!n) {
+		s->lost_error++;	/* cannot happen: every part is bounded */
+		return;
+	}
+	outq_commit(&s->q, n);
+	s->lines++;
+}
+
+/* Kernel-side losses since the last look, in-band. */
+static void kernel_lost(struct run *r, struct stream *s, uint64_t ts)
+{
+	uint64_t lost = reader_lost(&r->rd);
+	char *p;
+
+	if (lost <= s->lost_kernel_shown || !(p = room(s, LOST_ROOM, ts)))
+		return;
+	outq_commit(&s->q, jl_lost_line(p, LOST_ROOM, &s->clk, ts,
+					lost - s->lost_kernel_shown, "kernel", lost, s->src,
+					s->src_len));
+	s->lost_kernel_shown = lost;
+	s->meta_lines++;
+}
+
+/* ---------------------------------------------------------- processes -- */
+
+/* What /proc must tell to decide on the conditions. */
+static uint32_t wanted(const struct stream *s, const struct mt_task *p)
+{
+	uint32_t k = s->cond.keys, w = 0;
+
+	if ((k & CK_BIT(CK_PID)) && !p->tgid)
+		w |= PI_STATUS;
+	if (k & CK_BIT(CK_CMD))
+		w |= PI_CMDLINE;
+	if (k & CK_BIT(CK_EXE))
+		w |= PI_EXEPATH;
+	if (k & CK_CAPS)
+		w |= PI_STATUS;
+	if (k & CK_CONTAINER)
+		w |= PI_CGROUP;
+	return w;
+}
+
+/* What the events told of a process, for one whose /proc is gone (or not read). */
+static void from_events(const struct mt_task *p, struct procinfo *pi)
+{
+	memset(pi, 0, sizeof(*pi));
+	pi->container = -1;
+	pi->pid = p->tgid ? p->tgid : p->tid;
+	pi->ppid = p->ppid;
+	if (p->flags & TF_COMM_KNOWN) {
+		memcpy(pi->name, p->comm, p->comm_len);
+		pi->name_len = p->comm_len;
+	}
+}
+
+static struct st_task *slot_of(struct run *r, const struct mt_task *t)
+{
+	struct st_task *x = &r->stream->tasks[t - r->st.tb.tasks];
+
+	if (x->serial != t->serial) {
+		x->serial = t->serial;
+		x->verdict = V_UNKNOWN;
+		x->pentry = 0;
+	}
+	return x;
+}
+
+/* The entry of @p's process if it has one. */
+static struct st_proc *entry_of(struct run *r, const struct mt_task *p)
+{
+	struct stream *s = r->stream;
+	struct st_task *lx = slot_of(r, p);
+	struct st_proc *sp;
+
+	if (!lx->pentry || lx->pentry > s->nprocs)
+		return NULL;
+	sp = &s->procs[lx->pentry - 1];
+	return sp->leader_serial == p->serial ? sp : NULL;
+}
+
+/* Read (again) everything a line says of the process of @p, and render it. */
+static void describe(struct run *r, struct st_proc *sp, const struct mt_task *p,
+		     const struct mt_task *t)
+{
+	struct stream *s = r->stream;
+	const struct mt_task *parent;
+	struct st_proc *pp;
+
+	from_events(p, &sp->pi);
+	if (pi_read(&s->pi, t->tid, PI_ALL, &sp->pi) && t != p)
+		pi_read(&s->pi, p->tid, PI_ALL, &sp->pi);
+	/* the process's name as the events keep it (renames, exec) */
+	if (p->flags & TF_COMM_KNOWN) {
+		memcpy(sp->pi.name, p->comm, p->comm_len);
+		sp->pi.name_len = p->comm_len;
+	}
+	/* gone before it was read: its parent's container, if the parent is picked */
+	if (!(sp->pi.have & PI_CGROUP) && sp->pi.ppid > 0 &&
+	    (parent = stats_find_task(&r->st, sp->pi.ppid)) && (pp = entry_of(r, parent)) &&
+	    (pp->pi.have & PI_CGROUP)) {
+		sp->pi.container = pp->pi.container;
+		sp->pi.have |= PI_CGROUP;
+	}
+	sp->pid = sp->pi.pid;
+	sp->stale = false;
+	sp->frag_len = (uint16_t)jl_process(sp->frag, sizeof(sp->frag), &sp->pi,
+					     pi_container(&s->pi, &sp->pi));
+	if (!sp->frag_len) {	/* cannot happen either: then the bare process */
+		sp->pi.cmd_len = sp->pi.exe_len = 0;
+		sp->frag_len = (uint16_t)jl_process(sp->frag, sizeof(sp->frag), &sp->pi, NULL);
+	}
+}
+
+/* Its process has ended (its exit may have come before its entry was made). */
+static bool ended(struct run *r, struct st_proc *sp)
+{
+	const struct mt_task *p;
+
+	if (!sp->exited) {
+		p = stats_task_by_serial(&r->st, sp->leader_serial);
+		sp->exited = !p || p->state != TASK_ALIVE || p->pexit_ts;
+	}
+	return sp->exited;
+}
+
+/* A new entry for the process of @p (the oldest exited one is replaced); NULL if none. */
+static struct st_proc *entry_new(struct run *r, const struct mt_task *p, const struct mt_task *t)
+{
+	struct stream *s = r->stream;
+	struct st_proc *sp = NULL;
+	uint32_t i;
+
+	for (i = 0; i < s->nprocs; i++) {
+		struct st_proc *e = &s->procs[i];
+
+		if (!e->leader_serial) {
+			sp = e;
+			break;
+		}
+		if (ended(r, e) && (!s->interval_ns || e->final_done) &&
+		    (!sp || e->last_ts < sp->last_ts))
+			sp = e;
+	}
+	if (!sp) {
+		s->proc_overflow++;
+		return NULL;
+	}
+	memset(sp, 0, offsetof(struct st_proc, pi));
+	sp->leader_serial = p->serial;
+	describe(r, sp, p, t);
+	slot_of(r, p)->pentry = (uint32_t)(sp - s->procs) + 1;
+	s->picked_procs++;
+	return sp;
+}
+
+/*
+ * Keys a container's runtime cannot answer: one warning each. (A process gone
+ * before it was read answers nothing either: its terms are false, unsaid.)
+ */
+static void warn_unknown(struct stream *s, uint32_t unknown, const struct procinfo *pi)
+{
+	const struct rt_container *c = pi_container(&s->pi, pi);
+	int k;
+
+	if (!c)
+		return;
+	for (k = 0; k < CK__COUNT; k++) {
+		if (!(unknown & CK_BIT(k)) || (s->warned_keys & CK_BIT(k)))
+			continue;
+		s->warned_keys |= CK_BIT(k);
+		mt_warn("warning: %s cannot be answered for container %.12s (%s): its terms are "
+			"false", cond_key_name(k), c->id,
+			c->unknown_why ? c->unknown_why : "its runtime's files are not readable");
+	}
+}
+
+/* Is @t picked? Once per task (and after its exec or rename). */
+static void decide(struct run *r, struct mt_task *t, struct st_task *x)
+{
+	static struct cond_label labels[RT_LABELS];
+	struct stream *s = r->stream;
+	struct mt_task *p = stats_process_of(&r->st, t);
+	struct st_proc *sp = entry_of(r, p);
+	struct procinfo *pi = &s->scratch;
+	struct cond_subject subj;
+	uint32_t unknown = 0, want;
+	bool yes;
+
+	x->verdict = V_NO;
+	if ((t->flags & TF_PSEUDO) || (s->tree && !(t->flags & TF_TREE)))
+		return;
+	if (!s->all) {
+		if (sp && !sp->stale) {
+			pi = &sp->pi;
+		} else {
+			from_events(p, pi);
+			want = wanted(s, p);
+			if (want)
+				pi_read(&s->pi, t->tid, want, pi);
+		}
+		pi_subject(&s->pi, pi, t->comm, (t->flags & TF_COMM_KNOWN) ? t->comm_len : 0,
+			   labels, &subj);
+		yes = cond_eval(&s->cond, &subj, &unknown);
+		if (unknown)
+			warn_unknown(s, unknown, pi);
+		if (!yes)
+			return;
+	}
+	x->verdict = V_YES;
+}
+
+/* The entry of a picked task's process, or NULL when @tid is not picked. */
+static struct st_proc *picked(struct run *r, int32_t tid, uint64_t ts)
+{
+	struct stream *s = r->stream;
+	struct mt_task *t, *p;
+	struct st_task *x;
+	struct st_proc *sp;
+
+	if (tid <= 0 || tid == s->self)
+		return NULL;
+	t = stats_task(&r->st, tid, ts);
+	if (!t || (t->flags & TF_PSEUDO))
+		return NULL;
+	x = slot_of(r, t);
+	if (x->verdict == V_UNKNOWN)
+		decide(r, t, x);
+	if (x->verdict != V_YES)
+		return NULL;
+	p = stats_process_of(&r->st, t);
+	sp = entry_of(r, p);
+	if (!sp)
+		sp = entry_new(r, p, t);
+	else if (sp->stale)
+		describe(r, sp, p, t);
+	if (sp)
+		sp->last_ts = ts;
+	return sp;
+}
+
+/* exec or rename: the task is decided again, its process described again. */
+static void changed(struct run *r, int32_t tid)
+{
+	struct mt_task *t = stats_find_task(&r->st, tid), *p;
+	struct st_proc *sp;
+
+	if (!t || (t->flags & TF_PSEUDO))
+		return;
+	slot_of(r, t)->verdict = V_UNKNOWN;
+	p = stats_process_of(&r->st, t);
+	sp = entry_of(r, p);
+	if (sp)
+		sp->stale = true;
+}
+
+static void exited(struct run *r, const struct mt_event *ev)
+{
+	struct mt_task *t = stats_find_task(&r->st, ev->u.exit.pid);
+	struct st_proc *sp;
+
+	mempair_forget(&r->stream->pair, ev->u.exit.pid);
+	if (!t || ev->u.exit.group_dead == 0)
+		return;
+	sp = entry_of(r, stats_process_of(&r->st, t));
+	if (sp && (ev->u.exit.group_dead == 1 || !t->leader))
+		sp->exited = true;
+}
+
+/* -------------------------------------------------------------- events -- */
+
+static void count(struct st_proc *sp, enum jl_evt e, uint64_t bytes)
+{
+	sp->count[e]++;
+	sp->bytes[e] += bytes;
+	sp->active = true;
+}
+
+/* A line (or, with --interval, a count) for one event of a picked process. */
+static void event(struct stream *s, struct st_proc *sp, struct jl_event *e)
+{
+	if (!(s->events & (1u << e->evt)))
+		return;
+	e->pid = sp->pid;
+	count(sp, e->evt, e->size);
+	if (!s->interval_ns)
+		emit_event(s, e, sp);
+}
+
+static bool mapped_failed(int64_t ret)
+{
+	return ret < 0 && ret >= -4095;
+}
+
+/* A memory syscall's exit, with its entry: memoryMap or memoryUnmap. */
+static void syscall_line(struct stream *s, struct st_proc *sp, const struct mt_event *ev,
+			 const struct mp_entry *in)
+{
+	struct jl_event e = { 0 };
+	int64_t ret = ev->u.memsys.ret;
+
+	e.ts = ev->ts;
+	e.tid = ev->tid;
+	e.call = in->call;
+	e.result = ret;
+	e.latency_ns = ev->ts >= in->ts ? ev->ts - in->ts : 0;
+	switch (in->call) {
+	case CALL_MMAP:
+		e.evt = JL_MAP;
+		e.failed = mapped_failed(ret);
+		e.size = in->arg[1];
+		e.address = e.failed ? in->arg[0] : (uint64_t)ret;
+		e.prot = in->arg[2];
+		e.flags = in->arg[3];
+		e.fd = (int32_t)in->arg[4];
+		e.offset = in->arg[5];
+		break;
+	case CALL_MUNMAP:
+		e.evt = JL_UNMAP;
+		e.failed = ret != 0;
+		e.address = in->arg[0];
+		e.size = in->arg[1];
+		break;
+	case CALL_MREMAP:
+		e.failed = mapped_failed(ret);
+		e.evt = in->arg[2] >= in->arg[1] ? JL_MAP : JL_UNMAP;
+		e.size = e.evt == JL_MAP ? in->arg[2] - in->arg[1] : in->arg[1] - in->arg[2];
+		e.address = e.failed ? in->arg[0] : (uint64_t)ret;
+		e.old_address = in->arg[0];
+		e.old_size = in->arg[1];
+		e.new_size = in->arg[2];
+		e.flags = in->arg[3];
+		break;
+	case CALL_BRK:
+		/* brk(0) asks; the first answer only tells where the heap is */
+		if (!in->arg[0] || !sp->brk) {
+			sp->brk = (uint64_t)ret;
+			return;
+		}
+		e.failed = (uint64_t)ret != in->arg[0];
+		e.evt = in->arg[0] >= sp->brk ? JL_MAP : JL_UNMAP;
+		e.size = e.evt == JL_MAP ? in->arg[0] - sp->brk : sp->brk - in->arg[0];
+		e.address = e.evt == JL_MAP ? sp->brk : in->arg[0];
+		if (!e.failed)
+			sp->brk = (uint64_t)ret;
+		if (!e.size)
+			return;
+		break;
+	default:
+		return;
+	}
+	event(s, sp, &e);
+}
+
+static bool in_irq(const struct mt_event *ev)
+{
+	return ev->flags & (MT_FLAG_HARDIRQ | MT_FLAG_SOFTIRQ | MT_FLAG_NMI);
+}
+
+/* The reader's sink: the accounting first, then the lines of the processes picked. */
+static void stream_sink(void *ctx, const struct mt_event *ev)
+{
+	struct run *r = ctx;
+	struct stream *s = r->stream;
+	struct jl_event e = { 0 };
+	struct mt_task *owner = NULL;
+	struct st_proc *sp;
+	struct mp_entry in;
+
+	if (ev->kind == EV_PAGE_FREE && (s->events & MT_EVT_FREE) && !in_irq(ev))
+		owner = stats_page_owner(&r->st, ev->u.page.pfn);
+	if (owner) {
+		e.owner_tid = owner->tid;
+		e.owner_pid = stats_process_of(&r->st, owner)->tgid;
+		if (!e.owner_pid)
+			e.owner_pid = owner->tid;
+	}
+	stats_apply(&r->st, ev);
+	e.ts = ev->ts;
+	e.tid = ev->tid;
+	switch (ev->kind) {
+	case EV_PAGE_ALLOC:
+	case EV_PAGE_FREE:
+		if (ev->u.page.pfn == UINT64_MAX || ev->u.page.order > MAX_ORDER_SEEN ||
+		    in_irq(ev) || !(sp = picked(r, ev->tid, ev->ts)))
+			return;
+		e.evt = ev->kind == EV_PAGE_ALLOC ? JL_ALLOC : JL_FREE;
+		e.order = ev->u.page.order;
+		e.pfn = ev->u.page.pfn;
+		e.size = (uint64_t)s->page_size << e.order;
+		event(s, sp, &e);
+		break;
+	case EV_FAULT:
+		if (!(sp = picked(r, ev->tid, ev->ts)))
+			return;
+		e.evt = JL_FAULT;
+		e.size = s->page_size;
+		e.address = ev->u.fault.address;
+		e.ip = ev->u.fault.ip;
+		e.error_code = ev->u.fault.error_code;
+		event(s, sp, &e);
+		break;
+	case EV_MEMSYS_ENTER:
+		if (picked(r, ev->tid, ev->ts))
+			mempair_enter(&s->pair, ev->tid, ev->u.memsys.call, ev->ts, ev->u.memsys.arg);
+		break;
+	case EV_MEMSYS_EXIT:
+		if ((sp = picked(r, ev->tid, ev->ts)) &&
+		    mempair_exit(&s->pair, ev->tid, ev->u.memsys.call, &in))
+			syscall_line(s, sp, ev, &in);
+		break;
+	case EV_EXEC:
+		changed(r, ev->u.exec.pid);
+		break;
+	case EV_RENAME:
+		changed(r, ev->u.rename.pid);
+		break;
+	case EV_EXIT:
+		exited(r, ev);
+		break;
+	default:
+		break;
+	}
+}
+
+/* ---------------------------------------------------------- summaries -- */
+
+static void summaries(struct run *r, uint64_t now, bool last)
+{
+	struct stream *s = r->stream;
+	struct jl_summary sm;
+	uint32_t i;
+
+	for (i = 0; i < s->nprocs; i++) {
+		struct st_proc *sp = &s->procs[i];
+		const struct mt_task *p;
+		char *d;
+
+		if (!sp->leader_serial || sp->final_done || (!sp->active && ended(r, sp) && !last))
+			continue;
+		p = stats_task_by_serial(&r->st, sp->leader_serial);
+		if (p) {
+			sp->cur = p->pcur;
+			sp->peak = p->ppeak;
+		}
+		memset(&sm, 0, sizeof(sm));
+		sm.ts = now;
+		sm.pid = sp->pid;
+		sm.interval_s = r->opt.interval_s;
+		sm.cur_pages = sp->cur;
+		sm.peak_pages = sp->peak;
+		sm.page_size = s->page_size;
+		sm.exited = sp->exited;
+		memcpy(sm.count, sp->count, sizeof(sm.count));
+		memcpy(sm.bytes, sp->bytes, sizeof(sm.bytes));
+		d = room(s, JL_LINE_MAX, now);
+		if (d) {
+			outq_commit(&s->q, jl_summary_line(d, JL_LINE_MAX, &s->clk, &sm, sp->frag,
+							   sp->frag_len, s->src, s->src_len));
+			s->lines++;
+		}
+		memset(sp->count, 0, sizeof(sp->count));
+		memset(sp->bytes, 0, sizeof(sp->bytes));
+		sp->active = false;
+		if (sp->exited)
+			sp->final_done = true;
+	}
+}
+
+/* -------------------------------------------------- kernel-side filters -- */
+
+/* The events that come in storms: what the kernel's filters are worth setting on. */
+static const char *const hot_events[][2] = {
+	{ "kmem", "mm_page_alloc" }, { "kmem", "mm_page_free" },
+	{ "exceptions", "page_fault_user" },
+	{ "syscalls", "sys_enter_mmap" }, { "syscalls", "sys_exit_mmap" },
+	{ "syscalls", "sys_enter_munmap" }, { "syscalls", "sys_exit_munmap" },
+	{ "syscalls", "sys_enter_brk" }, { "syscalls", "sys_exit_brk" },
+	{ "syscalls", "sys_enter_mremap" }, { "syscalls", "sys_exit_mremap" },
+};
+
+/* The tasks of process @pid (its threads) into @out; how many were added. */
+static int tasks_of(int32_t pid, int32_t *out, int room)
+{
+	char dir[64];
+	struct dirent *de;
+	int n = 0;
+	DIR *d;
+
+	snprintf(dir, sizeof(dir), "/proc/%d/task", (int)pid);
+	d = opendir(dir);
+	if (!d) {
+		if (room > 0)
+			out[n++] = pid;	/* not there (yet): its pid, for when it is */
+		return n;
+	}
+	while ((de = readdir(d)) && n < room) {
+		long v = strtol(de->d_name, NULL, 10);
+
+		if (v > 0 && v <= INT32_MAX)
+			out[n++] = (int32_t)v;
+	}
+	closedir(d);
+	return n;
+}
+
+/*
+ * Only tasks that can be picked make events the kernel keeps: process.name
+ * terms become a comm filter on the storm events; process.pid terms, or the
+ * command's tree, the instance's pid list (children follow at fork). The rest
+ * is decided once per task, here.
+ */
+static void kernel_filters(struct run *r, const int32_t *roots, int nroots)
+{
+	static int32_t pids[MAX_PIDS];
+	static char filter[4096];
+	struct stream *s = r->stream;
+	size_t i;
+	int n = 0, k, e;
+	char name[96];
+
+	if (s->all)
+		return;
+	if (r->tf.top_level) {
+		mt_warn("warning: tracing at the top level: no kernel filters set (not ours to "
+			"change); every event is read and decided here");
+		return;
+	}
+	if (cond_comm_filter(&s->cond, filter, sizeof(filter))) {
+		for (i = 0; i < ARRAY_SIZE(hot_events); i++) {
+			snprintf(name, sizeof(name), "%s:%s", hot_events[i][0], hot_events[i][1]);
+			if (!setup_have_event(r, name))
+				continue;
+			e = tracefs_set_filter(&r->tf, hot_events[i][0], hot_events[i][1], filter);
+			if (e)
+				mt_warn("warning: %s: filter '%s' not taken (%s): decided here instead",
+					name, filter, strerror(-e));
+		}
+	}
+	for (k = 0; k < nroots; k++)
+		n += tasks_of(roots[k], pids + n, MAX_PIDS - n);
+	if (n) {
+		e = tracefs_set_event_pids(&r->tf, pids, n, true);
+		if (e)
+			mt_warn("warning: set_event_pid not taken (%s): every task's events are read",
+				strerror(-e));
+	}
+}
+
+/* ----------------------------------------------------------- the mode -- */
+
+static int stream_prepare(struct run *r)
+{
+	char err[PATH_MAX + 128];
+	struct stream *s;
+	int i, code;
+
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return mt_fail(EXIT_RUNTIME, "out of memory");
+	r->stream = s;
+	cond_init(&s->cond);
+	for (i = 0; i < r->opt.nconds; i++)
+		if (cond_add(&s->cond, r->opt.conds[i], strlen(r->opt.conds[i]), err, sizeof(err)))
+			return mt_fail(EXIT_USAGE, "-c '%s': %s", r->opt.conds[i], err);
+	s->all = r->opt.stream_all;
+	s->tree = r->opt.command != NULL;
+	s->events = r->opt.stream_events;
+	s->interval_ns = (uint64_t)r->opt.interval_s * 1000000000ull;
+	s->self = (int32_t)getpid();
+	if (s->tree) {
+		/* only the command's tree counts, and it starts later */
+		r->opt.no_seed = true;
+		if (read_file("/proc/self/oom_score_adj", r->cmd.oom_adj,
+			      sizeof(r->cmd.oom_adj)) <= 0)
+			r->cmd.oom_adj[0] = '\0';
+		/* the lines stay clean: the command's own output goes to stderr */
+		r->cmd.stdout_to_stderr = !r->opt.stream_path;
+	}
+	/* the output first: a bad -o FILE changes nothing in tracefs */
+	code = outq_open(&s->q, r->opt.stream_path, (size_t)r->opt.queue_kb * 1024, err,
+			 sizeof(err));
+	if (code)
+		return mt_fail(code, "%s", err);
+	return 0;
+}
+
+static int stream_start(struct run *r)
+{
+	struct stream *s = r->stream;
+	char host[256] = "";
+	struct timespec a, b, c;
+	int32_t roots[COND_MAX_PIDS];
+	int nroots = 0, code;
+
+	s->page_size = r->meta.page_size ? r->meta.page_size : 4096;
+	s->ntasks = r->opt.max_tasks;
+	s->tasks = calloc(s->ntasks, sizeof(*s->tasks));
+	s->nprocs = PROCS;
+	s->procs = calloc(s->nprocs, sizeof(*s->procs));
+	if (!s->tasks || !s->procs || mempair_init(&s->pair, PAIR_THREADS) ||
+	    pi_init(&s->pi, "/proc", r->hooks.runtime_root, CONTAINERS))
+		return mt_fail(EXIT_RUNTIME, "out of memory");
+	/* the trace clock is CLOCK_MONOTONIC: one pair of readings maps it to UTC */
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	clock_gettime(CLOCK_REALTIME, &b);
+	clock_gettime(CLOCK_MONOTONIC, &c);
+	jl_clock_init(&s->clk, ((uint64_t)a.tv_sec * 1000000000ull + (uint64_t)a.tv_nsec +
+				(uint64_t)c.tv_sec * 1000000000ull + (uint64_t)c.tv_nsec) / 2,
+		      (int64_t)b.tv_sec * 1000000000ll + b.tv_nsec);
+	if (!r->tf.clock_mono)
+		mt_warn("warning: the trace clock is not mono: timestamps are off by the local "
+			"clock's drift");
+	gethostname(host, sizeof(host) - 1);
+	s->src_len = jl_src(s->src, sizeof(s->src), host);
+	if (s->tree) {
+		code = command_spawn(r);
+		if (code)
+			return code;
+		roots[nroots++] = r->cmd.pid;
+		/* rooted at its first event (the kernel's pid filter keeps our fork out) */
+		stats_tree_root(&r->st, r->cmd.pid, s->self);
+	} else if (!s->all) {
+		nroots = cond_pid_set(&s->cond, roots, COND_MAX_PIDS);
+		if (nroots < 0)
+			nroots = 0;
+	}
+	kernel_filters(r, roots, nroots);
+	code = daemon_write_pidfile(r);
+	if (code)
+		return code;
+	setup_banner(r);
+	daemon_ready(r, 0);
+	s->next_loss = mono_ns() + LOSS_POLL_NS;
+	s->next_summary = mono_ns() + s->interval_ns;
+	if (s->tree)
+		return command_go(r);
+	return 0;
+}
+
+static enum loop_next stream_after_batch(struct run *r)
+{
+	struct stream *s = r->stream;
+
+	kernel_lost(r, s, mono_ns());
+	if (outq_flush(&s->q) == -EPIPE && !s->gone) {
+		s->gone = true;
+		mt_warn("the output's reader is gone: stopping");
+	}
+	return s->gone ? LOOP_STOP : LOOP_GO_ON;
+}
+
+static int stream_poll_fds(struct run *r, struct pollfd *pfd, int max)
+{
+	struct stream *s = r->stream;
+
+	if (max < 1 || !outq_wants_pollout(&s->q))
+		return 0;
+	pfd[0].fd = s->q.fd;
+	pfd[0].events = POLLOUT;
+	pfd[0].revents = 0;
+	return 1;
+}
+
+static enum loop_next stream_on_poll(struct run *r, const struct pollfd *pfd, int n)
+{
+	(void)pfd;
+	(void)n;
+	return stream_after_batch(r);
+}
+
+/* Events wait in the kernel's buffer while the queue has no room for a batch of lines. */
+static bool stream_hold(struct run *r)
+{
+	struct stream *s = r->stream;
+	size_t room = s->q.cap - outq_pending(&s->q);
+
+	return !s->q.err && !s->gone && !s->interval_ns &&
+	       (room < BATCH_BYTES || room < s->q.cap / 2);
+}
+
+static long stream_next_ms(struct run *r)
+{
+	struct stream *s = r->stream;
+	uint64_t now = mono_ns();
+
+	if (!s->interval_ns)
+		return -1;
+	return s->next_summary > now ? (long)((s->next_summary - now) / 1000000) : 0;
+}
+
+static enum loop_next stream_check(struct run *r)
+{
+	struct stream *s = r->stream;
+	uint64_t now = mono_ns();
+	int c;
+
+	if (now >= s->next_loss) {
+		for (c = 0; c < r->rd.ncpus; c++) {
+			uint64_t lost;
+
+			if (r->tf.fds && !tracefs_cpu_lost(&r->tf, c, &lost))
+				r->rd.cpus[c].stats_lost = lost;
+		}
+		s->next_loss = now + LOSS_POLL_NS;
+	}
+	if (s->interval_ns && now >= s->next_summary) {
+		summaries(r, now, false);
+		s->next_summary += s->interval_ns;
+		if (s->next_summary <= now)
+			s->next_summary = now + s->interval_ns;
+		outq_flush(&s->q);
+	}
+	if (!s->tree)
+		return LOOP_GO_ON;
+	if (command_reap(r) || r->stop_sig)
+		return LOOP_STOP;
+	return LOOP_GO_ON;
+}
+
+/* USR1: the report on stdout, or on stderr when the lines go to stdout. */
+static void report_usr1(struct run *r)
+{
+	static struct out o;
+	int fd = r->opt.stream_path ? STDOUT_FILENO : STDERR_FILENO;
+
+	run_catch_up(r);
+	out_init(&o, fd);
+	out_bound(&o, 1000);
+	enrich_now(r);
+	report_write(&o, r, "SIGUSR1");
+	if (out_flush(&o))
+		mt_warn("the SIGUSR1 report: %llu bytes not written", (unsigned long long)o.dropped);
+}
+
+static enum loop_next stream_on_signal(struct run *r, int action,
+				       const struct signalfd_siginfo *si)
+{
+	switch (action) {
+	case SIGACT_REPORT_MODE:
+	case SIGACT_REPORT_COMMAND:
+		if (si->ssi_signo == SIGUSR2) {
+			run_catch_up(r);
+			run_report_log(r, "SIGUSR2");
+		} else {
+			report_usr1(r);
+		}
+		break;
+	case SIGACT_FORWARD:
+		kill(r->cmd.pid, (int)si->ssi_signo);
+		break;
+	case SIGACT_STOP_WAITING:
+		r->stop_sig = (int)si->ssi_signo;
+		break;
+	default:
+		break;
+	}
+	return LOOP_GO_ON;
+}
+
+static void stream_free(struct run *r)
+{
+	struct stream *s = r->stream;
+
+	if (!s)
+		return;
+	outq_close(&s->q);
+	pi_free(&s->pi);
+	mempair_free(&s->pair);
+	free(s->tasks);
+	free(s->procs);
+	free(s);
+	r->stream = NULL;
+}
+
+static void stream_abort(struct run *r)
+{
+	if (r->opt.command && r->cmd.pid > 0 && !r->cmd.reaped)
+		kill(r->cmd.pid, SIGKILL);
+	stream_free(r);
+}
+
+/* Everything written that a reader takes within DRAIN_MS; the rest counted; one line said. */
+static int stream_finish(struct run *r)
+{
+	struct stream *s = r->stream;
+	uint64_t now = mono_ns(), dropped;
+	int code = EXIT_OK;
+
+	if (s->interval_ns)
+		summaries(r, now, true);
+	kernel_lost(r, s, now);
+	lost_line(s, now, 0);
+	outq_drain(&s->q, DRAIN_MS);
+	dropped = s->q.dropped_lines;	/* queued, and never taken */
+	if (s->q.err && s->q.err != -EPIPE)
+		mt_warn("writing the lines: %s", strerror(-s->q.err));
+	fprintf(stderr, "memtrace: stream: %llu lines written, %llu lost (%llu with the queue "
+		"full, %llu not taken by the end or after an error), %llu events lost in the "
+		"kernel; %llu processes picked; %llu syscalls paired, %llu exits without their "
+		"entry\n", (unsigned long long)(s->lines + s->meta_lines - dropped),
+		(unsigned long long)(s->lost_queue + dropped + s->lost_error),
+		(unsigned long long)s->lost_queue, (unsigned long long)(dropped + s->lost_error),
+		(unsigned long long)reader_lost(&r->rd),
+		(unsigned long long)s->picked_procs, (unsigned long long)s->pair.paired,
+		(unsigned long long)s->pair.no_entry);
+	if (s->proc_overflow)
+		mt_warn("%llu events of picked processes not shown: more than %u at once",
+			(unsigned long long)s->proc_overflow, PROCS);
+	if (s->tree)
+		code = command_exit_code(r);
+	run_report_final(r, false);
+	stream_free(r);
+	return code;
+}
+
+const struct mode_ops stream_ops = {
+	.name = "stream",
+	.live = true,
+	.batch = BATCH,
+	.prepare = stream_prepare,
+	.start = stream_start,
+	.after_batch = stream_after_batch,
+	.on_signal = stream_on_signal,
+	.check = stream_check,
+	.poll_fds = stream_poll_fds,
+	.on_poll = stream_on_poll,
+	.next_ms = stream_next_ms,
+	.hold = stream_hold,
+	.abort = stream_abort,
+	.finish = stream_finish,
+	.sink = stream_sink,
+};
