@@ -3,7 +3,8 @@
 # run.sh SECONDS TARGET... - run each libFuzzer target (tests/fuzz/bin/TARGET) for
 # SECONDS, seeded with real data from tests/fixtures and this machine's /proc.
 # Crashes are kept in tests/fuzz/crashes/; the corpus grows in tests/fuzz/work/.
-# Prints executions per target and "N passed, N failed"; exits 1 if any target failed.
+# Targets run side by side, one per CPU (FUZZ_JOBS to change it). Prints executions per
+# target and "N passed, N failed"; exits 1 if any target failed.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 SECS=${1:-60}
@@ -70,11 +71,10 @@ make_seeds() {
 	rm -f "$W/one.tmp"
 }
 
-make_seeds
-for t in "$@"; do
-	bin=tests/fuzz/bin/$t
+# run_one TARGET: its verdict, the lines to print, in $W/TARGET.result
+run_one() {
+	local t=$1 bin=tests/fuzz/bin/$1 log=$W/$1.log rc execs cov
 	mkdir -p "$W/$t/corpus" "$C/$t"
-	log=$W/$t.log
 	"$bin" -max_total_time="$SECS" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
 		-max_len=65536 \
 		-artifact_prefix="$C/$t/" "$W/$t/corpus" "$W/$t/seeds" > "$log" 2>&1
@@ -82,13 +82,36 @@ for t in "$@"; do
 	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
 	cov=$(grep -o 'cov: [0-9]*' "$log" | tail -1)
 	if [ "$rc" = 0 ] && ! ls "$C/$t"/crash-* "$C/$t"/leak-* "$C/$t"/timeout-* > /dev/null 2>&1; then
-		pass=$((pass + 1))
 		echo "ok   - fuzz $t: ${execs:-?} executions in $SECS s, $cov, no crash"
 	else
-		fail=$((fail + 1))
 		echo "FAIL - fuzz $t (exit $rc): see $log and $C/$t/"
 		grep -E 'ERROR|SUMMARY|runtime error' "$log" | head -5 | sed 's/^/       /'
+	fi > "$W/$t.result"
+}
+
+make_seeds
+# each target has a core of its own: as many at once as there are CPUs (FUZZ_JOBS), so
+# that every target still gets its SECONDS while the whole run takes a fraction of them all
+jobs=${FUZZ_JOBS:-$(nproc)}
+running=0
+for t in "$@"; do
+	rm -f "$W/$t.result"
+	run_one "$t" &
+	running=$((running + 1))
+	if [ "$running" -ge "$jobs" ]; then
+		wait -n
+		running=$((running - 1))
 	fi
+done
+wait
+for t in "$@"; do
+	if [ -s "$W/$t.result" ] && grep -q '^ok' "$W/$t.result"; then
+		pass=$((pass + 1))
+	else
+		fail=$((fail + 1))
+		[ -s "$W/$t.result" ] || echo "FAIL - fuzz $t: no verdict" > "$W/$t.result"
+	fi
+	cat "$W/$t.result"
 done
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]
