@@ -165,9 +165,10 @@ main_test() {
 		test "$(cat "$T/precious")" = precious
 	mode=$(stat -c %a "$prom")
 	check "main: the .prom file has mode 0644 (node_exporter runs as another user): $mode" test "$mode" = 644
-	"$WL" 64 6000 "$T/wl.ready" & wpid=$!
+	# both hold until killed below: a loaded machine may take long to get there
+	"$WL" 64 600000 "$T/wl.ready" & wpid=$!
 	PIDS+=("$wpid")
-	python3 "$T/h.py" "$(printf '%b' "$HOSTILE" | od -An -tx1 | tr -d ' \n')" "$T/h.ready" 6 &
+	python3 "$T/h.py" "$(printf '%b' "$HOSTILE" | od -An -tx1 | tr -d ' \n')" "$T/h.ready" 600 &
 	hpid=$!
 	PIDS+=("$hpid")
 	wait_for 10 test -e "$T/wl.ready" -a -e "$T/h.ready" || { bad "main: workloads not ready"; return; }
@@ -244,8 +245,11 @@ main_test() {
 		stop_node_exporter
 	fi
 	ino=$(stat -c %i "$log")
+	intervals_3() { [ "$(grep -c '"trigger":"interval"' "$log")" -ge 3 ]; }
+	wait_for 10 intervals_3 || bad "main: fewer than 3 interval lines after 10 s"
 	kill -USR2 "$MTPID"
 	wait_for 5 grep -q '"trigger":"SIGUSR2"' "$log" || bad "main: no SIGUSR2 line"
+	kill "$wpid" "$hpid" 2>/dev/null
 	wait "$wpid" "$hpid" 2>/dev/null
 	kill -TERM "$MTPID"; wait_exit "$MTPID"; rc=$?
 	check "main: SIGTERM exits 0" test "$rc" = 0

@@ -100,7 +100,9 @@ live_test() {
 	check "live without --stacks: no stacks line, no STACKS sections" \
 		eval '! grep -q -E "^stacks: |^STACKS OF" "$T/plain.log"'
 	# with: the trigger in our instance only
-	start_mt --stacks -n 5 -o "$T/stk.log" --record "$T/rec" ||
+	# -n 30: the workload among the rows whatever else runs; -b: no loss on a loaded machine,
+	# so that the replay below has every event the live run had
+	start_mt --stacks -n 30 -b 16384 -o "$T/stk.log" --record "$T/rec" ||
 		{ bad "live --stacks: no start: $(cat "$T/err")"; return; }
 	check "live --stacks: the stacktrace trigger on our instance's mm_page_alloc" \
 		eval 'trigger_of | grep -q "^stacktrace"'
@@ -119,7 +121,7 @@ live_test() {
 		eval '! grep -q -E "trace_event_raw_event_mm_page_alloc|__traceiter_mm_page_alloc" "$T/stk.log"'
 	check "live --stacks: lost events: 0" grep -q '^lost events: 0$' "$T/stk.log"
 	# the recording replays to the same stacks
-	"$MT" --replay "$T/rec" -n 5 > "$T/replay.log" 2>&1
+	"$MT" --replay "$T/rec" -n 30 > "$T/replay.log" 2>&1
 	check "live --stacks --record: --replay prints the same task stacks (memtrace.kallsyms)" \
 		cmp -s <(sed -n '/^STACKS OF TASK/,/^$/p' "$T/stk.log") <(sed -n '/^STACKS OF TASK/,/^$/p' "$T/replay.log")
 	check "live --stacks --record: the recording has the kallsyms lines it needs" \
