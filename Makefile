@@ -193,8 +193,7 @@ check-unit: tests/unit
 	$(Q)./tests/unit
 
 check-valgrind: tests/unit
-	$(Q)CK_FORK=no CK_DEFAULT_TIMEOUT=600 valgrind --error-exitcode=99 --leak-check=full \
-		--errors-for-leak-kinds=definite ./tests/unit
+	$(Q)./tests/valgrind.sh
 
 sanitize:
 	$(MAKE) clean
