@@ -19,51 +19,16 @@
 
 /* ---- fake roots ---- */
 
-static char root[PATH_MAX / 2];
-
-static void root_setup(void)
-{
-	snprintf(root, sizeof(root), "/tmp/memtrace-proc-XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(root));
-}
-
-static void root_teardown(void)
-{
-	char cmd[PATH_MAX + 16];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
-	if (root[0] && system(cmd))
-		fprintf(stderr, "could not remove %s\n", root);
-}
-
-/* Create root/rel (and its parent directories) holding @len bytes of @s. */
-static void mkfile(const char *rel, const char *s, size_t len)
-{
-	char path[PATH_MAX], *p;
-	int fd;
-
-	snprintf(path, sizeof(path), "%s/%s", root, rel);
-	for (p = path + strlen(root) + 1; (p = strchr(p, '/')); p++) {
-		*p = '\0';
-		ck_assert(mkdir(path, 0755) == 0 || errno == EEXIST);
-		*p = '/';
-	}
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	ck_assert_msg(fd >= 0, "%s: %s", path, strerror(errno));
-	ck_assert_int_eq(write(fd, s, len), (ssize_t)len);
-	close(fd);
-}
-
 static void mkfile_s(const char *rel, const char *s)
 {
-	mkfile(rel, s, strlen(s));
+	test_root_file(rel, s, strlen(s));
 }
 
 static void mkdir_rel(const char *rel)
 {
 	char path[PATH_MAX];
 
-	snprintf(path, sizeof(path), "%s/%s", root, rel);
+	snprintf(path, sizeof(path), "%s/%s", test_root, rel);
 	ck_assert(mkdir(path, 0755) == 0 || errno == EEXIST);
 }
 
@@ -342,11 +307,11 @@ END_TEST
 
 START_TEST(test_max_pfn_fake_root)
 {
-	ck_assert_uint_eq(proc_max_pfn(root), 0);		/* no zoneinfo */
+	ck_assert_uint_eq(proc_max_pfn(test_root), 0);		/* no zoneinfo */
 	mkfile_s("zoneinfo", "garbage\n");
-	ck_assert_uint_eq(proc_max_pfn(root), 0);
-	mkfile("zoneinfo", S(zoneinfo_small));
-	ck_assert_uint_eq(proc_max_pfn(root), 2621440);
+	ck_assert_uint_eq(proc_max_pfn(test_root), 0);
+	test_root_file("zoneinfo", S(zoneinfo_small));
+	ck_assert_uint_eq(proc_max_pfn(test_root), 2621440);
 }
 END_TEST
 
@@ -505,24 +470,24 @@ START_TEST(test_initmod_range_files)
 	size_t len;
 	char *text;
 
-	ck_assert_int_eq(proc_initmod_range(root, &s, &e), -ENOENT);	/* no kallsyms */
-	mkfile("kallsyms", S(kallsyms_sorted));
-	ck_assert_int_eq(proc_initmod_range(root, &s, &e), 0);
+	ck_assert_int_eq(proc_initmod_range(test_root, &s, &e), -ENOENT);	/* no kallsyms */
+	test_root_file("kallsyms", S(kallsyms_sorted));
+	ck_assert_int_eq(proc_initmod_range(test_root, &s, &e), 0);
 	ck_assert_uint_eq(s, 0xffffffff91b39f60ull);
 	ck_assert_uint_eq(e, 0xffffffff91b3a150ull);
 	text = read_fixture("debian-6.1/kallsyms.txt", &len);
-	mkfile("kallsyms", text, len);
+	test_root_file("kallsyms", text, len);
 	free(text);
 	s = e = 0;
-	ck_assert_int_eq(proc_initmod_range(root, &s, &e), 0);
+	ck_assert_int_eq(proc_initmod_range(test_root, &s, &e), 0);
 	ck_assert_uint_eq(s, 0xffffffff91b39f60ull);
 	ck_assert_uint_eq(e, 0xffffffff91b3a150ull);
 	s = e = 7;
 	mkfile_s("kallsyms", "0000000000000000 t do_init_module\n0000000000000000 T x\n");
-	ck_assert_int_eq(proc_initmod_range(root, &s, &e), -ENOENT);
+	ck_assert_int_eq(proc_initmod_range(test_root, &s, &e), -ENOENT);
 	ck_assert_uint_eq(s, 7);
 	mkfile_s("kallsyms", "ffffffff91000100 t do_init_module\n");
-	ck_assert_int_eq(proc_initmod_range(root, &s, &e), -ENOENT);	/* no end */
+	ck_assert_int_eq(proc_initmod_range(test_root, &s, &e), -ENOENT);	/* no end */
 }
 END_TEST
 
@@ -539,9 +504,9 @@ START_TEST(test_initmod_range_big)
 		else
 			p += sprintf(p, "%016llx t sym_%d\n", 0xffffffff81000000ull + 16ull * i, i);
 	}
-	mkfile("kallsyms", text, (size_t)(p - text));
+	test_root_file("kallsyms", text, (size_t)(p - text));
 	free(text);
-	ck_assert_int_eq(proc_initmod_range(root, &s, &e), 0);
+	ck_assert_int_eq(proc_initmod_range(test_root, &s, &e), 0);
 	ck_assert_uint_eq(s, 0xffffffff81000000ull + 16ull * 150000);
 	ck_assert_uint_eq(e, 0xffffffff81000000ull + 16ull * 150001);
 }
@@ -823,30 +788,30 @@ START_TEST(test_read_comm)
 	size_t len = 99;
 
 	mkfile_s("100/comm", "leader\n");
-	ck_assert_int_eq(proc_read_comm(root, 100, buf, sizeof(buf), &len), 0);
+	ck_assert_int_eq(proc_read_comm(test_root, 100, buf, sizeof(buf), &len), 0);
 	ck_assert_str_eq(buf, "leader");
 	ck_assert_uint_eq(len, 6);
 	mkfile_s("101/comm", "no newline");
-	ck_assert_int_eq(proc_read_comm(root, 101, buf, sizeof(buf), &len), 0);
+	ck_assert_int_eq(proc_read_comm(test_root, 101, buf, sizeof(buf), &len), 0);
 	ck_assert_str_eq(buf, "no newline");
 	ck_assert_uint_eq(len, 10);
 	mkfile_s("102/comm", "abcdefghijklmno\n");
-	ck_assert_int_eq(proc_read_comm(root, 102, buf, sizeof(buf), &len), 0);
+	ck_assert_int_eq(proc_read_comm(test_root, 102, buf, sizeof(buf), &len), 0);
 	ck_assert_uint_eq(len, 15);
 	ck_assert_str_eq(buf, "abcdefghijklmno");
 	mkfile_s("103/comm", "");
-	ck_assert_int_eq(proc_read_comm(root, 103, buf, sizeof(buf), &len), 0);
+	ck_assert_int_eq(proc_read_comm(test_root, 103, buf, sizeof(buf), &len), 0);
 	ck_assert_uint_eq(len, 0);
 	ck_assert_str_eq(buf, "");
 	mkfile_s("104/comm", "a\x1b\xff\n");
-	ck_assert_int_eq(proc_read_comm(root, 104, buf, sizeof(buf), &len), 0);
+	ck_assert_int_eq(proc_read_comm(test_root, 104, buf, sizeof(buf), &len), 0);
 	ck_assert_uint_eq(len, 3);
 	ck_assert(!memcmp(buf, "a\x1b\xff", 4));
 	/* a small buffer: cut, still terminated */
-	ck_assert_int_eq(proc_read_comm(root, 100, buf, 4, &len), 0);
+	ck_assert_int_eq(proc_read_comm(test_root, 100, buf, 4, &len), 0);
 	ck_assert_uint_eq(len, 3);
 	ck_assert_str_eq(buf, "lea");
-	ck_assert_int_eq(proc_read_comm(root, 999, buf, sizeof(buf), &len), -ENOENT);
+	ck_assert_int_eq(proc_read_comm(test_root, 999, buf, sizeof(buf), &len), -ENOENT);
 }
 END_TEST
 
@@ -868,43 +833,43 @@ START_TEST(test_module_kib)
 
 	mkfile_s("module/virtio_pci/coresize", "40960\n");
 	mkfile_s("module/virtio_pci/initsize", "0\n");
-	ck_assert_int_eq(sys_module_kib(root, "virtio_pci", &kib), 0);
+	ck_assert_int_eq(sys_module_kib(test_root, "virtio_pci", &kib), 0);
 	ck_assert_uint_eq(kib, 40);
 	/* 1000 + 25 bytes: rounded up to 2 KiB */
 	mkfile_s("module/crc/coresize", "1000\n");
 	mkfile_s("module/crc/initsize", "25\n");
-	ck_assert_int_eq(sys_module_kib(root, "crc", &kib), 0);
+	ck_assert_int_eq(sys_module_kib(test_root, "crc", &kib), 0);
 	ck_assert_uint_eq(kib, 2);
 	/* exactly 1 KiB: not rounded further */
 	mkfile_s("module/one/coresize", "512\n");
 	mkfile_s("module/one/initsize", "512\n");
-	ck_assert_int_eq(sys_module_kib(root, "one", &kib), 0);
+	ck_assert_int_eq(sys_module_kib(test_root, "one", &kib), 0);
 	ck_assert_uint_eq(kib, 1);
 	/* 1 byte: 1 KiB */
 	mkfile_s("module/tiny/coresize", "1");
-	ck_assert_int_eq(sys_module_kib(root, "tiny", &kib), 0);
+	ck_assert_int_eq(sys_module_kib(test_root, "tiny", &kib), 0);
 	ck_assert_uint_eq(kib, 1);
 	/* only initsize */
 	mkfile_s("module/init_only/initsize", "2049\n");
-	ck_assert_int_eq(sys_module_kib(root, "init_only", &kib), 0);
+	ck_assert_int_eq(sys_module_kib(test_root, "init_only", &kib), 0);
 	ck_assert_uint_eq(kib, 3);
 	/* zero */
 	mkfile_s("module/zero/coresize", "0\n");
-	ck_assert_int_eq(sys_module_kib(root, "zero", &kib), 0);
+	ck_assert_int_eq(sys_module_kib(test_root, "zero", &kib), 0);
 	ck_assert_uint_eq(kib, 0);
 	/* one file garbage: the other counts */
 	mkfile_s("module/half/coresize", "garbage\n");
 	mkfile_s("module/half/initsize", "4096\n");
-	ck_assert_int_eq(sys_module_kib(root, "half", &kib), 0);
+	ck_assert_int_eq(sys_module_kib(test_root, "half", &kib), 0);
 	ck_assert_uint_eq(kib, 4);
 	/* missing or unreadable */
 	kib = 77;
-	ck_assert_int_eq(sys_module_kib(root, "absent", &kib), -ENOENT);
+	ck_assert_int_eq(sys_module_kib(test_root, "absent", &kib), -ENOENT);
 	mkdir_rel("module/builtin");
-	ck_assert_int_eq(sys_module_kib(root, "builtin", &kib), -ENOENT);
+	ck_assert_int_eq(sys_module_kib(test_root, "builtin", &kib), -ENOENT);
 	mkfile_s("module/junk/coresize", "x\n");
 	mkfile_s("module/junk/initsize", "\n");
-	ck_assert_int_eq(sys_module_kib(root, "junk", &kib), -ENOENT);
+	ck_assert_int_eq(sys_module_kib(test_root, "junk", &kib), -ENOENT);
 	ck_assert_uint_eq(kib, 77);
 }
 END_TEST
@@ -939,7 +904,7 @@ static void copy_fixture(const char *fixture, const char *rel)
 	size_t len;
 	char *text = read_fixture(fixture, &len);
 
-	mkfile(rel, text, len);
+	test_root_file(rel, text, len);
 	free(text);
 }
 
@@ -959,12 +924,12 @@ START_TEST(test_proc_modules_fixture)
 	int i;
 
 	/* no modules file (a kernel without modules) */
-	ck_assert_int_eq(proc_modules(root, collect_mod, &seen, &bad), -ENOENT);
+	ck_assert_int_eq(proc_modules(test_root, collect_mod, &seen, &bad), -ENOENT);
 	ck_assert_int_eq(seen.n, 0);
 	ck_assert_uint_eq(bad, 0);
 
 	copy_fixture("debian-6.1/proc_modules.before-rmmod.txt", "modules");
-	ck_assert_int_eq(proc_modules(root, collect_mod, &seen, &bad), 6);
+	ck_assert_int_eq(proc_modules(test_root, collect_mod, &seen, &bad), 6);
 	ck_assert_uint_eq(bad, 0);
 	ck_assert_int_eq(seen.n, 6);
 	for (i = 0; i < 6; i++) {
@@ -976,7 +941,7 @@ START_TEST(test_proc_modules_fixture)
 	/* after "rmmod crc32_pclmul": the other five, same order */
 	memset(&seen, 0, sizeof(seen));
 	copy_fixture("debian-6.1/proc_modules.txt", "modules");
-	ck_assert_int_eq(proc_modules(root, collect_mod, &seen, &bad), 5);
+	ck_assert_int_eq(proc_modules(test_root, collect_mod, &seen, &bad), 5);
 	ck_assert_uint_eq(bad, 0);
 	ck_assert_int_eq(seen.n, 5);
 	for (i = 0; i < 5; i++) {
@@ -1005,8 +970,8 @@ START_TEST(test_proc_modules_mixed)
 	struct seen_mods seen = { 0 };
 	uint32_t bad = 0;
 
-	mkfile("modules", S(text));
-	ck_assert_int_eq(proc_modules(root, collect_mod, &seen, &bad), 3);
+	test_root_file("modules", S(text));
+	ck_assert_int_eq(proc_modules(test_root, collect_mod, &seen, &bad), 3);
 	ck_assert_uint_eq(bad, 6);
 	ck_assert_int_eq(seen.n, 3);
 	ck_assert_str_eq(seen.m[0].name, "crc32_pclmul");
@@ -1022,14 +987,14 @@ START_TEST(test_proc_modules_mixed)
 	memset(&seen, 0, sizeof(seen));
 	bad = 0;
 	mkfile_s("modules", "virtio 20480 1 virtio_pci, Live 0xffffffffc0511000");
-	ck_assert_int_eq(proc_modules(root, collect_mod, &seen, &bad), 1);
+	ck_assert_int_eq(proc_modules(test_root, collect_mod, &seen, &bad), 1);
 	ck_assert_uint_eq(bad, 0);
 	ck_assert_str_eq(seen.m[0].name, "virtio");
 	ck_assert_uint_eq(seen.m[0].size, 20480);
 	/* the last line cut before its state: malformed, the others stay */
 	memset(&seen, 0, sizeof(seen));
 	mkfile_s("modules", "virtio 20480 1 virtio_pci, Live 0xffffffffc0511000\nvirtio_ring 49152 2");
-	ck_assert_int_eq(proc_modules(root, collect_mod, &seen, &bad), 1);
+	ck_assert_int_eq(proc_modules(test_root, collect_mod, &seen, &bad), 1);
 	ck_assert_uint_eq(bad, 1);
 	ck_assert_int_eq(seen.n, 1);
 }
@@ -1042,21 +1007,21 @@ START_TEST(test_proc_modules_empty)
 	char longroot[400], path[PATH_MAX];
 
 	mkfile_s("modules", "");
-	ck_assert_int_eq(proc_modules(root, collect_mod, &seen, &bad), 0);
+	ck_assert_int_eq(proc_modules(test_root, collect_mod, &seen, &bad), 0);
 	ck_assert_uint_eq(bad, 0);
 	mkfile_s("modules", "\n\n\n");
-	ck_assert_int_eq(proc_modules(root, collect_mod, &seen, &bad), 0);
+	ck_assert_int_eq(proc_modules(test_root, collect_mod, &seen, &bad), 0);
 	ck_assert_uint_eq(bad, 0);
 	mkfile_s("modules", "garbage\nmore garbage");
-	ck_assert_int_eq(proc_modules(root, collect_mod, &seen, &bad), 0);
+	ck_assert_int_eq(proc_modules(test_root, collect_mod, &seen, &bad), 0);
 	ck_assert_uint_eq(bad, 2);
 	ck_assert_int_eq(seen.n, 0);
 	/* not a file */
 	bad = 0;
-	snprintf(path, sizeof(path), "%s/modules", root);
+	snprintf(path, sizeof(path), "%s/modules", test_root);
 	ck_assert_int_eq(unlink(path), 0);
 	mkdir_rel("modules");
-	ck_assert_int_lt(proc_modules(root, collect_mod, &seen, &bad), 0);
+	ck_assert_int_lt(proc_modules(test_root, collect_mod, &seen, &bad), 0);
 	ck_assert_int_eq(seen.n, 0);
 	/* a root too long for the path buffer */
 	memset(longroot, 'a', sizeof(longroot) - 1);
@@ -1118,7 +1083,7 @@ START_TEST(test_seed_fake_root)
 
 	ck_assert_int_eq(stats_init(&st, &cfg), 0);
 	fake_clock = 0;
-	ck_assert_int_eq(proc_seed(root, &st, fake_now, 400, 0, &res), 0);
+	ck_assert_int_eq(proc_seed(test_root, &st, fake_now, 400, 0, &res), 0);
 	ck_assert_uint_eq(res.tasks, 4);		/* 100, 103, 2, 600 */
 	ck_assert_uint_eq(res.skipped, 3);		/* 300, 500, 700 */
 	ck_assert_uint_eq(res.pages, 257);		/* 250 + 7 */
@@ -1180,7 +1145,7 @@ START_TEST(test_seed_kthread_statm)
 	mkfile_s("9/task/9/comm", "kworker/0:0H-events_highpri\n");
 	mkfile_s("9/statm", "0 0 0 0 0 0 0\n");
 	ck_assert_int_eq(stats_init(&st, &cfg), 0);
-	ck_assert_int_eq(proc_seed(root, &st, fake_now, 1, 0, &res), 0);
+	ck_assert_int_eq(proc_seed(test_root, &st, fake_now, 1, 0, &res), 0);
 	ck_assert_uint_eq(res.tasks, 1);
 	ck_assert_uint_eq(res.skipped, 0);
 	ck_assert_uint_eq(res.pages, 0);
@@ -1213,7 +1178,7 @@ START_TEST(test_seed_table_full)
 		mkfile_s(rel, "9 3 0 0 0 0 0\n");
 	}
 	ck_assert_int_eq(stats_init(&st, &cfg), 0);
-	ck_assert_int_eq(proc_seed(root, &st, fake_now, 1, 0, &res), 0);
+	ck_assert_int_eq(proc_seed(test_root, &st, fake_now, 1, 0, &res), 0);
 	ck_assert_uint_eq(res.tasks, 2);
 	ck_assert_uint_eq(res.skipped, 3);
 	ck_assert_uint_eq(res.pages, 6);
@@ -1228,11 +1193,11 @@ START_TEST(test_seed_missing_root)
 	struct stats st;
 	char path[PATH_MAX];
 
-	snprintf(path, sizeof(path), "%s/nonexistent", root);
+	snprintf(path, sizeof(path), "%s/nonexistent", test_root);
 	ck_assert_int_eq(stats_init(&st, &cfg), 0);
 	ck_assert_int_eq(proc_seed(path, &st, fake_now, 1, 0, &res), -ENOENT);
 	/* an empty root: nothing seeded */
-	ck_assert_int_eq(proc_seed(root, &st, fake_now, 1, 0, &res), 0);
+	ck_assert_int_eq(proc_seed(test_root, &st, fake_now, 1, 0, &res), 0);
 	ck_assert_uint_eq(res.tasks, 0);
 	ck_assert_uint_eq(res.skipped, 0);
 	ck_assert_uint_eq(res.pages, 0);
@@ -1271,7 +1236,7 @@ Suite *suite_proc(void)
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("fake_roots");
-	tcase_add_checked_fixture(tc, root_setup, root_teardown);
+	tcase_add_checked_fixture(tc, test_root_setup, test_root_teardown);
 	tcase_add_test(tc, test_max_pfn_fake_root);
 	tcase_add_test(tc, test_initmod_range_files);
 	tcase_add_test(tc, test_initmod_range_big);

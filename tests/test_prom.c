@@ -46,33 +46,6 @@ struct pfile {
 	int nf;
 };
 
-static size_t utf8_ok(const unsigned char *s, size_t left)
-{
-	uint32_t cp, min;
-	size_t n, i;
-
-	if (s[0] < 0x80)
-		return 1;
-	if ((s[0] & 0xe0) == 0xc0)
-		n = 2, cp = s[0] & 0x1fu, min = 0x80;
-	else if ((s[0] & 0xf0) == 0xe0)
-		n = 3, cp = s[0] & 0x0fu, min = 0x800;
-	else if ((s[0] & 0xf8) == 0xf0)
-		n = 4, cp = s[0] & 0x07u, min = 0x10000;
-	else
-		return 0;
-	if (n > left)
-		return 0;
-	for (i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (s[i] & 0x3fu);
-	}
-	if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return n;
-}
-
 static bool name_char(char c, bool first, bool metric)
 {
 	if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || (metric && c == ':'))
@@ -260,7 +233,7 @@ static const char *prom_parse(const char *text, size_t len, struct pfile *pf, in
 	pf->ns = pf->nf = 0;	/* each sample and family is cleared as it comes */
 	*line = 0;
 	for (i = 0; i < len; i += n) {
-		n = utf8_ok(u + i, len - i);
+		n = test_utf8_len(u + i, len - i);
 		if (!n)
 			return "not UTF-8";
 		if ((u[i] < 0x20 && u[i] != '\n') || u[i] == 0x7f)

@@ -116,34 +116,6 @@ static bool j_hex4(struct jp *j, uint32_t *v)
 	return true;
 }
 
-/* Strict UTF-8: no overlongs, no surrogates, nothing above U+10FFFF. */
-static size_t strict_utf8(const unsigned char *s, size_t left)
-{
-	uint32_t cp, min;
-	size_t n, i;
-
-	if (s[0] < 0x80)
-		return 1;
-	if ((s[0] & 0xe0) == 0xc0)
-		n = 2, cp = s[0] & 0x1fu, min = 0x80;
-	else if ((s[0] & 0xf0) == 0xe0)
-		n = 3, cp = s[0] & 0x0fu, min = 0x800;
-	else if ((s[0] & 0xf8) == 0xf0)
-		n = 4, cp = s[0] & 0x07u, min = 0x10000;
-	else
-		return 0;
-	if (n > left)
-		return 0;
-	for (i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (s[i] & 0x3fu);
-	}
-	if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return n;
-}
-
 static bool j_string(struct jp *j, char **out, size_t *olen)
 {
 	char *s = NULL;
@@ -219,7 +191,7 @@ static bool j_string(struct jp *j, char **out, size_t *olen)
 			continue;
 		}
 		{
-			size_t n = strict_utf8(j->p, (size_t)(j->end - j->p));
+			size_t n = test_utf8_len(j->p, (size_t)(j->end - j->p));
 
 			if (!n) {
 				free(s);

@@ -82,35 +82,6 @@ END_TEST
 
 /* ---- a fake /proc of a 4 TiB machine ---- */
 
-static char root[PATH_MAX / 2];
-
-static void mkfile(const char *rel, const char *s, size_t len)
-{
-	char path[PATH_MAX];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", root, rel);
-	f = fopen(path, "w");
-	ck_assert_ptr_nonnull(f);
-	ck_assert_uint_eq(fwrite(s, 1, len, f), len);
-	fclose(f);
-}
-
-static void root_setup(void)
-{
-	snprintf(root, sizeof(root), "/tmp/memtrace-scale-XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(root));
-}
-
-static void root_teardown(void)
-{
-	char cmd[PATH_MAX + 16];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
-	if (root[0] && system(cmd))
-		fprintf(stderr, "could not remove %s\n", root);
-}
-
 /* 4 TiB in two nodes: the last zone ends at page frame 1 Gi */
 static const char zoneinfo_4t[] =
 	"Node 0, zone      DMA\n"
@@ -128,13 +99,13 @@ static const char zoneinfo_4t[] =
 
 START_TEST(test_fake_root_4t)
 {
-	ck_assert_uint_eq(proc_phys_bits(root), 0);		/* no cpuinfo */
-	mkfile("zoneinfo", S(zoneinfo_4t));
-	mkfile("cpuinfo", S("processor\t: 0\naddress sizes\t: 44 bits physical, 48 bits virtual\n"
+	ck_assert_uint_eq(proc_phys_bits(test_root), 0);		/* no cpuinfo */
+	test_root_file("zoneinfo", S(zoneinfo_4t));
+	test_root_file("cpuinfo", S("processor\t: 0\naddress sizes\t: 44 bits physical, 48 bits virtual\n"
 			    "\nprocessor\t: 1\naddress sizes\t: 44 bits physical, 48 bits virtual\n"));
-	ck_assert_uint_eq(proc_max_pfn(root), GI);
-	ck_assert_uint_eq(proc_phys_bits(root), 44);
-	ck_assert_uint_eq(pfnmap_reach(proc_max_pfn(root), proc_phys_bits(root), 4096),
+	ck_assert_uint_eq(proc_max_pfn(test_root), GI);
+	ck_assert_uint_eq(proc_phys_bits(test_root), 44);
+	ck_assert_uint_eq(pfnmap_reach(proc_max_pfn(test_root), proc_phys_bits(test_root), 4096),
 			  1ull << 32);
 }
 END_TEST
@@ -232,8 +203,8 @@ START_TEST(test_meta_reach)
 	char path[PATH_MAX], *text;
 	size_t len;
 
-	ck_assert_int_eq(record_write_meta(root, &m, NULL, NULL), 0);
-	snprintf(path, sizeof(path), "%s/" META_FILE, root);
+	ck_assert_int_eq(record_write_meta(test_root, &m, NULL, NULL), 0);
+	snprintf(path, sizeof(path), "%s/" META_FILE, test_root);
 	text = read_path(path, &len);
 	ck_assert_ptr_nonnull(strstr(text, "\nmax_pfn 17179869184 6291456\n"));
 	meta_parse(text, len, &back, NULL, NULL, &bad);
@@ -243,7 +214,7 @@ START_TEST(test_meta_reach)
 	ck_assert_uint_eq(back.ram_pfn, 6291456);
 	/* the reach no further than the memory: one number, as before */
 	m.max_pfn = m.ram_pfn;
-	ck_assert_int_eq(record_write_meta(root, &m, NULL, NULL), 0);
+	ck_assert_int_eq(record_write_meta(test_root, &m, NULL, NULL), 0);
 	text = read_path(path, &len);
 	ck_assert_ptr_nonnull(strstr(text, "\nmax_pfn 6291456\ninitmod"));
 	free(text);
@@ -347,7 +318,7 @@ Suite *suite_scale(void)
 	tcase_add_test(tc, test_tidset);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("fake_root");
-	tcase_add_checked_fixture(tc, root_setup, root_teardown);
+	tcase_add_checked_fixture(tc, test_root_setup, test_root_teardown);
 	tcase_add_test(tc, test_fake_root_4t);
 	tcase_add_test(tc, test_meta_reach);
 	suite_add_tcase(s, tc);

@@ -4,6 +4,7 @@
 #define MEMTRACE_TESTUTIL_H
 
 #include <check.h>
+#include <limits.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -21,6 +22,20 @@ char *read_fixture(const char *rel, size_t *len);
 /* Apply one page event (EV_PAGE_ALLOC or EV_PAGE_FREE) to @s. */
 void test_page_event(struct stats *s, enum mt_kind kind, uint64_t ts, int32_t tid,
 		     uint8_t flags, uint64_t pfn, uint32_t order);
+
+/*
+ * A fake root of files (/proc, /sys, a recording): test_root_setup() makes the
+ * directory test_root under /tmp, test_root_teardown() removes it (a tcase's
+ * checked fixture); test_root_file() writes test_root/REL, its parents made.
+ */
+extern char test_root[PATH_MAX / 2];
+void test_root_setup(void);
+void test_root_teardown(void);
+void test_root_file(const char *rel, const char *s, size_t len);
+
+/* Strict UTF-8 at @s: the length of its first sequence, 0 for none (an overlong, a
+ * surrogate, past U+10FFFF, cut short by @left). An independent check of escaped text. */
+size_t test_utf8_len(const unsigned char *s, size_t left);
 
 /* The suites, one per tests/test_<module>.c; the runner skips those not linked in. */
 #define SUITE(name) Suite *suite_##name(void) __attribute__((weak))

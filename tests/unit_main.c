@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "testutil.h"
@@ -44,6 +45,67 @@ char *read_fixture(const char *rel, size_t *len)
 
 	snprintf(path, sizeof(path), "%s/%s", fixtures_dir, rel);
 	return read_path(path, len);
+}
+
+char test_root[PATH_MAX / 2];
+
+void test_root_setup(void)
+{
+	snprintf(test_root, sizeof(test_root), "/tmp/memtrace-unit-XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(test_root));
+}
+
+void test_root_teardown(void)
+{
+	char cmd[PATH_MAX + 16];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", test_root);
+	if (test_root[0] && system(cmd))
+		fprintf(stderr, "could not remove %s\n", test_root);
+}
+
+void test_root_file(const char *rel, const char *s, size_t len)
+{
+	char path[PATH_MAX], *p;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", test_root, rel);
+	for (p = path + strlen(test_root) + 1; (p = strchr(p, '/')); p++) {
+		*p = '\0';
+		ck_assert(mkdir(path, 0755) == 0 || errno == EEXIST);
+		*p = '/';
+	}
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	ck_assert_msg(fd >= 0, "%s: %s", path, strerror(errno));
+	ck_assert_int_eq(write(fd, s, len), (ssize_t)len);
+	close(fd);
+}
+
+size_t test_utf8_len(const unsigned char *s, size_t left)
+{
+	uint32_t cp, min;
+	size_t n, i;
+
+	if (s[0] < 0x80)
+		return 1;
+	if ((s[0] & 0xe0) == 0xc0)
+		n = 2, cp = s[0] & 0x1fu, min = 0x80;
+	else if ((s[0] & 0xf0) == 0xe0)
+		n = 3, cp = s[0] & 0x0fu, min = 0x800;
+	else if ((s[0] & 0xf8) == 0xf0)
+		n = 4, cp = s[0] & 0x07u, min = 0x10000;
+	else
+		return 0;
+	if (n > left)
+		return 0;
+	for (i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3fu);
+	}
+	if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return n;
 }
 
 void test_page_event(struct stats *s, enum mt_kind kind, uint64_t ts, int32_t tid,
