@@ -23,6 +23,22 @@ wait_for() {
 }
 no_proc() { [ -z "$(pgrep "$@")" ]; }	# no_proc PGREP-ARGS...: no such process
 
+# on_cpus JOBS FUNC ITEM...: FUNC ITEM for each ITEM in the background, at most JOBS at
+# once, until all are done: for runs that keep one CPU busy each (valgrind, libFuzzer).
+on_cpus() {
+	local jobs=$1 fn=$2 running=0 it
+	shift 2
+	for it in "$@"; do
+		"$fn" "$it" &
+		running=$((running + 1))
+		if [ "$running" -ge "$jobs" ]; then
+			wait -n
+			running=$((running - 1))
+		fi
+	done
+	wait
+}
+
 # can_trace WHAT: whether live tracing can run here (root, a tracefs with instances,
 # kmem:mm_page_alloc); if not, SKIP "WHAT: the reason" and fail
 can_trace() {

@@ -9,10 +9,9 @@ set -u
 cd "$(dirname "$0")/.." || exit 1
 T=$(mktemp -d /tmp/memtrace-valgrind.XXXXXX)
 trap 'rm -rf "$T"' EXIT
-jobs=${VALGRIND_JOBS:-$(nproc)}
 mapfile -t suites < <(grep -ho 'suite_create("[a-z_0-9]*")' tests/test_*.c |
 	sed -E 's/suite_create\("(.*)"\)/\1/' | sort)
-pass=0 fail=0
+. tests/lib.sh		# on_cpus, and the pass/fail counters
 
 one() {	# one SUITE: its valgrind's log, status and seconds in $T
 	local t0=$SECONDS
@@ -22,16 +21,7 @@ one() {	# one SUITE: its valgrind's log, status and seconds in $T
 	echo $((SECONDS - t0)) > "$T/$1.s"
 }
 
-running=0
-for s in "${suites[@]}"; do
-	one "$s" &
-	running=$((running + 1))
-	if [ "$running" -ge "$jobs" ]; then
-		wait -n
-		running=$((running - 1))
-	fi
-done
-wait
+on_cpus "${VALGRIND_JOBS:-$(nproc)}" one "${suites[@]}"
 
 total=0
 for s in "${suites[@]}"; do

@@ -12,7 +12,7 @@ shift
 W=tests/fuzz/work
 C=tests/fuzz/crashes
 mkdir -p "$W" "$C"
-pass=0 fail=0
+. tests/lib.sh		# on_cpus, and the pass/fail counters
 
 seed() {	# seed TARGET NAME PREFIX_BYTE FILE: copy FILE (after one prefix byte, if given)
 	local d=$W/$1/seeds
@@ -92,18 +92,8 @@ run_one() {
 make_seeds
 # each target has a core of its own: as many at once as there are CPUs (FUZZ_JOBS), so
 # that every target still gets its SECONDS while the whole run takes a fraction of them all
-jobs=${FUZZ_JOBS:-$(nproc)}
-running=0
-for t in "$@"; do
-	rm -f "$W/$t.result"
-	run_one "$t" &
-	running=$((running + 1))
-	if [ "$running" -ge "$jobs" ]; then
-		wait -n
-		running=$((running - 1))
-	fi
-done
-wait
+for t in "$@"; do rm -f "$W/$t.result"; done
+on_cpus "${FUZZ_JOBS:-$(nproc)}" run_one "$@"
 for t in "$@"; do
 	if [ -s "$W/$t.result" ] && grep -q '^ok' "$W/$t.result"; then
 		pass=$((pass + 1))
