@@ -6,6 +6,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "tidset.h"
+
 /* A syscall entered and not yet left. */
 struct mp_entry {
 	int32_t tid;		/* 0: a free slot */
@@ -14,13 +16,9 @@ struct mp_entry {
 	uint64_t arg[6];
 };
 
-/*
- * One entry per thread (a thread is in one syscall at a time), open
- * addressing on the tid, at most half full so that probes stay short.
- */
+/* One entry per thread (a thread is in one syscall at a time), in a tidtab. */
 struct mempair {
-	struct mp_entry *e;
-	uint32_t mask, n;
+	struct tidtab tab;	/* of struct mp_entry */
 	uint64_t paired;
 	uint64_t no_entry;	/* exits whose entry was not seen (before tracing, or lost) */
 	uint64_t no_exit;	/* entries replaced by the thread's next one: their exit was lost */

@@ -25,7 +25,7 @@ START_TEST(test_pairs)
 	ck_assert_uint_eq(e.ts, 100);
 	ck_assert_uint_eq(e.arg[5], 6);
 	ck_assert_uint_eq(m.paired, 2);
-	ck_assert_uint_eq(m.n, 0);
+	ck_assert_uint_eq(m.tab.n, 0);
 	/* an exit without its entry (before tracing, or lost) */
 	ck_assert(!mempair_exit(&m, 10, CALL_MMAP, &e));
 	ck_assert_uint_eq(m.no_entry, 1);
@@ -36,7 +36,7 @@ START_TEST(test_pairs)
 	/* an exit of another call than the entry held */
 	ck_assert(!mempair_exit(&m, 12, CALL_MREMAP, &e));
 	ck_assert_uint_eq(m.mismatched, 1);
-	ck_assert_uint_eq(m.n, 0);
+	ck_assert_uint_eq(m.tab.n, 0);
 	/* a thread that exits inside the call */
 	mempair_enter(&m, 13, CALL_MMAP, 3, A);
 	mempair_forget(&m, 13);
@@ -44,7 +44,7 @@ START_TEST(test_pairs)
 	/* tids that are not tasks */
 	mempair_enter(&m, 0, CALL_MMAP, 3, A);
 	mempair_enter(&m, -5, CALL_MMAP, 3, A);
-	ck_assert_uint_eq(m.n, 0);
+	ck_assert_uint_eq(m.tab.n, 0);
 	mempair_free(&m);
 }
 END_TEST
@@ -58,21 +58,21 @@ START_TEST(test_full_and_collisions)
 	uint32_t cap;
 
 	ck_assert_int_eq(mempair_init(&m, 8), 0);
-	cap = (m.mask + 1) / 2;
+	cap = (m.tab.mask + 1) / 2;
 	for (t = 1; t <= (int32_t)cap + 5; t++)
-		mempair_enter(&m, t * (int32_t)(m.mask + 1), CALL_MMAP, (uint64_t)t, A);
-	ck_assert_uint_eq(m.n, cap);
+		mempair_enter(&m, t * (int32_t)(m.tab.mask + 1), CALL_MMAP, (uint64_t)t, A);
+	ck_assert_uint_eq(m.tab.n, cap);
 	ck_assert_uint_eq(m.full, 5);
 	/* out of the middle of the chain, then the rest: each finds its own */
-	ck_assert(mempair_exit(&m, 3 * (int32_t)(m.mask + 1), CALL_MMAP, &e));
+	ck_assert(mempair_exit(&m, 3 * (int32_t)(m.tab.mask + 1), CALL_MMAP, &e));
 	ck_assert_uint_eq(e.ts, 3);
 	for (t = 1; t <= (int32_t)cap; t++) {
 		if (t == 3)
 			continue;
-		ck_assert_msg(mempair_exit(&m, t * (int32_t)(m.mask + 1), CALL_MMAP, &e), "tid %d", t);
+		ck_assert_msg(mempair_exit(&m, t * (int32_t)(m.tab.mask + 1), CALL_MMAP, &e), "tid %d", t);
 		ck_assert_uint_eq(e.ts, (uint64_t)t);
 	}
-	ck_assert_uint_eq(m.n, 0);
+	ck_assert_uint_eq(m.tab.n, 0);
 	mempair_free(&m);
 }
 END_TEST

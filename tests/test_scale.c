@@ -288,7 +288,7 @@ START_TEST(test_tidset)
 	int32_t i;
 
 	ck_assert_int_eq(tidset_init(&t, 100), 0);
-	ck_assert_uint_eq(t.mask + 1, 256);
+	ck_assert_uint_eq(t.tab.mask + 1, 256);
 	ck_assert(!tidset_add(&t, 0) && !tidset_add(&t, -5));
 	for (i = 1; i <= 128; i++)
 		ck_assert(tidset_add(&t, i * 256));	/* all in one probe chain */
