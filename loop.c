@@ -269,10 +269,12 @@ static struct pollfd *poll_set(const struct run *r)
  * read (an offline CPU: no fd, or ENODEV) leaves the poll set, or poll would
  * spin, and is tried again every REPROBE_NS (reprobe()); one whose fd fails
  * otherwise (POLLERR) is dropped. *@cpus_said: a CPU's fd woke it (its buffer
- * is past buffer_percent, or it failed). Return: 0, or -1 (said why) if poll
- * failed.
+ * is past buffer_percent, or it failed); *@cpus_in: one still in the poll set
+ * has data past buffer_percent (to be read even while a mode holds). Return: 0,
+ * or -1 (said why) if poll failed.
  */
-static int poll_wait(struct run *r, struct pollfd *pfd, bool busy, int *nmode, bool *cpus_said)
+static int poll_wait(struct run *r, struct pollfd *pfd, bool busy, int *nmode, bool *cpus_said,
+		     bool *cpus_in)
 {
 	struct pollfd *mine = pfd + poll_cpus(r) + 1;
 	long ms = busy ? 0 : POLL_MS;
@@ -289,7 +291,7 @@ static int poll_wait(struct run *r, struct pollfd *pfd, bool busy, int *nmode, b
 		mt_warn("poll: %s", strerror(errno));
 		return -1;
 	}
-	*cpus_said = false;
+	*cpus_said = *cpus_in = false;
 	for (i = 0; i < poll_cpus(r); i++) {
 		struct reader_cpu *c = &r->rd.cpus[i];
 
@@ -315,6 +317,7 @@ static int poll_wait(struct run *r, struct pollfd *pfd, bool busy, int *nmode, b
 				mt_warn("cpu%d not readable (%s); not traced", c->cpu,
 					c->last_errno ? strerror(c->last_errno) : "poll error");
 		}
+		*cpus_in |= pfd[i + 1].fd >= 0 && (pfd[i + 1].revents & POLLIN);
 	}
 	return 0;
 }
@@ -401,17 +404,6 @@ static bool read_batch(struct run *r, bool data_said, uint64_t batch)
 	return reader_run(&r->rd, false, batch) == batch;
 }
 
-/* A CPU's buffer is past the watermark (buffer_percent): it must be read even when holding. */
-static bool cpu_ready(const struct run *r, const struct pollfd *pfd)
-{
-	int i;
-
-	for (i = 0; i < poll_cpus(r); i++)
-		if (pfd[i + 1].fd >= 0 && (pfd[i + 1].revents & POLLIN))
-			return true;
-	return false;
-}
-
 /* Until a signal, a mode's hook or an error stops it. Return: 0, or an exit code. */
 static int poll_loop(struct run *r)
 {
@@ -419,7 +411,7 @@ static int poll_loop(struct run *r)
 	struct pollfd *pfd = poll_set(r);
 	uint64_t probe = mono_ns() + REPROBE_NS;
 	uint64_t hold_batch = ops->batch < HOLD_BATCH ? ops->batch : HOLD_BATCH;
-	bool busy = false, cpus_said = false, hold;
+	bool busy = false, cpus_said = false, cpus_in = false, hold;
 	int code = 0, nmode = 0;
 
 	if (!pfd)
@@ -430,7 +422,7 @@ static int poll_loop(struct run *r)
 			probe = mono_ns() + REPROBE_NS;
 		}
 		hold = ops->hold && ops->hold(r);
-		if (poll_wait(r, pfd, busy && !hold, &nmode, &cpus_said)) {
+		if (poll_wait(r, pfd, busy && !hold, &nmode, &cpus_said, &cpus_in)) {
 			code = EXIT_RUNTIME;
 			break;
 		}
@@ -440,7 +432,7 @@ static int poll_loop(struct run *r)
 		hold = ops->hold && ops->hold(r);
 		if (!hold)
 			busy = read_batch(r, busy || cpus_said, ops->batch);
-		else if (cpu_ready(r, pfd))
+		else if (cpus_in)	/* past the watermark: read even while holding */
 			busy = read_batch(r, true, hold_batch);
 		else
 			busy = false;
