@@ -62,19 +62,20 @@ field_is() {	# field_is PID N[,M] REGEX: fields N (and M) of PID's row match
 		grep -qE -- "$3"
 }
 has_pages() { [ "$(row_field "$1" 3)" -ge "$2" ] 2> /dev/null; }	# has_pages PID PAGES
-# kib_of PID PAGES: PID's CUR column in KiB is 4 KiB a page, of PAGES within 1 % (as below)
+# near N REF: N is REF within 1 % (a workload's stack and page tables may move a page
+# or two between the frame REF was read from and this one)
+near() { [ -n "$1" ] && [ $(($1 > $2 ? $1 - $2 : $2 - $1)) -le $(($2 / 100)) ] 2> /dev/null; }
+# kib_of PID PAGES: PID's CUR column in KiB is 4 KiB a page, near PAGES
 kib_of() {
 	local k
 	k=$(row_field "$1" 3)
-	[ -n "$k" ] && [ $((k % 4)) = 0 ] &&
-		[ $((k / 4 > $2 ? k / 4 - $2 : $2 - k / 4)) -le $(($2 / 100)) ] 2> /dev/null
+	[ -n "$k" ] && [ $((k % 4)) = 0 ] 2> /dev/null && near $((k / 4)) "$2"
 }
-# proc_row PID PAGES: the process row of PID has 1 thread and PAGES within 1 % (its stack
-# and page tables may move a little between the task view's frame and this one)
+# proc_row PID PAGES: the process row of PID has 1 thread and pages near PAGES
 proc_row() {
 	local t p
 	read -r t p < <(rows | awk -v p="$1" '$1 == p { print $2, $3; exit }')
-	[ "$t" = 1 ] && [ -n "$p" ] && [ $((p > $2 ? p - $2 : $2 - p)) -le $(($2 / 100)) ] 2> /dev/null
+	[ "$t" = 1 ] && near "$p" "$2"
 }
 # the screen with its attributes as tmux keeps them: no ESC [ at all (TERM=dumb)
 no_attrs() { ! tm capture-pane -p -e -t top | grep -q $'\033\\['; }
