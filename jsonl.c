@@ -240,9 +240,10 @@ size_t jl_src(char *dst, size_t size, const char *hostname)
 
 static void syscall_fields(struct jw *w, const struct jl_event *e)
 {
+	const char *name = call_names[e->call < CALL__COUNT ? e->call : 0];
+
 	LIT(w, ",\"syscall\":");
-	str(w, call_names[e->call < CALL__COUNT ? e->call : 0],
-	    strlen(call_names[e->call < CALL__COUNT ? e->call : 0]), 16);
+	str(w, name, strlen(name), 16);
 	LIT(w, ",\"address\":");
 	u64(w, e->address);
 	if (e->call == CALL_MMAP) {
