@@ -135,17 +135,6 @@ while i < len(raw):
         i += 1
 print(out, end="")' < <(printf '%b' "$HOSTILE"))
 
-cat > "$T/h.py" <<'PY'
-import ctypes, sys, time
-libc = ctypes.CDLL(None, use_errno=True)
-if libc.prctl(15, ctypes.c_char_p(bytes.fromhex(sys.argv[1])), 0, 0, 0) != 0:
-    sys.exit(3)
-b = bytearray(8 << 20)
-for i in range(0, len(b), 4096):
-    b[i] = 1
-open(sys.argv[2], "w").close()
-time.sleep(float(sys.argv[3]))
-PY
 
 # ------------------------------------------------------------ the main run
 # memtrace --prometheus DIR/memtrace.prom --interval 1 -f json -o LOG -n 0, a 64 MiB
@@ -168,7 +157,7 @@ main_test() {
 	# both hold until killed below: a loaded machine may take long to get there
 	"$WL" 64 600000 "$T/wl.ready" & wpid=$!
 	PIDS+=("$wpid")
-	python3 "$T/h.py" "$(printf '%b' "$HOSTILE" | od -An -tx1 | tr -d ' \n')" "$T/h.ready" 600 &
+	python3 tests/hostile.py "$(printf '%b' "$HOSTILE" | od -An -tx1 | tr -d ' \n')" "$T/h.ready" 600 &
 	hpid=$!
 	PIDS+=("$hpid")
 	wait_for 10 test -e "$T/wl.ready" -a -e "$T/h.ready" || { bad "main: workloads not ready"; return; }

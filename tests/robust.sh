@@ -754,19 +754,6 @@ replay_tests() {
 }
 
 # ================================================================ 2. hostile task names
-# helper: rename itself (prctl PR_SET_NAME), touch 8 MiB, say so, hold
-cat > "$T/h.py" <<'PY'
-import ctypes, sys, time
-name = bytes.fromhex(sys.argv[1])
-libc = ctypes.CDLL(None, use_errno=True)
-if libc.prctl(15, ctypes.c_char_p(name), 0, 0, 0) != 0:
-    sys.exit(3)
-b = bytearray(8 << 20)
-for i in range(0, len(b), 4096):
-    b[i] = 1
-open(sys.argv[2], "w").close()
-time.sleep(float(sys.argv[3]))
-PY
 
 HNAMES=(
 	'new\nline'			# a newline
@@ -790,7 +777,7 @@ start_helpers() {	# start_helpers TAG: one helper per hostile name; SPEC, HPIDS
 	local i hex p
 	for i in "${!HNAMES[@]}"; do
 		hex=$(hexname "${HNAMES[i]}")
-		python3 "$T/h.py" "$hex" "$T/ready.$1.$i" 60 &
+		python3 tests/hostile.py "$hex" "$T/ready.$1.$i" 60 &
 		p=$!
 		PIDS+=("$p"); HPIDS+=("$p")
 		SPEC+="${SPEC:+,}$p=$hex"

@@ -369,28 +369,15 @@ dumb_test() {
 }
 
 # ------------------------------------------------------------------ hostile names
-# helper: rename itself (prctl PR_SET_NAME), touch 8 MiB, say so, hold
-cat > "$T/h.py" <<'PY'
-import ctypes, sys, time
-name = bytes.fromhex(sys.argv[1])
-libc = ctypes.CDLL(None, use_errno=True)
-if libc.prctl(15, ctypes.c_char_p(name), 0, 0, 0) != 0:
-    sys.exit(3)
-b = bytearray(8 << 20)
-for i in range(0, len(b), 4096):
-    b[i] = 1
-open(sys.argv[2], "w").close()
-time.sleep(float(sys.argv[3]))
-PY
 
 names_test() {
 	local h1 h2 h3 title
 	start_view names -- -d 0.2 || { bad "names: memtrace --top did not come up"; return; }
 	title=$(tm display -p -t top '#{pane_title}')
 	# leave the alternate screen, set the title, clear the screen: 15 bytes each at most
-	python3 "$T/h.py" "$(printf '\033[?1049lX' | od -An -tx1 | tr -d ' \n')" "$T/h1.ready" 30 & h1=$!
-	python3 "$T/h.py" "$(printf '\033]2;pwned\a' | od -An -tx1 | tr -d ' \n')" "$T/h2.ready" 30 & h2=$!
-	python3 "$T/h.py" "$(printf '\033[2J\033[31mRED' | od -An -tx1 | tr -d ' \n')" "$T/h3.ready" 30 & h3=$!
+	python3 tests/hostile.py "$(printf '\033[?1049lX' | od -An -tx1 | tr -d ' \n')" "$T/h1.ready" 30 & h1=$!
+	python3 tests/hostile.py "$(printf '\033]2;pwned\a' | od -An -tx1 | tr -d ' \n')" "$T/h2.ready" 30 & h2=$!
+	python3 tests/hostile.py "$(printf '\033[2J\033[31mRED' | od -An -tx1 | tr -d ' \n')" "$T/h3.ready" 30 & h3=$!
 	PIDS+=("$h1" "$h2" "$h3")
 	wait_for 10 file_has "$T/h1.ready" && wait_for 10 file_has "$T/h2.ready" &&
 		wait_for 10 file_has "$T/h3.ready" || true
