@@ -25,6 +25,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from statistics import median
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TFS = "/sys/kernel/tracing"
@@ -182,11 +183,6 @@ def run_tracecmd(tmp, secs, mb, events, buffer_kb):
     for f in (ready, fifo):
         os.unlink(f)
     return rate, seen, lost, cpu, maxrss
-
-
-def median(v):
-    v = sorted(v)
-    return v[len(v) // 2] if len(v) % 2 else (v[len(v) // 2 - 1] + v[len(v) // 2]) / 2
 
 
 def main():

@@ -20,6 +20,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from statistics import median
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TFS = "/sys/kernel/tracing"
@@ -70,11 +71,6 @@ class Memtrace:
 def summary(err):
     m = SUMMARY.search(err)
     return (int(m.group(1)), int(m.group(2)), int(m.group(3))) if m else (0, -1, -1)
-
-
-def median(v):
-    v = sorted(v)
-    return v[len(v) // 2] if len(v) % 2 else (v[len(v) // 2 - 1] + v[len(v) // 2]) / 2
 
 
 def main():

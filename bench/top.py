@@ -19,6 +19,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from statistics import median
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MT = os.path.join(ROOT, "memtrace")
@@ -133,11 +134,6 @@ def run_batch(tmp, secs, mb):
     cpu, _ = rusage(ru)
     ev, lost = report(log)
     return rate, ev, lost, cpu, frames
-
-
-def median(v):
-    v = sorted(v)
-    return v[len(v) // 2] if len(v) % 2 else (v[len(v) // 2 - 1] + v[len(v) // 2]) / 2
 
 
 def main():
