@@ -51,6 +51,16 @@ def tfs_state():
 CPU = 1 if (os.cpu_count() or 1) > 1 else 0   # the workload's CPU
 
 
+def tfs_unchanged(before, after):
+    """What differs at the top level of tracefs after a run (tfs_state()): said, exit 1."""
+    if before != after:
+        print("WARNING: tracefs top level differs after the run:")
+        for a, b in zip(before, after):
+            if a != b:
+                print(f"  before {a!r}\n  after  {b!r}")
+        sys.exit(1)
+
+
 def churn_cmd(secs, mb):
     return ["taskset", "-c", str(CPU), os.path.join(ROOT, "bench/churn"), str(secs), str(mb)]
 
@@ -243,12 +253,7 @@ def main():
         print(f"RESULT memtrace_vs_tracecmd_min {min(per_run):.3f}")
         print(f"RESULT memtrace_vs_tracecmd_max {max(per_run):.3f}")
     print(f"RESULT untraced_pages_per_s {base:.0f}")
-    if before != after:
-        print("WARNING: tracefs top level differs after the run:")
-        for a, b in zip(before, after):
-            if a != b:
-                print(f"  before {a!r}\n  after  {b!r}")
-        sys.exit(1)
+    tfs_unchanged(before, after)
 
 
 if __name__ == "__main__":

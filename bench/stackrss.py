@@ -48,7 +48,7 @@ import traceback
 
 sys.dont_write_bytecode = True    # no __pycache__ in bench/ from the imports below
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from live import ROOT, TFS  # noqa: E402
+from live import ROOT, TFS, tfs_unchanged  # noqa: E402
 from stacks import tfs_state  # noqa: E402
 
 ME = "stackrss.py"
@@ -655,12 +655,7 @@ def main():
                          f"{r['shown']:,} stacks printed"
                          f"{' (not its first report)' if r['earlier'] else ''} | <= +2048 | "
                          f"{'met' if r['cost'] <= 2048 else 'MISSED'} |\n")
-    if before != after:
-        print("WARNING: tracefs top level differs after the run:")
-        for x, y in zip(before, after):
-            if x != y:
-                print(f"  before {x!r}\n  after  {y!r}")
-        sys.exit(1)
+    tfs_unchanged(before, after)
 
 
 if __name__ == "__main__":

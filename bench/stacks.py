@@ -295,12 +295,7 @@ def main():
                           f"with {memstrack_failed[-1]['failed']}")
         print(memstrack_note)
     report(res, idle, search, secs, mb, runs, memstrack_src, memstrack_note, memstrack_failed)
-    if before != after:
-        print("WARNING: tracefs top level differs after the run:")
-        for a, b in zip(before, after):
-            if a != b:
-                print(f"  before {a!r}\n  after  {b!r}")
-        sys.exit(1)
+    live.tfs_unchanged(before, after)
 
 
 def report(res, idle, search, secs, mb, runs, memstrack_src, memstrack_note, memstrack_failed):
