@@ -98,7 +98,7 @@ memtrace: $(OBJS)
 	@$(if $(Q),echo "  CC      $@")
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
-tests/%.o: tests/%.c $(wildcard *.h) tests/testutil.h
+tests/%.o: tests/%.c $(wildcard *.h) $(wildcard tests/*.h)
 	@$(if $(Q),echo "  CC      $@")
 	$(Q)$(CC) $(CPPFLAGS) -I. $(CHECK_CFLAGS) $(CFLAGS) -Wno-missing-prototypes -c -o $@ $<
 

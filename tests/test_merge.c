@@ -7,71 +7,32 @@
 #include <unistd.h>
 
 #include "testutil.h"
+#include "testpage.h"
 #include "event.h"
 #include "format.h"
 #include "reader.h"
 
-/* sub-buffer layout of 6.18 x86-64, event id of mm_page_alloc in the debian-6.1 formats */
-#define SUBBUF		4096
-#define DATA_OFF	16
-#define DATA_SIZE	4080
+/* the event id of mm_page_alloc in the debian-6.1 formats */
 #define ID_ALLOC	542
 #define MAXCPU		256
 #define MAXPAGES	4
 #define FD0		1000	/* the reader's fds: FD0 + CPU index, served by fake_read() */
 #define MS		1000000ull
 
-static const struct rb_layout LAYOUT = {
-	.ts_off = 0, .commit_off = 8, .commit_size = 8, .data_off = DATA_OFF,
-	.data_size = DATA_SIZE,
-};
-
 /* ---- hand-made sub-buffers of mm_page_alloc events ---- */
 
-struct pg {
-	uint8_t b[SUBBUF];
-	uint32_t size;
-	uint64_t ts;
-};
-
-static void pg_init(struct pg *p, uint64_t ts)
-{
-	memset(p, 0, sizeof(*p));
-	memcpy(p->b, &ts, 8);
-	p->ts = ts;
-}
-
-static void pg_put32(struct pg *p, uint32_t v)
-{
-	ck_assert_uint_le(p->size + 4, DATA_SIZE);
-	memcpy(p->b + DATA_OFF + p->size, &v, 4);
-	p->size += 4;
-}
-
-/* An allocation of pfn @pfn by @pid at @ts (a TIME_EXTEND first when the delta needs one). */
+/* An allocation of pfn @pfn by @pid at @ts, committed. */
 static void pg_alloc(struct pg *p, uint64_t ts, int32_t pid, uint64_t pfn)
 {
-	uint64_t delta = ts - p->ts, commit;
 	uint8_t pl[40];
 	uint16_t id = ID_ALLOC;
 
-	ck_assert(ts >= p->ts);
-	if (delta >= (1u << 27)) {
-		pg_put32(p, 30 | (uint32_t)((delta & ((1u << 27) - 1)) << 5));
-		pg_put32(p, (uint32_t)(delta >> 27));
-		delta = 0;
-	}
-	pg_put32(p, (sizeof(pl) / 4) | (uint32_t)(delta << 5));
 	memset(pl, 0, sizeof(pl));
 	memcpy(pl, &id, 2);
 	memcpy(pl + 4, &pid, 4);
 	memcpy(pl + 8, &pfn, 8);
-	ck_assert_uint_le(p->size + sizeof(pl), DATA_SIZE);
-	memcpy(p->b + DATA_OFF + p->size, pl, sizeof(pl));
-	p->size += sizeof(pl);
-	p->ts = ts;
-	commit = p->size;
-	memcpy(p->b + 8, &commit, 8);
+	pg_event(p, ts, pl, sizeof(pl));
+	pg_commit(p, 0);
 }
 
 /* ---- a fake kernel: per CPU a queue of pages; read() takes the next one ---- */

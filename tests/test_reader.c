@@ -9,15 +9,12 @@
 #include <unistd.h>
 
 #include "testutil.h"
+#include "testpage.h"
 #include "event.h"
 #include "format.h"
 #include "reader.h"
 #include "stats.h"
 
-/* sub-buffer layout of 6.18 x86-64: timestamp 0:8, commit 8:8, data 16:4080 */
-#define SUBBUF		4096
-#define DATA_OFF	16
-#define DATA_SIZE	4080
 /* event ids of the debian-6.1 fixture formats */
 #define ID_ALLOC	542
 #define ID_FREE		544
@@ -25,52 +22,9 @@
 #define MISSED_EVENTS	0xffffffff80000000ull	/* bit 31, sign-extended like the kernel */
 #define MISSED_STORED	0x40000000ull
 
-static const struct rb_layout LAYOUT = {
-	.ts_off = 0, .commit_off = 8, .commit_size = 8, .data_off = DATA_OFF,
-	.data_size = DATA_SIZE,
-};
-
 static struct mt_decoder D;
 
 /* ---- hand-made sub-buffers ---- */
-
-struct pg {
-	uint8_t b[SUBBUF];
-	uint32_t size;		/* data bytes used */
-	uint64_t ts;		/* running time stamp */
-};
-
-static void pg_init(struct pg *p, uint64_t ts)
-{
-	memset(p, 0, sizeof(*p));
-	memcpy(p->b, &ts, 8);
-	p->ts = ts;
-}
-
-static void pg_put32(struct pg *p, uint32_t v)
-{
-	ck_assert_uint_le(p->size + 4, DATA_SIZE);
-	memcpy(p->b + DATA_OFF + p->size, &v, 4);
-	p->size += 4;
-}
-
-/* One data record (type_len 1..28), with a TIME_EXTEND first if the delta needs one. */
-static void pg_event(struct pg *p, uint64_t ts, const void *payload, uint32_t len)
-{
-	uint64_t delta = ts - p->ts;
-
-	ck_assert(ts >= p->ts && len % 4 == 0 && len >= 4 && len <= 112);
-	if (delta >= (1u << 27)) {
-		pg_put32(p, 30 | (uint32_t)((delta & ((1u << 27) - 1)) << 5));
-		pg_put32(p, (uint32_t)(delta >> 27));
-		delta = 0;
-	}
-	pg_put32(p, (len / 4) | (uint32_t)(delta << 5));
-	ck_assert_uint_le(p->size + len, DATA_SIZE);
-	memcpy(p->b + DATA_OFF + p->size, payload, len);
-	p->size += len;
-	p->ts = ts;
-}
 
 static void pg_page_ev(struct pg *p, uint16_t id, uint64_t ts, int32_t pid, uint64_t pfn,
 		       uint32_t order)
@@ -93,14 +47,6 @@ static void pg_alloc(struct pg *p, uint64_t ts, int32_t pid, uint64_t pfn, uint3
 static void pg_free(struct pg *p, uint64_t ts, int32_t pid, uint64_t pfn, uint32_t order)
 {
 	pg_page_ev(p, ID_FREE, ts, pid, pfn, order);
-}
-
-/* Write the commit word: data size plus the flag bits given. */
-static void pg_commit(struct pg *p, uint64_t flags)
-{
-	uint64_t commit = p->size | flags;
-
-	memcpy(p->b + 8, &commit, 8);
 }
 
 /* Flag the page as following lost events and store their count after the data. */
