@@ -55,6 +55,17 @@ alive() {	# alive PID: running and not a zombie
     return 0
 }
 
+# term_wait PID: SIGTERM, then up to 20 s for it to end: MT_EXITED yes (after how long) or no
+term_wait() {
+    local i=0
+    kill -TERM "$1"
+    while [ $i -lt 200 ] && alive "$1"; do
+        sleep 0.1
+        i=$((i + 1))
+    done
+    if alive "$1"; then say "MT_EXITED no"; else say "MT_EXITED yes after ${i}00 ms"; fi
+}
+
 T=/sys/kernel/tracing
 tracefs_up() {
     [ -d $T/instances ] && return 0
@@ -140,13 +151,7 @@ oom() {
     done
     if alive "$mtpid"; then say "MT_ALIVE yes"; else say "MT_ALIVE no"; fi
     if [ -f $log ]; then say_file OOMLOG $log; else say "OOMLOG_MISSING"; fi
-    kill -TERM "$mtpid"
-    i=0
-    while [ $i -lt 200 ] && alive "$mtpid"; do
-        sleep 0.1
-        i=$((i + 1))
-    done
-    if alive "$mtpid"; then say "MT_EXITED no"; else say "MT_EXITED yes after ${i}00 ms"; fi
+    term_wait "$mtpid"
     if [ -f $log ]; then say_file FINALLOG $log; else say "FINALLOG_MISSING"; fi
     state
     kmsg 'memtrace:|Killed process|invoked oom-killer'
@@ -171,13 +176,7 @@ cpus() {
     wait $i
     say "WORKLOAD rc=$?"
     sleep 0.5
-    kill -TERM "$mtpid"
-    i=0
-    while [ $i -lt 200 ] && alive "$mtpid"; do
-        sleep 0.1
-        i=$((i + 1))
-    done
-    if alive "$mtpid"; then say "MT_EXITED no"; else say "MT_EXITED yes"; fi
+    term_wait "$mtpid"
     say_file MTERR /tmp/mt.err
     if [ -f $log ]; then say_file CPULOG $log; else say "CPULOG_MISSING"; fi
     if [ -d $T/instances/cpus ] || { tracefs_up && [ -d $T/instances/cpus ]; }; then
@@ -205,13 +204,7 @@ zramrec() {
     say "ZRAM_WRITE rc=$?"
     say "ZRAM_MM_STAT $(cat /sys/block/zram0/mm_stat)"
     sleep 0.5
-    kill -TERM "$mtpid"
-    i=0
-    while [ $i -lt 200 ] && alive "$mtpid"; do
-        sleep 0.1
-        i=$((i + 1))
-    done
-    if alive "$mtpid"; then say "MT_EXITED no"; else say "MT_EXITED yes"; fi
+    term_wait "$mtpid"
     say_file MTERR /tmp/mt.err
     [ -f $log ] && cp $log $R/report.txt
     cat /sys/block/zram0/mm_stat > $R/zram_mm_stat
