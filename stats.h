@@ -9,7 +9,6 @@
 
 #include "event.h"
 #include "stacks.h"
-#include "tidset.h"
 #include "table.h"
 #include "tidset.h"
 
