@@ -237,6 +237,23 @@ memtrace-static: $(STATIC_OBJS)
 
 static: memtrace-static
 
+# Other architectures (Debian's names): static glibc binaries from Debian's cross compilers
+# (gcc-TRIPLET, libc6-dev-ARCH-cross), for make check-cross and make e2e-arch:
+# cross/ARCH/memtrace, cross/ARCH/workload. One compiler call each, no objects kept.
+CROSS_ARCHS := s390x arm64 armhf i386
+cross_triplet = $(or $(if $(filter s390x,$1),s390x-linux-gnu),$(if $(filter arm64,$1),\
+	aarch64-linux-gnu),$(if $(filter armhf,$1),arm-linux-gnueabihf),$(if $(filter i386,$1),\
+	i686-linux-gnu),$(error unknown cross architecture '$1' (one of: $(CROSS_ARCHS))))
+
+cross/%/memtrace: memtrace.c $(LIB_SRCS) $(wildcard *.h)
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  CROSS   $@")
+	$(Q)$(call cross_triplet,$*)-gcc $(CPPFLAGS) $(CFLAGS) -static -o $@ memtrace.c $(LIB_SRCS)
+
+cross/%/workload: tests/workload.c
+	@mkdir -p $(@D)
+	$(Q)$(call cross_triplet,$*)-gcc $(CPPFLAGS) $(CFLAGS) -static -o $@ $<
+
 # make install [DESTDIR=...] [PREFIX=...]: the binary, the man page, the systemd unit
 # (not enabled) and the dracut module (opt-in: dracut --add memtrace)
 install: install-bin install-man install-systemd install-dracut
@@ -314,7 +331,7 @@ e2e: memtrace
 clean:
 	rm -f memtrace *.o tests/*.o tests/unit tests/memtrace-hooks tests/workload tests/threads tests/forker tests/remap tests/thpmove bench/churn bench/rusage bench/topframe bench/mergelive bench/seedbench bench/sleepers \
 		tests/crosscheck
-	rm -rf tests/fuzz/bin static memtrace-static tests/hooks tests/memtrace-hooks
+	rm -rf tests/fuzz/bin static memtrace-static tests/hooks tests/memtrace-hooks cross
 
 PHONY_EXTRA := demo e2e fuzz static bench lint install-bin install-man install-systemd \
 	install-dracut uninstall
