@@ -39,7 +39,11 @@ WARN += -Werror
 endif
 OPT ?= -O2 -g
 override CFLAGS := -std=gnu11 $(OPT) $(WARN) $(CFLAGS)
-override CPPFLAGS := -D_GNU_SOURCE -DMEMTRACE_VERSION='"$(VERSION)"' $(CPPFLAGS)
+# 64-bit file offsets, inode numbers and time on 32-bit builds too (i386, armhf): without
+# them readdir() fails with EOVERFLOW under a 64-bit kernel with 64-bit directory offsets
+# (XFS, btrfs, NFS, qemu-user on ext4). No-ops on 64-bit and musl; glibc >= 2.34 for time.
+LFS_FLAGS := -D_FILE_OFFSET_BITS=64 -D_TIME_BITS=64
+override CPPFLAGS := -D_GNU_SOURCE $(LFS_FLAGS) -DMEMTRACE_VERSION='"$(VERSION)"' $(CPPFLAGS)
 
 # Optional libtraceevent + libtracefs (as trace-cmd finds them: pkg-config). memtrace
 # itself stays libc only; with them, tests/crosscheck decodes the same recorded
@@ -318,9 +322,9 @@ TIDY_CHECKS := -*,clang-analyzer-*,bugprone-*,-bugprone-easily-swappable-paramet
 -clang-analyzer-security.insecureAPI.DeprecatedOrUnsafeBufferHandling
 lint:
 	$(CPPCHECK) --quiet --enable=warning,portability,performance --std=c11 --inline-suppr \
-		--error-exitcode=1 -D_GNU_SOURCE -DMEMTRACE_VERSION='"$(VERSION)"' $(LIB_SRCS) memtrace.c
+		--error-exitcode=1 -D_GNU_SOURCE $(LFS_FLAGS) -DMEMTRACE_VERSION='"$(VERSION)"' $(LIB_SRCS) memtrace.c
 	$(Q){ $(CLANG_TIDY) --quiet --warnings-as-errors='*' -checks='$(TIDY_CHECKS)' \
-		$(LIB_SRCS) memtrace.c -- -std=gnu11 -D_GNU_SOURCE -DMEMTRACE_VERSION='"$(VERSION)"' \
+		$(LIB_SRCS) memtrace.c -- -std=gnu11 -D_GNU_SOURCE $(LFS_FLAGS) -DMEMTRACE_VERSION='"$(VERSION)"' \
 		2>&1 1>&3 | grep -v 'warnings generated' >&2; exit $${PIPESTATUS[0]}; } 3>&1
 	@echo "lint: cppcheck and clang-tidy found nothing"
 
