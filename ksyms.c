@@ -234,7 +234,13 @@ static int feed_file(struct ksyms *k, int pass, const char *path)
 
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n <= 0)
+		if (n < 0) {
+			int e = -errno;
+
+			close(fd);
+			return e;
+		}
+		if (!n)
 			break;
 		have += (size_t)n;
 		last = memrchr(buf, '\n', have);

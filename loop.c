@@ -114,15 +114,19 @@ void run_report_final(struct run *r, bool to_log)
 	}
 }
 
-/* The highest N of an existing LOG.oom.N beside the log file, 0 if none. */
-static uint32_t oom_highest(const char *log)
+/*
+ * The highest N of an existing LOG.oom.N beside the log file into @max (0 if
+ * none, or no such directory); -errno when the directory cannot be listed in
+ * full: a number guessed from part of it could replace an older report.
+ */
+static int oom_highest(const char *log, uint32_t *max)
 {
 	const char *slash = strrchr(log, '/'), *base = slash ? slash + 1 : log;
 	size_t blen = strlen(base);
 	char dir[PATH_MAX];
 	struct dirent *de;
-	uint32_t max = 0;
 	DIR *d;
+	int e = 0;
 
 	if (!slash)
 		strcpy(dir, ".");
@@ -131,24 +135,32 @@ static uint32_t oom_highest(const char *log)
 	else if ((size_t)(slash - log) < sizeof(dir))
 		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - log), log);
 	else
-		return 0;
+		return -ENAMETOOLONG;
+	*max = 0;
 	d = opendir(dir);
 	if (!d)
-		return 0;
-	while ((de = readdir(d))) {
-		const char *p = de->d_name;
+		return errno == ENOENT ? 0 : -errno;
+	for (;;) {
+		const char *p;
 		char *end;
 		unsigned long n;
 
+		errno = 0;
+		de = readdir(d);
+		if (!de) {
+			e = -errno;
+			break;
+		}
+		p = de->d_name;
 		if (strncmp(p, base, blen) || strncmp(p + blen, ".oom.", 5) ||
 		    !isdigit((unsigned char)p[blen + 5]))
 			continue;
 		n = strtoul(p + blen + 5, &end, 10);
-		if (!*end && n > max && n < 1000000000)
-			max = (uint32_t)n;
+		if (!*end && n > *max && n < 1000000000)
+			*max = (uint32_t)n;
 	}
 	closedir(d);
-	return max;
+	return e;
 }
 
 /*
@@ -165,8 +177,18 @@ static void oom_snapshot(struct run *r)
 
 	if (!r->opt.keep_oom)
 		return;
-	if (!os->next)
-		os->first = os->next = oom_highest(r->opt.log_path) + 1;
+	if (!os->next) {
+		uint32_t max;
+		int e = oom_highest(r->opt.log_path, &max);
+
+		if (e) {
+			/* tried again at the next OOM kill */
+			mt_warn("%s.oom.N: the existing ones cannot be listed (%s): the OOM report "
+				"is in the main log only", r->opt.log_path, strerror(-e));
+			return;
+		}
+		os->first = os->next = max + 1;
+	}
 	if (os->kept < r->opt.keep_oom) {
 		n = os->next++;
 		os->kept++;

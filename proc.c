@@ -390,7 +390,13 @@ int proc_initmod_range(const char *proc_root, uint64_t *start, uint64_t *end)
 
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n <= 0)
+		if (n < 0) {
+			int e = -errno;
+
+			close(fd);
+			return e;
+		}
+		if (!n)
 			break;
 		have += (size_t)n;
 		p = buf;
@@ -531,13 +537,22 @@ int proc_seed(const char *proc_root, struct stats *s, uint64_t (*now)(void), int
 	struct dirent *de, *te;
 	char path[256];
 	DIR *d, *td;
+	int e = 0;
 
 	memset(res, 0, sizeof(*res));
 	d = opendir(proc_root);
 	if (!d)
 		return -errno;
-	while ((de = readdir(d))) {
+	for (;;) {
 		long pid;
+
+		/* NULL is the end or an error: only errno tells (an error is a partial seed) */
+		errno = 0;
+		de = readdir(d);
+		if (!de) {
+			e = -errno;
+			break;
+		}
 
 		if (!is_number(de->d_name))
 			continue;
@@ -551,9 +566,17 @@ int proc_seed(const char *proc_root, struct stats *s, uint64_t (*now)(void), int
 			res->skipped++;
 			continue;
 		}
-		while ((te = readdir(td))) {
+		for (;;) {
 			long tid;
 
+			errno = 0;
+			te = readdir(td);
+			if (!te) {
+				/* gone while listed (ENOENT): as a task gone before open */
+				if (errno)
+					res->skipped++;
+				break;
+			}
 			if (!is_number(te->d_name))
 				continue;
 			tid = strtol(te->d_name, NULL, 10);
@@ -564,5 +587,5 @@ int proc_seed(const char *proc_root, struct stats *s, uint64_t (*now)(void), int
 		closedir(td);
 	}
 	closedir(d);
-	return 0;
+	return e;
 }

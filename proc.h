@@ -71,6 +71,10 @@ struct seed_result {
  * @now: clock for the seed time stamps (CLOCK_MONOTONIC in ns)
  * @self: our own pid, not seeded
  * @also: another pid not seeded (--daemon: the parent waiting for readiness), or 0
+ *
+ * Return: 0, or -errno when @proc_root cannot be opened or listed in full (the
+ * tasks seen before a readdir() error are seeded); a task directory that cannot
+ * be listed counts in @res->skipped.
  */
 int proc_seed(const char *proc_root, struct stats *s, uint64_t (*now)(void), int32_t self,
 	      int32_t also,

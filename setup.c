@@ -455,11 +455,14 @@ static void setup_fd_limit(struct run *r)
 static void seed(struct run *r)
 {
 	struct seed_result res;
+	int e;
 
 	/* not us, nor the parent that waits for readiness (it exits then) */
-	if (proc_seed("/proc", &r->st, mono_ns, getpid(), r->ready_fd >= 0 ? r->ready_parent : 0,
-		      &res))
-		mt_warn("warning: cannot seed tasks from /proc");
+	e = proc_seed("/proc", &r->st, mono_ns, getpid(), r->ready_fd >= 0 ? r->ready_parent : 0,
+		      &res);
+	if (e)
+		mt_warn("warning: cannot seed tasks from /proc: %s (%u seeded before it)",
+			strerror(-e), res.tasks);
 	r->seed_tasks = res.tasks;
 	r->seed_pages = res.pages;
 	stats_link_threads(&r->st);

@@ -637,9 +637,19 @@ static int tasks_of(int32_t pid, int32_t *out, int room)
 			out[n++] = pid;	/* not there (yet): its pid, for when it is */
 		return n;
 	}
-	while ((de = readdir(d)) && n < room) {
-		long v = strtol(de->d_name, NULL, 10);
+	while (n < room) {
+		long v;
 
+		/* NULL is the end or an error: only errno tells */
+		errno = 0;
+		de = readdir(d);
+		if (!de) {
+			if (errno)
+				mt_warn("warning: %s: %s: some of its threads may not be traced", dir,
+					strerror(errno));
+			break;
+		}
+		v = strtol(de->d_name, NULL, 10);
 		if (v > 0 && v <= INT32_MAX)
 			out[n++] = (int32_t)v;
 	}

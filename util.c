@@ -130,18 +130,26 @@ int cmp_int(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-int cpu_dirs(const char *dir, int **ids)
+int cpu_dirs_read(DIR *d, int **ids)
 {
 	struct dirent *de;
 	int n = 0, cap = 0, *v = NULL, e;
-	DIR *d = opendir(dir);
 
 	*ids = NULL;
-	if (!d)
-		return -errno;
-	while ((de = readdir(d))) {
-		int c = cpu_dir_id(de->d_name);
+	for (;;) {
+		int c;
 
+		/* NULL is the end or an error (EOVERFLOW, EIO, ENOENT): only errno tells */
+		errno = 0;
+		de = readdir(d);
+		if (!de) {
+			if (!errno)
+				break;
+			e = -errno;
+			free(v);
+			return e;
+		}
+		c = cpu_dir_id(de->d_name);
 		if (c < 0)
 			continue;
 		if (n == cap) {
@@ -150,19 +158,29 @@ int cpu_dirs(const char *dir, int **ids)
 			cap = cap ? cap * 2 : 16;
 			nv = realloc(v, (size_t)cap * sizeof(*v));
 			if (!nv) {
-				e = -ENOMEM;
 				free(v);
-				closedir(d);
-				return e;
+				return -ENOMEM;
 			}
 			v = nv;
 		}
 		v[n++] = c;
 	}
-	closedir(d);
 	if (n)
 		qsort(v, (size_t)n, sizeof(*v), cmp_int);
 	*ids = v;
+	return n;
+}
+
+int cpu_dirs(const char *dir, int **ids)
+{
+	DIR *d = opendir(dir);
+	int n;
+
+	*ids = NULL;
+	if (!d)
+		return -errno;
+	n = cpu_dirs_read(d, ids);
+	closedir(d);
 	return n;
 }
 

@@ -5,6 +5,7 @@
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
+#include <dirent.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -47,6 +48,12 @@ int cmp_int(const void *a, const void *b);
  * Return: the number of CPUs (0 or more), or -errno.
  */
 int cpu_dirs(const char *dir, int **ids);
+
+/*
+ * cpu_dirs() of an open directory stream (not closed): a readdir() error is
+ * -errno, never a short list.
+ */
+int cpu_dirs_read(DIR *d, int **ids);
 
 /**
  * nofile_raise() - room for @need open files

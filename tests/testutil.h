@@ -58,6 +58,7 @@ SUITE(signals);
 SUITE(stacks);
 SUITE(view);
 SUITE(prom);
+SUITE(util);
 SUITE(cond);
 SUITE(jsonl);
 SUITE(runtime);
