@@ -422,14 +422,18 @@ static void credit(struct stats *s, uint32_t owner, uint32_t sid, int64_t k)
 }
 
 /* Clear [pfn, pfn+n) in the maps, crediting owners run by run; returns untracked pages. */
-static uint64_t release_range(struct stats *s, uint64_t pfn, uint64_t n)
+/*
+ * One block of at most 1 << MAX_ORDER_SEEN pages (so 32 bits, on any machine),
+ * inside the map (range_ok()).
+ */
+static uint32_t release_range(struct stats *s, uint64_t pfn, uint32_t n)
 {
 	uint32_t *map = s->pfn_owner + pfn, *smap = s->stacks_on ? s->sk.pfn_stack + pfn : NULL;
-	uint64_t i = 0, untracked = 0;
+	uint32_t i = 0, untracked = 0;
 
 	while (i < n) {
 		uint32_t owner = map[i], sid = smap ? smap[i] : 0;
-		uint64_t j = i + 1;
+		uint32_t j = i + 1;
 
 		while (j < n && map[j] == owner && (!smap || smap[j] == sid))
 			j++;
@@ -466,7 +470,8 @@ static bool in_irq(const struct mt_event *ev)
 
 static void page_alloc(struct stats *s, const struct mt_event *ev)
 {
-	uint64_t pfn = ev->u.page.pfn, n = 0, i, doubles;
+	uint64_t pfn = ev->u.page.pfn, i, doubles;
+	uint32_t n = 0;
 	struct mt_module *m = NULL;
 	struct mt_task *t = NULL;
 	uint32_t owner = 0;
@@ -480,7 +485,7 @@ static void page_alloc(struct stats *s, const struct mt_event *ev)
 		s->c.bad_order++;
 		goto out;
 	}
-	n = 1ULL << ev->u.page.order;
+	n = 1u << ev->u.page.order;
 	irq = in_irq(ev);
 	t = irq ? &s->tb.tasks[SLOT_IRQ] : task_for(s, ev->tid, ev->ts);
 	if (ev->ts < t->seed_ts) {
@@ -536,7 +541,7 @@ static void page_alloc(struct stats *s, const struct mt_event *ev)
 out:
 	/* every allocation has its stack record next on its CPU: counted or not */
 	if (s->stacks_on)
-		stacks_push(&s->sk, ev->cpu, pfn, (uint32_t)n, owner, t ? t->serial : 0, ev->ts,
+		stacks_push(&s->sk, ev->cpu, pfn, n, owner, t ? t->serial : 0, ev->ts,
 			    t != NULL);
 }
 
@@ -685,13 +690,13 @@ static void on_collapse(struct stats *s, const struct mt_event *ev)
 
 static void page_free(struct stats *s, const struct mt_event *ev)
 {
-	uint64_t n, untracked;
+	uint32_t n, untracked;
 
 	if (ev->u.page.order > MAX_ORDER_SEEN) {
 		s->c.bad_order++;
 		return;
 	}
-	n = 1ULL << ev->u.page.order;
+	n = 1u << ev->u.page.order;
 	if (!range_ok(s, ev->u.page.pfn, n))
 		return;
 	if (s->nmigrating && migrating(s, ev->tid))

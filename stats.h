@@ -13,6 +13,7 @@
 #include "tidset.h"
 
 #define MAX_ORDER_SEEN	20	/* orders above this are treated as bad records */
+_Static_assert(MAX_ORDER_SEEN < 32, "a block's page count is a uint32_t");
 
 /* One exiting process, queued for the --exits monitor (read by the main loop). */
 struct mt_exit {

@@ -8,6 +8,8 @@
 
 int tidtab_init(struct tidtab *t, uint32_t cap, size_t stride)
 {
+	if (stride < sizeof(int32_t) || stride % _Alignof(int32_t))
+		return -EINVAL;
 	t->mask = 15;
 	while (t->mask + 1 < 2 * (uint64_t)cap)
 		t->mask = t->mask * 2 + 1;
@@ -29,7 +31,11 @@ static uint32_t home(const struct tidtab *t, int32_t tid)
 	return ((uint32_t)tid * 2654435761u) & t->mask;
 }
 
-static unsigned char *at(const struct tidtab *t, uint32_t i)
+/*
+ * Slot @i: aligned for its int32_t tid, as calloc()'s memory is and @stride a
+ * multiple of int32_t's alignment (tidtab_init()).
+ */
+static void *at(const struct tidtab *t, uint32_t i)
 {
 	return t->slot + (size_t)i * t->stride;
 }

@@ -18,7 +18,10 @@ struct tidtab {
 	uint32_t mask, n;
 };
 
-/* Room for at least @cap tids (the slots twice that, at least 16). 0 or -ENOMEM. */
+/*
+ * Room for at least @cap tids (the slots twice that, at least 16). 0, -ENOMEM, or
+ * -EINVAL for a @stride that is not a multiple of int32_t's alignment.
+ */
 int tidtab_init(struct tidtab *t, uint32_t cap, size_t stride);
 void tidtab_free(struct tidtab *t);
 
