@@ -92,7 +92,7 @@ static int bad(char *err, size_t errlen, const char *fmt, ...)
 static bool num(const char *opt, const char *s, unsigned long min, unsigned long max,
 		uint32_t *v, char *err, size_t errlen)
 {
-	unsigned long x;
+	unsigned long long x;
 	char *end;
 
 	errno = 0;
@@ -100,7 +100,8 @@ static bool num(const char *opt, const char *s, unsigned long min, unsigned long
 		bad(err, errlen, "invalid value '%s' for %s: not a number", s, opt);
 		return false;
 	}
-	x = strtoul(s, &end, 10);
+	/* unsigned long long: 2^32 is out of range, not "not a number", where long is 32 bits */
+	x = strtoull(s, &end, 10);
 	if (errno || *end) {
 		bad(err, errlen, "invalid value '%s' for %s: not a number", s, opt);
 		return false;

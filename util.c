@@ -83,8 +83,10 @@ int cpu_dir_id(const char *name)
 	/* "cpu01" is not cpu 1 */
 	if (name[3] == '0' && name[4])
 		return -1;
+	/* out of range is ERANGE where long is 32 bits (LONG_MAX is INT32_MAX there) */
+	errno = 0;
 	c = strtol(name + 3, &end, 10);
-	return *end || c < 0 || c > INT32_MAX ? -1 : (int)c;
+	return errno || *end || c < 0 || c > INT32_MAX ? -1 : (int)c;
 }
 
 uint64_t mono_ns(void)
