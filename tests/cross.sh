@@ -1,0 +1,97 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# cross.sh - the unit tests for other architectures, under qemu-user (make check-cross)
+#
+# Usage: tests/cross.sh ARCH...   (Debian's names: s390x i386 armhf arm64; run from the
+# source tree, by make: MAKE is the make to build cross/ARCH/unit with)
+#
+# Per architecture: cross/ARCH/unit built statically with Debian's cross compiler and the
+# multiarch Check, run under qemu-ARCH-static; its own Check summary line, then "ok - ARCH"
+# or "not ok - ARCH", with the time it took. Last: "N passed, N failed" over the
+# architectures. An architecture whose compiler, Check or emulator is not installed is
+# "SKIP: ARCH: reason (Debian packages: ...)". Exit status 1 if any architecture failed.
+set -u
+cd "$(dirname "$0")/.."
+MAKE=${MAKE:-make}
+
+pass=0 fail=0 skip=0
+
+triplet() {
+	case $1 in
+	s390x) echo s390x-linux-gnu ;;
+	arm64) echo aarch64-linux-gnu ;;
+	armhf) echo arm-linux-gnueabihf ;;
+	i386) echo i686-linux-gnu ;;
+	*) return 1 ;;
+	esac
+}
+
+# the multiarch directory (check:ARCH installs there): i386's is not its compiler's triplet
+libdir() {
+	case $1 in
+	i386) echo /usr/lib/i386-linux-gnu ;;
+	*) echo "/usr/lib/$(triplet "$1")" ;;
+	esac
+}
+
+qemu() {
+	case $1 in
+	s390x) echo qemu-s390x-static ;;
+	arm64) echo qemu-aarch64-static ;;
+	armhf) echo qemu-arm-static ;;
+	i386) echo qemu-i386-static ;;
+	esac
+}
+
+# what is missing for ARCH, with the Debian packages that bring it; nothing if all is there
+missing() {
+	local a=$1 t l q why=() pk=()
+
+	t=$(triplet "$a") l=$(libdir "$a") q=$(qemu "$a")
+	command -v "$t-gcc" > /dev/null || { why+=("no $t-gcc"); pk+=("gcc-$t"); }
+	[ -e "/usr/$t/lib/libc.a" ] || { why+=("no static libc for $t"); pk+=("libc6-dev-$a-cross"); }
+	[ -e "$l/libcheck.a" ] && [ -e "$l/libsubunit.a" ] &&
+		[ -e /usr/include/check.h ] || { why+=("no Check in $l"); pk+=("check:$a"); }
+	command -v "$q" > /dev/null || { why+=("no $q"); pk+=(qemu-user-static); }
+	[ ${#why[@]} = 0 ] || echo "${why[*]} (Debian packages: ${pk[*]})"
+}
+
+[ $# -gt 0 ] || { echo "usage: $0 ARCH..." >&2; exit 2; }
+t0=$SECONDS
+for a in "$@"; do
+	if ! triplet "$a" > /dev/null; then
+		echo "not ok - $a: not an architecture this knows (s390x arm64 armhf i386)"
+		fail=$((fail + 1))
+		continue
+	fi
+	why=$(missing "$a")
+	if [ -n "$why" ]; then
+		echo "SKIP: $a: $why"
+		skip=$((skip + 1))
+		continue
+	fi
+	s=$SECONDS
+	if ! $MAKE --no-print-directory "cross/$a/unit"; then
+		echo "not ok - $a: cross/$a/unit does not build"
+		fail=$((fail + 1))
+		continue
+	fi
+	b=$((SECONDS - s))
+	# Check forks per test: the emulated tests take longer than native ones
+	CK_DEFAULT_TIMEOUT=${CK_DEFAULT_TIMEOUT:-60} CK_TIMEOUT_MULTIPLIER=${CK_TIMEOUT_MULTIPLIER:-4} \
+		"$(qemu "$a")" "cross/$a/unit"
+	rc=$?
+	if [ $rc = 0 ]; then
+		echo "ok - $a (built in ${b}s, ran in $((SECONDS - s - b))s)"
+		pass=$((pass + 1))
+	else
+		echo "not ok - $a: the unit tests exit $rc (built in ${b}s, ran in $((SECONDS - s - b))s)"
+		fail=$((fail + 1))
+	fi
+done
+echo "check-cross: $((SECONDS - t0))s in all"
+if [ $skip -gt 0 ] && [ $pass = 0 ] && [ $fail = 0 ]; then
+	echo "SKIP: check-cross: no architecture could be built and run here"
+fi
+echo "$pass passed, $fail failed"
+[ $fail = 0 ]
