@@ -381,14 +381,15 @@ static int ref_load(const char *dir)
 		error("%s: %s", path, strerror(errno));
 		return -1;
 	}
-	while ((s = readdir(ds))) {
+	/* readdir()'s NULL is the end or an error: errno (0 before) tells */
+	while ((errno = 0, s = readdir(ds))) {
 		if (s->d_name[0] == '.')
 			continue;
 		snprintf(path, sizeof(path), "%s/events/%s", dir, s->d_name);
 		de = opendir(path);
 		if (!de)
 			continue;	/* header_page, header_event */
-		while ((e = readdir(de))) {
+		while ((errno = 0, e = readdir(de))) {
 			if (e->d_name[0] == '.')
 				continue;
 			snprintf(path, sizeof(path), "%s/events/%s/%s/format", dir, s->d_name,
@@ -399,7 +400,18 @@ static int ref_load(const char *dir)
 				return -1;
 			}
 		}
+		if (errno) {
+			error("%s/events/%s: %s", dir, s->d_name, strerror(errno));
+			closedir(de);
+			closedir(ds);
+			return -1;
+		}
 		closedir(de);
+	}
+	if (errno) {
+		error("%s/events: %s", dir, strerror(errno));
+		closedir(ds);
+		return -1;
 	}
 	closedir(ds);
 
@@ -1264,30 +1276,20 @@ static void compare_page(int cpu, uint64_t idx, const uint8_t *mpage, size_t mn,
 static int cpu_list(const char *dir, int *cpus)
 {
 	char path[PATH_MAX];
-	struct dirent *de;
-	int n = 0, i, j;
-	DIR *d;
+	int n, *ids;
 
 	snprintf(path, sizeof(path), "%s/per_cpu", dir);
-	d = opendir(path);
-	if (!d) {
-		error("%s: %s", path, strerror(errno));
+	/* memtrace's own listing: sorted, and a readdir() error is an error */
+	n = cpu_dirs(path, &ids);
+	if (n < 0) {
+		error("%s: %s", path, strerror(-n));
 		return -1;
 	}
-	while ((de = readdir(d)) && n < MAX_CPUS) {
-		int c = cpu_dir_id(de->d_name);
-
-		if (c >= 0)
-			cpus[n++] = c;
-	}
-	closedir(d);
-	for (i = 1; i < n; i++)
-		for (j = i; j > 0 && cpus[j - 1] > cpus[j]; j--) {
-			int x = cpus[j];
-
-			cpus[j] = cpus[j - 1];
-			cpus[j - 1] = x;
-		}
+	if (n > MAX_CPUS)
+		n = MAX_CPUS;
+	if (n)
+		memcpy(cpus, ids, (size_t)n * sizeof(*cpus));
+	free(ids);
 	return n;
 }
 

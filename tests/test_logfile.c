@@ -81,13 +81,14 @@ static int dir_entries(const char *dir, int *dotfiles)
 
 	ck_assert_ptr_nonnull(d);
 	*dotfiles = 0;
-	while ((de = readdir(d))) {
+	while ((errno = 0, de = readdir(d))) {
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
 			continue;
 		n++;
 		if (de->d_name[0] == '.')
 			(*dotfiles)++;
 	}
+	ck_assert_msg(!errno, "readdir %s: %s", dir, strerror(errno));	/* not the end */
 	closedir(d);
 	return n;
 }
