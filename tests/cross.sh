@@ -11,7 +11,7 @@
 # architectures. An architecture whose compiler, Check or emulator is not installed is
 # "SKIP: ARCH: reason (Debian packages: ...)". Exit status 1 if any architecture failed.
 set -u
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 2
 MAKE=${MAKE:-make}
 
 pass=0 fail=0 skip=0
@@ -50,8 +50,10 @@ missing() {
 	t=$(triplet "$a") l=$(libdir "$a") q=$(qemu "$a")
 	command -v "$t-gcc" > /dev/null || { why+=("no $t-gcc"); pk+=("gcc-$t"); }
 	[ -e "/usr/$t/lib/libc.a" ] || { why+=("no static libc for $t"); pk+=("libc6-dev-$a-cross"); }
-	[ -e "$l/libcheck.a" ] && [ -e "$l/libsubunit.a" ] &&
-		[ -e /usr/include/check.h ] || { why+=("no Check in $l"); pk+=("check:$a"); }
+	if [ ! -e "$l/libcheck.a" ] || [ ! -e "$l/libsubunit.a" ] || [ ! -e /usr/include/check.h ]; then
+		why+=("no Check in $l")
+		pk+=("check:$a")
+	fi
 	command -v "$q" > /dev/null || { why+=("no $q"); pk+=(qemu-user-static); }
 	[ ${#why[@]} = 0 ] || echo "${why[*]} (Debian packages: ${pk[*]})"
 }
@@ -64,9 +66,9 @@ for a in "$@"; do
 		fail=$((fail + 1))
 		continue
 	fi
-	why=$(missing "$a")
-	if [ -n "$why" ]; then
-		echo "SKIP: $a: $why"
+	miss=$(missing "$a")
+	if [ -n "$miss" ]; then
+		echo "SKIP: $a: $miss"
 		skip=$((skip + 1))
 		continue
 	fi
