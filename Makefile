@@ -276,9 +276,10 @@ cross/%/unit: $(TEST_SRCS) $(LIB_SRCS) $(wildcard *.h) $(wildcard tests/*.h)
 		-static -o $@ $(TEST_SRCS) $(LIB_SRCS) -L$(call cross_libdir,$*) \
 		-lcheck -lsubunit -lm -lrt -lpthread
 
-# each architecture's Check summary, then "N passed, N failed" over the architectures;
-# SKIP with the reason where a compiler, Check or qemu-user is not installed
-check-cross:
+# each architecture's Check summary, and the recordings under tests/fixtures replayed there
+# to this machine's report; then "N passed, N failed" over the architectures; SKIP with the
+# reason where a compiler, Check or qemu-user is not installed
+check-cross: memtrace
 	$(Q)MAKE="$(MAKE)" ./tests/cross.sh $(CROSS_TEST_ARCHS)
 
 # make install [DESTDIR=...] [PREFIX=...]: the binary, the man page, the systemd unit

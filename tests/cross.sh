@@ -7,8 +7,10 @@
 #
 # Per architecture: cross/ARCH/unit built statically with Debian's cross compiler and the
 # multiarch Check, run under qemu-ARCH-static; its own Check summary line, then "ok - ARCH"
-# or "not ok - ARCH", with the time it took. Last: "N passed, N failed" over the
-# architectures. An architecture whose compiler, Check or emulator is not installed is
+# or "not ok - ARCH", with the time it took. Then cross/ARCH/memtrace replays each recording
+# under tests/fixtures, whose report must be ./memtrace's (this machine's) to the byte: a
+# little-endian recording on a big-endian machine, a 64-bit kernel's on a 32-bit one. An
+# architecture passes when both do. Last: "N passed, N failed" over the architectures. An architecture whose compiler, Check or emulator is not installed is
 # "SKIP: ARCH: reason (Debian packages: ...)". Exit status 1 if any architecture failed.
 set -u
 cd "$(dirname "$0")/.." || exit 2
@@ -58,7 +60,44 @@ missing() {
 	[ ${#why[@]} = 0 ] || echo "${why[*]} (Debian packages: ${pk[*]})"
 }
 
+# replays ARCH: each recording under tests/fixtures replayed by cross/ARCH/memtrace under
+# qemu-user gives ./memtrace's report; 1 if one does not
+replays() {
+	local a=$1 fx n=0 bad=0 s=$SECONDS tmp rc_h rc_a
+
+	if ! $MAKE --no-print-directory "cross/$a/memtrace"; then
+		echo "not ok - $a: cross/$a/memtrace does not build"
+		return 1
+	fi
+	tmp=$(mktemp -d) || return 1
+	for fx in tests/fixtures/*/; do
+		fx=${fx%/}
+		if [ ! -d "$fx/per_cpu" ] || [ ! -e "$fx/events/header_page" ]; then
+			continue
+		fi
+		n=$((n + 1))
+		./memtrace --replay "$fx" > "$tmp/host" 2> "$tmp/host.err"
+		rc_h=$?
+		"$(qemu "$a")" "cross/$a/memtrace" --replay "$fx" > "$tmp/$a" 2> "$tmp/$a.err"
+		rc_a=$?
+		if [ $rc_h != 0 ] || [ $rc_a != 0 ] || ! cmp -s "$tmp/host" "$tmp/$a"; then
+			echo "not ok - $a: --replay $fx: exit $rc_a, not this machine's report (exit $rc_h):"
+			diff "$tmp/host" "$tmp/$a" | head -20 | sed 's/^/	/'
+			sed 's/^/	/' "$tmp/$a.err" | head -5
+			bad=$((bad + 1))
+		fi
+	done
+	rm -rf "$tmp"
+	if [ $n = 0 ]; then
+		echo "not ok - $a: no recordings under tests/fixtures"
+		return 1
+	fi
+	[ $bad = 0 ] && echo "ok - $a: $n recordings replay to this machine's report ($((SECONDS - s))s)"
+	[ $bad = 0 ]
+}
+
 [ $# -gt 0 ] || { echo "usage: $0 ARCH..." >&2; exit 2; }
+[ -x ./memtrace ] || { echo "not ok - ./memtrace (this machine's) is not built"; exit 1; }
 t0=$SECONDS
 for a in "$@"; do
 	if ! triplet "$a" > /dev/null; then
@@ -84,10 +123,16 @@ for a in "$@"; do
 		"$(qemu "$a")" "cross/$a/unit"
 	rc=$?
 	if [ $rc = 0 ]; then
-		echo "ok - $a (built in ${b}s, ran in $((SECONDS - s - b))s)"
-		pass=$((pass + 1))
+		echo "ok - $a: unit tests (built in ${b}s, ran in $((SECONDS - s - b))s)"
 	else
 		echo "not ok - $a: the unit tests exit $rc (built in ${b}s, ran in $((SECONDS - s - b))s)"
+	fi
+	if ! replays "$a"; then
+		rc=1
+	fi
+	if [ $rc = 0 ]; then
+		pass=$((pass + 1))
+	else
 		fail=$((fail + 1))
 	fi
 done
