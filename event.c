@@ -277,7 +277,7 @@ int decoder_add(struct mt_decoder *d, const struct mt_tracepoint *tp,
 static bool get_int(const struct mt_evdesc *ds, int slot, const struct rb_record *r,
 		    uint64_t *v)
 {
-	return ds->have[slot] && fmt_get_int(&ds->f[slot], r->data, r->len, v);
+	return ds->have[slot] && fmt_get_int(&ds->f[slot], r->data, r->len, r->big_endian, v);
 }
 
 static void get_str(const struct mt_evdesc *ds, int slot, const struct rb_record *r,
@@ -285,7 +285,8 @@ static void get_str(const struct mt_evdesc *ds, int slot, const struct rb_record
 {
 	s->s = "";
 	s->len = 0;
-	if (ds->have[slot] && !fmt_get_str(&ds->f[slot], r->data, r->len, &s->s, &s->len)) {
+	if (ds->have[slot] &&
+	    !fmt_get_str(&ds->f[slot], r->data, r->len, r->big_endian, &s->s, &s->len)) {
 		s->s = "";
 		s->len = 0;
 	}
@@ -300,18 +301,19 @@ int decoder_decode(const struct mt_decoder *d, const struct rb_record *r,
 
 	if (r->len < 2)
 		return DEC_BAD;
-	memcpy(&id, r->data, 2);
+	id = rb_ld16(r->data, r->big_endian);
 	ds = d->by_id[id];
 	if (!ds)
 		return DEC_UNKNOWN;
 	ev->kind = ds->kind;
 	ev->cpu = cpu;
 	ev->ts = r->ts;
-	if (!fmt_get_int(&ds->common_pid, r->data, r->len, &v))
+	if (!fmt_get_int(&ds->common_pid, r->data, r->len, r->big_endian, &v))
 		return DEC_BAD;
 	ev->tid = (int32_t)v;
 	ev->flags = 0;
-	if (ds->common_flags.size && fmt_get_int(&ds->common_flags, r->data, r->len, &v))
+	if (ds->common_flags.size &&
+	    fmt_get_int(&ds->common_flags, r->data, r->len, r->big_endian, &v))
 		ev->flags = (uint8_t)v;
 
 	switch (ds->kind) {
@@ -389,6 +391,7 @@ int decoder_decode(const struct mt_decoder *d, const struct rb_record *r,
 		ev->u.stack.frames = r->data + c->offset;
 		ev->u.stack.n = (uint64_t)n < room ? (uint32_t)n : room;
 		ev->u.stack.elem = (uint8_t)elem;
+		ev->u.stack.big_endian = r->big_endian;
 		break;
 	}
 	case EV_NEWTASK:

@@ -115,7 +115,7 @@ struct mt_event {
 		struct { uint64_t ip; int64_t refcnt; struct mt_str name; } module;
 		struct { int64_t ret; bool finit; } modsys;
 		/* frames innermost first, @elem bytes each (8, or 4 on 32-bit kernels), unaligned */
-		struct { const uint8_t *frames; uint32_t n; uint8_t elem; } stack;
+		struct { const uint8_t *frames; uint32_t n; uint8_t elem; bool big_endian; } stack;
 		/* isolate: pfn = the old frame of the range's last pte (scan_pfn); status 1: success */
 		struct { uint64_t pfn; int32_t status; } collapse;
 		struct { int32_t reason; } migrate;

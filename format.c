@@ -232,6 +232,7 @@ int fmt_parse_header_page(struct rb_layout *l, const char *text, size_t len,
 	struct fmt_field f;
 
 	memset(l, 0, sizeof(*l));
+	l->big_endian = RB_HOST_BE;	/* a guess: the reader takes the order from the data */
 	while (next_line(text, len, &pos, line, sizeof(line), &too_long)) {
 		char *s = skip_ws(line);
 
@@ -275,30 +276,29 @@ const struct fmt_field *fmt_find(const struct fmt_event *ev, const char *name)
 }
 
 bool fmt_get_int(const struct fmt_field *f, const uint8_t *payload,
-		 uint32_t len, uint64_t *out)
+		 uint32_t len, bool be, uint64_t *out)
 {
-	uint8_t b1;
-	uint16_t b2;
-	uint32_t b4;
+	const uint8_t *p = payload + f->offset;
 	uint64_t v;
 
 	if ((uint64_t)f->offset + f->size > len)
 		return false;
 	switch (f->size) {
 	case 1:
-		b1 = payload[f->offset];
-		v = f->is_signed ? (uint64_t)(int64_t)(int8_t)b1 : b1;
+		v = f->is_signed ? (uint64_t)(int64_t)(int8_t)p[0] : p[0];
 		break;
 	case 2:
-		memcpy(&b2, payload + f->offset, 2);
-		v = f->is_signed ? (uint64_t)(int64_t)(int16_t)b2 : b2;
+		v = rb_ld16(p, be);
+		if (f->is_signed)
+			v = (uint64_t)(int64_t)(int16_t)v;
 		break;
 	case 4:
-		memcpy(&b4, payload + f->offset, 4);
-		v = f->is_signed ? (uint64_t)(int64_t)(int32_t)b4 : b4;
+		v = rb_ld32(p, be);
+		if (f->is_signed)
+			v = (uint64_t)(int64_t)(int32_t)v;
 		break;
 	case 8:
-		memcpy(&v, payload + f->offset, 8);
+		v = rb_ld64(p, be);
 		break;
 	default:
 		return false;
@@ -308,7 +308,7 @@ bool fmt_get_int(const struct fmt_field *f, const uint8_t *payload,
 }
 
 bool fmt_get_str(const struct fmt_field *f, const uint8_t *payload,
-		 uint32_t len, const char **s, size_t *slen)
+		 uint32_t len, bool be, const char **s, size_t *slen)
 {
 	uint32_t off, n, loc;
 	const void *nul;
@@ -318,7 +318,7 @@ bool fmt_get_str(const struct fmt_field *f, const uint8_t *payload,
 	switch (f->kind) {
 	case FMT_DATA_LOC:
 	case FMT_REL_LOC:
-		memcpy(&loc, payload + f->offset, 4);
+		loc = rb_ld32(payload + f->offset, be);
 		off = loc & 0xffff;
 		n = loc >> 16;
 		if (f->kind == FMT_REL_LOC)

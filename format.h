@@ -66,20 +66,22 @@ const struct fmt_field *fmt_find(const struct fmt_event *ev, const char *name);
 /**
  * fmt_get_int() - read an integer field of 1, 2, 4 or 8 bytes
  *
+ * @be: the payload's byte order (struct rb_record's big_endian)
  * Sign-extends signed fields. Return: false if the field lies outside the
  * payload or has another size.
  */
 bool fmt_get_int(const struct fmt_field *f, const uint8_t *payload,
-		 uint32_t len, uint64_t *out);
+		 uint32_t len, bool be, uint64_t *out);
 
 /**
  * fmt_get_str() - locate a string or byte-array field
  *
  * Works for fixed arrays, __data_loc, __rel_loc and dynamic tails. The result
  * is not NUL-terminated; *slen stops at the first NUL within the field.
+ * @be: the payload's byte order (the __data_loc/__rel_loc word is in it)
  * Return: false if the field or the data it points to lies outside the payload.
  */
 bool fmt_get_str(const struct fmt_field *f, const uint8_t *payload,
-		 uint32_t len, const char **s, size_t *slen);
+		 uint32_t len, bool be, const char **s, size_t *slen);
 
 #endif

@@ -503,6 +503,40 @@ static void run_stop(struct run *r)
 	}
 }
 
+/*
+ * What the decoding says of the run: a byte order other than the one guessed
+ * (said: a recording of another machine, or a kernel of another order than
+ * this program), and data of which nothing could be decoded (an error: the
+ * report above is empty for a reason the user must see).
+ */
+static int run_decode_verdict(struct run *r, int code)
+{
+	const struct reader *rd = &r->rd;
+	uint64_t pages = 0;
+	int i;
+
+	if (!r->reader_up)
+		return code;
+	if (rd->order_switched)
+		mt_warn("note: the ring buffer is %s-endian (%s said %s): decoded as %s-endian",
+			rd->layout.big_endian ? "big" : "little",
+			r->ops->live ? "this machine" : "the recording's memtrace.meta or this machine",
+			rd->layout.big_endian ? "little" : "big",
+			rd->layout.big_endian ? "big" : "little");
+	if (reader_undecodable(rd)) {
+		for (i = 0; i < rd->ncpus; i++)
+			pages += rd->cpus[i].pages;
+		mt_warn("error: %llu records and %llu sub-buffers read, not one event decoded "
+			"(%llu unknown event ids, %llu malformed records): the format files do "
+			"not describe these pages", (unsigned long long)rd->records,
+			(unsigned long long)pages,
+			(unsigned long long)rd->unknown_ids, (unsigned long long)rd->bad_records);
+		if (code == EXIT_OK)
+			code = EXIT_RUNTIME;
+	}
+	return code;
+}
+
 int run_lifecycle(struct run *r)
 {
 	const struct mode_ops *ops = r->ops;
@@ -525,7 +559,8 @@ int run_lifecycle(struct run *r)
 	}
 	if (ops->live)
 		run_stop(r);
-	return ops->finish ? ops->finish(r) : EXIT_OK;
+	code = ops->finish ? ops->finish(r) : EXIT_OK;
+	return run_decode_verdict(r, code);
 }
 
 void run_cleanup(struct run *r)

@@ -20,6 +20,23 @@ static uint64_t sat_add(uint64_t a, uint64_t b)
 
 static void todo_add(struct reader *r, int i);
 
+/*
+ * The first page with data says the kernel's byte order (rb_detect_order());
+ * the guess the reader was given (the host's, or the recording's) until then.
+ */
+static void take_order(struct reader *r, const uint8_t *page, size_t n)
+{
+	int o = rb_detect_order(&r->layout, page, n);
+
+	if (o == RB_ORDER_UNKNOWN)
+		return;
+	r->order_known = true;
+	if ((o == RB_ORDER_BE) != r->layout.big_endian) {
+		r->layout.big_endian = o == RB_ORDER_BE;
+		r->order_switched = true;
+	}
+}
+
 int reader_init(struct reader *r, const struct rb_layout *l, const struct mt_decoder *dec,
 		int ncpus, const int *cpu_ids, const int *fds, bool live, bool mono,
 		reader_sink sink, void *ctx)
@@ -169,6 +186,8 @@ static bool next_page(struct reader *r, struct reader_cpu *c, bool final)
 		}
 		c->pages++;
 		c->bytes += (uint64_t)n;
+		if (!r->order_known)
+			take_order(r, c->page, (size_t)n);
 		if (rb_page_open(&c->cur, &r->layout, c->page, (size_t)n, &info)) {
 			c->corrupt_pages++;
 			continue;
@@ -596,6 +615,16 @@ uint64_t reader_lost(const struct reader *r)
 		total = sat_add(total, hdr > c->stats_lost ? hdr : c->stats_lost);
 	}
 	return total;
+}
+
+bool reader_undecodable(const struct reader *r)
+{
+	uint64_t broken = 0;
+	int i;
+
+	for (i = 0; i < r->ncpus; i++)
+		broken += r->cpus[i].corrupt_pages + r->cpus[i].corrupt_records;
+	return !r->decoded && (r->records || broken);
 }
 
 uint64_t reader_missed_unknown(const struct reader *r)

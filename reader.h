@@ -55,7 +55,14 @@ struct reader_next {
 };
 
 struct reader {
+	/*
+	 * layout.big_endian starts as the caller's guess and is set by the
+	 * first page with data (rb_detect_order()): order_known from then on,
+	 * order_switched when the data said otherwise than the guess.
+	 */
 	struct rb_layout layout;
+	bool order_known;
+	bool order_switched;
 	uint32_t subbuf;	/* sub-buffer size */
 	const struct mt_decoder *dec;
 	int ncpus;
@@ -139,6 +146,13 @@ void reader_cpu_online(struct reader *r, int i, int fd);
 
 /* CPUs not readable now. */
 int reader_cpus_offline(const struct reader *r);
+
+/*
+ * Data was read but not one record of it could be decoded (every id unknown,
+ * every record or page malformed): the report would be empty for no reason a
+ * user can see. Callers say so and exit non-zero.
+ */
+bool reader_undecodable(const struct reader *r);
 
 /* Pages flagged as missed whose count is unknown (adds uncertainty). */
 uint64_t reader_missed_unknown(const struct reader *r);

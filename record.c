@@ -180,8 +180,13 @@ int record_write_meta(const char *dir, const struct meta *m, const struct reader
 	if (fd < 0)
 		return -errno;
 	out_init(&o, fd);
-	out_printf(&o, "memtrace-meta 1\nversion %s\npage_size %u\nmax_pfn %" PRIu64,
-		   MEMTRACE_VERSION, m->page_size, m->max_pfn);
+	out_printf(&o, "memtrace-meta 1\nversion %s\npage_size %u\n", MEMTRACE_VERSION,
+		   m->page_size);
+	/* the order the pages were read in (the host's where none had data) */
+	if (r)
+		out_printf(&o, "byte_order %s\nword_size %u\n",
+			   r->layout.big_endian ? "big" : "little", r->layout.commit_size);
+	out_printf(&o, "max_pfn %" PRIu64, m->max_pfn);
 	/* the memory at the start after the reach: a replay without the address space for
 	 * the reach takes that; older versions read the first number only */
 	if (m->ram_pfn && m->ram_pfn < m->max_pfn)
@@ -290,6 +295,10 @@ static void meta_line(char *line, void *p)
 	else if (sscanf(line, "page_size %llu", &a) == 1 && a >= 512 && a <= (1u << 20) &&
 		 !(a & (a - 1)))
 		c->m->page_size = (uint32_t)a;
+	else if (!strcmp(line, "byte_order big") || !strcmp(line, "byte_order little"))
+		c->m->byte_order = line[11] == 'b' ? RB_ORDER_BE : RB_ORDER_LE;
+	else if (sscanf(line, "word_size %llu", &a) == 1 && (a == 4 || a == 8))
+		c->m->word_size = (uint8_t)a;
 	else if ((k = sscanf(line, "max_pfn %llu %llu", &a, &b)) >= 1 && a <= (1ull << 40)) {
 		c->m->max_pfn = a;
 		c->m->ram_pfn = k == 2 && b < a ? b : 0;

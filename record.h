@@ -18,7 +18,8 @@
  *   per_cpu/cpuN/trace_pipe_raw   raw sub-buffers as read()
  * plus two memtrace files (both optional for --replay):
  *   memtrace.seed   "seed TID TGID PPID KTHREAD PAGES TS COMMHEX" per seeded task
- *   memtrace.meta   "key value..." lines: page_size, max_pfn REACH [RAM], initmod START END,
+ *   memtrace.meta   "key value..." lines: page_size, byte_order big|little, word_size 4|8
+ *                   (the traced kernel's), max_pfn REACH [RAM], initmod START END,
  *                   rename_events 0|1, uptime SECONDS, cpu_lost CPU N,
  *                   module_before NAME (in /proc/modules when tracing began),
  *                   module_kib NAME KIB,
@@ -32,6 +33,8 @@
 
 struct meta {
 	uint32_t page_size;
+	int8_t byte_order;		/* RB_ORDER_LE, RB_ORDER_BE, RB_ORDER_UNKNOWN (not said) */
+	uint8_t word_size;		/* the kernel's long: 4 or 8 (0: not said) */
 	uint64_t max_pfn;		/* the pfn map's reach */
 	uint64_t ram_pfn;		/* the memory at the start, where the reach is beyond (0: not) */
 	uint64_t initmod_start, initmod_end;

@@ -71,6 +71,7 @@ static int replay_setup(struct run *r)
 
 	r->mode_name = "replay";
 	r->meta.page_size = 4096;
+	r->meta.byte_order = RB_ORDER_UNKNOWN;
 	r->meta.max_pfn = REPLAY_MAX_PFN;
 	len = read_rec(r, "events/header_page", text, sizeof(text));
 	if (len == -ENAMETOOLONG)
@@ -82,6 +83,13 @@ static int replay_setup(struct run *r)
 		return mt_fail(EXIT_RUNTIME, "%s/events/header_page: %s", r->opt.replay_dir, err);
 	if ((len = read_rec(r, META_FILE, text, sizeof(text))) >= 0)
 		meta_parse(text, (size_t)len, &r->meta, NULL, NULL, &bad_first);
+	/* the recording's byte order where it says one; the pages have the last word */
+	if (r->meta.byte_order != RB_ORDER_UNKNOWN)
+		r->layout.big_endian = r->meta.byte_order == RB_ORDER_BE;
+	if (r->meta.word_size && r->meta.word_size != r->layout.commit_size)
+		mt_warn("warning: %s: memtrace.meta says %u-byte words, events/header_page %u: "
+			"header_page's are used", r->opt.replay_dir, r->meta.word_size,
+			r->layout.commit_size);
 	code = setup_events(r, replay_format, (void *)r->opt.replay_dir, false);
 	if (code)
 		return code;

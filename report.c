@@ -138,6 +138,10 @@ static void report_text(struct out *o, const struct run *r, const char *trigger,
 	out_printf(o, "tracefs: %s", tracefs_shown(r));
 	if (*instance_shown(r))
 		out_printf(o, " instance %s", instance_shown(r));
+	out_printf(o, "\nring buffer: %s-endian (%s), %u-bit kernel, sub-buffers of %u bytes",
+		   r->rd.layout.big_endian ? "big" : "little",
+		   r->rd.order_known ? "from its pages" : "no page with data: this machine's order",
+		   8 * r->rd.layout.commit_size, rb_subbuf_size(&r->rd.layout));
 	out_puts(o, "\nevents enabled:");
 	for (k = 0; k < r->nenabled; k++)
 		out_printf(o, " %s", r->enabled[k]);
@@ -333,6 +337,10 @@ static void report_json(struct out *o, const struct run *r, const char *trigger,
 	rows_json_str(o, tracefs_shown(r));
 	out_puts(o, ",\"instance\":");
 	rows_json_str(o, instance_shown(r));
+	out_printf(o, "},\"ring_buffer\":{\"byte_order\":\"%s\",\"order_from_data\":%s,"
+		   "\"word_bytes\":%u,\"subbuf_bytes\":%u", r->rd.layout.big_endian ? "big" : "little",
+		   r->rd.order_known ? "true" : "false", r->rd.layout.commit_size,
+		   rb_subbuf_size(&r->rd.layout));
 	out_printf(o, "},\"events\":{\"processed\":%llu,\"by_kind\":{",
 		   (unsigned long long)rows_events(st));
 	for (k = 1; k < EV__COUNT; k++)

@@ -14,26 +14,6 @@
 #define TS_SHIFT		27
 #define TS_MSB_SHIFT		59
 
-static uint32_t get_u32(const uint8_t *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
-
-/* Read a native-endian unsigned word of 4 or 8 bytes. */
-static uint64_t get_word(const uint8_t *p, uint32_t size)
-{
-	uint64_t v8;
-
-	if (size == 8) {
-		memcpy(&v8, p, 8);
-		return v8;
-	}
-	return get_u32(p);
-}
-
 int rb_page_open(struct rb_cursor *c, const struct rb_layout *l,
 		 const void *page, size_t len, struct rb_page_info *info)
 {
@@ -47,8 +27,10 @@ int rb_page_open(struct rb_cursor *c, const struct rb_layout *l,
 	if (l->data_off < l->commit_off + l->commit_size ||
 	    l->data_off < l->ts_off + 8 || len < l->data_off)
 		return -1;
-	c->ts = get_word(p + l->ts_off, 8);
-	commit = (uint32_t)get_word(p + l->commit_off, l->commit_size);
+	c->big_endian = l->big_endian;
+	c->ts = rb_ld64(p + l->ts_off, l->big_endian);
+	/* the size and the flags are in the low 32 bits of the long */
+	commit = (uint32_t)rb_ldword(p + l->commit_off, l->commit_size, l->big_endian);
 	size = commit & RB_COMMIT_MASK;
 	if (info) {
 		info->ts = c->ts;
@@ -63,7 +45,8 @@ int rb_page_open(struct rb_cursor *c, const struct rb_layout *l,
 		return -1;
 	if (info && info->missed_stored) {
 		if (size + (size_t)l->commit_size <= avail)
-			info->lost = get_word(p + l->data_off + size, l->commit_size);
+			info->lost = rb_ldword(p + l->data_off + size, l->commit_size,
+					       l->big_endian);
 		else
 			info->missed_stored = false;
 	}
@@ -83,9 +66,13 @@ int rb_next(struct rb_cursor *c, struct rb_record *r)
 {
 	while (c->off + 4 <= c->end) {
 		const uint8_t *ev = c->data + c->off;
-		uint32_t h = get_u32(ev);
-		uint32_t type_len = h & 31;
-		uint32_t delta = h >> 5;
+		/*
+		 * The header is the C bit-field { type_len:5, time_delta:27 }: the
+		 * low 5 bits on a little-endian kernel, the top 5 on a big-endian one.
+		 */
+		uint32_t h = rb_ld32(ev, c->big_endian);
+		uint32_t type_len = c->big_endian ? h >> 27 : h & 31;
+		uint32_t delta = c->big_endian ? h & 0x07ffffffu : h >> 5;
 		uint32_t left = c->end - c->off;
 		uint32_t array0 = 0, len;
 		uint64_t abs;
@@ -98,12 +85,13 @@ int rb_next(struct rb_cursor *c, struct rb_record *r)
 			r->ts = c->ts;
 			r->data = ev + 4;
 			r->len = 4 * type_len;
+			r->big_endian = c->big_endian;
 			c->off += len;
 			return RB_RECORD;
 		}
 		if (left < 8)
 			return corrupt(c);
-		array0 = get_u32(ev + 4);
+		array0 = rb_ld32(ev + 4, c->big_endian);
 		switch (type_len) {
 		case 0:
 			/* array0 counts itself; the payload follows it */
@@ -113,6 +101,7 @@ int rb_next(struct rb_cursor *c, struct rb_record *r)
 			r->ts = c->ts;
 			r->data = ev + 8;
 			r->len = array0 - 4;
+			r->big_endian = c->big_endian;
 			c->off += (4 + array0 + 3) & ~3u;
 			if (c->off > c->end)
 				c->off = c->end;
@@ -153,4 +142,30 @@ int rb_next(struct rb_cursor *c, struct rb_record *r)
 	if (c->off < c->end)
 		return corrupt(c);	/* trailing bytes too short for a header */
 	return RB_END;
+}
+
+/* The page read in one byte order: data there, and every record walks to its end. */
+static bool page_walks(const struct rb_layout *l, const void *page, size_t len, bool be)
+{
+	struct rb_layout o = *l;
+	struct rb_page_info info;
+	struct rb_cursor c;
+	struct rb_record r;
+	int res;
+
+	o.big_endian = be;
+	if (rb_page_open(&c, &o, page, len, &info) || !info.size)
+		return false;
+	while ((res = rb_next(&c, &r)) == RB_RECORD)
+		;
+	return res == RB_END && !c.corrupt;
+}
+
+int rb_detect_order(const struct rb_layout *l, const void *page, size_t len)
+{
+	bool le = page_walks(l, page, len, false), be = page_walks(l, page, len, true);
+
+	if (le == be)
+		return RB_ORDER_UNKNOWN;
+	return be ? RB_ORDER_BE : RB_ORDER_LE;
 }

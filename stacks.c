@@ -123,15 +123,8 @@ bool stacks_pop(struct stacks *sk, uint32_t cpu, struct stack_pending *out)
 static uint64_t ev_frame(const struct mt_event *ev, uint32_t i)
 {
 	const uint8_t *p = ev->u.stack.frames + (size_t)i * ev->u.stack.elem;
-	uint64_t v = 0;
-	uint32_t v32;
 
-	if (ev->u.stack.elem == 4) {
-		memcpy(&v32, p, 4);
-		return v32;
-	}
-	memcpy(&v, p, 8);
-	return v;
+	return rb_ldword(p, ev->u.stack.elem, ev->u.stack.big_endian);
 }
 
 const struct mod_range *stacks_range_of(const struct stacks *sk, uint64_t addr, uint64_t ts)

@@ -606,58 +606,58 @@ START_TEST(test_get_int)
 	memcpy(p + 21, "\x08\x07\x06\x05\x04\x03\x02\x81", 8);	/* unaligned u64 */
 
 	f = mkfield(1, 1, 1, FMT_PLAIN);
-	ck_assert(fmt_get_int(&f, p, sizeof(p), &v));
+	ck_assert(fmt_get_int(&f, p, sizeof(p), RB_HOST_BE, &v));
 	ck_assert_uint_eq(v, 0xffffffffffffff80ULL);
 	f.is_signed = 0;
-	ck_assert(fmt_get_int(&f, p, sizeof(p), &v));
+	ck_assert(fmt_get_int(&f, p, sizeof(p), RB_HOST_BE, &v));
 	ck_assert_uint_eq(v, 0x80);
 	f = mkfield(16, 1, 1, FMT_PLAIN);
-	ck_assert(fmt_get_int(&f, p, sizeof(p), &v));
+	ck_assert(fmt_get_int(&f, p, sizeof(p), RB_HOST_BE, &v));
 	ck_assert_uint_eq(v, 0x7f);
 
 	f = mkfield(2, 2, 1, FMT_PLAIN);
-	ck_assert(fmt_get_int(&f, p, sizeof(p), &v));
+	ck_assert(fmt_get_int(&f, p, sizeof(p), RB_HOST_BE, &v));
 	ck_assert_uint_eq(v, 0xffffffffffff8000ULL);
 	f.is_signed = 0;
-	ck_assert(fmt_get_int(&f, p, sizeof(p), &v));
+	ck_assert(fmt_get_int(&f, p, sizeof(p), RB_HOST_BE, &v));
 	ck_assert_uint_eq(v, 0x8000);
 	f = mkfield(17, 2, 1, FMT_PLAIN);
-	ck_assert(fmt_get_int(&f, p, sizeof(p), &v));
+	ck_assert(fmt_get_int(&f, p, sizeof(p), RB_HOST_BE, &v));
 	ck_assert_uint_eq(v, 0x7fff);
 
 	f = mkfield(4, 4, 1, FMT_PLAIN);
-	ck_assert(fmt_get_int(&f, p, sizeof(p), &v));
+	ck_assert(fmt_get_int(&f, p, sizeof(p), RB_HOST_BE, &v));
 	ck_assert_int_eq((int64_t)v, -2);
 	f.is_signed = 0;
-	ck_assert(fmt_get_int(&f, p, sizeof(p), &v));
+	ck_assert(fmt_get_int(&f, p, sizeof(p), RB_HOST_BE, &v));
 	ck_assert_uint_eq(v, 0xfffffffeULL);
 
 	f = mkfield(8, 8, 1, FMT_PLAIN);
-	ck_assert(fmt_get_int(&f, p, sizeof(p), &v));
+	ck_assert(fmt_get_int(&f, p, sizeof(p), RB_HOST_BE, &v));
 	ck_assert_uint_eq(v, 0x8000000000000000ULL);
 	f.is_signed = 0;
-	ck_assert(fmt_get_int(&f, p, sizeof(p), &v));
+	ck_assert(fmt_get_int(&f, p, sizeof(p), RB_HOST_BE, &v));
 	ck_assert_uint_eq(v, 0x8000000000000000ULL);
 	f = mkfield(21, 8, 0, FMT_PLAIN);
-	ck_assert(fmt_get_int(&f, p, sizeof(p), &v));
+	ck_assert(fmt_get_int(&f, p, sizeof(p), RB_HOST_BE, &v));
 	ck_assert_uint_eq(v, 0x8102030405060708ULL);
 
 	/* the field must lie inside the payload */
 	f = mkfield(32, 8, 0, FMT_PLAIN);
-	ck_assert(fmt_get_int(&f, p, 40, &v));
-	ck_assert(!fmt_get_int(&f, p, 39, &v));
+	ck_assert(fmt_get_int(&f, p, 40, RB_HOST_BE, &v));
+	ck_assert(!fmt_get_int(&f, p, 39, RB_HOST_BE, &v));
 	f = mkfield(0xffff, 8, 0, FMT_PLAIN);
-	ck_assert(!fmt_get_int(&f, p, sizeof(p), &v));
+	ck_assert(!fmt_get_int(&f, p, sizeof(p), RB_HOST_BE, &v));
 	f = mkfield(0xfffffff8u, 8, 0, FMT_PLAIN);	/* would wrap in 32 bits */
-	ck_assert(!fmt_get_int(&f, p, sizeof(p), &v));
+	ck_assert(!fmt_get_int(&f, p, sizeof(p), RB_HOST_BE, &v));
 	/* only 1, 2, 4 and 8 bytes */
 	v = 12345;
 	f = mkfield(0, 3, 0, FMT_PLAIN);
-	ck_assert(!fmt_get_int(&f, p, sizeof(p), &v));
+	ck_assert(!fmt_get_int(&f, p, sizeof(p), RB_HOST_BE, &v));
 	f = mkfield(0, 16, 0, FMT_PLAIN);
-	ck_assert(!fmt_get_int(&f, p, sizeof(p), &v));
+	ck_assert(!fmt_get_int(&f, p, sizeof(p), RB_HOST_BE, &v));
 	f = mkfield(0, 0, 0, FMT_PLAIN);
-	ck_assert(!fmt_get_int(&f, p, sizeof(p), &v));
+	ck_assert(!fmt_get_int(&f, p, sizeof(p), RB_HOST_BE, &v));
 	ck_assert_uint_eq(v, 12345);
 }
 END_TEST
@@ -680,60 +680,60 @@ START_TEST(test_get_str)
 	/* fixed array: NUL-terminated and full */
 	memcpy(p + 8, "sleep\0\0\0\0\0\0\0\0\0\0\0", 16);
 	f = mkfield(8, 16, 0, FMT_ARRAY);
-	ck_assert(fmt_get_str(&f, p, 24, &s, &n));
+	ck_assert(fmt_get_str(&f, p, 24, RB_HOST_BE, &s, &n));
 	ck_assert_ptr_eq(s, (const char *)p + 8);
 	ck_assert_uint_eq(n, 5);
 	memcpy(p + 8, "0123456789abcdef", 16);
-	ck_assert(fmt_get_str(&f, p, 24, &s, &n));
+	ck_assert(fmt_get_str(&f, p, 24, RB_HOST_BE, &s, &n));
 	ck_assert_uint_eq(n, 16);
-	ck_assert(!fmt_get_str(&f, p, 23, &s, &n));
+	ck_assert(!fmt_get_str(&f, p, 23, RB_HOST_BE, &s, &n));
 
 	/* __data_loc: the fact sheet's "14 00 0c 00" -> offset 20, 12 bytes */
 	memset(p, 0, sizeof(p));
 	memcpy(p + 8, "\x14\x00\x0c\x00", 4);
 	memcpy(p + 20, "/usr/bin/sh", 12);
 	f = mkfield(8, 4, 0, FMT_DATA_LOC);
-	ck_assert(fmt_get_str(&f, p, 32, &s, &n));
+	ck_assert(fmt_get_str(&f, p, 32, RB_HOST_BE, &s, &n));
 	ck_assert_ptr_eq(s, (const char *)p + 20);
 	ck_assert_uint_eq(n, 11);
 	ck_assert(!memcmp(s, "/usr/bin/sh", 11));
 	/* the data runs past the payload */
-	ck_assert(!fmt_get_str(&f, p, 31, &s, &n));
+	ck_assert(!fmt_get_str(&f, p, 31, RB_HOST_BE, &s, &n));
 	/* points past the payload */
 	put_loc(p + 8, 40, 4);
-	ck_assert(!fmt_get_str(&f, p, 32, &s, &n));
+	ck_assert(!fmt_get_str(&f, p, 32, RB_HOST_BE, &s, &n));
 	put_loc(p + 8, 0xffff, 0xffff);
-	ck_assert(!fmt_get_str(&f, p, 64, &s, &n));
+	ck_assert(!fmt_get_str(&f, p, 64, RB_HOST_BE, &s, &n));
 	/* empty string at the very end is fine */
 	put_loc(p + 8, 32, 0);
-	ck_assert(fmt_get_str(&f, p, 32, &s, &n));
+	ck_assert(fmt_get_str(&f, p, 32, RB_HOST_BE, &s, &n));
 	ck_assert_uint_eq(n, 0);
 	/* the loc word itself outside the payload */
-	ck_assert(!fmt_get_str(&f, p, 11, &s, &n));
+	ck_assert(!fmt_get_str(&f, p, 11, RB_HOST_BE, &s, &n));
 
 	/* __rel_loc: offset from the end of the field */
 	memset(p, 0, sizeof(p));
 	put_loc(p + 8, 4, 6);
 	memcpy(p + 16, "hello", 6);
 	f = mkfield(8, 4, 0, FMT_REL_LOC);
-	ck_assert(fmt_get_str(&f, p, 22, &s, &n));
+	ck_assert(fmt_get_str(&f, p, 22, RB_HOST_BE, &s, &n));
 	ck_assert_ptr_eq(s, (const char *)p + 16);
 	ck_assert_uint_eq(n, 5);
-	ck_assert(!fmt_get_str(&f, p, 21, &s, &n));
+	ck_assert(!fmt_get_str(&f, p, 21, RB_HOST_BE, &s, &n));
 	put_loc(p + 8, 0xfffe, 8);
-	ck_assert(!fmt_get_str(&f, p, 64, &s, &n));
+	ck_assert(!fmt_get_str(&f, p, 64, RB_HOST_BE, &s, &n));
 
 	/* dynamic tail: to the end of the payload, stops at NUL */
 	memset(p, 0, sizeof(p));
 	memcpy(p + 12, "tail", 4);
 	f = mkfield(12, 0, 0, FMT_DYN_TAIL);
-	ck_assert(fmt_get_str(&f, p, 16, &s, &n));
+	ck_assert(fmt_get_str(&f, p, 16, RB_HOST_BE, &s, &n));
 	ck_assert_uint_eq(n, 4);
-	ck_assert(fmt_get_str(&f, p, 20, &s, &n));
+	ck_assert(fmt_get_str(&f, p, 20, RB_HOST_BE, &s, &n));
 	ck_assert_uint_eq(n, 4);
-	ck_assert(fmt_get_str(&f, p, 12, &s, &n));
+	ck_assert(fmt_get_str(&f, p, 12, RB_HOST_BE, &s, &n));
 	ck_assert_uint_eq(n, 0);
-	ck_assert(!fmt_get_str(&f, p, 11, &s, &n));
+	ck_assert(!fmt_get_str(&f, p, 11, RB_HOST_BE, &s, &n));
 }
 END_TEST
 
@@ -773,12 +773,12 @@ START_TEST(test_rel_loc_parsed)
 	put_loc(p + 12, 8, 8);
 	put_loc(p + 16, 24, 8);
 	memcpy(p + 24, "kworker", 8);
-	ck_assert(fmt_get_str(rel, p, 32, &s, &n));
+	ck_assert(fmt_get_str(rel, p, 32, RB_HOST_BE, &s, &n));
 	ck_assert_ptr_eq(s, (const char *)p + 24);
 	ck_assert_uint_eq(n, 7);
-	ck_assert(fmt_get_str(dl, p, 32, &s, &n));
+	ck_assert(fmt_get_str(dl, p, 32, RB_HOST_BE, &s, &n));
 	ck_assert_ptr_eq(s, (const char *)p + 24);
-	ck_assert(!fmt_get_str(rel, p, 31, &s, &n));
+	ck_assert(!fmt_get_str(rel, p, 31, RB_HOST_BE, &s, &n));
 	free(ev);
 }
 END_TEST

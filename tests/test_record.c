@@ -369,6 +369,8 @@ START_TEST(test_meta_write_exact)
 		 "memtrace-meta 1\n"
 		 "version %s\n"
 		 "page_size 4096\n"
+		 "byte_order little\n"
+		 "word_size 8\n"
 		 "max_pfn 6553600\n"
 		 "initmod 18446744071859052384 18446744071859052880\n"
 		 "rename_events 1\n"
@@ -422,6 +424,9 @@ START_TEST(test_meta_round_trip)
 	new_reader(&rw, ids_w, 3);
 	rw.cpus[0].stats_lost = 7;
 	rw.cpus[2].stats_lost = 123;
+	/* the pages were big-endian, of a 32-bit kernel */
+	rw.layout.big_endian = true;
+	rw.layout.commit_size = 4;
 	new_stats(&sw, 8);
 	add_mod(&sw, "virtio_pci", true, 40);
 	add_mod(&sw, "crc32", false, 99);
@@ -437,9 +442,12 @@ START_TEST(test_meta_round_trip)
 	add_mod(&sr, "dup", false, 0);
 	add_mod(&sr, "virtio_pci", false, 0);
 	add_mod(&sr, "dup", false, 0);
+	back.byte_order = RB_ORDER_UNKNOWN;
 	meta_parse(text, len, &back, &rr, &sr, &bad);
 	ck_assert_uint_eq(bad, 0);
 	ck_assert_uint_eq(back.page_size, 16384);
+	ck_assert_int_eq(back.byte_order, RB_ORDER_BE);
+	ck_assert_uint_eq(back.word_size, 4);
 	ck_assert_uint_eq(back.max_pfn, 6553600);
 	ck_assert_uint_eq(back.initmod_start, 0xffffffff91b39f60ull);
 	ck_assert_uint_eq(back.initmod_end, 0xffffffff91b3a150ull);

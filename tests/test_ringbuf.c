@@ -18,6 +18,13 @@
 			ck_abort_msg("check failed: %s", #expr);	\
 	} while (0)
 
+/*
+ * The byte order the page builder writes in: each test that builds pages runs
+ * twice (a loop test: _i 0 little-endian, as x86-64 and arm64 write them; 1
+ * big-endian, as s390x does), whatever the order of the machine running it.
+ */
+static bool BE;
+
 /* A page under construction: bytes plus the layout header_page would give. */
 struct pg {
 	uint8_t b[PG];
@@ -25,19 +32,33 @@ struct pg {
 	uint32_t off;		/* page offset of the next record */
 };
 
+/* v in the builder's byte order, byte by byte (independent of the decoder's loaders) */
+static void put_bytes(uint8_t *d, uint64_t v, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		d[BE ? n - 1 - i : i] = (uint8_t)(v >> (8 * i));
+}
+
 static void put32(uint8_t *d, uint32_t v)
 {
-	memcpy(d, &v, 4);
+	put_bytes(d, v, 4);
 }
 
 static void put64(uint8_t *d, uint64_t v)
 {
-	memcpy(d, &v, 8);
+	put_bytes(d, v, 8);
 }
 
+/*
+ * The record header, the kernel's bit-field { type_len:5, time_delta:27 }:
+ * type_len in the low 5 bits of the u32 on a little-endian kernel, in the top
+ * 5 bits on a big-endian one.
+ */
 static uint32_t hdr(uint32_t type_len, uint32_t delta)
 {
-	return (delta << 5) | type_len;
+	return BE ? (type_len << 27) | delta : (delta << 5) | type_len;
 }
 
 /* commit_size 8: 64-bit kernel (data at 16); 4: 32-bit kernel (data at 12) */
@@ -49,6 +70,7 @@ static void pg_init(struct pg *p, uint64_t ts, uint32_t commit_size)
 	p->l.commit_size = commit_size;
 	p->l.data_off = 8 + commit_size;
 	p->l.data_size = PG - p->l.data_off;
+	p->l.big_endian = BE;
 	put64(p->b, ts);
 	p->off = p->l.data_off;
 }
@@ -163,6 +185,7 @@ START_TEST(test_empty_page)
 	struct rb_cursor c;
 	struct rb_page_info in;
 
+	BE = _i != 0;
 	pg_init(p, 12345, 8);
 	pg_seal(p);
 	ck_assert_int_eq(pg_open(p, &c, &in), 0);
@@ -188,6 +211,7 @@ START_TEST(test_type_len_1_to_28)
 	uint32_t at[29], tl;
 	uint64_t ts = 1000000, want[29];
 
+	BE = _i != 0;
 	pg_init(p, ts, 8);
 	for (tl = 1; tl <= 28; tl++) {
 		at[tl] = pg_small(p, tl * 1000 + 7, 4 * tl, (uint8_t)tl);
@@ -222,6 +246,7 @@ START_TEST(test_max_delta)
 	struct rb_cursor c;
 	uint32_t a, b;
 
+	BE = _i != 0;
 	pg_init(p, 5, 8);
 	a = pg_small(p, 0x7ffffff, 8, 1);
 	b = pg_small(p, 0x7ffffff, 8, 2);
@@ -241,6 +266,7 @@ START_TEST(test_type_len_0)
 	struct rb_cursor c;
 	uint32_t a, b, d, e;
 
+	BE = _i != 0;
 	pg_init(p, 100, 8);
 	a = pg_big(p, 10, 120, 0x10);		/* bigger than type_len can say */
 	b = pg_big(p, 20, 8, 0x20);		/* small record in long form */
@@ -268,6 +294,7 @@ START_TEST(test_type_len_0_unaligned_length)
 	struct rb_cursor c;
 	uint32_t a, b;
 
+	BE = _i != 0;
 	pg_init(p, 0, 8);
 	a = pg_big(p, 1, 10, 0x10);	/* 4 + 4 + 10 = 18 -> next at 20 */
 	b = pg_small(p, 2, 4, 0x20);
@@ -289,6 +316,7 @@ START_TEST(test_type_len_0_bad_length)
 	struct rb_cursor c;
 	unsigned int i;
 
+	BE = _i != 0;
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		uint32_t a;
 
@@ -326,6 +354,7 @@ START_TEST(test_padding_stop)
 	struct rb_cursor c;
 	uint32_t a;
 
+	BE = _i != 0;
 	pg_init(p, 50, 8);
 	a = pg_small(p, 5, 8, 1);
 	pg_pad(p, 0, 16);
@@ -358,6 +387,7 @@ START_TEST(test_padding_discarded)
 	struct rb_cursor c;
 	uint32_t a, b, d;
 
+	BE = _i != 0;
 	pg_init(p, 1000, 8);
 	a = pg_small(p, 10, 8, 1);
 	pg_pad(p, 100, 28);		/* a discarded 32-byte record */
@@ -384,6 +414,7 @@ START_TEST(test_padding_past_end)
 	struct rb_cursor c;
 	uint32_t a;
 
+	BE = _i != 0;
 	pg_init(p, 0, 8);
 	a = pg_small(p, 3, 4, 1);
 	pg_u32(p, hdr(T_PADDING, 9));
@@ -403,10 +434,13 @@ START_TEST(test_time_extend)
 	struct rb_cursor c;
 	uint32_t a, b, d;
 
+	BE = _i != 0;
 	pg_init(p, 677225627000ULL, 8);
 	a = pg_small(p, 1000, 8, 1);
-	pg_u32(p, 0xfce1a9fe);		/* type_len 30, time_delta 0x7e70d4f */
-	pg_u32(p, 2);
+	/* the fact sheet's 0xfce1a9fe: type_len 30, time_delta 0x7e70d4f */
+	pg_ext(p, T_EXTEND, 0x7e70d4f, 2);
+	if (!BE)
+		ck_assert_uint_eq(rb_ld32(p->b + p->off - 8, false), 0xfce1a9fe);
 	b = pg_small(p, 0, 36, 2);
 	pg_ext(p, T_EXTEND, 0, 0);	/* an extend of 0 (first record of a page) */
 	pg_ext(p, T_EXTEND, 1, 0xffffffff);
@@ -430,6 +464,7 @@ START_TEST(test_time_extend_truncated)
 	struct rb_cursor c;
 	uint32_t a;
 
+	BE = _i != 0;
 	pg_init(p, 0, 8);
 	a = pg_small(p, 3, 4, 1);
 	pg_u32(p, hdr(T_EXTEND, 5));	/* array0 missing: data ends here */
@@ -458,6 +493,7 @@ START_TEST(test_time_stamp)
 	uint32_t a, b;
 	const uint64_t hi3 = 3ULL << 59;
 
+	BE = _i != 0;
 	/* plain: page ts small, bits 59..63 zero */
 	pg_init(p, 1000, 8);
 	pg_ext(p, T_STAMP, 7, 5);
@@ -519,13 +555,17 @@ START_TEST(test_commit_flags_stored)
 	struct rb_record r;
 	uint32_t i, n = 0;
 
+	BE = _i != 0;
 	pg_init(p, 0x0000009f5d22a801ULL, 8);
 	/* 4048 bytes of data: 506 records of type_len 1 */
 	for (i = 0; i < 506; i++)
 		pg_small(p, 1, 4, (uint8_t)i);
 	ck_assert_uint_eq(p->off, 16 + 4048);
-	/* the fact sheet's bytes: d0 0f 00 c0 ff ff ff ff */
-	memcpy(p->b + 8, "\xd0\x0f\x00\xc0\xff\xff\xff\xff", 8);
+	/* the fact sheet's bytes: d0 0f 00 c0 ff ff ff ff (little-endian) */
+	if (BE)
+		memcpy(p->b + 8, "\xff\xff\xff\xff\xc0\x00\x0f\xd0", 8);
+	else
+		memcpy(p->b + 8, "\xd0\x0f\x00\xc0\xff\xff\xff\xff", 8);
 	put64(p->b + 16 + 4048, 368);
 	ck_assert_int_eq(pg_open(p, &c, &in), 0);
 	ck_assert_uint_eq(in.ts, 0x0000009f5d22a801ULL);
@@ -579,6 +619,7 @@ START_TEST(test_commit_stored_no_room)
 	struct rb_cursor c;
 	struct rb_page_info in;
 
+	BE = _i != 0;
 	pg_init(p, 0, 8);
 	pg_commit(p, 0xffffffffc0000000ULL | 4076);	/* 4 bytes left of 4080 */
 	ck_assert_int_eq(pg_open(p, &c, &in), 0);
@@ -616,6 +657,7 @@ START_TEST(test_commit_4byte)
 	struct rb_page_info in;
 	uint32_t a, b;
 
+	BE = _i != 0;
 	pg_init(p, 0x1122334455667788ULL, 4);
 	ck_assert_uint_eq(p->l.data_off, 12);
 	a = pg_small(p, 2, 8, 1);
@@ -659,6 +701,7 @@ START_TEST(test_truncated_page)
 	struct rb_record r;
 	uint32_t a;
 
+	BE = _i != 0;
 	pg_init(p, 777, 8);
 	a = pg_small(p, 1, 40, 1);
 	pg_small(p, 1, 40, 2);
@@ -692,6 +735,7 @@ START_TEST(test_commit_too_large)
 	struct rb_record r;
 	uint8_t *two = calloc(2, PG);
 
+	BE = _i != 0;
 	pg_init(p, 1, 8);
 	pg_commit(p, 4080);
 	ck_assert_int_eq(pg_open(p, &c, &in), 0);	/* all zero: type_len 0, len 0 */
@@ -720,6 +764,7 @@ START_TEST(test_bad_layout)
 	struct rb_cursor c;
 	struct rb_layout l;
 
+	BE = _i != 0;
 	pg_init(p, 1, 8);
 	pg_seal(p);
 	l = p->l;
@@ -739,6 +784,7 @@ START_TEST(test_record_past_end)
 	struct rb_cursor c;
 	uint32_t a;
 
+	BE = _i != 0;
 	/* the only record is too long */
 	pg_init(p, 0, 8);
 	pg_small(p, 1, 40, 1);
@@ -799,6 +845,7 @@ START_TEST(test_factsheet_page)
 	uint16_t type;
 	int32_t pid;
 
+	BE = false;	/* bytes seen on x86-64 */
 	memcpy(p->b, "\xe6\xb7\xc4\x1e\x20\x01\x00\x00\xc8\x0f\x00\x00\x00\x00\x00\x00", 16);
 	memcpy(p->b + 0x10, ev1, sizeof(ev1));
 	memcpy(p->b + 0x3c, ev2, sizeof(ev2));
@@ -806,7 +853,8 @@ START_TEST(test_factsheet_page)
 	memcpy(p->b + 0x68, free_hdr, sizeof(free_hdr));
 	put64(p->b + 0x68 + 12, 0x113bd1);
 	put64(p->b + 8, 0x68 + 28 - 16);
-	p->l = (struct rb_layout){ 0, 8, 8, 16, 4080 };
+	p->l = (struct rb_layout){ 0, 8, 8, 16, 4080, false };
+	ck_assert_int_eq(rb_detect_order(&p->l, p->b, PG), RB_ORDER_LE);
 
 	ck_assert_int_eq(rb_page_open(&c, &p->l, p->b, PG, &in), 0);
 	ck_assert_uint_eq(in.ts, 1237466789862ULL);
@@ -814,22 +862,22 @@ START_TEST(test_factsheet_page)
 	ck_assert_uint_eq(r.ts, 1237466789862ULL);
 	ck_assert_uint_eq(r.len, 40);
 	ck_assert_ptr_eq(r.data, p->b + 0x14);
-	memcpy(&type, r.data, 2);
-	memcpy(&pid, r.data + 4, 4);
-	memcpy(&pfn, r.data + 8, 8);
+	type = rb_ld16(r.data, false);
+	pid = (int32_t)rb_ld32(r.data + 4, false);
+	pfn = rb_ld64(r.data + 8, false);
 	ck_assert_uint_eq(type, 653);
 	ck_assert_int_eq(pid, 15488);
 	ck_assert_uint_eq(pfn, 0x16467b);
 	ck_assert_int_eq(rb_next(&c, &r), RB_RECORD);
 	ck_assert_uint_eq(r.ts, 1237467045632ULL);
-	memcpy(&pfn, r.data + 8, 8);
+	pfn = rb_ld64(r.data + 8, false);
 	ck_assert_uint_eq(pfn, 0x16467c);
 	ck_assert_int_eq(rb_next(&c, &r), RB_RECORD);
 	ck_assert_uint_eq(r.ts, 1237467045632ULL + 42022);
 	ck_assert_uint_eq(r.len, 24);
-	memcpy(&type, r.data, 2);
-	memcpy(&pid, r.data + 4, 4);
-	memcpy(&pfn, r.data + 8, 8);
+	type = rb_ld16(r.data, false);
+	pid = (int32_t)rb_ld32(r.data + 4, false);
+	pfn = rb_ld64(r.data + 8, false);
 	ck_assert_uint_eq(type, 655);
 	ck_assert_int_eq(pid, 15584);
 	ck_assert_uint_eq(pfn, 0x113bd1);
@@ -845,6 +893,7 @@ START_TEST(test_unaligned)
 	uint8_t *buf = malloc(PG + 16);
 	uint32_t a, b, shift;
 
+	BE = _i != 0;
 	pg_init(p, 0x0123456789abcdefULL, 8);
 	a = pg_small(p, 3, 12, 1);
 	pg_ext(p, T_EXTEND, 2, 1);
@@ -927,10 +976,11 @@ static uint32_t walk_checked(const struct rb_layout *l, const uint8_t *page, siz
 START_TEST(test_random_pages)
 {
 	uint8_t *buf = malloc(PG);
-	struct rb_layout l64 = { 0, 8, 8, 16, 4080 }, l32 = { 0, 8, 4, 12, 4084 };
+	struct rb_layout l64 = { 0, 8, 8, 16, 4080, _i != 0 }, l32 = { 0, 8, 4, 12, 4084, _i != 0 };
 	uint64_t recs = 0;
 	int i;
 
+	BE = _i != 0;
 	rng_state = 0x9e3779b97f4a7c15ULL;
 	for (i = 0; i < 10000; i++) {
 		const struct rb_layout *l = (i & 1) ? &l32 : &l64;
@@ -948,7 +998,7 @@ START_TEST(test_random_pages)
 
 			if (i % 7 == 0)
 				commit |= 0xffffffffc0000000ULL;
-			memcpy(buf + 8, &commit, l->commit_size);
+			put_bytes(buf + 8, commit, (int)l->commit_size);
 		}
 		if (i % 5 == 0)
 			len = rnd() % (PG + 1);
@@ -966,6 +1016,7 @@ START_TEST(test_random_structured)
 	uint64_t recs = 0;
 	int i;
 
+	BE = _i != 0;
 	rng_state = 0x243f6a8885a308d3ULL;
 	for (i = 0; i < 10000; i++) {
 		uint64_t commit;
@@ -995,6 +1046,97 @@ START_TEST(test_random_structured)
 }
 END_TEST
 
+/* the loaders read the bytes in the order asked, on any machine */
+START_TEST(test_loaders)
+{
+	static const uint8_t b[8] = { 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08 };
+
+	ck_assert_uint_eq(rb_ld16(b, false), 0x0201);
+	ck_assert_uint_eq(rb_ld16(b, true), 0x0102);
+	ck_assert_uint_eq(rb_ld32(b, false), 0x04030201);
+	ck_assert_uint_eq(rb_ld32(b, true), 0x01020304);
+	ck_assert_uint_eq(rb_ld64(b, false), 0x0807060504030201ULL);
+	ck_assert_uint_eq(rb_ld64(b, true), 0x0102030405060708ULL);
+	ck_assert_uint_eq(rb_ldword(b, 4, true), 0x01020304);
+	ck_assert_uint_eq(rb_ldword(b, 8, false), 0x0807060504030201ULL);
+	/* unaligned */
+	ck_assert_uint_eq(rb_ld32(b + 1, true), 0x02030405);
+	ck_assert_uint_eq(rb_ld64(b, RB_HOST_BE), *(const uint64_t *)(const void *)b);
+}
+END_TEST
+
+/*
+ * The order is taken from a page with data: sizes of every kind (below 256
+ * with a multiple of 8, which swaps to 0; above; with the flags; 32- and
+ * 64-bit kernels), the page built in the loop's order.
+ */
+START_TEST(test_detect_order)
+{
+	static const uint32_t sizes[] = { 8, 16, 24, 40, 56, 248, 256, 1000, 2048, 4040 };
+	struct pg *p = calloc(1, sizeof(*p));
+	int want = _i ? RB_ORDER_BE : RB_ORDER_LE;
+	uint32_t k, cs;
+
+	BE = _i != 0;
+	for (cs = 4; cs <= 8; cs += 4) {
+		for (k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+			pg_init(p, 0x123456789ULL + k, cs);
+			while (p->off - p->l.data_off < sizes[k])
+				pg_small(p, 3, 4, (uint8_t)k);
+			ck_assert_uint_eq(p->off - p->l.data_off, sizes[k]);
+			pg_seal(p);
+			ck_assert_int_eq(rb_detect_order(&p->l, p->b, PG), want);
+			/* the layout's own guess does not matter */
+			p->l.big_endian = !p->l.big_endian;
+			ck_assert_int_eq(rb_detect_order(&p->l, p->b, PG), want);
+			/* with lost events flagged and stored */
+			pg_commit(p, (cs == 8 ? 0xffffffffc0000000ULL : 0xc0000000ULL) | sizes[k]);
+			put_bytes(p->b + p->off, 7, (int)cs);
+			ck_assert_int_eq(rb_detect_order(&p->l, p->b, PG), want);
+		}
+		/* an empty page says nothing */
+		pg_init(p, 5, cs);
+		pg_seal(p);
+		ck_assert_int_eq(rb_detect_order(&p->l, p->b, PG), RB_ORDER_UNKNOWN);
+		/* nor does a page too short for its header */
+		ck_assert_int_eq(rb_detect_order(&p->l, p->b, 4), RB_ORDER_UNKNOWN);
+	}
+	free(p);
+}
+END_TEST
+
+/*
+ * What memtrace did before it knew the order: a page of one order read in
+ * the other gives no record at all (an empty or an unusable page), never
+ * records of garbage; and in its own order every record.
+ */
+START_TEST(test_other_order_decodes_nothing)
+{
+	struct pg *p = calloc(1, sizeof(*p));
+	struct rb_cursor c;
+	struct rb_record r;
+	struct rb_layout other;
+	uint32_t i, n = 0;
+
+	BE = _i != 0;
+	pg_init(p, 1000, 8);
+	for (i = 0; i < 90; i++)
+		pg_small(p, 10, 40, (uint8_t)i);
+	pg_seal(p);
+	other = p->l;
+	other.big_endian = !BE;
+	if (!rb_page_open(&c, &other, p->b, PG, NULL))
+		ck_assert_int_eq(rb_next(&c, &r), RB_END);
+	ck_assert_int_eq(rb_page_open(&c, &p->l, p->b, PG, NULL), 0);
+	while (rb_next(&c, &r) == RB_RECORD) {
+		ck_assert(r.big_endian == BE);
+		n++;
+	}
+	ck_assert_uint_eq(n, 90);
+	free(p);
+}
+END_TEST
+
 Suite *suite_ringbuf(void)
 {
 	Suite *s = suite_create("ringbuf");
@@ -1002,34 +1144,37 @@ Suite *suite_ringbuf(void)
 	TCase *th = tcase_create("header");
 	TCase *tr = tcase_create("random");
 
-	tcase_add_test(tc, test_empty_page);
-	tcase_add_test(tc, test_type_len_1_to_28);
-	tcase_add_test(tc, test_max_delta);
-	tcase_add_test(tc, test_type_len_0);
-	tcase_add_test(tc, test_type_len_0_unaligned_length);
-	tcase_add_test(tc, test_type_len_0_bad_length);
-	tcase_add_test(tc, test_padding_stop);
-	tcase_add_test(tc, test_padding_discarded);
-	tcase_add_test(tc, test_padding_past_end);
-	tcase_add_test(tc, test_time_extend);
-	tcase_add_test(tc, test_time_extend_truncated);
-	tcase_add_test(tc, test_time_stamp);
-	tcase_add_test(tc, test_record_past_end);
+	tcase_add_loop_test(tc, test_empty_page, 0, 2);
+	tcase_add_loop_test(tc, test_type_len_1_to_28, 0, 2);
+	tcase_add_loop_test(tc, test_max_delta, 0, 2);
+	tcase_add_loop_test(tc, test_type_len_0, 0, 2);
+	tcase_add_loop_test(tc, test_type_len_0_unaligned_length, 0, 2);
+	tcase_add_loop_test(tc, test_type_len_0_bad_length, 0, 2);
+	tcase_add_loop_test(tc, test_padding_stop, 0, 2);
+	tcase_add_loop_test(tc, test_padding_discarded, 0, 2);
+	tcase_add_loop_test(tc, test_padding_past_end, 0, 2);
+	tcase_add_loop_test(tc, test_time_extend, 0, 2);
+	tcase_add_loop_test(tc, test_time_extend_truncated, 0, 2);
+	tcase_add_loop_test(tc, test_time_stamp, 0, 2);
+	tcase_add_loop_test(tc, test_record_past_end, 0, 2);
 	tcase_add_test(tc, test_factsheet_page);
-	tcase_add_test(tc, test_unaligned);
+	tcase_add_loop_test(tc, test_unaligned, 0, 2);
 	suite_add_tcase(s, tc);
 
-	tcase_add_test(th, test_commit_flags_stored);
-	tcase_add_test(th, test_commit_stored_no_room);
-	tcase_add_test(th, test_commit_4byte);
-	tcase_add_test(th, test_truncated_page);
-	tcase_add_test(th, test_commit_too_large);
-	tcase_add_test(th, test_bad_layout);
+	tcase_add_loop_test(th, test_commit_flags_stored, 0, 2);
+	tcase_add_loop_test(th, test_commit_stored_no_room, 0, 2);
+	tcase_add_loop_test(th, test_commit_4byte, 0, 2);
+	tcase_add_loop_test(th, test_truncated_page, 0, 2);
+	tcase_add_loop_test(th, test_commit_too_large, 0, 2);
+	tcase_add_loop_test(th, test_bad_layout, 0, 2);
+	tcase_add_test(th, test_loaders);
+	tcase_add_loop_test(th, test_detect_order, 0, 2);
+	tcase_add_loop_test(th, test_other_order_decodes_nothing, 0, 2);
 	suite_add_tcase(s, th);
 
 	tcase_set_timeout(tr, 120);
-	tcase_add_test(tr, test_random_pages);
-	tcase_add_test(tr, test_random_structured);
+	tcase_add_loop_test(tr, test_random_pages, 0, 2);
+	tcase_add_loop_test(tr, test_random_structured, 0, 2);
 	suite_add_tcase(s, tr);
 	return s;
 }
