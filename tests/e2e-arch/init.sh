@@ -110,6 +110,32 @@ say "command: done $(now)"
 say "stacks: start $(now)"
 memtrace --stacks -o $O/stacks.txt -- workload 64 300 2> $O/stacks.err
 echo $? > $O/stacks.rc
+# the frames' names against the kernel's own symbol table; do_anonymous_page is a symbol
+# of this kernel, or inlined (Debian's 6.1 builds: into __handle_mm_fault)
+sed -n -E 's/^[ 0-9]*([A-Za-z_][A-Za-z0-9_.]*)\+0x[0-9a-f]+.*/\1/p' $O/stacks.txt | sort -u > /tmp/names
+[ -s /tmp/names ] && grep -w -F -f /tmp/names /proc/kallsyms > $O/kallsyms.frames
+grep ' do_anonymous_page$' /proc/kallsyms > $O/kallsyms.anon
+# the kernel's own stacks of the workload's pages (stacktrace trigger in an instance of
+# ours, memtrace not running): the most frequent one, innermost first, with its count
+I=$T/instances/e2eprobe
+if mkdir $I; then
+	echo 4096 > $I/buffer_size_kb
+	E=$I/events/kmem/mm_page_alloc
+	echo 'comm == "workload"' > $E/filter
+	echo 'stacktrace if comm == "workload"' > $E/trigger
+	echo 1 > $E/enable
+	workload 8 0
+	echo 0 > $E/enable
+	awk '/<stack trace>/ { if (s != "") n[s]++; s = "-"; next }
+		/^ => / && s != "" { s = s " " $2; next }
+		{ if (s != "" && s != "-") n[s]++; s = "" }
+		END { if (s != "" && s != "-") n[s]++
+			for (k in n) if (n[k] > m) { m = n[k]; b = k }
+			print m; print b }' $I/trace > $O/probe.stack
+	echo '!stacktrace if comm == "workload"' > $E/trigger
+	echo 0 > $E/filter
+	rmdir $I || say "probe: rmdir $I failed"
+fi
 say "stacks: done $(now)"
 
 # ---------------------------------------------------------------- (d) --record, replay
