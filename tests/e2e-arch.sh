@@ -225,7 +225,7 @@ fetch() {	# fetch PKG ARCH: into the cache unless there; prints the .deb
 		(cd "$CACHE" && apt-get download -o APT::Sandbox::User=root -q "$1:$2" > "$W/apt-$1.log" 2>&1)
 		f=$(cached "$1" "$2") || { sed 's/^/      | /' "$W/apt-$1.log" | tail -5 >&2; return 1; }
 	fi
-	DOWNLOADED="$DOWNLOADED $1:$2"
+	echo "$1:$2 ($(du -k "$f" | cut -f1) KiB)" >> "$W/downloaded"
 	echo "$f"
 }
 unpack() {	# unpack DEB PATTERN...: those files of DEB into $CACHE/x/NAME (once)
@@ -238,7 +238,6 @@ unpack() {	# unpack DEB PATTERN...: those files of DEB into $CACHE/x/NAME (once)
 	dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$d.tmp" --wildcards "$@" &&
 		mv "$d.tmp" "$d"
 }
-DOWNLOADED=
 t0=$(date +%s.%N)
 declare -A KVER=() READY=()
 for a in $ARCHS; do
@@ -259,7 +258,11 @@ for a in $ARCHS; do
 	note "$a: $(basename "$kdeb"), $(basename "$bdeb")"
 done
 TIMINGS+=("kernels and busybox (cache, download, unpack): $(elapsed "$t0") s")
-note "downloaded:${DOWNLOADED:- nothing (all in the cache)}"
+if [ -s "$W/downloaded" ]; then
+	note "downloaded into $CACHE: $(paste -s -d ' ' "$W/downloaded" | sed 's/) /), /g')"
+else
+	note "downloaded: nothing (all in $CACHE)"
+fi
 
 # ------------------------------------------------------------ cross builds, initramfs
 t0=$(date +%s.%N)
@@ -386,6 +389,10 @@ for a in $ARCHS; do
 
 	check "$a: the guest is $(uname_m "$a") running ${KVER[$a]}" \
 		test "$(cat "$O/uname-m")" = "$(uname_m "$a")" -a "$(cat "$O/uname-r")" = "${KVER[$a]}"
+	kb=$(grep -E 'WARNING:|BUG:|Oops|Call [Tt]race|general protection|Unable to handle' "$O/dmesg")
+	check "$a: the guest kernel logged no warning, BUG or oops while /init ran (dmesg)" \
+		eval '[ -s "$O/dmesg.boot" ] && [ -f "$O/dmesg" ] && [ -z "$kb" ]'
+	[ -n "$kb" ] && echo "$kb" | head -5 | sed 's/^/      | /'
 
 	# ---- (a) demo
 	u=$O/demo.usr1 l=$O/demo.log
@@ -399,8 +406,9 @@ for a in $ARCHS; do
 	max=$((want * 105 / 100))
 	pk=$(peak_of "$u" workload)
 	R_PEAK[$a]=$pk
-	check "$a: demo: memtrace --daemon started (0), workload exited 0, USR1 sent" \
-		eval 'rc_is "$O/demo.start.rc" 0 && rc_is "$O/demo.workload.rc" 0 && rc_is "$O/demo.usr1.rc" 0'
+	check "$a: demo: memtrace --daemon started (0), workload exited 0, USR1 report on stdout" \
+		eval 'rc_is "$O/demo.start.rc" 0 && rc_is "$O/demo.workload.rc" 0 && rc_is "$O/demo.usr1.rc" 0 &&
+			grep -q "^memtrace .* report (trigger: SIGUSR1, live)" "$u"'
 	check "$a: demo: USR1 report: workload peak $pk pages within [$want, $max] ($WORKLOAD_MIB MiB in $ps-byte pages, +5%)" \
 		in_range "$pk" "$want" "$max"
 	lost=$(lost_of "$u")
@@ -486,8 +494,10 @@ for a in $ARCHS; do
 		eval '[ -f "$O/rec.live" ] && rc_is "$O/rec.workload.rc" 0 && rc_is "$O/rec.rc" 0 && rc_is "$O/rec.replay.rc" 0'
 	rp=$(peak_of "$g" workload)
 	lp=$(peak_of "$O/rec.log" workload)
-	check "$a: record: guest replay: workload peak ${rp:-?} within [$want, $max] (live report: ${lp:-?}), lost $(lost_of "$g"), no complaints" \
+	check "$a: record: guest replay: workload peak ${rp:-?} within [$want, $max], lost $(lost_of "$g"), no complaints" \
 		eval 'in_range "$rp" "$want" "$max" && [ "$(lost_of "$g")" = 0 ] && [ -z "$(complaints "$g")" ]'
+	check "$a: record: the live report (TERM) of the recorded run has the replay's workload peak (${lp:-?} = ${rp:-?})" \
+		eval 'grep -q "^memtrace .* report (trigger: SIGTERM, record)" "$O/rec.log" && [ "$lp" = "$rp" ]'
 	"$MT_HOST" --replay "$O/rec" > "$D/host.replay" 2> "$D/host.replay.err"
 	hrc=$?
 	"$MT_HOST" --replay "$O/rec" -f json > "$D/host.replay.json" 2> /dev/null

@@ -30,6 +30,8 @@ T=/sys/kernel/tracing
 now() { cut -d' ' -f1 /proc/uptime; }
 say "init up at $(now) s"
 
+# the kernel's log until now (boot) apart: the host checks what comes after
+dmesg -c > $O/dmesg.boot 2> /dev/null
 uname -r > $O/uname-r
 uname -m > $O/uname-m
 nproc > $O/nproc 2> /dev/null
@@ -154,6 +156,7 @@ memtrace --replay /tmp/rec -f json > $O/rec.replay.json 2> /dev/null
 say "record: done $(now)"
 
 # ---------------------------------------------------------------- back to the host
+dmesg > $O/dmesg
 say "sending $(now)"
 cp -a /tmp/rec $O/rec
 echo "$P BEGIN OUT"
