@@ -98,6 +98,10 @@ static int replay_setup(struct run *r)
 	n = cpu_dirs(p, &cpu_ids);
 	if (n < 0)
 		return mt_fail(EXIT_RUNTIME, "%s: %s", p, strerror(-n));
+	if (n == 0) {	/* a report of nothing would look like a machine at rest */
+		free(cpu_ids);
+		return mt_fail(EXIT_RUNTIME, "%s: no cpuN directory: not a recording", p);
+	}
 	if (n > 4096)
 		n = 4096;
 	if (nofile_raise(SETUP_FD_MARGIN + (unsigned long)n, &r->nofile_was) <

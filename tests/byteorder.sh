@@ -14,7 +14,7 @@
 #     and with one that says the wrong order, the same report (the wrong one is said)
 #  4. an older recording, whose memtrace.meta says no order, replays without complaint
 #  5. never a quiet empty report: pages that no format file describes (every event id
-#     changed) exit non-zero, saying why
+#     changed), or no CPU directory at all, exit non-zero, saying why
 #
 # Run from the project root: ./tests/byteorder.sh (./memtrace and tests/swaporder built).
 # Prints "ok - ..." / "not ok - ..." per check, then "N passed, N failed".
@@ -142,6 +142,18 @@ if [ -d "$fx" ]; then
 	check "format files that match no record: exit 1 (was 0 with an empty report)" test "$rc" = 1
 	check "... saying not one event was decoded" \
 		grep -q 'not one event decoded' "$T/noids.err"
+fi
+
+# ... nor from a recording whose per_cpu/ holds no CPU (as a 32-bit build without large-file
+# support saw every recording under qemu-user: readdir failed with EOVERFLOW)
+fx=tests/fixtures/linux-6.18
+if [ -d "$fx" ]; then
+	mkdir -p "$T/nocpu/per_cpu"
+	cp -r "$fx/events" "$T/nocpu/"
+	"$MT" --replay "$T/nocpu" -n 0 > "$T/nocpu.txt" 2> "$T/nocpu.err"
+	rc=$?
+	check "a recording without cpuN directories: exit 1, said ($(cat "$T/nocpu.err"))" \
+		bash -c "[ $rc = 1 ] && grep -q 'no cpuN directory' '$T/nocpu.err'"
 fi
 
 echo "$pass passed, $fail failed"
