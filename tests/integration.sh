@@ -428,6 +428,38 @@ page_size_test() {
 				[ "$rc" = 0 ] || bad "$fx at $ps-byte pages, -f $v: exit $rc: $(head -c 200 "$T/psize.$fx.$name.$ps.err")"
 			done
 		done
+		# the same events as a 64 KiB-page kernel writes them: 65536-byte sub-buffers (each
+		# 4096-byte one's header and data, the rest zero), header_page saying so, and no
+		# page_size in the meta: the page size is then the sub-buffer's
+		rm -rf "$rec.64k"; cp -a "tests/fixtures/$fx" "$rec.64k"
+		python3 - "$rec.64k" <<-'PY'
+		import glob, os, re, sys
+		d = sys.argv[1]
+		hp = os.path.join(d, "events/header_page")
+		t = open(hp).read()
+		t = re.sub(r"(field: char data;\toffset:16;\tsize:)4080;", r"\g<1>65520;", t)
+		assert "size:65520;" in t, "header_page not 4096-byte sub-buffers"
+		open(hp, "w").write(t)
+		for f in glob.glob(os.path.join(d, "per_cpu/cpu*/trace_pipe_raw")):
+		    b = open(f, "rb").read()
+		    out = b"".join(b[i:i + 4096] + bytes(65536 - 4096) for i in range(0, len(b), 4096))
+		    open(f, "wb").write(out)
+		m = os.path.join(d, "memtrace.meta")
+		keep = [l for l in open(m) if not l.startswith("page_size ")]
+		open(m, "w").write("".join(keep))
+		PY
+		"$MT" --replay "$rec.64k" -n 0 -f json > "$T/psize.$fx.64k" 2> "$T/psize.$fx.64k.err"
+		rc=$?
+		# where they differ by what was made: the directory and the sub-buffer size
+		for v in 4096 64k; do
+			f=$T/psize.$fx.json.4096; [ "$v" = 64k ] && f=$T/psize.$fx.64k
+			python3 -c 'import json, sys
+d = json.load(open(sys.argv[1])); d.pop("tracefs"); sb = d["ring_buffer"].pop("subbuf_bytes")
+print(sb, file=open(sys.argv[2] + ".sb", "w")); json.dump(d, open(sys.argv[2], "w"))' "$f" "$T/psize.$fx.norm.$v"
+		done
+		out=$(python3 "$T/psize.py" json "$T/psize.$fx.norm.4096" "$T/psize.$fx.norm.64k" 16 2>&1)
+		check "$fx: 64 KiB sub-buffers, no page_size in memtrace.meta: 65536-byte pages from header_page, the same pages, 16x the KiB (${out:-no output}), said on stderr" \
+			eval '[ "$rc" = 0 ] && [ "${out#* }" -ge 5 ] && [ "$(cat "$T/psize.$fx.norm.64k.sb")" = 65536 ] && grep -q "gives no page size: 65536 bytes" "$T/psize.$fx.64k.err"'
 		check "$fx: replay says nothing on stderr at 4096- or 65536-byte pages" \
 			eval '! test -s "$T/psize.$fx.text.4096.err" -o -s "$T/psize.$fx.text.65536.err"'
 		for v in "text" "text --by process" "json" "json --by process"; do
