@@ -130,6 +130,10 @@ tests/remap: tests/remap.c
 tests/thpmove: tests/thpmove.c
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $<
 
+# rewrites a recording in the other byte order (tests/byteorder.sh)
+tests/swaporder: tests/swaporder.c $(LIB_OBJS)
+	$(Q)$(CC) $(CPPFLAGS) -I. $(CFLAGS) -o $@ $< $(LIB_OBJS) $(LDLIBS)
+
 tests/forker: tests/forker.c
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $<
 
@@ -168,7 +172,7 @@ endif
 # tmux, the Prometheus file through promtool and node_exporter, JSON lines, --stream); each
 # prints its summary line, the last one last
 check: memtrace tests/memtrace-hooks tests/unit tests/workload tests/threads tests/forker \
-		tests/remap tests/thpmove $(CROSSCHECK_BIN)
+		tests/remap tests/thpmove tests/swaporder $(CROSSCHECK_BIN)
 	$(Q)CK_DEFAULT_TIMEOUT=60 ./tests/unit
 	$(Q)./tests/layers.py
 	$(Q)./tests/docs.sh
@@ -176,6 +180,7 @@ check: memtrace tests/memtrace-hooks tests/unit tests/workload tests/threads tes
 	$(Q)./tests/integration.sh
 	$(Q)./tests/accuracy.sh
 	$(Q)./tests/stacks.sh
+	$(Q)./tests/byteorder.sh
 	$(Q)./tests/robust.sh
 	$(Q)./tests/stress.sh
 	$(Q)./tests/scale.sh
@@ -336,7 +341,7 @@ e2e-arch: memtrace
 
 clean:
 	rm -f memtrace *.o tests/*.o tests/unit tests/memtrace-hooks tests/workload tests/threads tests/forker tests/remap tests/thpmove bench/churn bench/rusage bench/topframe bench/mergelive bench/seedbench bench/sleepers \
-		tests/crosscheck
+		tests/crosscheck tests/swaporder
 	rm -rf tests/fuzz/bin static memtrace-static tests/hooks tests/memtrace-hooks cross
 
 PHONY_EXTRA := demo e2e e2e-arch fuzz static bench lint install-bin install-man install-systemd \

@@ -72,8 +72,9 @@ static struct {
 	bool live;
 	bool formats_only;
 	bool no_reader;
+	bool big_endian;	/* the recording's byte order (--big-endian/--little-endian) */
 	unsigned long max_print;
-} opt = { .max_print = 20 };
+} opt = { .max_print = 20, .big_endian = RB_HOST_BE };
 
 static uint64_t mismatches;
 static uint64_t errors;
@@ -171,6 +172,8 @@ static int memtrace_load(const char *dir)
 		return -1;
 	}
 	free(text);
+	/* told, as libtraceevent is (the reader below finds it from the pages itself) */
+	mlayout.big_endian = opt.big_endian;
 	decoder_init(&mdec);
 	for (tp = mt_tracepoints; tp->system; tp++) {
 		snprintf(path, sizeof(path), "%s/events/%s/%s/format", dir, tp->system, tp->name);
@@ -341,8 +344,7 @@ static int ref_load(const char *dir)
 		error("tep_alloc failed");
 		return -1;
 	}
-	tep_set_file_bigendian(tep, tep_is_local_bigendian(tep) ? TEP_BIG_ENDIAN :
-			       TEP_LITTLE_ENDIAN);
+	tep_set_file_bigendian(tep, opt.big_endian ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
 	snprintf(path, sizeof(path), "%s/events/header_page", dir);
 	text = slurp(path, &len);
 	if (!text) {
@@ -366,7 +368,7 @@ static int ref_load(const char *dir)
 	tep_set_long_size(tep, (int)rcommit);
 	rstart = rts + rcommit;
 	kb = kbuffer_alloc(rcommit == 8 ? KBUFFER_LSIZE_8 : KBUFFER_LSIZE_4,
-			   KBUFFER_ENDIAN_SAME_AS_HOST);
+			   opt.big_endian ? KBUFFER_ENDIAN_BIG : KBUFFER_ENDIAN_LITTLE);
 	if (!kb) {
 		error("kbuffer_alloc failed");
 		return -1;
@@ -728,8 +730,8 @@ static void compare_events(const struct mt_event *m, const struct mt_event *r)
 		     r->u.stack.elem == 8; i++) {
 			uint64_t a, b;
 
-			memcpy(&a, m->u.stack.frames + 8 * i, 8);
-			memcpy(&b, r->u.stack.frames + 8 * i, 8);
+			a = rb_ld64(m->u.stack.frames + 8 * i, m->u.stack.big_endian);
+			b = rb_ld64(r->u.stack.frames + 8 * i, opt.big_endian);
 			diff_u("stack frame", a, b);
 		}
 		break;
@@ -1077,15 +1079,7 @@ static ssize_t read_full(int fd, uint8_t *buf, size_t size)
 
 static uint64_t read_commit(const uint8_t *page)
 {
-	uint64_t v8 = 0;
-	uint32_t v4;
-
-	if (rcommit == 8) {
-		memcpy(&v8, page + rts, 8);
-		return v8;
-	}
-	memcpy(&v4, page + rts, 4);
-	return v4;
+	return rb_ldword(page + rts, rcommit, opt.big_endian);
 }
 
 /* Per-page libtraceevent view of the record types, by kbuffer_raw_get(). */
@@ -1228,7 +1222,7 @@ static void compare_page(int cpu, uint64_t idx, const uint8_t *mpage, size_t mn,
 		rtype = rec.size >= 2 ? tep_data_type(tep, &rec) : -1;
 		mid = 0;
 		if (r.len >= 2)
-			memcpy(&mid, r.data, 2);
+			mid = rb_ld16(r.data, r.big_endian);
 		diff_s("event type id", r.len >= 2 ? mid : -1, rtype);
 
 		md = decoder_decode(&mdec, &r, (uint32_t)cpu, &mev);
@@ -1512,6 +1506,8 @@ static void usage(FILE *f)
 		"  --live-formats[=DIR]  also compare the recording's formats with those libtracefs\n"
 		"                        loads from the running kernel (tracefs DIR)\n"
 		"  --no-reader           skip the replay through memtrace's reader.c\n"
+		"  --big-endian, --little-endian  the recording's byte order (default: this\n"
+		"                        machine's), told to libtraceevent and to memtrace's decoder\n"
 		"  --memtrace-dir COPY   memtrace decodes COPY (same layout and sizes), libtraceevent\n"
 		"                        decodes DIR (for negative controls)\n"
 		"  --locate SYS:EVENT:FIELD  print FILE OFFSET SIZE of FIELD in the first record of\n"
@@ -1545,6 +1541,8 @@ int main(int argc, char **argv)
 			opt.formats_only = true;
 		} else if (!strcmp(a, "--no-reader")) {
 			opt.no_reader = true;
+		} else if (!strcmp(a, "--big-endian") || !strcmp(a, "--little-endian")) {
+			opt.big_endian = a[2] == 'b';
 		} else if (!strcmp(a, "--live-formats")) {
 			opt.live = true;
 		} else if (!strncmp(a, "--live-formats=", 15)) {

@@ -7,7 +7,8 @@
 # ./memtrace and ./tests/workload must exist for the live check.
 #
 #  1. the Debian 6.1 boot recording (tests/fixtures/debian-6.1-boot) cross-checks clean,
-#     and so does the zram recording with kernel stacks (tests/fixtures/debian-6.1-zram)
+#     and so does the zram recording with kernel stacks (tests/fixtures/debian-6.1-zram);
+#     both again rewritten big-endian (tests/swaporder), libtraceevent told the order
 #  2. (root, tracefs) a fresh recording of this kernel cross-checks clean, with more than
 #     30000 page events compared; its formats equal those libtracefs loads from the live
 #     tracefs; tracefs is left as found
@@ -150,6 +151,42 @@ else
 		notok "debian-6.1-zram cross-check (exit $rc, ${st:-0} stack records)"
 		indent < "$tmp/zram.out"
 	fi
+fi
+
+# ---- 1c. the same recordings as a big-endian kernel (s390x) writes them -----------------
+# tests/swaporder rewrites them; libtraceevent is told the order (its kbuffer's big-endian
+# path), memtrace's decoder too, and its reader finds it from the pages. Told the wrong
+# order, the check must fail.
+SWAP=${SWAPORDER:-tests/swaporder}
+if [ ! -x "$SWAP" ]; then
+	notok "$SWAP missing (make tests/swaporder)"
+else
+	for fx in "$FIXTURE" "$ZFX"; do
+		name=${fx##*/}-be
+		copy_rec "$fx" "$tmp/$name"
+		if ! "$SWAP" "$tmp/$name" > "$tmp/$name.swap" 2>&1; then
+			notok "$name: swaporder failed: $(cat "$tmp/$name.swap")"
+			continue
+		fi
+		run_xc "$name" --big-endian "$tmp/$name"
+		rc=$?
+		n=$(page_events "$tmp/$name.out")
+		if [ "$rc" = 0 ] && [ "${n:-0}" -gt 1000 ]; then
+			ok "$name: big-endian copy, memtrace and libtraceevent decode identically" \
+			   "(${n} page events, $(awk '/^total:/ { print $4 }' "$tmp/$name.out") records)"
+		else
+			notok "$name cross-check (exit $rc, ${n:-0} page events)"
+			indent < "$tmp/$name.out"
+		fi
+		run_xc "$name-wrong" --little-endian "$tmp/$name"
+		rc=$?
+		check_neg() { [ "$rc" = 1 ]; }
+		if check_neg; then
+			ok "$name: told little-endian, the check fails (exit 1)"
+		else
+			notok "$name: told little-endian, crosscheck exit $rc (want 1)"
+		fi
+	done
 fi
 
 # ---- 2. a fresh recording of this kernel ------------------------------------------------

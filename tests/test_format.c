@@ -606,59 +606,73 @@ START_TEST(test_get_int)
 	memcpy(p + 21, "\x08\x07\x06\x05\x04\x03\x02\x81", 8);	/* unaligned u64 */
 
 	f = mkfield(1, 1, 1, FMT_PLAIN);
-	ck_assert(fmt_get_int(&f, p, sizeof(p), RB_HOST_BE, &v));
+	ck_assert(fmt_get_int(&f, p, sizeof(p), false, &v));
 	ck_assert_uint_eq(v, 0xffffffffffffff80ULL);
 	f.is_signed = 0;
-	ck_assert(fmt_get_int(&f, p, sizeof(p), RB_HOST_BE, &v));
+	ck_assert(fmt_get_int(&f, p, sizeof(p), false, &v));
 	ck_assert_uint_eq(v, 0x80);
 	f = mkfield(16, 1, 1, FMT_PLAIN);
-	ck_assert(fmt_get_int(&f, p, sizeof(p), RB_HOST_BE, &v));
+	ck_assert(fmt_get_int(&f, p, sizeof(p), false, &v));
 	ck_assert_uint_eq(v, 0x7f);
 
 	f = mkfield(2, 2, 1, FMT_PLAIN);
-	ck_assert(fmt_get_int(&f, p, sizeof(p), RB_HOST_BE, &v));
+	ck_assert(fmt_get_int(&f, p, sizeof(p), false, &v));
 	ck_assert_uint_eq(v, 0xffffffffffff8000ULL);
 	f.is_signed = 0;
-	ck_assert(fmt_get_int(&f, p, sizeof(p), RB_HOST_BE, &v));
+	ck_assert(fmt_get_int(&f, p, sizeof(p), false, &v));
 	ck_assert_uint_eq(v, 0x8000);
 	f = mkfield(17, 2, 1, FMT_PLAIN);
-	ck_assert(fmt_get_int(&f, p, sizeof(p), RB_HOST_BE, &v));
+	ck_assert(fmt_get_int(&f, p, sizeof(p), false, &v));
 	ck_assert_uint_eq(v, 0x7fff);
 
 	f = mkfield(4, 4, 1, FMT_PLAIN);
-	ck_assert(fmt_get_int(&f, p, sizeof(p), RB_HOST_BE, &v));
+	ck_assert(fmt_get_int(&f, p, sizeof(p), false, &v));
 	ck_assert_int_eq((int64_t)v, -2);
 	f.is_signed = 0;
-	ck_assert(fmt_get_int(&f, p, sizeof(p), RB_HOST_BE, &v));
+	ck_assert(fmt_get_int(&f, p, sizeof(p), false, &v));
 	ck_assert_uint_eq(v, 0xfffffffeULL);
 
 	f = mkfield(8, 8, 1, FMT_PLAIN);
-	ck_assert(fmt_get_int(&f, p, sizeof(p), RB_HOST_BE, &v));
+	ck_assert(fmt_get_int(&f, p, sizeof(p), false, &v));
 	ck_assert_uint_eq(v, 0x8000000000000000ULL);
 	f.is_signed = 0;
-	ck_assert(fmt_get_int(&f, p, sizeof(p), RB_HOST_BE, &v));
+	ck_assert(fmt_get_int(&f, p, sizeof(p), false, &v));
 	ck_assert_uint_eq(v, 0x8000000000000000ULL);
 	f = mkfield(21, 8, 0, FMT_PLAIN);
-	ck_assert(fmt_get_int(&f, p, sizeof(p), RB_HOST_BE, &v));
+	ck_assert(fmt_get_int(&f, p, sizeof(p), false, &v));
 	ck_assert_uint_eq(v, 0x8102030405060708ULL);
 
 	/* the field must lie inside the payload */
 	f = mkfield(32, 8, 0, FMT_PLAIN);
-	ck_assert(fmt_get_int(&f, p, 40, RB_HOST_BE, &v));
-	ck_assert(!fmt_get_int(&f, p, 39, RB_HOST_BE, &v));
+	ck_assert(fmt_get_int(&f, p, 40, false, &v));
+	ck_assert(!fmt_get_int(&f, p, 39, false, &v));
 	f = mkfield(0xffff, 8, 0, FMT_PLAIN);
-	ck_assert(!fmt_get_int(&f, p, sizeof(p), RB_HOST_BE, &v));
+	ck_assert(!fmt_get_int(&f, p, sizeof(p), false, &v));
 	f = mkfield(0xfffffff8u, 8, 0, FMT_PLAIN);	/* would wrap in 32 bits */
-	ck_assert(!fmt_get_int(&f, p, sizeof(p), RB_HOST_BE, &v));
+	ck_assert(!fmt_get_int(&f, p, sizeof(p), false, &v));
 	/* only 1, 2, 4 and 8 bytes */
 	v = 12345;
 	f = mkfield(0, 3, 0, FMT_PLAIN);
-	ck_assert(!fmt_get_int(&f, p, sizeof(p), RB_HOST_BE, &v));
+	ck_assert(!fmt_get_int(&f, p, sizeof(p), false, &v));
 	f = mkfield(0, 16, 0, FMT_PLAIN);
-	ck_assert(!fmt_get_int(&f, p, sizeof(p), RB_HOST_BE, &v));
+	ck_assert(!fmt_get_int(&f, p, sizeof(p), false, &v));
 	f = mkfield(0, 0, 0, FMT_PLAIN);
-	ck_assert(!fmt_get_int(&f, p, sizeof(p), RB_HOST_BE, &v));
+	ck_assert(!fmt_get_int(&f, p, sizeof(p), false, &v));
 	ck_assert_uint_eq(v, 12345);
+
+	/* the same bytes from a big-endian kernel */
+	f = mkfield(2, 2, 1, FMT_PLAIN);
+	ck_assert(fmt_get_int(&f, p, sizeof(p), true, &v));
+	ck_assert_uint_eq(v, 0x0080);
+	f = mkfield(4, 4, 1, FMT_PLAIN);
+	ck_assert(fmt_get_int(&f, p, sizeof(p), true, &v));
+	ck_assert_uint_eq(v, 0xfffffffffeffffffULL);	/* 0xfeffffff, negative, extended */
+	f = mkfield(21, 8, 0, FMT_PLAIN);
+	ck_assert(fmt_get_int(&f, p, sizeof(p), true, &v));
+	ck_assert_uint_eq(v, 0x0807060504030281ULL);
+	f = mkfield(1, 1, 1, FMT_PLAIN);		/* one byte has no order */
+	ck_assert(fmt_get_int(&f, p, sizeof(p), true, &v));
+	ck_assert_uint_eq(v, 0xffffffffffffff80ULL);
 }
 END_TEST
 
@@ -693,12 +707,19 @@ START_TEST(test_get_str)
 	memcpy(p + 8, "\x14\x00\x0c\x00", 4);
 	memcpy(p + 20, "/usr/bin/sh", 12);
 	f = mkfield(8, 4, 0, FMT_DATA_LOC);
-	ck_assert(fmt_get_str(&f, p, 32, RB_HOST_BE, &s, &n));
+	ck_assert(fmt_get_str(&f, p, 32, false, &s, &n));
 	ck_assert_ptr_eq(s, (const char *)p + 20);
 	ck_assert_uint_eq(n, 11);
 	ck_assert(!memcmp(s, "/usr/bin/sh", 11));
 	/* the data runs past the payload */
-	ck_assert(!fmt_get_str(&f, p, 31, RB_HOST_BE, &s, &n));
+	ck_assert(!fmt_get_str(&f, p, 31, false, &s, &n));
+	/* a big-endian kernel writes the same word as 00 0c 00 14 */
+	memcpy(p + 8, "\x00\x0c\x00\x14", 4);
+	ck_assert(fmt_get_str(&f, p, 32, true, &s, &n));
+	ck_assert_ptr_eq(s, (const char *)p + 20);
+	ck_assert_uint_eq(n, 11);
+	/* read in the wrong order it points far outside: refused, not garbage */
+	ck_assert(!fmt_get_str(&f, p, 32, false, &s, &n));
 	/* points past the payload */
 	put_loc(p + 8, 40, 4);
 	ck_assert(!fmt_get_str(&f, p, 32, RB_HOST_BE, &s, &n));

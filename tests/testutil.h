@@ -62,6 +62,7 @@ SUITE(cond);
 SUITE(jsonl);
 SUITE(runtime);
 SUITE(mempair);
+SUITE(psize);
 #undef SUITE
 
 #endif

@@ -37,6 +37,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	/* the same bytes as a record of that event (its id in the first two bytes) */
 	r.ts = 1;
+	r.big_endian = (data[0] & 0x80) != 0;	/* either byte order */
 	r.data = data + 1;
 	r.len = (uint32_t)(size - 1 > 4096 ? 4096 : size - 1);
 	decoder_decode(&d, &r, 0, &ev);
