@@ -266,6 +266,14 @@ fi
 
 # ------------------------------------------------------------ cross builds, initramfs
 t0=$(date +%s.%N)
+targets=
+for a in $ARCHS; do
+	[ -n "${KVER[$a]:-}" ] && targets="$targets cross/$a/memtrace cross/$a/workload"
+done
+# all at once, $JOBS compilers at a time; then per architecture (nothing left to do, or
+# the failure again, with its own status and messages)
+# shellcheck disable=SC2086
+[ -n "$targets" ] && make -s -k -j "$JOBS" -C "$REPO" $targets > "$W/make.log" 2>&1
 for a in $ARCHS; do
 	[ -n "${KVER[$a]:-}" ] || continue
 	if ! make -s -C "$REPO" "cross/$a/memtrace" "cross/$a/workload" > "$W/$a/make.log" 2>&1; then
