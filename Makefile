@@ -356,11 +356,17 @@ lint:
 e2e: memtrace
 	$(Q)./tests/e2e.sh
 
+# Debian's 6.1 kernels for s390x, arm64, armhf and i386 under QEMU (TCG), busybox-static
+# initramfs with cross/ARCH/memtrace (built by the script); the guests' recordings replayed
+# by the host's memtrace (root; the .debs cached in tests/e2e-arch/cache)
+e2e-arch: memtrace
+	$(Q)./tests/e2e-arch.sh
+
 clean:
 	rm -f memtrace *.o tests/*.o tests/unit tests/memtrace-hooks tests/workload tests/threads tests/forker tests/remap tests/thpmove bench/churn bench/rusage bench/topframe bench/mergelive bench/seedbench bench/sleepers \
 		tests/crosscheck tests/swaporder
 	rm -rf tests/fuzz/bin static memtrace-static tests/hooks tests/memtrace-hooks cross
 
-PHONY_EXTRA := demo e2e fuzz static bench lint install-bin install-man install-systemd \
+PHONY_EXTRA := demo e2e e2e-arch fuzz static bench lint install-bin install-man install-systemd \
 	install-dracut uninstall check-cross
 .PHONY: all check check-unit $(PHONY_EXTRA) check-valgrind sanitize install clean

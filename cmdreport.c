@@ -340,9 +340,9 @@ void report_exits_header(struct out *o, enum report_format f)
 void report_exit_line(struct out *o, enum report_format f, const struct mt_exit *e,
 		      uint32_t page_size)
 {
-	uint64_t kib_per_page = page_size / 1024;
 	double life = e->exit_ts > e->start_ts ? secs(e->exit_ts - e->start_ts) : 0;
-	unsigned long long peak_kib = (unsigned long long)(e->peak > 0 ? e->peak : 0) * kib_per_page;
+	/* as kib(): pages times bytes per page, then KiB (a 512-byte page is not 0 KiB) */
+	unsigned long long peak_kib = (uint64_t)(e->peak > 0 ? e->peak : 0) * page_size / 1024;
 
 	if (f == FMT_JSON) {
 		out_printf(o, "{\"time_s\":%.6f,\"pid\":%d,\"ppid\":%d,\"comm\":\"",

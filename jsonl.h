@@ -50,6 +50,15 @@ size_t jl_process(char *dst, size_t size, const struct procinfo *pi, const struc
 /* The end of every line: ,"src":{"hostname":"...","name":"memtrace"}}\n. Return: its length. */
 size_t jl_src(char *dst, size_t size, const char *hostname);
 
+/*
+ * A pageAllocate/pageFree/pageFault line's "size": the bytes of 2^@order pages of the
+ * traced kernel's @page_size (16 or 64 KiB on some arm64 and ppc64le kernels).
+ */
+static inline uint64_t jl_page_bytes(uint32_t page_size, uint32_t order)
+{
+	return (uint64_t)page_size << order;
+}
+
 /* One event line's facts. Zero what does not apply. */
 struct jl_event {
 	uint8_t evt;		/* enum jl_evt */

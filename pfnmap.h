@@ -8,7 +8,8 @@
 
 /*
  * The most page frames a map reserves address space for: 64 TiB of 4 KiB
- * pages, 64 GiB of address space for a map of 4-byte entries (never committed).
+ * pages (1 PiB of 64 KiB ones), 64 GiB of address space for a map of 4-byte
+ * entries (never committed).
  */
 #define PFNMAP_REACH_MAX	(1ull << 34)
 

@@ -70,7 +70,7 @@ static int replay_setup(struct run *r)
 	ssize_t len;
 
 	r->mode_name = "replay";
-	r->meta.page_size = 4096;
+	r->meta.page_size = 0;		/* the recording's, below */
 	r->meta.byte_order = RB_ORDER_UNKNOWN;
 	r->meta.max_pfn = REPLAY_MAX_PFN;
 	len = read_rec(r, "events/header_page", text, sizeof(text));
@@ -83,6 +83,18 @@ static int replay_setup(struct run *r)
 		return mt_fail(EXIT_RUNTIME, "%s/events/header_page: %s", r->opt.replay_dir, err);
 	if ((len = read_rec(r, META_FILE, text, sizeof(text))) >= 0)
 		meta_parse(text, (size_t)len, &r->meta, NULL, NULL, &bad_first);
+	/*
+	 * No page size in the meta: the sub-buffer's, which is the kernel's page
+	 * (memtrace never changes buffer_subbuf_size_kb), never an assumed 4096.
+	 */
+	if (!r->meta.page_size) {
+		uint32_t sub = rb_subbuf_size(&r->layout);
+
+		r->meta.page_size = sub >= 512 && sub <= (1u << 20) && !(sub & (sub - 1)) ? sub : 4096;
+		if (len >= 0)
+			mt_warn("warning: %s/%s gives no page size: %u bytes, the sub-buffer's",
+				r->opt.replay_dir, META_FILE, r->meta.page_size);
+	}
 	/* the recording's byte order where it says one; the pages have the last word */
 	if (r->meta.byte_order != RB_ORDER_UNKNOWN)
 		r->layout.big_endian = r->meta.byte_order == RB_ORDER_BE;
@@ -98,6 +110,10 @@ static int replay_setup(struct run *r)
 	n = cpu_dirs(p, &cpu_ids);
 	if (n < 0)
 		return mt_fail(EXIT_RUNTIME, "%s: %s", p, strerror(-n));
+	if (n == 0) {	/* a report of nothing would look like a machine at rest */
+		free(cpu_ids);
+		return mt_fail(EXIT_RUNTIME, "%s: no cpuN directory: not a recording", p);
+	}
 	if (n > 4096)
 		n = 4096;
 	if (nofile_raise(SETUP_FD_MARGIN + (unsigned long)n, &r->nofile_was) <

@@ -473,10 +473,14 @@ static void seed(struct run *r)
 int setup_tracing(struct run *r)
 {
 	char err[PATH_MAX + 256];
+	long psz = sysconf(_SC_PAGESIZE);
 	int code, i;
 
 	r->mode_name = r->opt.record_dir ? "record" : "live";
-	r->meta.page_size = (uint32_t)sysconf(_SC_PAGESIZE);
+	/* every byte figure is pages times this: never a guess (sysconf's -1 is no page size) */
+	if (psz < 512 || psz > (1l << 20) || (psz & (psz - 1)))
+		return mt_fail(EXIT_RUNTIME, "no page size from sysconf(_SC_PAGESIZE) (%ld)", psz);
+	r->meta.page_size = (uint32_t)psz;
 	code = setup_instance(r);
 	if (code)
 		return code;

@@ -11,7 +11,8 @@
 #include "run.h"
 
 #define SETUP_FD_MARGIN	16	/* fds beside the CPUs': stdio, signalfd, trace_pipe, logs, /proc */
-#define REPLAY_MAX_PFN	(1ull << 26)	/* 256 GiB of 4 KiB pages when not recorded */
+/* page frames when not recorded: 256 GiB of 4 KiB pages, 4 TiB of 64 KiB ones */
+#define REPLAY_MAX_PFN	(1ull << 26)
 
 /* Reads events/<sys>/<name>/format from a tracefs instance or a recording. */
 typedef ssize_t (*format_reader)(void *ctx, const char *sys, const char *name, char *buf,

@@ -530,14 +530,14 @@ static void stream_sink(void *ctx, const struct mt_event *ev)
 		e.evt = ev->kind == EV_PAGE_ALLOC ? JL_ALLOC : JL_FREE;
 		e.order = ev->u.page.order;
 		e.pfn = ev->u.page.pfn;
-		e.size = (uint64_t)s->page_size << e.order;
+		e.size = jl_page_bytes(s->page_size, e.order);
 		event(s, sp, &e);
 		break;
 	case EV_FAULT:
 		if (!(sp = picked(r, ev->tid, ev->ts)))
 			return;
 		e.evt = JL_FAULT;
-		e.size = s->page_size;
+		e.size = jl_page_bytes(s->page_size, 0);
 		e.address = ev->u.fault.address;
 		e.ip = ev->u.fault.ip;
 		e.error_code = ev->u.fault.error_code;
@@ -746,7 +746,7 @@ static int stream_start(struct run *r)
 	int32_t roots[COND_MAX_PIDS];
 	int nroots = 0, code;
 
-	s->page_size = r->meta.page_size ? r->meta.page_size : 4096;
+	s->page_size = r->meta.page_size;	/* setup_tracing()'s, checked there */
 	s->ntasks = r->opt.max_tasks;
 	s->tasks = calloc(s->ntasks, sizeof(*s->tasks));
 	s->nprocs = PROCS;

@@ -88,8 +88,10 @@ single_test() {
 	check "single workload: exit 0" test "$RC" = 0
 	peak=$(json "$T/single.json" 'd["tree_peak_pages"]')
 	check "single workload: tree peak $peak within 8192..8700 pages" between "$peak" 8192 8700
+	check "single workload: page_size is this kernel's ($(getconf PAGESIZE), getconf)" \
+		test "$(json "$T/single.json" 'd["page_size"]')" = "$(getconf PAGESIZE)"
 	check "single workload: tree_peak_kib = pages * page_size/1024" \
-		test "$(json "$T/single.json" 'd["tree_peak_kib"] == d["tree_peak_pages"] * d.get("page_size", 4096) // 1024')" = True
+		test "$(json "$T/single.json" 'd["tree_peak_kib"] == d["tree_peak_pages"] * '"$(getconf PAGESIZE)"' // 1024')" = True
 	rss=$(json "$T/single.json" 'd["max_rss_kib"]')
 	check "single workload: max_rss_kib $rss within 32..40 MiB" between "$rss" 32768 40960
 	check "single workload: process_count 1 ($(json "$T/single.json" 'd["process_count"]'))" \
@@ -386,10 +388,11 @@ pid = int(sys.argv[2]); n = 0
 for l in open(sys.argv[1]):
     r = json.loads(l)
     if r["pid"] == pid and r["comm"] == "workload" and r["ppid"] == int(sys.argv[3]) \
-       and 1024 <= r["peak_pages"] <= 1300 and r["peak_kib"] == 4 * r["peak_pages"] \
+       and 1024 <= r["peak_pages"] <= 1300 \
+       and r["peak_kib"] == r["peak_pages"] * int(sys.argv[4]) // 1024 \
        and r["lifetime_s"] >= 0.02 and "time_s" in r:
         n += 1
-print(n)' "$T/exj.out" "$p" "$$" 2>/dev/null || echo 0)))
+print(n)' "$T/exj.out" "$p" "$$" "$(getconf PAGESIZE)" 2>/dev/null || echo 0)))
 	done
 	check "--exits -f json: one correct line for each of the 5 processes, before SIGTERM ($n of 5)" test "$n" = 5
 	lines=$(python3 -c '

@@ -8,7 +8,8 @@
 #
 #  1. the Debian 6.1 boot recording (tests/fixtures/debian-6.1-boot) cross-checks clean,
 #     and so does the zram recording with kernel stacks (tests/fixtures/debian-6.1-zram);
-#     both again rewritten big-endian (tests/swaporder), libtraceevent told the order
+#     both again rewritten big-endian (tests/swaporder), libtraceevent told the order;
+#     and a recording made on Debian's s390x kernel (tests/fixtures/debian-6.1-s390x)
 #  2. (root, tracefs) a fresh recording of this kernel cross-checks clean, with more than
 #     30000 page events compared; its formats equal those libtracefs loads from the live
 #     tracefs; tracefs is left as found
@@ -187,6 +188,23 @@ else
 			notok "$name: told little-endian, crosscheck exit $rc (want 1)"
 		fi
 	done
+fi
+
+# ---- 1d. a recording made on a big-endian kernel (Debian's s390x, by make e2e-arch) -----
+SFX=tests/fixtures/debian-6.1-s390x
+if [ ! -d "$SFX/per_cpu" ]; then
+	notok "fixture $SFX missing"
+else
+	run_xc s390x --big-endian "$SFX"
+	rc=$?
+	n=$(page_events "$tmp/s390x.out")
+	if [ "$rc" = 0 ] && [ "${n:-0}" -gt 16384 ]; then
+		ok "debian-6.1-s390x: memtrace and libtraceevent decode identically" \
+		   "(${n} page events, $(awk '/^total:/ { print $4 }' "$tmp/s390x.out") records)"
+	else
+		notok "debian-6.1-s390x cross-check (exit $rc, ${n:-0} page events)"
+		indent < "$tmp/s390x.out"
+	fi
 fi
 
 # ---- 2. a fresh recording of this kernel ------------------------------------------------

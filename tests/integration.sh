@@ -341,6 +341,138 @@ nonroot_test() {
 	check "without privilege: exit 4 ($(head -c 120 "$T/err"))" test "$rc" = 4
 }
 
+# ---------------------------------------------------------------- page size
+# A recording says its kernel's page size (memtrace.meta page_size); arm64 and ppc64le
+# kernels may have 16 or 64 KiB pages. The same recording replayed at 4096 and at 65536:
+# every page count the same, every KiB figure made of pages exactly 16 times the 4 KiB
+# one (the expected report is computed here from the 4 KiB one), nothing else changed.
+cat > "$T/psize.py" <<'PY'
+import json, re, sys
+
+def text(a_path, b_path, k):
+    """b's tokens must be a's with every page KiB figure times k; returns (figures, nonzero)"""
+    a, b = open(a_path).read().split("\n"), open(b_path).read().split("\n")
+    if len(a) != len(b):
+        sys.exit("%d lines at 4 KiB, %d at %d" % (len(a), len(b), 4096 * k))
+    cols, n, nz = None, 0, 0
+    for i, (la, lb) in enumerate(zip(a, b)):
+        ta = la.split()
+        if not ta or ta[0].startswith("("):
+            cols = None          # a table ends at an empty line or its "(N modules ...)" note
+        elif "PEAK_PAGES" in ta:
+            cols = ta            # a table's header: its columns
+        elif cols:
+            for j, c in enumerate(cols[:len(ta)]):
+                if c.endswith("_KIB") and c != "STATIC_KIB":   # sysfs bytes, not pages
+                    ta[j] = str(int(ta[j]) * k); n += 1; nz += ta[j] != "0"
+        # inline: "N pages (M KiB)"
+        def inline(m):
+            nonlocal n, nz
+            n += 1; nz += m.group(2) != "0"
+            return "%s pages (%d KiB)" % (m.group(1), int(m.group(2)) * k)
+        want = re.sub(r"(\d+) pages \((\d+) KiB\)", inline, " ".join(ta))
+        want = want.replace("(page = 4096 bytes)", "(page = %d bytes)" % (4096 * k))
+        if want != " ".join(lb.split()):
+            sys.exit("line %d: want %r, got %r" % (i + 1, want, lb))
+    return n, nz
+
+NOT_PAGES = {"static_kib", "rss_kib", "hwm_kib", "pfn_map_kib", "max_rss_kib"}
+
+def walk(x, y, k, path, cnt):
+    if isinstance(x, dict):
+        if not isinstance(y, dict) or list(x) != list(y):
+            sys.exit("%s: keys differ" % path)
+        for key in x:
+            p = path + "." + key
+            if key == "page_size":
+                if (x[key], y[key]) != (4096, 4096 * k):
+                    sys.exit("%s: %r, %r" % (p, x[key], y[key]))
+            elif (key == "kib" or key.endswith("_kib")) and key not in NOT_PAGES:
+                if y[key] != x[key] * k:
+                    sys.exit("%s: %r at %d, want %d * %r" % (p, y[key], 4096 * k, k, x[key]))
+                cnt[0] += 1; cnt[1] += x[key] != 0
+            else:
+                walk(x[key], y[key], k, p, cnt)
+    elif isinstance(x, list):
+        if not isinstance(y, list) or len(x) != len(y):
+            sys.exit("%s: lists differ" % path)
+        for i, (u, v) in enumerate(zip(x, y)):
+            walk(u, v, k, "%s[%d]" % (path, i), cnt)
+    elif x != y:
+        sys.exit("%s: %r at 4 KiB, %r at %d" % (path, x, y, 4096 * k))
+
+kind, a, b, k = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+if kind == "text":
+    n, nz = text(a, b, k)
+else:
+    cnt = [0, 0]
+    walk(json.load(open(a)), json.load(open(b)), k, "", cnt)
+    n, nz = cnt
+print("%d %d" % (n, nz))
+PY
+
+page_size_test() {
+	local fx rec name v out rc a b ps
+	for fx in debian-6.1-zram debian-6.1-boot; do
+		rec=$T/psize-$fx
+		rm -rf "$rec"; cp -a "tests/fixtures/$fx" "$rec"
+		for ps in 4096 65536; do
+			# the one line that differs: the recording's page size
+			sed -i '/^page_size /d' "$rec/memtrace.meta"
+			echo "page_size $ps" >> "$rec/memtrace.meta"
+			for v in "text" "text --by process" "json" "json --by process"; do
+				name=$(echo "$v" | tr -d ' -')
+				# shellcheck disable=SC2086
+				"$MT" --replay "$rec" -n 0 -f $v > "$T/psize.$fx.$name.$ps" \
+					2> "$T/psize.$fx.$name.$ps.err"; rc=$?
+				[ "$rc" = 0 ] || bad "$fx at $ps-byte pages, -f $v: exit $rc: $(head -c 200 "$T/psize.$fx.$name.$ps.err")"
+			done
+		done
+		# the same events as a 64 KiB-page kernel writes them: 65536-byte sub-buffers (each
+		# 4096-byte one's header and data, the rest zero), header_page saying so, and no
+		# page_size in the meta: the page size is then the sub-buffer's
+		rm -rf "$rec.64k"; cp -a "tests/fixtures/$fx" "$rec.64k"
+		python3 - "$rec.64k" <<-'PY'
+		import glob, os, re, sys
+		d = sys.argv[1]
+		hp = os.path.join(d, "events/header_page")
+		t = open(hp).read()
+		t = re.sub(r"(field: char data;\toffset:16;\tsize:)4080;", r"\g<1>65520;", t)
+		assert "size:65520;" in t, "header_page not 4096-byte sub-buffers"
+		open(hp, "w").write(t)
+		for f in glob.glob(os.path.join(d, "per_cpu/cpu*/trace_pipe_raw")):
+		    b = open(f, "rb").read()
+		    out = b"".join(b[i:i + 4096] + bytes(65536 - 4096) for i in range(0, len(b), 4096))
+		    open(f, "wb").write(out)
+		m = os.path.join(d, "memtrace.meta")
+		keep = [l for l in open(m) if not l.startswith("page_size ")]
+		open(m, "w").write("".join(keep))
+		PY
+		"$MT" --replay "$rec.64k" -n 0 -f json > "$T/psize.$fx.64k" 2> "$T/psize.$fx.64k.err"
+		rc=$?
+		# where they differ by what was made: the directory and the sub-buffer size
+		for v in 4096 64k; do
+			f=$T/psize.$fx.json.4096; [ "$v" = 64k ] && f=$T/psize.$fx.64k
+			python3 -c 'import json, sys
+d = json.load(open(sys.argv[1])); d.pop("tracefs"); sb = d["ring_buffer"].pop("subbuf_bytes")
+print(sb, file=open(sys.argv[2] + ".sb", "w")); json.dump(d, open(sys.argv[2], "w"))' "$f" "$T/psize.$fx.norm.$v"
+		done
+		out=$(python3 "$T/psize.py" json "$T/psize.$fx.norm.4096" "$T/psize.$fx.norm.64k" 16 2>&1)
+		check "$fx: 64 KiB sub-buffers, no page_size in memtrace.meta: 65536-byte pages from header_page, the same pages, 16x the KiB (${out:-no output}), said on stderr" \
+			eval '[ "$rc" = 0 ] && [ "${out#* }" -ge 5 ] && [ "$(cat "$T/psize.$fx.norm.64k.sb")" = 65536 ] && grep -q "gives no page size: 65536 bytes" "$T/psize.$fx.64k.err"'
+		check "$fx: replay says nothing on stderr at 4096- or 65536-byte pages" \
+			eval '! test -s "$T/psize.$fx.text.4096.err" -o -s "$T/psize.$fx.text.65536.err"'
+		for v in "text" "text --by process" "json" "json --by process"; do
+			name=$(echo "$v" | tr -d ' -')
+			a=$T/psize.$fx.$name.4096 b=$T/psize.$fx.$name.65536
+			out=$(python3 "$T/psize.py" "${v%% *}" "$a" "$b" 16 2>&1); rc=$?
+			# n figures checked, nz of them not 0: at least 5 non-zero, or the check saw nothing
+			check "$fx -f $v: 64 KiB pages: page counts equal, every KiB figure 16 times the 4 KiB one (${out:-no output}: figures, non-zero)" \
+				eval '[ "$rc" = 0 ] && [ "${out#* }" -ge 5 ]'
+		done
+	done
+}
+
 # ---------------------------------------------------------------- fake tracefs
 fake_test() {
 	local F=$T/fake rc
@@ -387,6 +519,7 @@ nolock_test() {
 find_tracefs
 opts_tests
 fake_test
+page_size_test
 if can_trace "live tests"; then
 	peak_test
 	kmsg_test

@@ -33,12 +33,14 @@ field() { awk -v n="$2" -v k="$3" '$1 == n { print $k }' "$1"; }
 
 # ------------------------------------------------------------------ the recording
 fixture_test() {
-	local rep=$T/zram.txt rows=$T/zram.rows used zs zr lzs lzr node
+	local rep=$T/zram.txt rows=$T/zram.rows used zs zr lzs lzr node psz
 	"$MT" --replay "$FX" -n 5 > "$rep" 2> "$T/zram.err" ||
 		{ bad "zram replay: exit $?: $(cat "$T/zram.err")"; return; }
 	mod_rows "$rep" > "$rows"
-	# zram's own count of what it holds: mm_stat's mem_used_total (bytes)
-	used=$(awk '{ printf "%d", $3 / 4096 }' "$FX/zram_mm_stat")
+	# zram's own count of what it holds: mm_stat's mem_used_total (bytes), in the
+	# recording kernel's pages (memtrace.meta page_size)
+	psz=$(awk '$1 == "page_size" { print $2 }' "$FX/memtrace.meta")
+	used=$(awk -v p="${psz:-0}" '{ printf "%d", p ? $3 / p : 0 }' "$FX/zram_mm_stat")
 	zs=$(field "$rows" zsmalloc 2) zr=$(field "$rows" zram 2)
 	lzs=$(field "$rows" zsmalloc 4) lzr=$(field "$rows" zram 4)
 	check "zram replay: zsmalloc $zs + zram $zr pages at their peak >= the $used pages zram holds" \

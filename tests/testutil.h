@@ -63,6 +63,7 @@ SUITE(cond);
 SUITE(jsonl);
 SUITE(runtime);
 SUITE(mempair);
+SUITE(psize);
 #undef SUITE
 
 #endif
