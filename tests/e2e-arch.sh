@@ -426,6 +426,12 @@ for a in $ARCHS; do
 	R_COMPL[$a]=$(echo -n "$c" | grep -c .)
 	check "$a: demo: USR1 report: no decode complaints" test -z "$c"
 	[ -n "$c" ] && note "$c"
+	# what the decoder saw: the kernel's byte order and word size, from its pages
+	case $a in s390x) wo=big ;; *) wo=little ;; esac
+	case $a in armhf|i386) wb=32 ;; *) wb=64 ;; esac
+	rb=$(grep -m1 '^ring buffer: ' "$u")
+	check "$a: demo: USR1 report: ${rb:-no ring buffer line} (want $wo-endian from its pages, $wb-bit)" \
+		eval 'grep -q "^ring buffer: $wo-endian (from its pages), $wb-bit kernel" "$u"'
 	ev=$(events_of "$u")
 	pa=$(kind_of "$u" page_alloc)
 	check "$a: demo: USR1 report: events processed ${ev:-?}, page_alloc ${pa:-?} >= $want" \

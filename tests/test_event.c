@@ -988,13 +988,13 @@ static void check_event(const struct tline *t, const struct mt_event *ev, const 
 
 	if (!tp) {
 		ck_assert_msg(ret == DEC_UNKNOWN, "%s decoded as %d", t->name, ret);
-		memcpy(&pid, r->data + 4, 4);
+		pid = (int32_t)rb_ld32(r->data + 4, r->big_endian);
 		ck_assert_int_eq(pid, t->pid);
 		if (!strcmp(t->name, "mm_page_free_batched")) {
 			uint64_t pfn;
 
 			ck_assert_uint_ge(r->len, 16);
-			memcpy(&pfn, r->data + 8, 8);
+			pfn = rb_ld64(r->data + 8, r->big_endian);
 			ck_assert_uint_eq(pfn, arg_hex(t->args, "pfn=0x"));
 		}
 		return;

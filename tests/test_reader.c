@@ -609,12 +609,15 @@ START_TEST(test_corrupt_pages_and_tee)
 {
 	struct pg c0[4];
 	uint8_t want[4 * SUBBUF + 8], got[sizeof(want) + 16];
-	uint8_t unk[8] = { 0x0f, 0x27 /* id 9999 */, 0, 0, 1, 0, 0, 0 };
-	uint8_t shortrec[8] = { ID_ALLOC & 0xff, ID_ALLOC >> 8, 0, 0, 1, 0, 0, 0 };
+	/* ids in this machine's order, as the rest of the page (testpage.h) */
+	uint8_t unk[8] = { 0, 0, 0, 0, 1, 0, 0, 0 };
+	uint8_t shortrec[8] = { 0, 0, 0, 0, 1, 0, 0, 0 };
 	int fds[1], ids[1] = { 0 }, rec, fd;
 	uint64_t commit = 5000;
 	ssize_t n;
 
+	memcpy(unk, &(uint16_t){ 9999 }, 2);
+	memcpy(shortrec, &(uint16_t){ ID_ALLOC }, 2);
 	pg_init(&c0[0], 10);			/* good: alloc + an unknown event id */
 	pg_alloc(&c0[0], 10, 1, 1, 0);
 	pg_event(&c0[0], 11, unk, sizeof(unk));

@@ -1001,7 +1001,7 @@ START_TEST(test_random_pages)
 			put_bytes(buf + 8, commit, (int)l->commit_size);
 		}
 		if (i % 5 == 0)
-			len = rnd() % (PG + 1);
+			len = (size_t)(rnd() % (PG + 1));
 		recs += walk_checked(l, buf, len);
 	}
 	ck_assert_uint_gt(recs, 0);

@@ -83,6 +83,7 @@ static void stack_on(uint32_t cpu, uint64_t ts, int32_t tid, const uint64_t *fra
 	ev.u.stack.frames = (const uint8_t *)frames;
 	ev.u.stack.n = n;
 	ev.u.stack.elem = 8;
+	ev.u.stack.big_endian = RB_HOST_BE;	/* frames of this machine's order */
 	stats_apply(&S, &ev);
 }
 
@@ -184,13 +185,13 @@ static void check_layout(const char *set)
 	ck_assert_int_eq(ev.kind, EV_STACK);
 	ck_assert_uint_eq(ev.u.stack.n, 3);
 	ck_assert_uint_eq(ev.u.stack.elem, 8);
-	memcpy(&a, ev.u.stack.frames + 16, 8);
+	a = rb_ld64(ev.u.stack.frames + 16, ev.u.stack.big_endian);
 	ck_assert_uint_eq(a, 0xffffffff81000020ull);
 	/* 20 frames: past caller[8], as the kernel writes them */
 	rec_stack(&x, 4, 20, 20, 16);
 	ck_assert_int_eq(decoder_decode(&d, &x.r, 1, &ev), DEC_OK);
 	ck_assert_uint_eq(ev.u.stack.n, 20);
-	memcpy(&a, ev.u.stack.frames + 19 * 8, 8);
+	a = rb_ld64(ev.u.stack.frames + 19 * 8, ev.u.stack.big_endian);
 	ck_assert_uint_eq(a, 0xffffffff81000130ull);
 	/* size says 20, the record holds 5: what it holds */
 	rec_stack(&x, 4, 20, 5, 16);
@@ -339,7 +340,8 @@ START_TEST(test_real_stacks_named_as_the_kernel_did)
 						char got[128];
 						const char *name;
 
-						memcpy(&a, ev.u.stack.frames + 8 * i, 8);
+						a = rb_ld64(ev.u.stack.frames + 8 * i,
+							    ev.u.stack.big_endian);
 						if (!pass) {
 							ck_assert_int_eq(ksyms_want(&k, a), 0);
 							continue;
@@ -572,9 +574,9 @@ START_TEST(test_two_paths_not_summed)
 			free_on(0, TS + 100 * round + 50 + i, 300, 1000 + i, 0);
 	}
 	s1 = stacks_find(&S.sk, &S.tb, &(struct mt_event){ .kind = EV_STACK,
-		.u.stack = { (const uint8_t *)p1, 3, 8 } }, TS);
+		.u.stack = { (const uint8_t *)p1, 3, 8, RB_HOST_BE } }, TS);
 	s2 = stacks_find(&S.sk, &S.tb, &(struct mt_event){ .kind = EV_STACK,
-		.u.stack = { (const uint8_t *)p2, 3, 8 } }, TS);
+		.u.stack = { (const uint8_t *)p2, 3, 8, RB_HOST_BE } }, TS);
 	ck_assert_uint_ne(s1, s2);
 	ck_assert_int_eq(S.sk.st[s1].peak, 10);
 	ck_assert_int_eq(S.sk.st[s2].peak, 10);
