@@ -140,18 +140,11 @@ static int oom_highest(const char *log, uint32_t *max)
 	d = opendir(dir);
 	if (!d)
 		return errno == ENOENT ? 0 : -errno;
-	for (;;) {
-		const char *p;
+	while ((e = dir_next(d, &de)) > 0) {
+		const char *p = de->d_name;
 		char *end;
 		unsigned long n;
 
-		errno = 0;
-		de = readdir(d);
-		if (!de) {
-			e = -errno;
-			break;
-		}
-		p = de->d_name;
 		if (strncmp(p, base, blen) || strncmp(p + blen, ".oom.", 5) ||
 		    !isdigit((unsigned char)p[blen + 5]))
 			continue;
@@ -534,17 +527,17 @@ static void run_stop(struct run *r)
 static int run_decode_verdict(struct run *r, int code)
 {
 	const struct reader *rd = &r->rd;
+	const char *order = rd->layout.big_endian ? "big" : "little";
 	uint64_t pages = 0;
 	int i;
 
 	if (!r->reader_up)
 		return code;
-	if (rd->order_switched)
+	if (rd->order_switched)	/* the guess was the other order */
 		mt_warn("note: the ring buffer is %s-endian (%s said %s): decoded as %s-endian",
-			rd->layout.big_endian ? "big" : "little",
+			order,
 			r->ops->live ? "this machine" : "the recording's memtrace.meta or this machine",
-			rd->layout.big_endian ? "little" : "big",
-			rd->layout.big_endian ? "big" : "little");
+			rd->layout.big_endian ? "little" : "big", order);
 	if (reader_undecodable(rd)) {
 		for (i = 0; i < rd->ncpus; i++)
 			pages += rd->cpus[i].pages;

@@ -537,22 +537,15 @@ int proc_seed(const char *proc_root, struct stats *s, uint64_t (*now)(void), int
 	struct dirent *de, *te;
 	char path[256];
 	DIR *d, *td;
-	int e = 0;
+	int e, te_res;
 
 	memset(res, 0, sizeof(*res));
 	d = opendir(proc_root);
 	if (!d)
 		return -errno;
-	for (;;) {
+	/* an error is a partial seed: said by the caller */
+	while ((e = dir_next(d, &de)) > 0) {
 		long pid;
-
-		/* NULL is the end or an error: only errno tells (an error is a partial seed) */
-		errno = 0;
-		de = readdir(d);
-		if (!de) {
-			e = -errno;
-			break;
-		}
 
 		if (!is_number(de->d_name))
 			continue;
@@ -566,17 +559,9 @@ int proc_seed(const char *proc_root, struct stats *s, uint64_t (*now)(void), int
 			res->skipped++;
 			continue;
 		}
-		for (;;) {
+		while ((te_res = dir_next(td, &te)) > 0) {
 			long tid;
 
-			errno = 0;
-			te = readdir(td);
-			if (!te) {
-				/* gone while listed (ENOENT): as a task gone before open */
-				if (errno)
-					res->skipped++;
-				break;
-			}
 			if (!is_number(te->d_name))
 				continue;
 			tid = strtol(te->d_name, NULL, 10);
@@ -584,6 +569,9 @@ int proc_seed(const char *proc_root, struct stats *s, uint64_t (*now)(void), int
 				continue;
 			seed_one(proc_root, s, now, (int32_t)pid, (int32_t)tid, res);
 		}
+		/* gone while listed (ENOENT): as a task gone before open */
+		if (te_res < 0)
+			res->skipped++;
 		closedir(td);
 	}
 	closedir(d);

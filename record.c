@@ -292,8 +292,7 @@ static void meta_line(char *line, void *p)
 		return;
 	if (has_negative(line))
 		(*c->bad)++;
-	else if (sscanf(line, "page_size %llu", &a) == 1 && a >= 512 && a <= (1u << 20) &&
-		 !(a & (a - 1)))
+	else if (sscanf(line, "page_size %llu", &a) == 1 && page_size_ok(a))
 		c->m->page_size = (uint32_t)a;
 	else if (!strcmp(line, "byte_order big") || !strcmp(line, "byte_order little"))
 		c->m->byte_order = line[11] == 'b' ? RB_ORDER_BE : RB_ORDER_LE;

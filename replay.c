@@ -90,7 +90,7 @@ static int replay_setup(struct run *r)
 	if (!r->meta.page_size) {
 		uint32_t sub = rb_subbuf_size(&r->layout);
 
-		r->meta.page_size = sub >= 512 && sub <= (1u << 20) && !(sub & (sub - 1)) ? sub : 4096;
+		r->meta.page_size = page_size_ok(sub) ? sub : 4096;
 		if (len >= 0)
 			mt_warn("warning: %s/%s gives no page size: %u bytes, the sub-buffer's",
 				r->opt.replay_dir, META_FILE, r->meta.page_size);

@@ -478,7 +478,7 @@ int setup_tracing(struct run *r)
 
 	r->mode_name = r->opt.record_dir ? "record" : "live";
 	/* every byte figure is pages times this: never a guess (sysconf's -1 is no page size) */
-	if (psz < 512 || psz > (1l << 20) || (psz & (psz - 1)))
+	if (psz < 0 || !page_size_ok((uint64_t)psz))
 		return mt_fail(EXIT_RUNTIME, "no page size from sysconf(_SC_PAGESIZE) (%ld)", psz);
 	r->meta.page_size = (uint32_t)psz;
 	code = setup_instance(r);

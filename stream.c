@@ -627,7 +627,7 @@ static int tasks_of(int32_t pid, int32_t *out, int room)
 {
 	char dir[64];
 	struct dirent *de;
-	int n = 0;
+	int n = 0, e = 0;
 	DIR *d;
 
 	snprintf(dir, sizeof(dir), "/proc/%d/task", (int)pid);
@@ -637,22 +637,14 @@ static int tasks_of(int32_t pid, int32_t *out, int room)
 			out[n++] = pid;	/* not there (yet): its pid, for when it is */
 		return n;
 	}
-	while (n < room) {
-		long v;
+	while (n < room && (e = dir_next(d, &de)) > 0) {
+		long v = strtol(de->d_name, NULL, 10);
 
-		/* NULL is the end or an error: only errno tells */
-		errno = 0;
-		de = readdir(d);
-		if (!de) {
-			if (errno)
-				mt_warn("warning: %s: %s: some of its threads may not be traced", dir,
-					strerror(errno));
-			break;
-		}
-		v = strtol(de->d_name, NULL, 10);
 		if (v > 0 && v <= INT32_MAX)
 			out[n++] = (int32_t)v;
 	}
+	if (e < 0)
+		mt_warn("warning: %s: %s: some of its threads may not be traced", dir, strerror(-e));
 	closedir(d);
 	return n;
 }

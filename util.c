@@ -132,26 +132,24 @@ int cmp_int(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+int dir_next(DIR *d, struct dirent **de)
+{
+	errno = 0;
+	*de = readdir(d);
+	if (*de)
+		return 1;
+	return errno ? -errno : 0;
+}
+
 int cpu_dirs_read(DIR *d, int **ids)
 {
 	struct dirent *de;
 	int n = 0, cap = 0, *v = NULL, e;
 
 	*ids = NULL;
-	for (;;) {
-		int c;
+	while ((e = dir_next(d, &de)) > 0) {
+		int c = cpu_dir_id(de->d_name);
 
-		/* NULL is the end or an error (EOVERFLOW, EIO, ENOENT): only errno tells */
-		errno = 0;
-		de = readdir(d);
-		if (!de) {
-			if (!errno)
-				break;
-			e = -errno;
-			free(v);
-			return e;
-		}
-		c = cpu_dir_id(de->d_name);
 		if (c < 0)
 			continue;
 		if (n == cap) {
@@ -166,6 +164,10 @@ int cpu_dirs_read(DIR *d, int **ids)
 			v = nv;
 		}
 		v[n++] = c;
+	}
+	if (e < 0) {
+		free(v);
+		return e;
 	}
 	if (n)
 		qsort(v, (size_t)n, sizeof(*v), cmp_int);

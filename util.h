@@ -7,6 +7,7 @@
 
 #include <dirent.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/resource.h>
@@ -54,6 +55,20 @@ int cpu_dirs(const char *dir, int **ids);
  * -errno, never a short list.
  */
 int cpu_dirs_read(DIR *d, int **ids);
+
+/*
+ * dir_next() - readdir() that tells the end from an error (NULL is both; only
+ * errno differs: EOVERFLOW on a 32-bit build without large files, EIO, ENOENT
+ * when the directory went away while listed)
+ * Return: 1 with *@de set, 0 at the end, -errno on an error.
+ */
+int dir_next(DIR *d, struct dirent **de);
+
+/* A page size memtrace takes (live, from a recording): a power of two from 512 B to 1 MiB. */
+static inline bool page_size_ok(uint64_t bytes)
+{
+	return bytes >= 512 && bytes <= (1u << 20) && !(bytes & (bytes - 1));
+}
 
 /**
  * nofile_raise() - room for @need open files

@@ -32,14 +32,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	uint32_t sub = rb_subbuf_size(&L);
 	struct mt_exit e;
 	size_t off;
+	int order;
 
 	if (stats_init(&S, &cfg))
 		return 0;
 	stats_tree_root(&S, 100, 1);
 	/* both byte orders: the input's first page says which, as it does live */
-	L.big_endian = size && (data[0] & 1);
-	if (size >= sub && rb_detect_order(&L, data, sub) != RB_ORDER_UNKNOWN)
-		L.big_endian = rb_detect_order(&L, data, sub) == RB_ORDER_BE;
+	order = size >= sub ? rb_detect_order(&L, data, sub) : RB_ORDER_UNKNOWN;
+	L.big_endian = order == RB_ORDER_UNKNOWN ? size && (data[0] & 1) : order == RB_ORDER_BE;
 	for (off = 0; off < size; off += sub) {
 		size_t len = size - off < sub ? size - off : sub;
 		struct rb_page_info info;
