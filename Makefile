@@ -186,6 +186,7 @@ check: memtrace tests/memtrace-hooks tests/unit tests/workload tests/threads tes
 	$(Q)./tests/stacks.sh
 	$(Q)./tests/byteorder.sh
 	$(Q)./tests/robust.sh
+	$(Q)./tests/hostile.sh
 	$(Q)./tests/stress.sh
 	$(Q)./tests/scale.sh
 	$(Q)$(CROSSCHECK_RUN)
