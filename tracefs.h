@@ -21,6 +21,7 @@ struct tracefs {
 	bool mounted_by_us;
 	bool top_level;			/* instances unsupported: tracing at the top level */
 	bool instance_created;
+	int inst_lock;			/* fd of the instance dir, flock()ed while we own it, or -1 */
 	bool clock_mono;		/* trace_clock is mono (comparable with CLOCK_MONOTONIC) */
 	const char *owner_filter;	/* event whose filter names our pid (instance owner), or NULL */
 	int ncpus;
@@ -50,10 +51,12 @@ int tracefs_find(struct tracefs *t, const char *given, const char *proc_root,
 		 char *err, size_t errlen);
 
 /**
- * tracefs_instance_create() - create instances/@name; a stale one (its owner
- * pid gone) is removed first; one owned by a live memtrace is an error. Falls
- * back to the top level only when instances are not supported (and says so
- * on stderr).
+ * tracefs_instance_create() - create instances/@name, flock() it for as long
+ * as we own it and mark it ours. An existing one is removed only when it is
+ * provably a dead memtrace's: its owner mark exactly ours, its lock free, the
+ * marked pid gone; any other is an error, and nothing is written into it.
+ * Falls back to the top level only when instances are not supported (and says
+ * so on stderr).
  */
 int tracefs_instance_create(struct tracefs *t, const char *name, const char *proc_root,
 			    char *err, size_t errlen);
