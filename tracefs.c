@@ -558,6 +558,7 @@ int tracefs_enable(struct tracefs *t, const char *sys, const char *name)
 	snprintf(t->enabled[t->nenabled++], sizeof(t->enabled[0]), "%s/%s", sys, name);
 	emerg_setting(t, rel, before);
 	e = write_file(p, "1");
+	t->enabled_ok[t->nenabled - 1] = !e;
 	return e;
 }
 
@@ -682,6 +683,42 @@ int tracefs_open_cpus(struct tracefs *t, char *err, size_t errlen)
 			emerg.fds[emerg.nfds++] = t->any_fd;
 	}
 	return TFS_OK;
+}
+
+/* Does the setting @rel read as off ("0", "0*": soft-disabled)? A failed read is not. */
+static bool setting_off(const struct tracefs *t, const char *rel)
+{
+	char buf[16];
+
+	return !read_setting(t, rel, buf, sizeof(buf)) && buf[0] == '0';
+}
+
+int tracefs_check_on(struct tracefs *t)
+{
+	char rel[PATH_MAX];
+	struct timespec ts;
+	int i;
+
+	if (t->off_what[0] || !t->inst[0])
+		return 0;
+	if (setting_off(t, "tracing_on")) {
+		snprintf(t->off_what, sizeof(t->off_what), "tracing_on is 0");
+	} else {
+		for (i = 0; i < t->nenabled; i++) {
+			if (!t->enabled_ok[i] ||
+			    path_fmt(rel, sizeof(rel), "events/%s/enable", t->enabled[i]) ||
+			    !setting_off(t, rel))
+				continue;
+			snprintf(t->off_what, sizeof(t->off_what), "events/%s/enable is 0",
+				 t->enabled[i]);
+			break;
+		}
+	}
+	if (!t->off_what[0])
+		return 0;
+	clock_gettime(CLOCK_BOOTTIME, &ts);
+	t->off_uptime_s = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+	return 1;
 }
 
 int tracefs_tracing_on(struct tracefs *t, bool on)

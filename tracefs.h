@@ -33,12 +33,16 @@ struct tracefs {
 	int free_buffer_fd;
 	int nenabled;
 	char enabled[TFS_MAX_EVENTS][96];	/* "sys/name" enabled by us */
+	bool enabled_ok[TFS_MAX_EVENTS];	/* ... and its write succeeded (checked to stay on) */
 	/* top-level fallback: what to restore */
 	char saved_clock[32], saved_size[32], saved_percent[32], saved_on[8];
 	char saved_filter[256];			/* the owner event's filter before ("0": none) */
 	char saved_enable[TFS_MAX_EVENTS][4];	/* each enabled event's enable before */
 	bool saved_valid;
 	bool stack_trigger;			/* the stacktrace trigger is ours to remove */
+	/* tracing switched off under us (tracefs_check_on()): what was found off, and when */
+	char off_what[160];
+	double off_uptime_s;
 };
 
 /**
@@ -113,6 +117,14 @@ int tracefs_set_event_pids(struct tracefs *t, const int32_t *pids, int n, bool f
  * -errno (-EMFILE without trying for a CPU past no_fd_from).
  */
 int tracefs_open_cpu(struct tracefs *t, int idx);
+
+/*
+ * tracefs_check_on() - is tracing still on as we set it: tracing_on and each
+ * event we enabled read back (a file each). The first time one is found off
+ * (another tool wrote it), off_what and off_uptime_s are set and 1 returned;
+ * 0 otherwise (also once already found).
+ */
+int tracefs_check_on(struct tracefs *t);
 
 /* Write tracing_on; 0 or -errno. */
 int tracefs_tracing_on(struct tracefs *t, bool on);
