@@ -289,7 +289,8 @@ static int remove_stale(struct tracefs *t, const char *proc_root, char *err, siz
 		return (fail(err, errlen, "instance %s: cannot lock it to see whether its owner "
 			     "(memtrace pid %d) is gone: %s; left alone", t->inst, (int)owner,
 			     strerror(-lock)), errclass(-lock));
-	if (owner == getpid() || pid_alive(proc_root, owner)) {
+	/* our own pid in it: whoever wrote it is gone (a container's fixed pids) */
+	if (owner != getpid() && pid_alive(proc_root, owner)) {
 		close(lock);
 		return fail(err, errlen, "instance %s has memtrace's owner mark of pid %d, which "
 			    "is alive but holds no lock on it (a memtrace from before the lock, or "

@@ -190,6 +190,26 @@ if can_trace "instances"; then
 		bad "memtrace (to be killed) did not start: $(tail -1 "$T/k.err")"
 	fi
 
+	# ... also in a pid namespace, where the next memtrace has the dead one's pid (1)
+	name=$INST-ns
+	if ! unshare -pf --mount-proc true 2> /dev/null; then
+		skip "a killed memtrace in a pid namespace: unshare -p does not work here"
+	elif i_start "$T/n" unshare -pf --mount-proc "$MT" --instance "$name" -o "$T/n.log"; then
+		kill -KILL "$(pgrep -P "$IPID")"; wait "$IPID" 2>/dev/null
+		if i_start "$T/n2" unshare -pf --mount-proc "$MT" --instance "$name" -o "$T/n2.log"; then
+			check "pid namespace: the next start (the killed one's pid) removes the stale instance" \
+				grep -q "removing stale instance .*$name" "$T/n2.err"
+			kill -TERM "$(pgrep -P "$IPID")"; wait_exit "$IPID"; rc=$?
+			check "pid namespace: the next start exits 0 after TERM (got $rc), instance removed" \
+				test "$rc" = 0 -a ! -d "$(i_inst "$name")"
+		else
+			bad "pid namespace: the next start after a SIGKILL did not trace: $(tail -1 "$T/n2.err")"
+		fi
+		i_tc_check "a SIGKILL and a restart in a pid namespace"
+	else
+		bad "memtrace in a pid namespace did not start: $(tail -1 "$T/n.err")"
+	fi
+
 	# 4. Tracing switched off under a running memtrace: said, in the report, exit non-zero
 	for off in events/enable tracing_on; do
 		name=$INST-o
