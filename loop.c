@@ -22,7 +22,7 @@
 #include "util.h"
 
 #define POLL_MS		100
-#define REPROBE_NS	1000000000ull	/* offline CPUs are tried again every second */
+#define REPROBE_NS	1000000000ull	/* offline CPUs tried again, tracing checked on: every second */
 #define MODE_FDS	4		/* room for a mode's own fds in the poll set */
 #define ONLINE_BITS	8192	/* CPUs whose online state /sys is asked for */
 #define KMSG_TOP	5	/* tasks and modules in the kmsg summary */
@@ -364,6 +364,20 @@ static void reprobe(struct run *r, struct pollfd *pfd)
 	}
 }
 
+/*
+ * Another tool switched our tracing off (tracing_on, an event's enable): we do
+ * not fight it, but the report misses what happens from then on: said at once,
+ * in the report, and in the exit status (run_lifecycle()). A file read per
+ * event, once a second and at the stop.
+ */
+static void check_tracing_on(struct run *r)
+{
+	if (tracefs_check_on(&r->tf) > 0)
+		mt_warn("warning: %s: tracing was switched off under memtrace (%s; by another "
+			"tool?): from now on nothing is traced; the report says so, and memtrace "
+			"will exit non-zero", r->tf.inst, r->tf.off_what);
+}
+
 /* Every signal read now; LOOP_STOP when one ends the loop. */
 static enum loop_next read_signals(struct run *r)
 {
@@ -433,6 +447,7 @@ static int poll_loop(struct run *r)
 		return mt_fail(EXIT_RUNTIME, "out of memory");
 	for (;;) {
 		if (mono_ns() >= probe) {
+			check_tracing_on(r);
 			reprobe(r, pfd);
 			probe = mono_ns() + REPROBE_NS;
 		}
@@ -485,6 +500,7 @@ static void run_stop(struct run *r)
 	int e;
 
 	signals_arm_teardown();
+	check_tracing_on(r);	/* before we switch it off ourselves */
 	tracefs_tracing_on(&r->tf, false);
 	if (r->hooks.teardown_delay_ms)	/* test hook: widen the teardown window */
 		sleep_ms(r->hooks.teardown_delay_ms);
@@ -575,6 +591,8 @@ int run_lifecycle(struct run *r)
 	if (ops->live)
 		run_stop(r);
 	code = ops->finish ? ops->finish(r) : EXIT_OK;
+	if (r->tf.off_what[0] && code == EXIT_OK)
+		code = EXIT_RUNTIME;	/* the report is short of what came after */
 	return run_decode_verdict(r, code);
 }
 

@@ -138,6 +138,10 @@ static void report_text(struct out *o, const struct run *r, const char *trigger,
 	out_printf(o, "tracefs: %s", tracefs_shown(r));
 	if (*instance_shown(r))
 		out_printf(o, " instance %s", instance_shown(r));
+	if (r->tf.off_what[0])
+		out_printf(o, "\ntracing switched off under memtrace at uptime %.3f s (%s; by "
+			   "another tool?): nothing after that was traced", r->tf.off_uptime_s,
+			   r->tf.off_what);
 	out_printf(o, "\nring buffer: %s-endian (%s), %u-bit kernel, sub-buffers of %u bytes",
 		   r->rd.layout.big_endian ? "big" : "little",
 		   r->rd.order_known ? "from its pages" : "no page with data: this machine's order",
@@ -337,6 +341,14 @@ static void report_json(struct out *o, const struct run *r, const char *trigger,
 	rows_json_str(o, tracefs_shown(r));
 	out_puts(o, ",\"instance\":");
 	rows_json_str(o, instance_shown(r));
+	out_puts(o, ",\"switched_off\":");
+	if (r->tf.off_what[0]) {
+		out_puts(o, "{\"what\":");
+		rows_json_str(o, r->tf.off_what);
+		out_printf(o, ",\"uptime_s\":%.3f}", r->tf.off_uptime_s);
+	} else {
+		out_puts(o, "null");
+	}
 	out_printf(o, "},\"ring_buffer\":{\"byte_order\":\"%s\",\"order_from_data\":%s,"
 		   "\"word_bytes\":%u,\"subbuf_bytes\":%u", r->rd.layout.big_endian ? "big" : "little",
 		   r->rd.order_known ? "true" : "false", r->rd.layout.commit_size,

@@ -86,6 +86,7 @@ int tracefs_find(struct tracefs *t, const char *given, const char *proc_root,
 	memset(t, 0, sizeof(*t));
 	t->free_buffer_fd = -1;
 	t->any_fd = -1;
+	t->inst_lock = -1;
 	t->no_fd_from = -1;
 	if (given) {
 		if (strlen(given) >= sizeof(t->root))
@@ -146,41 +147,48 @@ static const char *const owner_events[] = {
 	"events/kmem/mm_page_alloc/filter",
 };
 
-/* Pid recorded by a previous memtrace in an instance, or 0. */
+#define OWNER_MARK	"common_pid != "
+
+/*
+ * Pid in memtrace's owner mark of an instance, or 0 if it has none. The whole
+ * filter must be the mark as mark_owner() writes it: another tool's filter
+ * that merely contains "common_pid != N" is not ours.
+ */
 static pid_t instance_owner(const char *inst)
 {
-	char p[PATH_MAX], buf[256];
+	char p[PATH_MAX], buf[256], mark[64];
 	ssize_t n;
 	long v;
-	const char *q;
+	char *end;
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(owner_events); i++) {
 		if (path_fmt(p, sizeof(p), "%s/%s", inst, owner_events[i]))
 			return 0;
 		n = read_file(p, buf, sizeof(buf));
-		if (n <= 0 || !(q = strstr(buf, "common_pid != ")))
+		if (n <= 0 || strncmp(buf, OWNER_MARK, strlen(OWNER_MARK)))
 			continue;
-		v = strtol(q + 14, NULL, 10);
-		if (v > 0 && v <= INT32_MAX)
+		if (buf[n - 1] == '\n')
+			buf[n - 1] = '\0';
+		errno = 0;
+		v = strtol(buf + strlen(OWNER_MARK), &end, 10);
+		if (errno || *end || v <= 0 || v > INT32_MAX)
+			continue;
+		snprintf(mark, sizeof(mark), OWNER_MARK "%ld", v);
+		if (!strcmp(buf, mark))
 			return (pid_t)v;
 	}
 	return 0;
 }
 
-static bool pid_is_memtrace(const char *proc_root, pid_t pid)
+/* Does process @pid exist (in @proc_root)? Only an answer of "no" is trusted. */
+static bool pid_alive(const char *proc_root, pid_t pid)
 {
-	char p[PATH_MAX], comm[64];
-	ssize_t n;
+	char p[PATH_MAX];
 
-	if (pid == getpid())
-		return false;
-	if (path_fmt(p, sizeof(p), "%s/%d/comm", proc_root, (int)pid))
-		return false;
-	n = read_file(p, comm, sizeof(comm));
-	if (n <= 0)
-		return false;
-	return !strncmp(comm, "memtrace", 8);
+	if (path_fmt(p, sizeof(p), "%s/%d", proc_root, (int)pid))
+		return true;
+	return access(p, F_OK) == 0 || errno != ENOENT;
 }
 
 /* rmdir with retries: an instance is busy while any of its files is open. */
@@ -204,7 +212,7 @@ static int mark_owner(struct tracefs *t, pid_t self)
 	char buf[64], p[PATH_MAX];
 	size_t i;
 
-	snprintf(buf, sizeof(buf), "common_pid != %d", (int)self);
+	snprintf(buf, sizeof(buf), OWNER_MARK "%d", (int)self);
 	t->owner_filter = NULL;
 	for (i = 0; i < ARRAY_SIZE(owner_events) && !t->owner_filter; i++)
 		if (!path_fmt(p, sizeof(p), "%s/%s", t->inst, owner_events[i]) && !write_file(p, buf))
@@ -213,10 +221,30 @@ static int mark_owner(struct tracefs *t, pid_t self)
 }
 
 /*
+ * An flock() on the instance's directory, held until it is removed: the
+ * kernel lets go of it when the owner dies (a SIGKILL, the OOM killer), so it
+ * says "a memtrace owns this" whatever the owner's name (a renamed binary,
+ * ld.so, valgrind). rmdir works while it is held. fd, or -errno
+ * (-EWOULDBLOCK: a live owner holds it).
+ */
+static int lock_instance(const char *inst)
+{
+	int fd = open(inst, O_RDONLY | O_DIRECTORY | O_CLOEXEC), e;
+
+	if (fd < 0)
+		return -errno;
+	if (!flock(fd, LOCK_EX | LOCK_NB))
+		return fd;
+	e = errno;
+	close(fd);
+	return -e;
+}
+
+/*
  * Memtraces that start at the same instant take turns: an flock on the
- * instances directory covers "make it, or find out whose it is, and mark it",
- * so that exactly one of them owns an instance name. Given up after 5 s (a
- * stuck holder must not hold up a boot): then without the lock.
+ * instances directory covers "make it and lock it and mark it, or find out
+ * whose it is", so that exactly one of them owns an instance name. Given up
+ * after 5 s (a stuck holder must not hold up a boot): then without the lock.
  */
 static int lock_instances(const char *dir)
 {
@@ -237,19 +265,67 @@ static int lock_instances(const char *dir)
 	return -1;
 }
 
+/*
+ * An instance of our name exists: remove it only if it is provably a dead
+ * memtrace's (its owner mark exactly ours, its lock free, the marked pid
+ * gone); otherwise an error that says why, and nothing written into it.
+ */
+static int remove_stale(struct tracefs *t, const char *proc_root, char *err, size_t errlen)
+{
+	pid_t owner = instance_owner(t->inst);
+	char p[PATH_MAX];
+	int lock, e;
+
+	if (!owner)
+		return fail(err, errlen, "instance %s exists and is not memtrace's (no memtrace owner "
+			    "mark: another tool's?): left alone; pick another name with "
+			    "--instance", t->inst);
+	lock = lock_instance(t->inst);
+	if (lock == -EWOULDBLOCK)
+		return fail(err, errlen, "instance %s is in use by memtrace pid %d (it holds the "
+			    "instance's lock): left alone; pick another name with --instance",
+			    t->inst, (int)owner);
+	if (lock < 0)
+		return (fail(err, errlen, "instance %s: cannot lock it to see whether its owner "
+			     "(memtrace pid %d) is gone: %s; left alone", t->inst, (int)owner,
+			     strerror(-lock)), errclass(-lock));
+	/* our own pid in it: whoever wrote it is gone (a container's fixed pids) */
+	if (owner != getpid() && pid_alive(proc_root, owner)) {
+		close(lock);
+		return fail(err, errlen, "instance %s has memtrace's owner mark of pid %d, which "
+			    "is alive but holds no lock on it (a memtrace from before the lock, or "
+			    "the pid reused): left alone; pick another name with --instance, or "
+			    "remove it", t->inst, (int)owner);
+	}
+	fprintf(stderr, "memtrace: removing stale instance %s (owner %d is gone)\n",
+		t->inst, (int)owner);
+	if (!path_fmt(p, sizeof(p), "%s/events/enable", t->inst))
+		write_file(p, "0");
+	e = rmdir_retry(t->inst);
+	close(lock);
+	if (e)
+		return fail(err, errlen, "cannot remove stale instance %s: %s", t->inst,
+			    strerror(-e));
+	return TFS_OK;
+}
+
 static int create_locked(struct tracefs *t, const char *proc_root, char *err, size_t errlen)
 {
-	char p[PATH_MAX];
-	int tries;
+	int tries, code;
 
 	for (tries = 0; tries < 3; tries++) {
-		pid_t owner;
-
 		if (!mkdir(t->inst, 0755)) {
 			t->instance_created = true;
+			/* locked before it is marked: a marked instance with a free lock is stale */
+			t->inst_lock = lock_instance(t->inst);
+			if (t->inst_lock < 0)
+				fprintf(stderr, "memtrace: warning: %s: no lock on it (%s); another "
+					"memtrace may take it for stale\n", t->inst,
+					strerror(-t->inst_lock));
 			if (mark_owner(t, getpid()))
 				fprintf(stderr, "memtrace: warning: %s: no event filter to mark as "
-					"ours; another memtrace may take it for stale\n", t->inst);
+					"ours; another memtrace will take it for another tool's\n",
+					t->inst);
 			return TFS_OK;
 		}
 		if (errno != EEXIST) {
@@ -258,17 +334,9 @@ static int create_locked(struct tracefs *t, const char *proc_root, char *err, si
 			return (fail(err, errlen, "cannot create instance %s: %s", t->inst,
 				     strerror(e)), errclass(e));
 		}
-		owner = instance_owner(t->inst);
-		if (owner && pid_is_memtrace(proc_root, owner))
-			return fail(err, errlen, "instance %s is in use by memtrace pid %d "
-				    "(use --instance to pick another name)", t->inst, (int)owner);
-		fprintf(stderr, "memtrace: removing stale instance %s (owner %d is gone)\n",
-			t->inst, (int)owner);
-		if (!path_fmt(p, sizeof(p), "%s/events/enable", t->inst))
-			write_file(p, "0");
-		if (rmdir_retry(t->inst))
-			return fail(err, errlen, "cannot remove stale instance %s: %s", t->inst,
-				    strerror(errno));
+		code = remove_stale(t, proc_root, err, errlen);
+		if (code)
+			return code;
 	}
 	return fail(err, errlen, "cannot create instance %s", t->inst);
 }
@@ -301,7 +369,9 @@ int tracefs_instance_create(struct tracefs *t, const char *name, const char *pro
 	lock = lock_instances(dir);
 	code = create_locked(t, proc_root, err, errlen);
 	if (lock >= 0)
-		close(lock);	/* the instance is marked ours: the next one may look */
+		close(lock);	/* the instance is locked and marked ours: the next one may look */
+	if (code && !t->instance_created)
+		t->inst[0] = '\0';	/* not ours: the teardown must not write into it */
 	return code;
 }
 
@@ -489,6 +559,7 @@ int tracefs_enable(struct tracefs *t, const char *sys, const char *name)
 	snprintf(t->enabled[t->nenabled++], sizeof(t->enabled[0]), "%s/%s", sys, name);
 	emerg_setting(t, rel, before);
 	e = write_file(p, "1");
+	t->enabled_ok[t->nenabled - 1] = !e;
 	return e;
 }
 
@@ -615,6 +686,42 @@ int tracefs_open_cpus(struct tracefs *t, char *err, size_t errlen)
 	return TFS_OK;
 }
 
+/* Does the setting @rel read as off ("0", "0*": soft-disabled)? A failed read is not. */
+static bool setting_off(const struct tracefs *t, const char *rel)
+{
+	char buf[16];
+
+	return !read_setting(t, rel, buf, sizeof(buf)) && buf[0] == '0';
+}
+
+int tracefs_check_on(struct tracefs *t)
+{
+	char rel[PATH_MAX];
+	struct timespec ts;
+	int i;
+
+	if (t->off_what[0] || !t->inst[0])
+		return 0;
+	if (setting_off(t, "tracing_on")) {
+		snprintf(t->off_what, sizeof(t->off_what), "tracing_on is 0");
+	} else {
+		for (i = 0; i < t->nenabled; i++) {
+			if (!t->enabled_ok[i] ||
+			    path_fmt(rel, sizeof(rel), "events/%s/enable", t->enabled[i]) ||
+			    !setting_off(t, rel))
+				continue;
+			snprintf(t->off_what, sizeof(t->off_what), "events/%s/enable is 0",
+				 t->enabled[i]);
+			break;
+		}
+	}
+	if (!t->off_what[0])
+		return 0;
+	clock_gettime(CLOCK_BOOTTIME, &ts);
+	t->off_uptime_s = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+	return 1;
+}
+
 int tracefs_tracing_on(struct tracefs *t, bool on)
 {
 	return write_setting(t, "tracing_on", on ? "1" : "0");
@@ -654,7 +761,7 @@ int tracefs_cpu_lost(const struct tracefs *t, int idx, uint64_t *lost)
 void tracefs_teardown(struct tracefs *t)
 {
 	char p[PATH_MAX];
-	int i;
+	int i, e;
 
 	/* emergency cleanup stays armed until the instance is gone */
 	if (!t->inst[0])
@@ -700,11 +807,16 @@ void tracefs_teardown(struct tracefs *t)
 	} else if (t->instance_created) {
 		if (!path_fmt(p, sizeof(p), "%s/events/enable", t->inst))
 			write_file(p, "0");
-		if (rmdir_retry(t->inst))
+		e = rmdir_retry(t->inst);
+		if (e)
 			fprintf(stderr, "memtrace: cannot remove instance %s: %s\n", t->inst,
-				strerror(errno));
+				strerror(-e));
 		t->instance_created = false;
 	}
+	/* after the rmdir: until then the instance is still ours */
+	if (t->inst_lock >= 0)
+		close(t->inst_lock);
+	t->inst_lock = -1;
 	emerg.armed = 0;
 unmount:
 	if (t->mounted_by_us) {

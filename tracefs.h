@@ -21,6 +21,7 @@ struct tracefs {
 	bool mounted_by_us;
 	bool top_level;			/* instances unsupported: tracing at the top level */
 	bool instance_created;
+	int inst_lock;			/* fd of the instance dir, flock()ed while we own it, or -1 */
 	bool clock_mono;		/* trace_clock is mono (comparable with CLOCK_MONOTONIC) */
 	const char *owner_filter;	/* event whose filter names our pid (instance owner), or NULL */
 	int ncpus;
@@ -32,12 +33,16 @@ struct tracefs {
 	int free_buffer_fd;
 	int nenabled;
 	char enabled[TFS_MAX_EVENTS][96];	/* "sys/name" enabled by us */
+	bool enabled_ok[TFS_MAX_EVENTS];	/* ... and its write succeeded (checked to stay on) */
 	/* top-level fallback: what to restore */
 	char saved_clock[32], saved_size[32], saved_percent[32], saved_on[8];
 	char saved_filter[256];			/* the owner event's filter before ("0": none) */
 	char saved_enable[TFS_MAX_EVENTS][4];	/* each enabled event's enable before */
 	bool saved_valid;
 	bool stack_trigger;			/* the stacktrace trigger is ours to remove */
+	/* tracing switched off under us (tracefs_check_on()): what was found off, and when */
+	char off_what[160];
+	double off_uptime_s;
 };
 
 /**
@@ -50,10 +55,12 @@ int tracefs_find(struct tracefs *t, const char *given, const char *proc_root,
 		 char *err, size_t errlen);
 
 /**
- * tracefs_instance_create() - create instances/@name; a stale one (its owner
- * pid gone) is removed first; one owned by a live memtrace is an error. Falls
- * back to the top level only when instances are not supported (and says so
- * on stderr).
+ * tracefs_instance_create() - create instances/@name, flock() it for as long
+ * as we own it and mark it ours. An existing one is removed only when it is
+ * provably a dead memtrace's: its owner mark exactly ours, its lock free, the
+ * marked pid gone; any other is an error, and nothing is written into it.
+ * Falls back to the top level only when instances are not supported (and says
+ * so on stderr).
  */
 int tracefs_instance_create(struct tracefs *t, const char *name, const char *proc_root,
 			    char *err, size_t errlen);
@@ -110,6 +117,14 @@ int tracefs_set_event_pids(struct tracefs *t, const int32_t *pids, int n, bool f
  * -errno (-EMFILE without trying for a CPU past no_fd_from).
  */
 int tracefs_open_cpu(struct tracefs *t, int idx);
+
+/*
+ * tracefs_check_on() - is tracing still on as we set it: tracing_on and each
+ * event we enabled read back (a file each). The first time one is found off
+ * (another tool wrote it), off_what and off_uptime_s are set and 1 returned;
+ * 0 otherwise (also once already found).
+ */
+int tracefs_check_on(struct tracefs *t);
 
 /* Write tracing_on; 0 or -errno. */
 int tracefs_tracing_on(struct tracefs *t, bool on);
