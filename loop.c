@@ -552,6 +552,17 @@ static int run_decode_verdict(struct run *r, int code)
 	return code;
 }
 
+/* --record: pages that could not be saved (a full disk, the file size limit): said already */
+static bool record_lost(const struct run *r)
+{
+	int i;
+
+	for (i = 0; r->opt.record_dir && r->reader_up && i < r->rd.ncpus; i++)
+		if (r->rd.cpus[i].record_errors)
+			return true;
+	return false;
+}
+
 int run_lifecycle(struct run *r)
 {
 	const struct mode_ops *ops = r->ops;
@@ -575,6 +586,11 @@ int run_lifecycle(struct run *r)
 	if (ops->live)
 		run_stop(r);
 	code = ops->finish ? ops->finish(r) : EXIT_OK;
+	/* stopped by ALRM, XCPU, ...: the status says so (a command's status is its own) */
+	if (!r->opt.command)
+		code = signals_exit_code(r->stop_sig, code);
+	if (code == EXIT_OK && record_lost(r))
+		code = EXIT_RUNTIME;
 	return run_decode_verdict(r, code);
 }
 
