@@ -544,10 +544,16 @@ int setup_tracing(struct run *r)
  */
 void setup_self_protect(void)
 {
+	int e;
+
 	if (mlockall(MCL_CURRENT | MCL_ONFAULT))
 		mt_warn("memory not locked (%s); its pages may be swapped out under memory "
 			"pressure", strerror(errno));
-	write_file("/proc/self/oom_score_adj", "-1000");
+	/* without CAP_SYS_RESOURCE (a container, a unit's CapabilityBoundingSet=): said */
+	e = write_file("/proc/self/oom_score_adj", "-1000");
+	if (e)
+		mt_warn("oom_score_adj not set to -1000 (%s); the OOM killer may choose memtrace",
+			strerror(-e));
 }
 
 void setup_banner(const struct run *r)
