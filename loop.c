@@ -105,7 +105,14 @@ static void kmsg_emit(void *ctx, const char *line)
 void run_report_final(struct run *r, bool to_log)
 {
 	const char *trigger = r->stop_trigger ? r->stop_trigger : signals_trigger(r->stop_sig);
-	int e = to_log ? run_report_log(r, trigger) : 0;
+	char err[PATH_MAX + 128];
+	int e = to_log ? run_report_write_log(r, trigger, err, sizeof(err)) : 0;
+
+	/* memtrace is exiting: the report is nowhere else (the log file is left as it was) */
+	if (e)
+		mt_warn("final report not written: %s; memtrace exits without it (%s is "
+			"unchanged%s)", err, r->opt.log_path,
+			r->opt.kmsg ? "; the --kmsg summary has its top rows" : "");
 
 	if (r->opt.kmsg) {
 		enrich_now(r);
