@@ -166,17 +166,21 @@ const char *signals_trigger(int sig)
 		[SIGXCPU] = "SIGXCPU", [SIGVTALRM] = "SIGVTALRM", [SIGPROF] = "SIGPROF",
 		[SIGIO] = "SIGIO", [SIGPWR] = "SIGPWR", [SIGSYS] = "SIGSYS",
 	};
-	/* SIGRTMIN+N: SIGRTMIN is glibc's, not a constant */
-	static char rt[16];
+	/* as kill -l: SIGRTMIN+N in the lower half, SIGRTMAX-N above (SIGRTMIN is glibc's) */
+	static char rt[24];
+	int lo = SIGRTMIN, hi = SIGRTMAX;
 
 	if (sig == SIGPIPE)
 		return "stdout closed";
 	if (sig > 0 && (size_t)sig < ARRAY_SIZE(names) && names[sig])
 		return names[sig];
-	if (sig >= SIGRTMIN && sig <= SIGRTMAX) {
-		if (sig == SIGRTMIN)
-			return "SIGRTMIN";
-		snprintf(rt, sizeof(rt), "SIGRTMIN+%d", sig - SIGRTMIN);
+	if (sig >= lo && sig <= hi) {
+		if (sig == lo || sig == hi)
+			return sig == lo ? "SIGRTMIN" : "SIGRTMAX";
+		if (sig - lo <= (hi - lo) / 2)
+			snprintf(rt, sizeof(rt), "SIGRTMIN+%d", sig - lo);
+		else
+			snprintf(rt, sizeof(rt), "SIGRTMAX-%d", hi - sig);
 		return rt;
 	}
 	return "SIGTERM";

@@ -204,6 +204,8 @@ START_TEST(test_other_stops)
 	ck_assert_str_eq(signals_trigger(SIGXCPU), "SIGXCPU");
 	ck_assert_str_eq(signals_trigger(SIGRTMIN), "SIGRTMIN");
 	ck_assert_str_eq(signals_trigger(SIGRTMIN + 3), "SIGRTMIN+3");
+	ck_assert_str_eq(signals_trigger(SIGRTMAX), "SIGRTMAX");
+	ck_assert_str_eq(signals_trigger(SIGRTMAX - 2), "SIGRTMAX-2");
 }
 END_TEST
 
