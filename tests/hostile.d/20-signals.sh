@@ -72,6 +72,7 @@ signals_part() {
 command_signals_part() {
 	local s n rc pid
 	for s in ALRM PWR; do
+		# shellcheck disable=SC2016
 		"$MT" --instance "$INST-c$s" -o "$T/sg.c$s.report" -- \
 			sh -c 'echo $$ > "$0"; exec sleep 30' "$T/sg.c$s.pid" > /dev/null 2> "$T/sg.c$s.err" &
 		SGPID[c$s]=$!
@@ -98,14 +99,14 @@ command_signals_part() {
 
 # ulimit -f: SIGXFSZ ignored, the write fails with EFBIG, handled as a full disk is
 fsize_part() {
-	local rc i big=0
+	local rc big=0
 	( ulimit -f 200; exec "$MT" --instance "$INST-fsz" --record "$T/rec.fsz" -o "$T/fsz.log" ) \
 		> /dev/null 2> "$T/sg.fsz.err" &
 	SGPID[fsz]=$!
 	PIDS+=("$!")
 	wait_for 10 sig_ready fsz || bad "ulimit -f: memtrace did not start"
 	# until a per-CPU file is at the limit (204800 bytes): one more workload each round
-	for i in 1 2 3 4 5 6; do
+	for _ in 1 2 3 4 5 6; do
 		"$WL" 48
 		big=$(find "$T/rec.fsz/per_cpu" -name trace_pipe_raw -size +199k 2>/dev/null | wc -l)
 		[ "$big" -gt 0 ] && break

@@ -22,7 +22,7 @@ nofile_tiny_part() {
 # out of file descriptors on stderr and in the report, not as offline CPUs
 nofile_cpus_part() {
 	local rc ncpu
-	ncpu=$(ls -d "$TFS"/per_cpu/cpu* 2>/dev/null | wc -l)
+	ncpu=$(find "$TFS/per_cpu" -maxdepth 1 -name 'cpu[0-9]*' | wc -l)
 	if [ "$ncpu" -lt 2 ]; then
 		skip "ulimit -n 12: one CPU here, none to leave out"; return
 	fi
