@@ -105,7 +105,14 @@ static void kmsg_emit(void *ctx, const char *line)
 void run_report_final(struct run *r, bool to_log)
 {
 	const char *trigger = r->stop_trigger ? r->stop_trigger : signals_trigger(r->stop_sig);
-	int e = to_log ? run_report_log(r, trigger) : 0;
+	char err[PATH_MAX + 128];
+	int e = to_log ? run_report_write_log(r, trigger, err, sizeof(err)) : 0;
+
+	/* memtrace is exiting: the report is nowhere else (the log file is left as it was) */
+	if (e)
+		mt_warn("final report not written: %s; memtrace exits without it (%s is "
+			"unchanged%s)", err, r->opt.log_path,
+			r->opt.kmsg ? "; the --kmsg summary has its top rows" : "");
 
 	if (r->opt.kmsg) {
 		enrich_now(r);
@@ -568,6 +575,17 @@ static int run_decode_verdict(struct run *r, int code)
 	return code;
 }
 
+/* --record: pages that could not be saved (a full disk, the file size limit): said already */
+static bool record_lost(const struct run *r)
+{
+	int i;
+
+	for (i = 0; r->opt.record_dir && r->reader_up && i < r->rd.ncpus; i++)
+		if (r->rd.cpus[i].record_errors)
+			return true;
+	return false;
+}
+
 int run_lifecycle(struct run *r)
 {
 	const struct mode_ops *ops = r->ops;
@@ -591,6 +609,11 @@ int run_lifecycle(struct run *r)
 	if (ops->live)
 		run_stop(r);
 	code = ops->finish ? ops->finish(r) : EXIT_OK;
+	/* stopped by ALRM, XCPU, ...: the status says so (a command's status is its own) */
+	if (!r->opt.command)
+		code = signals_exit_code(r->stop_sig, code);
+	if (code == EXIT_OK && record_lost(r))
+		code = EXIT_RUNTIME;
 	if (r->tf.off_what[0] && code == EXIT_OK)
 		code = EXIT_RUNTIME;	/* the report is short of what came after */
 	return run_decode_verdict(r, code);

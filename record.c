@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -129,15 +130,30 @@ fail:
 int record_finish(const char *dir, const struct meta *m, struct reader *rd,
 		  const struct stats *s)
 {
+	struct rlimit fsz;
+	bool limited = !getrlimit(RLIMIT_FSIZE, &fsz) && fsz.rlim_cur != RLIM_INFINITY;
 	int i, e;
 
 	for (i = 0; i < rd->ncpus; i++) {
-		if (rd->cpus[i].rec_fd >= 0)
-			close(rd->cpus[i].rec_fd);
-		rd->cpus[i].rec_fd = -1;
-		if (rd->cpus[i].record_errors)
+		struct reader_cpu *c = &rd->cpus[i];
+		struct stat st;
+		/* SIGXFSZ is ignored: a file at RLIMIT_FSIZE failed with EFBIG, said as such */
+		bool at_limit = limited && c->record_errors && c->rec_fd >= 0 &&
+				!fstat(c->rec_fd, &st) &&
+				(uint64_t)st.st_size + rd->subbuf > (uint64_t)fsz.rlim_cur;
+
+		if (c->rec_fd >= 0)
+			close(c->rec_fd);
+		c->rec_fd = -1;
+		if (at_limit)
+			fprintf(stderr, "memtrace: --record: %llu pages of CPU %d not saved: "
+				"per_cpu/cpu%d/trace_pipe_raw reached the file size limit "
+				"(RLIMIT_FSIZE, ulimit -f: %llu bytes)\n",
+				(unsigned long long)c->record_errors, c->cpu, c->cpu,
+				(unsigned long long)fsz.rlim_cur);
+		else if (c->record_errors)
 			fprintf(stderr, "memtrace: --record: %llu pages of CPU %d not saved\n",
-				(unsigned long long)rd->cpus[i].record_errors, rd->cpus[i].cpu);
+				(unsigned long long)c->record_errors, c->cpu);
 	}
 	e = record_write_meta(dir, m, rd, s);
 	if (e)

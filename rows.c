@@ -230,12 +230,20 @@ void rows_json_lost(struct out *o, const struct run *r)
 }
 
 
+/* Live: CPU @i got no fd for want of fds (RLIMIT_NOFILE), never opened. */
+static bool rows_cpu_no_fd(const struct run *r, int i)
+{
+	return r->ops && r->ops->live && r->tf.no_fd_from >= 0 && i >= r->tf.no_fd_from &&
+	       r->rd.cpus[i].offline;
+}
+
 /* CPUs that could not be read now, and those that could not for a while. */
 void rows_cpus_line(struct out *o, const struct run *r)
 {
-	int i, now = 0, was = 0;
+	int i, now = 0, was = 0, nofd = 0;
 
 	for (i = 0; i < r->rd.ncpus; i++) {
+		nofd += rows_cpu_no_fd(r, i);
 		now += r->rd.cpus[i].offline;
 		was += r->rd.cpus[i].was_offline && !r->rd.cpus[i].offline;
 	}
@@ -243,9 +251,20 @@ void rows_cpus_line(struct out *o, const struct run *r)
 		return;
 	out_puts(o, "CPUs not read:");
 	for (i = 0; i < r->rd.ncpus; i++)
-		if (r->rd.cpus[i].offline)
+		if (r->rd.cpus[i].offline && !rows_cpu_no_fd(r, i))
 			out_printf(o, " cpu%d", r->rd.cpus[i].cpu);
-	out_puts(o, now ? " (offline: their events are not seen)" : " none");
+	if (now > nofd)
+		out_puts(o, " (offline: their events are not seen)");
+	/* left without an fd for want of RLIMIT_NOFILE: not offline, said as such */
+	for (i = 0; i < r->rd.ncpus; i++)
+		if (rows_cpu_no_fd(r, i))
+			out_printf(o, "%s cpu%d", i == r->tf.no_fd_from && now > nofd ? ";" : "",
+				   r->rd.cpus[i].cpu);
+	if (nofd)
+		out_puts(o, " (out of file descriptors, RLIMIT_NOFILE: their events are not "
+			 "seen)");
+	if (!now)
+		out_puts(o, " none");
 	if (was) {
 		out_puts(o, "; read only since they came online:");
 		for (i = 0; i < r->rd.ncpus; i++)

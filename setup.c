@@ -110,7 +110,10 @@ int setup_events(struct run *r, format_reader rdfmt, void *ctx, bool live)
 		/* stacks cost nothing unless asked for; a recording made with them has them */
 		if (tp->when == WHEN_STACKS && !r->opt.stacks && (live || n <= 0))
 			continue;
-		if (n > 0) {
+		if (n < 0 && n != -ENOENT) {	/* there, but not readable (EMFILE, EACCES, ...) */
+			snprintf(err, sizeof(err), "%s", errno_text((int)n));
+			bad_fmt = "cannot read the format";
+		} else if (n > 0) {
 			snprintf(fe.system, sizeof(fe.system), "%s", tp->system);
 			if (fmt_parse_event(&fe, text, (size_t)n, err, sizeof(err)))
 				bad_fmt = "bad format file";
@@ -139,8 +142,12 @@ int setup_events(struct run *r, format_reader rdfmt, void *ctx, bool live)
 		if (tp->kind == EV_STACK)
 			r->opt.stacks = false;
 		if (tp->need == NEED_REQUIRED) {
-			if (bad_fmt)	/* err names the event already */
-				return mt_fail(EXIT_NOEVENT, "required tracepoint %s: %s", bad_fmt, err);
+			if (bad_fmt && n < 0)
+				return mt_fail(EXIT_RUNTIME, "required tracepoint %s: %s: %s", name,
+					       bad_fmt, err);
+			if (bad_fmt)
+				return mt_fail(EXIT_NOEVENT, "required tracepoint %s: %s: %s", name,
+					       bad_fmt, err);
 			if (live)
 				return mt_fail(EXIT_NOEVENT, "required tracepoint %s is missing (kernel "
 					       "without page-allocator tracepoints?)", name);
@@ -148,7 +155,7 @@ int setup_events(struct run *r, format_reader rdfmt, void *ctx, bool live)
 				       "recording", name);
 		}
 		if (bad_fmt)
-			mt_warn("%s: %s", bad_fmt, err);
+			mt_warn("%s: %s: %s", name, bad_fmt, err);
 		/* one warning per missing event group is enough; the report lists all */
 		if (live && !is_module_event(tp) &&
 		    (!r->nmissing || strcmp(r->missing_loss[r->nmissing - 1], tp->loss)))
@@ -225,9 +232,17 @@ static int check_required(struct run *r)
 	const struct mt_tracepoint *tp;
 
 	for (tp = mt_tracepoints; tp->system; tp++) {
+		ssize_t n;
+
 		if (tp->need != NEED_REQUIRED)
 			continue;
-		if (tracefs_read_format(&r->tf, tp->system, tp->name, text, sizeof(text)) <= 0)
+		n = tracefs_read_format(&r->tf, tp->system, tp->name, text, sizeof(text));
+		/* missing is ENOENT; anything else (EMFILE, say) is no verdict on the kernel */
+		if (n < 0 && n != -ENOENT)
+			return mt_fail(EXIT_RUNTIME, "cannot read the format of required tracepoint "
+				       "%s:%s in %s: %s", tp->system, tp->name, r->tf.inst,
+				       errno_text((int)n));
+		if (n <= 0)
 			return mt_fail(EXIT_NOEVENT, "required tracepoint %s:%s is missing in %s "
 				       "(kernel without page-allocator tracepoints?)", tp->system,
 				       tp->name, r->tf.inst);
@@ -338,7 +353,7 @@ static int setup_instance(struct run *r)
 	n = tracefs_read_header_page(&r->tf, text, sizeof(text));
 	if (n < 0)
 		return mt_fail(n == -ENOENT ? EXIT_NOEVENT : EXIT_RUNTIME,
-			       "%s/events/header_page: %s", r->tf.inst, strerror((int)-n));
+			       "%s/events/header_page: %s", r->tf.inst, errno_text((int)n));
 	if (fmt_parse_header_page(&r->layout, text, (size_t)n, err, sizeof(err)))
 		return mt_fail(EXIT_RUNTIME, "%s", err);
 	return 0;
@@ -525,8 +540,9 @@ int setup_tracing(struct run *r)
 		sleep_ms(r->hooks.setup_delay_ms);
 	if (signals_term_pending())
 		return mt_fail(EXIT_RUNTIME, "stopped by a signal during setup");
-	if (tracefs_tracing_on(&r->tf, true))
-		return mt_fail(EXIT_RUNTIME, "cannot start tracing: %s", strerror(errno));
+	code = tracefs_tracing_on(&r->tf, true);
+	if (code)
+		return mt_fail(EXIT_RUNTIME, "cannot start tracing: %s", errno_text(code));
 	if (test_fail_at(r, "tracing"))
 		return EXIT_RUNTIME;
 	if (!r->opt.no_seed)
@@ -544,10 +560,16 @@ int setup_tracing(struct run *r)
  */
 void setup_self_protect(void)
 {
+	int e;
+
 	if (mlockall(MCL_CURRENT | MCL_ONFAULT))
 		mt_warn("memory not locked (%s); its pages may be swapped out under memory "
 			"pressure", strerror(errno));
-	write_file("/proc/self/oom_score_adj", "-1000");
+	/* without CAP_SYS_RESOURCE (a container, a unit's CapabilityBoundingSet=): said */
+	e = write_file("/proc/self/oom_score_adj", "-1000");
+	if (e)
+		mt_warn("oom_score_adj not set to -1000 (%s); the OOM killer may choose memtrace",
+			strerror(-e));
 }
 
 void setup_banner(const struct run *r)

@@ -3,23 +3,61 @@
 #include "signals.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "tracefs.h"
 #include "util.h"
 
+/*
+ * Signals whose default action ends the process and that are not reports, nor
+ * HUP (a console hangup) nor PIPE (EPIPE where it is written): each stops
+ * memtrace as TERM does (the final report, the instance removed), never a death
+ * that leaves the instance tracing. Real-time signals are added by range.
+ * Not here: the faults (SEGV, BUS, FPE, ILL, ABRT), which no mask holds back;
+ * XFSZ, ignored: a write past RLIMIT_FSIZE fails with EFBIG, as on a full disk.
+ */
+static const int stop_sigs[] = {
+	SIGTERM, SIGINT, SIGQUIT, SIGALRM, SIGVTALRM, SIGPROF, SIGPWR, SIGSYS, SIGTRAP,
+#ifdef SIGSTKFLT
+	SIGSTKFLT,
+#endif
+	SIGXCPU, SIGIO,
+};
+
+static void add_stop_sigs(sigset_t *set)
+{
+	size_t i;
+	int s;
+
+	for (i = 0; i < ARRAY_SIZE(stop_sigs); i++)
+		sigaddset(set, stop_sigs[i]);
+	for (s = SIGRTMIN; s <= SIGRTMAX; s++)
+		sigaddset(set, s);
+}
+
+bool signals_is_stop(int sig)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(stop_sigs); i++)
+		if (stop_sigs[i] == sig)
+			return true;
+	return sig >= SIGRTMIN && sig <= SIGRTMAX;
+}
+
 int signals_setup(struct signals *sg, enum run_mode mode)
 {
 	memset(sg, 0, sizeof(*sg));
 	sg->fd = -1;
 	sg->pipe_ignored = signal(SIGPIPE, SIG_IGN) == SIG_IGN;
+	sg->xfsz_ignored = signal(SIGXFSZ, SIG_IGN) == SIG_IGN;
 	sigemptyset(&sg->blocked);
 	/* replay reads no signals: TERM and INT end it as they end any program */
 	if (mode == MODE_REPLAY)
 		return 0;
-	sigaddset(&sg->blocked, SIGTERM);
-	sigaddset(&sg->blocked, SIGINT);
+	add_stop_sigs(&sg->blocked);
 	sigaddset(&sg->blocked, SIGUSR1);
 	sigaddset(&sg->blocked, SIGUSR2);
 	sigaddset(&sg->blocked, SIGHUP);
@@ -48,19 +86,21 @@ bool signals_next(const struct signals *sg, struct signalfd_siginfo *si)
 }
 
 /*
- * Command mode: the first TERM/INT, while the command runs, goes on to it if
- * it was sent with kill() (from the terminal, SI_KERNEL, the command's process
- * group got it too) and memtrace goes on waiting. Once the command is gone,
- * or at the second: stop waiting for what is left and report it.
+ * Command mode: the first stopping signal (TERM, INT, ALRM, ...), while the
+ * command runs, goes on to it and memtrace goes on waiting; but an INT or QUIT
+ * from the terminal (SI_KERNEL) reached the command's process group already.
+ * Once the command is gone, or at the second: stop waiting for what is left
+ * and report it.
  */
 static enum sig_action command_action(int sig, int code, struct sig_cmd_state *cs)
 {
-	switch (sig) {
-	case SIGTERM:
-	case SIGINT:
+	if (signals_is_stop(sig)) {
 		if (cs->command_gone || cs->stops++)
 			return SIGACT_STOP_WAITING;
-		return code == SI_KERNEL ? SIGACT_WAIT : SIGACT_FORWARD;
+		return code == SI_KERNEL && (sig == SIGINT || sig == SIGQUIT) ? SIGACT_WAIT :
+		       SIGACT_FORWARD;
+	}
+	switch (sig) {
 	case SIGUSR1:
 	case SIGUSR2:
 		return SIGACT_REPORT_COMMAND;
@@ -73,17 +113,17 @@ static enum sig_action command_action(int sig, int code, struct sig_cmd_state *c
 
 /*
  * The live view: stdout is the screen, so USR1's report goes to the log file
- * as USR2's; TERM, INT and HUP (the terminal is gone) put the terminal back
- * and stop; WINCH draws the screen at its new size.
+ * as USR2's; the stopping signals and HUP (the terminal is gone) put the
+ * terminal back and stop; WINCH draws the screen at its new size.
  */
 static enum sig_action top_action(int sig)
 {
+	if (signals_is_stop(sig))
+		return SIGACT_QUIT;
 	switch (sig) {
 	case SIGUSR1:
 	case SIGUSR2:
 		return SIGACT_REPORT_LOG;
-	case SIGTERM:
-	case SIGINT:
 	case SIGHUP:
 		return SIGACT_QUIT;
 	case SIGWINCH:
@@ -102,15 +142,14 @@ enum sig_action signals_action(enum run_mode mode, const struct signalfd_siginfo
 		return command_action(sig, si->ssi_code, cs);
 	if (mode == MODE_TOP)
 		return top_action(sig);
+	if (signals_is_stop(sig))
+		return SIGACT_STOP;
 	switch (sig) {
 	case SIGUSR1:
 		/* the stream may be on stdout: its mode decides where the report goes */
 		return mode == MODE_STREAM ? SIGACT_REPORT_MODE : SIGACT_REPORT_STDOUT;
 	case SIGUSR2:
 		return SIGACT_REPORT_LOG;
-	case SIGTERM:
-	case SIGINT:
-		return SIGACT_STOP;
 	default:
 		return SIGACT_IGNORE;	/* SIGHUP: a console hangup must not stop us */
 	}
@@ -118,24 +157,55 @@ enum sig_action signals_action(enum run_mode mode, const struct signalfd_siginfo
 
 const char *signals_trigger(int sig)
 {
-	switch (sig) {
-	case SIGINT:
-		return "SIGINT";
-	case SIGPIPE:
+	static const char *const names[] = {
+		[SIGHUP] = "SIGHUP", [SIGINT] = "SIGINT", [SIGQUIT] = "SIGQUIT",
+		[SIGTRAP] = "SIGTRAP", [SIGALRM] = "SIGALRM", [SIGTERM] = "SIGTERM",
+#ifdef SIGSTKFLT
+		[SIGSTKFLT] = "SIGSTKFLT",
+#endif
+		[SIGXCPU] = "SIGXCPU", [SIGVTALRM] = "SIGVTALRM", [SIGPROF] = "SIGPROF",
+		[SIGIO] = "SIGIO", [SIGPWR] = "SIGPWR", [SIGSYS] = "SIGSYS",
+	};
+	/* as kill -l: SIGRTMIN+N in the lower half, SIGRTMAX-N above (SIGRTMIN is glibc's) */
+	static char rt[24];
+	int lo = SIGRTMIN, hi = SIGRTMAX;
+
+	if (sig == SIGPIPE)
 		return "stdout closed";
-	case SIGHUP:
-		return "SIGHUP";
-	default:
-		return "SIGTERM";
+	if (sig > 0 && (size_t)sig < ARRAY_SIZE(names) && names[sig])
+		return names[sig];
+	if (sig >= lo && sig <= hi) {
+		if (sig == lo || sig == hi)
+			return sig == lo ? "SIGRTMIN" : "SIGRTMAX";
+		if (sig - lo <= (hi - lo) / 2)
+			snprintf(rt, sizeof(rt), "SIGRTMIN+%d", sig - lo);
+		else
+			snprintf(rt, sizeof(rt), "SIGRTMAX-%d", hi - sig);
+		return rt;
 	}
+	return "SIGTERM";
+}
+
+int signals_exit_code(int sig, int code)
+{
+	if (code || !signals_is_stop(sig) || sig == SIGTERM || sig == SIGINT)
+		return code;
+	return 128 + sig;
 }
 
 bool signals_term_pending(void)
 {
-	sigset_t set;
+	sigset_t set, stop;
+	int s;
 
-	return !sigpending(&set) && (sigismember(&set, SIGTERM) == 1 ||
-				     sigismember(&set, SIGINT) == 1);
+	if (sigpending(&set))
+		return false;
+	sigemptyset(&stop);
+	add_stop_sigs(&stop);
+	for (s = 1; s < NSIG; s++)
+		if (sigismember(&stop, s) == 1 && sigismember(&set, s) == 1)
+			return true;
+	return false;
 }
 
 static void second_signal(int sig)
@@ -149,14 +219,16 @@ void signals_arm_teardown(void)
 	struct sigaction sa;
 	sigset_t set;
 
+	int s;
+
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = second_signal;
 	sigfillset(&sa.sa_mask);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGINT, &sa, NULL);
 	sigemptyset(&set);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGINT);
+	add_stop_sigs(&set);
+	for (s = 1; s < NSIG; s++)
+		if (sigismember(&set, s) == 1)
+			sigaction(s, &sa, NULL);
 	sigprocmask(SIG_UNBLOCK, &set, NULL);
 }
 
@@ -164,4 +236,5 @@ void signals_restore_for_exec(const struct signals *sg)
 {
 	sigprocmask(SIG_SETMASK, &sg->orig, NULL);
 	signal(SIGPIPE, sg->pipe_ignored ? SIG_IGN : SIG_DFL);
+	signal(SIGXFSZ, sg->xfsz_ignored ? SIG_IGN : SIG_DFL);
 }

@@ -11,22 +11,29 @@
 
 /*
  * Policy, the same in every mode:
- *  - TERM, INT, USR1, USR2, HUP (and CHLD in command and stream mode) are blocked from
- *    the start and read from a signalfd in the main loop's poll set: no work
- *    is ever done in a handler.
+ *  - The stopping signals (TERM, INT and every other whose default action
+ *    ends the process: QUIT, ALRM, VTALRM, PROF, PWR, SYS, TRAP, STKFLT, XCPU,
+ *    IO, SIGRTMIN..SIGRTMAX), USR1, USR2, HUP (and CHLD in command and stream
+ *    mode) are blocked from the start and read from a signalfd in the main
+ *    loop's poll set: no work is ever done in a handler. A stopping signal
+ *    stops as TERM does; but TERM and INT, the usual ways, exit 0, the others
+ *    128+signal once the teardown is done (signals_exit_code()).
  *  - HUP is read and ignored: a console hangup must not end a boot trace.
  *    In the live view (--top) it stops, as TERM does: the terminal is gone.
  *    The live view also reads WINCH (the terminal's size changed).
  *  - PIPE is ignored: a closed stdout comes back as EPIPE where it is written.
- *    A command memtrace runs gets the disposition memtrace's caller gave.
- *  - From the stop on (signals_arm_teardown()), a TERM or INT has a handler
- *    that removes the instance and exits at once with 128+signal.
+ *    XFSZ is ignored: a write past RLIMIT_FSIZE fails with EFBIG, as on a
+ *    full disk. A command memtrace runs gets the dispositions memtrace's
+ *    caller gave.
+ *  - From the stop on (signals_arm_teardown()), a stopping signal has a
+ *    handler that removes the instance and exits at once with 128+signal.
  */
 struct signals {
 	int fd;			/* signalfd, non-blocking; -1 before signals_setup() */
 	sigset_t blocked;	/* what the signalfd reads */
 	sigset_t orig;		/* the mask before, for a command's child */
 	bool pipe_ignored;	/* SIGPIPE was ignored by memtrace's caller */
+	bool xfsz_ignored;	/* and SIGXFSZ */
 };
 
 /* What a signal asks of the mode's loop. */
@@ -75,12 +82,22 @@ enum sig_action signals_action(enum run_mode mode, const struct signalfd_siginfo
 /* Name of a stopping signal as the reports give it as trigger ("SIGTERM", ...). */
 const char *signals_trigger(int sig);
 
-/* true when a TERM or INT is pending (blocked, not yet read): setup gives up. */
+/* true for a stopping signal: one that would end the process, stopping memtrace instead */
+bool signals_is_stop(int sig);
+
+/*
+ * The exit status of a run that @sig stopped and whose own is @code: 128+sig
+ * for a stopping signal other than TERM and INT (ALRM, XCPU, ...), as the
+ * shell would show a death by it; @code otherwise.
+ */
+int signals_exit_code(int sig, int code);
+
+/* true when a stopping signal is pending (blocked, not yet read): setup gives up. */
 bool signals_term_pending(void);
 
 /*
- * From now on a TERM or INT exits at once: tracefs_emergency_cleanup(), then
- * _exit(128+signal). Called when the stop begins.
+ * From now on a stopping signal exits at once: tracefs_emergency_cleanup(),
+ * then _exit(128+signal). Called when the stop begins.
  */
 void signals_arm_teardown(void);
 

@@ -636,13 +636,13 @@ int tracefs_open_cpu(struct tracefs *t, int idx)
 int tracefs_open_cpus(struct tracefs *t, char *err, size_t errlen)
 {
 	char dir[PATH_MAX];
-	int n, i, opened = 0;
+	int n, i, opened = 0, nofd = 0;
 
 	if (path_fmt(dir, sizeof(dir), "%s/per_cpu", t->inst))
 		return fail(err, errlen, "path too long");
 	n = cpu_dirs(dir, &t->cpu_ids);
 	if (n < 0)
-		return fail(err, errlen, "%s: %s", dir, strerror(-n));
+		return fail(err, errlen, "%s: %s", dir, errno_text(n));
 	if (!n)
 		return fail(err, errlen, "%s: no cpuN directories", dir);
 	t->fds = malloc((size_t)n * sizeof(int));
@@ -655,12 +655,15 @@ int tracefs_open_cpus(struct tracefs *t, char *err, size_t errlen)
 		int fd = t->max_cpu_fds && i >= t->max_cpu_fds ? -EMFILE : tracefs_open_cpu(t, i);
 
 		if (fd == -EMFILE || fd == -ENFILE) {
-			/* no more fds: one line, not one per CPU, nor a try per second */
-			fprintf(stderr, "memtrace: %s/cpu%d/trace_pipe_raw: %s: cpu%d..cpu%d (%d of "
-				"%d CPUs) not traced (RLIMIT_NOFILE: ulimit -n, LimitNOFILE=)\n",
-				dir, t->cpu_ids[i], strerror(-fd), t->cpu_ids[i], t->cpu_ids[n - 1],
-				n - i, n);
+			/*
+			 * no more fds: one line, not one per CPU, nor a try per second;
+			 * said as such, not as an offline CPU
+			 */
+			fprintf(stderr, "memtrace: cpu%d..cpu%d (%d of %d CPUs) not traced: %s; "
+				"raise the limit (ulimit -n, LimitNOFILE=)\n", t->cpu_ids[i],
+				t->cpu_ids[n - 1], n - i, n, errno_text(fd));
 			t->no_fd_from = i;
+			nofd = fd;
 			break;
 		}
 		if (fd < 0) {
@@ -675,6 +678,9 @@ int tracefs_open_cpus(struct tracefs *t, char *err, size_t errlen)
 		}
 		opened++;
 	}
+	if (!opened && nofd)
+		return fail(err, errlen, "%s: no per-CPU trace_pipe_raw could be opened: %s", dir,
+			    errno_text(nofd));
 	if (!opened)
 		return fail(err, errlen, "%s: no per-CPU trace_pipe_raw could be opened", dir);
 	/* without it, every CPU is read at each timeout, as before */

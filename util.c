@@ -236,3 +236,21 @@ int exit_code_for_errno(int err)
 		err = -err;
 	return err == EACCES || err == EPERM || err == EROFS ? EXIT_PRIV : EXIT_RUNTIME;
 }
+
+const char *errno_text(int err)
+{
+	static char buf[96];
+	struct rlimit rl;
+
+	if (err < 0)
+		err = -err;
+	if (err == ENFILE)
+		return "the system is out of file descriptors (ENFILE: fs.file-max)";
+	if (err != EMFILE)
+		return strerror(err);
+	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur == RLIM_INFINITY)
+		return "out of file descriptors (EMFILE: ulimit -n)";
+	snprintf(buf, sizeof(buf), "out of file descriptors (ulimit -n %llu)",
+		 (unsigned long long)rl.rlim_cur);
+	return buf;
+}

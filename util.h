@@ -101,4 +101,11 @@ int mt_fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3))
 /* The exit status for a failed system call's errno: EXIT_PRIV for EACCES, EPERM, EROFS. */
 int exit_code_for_errno(int err);
 
+/*
+ * strerror(), but running out of file descriptors is said for what it is,
+ * with the limit: "out of file descriptors (ulimit -n 16)" for EMFILE, and
+ * ENFILE as the system's limit. @err may be negative. A static buffer.
+ */
+const char *errno_text(int err);
+
 #endif

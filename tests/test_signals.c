@@ -7,6 +7,7 @@
 
 #include "signals.h"
 #include "testutil.h"
+#include "util.h"
 
 static struct signalfd_siginfo sig(int signo, int code)
 {
@@ -150,6 +151,89 @@ START_TEST(test_setup_blocks_and_reads)
 }
 END_TEST
 
+/* every other signal that would end the process stops as TERM does, in every mode */
+static const int other_stops[] = {
+	SIGQUIT, SIGALRM, SIGVTALRM, SIGPROF, SIGPWR, SIGSYS, SIGTRAP, SIGSTKFLT, SIGXCPU, SIGIO,
+};
+
+START_TEST(test_other_stops)
+{
+	enum run_mode modes[] = { MODE_DAEMON, MODE_EXITS, MODE_STREAM };
+	size_t i, m;
+	int s;
+
+	for (i = 0; i < ARRAY_SIZE(other_stops); i++) {
+		int sg = other_stops[i];
+		struct sig_cmd_state cs = { 0 };
+
+		ck_assert(signals_is_stop(sg));
+		for (m = 0; m < ARRAY_SIZE(modes); m++)
+			ck_assert_int_eq(act(modes[m], sg, SI_USER, NULL), SIGACT_STOP);
+		ck_assert_int_eq(act(MODE_TOP, sg, SI_USER, NULL), SIGACT_QUIT);
+		/* command mode: passed on as TERM is, the second stops the wait */
+		ck_assert_int_eq(act(MODE_COMMAND, sg, SI_USER, &cs), SIGACT_FORWARD);
+		ck_assert_int_eq(act(MODE_COMMAND, sg, SI_USER, &cs), SIGACT_STOP_WAITING);
+		/* 128+n once done, as the shell shows a death by it; an error stays one */
+		ck_assert_int_eq(signals_exit_code(sg, 0), 128 + sg);
+		ck_assert_int_eq(signals_exit_code(sg, 1), 1);
+	}
+	/* a timer or limit of memtrace's own (SI_KERNEL) is no terminal's: passed on too */
+	{
+		struct sig_cmd_state cs = { 0 };
+
+		ck_assert_int_eq(act(MODE_COMMAND, SIGXCPU, SI_KERNEL, &cs), SIGACT_FORWARD);
+		memset(&cs, 0, sizeof(cs));
+		ck_assert_int_eq(act(MODE_COMMAND, SIGQUIT, SI_KERNEL, &cs), SIGACT_WAIT);
+	}
+	for (s = SIGRTMIN; s <= SIGRTMAX; s++) {
+		ck_assert(signals_is_stop(s));
+		ck_assert_int_eq(act(MODE_DAEMON, s, SI_QUEUE, NULL), SIGACT_STOP);
+	}
+	/* TERM and INT are the usual ways: 0; HUP, PIPE, USR1, CHLD, WINCH stop nothing */
+	ck_assert_int_eq(signals_exit_code(SIGTERM, 0), 0);
+	ck_assert_int_eq(signals_exit_code(SIGINT, 0), 0);
+	ck_assert_int_eq(signals_exit_code(SIGPIPE, 0), 0);
+	ck_assert_int_eq(signals_exit_code(0, 0), 0);
+	ck_assert(!signals_is_stop(SIGHUP));
+	ck_assert(!signals_is_stop(SIGPIPE));
+	ck_assert(!signals_is_stop(SIGUSR1));
+	ck_assert(!signals_is_stop(SIGCHLD));
+	ck_assert(!signals_is_stop(SIGWINCH));
+	ck_assert(!signals_is_stop(SIGXFSZ));
+	ck_assert_str_eq(signals_trigger(SIGALRM), "SIGALRM");
+	ck_assert_str_eq(signals_trigger(SIGXCPU), "SIGXCPU");
+	ck_assert_str_eq(signals_trigger(SIGRTMIN), "SIGRTMIN");
+	ck_assert_str_eq(signals_trigger(SIGRTMIN + 3), "SIGRTMIN+3");
+	ck_assert_str_eq(signals_trigger(SIGRTMAX), "SIGRTMAX");
+	ck_assert_str_eq(signals_trigger(SIGRTMAX - 2), "SIGRTMAX-2");
+}
+END_TEST
+
+/* the stopping signals wait in the signalfd; XFSZ is ignored, and given back to a command */
+START_TEST(test_setup_blocks_stops)
+{
+	struct signals sg;
+	struct signalfd_siginfo si;
+	size_t i;
+
+	signal(SIGXFSZ, SIG_DFL);
+	ck_assert_int_eq(signals_setup(&sg, MODE_DAEMON), 0);
+	for (i = 0; i < ARRAY_SIZE(other_stops); i++)
+		ck_assert_int_eq(sigismember(&sg.blocked, other_stops[i]), 1);
+	ck_assert_int_eq(sigismember(&sg.blocked, SIGRTMIN), 1);
+	ck_assert_int_eq(sigismember(&sg.blocked, SIGRTMAX), 1);
+	ck_assert_ptr_eq(signal(SIGXFSZ, SIG_IGN), SIG_IGN);
+	kill(getpid(), SIGALRM);
+	ck_assert(signals_term_pending());
+	ck_assert(signals_next(&sg, &si));
+	ck_assert_uint_eq(si.ssi_signo, SIGALRM);
+	ck_assert(!signals_term_pending());
+	signals_restore_for_exec(&sg);
+	ck_assert_ptr_eq(signal(SIGXFSZ, SIG_DFL), SIG_DFL);
+	signals_close(&sg);
+}
+END_TEST
+
 Suite *suite_signals(void)
 {
 	Suite *s = suite_create("signals");
@@ -161,6 +245,8 @@ Suite *suite_signals(void)
 	tcase_add_test(tc, test_top_blocks_winch);
 	tcase_add_test(tc, test_stream_meanings);
 	tcase_add_test(tc, test_setup_blocks_and_reads);
+	tcase_add_test(tc, test_other_stops);
+	tcase_add_test(tc, test_setup_blocks_stops);
 	suite_add_tcase(s, tc);
 	return s;
 }
