@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "daemon.h"
 #include "enrich.h"
 #include "logfile.h"
 #include "proc.h"
@@ -583,9 +584,7 @@ void run_cleanup(struct run *r)
 	if (r->tracefs_up)
 		tracefs_teardown(&r->tf);
 	r->tracefs_up = false;
-	if (r->pidfile_written)
-		unlink(r->opt.pidfile);
-	r->pidfile_written = false;
+	daemon_remove_pidfile(r);
 	if (r->reader_up)
 		reader_free(&r->rd);
 	r->reader_up = false;
