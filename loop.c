@@ -17,6 +17,7 @@
 #include "enrich.h"
 #include "logfile.h"
 #include "proc.h"
+#include "record.h"
 #include "report.h"
 #include "setup.h"
 #include "stackreport.h"
@@ -532,6 +533,9 @@ static int run_decode_verdict(struct run *r, int code)
 	uint64_t pages = 0;
 	int i;
 
+	/* said by record_finish(): an incomplete recording is a failed run */
+	if (r->opt.record_dir && r->ops->live && record_failed() && code == EXIT_OK)
+		code = EXIT_RUNTIME;
 	if (!r->reader_up)
 		return code;
 	if (rd->order_switched)	/* the guess was the other order */
