@@ -7,7 +7,9 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "util.h"
@@ -71,25 +73,66 @@ void daemon_ready(struct run *r, int code)
 	r->ready_fd = -1;
 }
 
+/* The pidfile we made: only that file is removed at the end (never a device given). */
+static struct {
+	dev_t dev;
+	ino_t ino;
+	pid_t pid;
+} pidf;
+
 int daemon_write_pidfile(struct run *r)
 {
 	char buf[32];
+	struct stat st;
 	int fd, e = 0;
 
 	if (!r->opt.pidfile)
 		return 0;
-	fd = open(r->opt.pidfile, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
-	snprintf(buf, sizeof(buf), "%d\n", (int)getpid());
-	if (fd < 0 || (e = write_all(fd, buf, strlen(buf)))) {
-		int err = fd < 0 ? errno : -e;
-
-		if (fd >= 0) {
-			close(fd);
-			unlink(r->opt.pidfile);
-		}
-		return mt_fail(EXIT_RUNTIME, "--pidfile %s: %s", r->opt.pidfile, strerror(err));
+	/*
+	 * Never through a symlink, never a FIFO (it would block for good) nor a
+	 * device: an existing regular file is replaced, anything else refused.
+	 */
+	fd = open_regular(r->opt.pidfile, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0)
+		return mt_fail(EXIT_RUNTIME, "--pidfile %s: %s", r->opt.pidfile,
+			       fd == -EINVAL ? "not a regular file: refused" : strerror(-fd));
+	pidf.pid = getpid();
+	snprintf(buf, sizeof(buf), "%d\n", (int)pidf.pid);
+	if (fstat(fd, &st))
+		e = -errno;
+	if (!e)
+		e = write_all(fd, buf, strlen(buf));
+	if (close(fd) && !e)
+		e = -errno;
+	if (e) {
+		unlink(r->opt.pidfile);	/* the regular file we made or emptied just now */
+		return mt_fail(EXIT_RUNTIME, "--pidfile %s: %s", r->opt.pidfile, strerror(-e));
 	}
-	close(fd);
+	pidf.dev = st.st_dev;
+	pidf.ino = st.st_ino;
 	r->pidfile_written = true;
 	return 0;
+}
+
+void daemon_remove_pidfile(struct run *r)
+{
+	char buf[32];
+	struct stat st;
+	ssize_t n;
+	int fd;
+
+	if (!r->pidfile_written)
+		return;
+	r->pidfile_written = false;
+	/* still the file we made, holding our pid: else someone else's now */
+	fd = open_regular(r->opt.pidfile, O_RDONLY, 0);
+	if (fd < 0)
+		return;
+	n = fstat(fd, &st) ? -1 : read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0 || st.st_dev != pidf.dev || st.st_ino != pidf.ino || getpid() != pidf.pid)
+		return;
+	buf[n] = '\0';
+	if (atoi(buf) == (int)pidf.pid)
+		unlink(r->opt.pidfile);
 }

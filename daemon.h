@@ -23,4 +23,10 @@ void daemon_ready(struct run *r, int code);
 /* --pidfile: write our pid (never through a symlink); 0 or an exit code. */
 int daemon_write_pidfile(struct run *r);
 
+/*
+ * --pidfile at the end: removed only if it is still the regular file we made
+ * (same device and inode) and holds our pid.
+ */
+void daemon_remove_pidfile(struct run *r);
+
 #endif

@@ -13,9 +13,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "daemon.h"
 #include "enrich.h"
 #include "logfile.h"
 #include "proc.h"
+#include "record.h"
 #include "report.h"
 #include "setup.h"
 #include "stackreport.h"
@@ -554,6 +556,9 @@ static int run_decode_verdict(struct run *r, int code)
 	uint64_t pages = 0;
 	int i;
 
+	/* said by record_finish(): an incomplete recording is a failed run */
+	if (r->opt.record_dir && r->ops->live && record_failed() && code == EXIT_OK)
+		code = EXIT_RUNTIME;
 	if (!r->reader_up)
 		return code;
 	if (rd->order_switched)	/* the guess was the other order */
@@ -573,17 +578,6 @@ static int run_decode_verdict(struct run *r, int code)
 			code = EXIT_RUNTIME;
 	}
 	return code;
-}
-
-/* --record: pages that could not be saved (a full disk, the file size limit): said already */
-static bool record_lost(const struct run *r)
-{
-	int i;
-
-	for (i = 0; r->opt.record_dir && r->reader_up && i < r->rd.ncpus; i++)
-		if (r->rd.cpus[i].record_errors)
-			return true;
-	return false;
 }
 
 int run_lifecycle(struct run *r)
@@ -612,8 +606,6 @@ int run_lifecycle(struct run *r)
 	/* stopped by ALRM, XCPU, ...: the status says so (a command's status is its own) */
 	if (!r->opt.command)
 		code = signals_exit_code(r->stop_sig, code);
-	if (code == EXIT_OK && record_lost(r))
-		code = EXIT_RUNTIME;
 	if (r->tf.off_what[0] && code == EXIT_OK)
 		code = EXIT_RUNTIME;	/* the report is short of what came after */
 	return run_decode_verdict(r, code);
@@ -624,9 +616,7 @@ void run_cleanup(struct run *r)
 	if (r->tracefs_up)
 		tracefs_teardown(&r->tf);
 	r->tracefs_up = false;
-	if (r->pidfile_written)
-		unlink(r->opt.pidfile);
-	r->pidfile_written = false;
+	daemon_remove_pidfile(r);
 	if (r->reader_up)
 		reader_free(&r->rd);
 	r->reader_up = false;

@@ -180,9 +180,12 @@ static bool next_page(struct reader *r, struct reader_cpu *c, bool final)
 			c->eof = true;
 			return false;
 		}
-		if (c->rec_fd >= 0 && write_all(c->rec_fd, c->page, (size_t)n)) {
+		/* a sub-buffer saved whole or not at all: a part would shift every later one */
+		if (c->rec_fd >= 0 && write_whole(c->rec_fd, c->page, (size_t)n)) {
 			c->record_errors++;
 			c->last_errno = errno;
+			if (!c->record_err)
+				c->record_err = errno;
 		}
 		c->pages++;
 		c->bytes += (uint64_t)n;

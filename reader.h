@@ -43,6 +43,7 @@ struct reader_cpu {
 	uint64_t corrupt_records;
 	uint64_t read_errors;
 	uint64_t record_errors;
+	int record_err;		/* the first error saving a page (errno), for memtrace.meta */
 	uint64_t offline_reads;	/* reads that said ENODEV */
 	uint32_t offline_said;	/* the loop said it cannot be read */
 	int last_errno;

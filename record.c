@@ -2,6 +2,7 @@
 /* record.c - what --record saves beside the raw pages, and what --replay reads back */
 #include "record.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -9,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -18,16 +20,51 @@
 #include "tracefs.h"
 #include "util.h"
 
-/* -1 with errno set on failure, like open() */
+/*
+ * The recording being written (one a process): its directory, opened once and
+ * locked for the run, every file made below it with openat() and never through
+ * a symlink; memtrace.meta, made at the start saying "complete 0" and rewritten
+ * at the end; the first write that failed, which makes the recording incomplete.
+ */
+static struct {
+	int dfd;
+	int meta_fd;
+	int err;		/* errno of the first failed write, 0 if none */
+	char what[192];		/* what it was */
+} rec = { -1, -1, 0, "" };
+
+/* the offset of the 0 of "complete 0": the second line, after "memtrace-meta 1\n" */
+#define COMPLETE_AT	(sizeof("memtrace-meta 1\ncomplete ") - 1)
+
+static void rec_failed(int err, const char *what)
+{
+	if (rec.err)
+		return;
+	rec.err = err;
+	snprintf(rec.what, sizeof(rec.what), "%s", what);
+}
+
+/*
+ * @name in the recording (in @dir when none was started: the unit tests),
+ * created or emptied; -1 with errno set on failure, like open()
+ */
 static int open_new(const char *dir, const char *name)
 {
-	char p[PATH_MAX];
+	int dfd = rec.dfd, fd;
 
-	if (path_fmt(p, sizeof(p), "%s/%s", dir, name)) {
-		errno = ENAMETOOLONG;
+	if (dfd < 0 && (dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return -1;
+	if (strlen(dir) + 1 + strlen(name) >= PATH_MAX)
+		fd = -ENAMETOOLONG;
+	else
+		fd = open_beneath(dfd, name, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (dfd != rec.dfd)
+		close(dfd);
+	if (fd < 0) {
+		errno = -fd;
 		return -1;
 	}
-	return open(p, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+	return fd;
 }
 
 static void hex(struct out *o, const char *s, size_t len)
@@ -44,12 +81,6 @@ static void hex(struct out *o, const char *s, size_t len)
 	}
 }
 
-/* mkdir that is content with a directory already there */
-static int mkdir_ok(const char *p)
-{
-	return mkdir(p, 0755) && errno != EEXIST ? -1 : 0;
-}
-
 /* Copy @n bytes of @text to @dir/@rel (created, never through a symlink). */
 static int save(const char *dir, const char *rel, const char *text, size_t n)
 {
@@ -58,7 +89,8 @@ static int save(const char *dir, const char *rel, const char *text, size_t n)
 	if (fd < 0)
 		return -1;
 	e = write_all(fd, text, n);
-	close(fd);
+	if (close(fd) && !e)
+		e = -errno;
 	if (e) {
 		errno = -e;
 		return -1;
@@ -66,20 +98,100 @@ static int save(const char *dir, const char *rel, const char *text, size_t n)
 	return 0;
 }
 
+/*
+ * --record DIR: made, or an empty directory of ours (or root's) that nobody
+ * else may write to; locked for the run, so that two memtraces never mix
+ * their recordings. The fd, or -errno with *@why set when it is refused.
+ */
+static int open_dir(const char *dir, const char **why)
+{
+	struct dirent *de;
+	struct stat st;
+	bool made = !mkdir(dir, 0755);
+	int fd, e;
+	DIR *d;
+
+	*why = NULL;
+	if (!made && errno != EEXIST)
+		return -errno;
+	/* DIR itself may be the user's symlink to a directory; nothing below it */
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | (made ? O_NOFOLLOW : 0));
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st)) {
+		e = -errno;
+		goto bad;
+	}
+	e = -EPERM;
+	if (st.st_uid != geteuid() && st.st_uid != 0) {
+		*why = "owned by another user: refused";
+		goto bad;
+	}
+	if (st.st_mode & (S_IWGRP | S_IWOTH)) {
+		*why = "writable by group or others: refused";
+		goto bad;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB)) {
+		e = -errno;
+		if (errno == EWOULDBLOCK)
+			*why = "another memtrace is recording there: refused";
+		goto bad;
+	}
+	e = dup(fd);
+	if (e < 0 || !(d = fdopendir(e))) {
+		e = -errno;
+		goto bad;
+	}
+	while ((e = dir_next(d, &de)) > 0)
+		if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+			break;
+	closedir(d);
+	if (e) {
+		if (e > 0) {
+			e = -ENOTEMPTY;
+			*why = "not empty: refused (a recording goes to a new or empty directory)";
+		}
+		goto bad;
+	}
+	return fd;
+bad:
+	close(fd);
+	return e;
+}
+
 int record_start(const char *dir, const struct tracefs *tf, const char *const *enabled,
 		 int nenabled, struct reader *rd)
 {
 	static char text[65536];
+	static const char start_meta[] = "memtrace-meta 1\ncomplete 0\n"
+					 "incomplete memtrace did not end the recording\n";
 	char p[PATH_MAX], src[PATH_MAX];
+	const char *why = NULL;
 	int i, fd;
 	ssize_t n;
 
-	if (mkdir_ok(dir))
+	fd = open_dir(dir, &why);
+	if (fd < 0) {
+		errno = -fd;
 		goto fail;
-	if (path_fmt(p, sizeof(p), "%s/events", dir) || mkdir_ok(p))
+	}
+	rec.dfd = fd;
+	rec.err = 0;
+	/*
+	 * memtrace.meta first, saying the recording is not complete: so it stays
+	 * if we are killed or the disk fills; room kept for the final one, which
+	 * then fits on a full disk (where the filesystem can keep room)
+	 */
+	fd = open_new(dir, META_FILE);
+	if (fd < 0)
 		goto fail;
-	if (path_fmt(p, sizeof(p), "%s/per_cpu", dir) || mkdir_ok(p))
+	rec.meta_fd = fd;
+	if (fallocate(fd, FALLOC_FL_KEEP_SIZE, 0, 65536) && errno != EOPNOTSUPP && errno != ENOSYS)
 		goto fail;
+	if ((i = write_all(fd, start_meta, sizeof(start_meta) - 1))) {
+		errno = -i;
+		goto fail;
+	}
 	for (i = 0; i < 2; i++) {
 		const char *f = i ? "events/header_event" : "events/header_page";
 
@@ -102,17 +214,11 @@ int record_start(const char *dir, const struct tracefs *tf, const char *const *e
 		n = tracefs_read_format(tf, sys, name, text, sizeof(text));
 		if (n < 0)
 			continue;
-		if (path_fmt(p, sizeof(p), "%s/events/%s", dir, sys) || mkdir_ok(p))
-			goto fail;
-		if (path_fmt(p, sizeof(p), "%s/events/%s/%s", dir, sys, name) || mkdir_ok(p))
-			goto fail;
 		if (path_fmt(rel, sizeof(rel), "events/%s/%s/format", sys, name) ||
 		    save(dir, rel, text, (size_t)n))
 			goto fail;
 	}
 	for (i = 0; i < rd->ncpus; i++) {
-		if (path_fmt(p, sizeof(p), "%s/per_cpu/cpu%d", dir, rd->cpus[i].cpu) || mkdir_ok(p))
-			goto fail;
 		if (path_fmt(p, sizeof(p), "per_cpu/cpu%d/trace_pipe_raw", rd->cpus[i].cpu))
 			goto fail;
 		fd = open_new(dir, p);
@@ -123,42 +229,63 @@ int record_start(const char *dir, const struct tracefs *tf, const char *const *e
 	return 0;
 fail:
 	i = errno;
-	fprintf(stderr, "memtrace: --record %s: %s\n", dir, strerror(i));
+	fprintf(stderr, "memtrace: --record %s: %s\n", dir, why ? why : strerror(i));
 	return -i;
 }
 
-int record_finish(const char *dir, const struct meta *m, struct reader *rd,
-		  const struct stats *s)
+bool record_failed(void)
+{
+	return rec.err != 0;
+}
+
+int record_finish(const char *dir, struct meta *m, struct reader *rd, const struct stats *s)
 {
 	struct rlimit fsz;
 	bool limited = !getrlimit(RLIMIT_FSIZE, &fsz) && fsz.rlim_cur != RLIM_INFINITY;
+	char what[192];
 	int i, e;
 
 	for (i = 0; i < rd->ncpus; i++) {
 		struct reader_cpu *c = &rd->cpus[i];
 		struct stat st;
 		/* SIGXFSZ is ignored: a file at RLIMIT_FSIZE failed with EFBIG, said as such */
-		bool at_limit = limited && c->record_errors && c->rec_fd >= 0 &&
+		bool at_limit = limited && (c->record_errors || c->record_err) && c->rec_fd >= 0 &&
 				!fstat(c->rec_fd, &st) &&
 				(uint64_t)st.st_size + rd->subbuf > (uint64_t)fsz.rlim_cur;
 
-		if (c->rec_fd >= 0)
-			close(c->rec_fd);
+		if (c->rec_fd >= 0 && close(c->rec_fd) && !c->record_err)
+			c->record_err = errno;
 		c->rec_fd = -1;
+		if (!c->record_errors && !c->record_err)
+			continue;
 		if (at_limit)
-			fprintf(stderr, "memtrace: --record: %llu pages of CPU %d not saved: "
-				"per_cpu/cpu%d/trace_pipe_raw reached the file size limit "
-				"(RLIMIT_FSIZE, ulimit -f: %llu bytes)\n",
-				(unsigned long long)c->record_errors, c->cpu, c->cpu,
-				(unsigned long long)fsz.rlim_cur);
-		else if (c->record_errors)
-			fprintf(stderr, "memtrace: --record: %llu pages of CPU %d not saved\n",
-				(unsigned long long)c->record_errors, c->cpu);
+			snprintf(what, sizeof(what), "%llu pages of CPU %d not saved: "
+				 "per_cpu/cpu%d/trace_pipe_raw reached the file size limit "
+				 "(RLIMIT_FSIZE, ulimit -f: %llu bytes)",
+				 (unsigned long long)c->record_errors, c->cpu, c->cpu,
+				 (unsigned long long)fsz.rlim_cur);
+		else
+			snprintf(what, sizeof(what), "%llu pages of CPU %d not saved (%s)",
+				 (unsigned long long)c->record_errors, c->cpu,
+				 strerror(c->record_err ? c->record_err : EIO));
+		fprintf(stderr, "memtrace: --record: %s\n", what);
+		rec_failed(c->record_err ? c->record_err : EIO, what);
 	}
+	m->incomplete = rec.err != 0;
+	if (m->incomplete)
+		snprintf(m->why, sizeof(m->why), "%s", rec.what);
 	e = record_write_meta(dir, m, rd, s);
-	if (e)
+	if (e) {
 		fprintf(stderr, "memtrace: --record: %s/" META_FILE ": %s\n", dir, strerror(-e));
-	return e;
+		rec_failed(-e, META_FILE " not written");
+	}
+	if (rec.meta_fd >= 0)
+		close(rec.meta_fd);
+	rec.meta_fd = -1;
+	if (rec.err)
+		fprintf(stderr, "memtrace: --record %s: the recording is incomplete: %s\n", dir,
+			rec.what);
+	return rec.err ? -rec.err : 0;
 }
 
 int record_write_seed(const char *dir, const struct stats *s)
@@ -167,8 +294,10 @@ int record_write_seed(const char *dir, const struct stats *s)
 	int fd = open_new(dir, SEED_FILE), e;
 	uint32_t i;
 
-	if (fd < 0)
-		return -errno;
+	if (fd < 0) {
+		e = -errno;
+		goto out;
+	}
 	out_init(&o, fd);
 	for (i = SLOT_FIRST; i < s->tb.ntasks_used; i++) {
 		const struct mt_task *t = &s->tb.tasks[i];
@@ -183,6 +312,13 @@ int record_write_seed(const char *dir, const struct stats *s)
 	e = out_flush(&o);
 	if (close(fd) && !e)
 		e = -errno;
+out:
+	if (e) {
+		char what[96];
+
+		snprintf(what, sizeof(what), SEED_FILE " not written (%s)", strerror(-e));
+		rec_failed(-e, what);
+	}
 	return e;
 }
 
@@ -190,14 +326,21 @@ int record_write_meta(const char *dir, const struct meta *m, const struct reader
 		      const struct stats *s)
 {
 	static struct out o;
-	int fd = open_new(dir, META_FILE), e, i;
+	int fd = rec.meta_fd >= 0 ? rec.meta_fd : open_new(dir, META_FILE), e, i;
 	uint32_t k;
+	off_t end;
 
 	if (fd < 0)
 		return -errno;
+	/* over the one of the start (its room kept), cut to length below */
+	if (fd == rec.meta_fd && lseek(fd, 0, SEEK_SET))
+		return -errno;
 	out_init(&o, fd);
-	out_printf(&o, "memtrace-meta 1\nversion %s\npage_size %u\n", MEMTRACE_VERSION,
-		   m->page_size);
+	/* "complete 0" until all of it is written: a torn file is never taken for whole */
+	out_printf(&o, "memtrace-meta 1\ncomplete 0\nversion %s\npage_size %u\n",
+		   MEMTRACE_VERSION, m->page_size);
+	if (m->incomplete)
+		out_printf(&o, "incomplete %s\n", m->why[0] ? m->why : "-");
 	/* the order the pages were read in (the host's where none had data) */
 	if (r)
 		out_printf(&o, "byte_order %s\nword_size %u\n",
@@ -243,7 +386,11 @@ int record_write_meta(const char *dir, const struct meta *m, const struct reader
 	if (s && s->stacks_on && s->sk.hidden)
 		out_puts(&o, "module_ranges_hidden 1\n");
 	e = out_flush(&o);
-	if (close(fd) && !e)
+	if (!e && (end = lseek(fd, 0, SEEK_CUR)) >= 0 && ftruncate(fd, end))
+		e = -errno;
+	if (!e && !m->incomplete && pwrite(fd, "1", 1, COMPLETE_AT) != 1)
+		e = errno ? -errno : -EIO;
+	if (fd != rec.meta_fd && close(fd) && !e)
 		e = -errno;
 	return e;
 }
@@ -306,8 +453,20 @@ static void meta_line(char *line, void *p)
 	if (!strncmp(line, "module_before ", 14) || !strncmp(line, "module_boot ", 12) ||
 	    !strncmp(line, "module_range", 12))
 		return;
+	/* what made it incomplete: free text (older recordings have neither line) */
+	if (!strncmp(line, "incomplete ", 11)) {
+		char *w = c->m->why;
+
+		snprintf(w, sizeof(c->m->why), "%s", line + 11);
+		for (; *w; w++)		/* printed in the report as it is */
+			if ((unsigned char)*w < 0x20 || (unsigned char)*w >= 0x7f)
+				*w = '?';
+		return;
+	}
 	if (has_negative(line))
 		(*c->bad)++;
+	else if (!strcmp(line, "complete 0") || !strcmp(line, "complete 1"))
+		c->m->incomplete = line[9] == '0';
 	else if (sscanf(line, "page_size %llu", &a) == 1 && page_size_ok(a))
 		c->m->page_size = (uint32_t)a;
 	else if (!strcmp(line, "byte_order big") || !strcmp(line, "byte_order little"))

@@ -18,7 +18,9 @@
  *   per_cpu/cpuN/trace_pipe_raw   raw sub-buffers as read()
  * plus two memtrace files (both optional for --replay):
  *   memtrace.seed   "seed TID TGID PPID KTHREAD PAGES TS COMMHEX" per seeded task
- *   memtrace.meta   "key value..." lines: page_size, byte_order big|little, word_size 4|8
+ *   memtrace.meta   "key value..." lines: complete 0|1 (second line; 0 from the start
+ *                   until all was saved: absent in older recordings, taken as 1),
+ *                   incomplete TEXT (why not), page_size, byte_order big|little, word_size 4|8
  *                   (the traced kernel's), max_pfn REACH [RAM], initmod START END,
  *                   rename_events 0|1, uptime SECONDS, cpu_lost CPU N,
  *                   module_before NAME (in /proc/modules when tracing began),
@@ -45,11 +47,16 @@ struct meta {
 	struct boot_buffer boot;	/* its counters (boot.ev only while live) */
 	struct mt_module *extra;	/* untraced modules at the last report (caller's array) */
 	uint32_t nextra, extra_cap, extra_dropped;
+	bool incomplete;		/* "complete 0": not all was saved (or memtrace died) */
+	char why[192];			/* "incomplete TEXT": what was not */
 };
 
 /**
  * record_start() - --record DIR: the layout files and one raw file per CPU
  *
+ * DIR is made, or must be empty, ours or root's and writable by nobody else; it
+ * is locked (flock) for the run, and every file is made below it with openat()
+ * through no symlink. memtrace.meta is written first, saying "complete 0".
  * Copies the instance's events/header_page and header_event, the format of
  * every event in @enabled ("sys:name"), makes per_cpu/cpuN/trace_pipe_raw for
  * each CPU of @rd and points the reader's rec_fd at it (the reader copies each
@@ -61,10 +68,14 @@ int record_start(const char *dir, const struct tracefs *tf, const char *const *e
 
 /*
  * The end of a recording: the per-CPU files closed (pages not saved are said
- * on stderr) and memtrace.meta written. 0 or -errno.
+ * on stderr) and memtrace.meta written, "complete 1" only if every write of
+ * the recording succeeded (else m->incomplete and m->why are set and said).
+ * 0, or -errno of the first failure.
  */
-int record_finish(const char *dir, const struct meta *m, struct reader *rd,
-		  const struct stats *s);
+int record_finish(const char *dir, struct meta *m, struct reader *rd, const struct stats *s);
+
+/* Whether a write of this run's recording failed: the run exits non-zero. */
+bool record_failed(void);
 
 /* Write memtrace.seed with every seeded task of @s; 0 or -errno. */
 int record_write_seed(const char *dir, const struct stats *s);

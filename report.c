@@ -133,6 +133,9 @@ static void report_text(struct out *o, const struct run *r, const char *trigger,
 
 	out_printf(o, "memtrace %s report (trigger: %s, %s)\n", MEMTRACE_VERSION, trigger,
 		   r->mode_name);
+	if (r->opt.replay_dir && r->meta.incomplete)	/* a plausible report that is not whole */
+		out_printf(o, "recording: INCOMPLETE (%s): what was not saved is missing here\n",
+			   r->meta.why[0] ? r->meta.why : "no reason given");
 	out_printf(o, "uptime: %.3f s; events from %.6f to %.6f s (trace clock)\n",
 		   r->uptime_s, secs(st->first_ts), secs(st->last_ts));
 	out_printf(o, "tracefs: %s", tracefs_shown(r));
@@ -335,6 +338,12 @@ static void report_json(struct out *o, const struct run *r, const char *trigger,
 	rows_json_str(o, trigger);
 	out_puts(o, ",\"mode\":");
 	rows_json_str(o, r->mode_name);
+	if (r->opt.replay_dir) {
+		out_printf(o, ",\"recording\":{\"complete\":%s,\"why\":",
+			   r->meta.incomplete ? "false" : "true");
+		rows_json_str(o, r->meta.incomplete ? r->meta.why : "");
+		out_puts(o, "}");
+	}
 	out_printf(o, ",\"uptime_s\":%.3f,\"first_event_s\":%.6f,\"last_event_s\":%.6f,"
 		   "\"page_size\":%u,\"tracefs\":{\"path\":", r->uptime_s, secs(st->first_ts),
 		   secs(st->last_ts), r->meta.page_size);

@@ -614,6 +614,7 @@ int tracefs_set_event_pids(struct tracefs *t, const int32_t *pids, int n, bool f
 int tracefs_open_cpu(struct tracefs *t, int idx)
 {
 	char p[PATH_MAX];
+	struct stat st;
 	int fd;
 
 	if (idx < 0 || idx >= t->ncpus)
@@ -627,6 +628,10 @@ int tracefs_open_cpu(struct tracefs *t, int idx)
 	fd = open(p, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {	/* a FIFO would never end */
+		close(fd);
+		return -EINVAL;
+	}
 	t->fds[idx] = fd;
 	if (emerg.nfds < (int)(sizeof(emerg.fds) / sizeof(emerg.fds[0])))
 		emerg.fds[emerg.nfds++] = fd;

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -52,10 +53,22 @@ ssize_t read_file(const char *path, char *buf, size_t size)
 
 int write_file(const char *path, const char *s)
 {
-	int fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC), err = 0;
+	/* O_NONBLOCK: a FIFO must not hold us up; O_TRUNC at the open, as tracefs wants it */
+	int fd = open(path, O_WRONLY | O_TRUNC | O_NONBLOCK | O_CLOEXEC), err = 0;
+	struct stat st;
 
 	if (fd < 0)
 		return -errno;
+	if (fstat(fd, &st))
+		err = -errno;
+	else if (!S_ISREG(st.st_mode))
+		err = -EINVAL;
+	else if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK))
+		err = -errno;
+	if (err) {
+		close(fd);
+		return err;
+	}
 	err = write_all(fd, s, strlen(s));
 	if (close(fd) && !err)
 		err = -errno;
@@ -253,4 +266,199 @@ const char *errno_text(int err)
 	snprintf(buf, sizeof(buf), "out of file descriptors (ulimit -n %llu)",
 		 (unsigned long long)rl.rlim_cur);
 	return buf;
+}
+
+/* ---- hostile paths: open_regular(), open_beneath(), fs_special() (issue 21) ---- */
+
+/* @fd is regular: then O_TRUNC, and O_NONBLOCK only if it was asked for */
+static int regular_fd(int fd, int flags)
+{
+	struct stat st;
+	int e;
+
+	if (fstat(fd, &st)) {
+		e = -errno;
+		goto bad;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		e = -EINVAL;
+		goto bad;
+	}
+	if (((flags & O_TRUNC) && ftruncate(fd, 0)) ||
+	    (!(flags & O_NONBLOCK) && fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK))) {
+		e = -errno;
+		goto bad;
+	}
+	return fd;
+bad:
+	close(fd);
+	return e;
+}
+
+int open_regular(const char *path, int flags, mode_t mode)
+{
+	struct stat st;
+	int fd;
+
+	/* a device is not even opened (an open may do something) */
+	if (!lstat(path, &st) && !S_ISREG(st.st_mode))
+		return S_ISLNK(st.st_mode) ? -ELOOP : -EINVAL;
+	fd = open(path, (flags & ~O_TRUNC) | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, mode);
+	return fd < 0 ? -errno : regular_fd(fd, flags);
+}
+
+/* One directory below @dfd, made if @create; an fd of it or -errno. */
+static int sub_dir(int dfd, const char *name, bool create)
+{
+	int fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+	if (fd < 0 && errno == ENOENT && create) {
+		if (mkdirat(dfd, name, 0755) && errno != EEXIST)
+			return -errno;
+		fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	}
+	if (fd < 0) {
+		struct stat st;
+
+		/* O_DIRECTORY on a symlink says ENOTDIR: say what it is */
+		if (errno == ENOTDIR && !fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) &&
+		    S_ISLNK(st.st_mode))
+			errno = ELOOP;
+		return -errno;
+	}
+	return fd;
+}
+
+int open_beneath(int dfd, const char *rel, int flags, mode_t mode)
+{
+	char name[NAME_MAX + 1];
+	const char *p = rel, *slash;
+	bool create = flags & O_CREAT;
+	struct stat st;
+	int cur = dfd, fd;
+
+	for (;;) {
+		size_t n;
+
+		slash = strchr(p, '/');
+		n = slash ? (size_t)(slash - p) : strlen(p);
+		if (n > NAME_MAX)
+			fd = -ENAMETOOLONG;
+		else if (!n || (n == 1 && p[0] == '.') || (n == 2 && !strncmp(p, "..", 2)))
+			fd = -EINVAL;
+		else
+			fd = 0;
+		if (fd < 0)
+			break;
+		memcpy(name, p, n);
+		name[n] = '\0';
+		if (slash || (flags & O_DIRECTORY)) {
+			fd = sub_dir(cur, name, create);
+		} else if (!fstatat(cur, name, &st, AT_SYMLINK_NOFOLLOW) && !S_ISREG(st.st_mode)) {
+			/* a device is not even opened (an open may do something) */
+			fd = S_ISLNK(st.st_mode) ? -ELOOP : -EINVAL;
+		} else {
+			fd = openat(cur, name, (flags & ~O_TRUNC) | O_NOFOLLOW | O_NONBLOCK |
+				    O_CLOEXEC, mode);
+			fd = fd < 0 ? -errno : regular_fd(fd, flags);
+		}
+		if (cur != dfd)
+			close(cur);
+		cur = dfd;
+		if (fd < 0 || !slash)
+			break;
+		cur = fd;
+		p = slash + 1;
+	}
+	if (cur != dfd)
+		close(cur);
+	return fd;
+}
+
+bool fs_special(int fd)
+{
+	/* from linux/magic.h, spelled out: libc headers only */
+	static const unsigned long magic[] = {
+		0x74726163,	/* TRACEFS_MAGIC */
+		0x64626720,	/* DEBUGFS_MAGIC */
+		0x9fa0,		/* PROC_SUPER_MAGIC */
+		0x62656572,	/* SYSFS_MAGIC */
+		0x73636673,	/* SECURITYFS_MAGIC */
+		0x1cd1,		/* DEVPTS_SUPER_MAGIC */
+		0x27e0eb,	/* CGROUP_SUPER_MAGIC */
+		0x63677270,	/* CGROUP2_SUPER_MAGIC */
+		0xcafe4a11,	/* BPF_FS_MAGIC */
+		0x62656570,	/* CONFIGFS_MAGIC */
+		0x6165676c,	/* PSTOREFS_MAGIC */
+		0xde5e81e4,	/* EFIVARFS_MAGIC */
+	};
+	struct statfs sf;
+	size_t i;
+
+	if (fstatfs(fd, &sf))
+		return true;	/* unknown is not plain */
+	for (i = 0; i < ARRAY_SIZE(magic); i++)
+		if ((unsigned long)sf.f_type == magic[i])
+			return true;
+	return false;
+}
+
+ssize_t read_fd_alloc(int fd, char **buf, size_t limit)
+{
+	struct stat st;
+	size_t cap, len = 0;
+	char *b;
+
+	*buf = NULL;
+	if (fstat(fd, &st))
+		return -errno;
+	if (st.st_size < 0 || (uint64_t)st.st_size > limit)
+		return -EFBIG;
+	cap = (size_t)st.st_size + 1;
+	b = malloc(cap + 1);
+	if (!b)
+		return -ENOMEM;
+	for (;;) {
+		ssize_t n = read(fd, b + len, cap - len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			n = -errno;
+			free(b);
+			return n;
+		}
+		if (!n)
+			break;
+		len += (size_t)n;
+		if (len == cap) {	/* grown since fstat: more room, up to the limit */
+			char *nb;
+
+			if (cap > limit) {
+				free(b);
+				return -EFBIG;
+			}
+			cap = cap * 2 > limit + 1 ? limit + 1 : cap * 2;
+			nb = realloc(b, cap + 1);
+			if (!nb) {
+				free(b);
+				return -ENOMEM;
+			}
+			b = nb;
+		}
+	}
+	b[len] = '\0';
+	*buf = b;
+	return (ssize_t)len;
+}
+
+int write_whole(int fd, const void *buf, size_t len)
+{
+	off_t at = lseek(fd, 0, SEEK_CUR);
+	int e = write_all(fd, buf, len);
+
+	if (e && at >= 0 && !ftruncate(fd, at))
+		lseek(fd, at, SEEK_SET);
+	errno = -e;	/* for callers that look at errno */
+	return e;
 }

@@ -16,7 +16,10 @@
 /* Read at most size-1 bytes of a file into buf and NUL-terminate; returns bytes or -errno. */
 ssize_t read_file(const char *path, char *buf, size_t size);
 
-/* Write a string to an existing file (O_WRONLY|O_TRUNC, no create); 0 or -errno. */
+/*
+ * Write a string to an existing regular file (O_WRONLY|O_TRUNC, no create; a
+ * FIFO or a device is EINVAL, without waiting); 0 or -errno.
+ */
 int write_file(const char *path, const char *s);
 
 /* snprintf that reports truncation as -ENAMETOOLONG; 0 on success. */
@@ -109,3 +112,50 @@ int exit_code_for_errno(int err);
 const char *errno_text(int err);
 
 #endif
+
+/*
+ * Paths that may be hostile (a FIFO, a device, a symlink planted by someone
+ * else): opened non-blocking so that nothing waits, never through a symlink,
+ * and refused unless they are what they must be.
+ */
+
+/*
+ * open_regular() - open(@path, @flags, @mode) of a regular file only, never
+ * through a symlink in its last component (ELOOP), and without blocking on a
+ * FIFO (ENXIO for a write with no reader). Anything but a regular file is
+ * EINVAL (after the open: a device may see an open, never a read or write).
+ * O_TRUNC is applied after the check; O_NONBLOCK is cleared unless in @flags.
+ * Return: the fd, or -errno.
+ */
+int open_regular(const char *path, int flags, mode_t mode);
+
+/*
+ * open_beneath() - open_regular() of @rel below the directory @dfd, where no
+ * component may be a symlink (ELOOP) nor "." or ".." (EINVAL). With O_CREAT
+ * the missing directories on the way are made (0755); with O_DIRECTORY @rel
+ * is a directory (made with O_CREAT) and the fd is of it.
+ * Return: the fd, or -errno.
+ */
+int open_beneath(int dfd, const char *rel, int flags, mode_t mode);
+
+/*
+ * fs_special() - whether @fd is on a filesystem whose files are live kernel
+ * state (tracefs, debugfs, proc, sysfs, ...): reading them consumes or
+ * changes something. A recording is never there.
+ */
+bool fs_special(int fd);
+
+/*
+ * read_fd_alloc() - all of @fd into a malloc'ed, NUL-terminated buffer sized
+ * from fstat (and grown if the file grows), at most @limit bytes: more is
+ * -EFBIG, never a silent cut.
+ * Return: the length with *@buf set (the caller frees it), or -errno.
+ */
+ssize_t read_fd_alloc(int fd, char **buf, size_t limit);
+
+/*
+ * write_whole() - write_all() that leaves no part behind: on an error the
+ * file is cut back to where it was (a recorded sub-buffer is whole or absent).
+ * Return: 0 or -errno (EFBIG, with SIGXFSZ ignored, is a full disk too).
+ */
+int write_whole(int fd, const void *buf, size_t len);

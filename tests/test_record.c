@@ -367,6 +367,7 @@ START_TEST(test_meta_write_exact)
 	ck_assert_int_eq(record_write_meta(dir, &m, &r, &st), 0);
 	snprintf(want, sizeof(want),
 		 "memtrace-meta 1\n"
+		 "complete 1\n"
 		 "version %s\n"
 		 "page_size 4096\n"
 		 "byte_order little\n"
@@ -391,6 +392,7 @@ START_TEST(test_meta_write_exact)
 	ck_assert_int_eq(record_write_meta(dir, &m, NULL, NULL), 0);
 	snprintf(want, sizeof(want),
 		 "memtrace-meta 1\n"
+		 "complete 1\n"
 		 "version %s\n"
 		 "page_size 4096\n"
 		 "max_pfn 6553600\n"
@@ -403,6 +405,47 @@ START_TEST(test_meta_write_exact)
 	free(got);
 	close_reader(&r);
 	stats_free(&st);
+}
+END_TEST
+
+/* An incomplete recording says so (second line) and why; older ones without the key are whole. */
+START_TEST(test_meta_complete)
+{
+	struct meta m = { .page_size = 4096, .incomplete = true }, back;
+	char *got;
+	size_t len;
+	uint32_t bad = 0;
+
+	snprintf(m.why, sizeof(m.why), "12 pages of CPU 1 not saved (No space left on device)");
+	ck_assert_int_eq(record_write_meta(dir, &m, NULL, NULL), 0);
+	got = slurp(META_FILE, &len);
+	ck_assert(!strncmp(got, "memtrace-meta 1\ncomplete 0\nversion ", 35));
+	ck_assert_ptr_nonnull(strstr(got, "\nincomplete 12 pages of CPU 1 not saved (No space "
+				      "left on device)\n"));
+	memset(&back, 0, sizeof(back));
+	meta_parse(got, len, &back, NULL, NULL, &bad);
+	ck_assert_uint_eq(bad, 0);
+	ck_assert(back.incomplete);
+	ck_assert_str_eq(back.why, m.why);
+	free(got);
+	/* no key: an older recording, complete */
+	memset(&back, 0, sizeof(back));
+	meta_parse("memtrace-meta 1\npage_size 4096\n", 31, &back, NULL, NULL, &bad);
+	ck_assert(!back.incomplete);
+	/* "complete 1" and a hostile reason: control characters never reach a report */
+	meta_parse("complete 1\n", 11, &back, NULL, NULL, &bad);
+	ck_assert(!back.incomplete);
+	meta_parse("complete 0\nincomplete a\033[2Jb\n", 29, &back, NULL, NULL, &bad);
+	ck_assert(back.incomplete);
+	ck_assert_str_eq(back.why, "a?[2Jb");
+	ck_assert_uint_eq(bad, 0);
+	/* written whole: "complete 1" */
+	m.incomplete = false;
+	ck_assert_int_eq(record_write_meta(dir, &m, NULL, NULL), 0);
+	got = slurp(META_FILE, &len);
+	ck_assert(!strncmp(got, "memtrace-meta 1\ncomplete 1\nversion ", 35));
+	ck_assert_ptr_null(strstr(got, "incomplete"));
+	free(got);
 }
 END_TEST
 
@@ -592,7 +635,7 @@ static void unload(struct stats *st, const char *name, uint64_t ts)
 	stats_apply(st, &ev);
 }
 
-#define META_HEAD	"memtrace-meta 1\nversion %s\npage_size 4096\nmax_pfn 262144\n" \
+#define META_HEAD	"memtrace-meta 1\ncomplete 1\nversion %s\npage_size 4096\nmax_pfn 262144\n" \
 			"initmod 0 0\nrename_events 0\nuptime 1.500\nself_pid 0\n"
 
 /* before: crc32_pclmul (16 KiB), virtio (size unknown), virtio_ring (48 KiB); traced: virtio_pci */
@@ -891,6 +934,7 @@ Suite *suite_record(void)
 	tc = tcase_create("meta");
 	tcase_add_checked_fixture(tc, dir_setup, dir_teardown);
 	tcase_add_test(tc, test_meta_write_exact);
+	tcase_add_test(tc, test_meta_complete);
 	tcase_add_test(tc, test_meta_round_trip);
 	tcase_add_test(tc, test_meta_malformed);
 	tcase_add_test(tc, test_meta_untouched);

@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -85,6 +86,104 @@ START_TEST(test_cpu_dirs_empty)
 }
 END_TEST
 
+/* Below a directory fd: no symlink at any component, no FIFO, no "..": made with O_CREAT. */
+START_TEST(test_open_beneath)
+{
+	char p[PATH_MAX], buf[16];
+	int dfd, fd;
+
+	test_root_file("rec/a/b/file", "xyz", 3);
+	snprintf(p, sizeof(p), "%s/rec", test_root);
+	dfd = open(p, O_RDONLY | O_DIRECTORY);
+	ck_assert_int_ge(dfd, 0);
+	fd = open_beneath(dfd, "a/b/file", O_RDONLY, 0);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(read(fd, buf, sizeof(buf)), 3);
+	ck_assert_int_eq(fcntl(fd, F_GETFL) & O_NONBLOCK, 0);	/* cleared after the check */
+	close(fd);
+	/* a symlinked directory on the way, or as the file: ELOOP, nothing opened */
+	snprintf(p, sizeof(p), "%s/rec/a", test_root);
+	ck_assert_int_eq(symlinkat(p, dfd, "link"), 0);
+	ck_assert_int_eq(open_beneath(dfd, "link/b/file", O_RDONLY, 0), -ELOOP);
+	ck_assert_int_eq(open_beneath(dfd, "link", O_RDONLY | O_DIRECTORY, 0), -ELOOP);
+	snprintf(p, sizeof(p), "%s/rec/a/b/file", test_root);
+	ck_assert_int_eq(symlinkat(p, dfd, "flink"), 0);
+	ck_assert_int_eq(open_beneath(dfd, "flink", O_RDONLY, 0), -ELOOP);
+	ck_assert_int_eq(open_beneath(dfd, "flink", O_WRONLY | O_CREAT | O_TRUNC, 0644), -ELOOP);
+	/* a FIFO: EINVAL at once, for reading and for writing (no reader: no wait) */
+	ck_assert_int_eq(mkfifoat(dfd, "fifo", 0644), 0);
+	ck_assert_int_eq(open_beneath(dfd, "fifo", O_RDONLY, 0), -EINVAL);
+	ck_assert_int_eq(open_beneath(dfd, "fifo", O_WRONLY | O_CREAT | O_TRUNC, 0644), -EINVAL);
+	/* no way up */
+	ck_assert_int_eq(open_beneath(dfd, "../rec/a/b/file", O_RDONLY, 0), -EINVAL);
+	ck_assert_int_eq(open_beneath(dfd, "a//b/file", O_RDONLY, 0), -EINVAL);
+	ck_assert_int_eq(open_beneath(dfd, "a/./b/file", O_RDONLY, 0), -EINVAL);
+	/* O_CREAT makes the directories on the way */
+	fd = open_beneath(dfd, "new/dir/file", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	snprintf(p, sizeof(p), "%s/rec/new/dir/file", test_root);
+	ck_assert_int_eq(access(p, F_OK), 0);
+	ck_assert_int_eq(open_beneath(dfd, "missing/file", O_RDONLY, 0), -ENOENT);
+	close(dfd);
+}
+END_TEST
+
+START_TEST(test_open_regular)
+{
+	char p[PATH_MAX], q[PATH_MAX];
+	int fd;
+
+	snprintf(p, sizeof(p), "%s/fifo", test_root);
+	ck_assert_int_eq(mkfifo(p, 0644), 0);
+	ck_assert_int_eq(open_regular(p, O_WRONLY | O_CREAT | O_TRUNC, 0644), -EINVAL);
+	ck_assert_int_eq(open_regular(p, O_RDONLY, 0), -EINVAL);
+	/* write_file(): no wait for a reader (ENXIO), nor a write with one (EINVAL) */
+	fd = write_file(p, "1");
+	ck_assert(fd == -ENXIO || fd == -EINVAL);
+	snprintf(q, sizeof(q), "%s/link", test_root);
+	ck_assert_int_eq(symlink(p, q), 0);
+	ck_assert_int_eq(open_regular(q, O_RDONLY, 0), -ELOOP);
+	/* a regular file: emptied only after the check */
+	test_root_file("pid", "1234\n", 5);
+	snprintf(p, sizeof(p), "%s/pid", test_root);
+	fd = open_regular(p, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	{
+		struct stat st;
+
+		ck_assert_int_eq(stat(p, &st), 0);
+		ck_assert_int_eq(st.st_size, 0);
+	}
+}
+END_TEST
+
+/* A file read whole whatever its size; over the limit is EFBIG, never a cut. */
+START_TEST(test_read_fd_alloc)
+{
+	static char big[3 << 20];
+	char p[PATH_MAX], *b;
+	int fd;
+
+	memset(big, 'x', sizeof(big));
+	test_root_file("big", big, sizeof(big));
+	snprintf(p, sizeof(p), "%s/big", test_root);
+	fd = open(p, O_RDONLY);
+	ck_assert_int_eq(read_fd_alloc(fd, &b, 1u << 30), (ssize_t)sizeof(big));
+	ck_assert_int_eq(b[sizeof(big)], '\0');
+	ck_assert_int_eq(b[sizeof(big) - 1], 'x');
+	free(b);
+	lseek(fd, 0, SEEK_SET);
+	ck_assert_int_eq(read_fd_alloc(fd, &b, sizeof(big) - 1), -EFBIG);
+	ck_assert_ptr_null(b);
+	lseek(fd, 0, SEEK_SET);
+	ck_assert_int_eq(read_fd_alloc(fd, &b, sizeof(big)), (ssize_t)sizeof(big));
+	free(b);
+	close(fd);
+}
+END_TEST
+
 Suite *suite_util(void)
 {
 	Suite *s = suite_create("util");
@@ -95,6 +194,9 @@ Suite *suite_util(void)
 	tcase_add_test(tc, test_cpu_dirs_missing);
 	tcase_add_test(tc, test_cpu_dirs_readdir_error);
 	tcase_add_test(tc, test_cpu_dirs_empty);
+	tcase_add_test(tc, test_open_beneath);
+	tcase_add_test(tc, test_open_regular);
+	tcase_add_test(tc, test_read_fd_alloc);
 	suite_add_tcase(s, tc);
 	return s;
 }
