@@ -636,15 +636,38 @@ START_TEST(test_append_refuses)
 	ck_assert_int_eq(symlink(target, path), 0);
 	ck_assert_int_eq(append(path, "x\n", 1, err, sizeof(err)), -ELOOP);
 	ck_assert_int_eq(lstat(target, &st), -1);
-	/* a FIFO, with no reader and with one: refused at once, never blocks */
+	/* a FIFO, with no reader and with one: refused at once, never opened */
 	path_in(path, tmpdir, "fifo");
 	ck_assert_int_eq(mkfifo(path, 0600), 0);
-	ck_assert_int_eq(append(path, "x\n", 1, err, sizeof(err)), -ENXIO);
+	ck_assert_int_eq(append(path, "x\n", 1, err, sizeof(err)), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "not a regular file"));
 	rfd = open(path, O_RDONLY | O_NONBLOCK);
 	ck_assert(rfd >= 0);
 	ck_assert_int_eq(append(path, "x\n", 1, err, sizeof(err)), -EINVAL);
 	ck_assert_ptr_nonnull(strstr(err, "not a regular file"));
 	close(rfd);
+	/* a file others may write to, or with another name: not ours alone, untouched */
+	path_in(path, tmpdir, "groupw.jsonl");
+	put_file(path, "theirs\n");
+	ck_assert_int_eq(chmod(path, 0664), 0);
+	ck_assert_int_eq(append(path, "x\n", 1, err, sizeof(err)), -EPERM);
+	ck_assert_ptr_nonnull(strstr(err, "writable by its group or others"));
+	assert_file(path, "theirs\n", 7);
+	path_in(target, tmpdir, "precious");
+	path_in(path, tmpdir, "hard.jsonl");
+	ck_assert_int_eq(link(target, path), 0);
+	ck_assert_int_eq(append(path, "x\n", 1, err, sizeof(err)), -EPERM);
+	ck_assert_ptr_nonnull(strstr(err, "hard link"));
+	assert_file(target, "precious\n", 9);
+	/* another user's file (as root: one made ours, then given away) */
+	if (geteuid() == 0) {
+		path_in(path, tmpdir, "nobody.jsonl");
+		put_file(path, "theirs\n");
+		ck_assert_int_eq(chown(path, 65534, 65534), 0);
+		ck_assert_int_eq(append(path, "x\n", 1, err, sizeof(err)), -EPERM);
+		ck_assert_ptr_nonnull(strstr(err, "belongs to uid 65534"));
+		assert_file(path, "theirs\n", 7);
+	}
 	/* a directory, a missing directory, an empty path */
 	ck_assert_int_eq(append(tmpdir, "x\n", 1, err, sizeof(err)), -EISDIR);
 	path_in(path, tmpdir, "missing/x.jsonl");
