@@ -31,6 +31,7 @@
 #define PAIR_THREADS	4096		/* threads inside a memory syscall at once */
 #define LOST_ROOM	512		/* kept free for a memtrace.lost line */
 #define DRAIN_MS	1000		/* at the end, a slow reader gets this long */
+#define RETRY_LINES	64		/* a file that failed is tried again every so many lines */
 #define LOSS_POLL_NS	1000000000ull	/* the kernel's loss counters, read every second */
 #define MAX_PIDS	4096		/* tasks in a kernel pid filter */
 
@@ -78,7 +79,11 @@ struct stream {
 	uint64_t interval_ns, next_summary, next_loss;
 	uint64_t lines, meta_lines;	/* lines queued: events and summaries; lost lines */
 	uint64_t lost_queue, lost_queue_shown, lost_kernel_shown;
-	uint64_t lost_error;		/* lines made after the output failed */
+	uint64_t lost_error;		/* lines made while the output failed */
+	uint64_t lost_output_shown;	/* lines a file's write errors cost, said in-band */
+	uint64_t probe_bytes, probe_tries, probe_total, probes_dropped;	/* output_state()'s */
+	bool probe;			/* a lost line "output" is queued first */
+	bool said_failing;		/* the file's write errors said on stderr */
 	uint64_t proc_overflow, picked_procs;
 	uint32_t warned_keys;
 	bool gone;			/* the reader of the output is gone */
@@ -96,6 +101,8 @@ static bool lost_line(struct stream *s, uint64_t ts, size_t need)
 
 	if (s->lost_queue == s->lost_queue_shown)
 		return true;
+	if (s->q.failing)
+		return false;	/* said once the file takes lines again */
 	p = outq_reserve(&s->q, LOST_ROOM + need);
 	if (!p && !outq_flush(&s->q))
 		p = outq_reserve(&s->q, LOST_ROOM + need);
@@ -109,6 +116,59 @@ static bool lost_line(struct stream *s, uint64_t ts, size_t need)
 	return true;
 }
 
+/* Lines a file's write errors cost: dropped from the queue, or not made while it failed. */
+static uint64_t output_lost(const struct stream *s)
+{
+	return s->q.error_lines - s->probes_dropped + s->lost_error;
+}
+
+/* The lost line output_state() queued first, once a write was tried: written if anything was. */
+static void probe_done(struct stream *s)
+{
+	if (!s->probe || s->q.tries == s->probe_tries)
+		return;
+	if (s->q.bytes == s->probe_bytes)
+		s->probes_dropped++;
+	else
+		s->lost_output_shown = s->probe_total;
+	s->probe = false;
+}
+
+/*
+ * A file that does not take the lines (a full disk): said on stderr when it
+ * starts and when it ends. While it fails no line is made (counted), and
+ * after each batch a lost line with source "output" alone tries the file
+ * again: once it is written, the lines flow again, that line first.
+ */
+static void output_state(struct stream *s, uint64_t ts)
+{
+	struct outq *q = &s->q;
+	const char *name = q->path ? q->path : "stdout";
+	uint64_t lost;
+	char *p;
+
+	if (q->mode != OQ_FILE)
+		return;
+	probe_done(s);
+	if (q->failing && !s->said_failing)
+		mt_warn("writing the lines to %s: %s (lines are dropped and counted until it "
+			"takes them again; still tracing)", name, strerror(-q->werr));
+	else if (!q->failing && s->said_failing)
+		mt_warn("%s: lines written again (%llu dropped so far)", name,
+			(unsigned long long)output_lost(s));
+	s->said_failing = q->failing;
+	lost = output_lost(s);
+	if (lost == s->lost_output_shown || outq_pending(q) || !(p = outq_reserve(q, LOST_ROOM)))
+		return;
+	outq_commit(q, jl_lost_line(p, LOST_ROOM, &s->clk, ts, lost - s->lost_output_shown,
+				    "output", lost, s->src, s->src_len));
+	s->probe = true;
+	s->probe_bytes = q->bytes;
+	s->probe_tries = q->tries;
+	s->probe_total = lost;
+	s->meta_lines++;
+}
+
 /*
  * Room for a line of @n bytes, or NULL: the line is dropped (counted). A
  * LOST_ROOM always stays free, so that the lost line can be said first.
@@ -117,7 +177,13 @@ static char *room(struct stream *s, size_t n, uint64_t ts)
 {
 	char *p;
 
-	if (s->q.err) {
+	if (s->q.failing && !(s->lost_error % RETRY_LINES)) {
+		/* the file tried again now and then: the lines flow once it takes one */
+		output_state(s, ts);
+		outq_flush(&s->q);
+		probe_done(s);
+	}
+	if (s->q.err || s->q.failing) {
 		s->lost_error++;	/* the output failed: counted, never written */
 		return NULL;
 	}
@@ -155,7 +221,7 @@ static void kernel_lost(struct run *r, struct stream *s, uint64_t ts)
 	uint64_t lost = reader_lost(&r->rd);
 	char *p;
 
-	if (lost <= s->lost_kernel_shown || !(p = room(s, LOST_ROOM, ts)))
+	if (lost <= s->lost_kernel_shown || s->q.failing || !(p = room(s, LOST_ROOM, ts)))
 		return;
 	outq_commit(&s->q, jl_lost_line(p, LOST_ROOM, &s->clk, ts,
 					lost - s->lost_kernel_shown, "kernel", lost, s->src,
@@ -736,8 +802,13 @@ static int stream_start(struct run *r)
 	char host[256] = "";
 	struct timespec a, b, c;
 	int32_t roots[COND_MAX_PIDS];
+	char err[PATH_MAX + 128];
 	int nroots = 0, code;
 
+	/* a new -o FILE only now that tracing works: a run that cannot trace makes none */
+	code = outq_create(&s->q, err, sizeof(err));
+	if (code)
+		return mt_fail(code, "%s", err);
 	s->page_size = r->meta.page_size;	/* setup_tracing()'s, checked there */
 	s->ntasks = r->opt.max_tasks;
 	s->tasks = calloc(s->ntasks, sizeof(*s->tasks));
@@ -786,9 +857,13 @@ static int stream_start(struct run *r)
 static enum loop_next stream_after_batch(struct run *r)
 {
 	struct stream *s = r->stream;
+	uint64_t now = mono_ns();
+	int e;
 
-	kernel_lost(r, s, mono_ns());
-	if (outq_flush(&s->q) == -EPIPE && !s->gone) {
+	kernel_lost(r, s, now);
+	e = outq_flush(&s->q);
+	output_state(s, now);
+	if (e == -EPIPE && !s->gone) {
 		s->gone = true;
 		mt_warn("the output's reader is gone: stopping");
 	}
@@ -855,6 +930,7 @@ static enum loop_next stream_check(struct run *r)
 		if (s->next_summary <= now)
 			s->next_summary = now + s->interval_ns;
 		outq_flush(&s->q);
+		output_state(s, now);
 	}
 	if (!s->tree)
 		return LOOP_GO_ON;
@@ -929,21 +1005,28 @@ static void stream_abort(struct run *r)
 static int stream_finish(struct run *r)
 {
 	struct stream *s = r->stream;
-	uint64_t now = mono_ns(), dropped;
+	uint64_t now = mono_ns(), dropped, errs;
+	bool failed;
 	int code = EXIT_OK;
 
 	if (s->interval_ns)
 		summaries(r, now, true);
 	kernel_lost(r, s, now);
 	lost_line(s, now, 0);
+	outq_flush(&s->q);
+	output_state(s, now);	/* the lines a full disk cost, if it takes lines again */
 	outq_drain(&s->q, DRAIN_MS);
-	dropped = s->q.dropped_lines;	/* queued, and never taken */
-	if (s->q.err && s->q.err != -EPIPE)
+	probe_done(s);
+	dropped = s->q.dropped_lines - s->probes_dropped;	/* queued, and never taken */
+	failed = s->q.err && s->q.err != -EPIPE;
+	if (failed)
 		mt_warn("writing the lines: %s", strerror(-s->q.err));
+	/* lost to write errors: a file's, or everything after an error that stopped it */
+	errs = failed ? dropped + s->lost_error : output_lost(s);
 	fprintf(stderr, "memtrace: stream: %llu lines written, %llu lost (%llu with the queue "
 		"full, %llu not taken by the end or after an error), %llu events lost in the "
 		"kernel; %llu processes picked; %llu syscalls paired, %llu exits without their "
-		"entry\n", (unsigned long long)(s->lines + s->meta_lines - dropped),
+		"entry\n", (unsigned long long)(s->lines + s->meta_lines - s->q.dropped_lines),
 		(unsigned long long)(s->lost_queue + dropped + s->lost_error),
 		(unsigned long long)s->lost_queue, (unsigned long long)(dropped + s->lost_error),
 		(unsigned long long)reader_lost(&r->rd),
@@ -954,6 +1037,14 @@ static int stream_finish(struct run *r)
 			(unsigned long long)s->proc_overflow, PROCS);
 	if (s->tree)
 		code = command_exit_code(r);
+	if (errs) {
+		mt_warn("error: %llu lines dropped: %s could not be written (%s)%s",
+			(unsigned long long)errs, s->q.path ? s->q.path : "stdout",
+			strerror(-(failed ? s->q.err : s->q.werr)),
+			s->q.mode == OQ_FILE ? "; the file holds whole lines only" : "");
+		if (code == EXIT_OK)
+			code = EXIT_RUNTIME;
+	}
 	run_report_final(r, false);
 	stream_free(r);
 	return code;
