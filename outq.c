@@ -192,7 +192,6 @@ static ssize_t write_once(struct outq *q)
 		if (pfd.revents & (POLLERR | POLLHUP | POLLNVAL))
 			return -EPIPE;
 	}
-	q->tries++;
 	do {
 		w = write(q->fd, q->buf + q->head, n);
 	} while (w < 0 && errno == EINTR);
@@ -258,6 +257,29 @@ int outq_flush(struct outq *q)
 	if (q->err)
 		drop_pending(q);
 	return q->err;
+}
+
+bool outq_write_now(struct outq *q, const char *line, size_t n)
+{
+	ssize_t w;
+
+	if (!n || q->mode != OQ_FILE || q->err || q->tail > q->head)
+		return false;
+	do {
+		w = write(q->fd, line, n);
+	} while (w < 0 && errno == EINTR);
+	if (w < 0 || (size_t)w < n) {
+		q->werr = w < 0 ? -errno : -ENOSPC;
+		q->failing = true;
+		q->torn = w > 0 ? (size_t)w : 0;	/* all of it: not a whole line */
+		if (q->torn)
+			cut_torn(q);	/* else cut at the next flush */
+		return false;
+	}
+	q->bytes += (uint64_t)w;
+	q->writes++;
+	q->failing = false;
+	return true;
 }
 
 uint64_t outq_drain(struct outq *q, long ms)

@@ -33,7 +33,6 @@ struct outq {
 	int err;		/* the first error that stops the output (-EPIPE: no reader) */
 	int werr;		/* a file's last write error (-errno); it does not stop it */
 	uint64_t bytes, writes;	/* written */
-	uint64_t tries;		/* writes tried */
 	uint64_t dropped_lines;	/* lines pending when a write error made them go */
 	uint64_t error_lines;	/* of those, lines a file's write error dropped */
 };
@@ -67,6 +66,13 @@ void outq_commit(struct outq *q, size_t n);
  * Return: 0, or q->err (which stops the output: not a file's errors).
  */
 int outq_flush(struct outq *q);
+
+/*
+ * A file with nothing pending: the whole line @line of @n bytes written now,
+ * alone (whole, or cut off again), e.g. to try a file that failed again.
+ * Return: whether it was written; then q->failing is cleared.
+ */
+bool outq_write_now(struct outq *q, const char *line, size_t n);
 
 /*
  * At the end: write what is pending, waiting at most @ms for a reader that is

@@ -81,8 +81,6 @@ struct stream {
 	uint64_t lost_queue, lost_queue_shown, lost_kernel_shown;
 	uint64_t lost_error;		/* lines made while the output failed */
 	uint64_t lost_output_shown;	/* lines a file's write errors cost, said in-band */
-	uint64_t probe_bytes, probe_tries, probe_total, probes_dropped;	/* output_state()'s */
-	bool probe;			/* a lost line "output" is queued first */
 	bool said_failing;		/* the file's write errors said on stderr */
 	uint64_t proc_overflow, picked_procs;
 	uint32_t warned_keys;
@@ -119,54 +117,37 @@ static bool lost_line(struct stream *s, uint64_t ts, size_t need)
 /* Lines a file's write errors cost: dropped from the queue, or not made while it failed. */
 static uint64_t output_lost(const struct stream *s)
 {
-	return s->q.error_lines - s->probes_dropped + s->lost_error;
-}
-
-/* The lost line output_state() queued first, once a write was tried: written if anything was. */
-static void probe_done(struct stream *s)
-{
-	if (!s->probe || s->q.tries == s->probe_tries)
-		return;
-	if (s->q.bytes == s->probe_bytes)
-		s->probes_dropped++;
-	else
-		s->lost_output_shown = s->probe_total;
-	s->probe = false;
+	return s->q.error_lines + s->lost_error;
 }
 
 /*
  * A file that does not take the lines (a full disk): said on stderr when it
- * starts and when it ends. While it fails no line is made (counted), and
- * after each batch a lost line with source "output" alone tries the file
- * again: once it is written, the lines flow again, that line first.
+ * starts and when it ends. While it fails no line is made (counted); the
+ * lost line with source "output", written alone, tries it again.
  */
 static void output_state(struct stream *s, uint64_t ts)
 {
 	struct outq *q = &s->q;
 	const char *name = q->path ? q->path : "stdout";
-	uint64_t lost;
-	char *p;
+	uint64_t lost = output_lost(s);
+	char line[LOST_ROOM];
 
 	if (q->mode != OQ_FILE)
 		return;
-	probe_done(s);
+	if (lost != s->lost_output_shown && !outq_pending(q) &&
+	    outq_write_now(q, line, jl_lost_line(line, sizeof(line), &s->clk, ts,
+						 lost - s->lost_output_shown, "output", lost,
+						 s->src, s->src_len))) {
+		s->lost_output_shown = lost;
+		s->meta_lines++;
+	}
 	if (q->failing && !s->said_failing)
 		mt_warn("writing the lines to %s: %s (lines are dropped and counted until it "
 			"takes them again; still tracing)", name, strerror(-q->werr));
 	else if (!q->failing && s->said_failing)
 		mt_warn("%s: lines written again (%llu dropped so far)", name,
-			(unsigned long long)output_lost(s));
+			(unsigned long long)lost);
 	s->said_failing = q->failing;
-	lost = output_lost(s);
-	if (lost == s->lost_output_shown || outq_pending(q) || !(p = outq_reserve(q, LOST_ROOM)))
-		return;
-	outq_commit(q, jl_lost_line(p, LOST_ROOM, &s->clk, ts, lost - s->lost_output_shown,
-				    "output", lost, s->src, s->src_len));
-	s->probe = true;
-	s->probe_bytes = q->bytes;
-	s->probe_tries = q->tries;
-	s->probe_total = lost;
-	s->meta_lines++;
 }
 
 /*
@@ -177,12 +158,8 @@ static char *room(struct stream *s, size_t n, uint64_t ts)
 {
 	char *p;
 
-	if (s->q.failing && !(s->lost_error % RETRY_LINES)) {
-		/* the file tried again now and then: the lines flow once it takes one */
-		output_state(s, ts);
-		outq_flush(&s->q);
-		probe_done(s);
-	}
+	if (s->q.failing && !(s->lost_error % RETRY_LINES))
+		output_state(s, ts);	/* the file tried again now and then */
 	if (s->q.err || s->q.failing) {
 		s->lost_error++;	/* the output failed: counted, never written */
 		return NULL;
@@ -788,7 +765,7 @@ static int stream_prepare(struct run *r)
 		/* the lines stay clean: the command's own output goes to stderr */
 		r->cmd.stdout_to_stderr = !r->opt.stream_path;
 	}
-	/* the output first: a bad -o FILE changes nothing in tracefs */
+	/* the output first: a bad -o FILE changes nothing in tracefs (a new one: made at start) */
 	code = outq_open(&s->q, r->opt.stream_path, (size_t)r->opt.queue_kb * 1024, err,
 			 sizeof(err));
 	if (code)
@@ -1016,8 +993,8 @@ static int stream_finish(struct run *r)
 	outq_flush(&s->q);
 	output_state(s, now);	/* the lines a full disk cost, if it takes lines again */
 	outq_drain(&s->q, DRAIN_MS);
-	probe_done(s);
-	dropped = s->q.dropped_lines - s->probes_dropped;	/* queued, and never taken */
+	output_state(s, now);
+	dropped = s->q.dropped_lines;	/* queued, and never taken */
 	failed = s->q.err && s->q.err != -EPIPE;
 	if (failed)
 		mt_warn("writing the lines: %s", strerror(-s->q.err));
@@ -1026,7 +1003,7 @@ static int stream_finish(struct run *r)
 	fprintf(stderr, "memtrace: stream: %llu lines written, %llu lost (%llu with the queue "
 		"full, %llu not taken by the end or after an error), %llu events lost in the "
 		"kernel; %llu processes picked; %llu syscalls paired, %llu exits without their "
-		"entry\n", (unsigned long long)(s->lines + s->meta_lines - s->q.dropped_lines),
+		"entry\n", (unsigned long long)(s->lines + s->meta_lines - dropped),
 		(unsigned long long)(s->lost_queue + dropped + s->lost_error),
 		(unsigned long long)s->lost_queue, (unsigned long long)(dropped + s->lost_error),
 		(unsigned long long)reader_lost(&r->rd),
