@@ -916,8 +916,8 @@ static int stream_finish(struct run *r)
 	failed = s->q.err && s->q.err != -EPIPE;
 	if (failed)
 		mt_warn("writing the lines: %s", strerror(-s->q.err));
-	/* lost to write errors: a file's, or everything after an error that stopped it */
-	errs = failed ? dropped + s->lost_error : output_lost(s);
+	/* lost to write errors: a file's, or everything after an error (not EPIPE) that stopped it */
+	errs = failed ? dropped + s->lost_error : s->q.mode == OQ_FILE ? output_lost(s) : 0;
 	fprintf(stderr, "memtrace: stream: %llu lines written, %llu lost (%llu with the queue "
 		"full, %llu not taken by the end or after an error), %llu events lost in the "
 		"kernel; %llu processes picked; %llu syscalls paired, %llu exits without their "
