@@ -115,7 +115,7 @@ mkfifo "$A/fifo"
 exec {AFD}<> "$A/fifo"		# a reader that never reads
 a_refused "--stream -o, a FIFO with a reader" "$A/fifo" "is a FIFO"
 exec {AFD}>&-
-a_refused "--stream -o, a FIFO without a reader" "$A/fifo" "is a FIFO"
+a_refused "--stream -o, a FIFO without a reader" "$A/fifo" "FIFO"
 a_refused "--stream -o, a device (/dev/null)" /dev/null "is a device"
 
 # (e) as nobody, in a directory nobody may write to: no privilege (exit 4), no file made
