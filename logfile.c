@@ -153,6 +153,10 @@ int logfile_replace(const char *path, mode_t mode, bool sync, out_gen gen, void 
 		return (errno = EISDIR, fail(err, errlen, "%s: not a file name", path));
 	if (!lstat(path, &st) && S_ISDIR(st.st_mode))
 		return (errno = EISDIR, fail(err, errlen, "%s: is a directory", path));
+	/* a rename would put our file in place of /dev/null, a FIFO, a socket */
+	if (!lstat(path, &st) && !S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode))
+		return (errno = EINVAL, fail(err, errlen, "%s: is not a regular file (never "
+					     "replaced)", path));
 	if (path_fmt(tmp, sizeof(tmp), "%s/.%s.XXXXXX", dir, base))
 		return (errno = ENAMETOOLONG, fail(err, errlen, "log path too long"));
 	fd = mkostemp(tmp, O_CLOEXEC);

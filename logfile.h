@@ -44,7 +44,7 @@ typedef void (*out_gen)(struct out *o, void *ctx);
  *
  * Writes a temporary file (mode 0600, O_EXCL) in the same directory, fsyncs
  * it, renames it over @path and fsyncs the directory. A symlink at @path is
- * replaced, never followed. On any failure the temporary file is removed,
+ * replaced, never followed; a device, FIFO or socket there is refused. On any failure the temporary file is removed,
  * the old log stays as it was, and @err says why.
  * Return: 0 or -errno.
  */

@@ -497,6 +497,24 @@ START_TEST(test_dir_at_path)
 }
 END_TEST
 
+/* A FIFO (or a device, as /dev/null) at the path is refused, never replaced by a file. */
+START_TEST(test_special_at_path)
+{
+	char path[PATH_MAX], err[256];
+	struct stat st;
+	int dots;
+
+	path_in(path, tmpdir, "memtrace.log");
+	ck_assert_int_eq(mkfifo(path, 0600), 0);
+	ck_assert_int_eq(write_log(path, "x\n", 1, err, sizeof(err)), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "not a regular file"));
+	ck_assert_int_eq(lstat(path, &st), 0);
+	ck_assert(S_ISFIFO(st.st_mode));
+	ck_assert_int_eq(dir_entries(tmpdir, &dots), 1);
+	ck_assert_int_eq(dots, 0);
+}
+END_TEST
+
 START_TEST(test_empty_path)
 {
 	char err[256];
@@ -814,6 +832,7 @@ Suite *suite_logfile(void)
 	tcase_add_test(tc, test_symlink_relative_and_dangling);
 	tcase_add_test(tc, test_missing_dir);
 	tcase_add_test(tc, test_dir_at_path);
+	tcase_add_test(tc, test_special_at_path);
 	tcase_add_test(tc, test_empty_path);
 	tcase_add_test(tc, test_relative_path);
 	tcase_add_test(tc, test_replace_mode);

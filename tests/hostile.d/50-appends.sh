@@ -118,6 +118,13 @@ exec {AFD}>&-
 a_refused "--stream -o, a FIFO without a reader" "$A/fifo" "FIFO"
 a_refused "--stream -o, a device (/dev/null)" /dev/null "is a device"
 
+# ... and the log file that is replaced atomically: a device there (made with /dev/null's
+# numbers) is refused, never renamed over (the old build put a regular file in its place)
+mknod "$A/nul" c 1 3
+"$MT" --instance "$INST" -o "$A/nul" -- true > "$A/out" 2> "$A/err"
+check "a device as the log file (command mode): refused, still a device ($(grep -m1 "$A/nul" "$A/err"))" \
+	test -c "$A/nul" -a "$(grep -c "$A/nul: is not a regular file" "$A/err")" = 1
+
 # (e) as nobody, in a directory nobody may write to: no privilege (exit 4), no file made
 tbefore=$(tfs_state)
 (cd "$AN" && as_nobody "$MT" --instance "$INST" --stream --all -o "$AN/new.jsonl") \
