@@ -153,6 +153,10 @@ int logfile_replace(const char *path, mode_t mode, bool sync, out_gen gen, void 
 		return (errno = EISDIR, fail(err, errlen, "%s: not a file name", path));
 	if (!lstat(path, &st) && S_ISDIR(st.st_mode))
 		return (errno = EISDIR, fail(err, errlen, "%s: is a directory", path));
+	/* a rename would put our file in place of /dev/null, a FIFO, a socket */
+	if (!lstat(path, &st) && !S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode))
+		return (errno = EINVAL, fail(err, errlen, "%s: is not a regular file (never "
+					     "replaced)", path));
 	if (path_fmt(tmp, sizeof(tmp), "%s/.%s.XXXXXX", dir, base))
 		return (errno = ENAMETOOLONG, fail(err, errlen, "log path too long"));
 	fd = mkostemp(tmp, O_CLOEXEC);
@@ -199,38 +203,34 @@ int logfile_write(const char *path, out_gen gen, void *ctx, char *err, size_t er
 int logfile_append(const char *path, out_gen gen, void *ctx, char *err, size_t errlen)
 {
 	static struct out o;	/* 16 KiB: kept off the stack, reused */
+	char why[200];
 	struct stat st;
 	int fd, e;
 
 	if (!*path)
 		return (errno = EINVAL, fail(err, errlen, "empty log path"));
-	/* O_NONBLOCK: a FIFO planted there must not hold memtrace up; it is refused below */
-	fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC |
-		  O_NOCTTY, 0600);
+	/* only a file of our own: another user's could be read, or its lines forged */
+	fd = open_append(path, true, why, sizeof(why));
 	if (fd < 0)
-		return fail(err, errlen, "appending to %s: %s%s", path, strerror(errno),
-			    errno == ELOOP ? " (a symlink: not followed)" : "");
+		return (errno = -fd, fail(err, errlen, "appending to %s: %s", path,
+					  *why ? why : strerror(-fd)));
 	if (fstat(fd, &st)) {
 		e = errno;
 		close(fd);
 		errno = e;
 		return fail(err, errlen, "appending to %s: %s", path, strerror(e));
 	}
-	if (!S_ISREG(st.st_mode)) {
-		close(fd);
-		errno = EINVAL;
-		return fail(err, errlen, "appending to %s: not a regular file", path);
-	}
 	out_init(&o, fd);
 	gen(&o, ctx);
 	e = out_flush(&o);
 	if (e) {
 		/* no torn line: what this append wrote is taken back */
-		if (ftruncate(fd, st.st_size))
-			e = -errno;
+		bool cut = !ftruncate(fd, st.st_size);
+
 		close(fd);
 		errno = -e;
-		return fail(err, errlen, "appending to %s: %s", path, strerror(-e));
+		return fail(err, errlen, "appending to %s: %s%s", path, strerror(-e),
+			    cut ? "" : " (a part of the line stays: it could not be cut off)");
 	}
 	if (close(fd))
 		return fail(err, errlen, "appending to %s: %s", path, strerror(errno));

@@ -44,7 +44,7 @@ typedef void (*out_gen)(struct out *o, void *ctx);
  *
  * Writes a temporary file (mode 0600, O_EXCL) in the same directory, fsyncs
  * it, renames it over @path and fsyncs the directory. A symlink at @path is
- * replaced, never followed. On any failure the temporary file is removed,
+ * replaced, never followed; a device, FIFO or socket there is refused. On any failure the temporary file is removed,
  * the old log stays as it was, and @err says why.
  * Return: 0 or -errno.
  */
@@ -63,9 +63,11 @@ int logfile_replace(const char *path, mode_t mode, bool sync, out_gen gen, void 
 /**
  * logfile_append() - append what @gen writes to the regular file @path
  *
- * Creates it (mode 0600) if missing; a symlink at @path is refused (never
- * followed), and so is anything but a regular file. If a write fails, the
- * file is cut back to its size before, so that no partial line stays.
+ * Creates it (mode 0600) if missing. Only a file of our own is appended to
+ * (open_append(): a regular file with one name, owned by our uid, writable
+ * by no one else, not a symlink); anything else is refused. If a write fails,
+ * the file is cut back to its size before, so that no partial line stays,
+ * and the next append tries again.
  * Not fsync'ed. Return: 0 or -errno (@err says why).
  */
 int logfile_append(const char *path, out_gen gen, void *ctx, char *err, size_t errlen);

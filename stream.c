@@ -2,7 +2,6 @@
 /* stream.c - --stream: the memory events of the processes picked, as JSON lines */
 #include "stream.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -15,6 +14,7 @@
 #include "daemon.h"
 #include "enrich.h"
 #include "jsonl.h"
+#include "kfilter.h"
 #include "logfile.h"
 #include "loop.h"
 #include "mempair.h"
@@ -31,8 +31,8 @@
 #define PAIR_THREADS	4096		/* threads inside a memory syscall at once */
 #define LOST_ROOM	512		/* kept free for a memtrace.lost line */
 #define DRAIN_MS	1000		/* at the end, a slow reader gets this long */
+#define RETRY_LINES	64		/* a file that failed is tried again every so many lines */
 #define LOSS_POLL_NS	1000000000ull	/* the kernel's loss counters, read every second */
-#define MAX_PIDS	4096		/* tasks in a kernel pid filter */
 
 enum { V_UNKNOWN = 0, V_NO, V_YES };
 
@@ -78,7 +78,9 @@ struct stream {
 	uint64_t interval_ns, next_summary, next_loss;
 	uint64_t lines, meta_lines;	/* lines queued: events and summaries; lost lines */
 	uint64_t lost_queue, lost_queue_shown, lost_kernel_shown;
-	uint64_t lost_error;		/* lines made after the output failed */
+	uint64_t lost_error;		/* lines made while the output failed */
+	uint64_t lost_output_shown;	/* lines a file's write errors cost, said in-band */
+	bool said_failing;		/* the file's write errors said on stderr */
 	uint64_t proc_overflow, picked_procs;
 	uint32_t warned_keys;
 	bool gone;			/* the reader of the output is gone */
@@ -96,6 +98,8 @@ static bool lost_line(struct stream *s, uint64_t ts, size_t need)
 
 	if (s->lost_queue == s->lost_queue_shown)
 		return true;
+	if (s->q.failing)
+		return false;	/* said once the file takes lines again */
 	p = outq_reserve(&s->q, LOST_ROOM + need);
 	if (!p && !outq_flush(&s->q))
 		p = outq_reserve(&s->q, LOST_ROOM + need);
@@ -109,6 +113,42 @@ static bool lost_line(struct stream *s, uint64_t ts, size_t need)
 	return true;
 }
 
+/* Lines a file's write errors cost: dropped from the queue, or not made while it failed. */
+static uint64_t output_lost(const struct stream *s)
+{
+	return s->q.error_lines + s->lost_error;
+}
+
+/*
+ * A file that does not take the lines (a full disk): said on stderr when it
+ * starts and when it ends. While it fails no line is made (counted); the
+ * lost line with source "output", written alone, tries it again.
+ */
+static void output_state(struct stream *s, uint64_t ts)
+{
+	struct outq *q = &s->q;
+	const char *name = q->path ? q->path : "stdout";
+	uint64_t lost = output_lost(s);
+	char line[LOST_ROOM];
+
+	if (q->mode != OQ_FILE)
+		return;
+	if (lost != s->lost_output_shown && !outq_pending(q) &&
+	    outq_write_now(q, line, jl_lost_line(line, sizeof(line), &s->clk, ts,
+						 lost - s->lost_output_shown, "output", lost,
+						 s->src, s->src_len))) {
+		s->lost_output_shown = lost;
+		s->meta_lines++;
+	}
+	if (q->failing && !s->said_failing)
+		mt_warn("writing the lines to %s: %s (lines are dropped and counted until it "
+			"takes them again; still tracing)", name, strerror(-q->werr));
+	else if (!q->failing && s->said_failing)
+		mt_warn("%s: lines written again (%llu dropped so far)", name,
+			(unsigned long long)lost);
+	s->said_failing = q->failing;
+}
+
 /*
  * Room for a line of @n bytes, or NULL: the line is dropped (counted). A
  * LOST_ROOM always stays free, so that the lost line can be said first.
@@ -117,7 +157,9 @@ static char *room(struct stream *s, size_t n, uint64_t ts)
 {
 	char *p;
 
-	if (s->q.err) {
+	if (s->q.failing && !(s->lost_error % RETRY_LINES))
+		output_state(s, ts);	/* the file tried again now and then */
+	if (s->q.err || s->q.failing) {
 		s->lost_error++;	/* the output failed: counted, never written */
 		return NULL;
 	}
@@ -155,7 +197,7 @@ static void kernel_lost(struct run *r, struct stream *s, uint64_t ts)
 	uint64_t lost = reader_lost(&r->rd);
 	char *p;
 
-	if (lost <= s->lost_kernel_shown || !(p = room(s, LOST_ROOM, ts)))
+	if (lost <= s->lost_kernel_shown || s->q.failing || !(p = room(s, LOST_ROOM, ts)))
 		return;
 	outq_commit(&s->q, jl_lost_line(p, LOST_ROOM, &s->clk, ts,
 					lost - s->lost_kernel_shown, "kernel", lost, s->src,
@@ -610,88 +652,6 @@ static void summaries(struct run *r, uint64_t now, bool last)
 	}
 }
 
-/* -------------------------------------------------- kernel-side filters -- */
-
-/* The events that come in storms: what the kernel's filters are worth setting on. */
-static const char *const hot_events[][2] = {
-	{ "kmem", "mm_page_alloc" }, { "kmem", "mm_page_free" },
-	{ "exceptions", "page_fault_user" },
-	{ "syscalls", "sys_enter_mmap" }, { "syscalls", "sys_exit_mmap" },
-	{ "syscalls", "sys_enter_munmap" }, { "syscalls", "sys_exit_munmap" },
-	{ "syscalls", "sys_enter_brk" }, { "syscalls", "sys_exit_brk" },
-	{ "syscalls", "sys_enter_mremap" }, { "syscalls", "sys_exit_mremap" },
-};
-
-/* The tasks of process @pid (its threads) into @out; how many were added. */
-static int tasks_of(int32_t pid, int32_t *out, int room)
-{
-	char dir[64];
-	struct dirent *de;
-	int n = 0, e = 0;
-	DIR *d;
-
-	snprintf(dir, sizeof(dir), "/proc/%d/task", (int)pid);
-	d = opendir(dir);
-	if (!d) {
-		if (room > 0)
-			out[n++] = pid;	/* not there (yet): its pid, for when it is */
-		return n;
-	}
-	while (n < room && (e = dir_next(d, &de)) > 0) {
-		long v = strtol(de->d_name, NULL, 10);
-
-		if (v > 0 && v <= INT32_MAX)
-			out[n++] = (int32_t)v;
-	}
-	if (e < 0)
-		mt_warn("warning: %s: %s: some of its threads may not be traced", dir, strerror(-e));
-	closedir(d);
-	return n;
-}
-
-/*
- * Only tasks that can be picked make events the kernel keeps: process.name
- * terms become a comm filter on the storm events; process.pid terms, or the
- * command's tree, the instance's pid list (children follow at fork). The rest
- * is decided once per task, here.
- */
-static void kernel_filters(struct run *r, const int32_t *roots, int nroots)
-{
-	static int32_t pids[MAX_PIDS];
-	static char filter[4096];
-	struct stream *s = r->stream;
-	size_t i;
-	int n = 0, k, e;
-	char name[96];
-
-	if (s->all)
-		return;
-	if (r->tf.top_level) {
-		mt_warn("warning: tracing at the top level: no kernel filters set (not ours to "
-			"change); every event is read and decided here");
-		return;
-	}
-	if (cond_comm_filter(&s->cond, filter, sizeof(filter))) {
-		for (i = 0; i < ARRAY_SIZE(hot_events); i++) {
-			snprintf(name, sizeof(name), "%s:%s", hot_events[i][0], hot_events[i][1]);
-			if (!setup_have_event(r, name))
-				continue;
-			e = tracefs_set_filter(&r->tf, hot_events[i][0], hot_events[i][1], filter);
-			if (e)
-				mt_warn("warning: %s: filter '%s' not taken (%s): decided here instead",
-					name, filter, strerror(-e));
-		}
-	}
-	for (k = 0; k < nroots; k++)
-		n += tasks_of(roots[k], pids + n, MAX_PIDS - n);
-	if (n) {
-		e = tracefs_set_event_pids(&r->tf, pids, n, true);
-		if (e)
-			mt_warn("warning: set_event_pid not taken (%s): every task's events are read",
-				strerror(-e));
-	}
-}
-
 /* ----------------------------------------------------------- the mode -- */
 
 static int stream_prepare(struct run *r)
@@ -722,7 +682,7 @@ static int stream_prepare(struct run *r)
 		/* the lines stay clean: the command's own output goes to stderr */
 		r->cmd.stdout_to_stderr = !r->opt.stream_path;
 	}
-	/* the output first: a bad -o FILE changes nothing in tracefs */
+	/* the output first: a bad -o FILE changes nothing in tracefs (a new one: made at start) */
 	code = outq_open(&s->q, r->opt.stream_path, (size_t)r->opt.queue_kb * 1024, err,
 			 sizeof(err));
 	if (code)
@@ -736,8 +696,13 @@ static int stream_start(struct run *r)
 	char host[256] = "";
 	struct timespec a, b, c;
 	int32_t roots[COND_MAX_PIDS];
+	char err[PATH_MAX + 128];
 	int nroots = 0, code;
 
+	/* a new -o FILE only now that tracing works: a run that cannot trace makes none */
+	code = outq_create(&s->q, err, sizeof(err));
+	if (code)
+		return mt_fail(code, "%s", err);
 	s->page_size = r->meta.page_size;	/* setup_tracing()'s, checked there */
 	s->ntasks = r->opt.max_tasks;
 	s->tasks = calloc(s->ntasks, sizeof(*s->tasks));
@@ -770,7 +735,8 @@ static int stream_start(struct run *r)
 		if (nroots < 0)
 			nroots = 0;
 	}
-	kernel_filters(r, roots, nroots);
+	if (!s->all)
+		kfilter_set(r, &s->cond, roots, nroots);
 	code = daemon_write_pidfile(r);
 	if (code)
 		return code;
@@ -786,9 +752,13 @@ static int stream_start(struct run *r)
 static enum loop_next stream_after_batch(struct run *r)
 {
 	struct stream *s = r->stream;
+	uint64_t now = mono_ns();
+	int e;
 
-	kernel_lost(r, s, mono_ns());
-	if (outq_flush(&s->q) == -EPIPE && !s->gone) {
+	kernel_lost(r, s, now);
+	e = outq_flush(&s->q);
+	output_state(s, now);
+	if (e == -EPIPE && !s->gone) {
 		s->gone = true;
 		mt_warn("the output's reader is gone: stopping");
 	}
@@ -855,6 +825,7 @@ static enum loop_next stream_check(struct run *r)
 		if (s->next_summary <= now)
 			s->next_summary = now + s->interval_ns;
 		outq_flush(&s->q);
+		output_state(s, now);
 	}
 	if (!s->tree)
 		return LOOP_GO_ON;
@@ -929,17 +900,24 @@ static void stream_abort(struct run *r)
 static int stream_finish(struct run *r)
 {
 	struct stream *s = r->stream;
-	uint64_t now = mono_ns(), dropped;
+	uint64_t now = mono_ns(), dropped, errs;
+	bool failed;
 	int code = EXIT_OK;
 
 	if (s->interval_ns)
 		summaries(r, now, true);
 	kernel_lost(r, s, now);
 	lost_line(s, now, 0);
+	outq_flush(&s->q);
+	output_state(s, now);	/* the lines a full disk cost, if it takes lines again */
 	outq_drain(&s->q, DRAIN_MS);
+	output_state(s, now);
 	dropped = s->q.dropped_lines;	/* queued, and never taken */
-	if (s->q.err && s->q.err != -EPIPE)
+	failed = s->q.err && s->q.err != -EPIPE;
+	if (failed)
 		mt_warn("writing the lines: %s", strerror(-s->q.err));
+	/* lost to write errors: a file's, or everything after an error (not EPIPE) that stopped it */
+	errs = failed ? dropped + s->lost_error : s->q.mode == OQ_FILE ? output_lost(s) : 0;
 	fprintf(stderr, "memtrace: stream: %llu lines written, %llu lost (%llu with the queue "
 		"full, %llu not taken by the end or after an error), %llu events lost in the "
 		"kernel; %llu processes picked; %llu syscalls paired, %llu exits without their "
@@ -954,6 +932,14 @@ static int stream_finish(struct run *r)
 			(unsigned long long)s->proc_overflow, PROCS);
 	if (s->tree)
 		code = command_exit_code(r);
+	if (errs) {
+		mt_warn("error: %llu lines dropped: %s could not be written (%s)%s",
+			(unsigned long long)errs, s->q.path ? s->q.path : "stdout",
+			strerror(-(failed ? s->q.err : s->q.werr)),
+			s->q.mode == OQ_FILE ? "; the file holds whole lines only" : "");
+		if (code == EXIT_OK)
+			code = EXIT_RUNTIME;
+	}
 	run_report_final(r, false);
 	stream_free(r);
 	return code;

@@ -462,3 +462,85 @@ int write_whole(int fd, const void *buf, size_t len)
 	errno = -e;	/* for callers that look at errno */
 	return e;
 }
+
+/* ------------------------------------------- appending to our own file -- */
+
+/* Why the file @st may not be appended to by us (and an errno for it), or NULL if it may. */
+static const char *append_refused(const struct stat *st, int *e, char *buf, size_t len)
+{
+	*e = EINVAL;
+	if (S_ISLNK(st->st_mode))
+		return (*e = ELOOP, "is a symlink: not followed");
+	if (S_ISFIFO(st->st_mode))
+		return "is a FIFO, not a regular file";
+	if (S_ISCHR(st->st_mode) || S_ISBLK(st->st_mode))
+		return "is a device, not a regular file";
+	if (S_ISDIR(st->st_mode))
+		return (*e = EISDIR, "is a directory");
+	if (!S_ISREG(st->st_mode))
+		return "is not a regular file";
+	*e = EPERM;
+	if (st->st_uid != geteuid()) {
+		snprintf(buf, len, "belongs to uid %u, not to uid %u that memtrace runs as "
+			 "(its owner could read and forge the lines)", (unsigned)st->st_uid,
+			 (unsigned)geteuid());
+		return buf;
+	}
+	if (st->st_mode & (S_IWGRP | S_IWOTH)) {
+		snprintf(buf, len, "is writable by its group or others (mode %04o): its lines "
+			 "could be forged", (unsigned)(st->st_mode & 07777));
+		return buf;
+	}
+	if (st->st_nlink != 1)
+		return "has more than one name (a hard link to another file)";
+	return NULL;
+}
+
+int open_append(const char *path, bool create, char *why, size_t whylen)
+{
+	const int wr = O_WRONLY | O_APPEND | O_NONBLOCK | O_CLOEXEC | O_NOCTTY;
+	char proc[40], buf[160];
+	struct stat st, st2;
+	const char *no;
+	int pfd, fd, e;
+
+	if (whylen)
+		*why = '\0';
+	/* O_PATH: only looked at, so that a FIFO or a device is not even opened */
+	pfd = open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (pfd < 0 && errno == ENOENT && create) {
+		fd = open(path, wr | O_CREAT | O_EXCL | O_NOFOLLOW, 0600);
+		if (fd >= 0 || errno != EEXIST)
+			return fd >= 0 ? fd : -errno;
+		/* made by someone else meanwhile: looked at like any file that was there */
+		pfd = open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	}
+	if (pfd < 0)
+		return -errno;
+	if (fstat(pfd, &st)) {
+		e = errno;
+		close(pfd);
+		return -e;
+	}
+	no = append_refused(&st, &e, buf, sizeof(buf));
+	if (no) {
+		close(pfd);
+		snprintf(why, whylen, "%s", no);
+		return -e;
+	}
+	/* the very file looked at, opened again for writing; by its name where /proc is not */
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", pfd);
+	fd = open(proc, wr);
+	if (fd < 0 && errno == ENOENT)
+		fd = open(path, wr | O_NOFOLLOW);
+	e = errno;
+	close(pfd);
+	if (fd < 0)
+		return -e;
+	if (fstat(fd, &st2) || st2.st_dev != st.st_dev || st2.st_ino != st.st_ino) {
+		close(fd);
+		snprintf(why, whylen, "was replaced while it was opened");
+		return -EPERM;
+	}
+	return fd;
+}

@@ -111,6 +111,19 @@ int exit_code_for_errno(int err);
  */
 const char *errno_text(int err);
 
+/**
+ * open_append() - @path opened to append to, only if it is our own file: a
+ * regular file with one name, owned by our effective uid, writable by no one
+ * else, and not a symlink. It is looked at through an O_PATH descriptor
+ * first, so that a FIFO or a device is never opened. Missing, it is created
+ * with mode 0600 (O_EXCL) when @create, else -ENOENT.
+ * Return: the fd (O_APPEND, O_NONBLOCK, O_CLOEXEC), or -errno. A file refused
+ * for what it is sets @why ("is a FIFO, ...") with -ELOOP (a symlink),
+ * -EISDIR, -EINVAL (not a regular file) or -EPERM (not ours alone); any other
+ * failure leaves @why empty.
+ */
+int open_append(const char *path, bool create, char *why, size_t whylen);
+
 #endif
 
 /*

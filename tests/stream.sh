@@ -378,7 +378,8 @@ stalled_reader_test() {
 	check "reader gone: tracefs identical after the run" test "$before" = "$(tfs_state)"
 }
 
-# A file system that fills up: the lines that do not fit are counted, tracing goes on
+# A file system that fills up: the lines that do not fit are counted, tracing goes on, the
+# file keeps whole lines only, and the exit status says lines were dropped
 full_disk_test() {
 	local n
 	mkdir -p "$T/full"
@@ -394,9 +395,11 @@ full_disk_test() {
 	check "full disk: memtrace still runs" kill -0 "$MTPID"
 	stop_mt
 	n=$(( $(sed -nE 's/.*lines written, ([0-9]+) lost .*, ([0-9]+) events lost in the kernel.*/\1 + \2/p' "$T/err") ))
-	check "full disk: TERM exits 0, said once why, the lines lost counted ($n)" \
-		test "$RC" = 0 -a "$(grep -c 'writing the lines: No space left on device' "$T/err")" = 1 -a \
-		"$n" -gt 10000
+	check "full disk: TERM exits 1, said once why, the lines lost counted ($n)" \
+		test "$RC" = 1 -a "$(grep -c "writing the lines to $T/full/lines: No space left on device" "$T/err")" = 1 -a \
+		"$(grep -c 'error: [0-9]* lines dropped' "$T/err")" = 1 -a "$n" -gt 10000
+	check "full disk: every line in the file whole" \
+		python3 -c 'import json,sys; [json.loads(l) for l in open(sys.argv[1], "rb").read().splitlines()]' "$T/full/lines"
 	umount "$T/full"
 }
 
@@ -492,7 +495,7 @@ other_modes_test() {
 		test "$(cat "$I/syscalls/sys_enter_mmap/enable" "$I/syscalls/sys_exit_munmap/enable" \
 			"$I/exceptions/page_fault_user/enable" | tr -d '\n')" = 000
 	stop_mt
-	start_mt --stream --all --events pageAllocate,memoryUnmap -o /dev/null ||
+	start_mt --stream --all --events pageAllocate,memoryUnmap ||
 		{ bad "--events: memtrace did not start"; return; }
 	check "--events pageAllocate,memoryUnmap: munmap's events on, mmap's and faults' off" \
 		test "$(cat "$I/syscalls/sys_enter_munmap/enable" "$I/syscalls/sys_enter_mmap/enable" \

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -423,20 +424,108 @@ START_TEST(test_queue_file)
 	ck_assert_int_eq(read(fd, text, sizeof(text)), 8);
 	close(fd);
 	ck_assert(!memcmp(text, "old\nnew\n", 8));
-	/* never through a symlink; a new file is 0600 */
+	/* never through a symlink; a new file only at outq_create(), 0600 */
 	snprintf(link, sizeof(link), "%s/link", dir);
 	ck_assert_int_eq(symlink(path, link), 0);
-	ck_assert_int_ne(outq_open(&q, link, 4096, err, sizeof(err)), 0);
+	ck_assert_int_eq(outq_open(&q, link, 4096, err, sizeof(err)), 1);
 	ck_assert_msg(strstr(err, "symlink"), "%s", err);
 	unlink(link);
 	snprintf(link, sizeof(link), "%s/fresh", dir);
 	ck_assert_int_eq(outq_open(&q, link, 4096, err, sizeof(err)), 0);
+	ck_assert_int_eq(stat(link, &st), -1);
+	ck_assert_int_eq(outq_create(&q, err, sizeof(err)), 0);
 	outq_close(&q);
 	ck_assert_int_eq(stat(link, &st), 0);
 	ck_assert_int_eq(st.st_mode & 0777, 0600);
 	unlink(link);
+	/* a file others may write: refused (exit 1), left as it was */
+	ck_assert_int_eq(chmod(path, 0666), 0);
+	ck_assert_int_eq(outq_open(&q, path, 4096, err, sizeof(err)), 1);
+	ck_assert_msg(strstr(err, "writable by its group or others"), "%s", err);
+	ck_assert_int_eq(stat(path, &st), 0);
+	ck_assert_int_eq(st.st_size, 8);
+	/* a missing directory: said at outq_open(), before anything is traced */
+	snprintf(link, sizeof(link), "%s/missing/lines", dir);
+	ck_assert_int_eq(outq_open(&q, link, 4096, err, sizeof(err)), 1);
+	ck_assert_msg(strstr(err, "No such file"), "%s", err);
 	unlink(path);
 	rmdir(dir);
+}
+END_TEST
+
+/* @n lines of 100 bytes queued */
+static void queue_lines(struct outq *q, int n)
+{
+	char line[100];
+	int i;
+
+	memset(line, 'x', sizeof(line));
+	line[0] = '"';
+	line[98] = '"';
+	line[99] = '\n';
+	for (i = 0; i < n; i++) {
+		char *d = outq_reserve(q, sizeof(line));
+
+		ck_assert_ptr_nonnull(d);
+		memcpy(d, line, sizeof(line));
+		outq_commit(q, sizeof(line));
+	}
+}
+
+/* A full file system: whole lines or none, the rest dropped and counted, written again later. */
+START_TEST(test_queue_full_fs)
+{
+	char dir[] = "/tmp/memtrace-test-outqfull.XXXXXX", path[PATH_MAX], filler[PATH_MAX];
+	char err[256], *buf = malloc(56 * 1024);
+	struct outq q;
+	struct stat st;
+	int fd;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	if (mount("tmpfs", dir, "tmpfs", 0, "size=64k")) {
+		fprintf(stderr, "test_queue_full_fs skipped: mount tmpfs: %s\n", strerror(errno));
+		rmdir(dir);
+		free(buf);
+		return;
+	}
+	snprintf(filler, sizeof(filler), "%s/filler", dir);
+	snprintf(path, sizeof(path), "%s/lines", dir);
+	fd = open(filler, O_WRONLY | O_CREAT, 0600);
+	ck_assert_int_ge(fd, 0);
+	memset(buf, 0, 56 * 1024);
+	ck_assert_int_eq(write(fd, buf, 56 * 1024), 56 * 1024);	/* 8 KiB left */
+	close(fd);
+	ck_assert_int_eq(outq_open(&q, path, 64 * 1024, err, sizeof(err)), 0);
+	ck_assert_int_eq(outq_create(&q, err, sizeof(err)), 0);
+	queue_lines(&q, 200);		/* 20,000 bytes into 8 KiB */
+	ck_assert_int_eq(outq_flush(&q), 0);	/* a file's errors do not stop the queue */
+	ck_assert(q.failing);
+	ck_assert_int_eq(q.werr, -ENOSPC);
+	ck_assert_uint_eq(outq_pending(&q), 0);
+	ck_assert_int_eq(stat(path, &st), 0);
+	ck_assert_int_gt(st.st_size, 0);
+	ck_assert_int_eq(st.st_size % 100, 0);	/* whole lines only */
+	ck_assert_uint_eq(q.error_lines, 200 - (uint64_t)st.st_size / 100);
+	ck_assert_uint_eq(q.dropped_lines, q.error_lines);
+	ck_assert_uint_eq(q.bytes, (uint64_t)st.st_size);
+	/* still full: dropped, counted */
+	queue_lines(&q, 1);
+	outq_flush(&q);
+	ck_assert(q.failing);
+	ck_assert_uint_eq(q.error_lines, 201 - (uint64_t)st.st_size / 100);
+	/* room again: the next line is written */
+	ck_assert_int_eq(unlink(filler), 0);
+	queue_lines(&q, 3);
+	ck_assert_int_eq(outq_flush(&q), 0);
+	ck_assert(!q.failing);
+	ck_assert_uint_eq(outq_drain(&q, 0), 0);
+	outq_close(&q);
+	ck_assert_int_eq(stat(path, &st), 0);
+	ck_assert_uint_eq((uint64_t)st.st_size, q.bytes);
+	ck_assert_int_eq(st.st_size % 100, 0);
+	ck_assert_int_eq(umount2(dir, MNT_DETACH), 0);
+	rmdir(dir);
+	free(buf);
 }
 END_TEST
 
@@ -453,6 +542,7 @@ Suite *suite_jsonl(void)
 	tcase_add_test(tc, test_lost_and_summary);
 	tcase_add_test(tc, test_queue_stalled_pipe);
 	tcase_add_test(tc, test_queue_file);
+	tcase_add_test(tc, test_queue_full_fs);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -497,6 +497,24 @@ START_TEST(test_dir_at_path)
 }
 END_TEST
 
+/* A FIFO (or a device, as /dev/null) at the path is refused, never replaced by a file. */
+START_TEST(test_special_at_path)
+{
+	char path[PATH_MAX], err[256];
+	struct stat st;
+	int dots;
+
+	path_in(path, tmpdir, "memtrace.log");
+	ck_assert_int_eq(mkfifo(path, 0600), 0);
+	ck_assert_int_eq(write_log(path, "x\n", 1, err, sizeof(err)), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "not a regular file"));
+	ck_assert_int_eq(lstat(path, &st), 0);
+	ck_assert(S_ISFIFO(st.st_mode));
+	ck_assert_int_eq(dir_entries(tmpdir, &dots), 1);
+	ck_assert_int_eq(dots, 0);
+}
+END_TEST
+
 START_TEST(test_empty_path)
 {
 	char err[256];
@@ -636,15 +654,38 @@ START_TEST(test_append_refuses)
 	ck_assert_int_eq(symlink(target, path), 0);
 	ck_assert_int_eq(append(path, "x\n", 1, err, sizeof(err)), -ELOOP);
 	ck_assert_int_eq(lstat(target, &st), -1);
-	/* a FIFO, with no reader and with one: refused at once, never blocks */
+	/* a FIFO, with no reader and with one: refused at once, never opened */
 	path_in(path, tmpdir, "fifo");
 	ck_assert_int_eq(mkfifo(path, 0600), 0);
-	ck_assert_int_eq(append(path, "x\n", 1, err, sizeof(err)), -ENXIO);
+	ck_assert_int_eq(append(path, "x\n", 1, err, sizeof(err)), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "not a regular file"));
 	rfd = open(path, O_RDONLY | O_NONBLOCK);
 	ck_assert(rfd >= 0);
 	ck_assert_int_eq(append(path, "x\n", 1, err, sizeof(err)), -EINVAL);
 	ck_assert_ptr_nonnull(strstr(err, "not a regular file"));
 	close(rfd);
+	/* a file others may write to, or with another name: not ours alone, untouched */
+	path_in(path, tmpdir, "groupw.jsonl");
+	put_file(path, "theirs\n");
+	ck_assert_int_eq(chmod(path, 0664), 0);
+	ck_assert_int_eq(append(path, "x\n", 1, err, sizeof(err)), -EPERM);
+	ck_assert_ptr_nonnull(strstr(err, "writable by its group or others"));
+	assert_file(path, "theirs\n", 7);
+	path_in(target, tmpdir, "precious");
+	path_in(path, tmpdir, "hard.jsonl");
+	ck_assert_int_eq(link(target, path), 0);
+	ck_assert_int_eq(append(path, "x\n", 1, err, sizeof(err)), -EPERM);
+	ck_assert_ptr_nonnull(strstr(err, "hard link"));
+	assert_file(target, "precious\n", 9);
+	/* another user's file (as root: one made ours, then given away) */
+	if (geteuid() == 0) {
+		path_in(path, tmpdir, "nobody.jsonl");
+		put_file(path, "theirs\n");
+		ck_assert_int_eq(chown(path, 65534, 65534), 0);
+		ck_assert_int_eq(append(path, "x\n", 1, err, sizeof(err)), -EPERM);
+		ck_assert_ptr_nonnull(strstr(err, "belongs to uid 65534"));
+		assert_file(path, "theirs\n", 7);
+	}
 	/* a directory, a missing directory, an empty path */
 	ck_assert_int_eq(append(tmpdir, "x\n", 1, err, sizeof(err)), -EISDIR);
 	path_in(path, tmpdir, "missing/x.jsonl");
@@ -791,6 +832,7 @@ Suite *suite_logfile(void)
 	tcase_add_test(tc, test_symlink_relative_and_dangling);
 	tcase_add_test(tc, test_missing_dir);
 	tcase_add_test(tc, test_dir_at_path);
+	tcase_add_test(tc, test_special_at_path);
 	tcase_add_test(tc, test_empty_path);
 	tcase_add_test(tc, test_relative_path);
 	tcase_add_test(tc, test_replace_mode);
