@@ -611,10 +611,28 @@ int tracefs_set_event_pids(struct tracefs *t, const int32_t *pids, int n, bool f
 	return write_setting(t, "set_event_pid", buf);
 }
 
+/*
+ * A trace_pipe(_raw) to read, non-blocking: tracefs's file is a regular one; a
+ * FIFO (a fake CPU, tests/scale.sh) is read as it is, never waited on; anything
+ * else (a device, a socket, a directory) is refused before it is opened (an open
+ * may do something): -EINVAL. fd or -errno.
+ */
+static int open_pipe_file(const char *p)
+{
+	struct stat st;
+	int fd;
+
+	if (lstat(p, &st))
+		return -errno;
+	if (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode))
+		return -EINVAL;
+	fd = open(p, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
 int tracefs_open_cpu(struct tracefs *t, int idx)
 {
 	char p[PATH_MAX];
-	struct stat st;
 	int fd;
 
 	if (idx < 0 || idx >= t->ncpus)
@@ -625,13 +643,9 @@ int tracefs_open_cpu(struct tracefs *t, int idx)
 		return -EMFILE;
 	if (path_fmt(p, sizeof(p), "%s/per_cpu/cpu%d/trace_pipe_raw", t->inst, t->cpu_ids[idx]))
 		return -ENAMETOOLONG;
-	fd = open(p, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	fd = open_pipe_file(p);
 	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {	/* a FIFO would never end */
-		close(fd);
-		return -EINVAL;
-	}
+		return fd;
 	t->fds[idx] = fd;
 	if (emerg.nfds < (int)(sizeof(emerg.fds) / sizeof(emerg.fds[0])))
 		emerg.fds[emerg.nfds++] = fd;
@@ -677,8 +691,9 @@ int tracefs_open_cpus(struct tracefs *t, char *err, size_t errlen)
 					     t->cpu_ids[i], strerror(-fd)), TFS_ERR_PRIV);
 			/* a possible but offline CPU: trace the others, and try it again later */
 			fprintf(stderr, "memtrace: %s/cpu%d/trace_pipe_raw: %s; cpu%d not traced "
-				"until it can be read\n", dir, t->cpu_ids[i], strerror(-fd),
-				t->cpu_ids[i]);
+				"until it can be read\n", dir, t->cpu_ids[i], fd == -EINVAL ?
+				"not a file (a device, socket or directory): not opened" :
+				strerror(-fd), t->cpu_ids[i]);
 			continue;
 		}
 		opened++;
@@ -690,7 +705,7 @@ int tracefs_open_cpus(struct tracefs *t, char *err, size_t errlen)
 		return fail(err, errlen, "%s: no per-CPU trace_pipe_raw could be opened", dir);
 	/* without it, every CPU is read at each timeout, as before */
 	if (!path_fmt(dir, sizeof(dir), "%s/trace_pipe", t->inst)) {
-		t->any_fd = open(dir, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+		t->any_fd = open_pipe_file(dir);
 		if (t->any_fd >= 0 && emerg.nfds < (int)ARRAY_SIZE(emerg.fds))
 			emerg.fds[emerg.nfds++] = t->any_fd;
 	}

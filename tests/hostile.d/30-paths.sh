@@ -2,8 +2,8 @@
 # shellcheck shell=bash
 # 30-paths.sh - a FIFO never hangs memtrace, and --pidfile touches only its own file
 # (issue 21, items 4 and 5): a FIFO as --pidfile (with --daemon, whose child must not
-# stay stuck), a FIFO where a tracefs setting or a trace_pipe_raw should be (a tracefs
-# directory given on the command line), a device node as --pidfile, and a pidfile
+# stay stuck), a FIFO where a tracefs setting should be, a FIFO or a device where a
+# trace_pipe_raw should be (a tracefs directory given on the command line), a device node as --pidfile, and a pidfile
 # replaced by someone else while memtrace runs.
 
 # p_bounded SECS OUT CMD...: CMD with at most SECS seconds, then TERM, 2 s later KILL
@@ -61,15 +61,31 @@ if can_trace "30-paths"; then
 		eval 'test "$PRC" = 1 && grep -q "tracing_on" "$T/p-set.err"'
 	check "a FIFO as tracefs's tracing_on: still a FIFO" test -p "$P_FT/tracing_on"
 
-	# ---- item 4: a FIFO where a trace_pipe_raw is: refused, not read as a CPU of nothing
+	# ---- item 4: a FIFO where a trace_pipe_raw is: read without ever waiting on it (the
+	# fake CPU of tests/scale.sh); a device there: refused before it is opened
 	rm -f "$P_FT/tracing_on" "$P_FT/per_cpu/cpu0/trace_pipe_raw"
 	echo 1 > "$P_FT/tracing_on"
 	mkfifo "$P_FT/per_cpu/cpu0/trace_pipe_raw"
-	p_bounded 5 "$T/p-raw" "$MT" -n 0 -o "$T/p-raw.log" "$P_FT"
-	check "a FIFO as trace_pipe_raw: memtrace refuses it and ends by itself (was: traced nothing until TERM, exit 0)" \
-		eval 'test "$PRC" = 1 && grep -q "trace_pipe_raw" "$T/p-raw.err"'
+	"$MT" -n 0 -o "$T/p-raw.log" "$P_FT" > "$T/p-raw.out" 2> "$T/p-raw.err" &
+	p_pid=$!
+	PIDS+=("$p_pid")
+	if wait_for 10 grep -q "tracing in" "$T/p-raw.err"; then
+		kill -TERM "$p_pid"
+		wait_exit "$p_pid" 5
+		check "a FIFO as trace_pipe_raw: never waited on, TERM ends memtrace (exit 0)" test $? = 0
+	else
+		bad "a FIFO as trace_pipe_raw: no start: $(head -3 "$T/p-raw.err")"
+	fi
 	check "a FIFO as trace_pipe_raw: the fake tracefs's tracing_on as found" \
 		test "$(cat "$P_FT/tracing_on")" = 1
+	rm -f "$P_FT/per_cpu/cpu0/trace_pipe_raw"
+	mknod "$P_FT/per_cpu/cpu0/trace_pipe_raw" c 1 5	# what /dev/zero is
+	p_bounded 5 "$T/p-dev" "$MT" -n 0 -o "$T/p-dev.log" "$P_FT"
+	check "a device as trace_pipe_raw: refused unopened, memtrace ends by itself (exit 1, named; was: read as a CPU until TERM)" \
+		eval 'test "$PRC" = 1 && grep -q "trace_pipe_raw: not a file" "$T/p-dev.err"'
+	check "a device as trace_pipe_raw: the fake tracefs's tracing_on as found" \
+		test "$(cat "$P_FT/tracing_on")" = 1
+	rm -f "$P_FT/per_cpu/cpu0/trace_pipe_raw"
 
 	# ---- item 4: --pidfile FIFO with --daemon: the child waited in open() for good
 	mkfifo "$T/pid.fifo"
