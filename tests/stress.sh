@@ -8,6 +8,7 @@ cd "$(dirname "$0")/.."
 MT=$PWD/memtrace
 WL=$PWD/tests/workload
 FK=$PWD/tests/forker
+TH=$PWD/tests/threads
 T=$(mktemp -d /tmp/memtrace-stress.XXXXXX)
 INST=memtrace-st$$
 . "$PWD/tests/lib.sh"
@@ -94,7 +95,7 @@ signal_storm() {
 
 # 100 000 short processes with a table of 64 tasks
 task_storm() {
-	local before after rc hwm0 hwm1 n=${STRESS_TASKS:-100000}
+	local before after rc hwm0 hwm1 ovev ovpg n=${STRESS_TASKS:-100000} nth=300
 	before=$(tfs_state)
 	# --no-seed: the table holds only tasks seen now, so exited ones can be recycled;
 	# -b: the count below needs every fork and exit, even if memtrace is starved; 32 MiB
@@ -112,6 +113,11 @@ task_storm() {
 	map0=$(json "$T/tasks.json" 'd["self"]["pfn_map_kib"]')
 	"$FK" "$((n - n / 5))"; rc=$?
 	check "task storm: $n processes ran (forker exit $rc)" test "$rc" = 0
+	# then more live tasks than slots: $nth threads, all alive while each touches its
+	# 1 MiB (a barrier), against 256 slots: at least $nth - 256 of them never get one,
+	# and their 256 pages each go to <overflow>, counted
+	"$TH" "$nth" 1 100; rc=$?
+	check "task storm: $nth threads of 1 MiB each ran (exit $rc)" test "$rc" = 0
 	sleep 0.5
 	check "task storm: memtrace alive" kill -0 "$MTPID"
 	kill -TERM "$MTPID"; wait_exit "$MTPID" 20; rc=$?
@@ -128,8 +134,10 @@ task_storm() {
 	check "task storm: memory flat but the pfn map (peak RSS ${hwm0:-?} KiB after a fifth, ${hwm1:-?} KiB at the end; the map ${map0:-?} then ${map1:-?} KiB)" \
 		test -n "$hwm0" -a -n "$hwm1" -a -n "$map0" -a -n "$map1" -a \
 		"$(( ${hwm1:-0} - ${hwm0:-0} - (${map1:-0} - ${map0:-0}) ))" -lt 1024
-	check "task storm: overflow counted, never hidden (events $(json "$T/tasks.json" 'd["overflows"]["task_events"]'))" \
-		test -n "$(json "$T/tasks.json" 'd["overflows"]["task_events"]')"
+	ovev=$(json "$T/tasks.json" 'd["overflows"]["task_events"]')
+	ovpg=$(json "$T/tasks.json" 'd["overflows"]["task_pages"]')
+	check "task storm: overflow counted, never hidden ($nth live threads for 256 slots: ${ovev:-no} events, ${ovpg:-no} pages without a slot, each >= $(((nth - 256) * 256)))" \
+		test "${ovev:-0}" -ge $(((nth - 256) * 256)) -a "${ovpg:-0}" -ge $(((nth - 256) * 256))
 	after=$(tfs_state)
 	check "tracefs identical after the task storm" test "$before" = "$after"
 }
@@ -137,8 +145,8 @@ task_storm() {
 find_tracefs
 if ! can_trace "stress tests"; then
 	:
-elif [ ! -x "$WL" ] || [ ! -x "$FK" ]; then
-	skip "tests/workload and tests/forker must be built first"
+elif [ ! -x "$WL" ] || [ ! -x "$FK" ] || [ ! -x "$TH" ]; then
+	skip "tests/workload, tests/forker and tests/threads must be built first"
 else
 	signal_storm
 	task_storm
