@@ -448,14 +448,21 @@ START_TEST(test_live_partial_page)
 	fds_open[nfds_open++] = p1[1];
 	R.now = fake_now;
 	R.slack_ns = 2000000;
-	fake_clock = 100000000;		/* an empty CPU: nothing older than 98 ms to come */
+	/*
+	 * 6 ms: an empty CPU now has nothing older than 4 ms to come. CPU1, caught
+	 * up at its short page (4 ms), is asked again before 5 ms may go and says
+	 * empty: but a 4.x ms event of its own may still come, so 5 ms is held
+	 * back. Exactly four: a fifth here is the hold-back letting go too early.
+	 */
+	fake_clock = 6000000;
 	reader_run(&R, false, 0);
-	ck_assert_uint_ge(K.n, 4);
+	ck_assert_uint_eq(K.n, 4);
 	assert_got(0, EV_PAGE_ALLOC, 0, 1000000, 10, 1);
 	assert_got(1, EV_PAGE_ALLOC, 0, 2000000, 10, 2);
 	assert_got(2, EV_PAGE_ALLOC, 0, 3000000, 10, 3);
 	assert_got(3, EV_PAGE_ALLOC, 1, 4000000, 20, 4);
 	ck_assert_uint_eq(R.out_of_order, 0);
+	fake_clock = 100000000;		/* an empty CPU: nothing older than 98 ms to come */
 	reader_run(&R, false, 0);
 	ck_assert_uint_eq(K.n, 5);
 	assert_got(4, EV_PAGE_ALLOC, 0, 5000000, 10, 5);

@@ -44,6 +44,18 @@ shows_re() { screen | grep -qE -- "$1"; }		# shows_re REGEX
 alt_is() { [ "$(alt_on)" = "$1" ]; }
 file_has() { [ -e "$1" ]; }
 sel_on() { screen | sed -n "${1}p" | grep -q '^>'; }	# sel_on LINE: the selection is there
+on_top() { sel_on 5 && shows "; rows 1-20;"; }	# the first row of rows 1-20 selected
+# the header's clock (every frame's), and that it moved on from $1: a frame drawn since
+clock_now() { screen | sed -nE 's/^memtrace [0-9.]+  ([0-9]{2}:[0-9]{2}:[0-9]{2})Z.*/\1/p'; }
+clock_moved() { local c; c=$(clock_now); [ -n "$c" ] && [ "$c" != "$1" ]; }
+# logged PID PAGES: the USR1 report memtrace --top writes to $T/keys.log has PID with at
+# least PAGES current pages; if not yet, ask for a new report (polled with wait_for)
+logged() {
+	awk -v p="$1" -v n="$2" '/^TASKS:/ { t = 1; next } /^$/ { t = 0 }
+		t && $1 == p && $6 >= n { f = 1 } END { exit !f }' "$T/keys.log" 2> /dev/null && return 0
+	kill -USR1 "$MTPID"
+	return 1
+}
 # the status line of the task view by current pages: its rows 1 to as many as there are,
 # at most the 20 an 80x24 pane has room for (a quiet machine may have fewer tasks)
 task_status_ok() {
@@ -133,12 +145,12 @@ pages_of() {	# pages_of PID: its CUR column, when it shows at least 64 MiB of pa
 
 # ------------------------------------------------------------------ the view, its keys
 view_test() {
-	local before after wl wl2 cur n first last col sleepers=() i
+	local before after wl wl2 cur n first last col sleepers=() i c0
 	before=$(tfs_state)
 	# rows to scroll through whatever else runs on the machine: 40 processes with pages
 	# (seeded from /proc at the start)
 	for ((i = 0; i < 40; i++)); do sleep 600 & sleepers+=($!); PIDS+=($!); done
-	start_view keys -- -d 0.2 || { bad "view: memtrace --top did not come up"; return; }
+	start_view keys -- -d 0.2 -n 0 || { bad "view: memtrace --top did not come up"; return; }
 	check "view: on the alternate screen (alternate_on 1)" alt_is 1
 	check "view: header with uptime, events/s, lost events, running (a loaded machine may lose some)" \
 		shows_re '^memtrace [0-9.]+  [0-9]{2}:[0-9]{2}:[0-9]{2}Z  up ([0-9]+d )?[0-9:]+  [0-9]+ ev/s  (lost|LOST) [0-9]+  running'
@@ -223,19 +235,33 @@ view_test() {
 		tm send-keys -t top Home
 		check "Home: rows 1-20, the first row selected" wait_for 3 shows "; rows 1-20;"
 		check "Home: '>' on the first row" sel_on 5
-		tm send-keys -t top Up
-		sleep 0.3
-		check "Up on the first row: stays" sel_on 5
+		# u after Up: its frame is drawn once Up was taken (keys are read in order)
+		tm send-keys -t top Up u
+		check "Up on the first row: taken, the view redrawn after it (u: KiB)" \
+			wait_for 3 shows "CUR_KIB"
+		check "Up on the first row: stays (rows 1-20, '>' on the first)" on_top
+		tm send-keys -t top u u
+		check "u u: back to pages" wait_for 3 shows "CUR_PAGES PEAK_PAGES"
 	else
 		bad "scroll: only ${n:-0} tasks on the screen, 26 needed"
 	fi
 
-	# frozen: a new workload does not show until thawed
+	# frozen: a new workload does not show until thawed; first that it runs, that
+	# memtrace counted its pages (a USR1 report in the log says so) and that the view
+	# drew a frame since: else not showing it would prove nothing
 	"$WL" 32 600000 "$T/wl2.ready" & wl2=$!
 	PIDS+=("$wl2")
-	wait_for 10 file_has "$T/wl2.ready" || true
-	sleep 0.6
-	check "f: frozen rows: a new 32 MiB workload not shown" test -z "$(row_field "$wl2" 3)"
+	c0=
+	if ! wait_for 10 file_has "$T/wl2.ready"; then
+		bad "f: frozen: the new 32 MiB workload did not start (pid $wl2)"
+	elif ! wait_for 5 logged "$wl2" 8192; then
+		bad "f: frozen: memtrace's USR1 report has no 8192 pages of the new workload (pid $wl2)"
+	elif c0=$(clock_now) && ! wait_for 3 clock_moved "$c0"; then
+		bad "f: frozen: the view drew no frame since (its clock stays at ${c0:-nothing})"
+	else
+		check "f: frozen rows: a new 32 MiB workload not shown (memtrace counts its 8192 pages; a frame drawn since, at $(clock_now))" \
+			test -z "$(row_field "$wl2" 3)"
+	fi
 	tm send-keys -t top f
 	check "f again: running, the new workload shows" wait_for 5 has_pages "$wl2" 8192
 	check "f again: running in the header" shows_re '(lost|LOST) [0-9]+  running$'
