@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* report.c - text and JSON reports of a run: tables, counters, the command report, --exits lines */
+/* report.c - text and JSON reports of a run (tables, counters), the kmsg and OOM summaries */
 #include "report.h"
 
 #include "escape.h"

@@ -27,7 +27,8 @@ struct stream;
 
 /*
  * What a mode's hook tells the loop. A hook that says LOOP_STOP sets
- * r->stop_sig (the final report's trigger; 0 reads as SIGTERM).
+ * r->stop_sig (the final report's trigger; 0 reads as SIGTERM), which the
+ * loop may set too (the signal that stopped it; SIGPIPE: its stdout is gone).
  */
 enum loop_next { LOOP_GO_ON = 0, LOOP_STOP };
 

@@ -21,8 +21,9 @@
 #define DEFAULT_MOUNT	"/sys/kernel/tracing"
 
 /*
- * The one mutable global of memtrace: what tracefs_emergency_cleanup() needs.
- * It runs in a signal handler (a second TERM/INT during teardown, signals.c),
+ * What tracefs_emergency_cleanup() needs (one of the two records a signal
+ * handler uses; the other is term.c's terminal state). It runs in a signal
+ * handler (a second stopping signal during teardown, signals.c),
  * which cannot be handed the run; so every path and value it writes is
  * prepared here beforehand: plain arrays, no pointers into the heap.
  */
