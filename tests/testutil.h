@@ -64,6 +64,7 @@ SUITE(jsonl);
 SUITE(runtime);
 SUITE(mempair);
 SUITE(psize);
+SUITE(tracefs);
 #undef SUITE
 
 #endif
