@@ -143,8 +143,11 @@ int tracefs_path(const struct tracefs *t, char *buf, size_t size, const char *re
 void tracefs_teardown(struct tracefs *t);
 
 /*
- * Async-signal-safe last resort for a second TERM/INT during teardown: close
- * fds, events off, rmdir the instance. Uses only paths prepared beforehand.
+ * Async-signal-safe last resort for a second stopping signal during teardown:
+ * close fds; in an instance, events off and rmdir it; at the top level, every
+ * setting memtrace changed back as it was (events' enables, the owner filter,
+ * clock, buffer size and percent), tracing_on last. Uses only paths and values
+ * prepared beforehand.
  */
 void tracefs_emergency_cleanup(void);
 
