@@ -86,7 +86,8 @@ bool signals_next(const struct signals *sg, struct signalfd_siginfo *si)
 }
 
 /*
- * Command mode: the first stopping signal (TERM, INT, ALRM, ...), while the
+ * Command mode, and --stream with a command: the first stopping signal (TERM,
+ * INT, ALRM, ...), while the
  * command runs, goes on to it and memtrace goes on waiting; but an INT or QUIT
  * from the terminal (SI_KERNEL) reached the command's process group already.
  * Once the command is gone, or at the second: stop waiting for what is left

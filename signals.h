@@ -36,17 +36,20 @@ struct signals {
 	bool xfsz_ignored;	/* and SIGXFSZ */
 };
 
-/* What a signal asks of the mode's loop. */
+/*
+ * What a signal asks of the mode's loop. The command actions are those of every
+ * mode that runs a command (command mode, --stream -- CMD).
+ */
 enum sig_action {
 	SIGACT_IGNORE = 0,
 	SIGACT_REPORT_STDOUT,	/* catch up, a report on stdout */
 	SIGACT_REPORT_LOG,	/* catch up, a report to the log file */
-	SIGACT_REPORT_COMMAND,	/* command mode: catch up, the command report so far */
+	SIGACT_REPORT_COMMAND,	/* command: catch up, the command report so far */
 	SIGACT_STOP,		/* stop tracing, drain, final report, exit */
-	SIGACT_FORWARD,		/* command mode: pass it to the command, go on waiting */
-	SIGACT_WAIT,		/* command mode: the command got it too (terminal); go on */
-	SIGACT_STOP_WAITING,	/* command mode: stop waiting for the tree, report */
-	SIGACT_CHILD,		/* command mode: something exited, reap it */
+	SIGACT_FORWARD,		/* command: pass it to the command, go on waiting */
+	SIGACT_WAIT,		/* command: the command got it too (terminal); go on */
+	SIGACT_STOP_WAITING,	/* command: stop waiting for the tree, report */
+	SIGACT_CHILD,		/* command: something exited, reap it */
 	SIGACT_QUIT,		/* live view: leave the terminal, then stop as SIGACT_STOP */
 	SIGACT_RESIZE,		/* live view: the terminal changed size */
 	SIGACT_REPORT_MODE,	/* --stream: USR1's report, where the mode says (on_signal) */
