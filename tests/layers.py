@@ -120,7 +120,7 @@ c = cycles(calls)
 check("no call cycle between files", not c, "; ".join(" <-> ".join(x) for x in c))
 if not c:
     lv = layers(calls)
-    for k in range(max(lv.values()) + 1):
+    for k in range(max(lv.values(), default=-1) + 1):
         print(f"#   layer {k}: " + " ".join(sorted(u for u in lv if lv[u] == k)))
 print(f"{ok} passed, {bad} failed")
 sys.exit(1 if bad else 0)
