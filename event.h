@@ -130,6 +130,12 @@ struct mt_event {
 	} u;
 };
 
+/* In interrupt context (hard, soft, NMI): the page is the interrupt's, not the running task's. */
+static inline bool mt_event_in_irq(const struct mt_event *ev)
+{
+	return ev->flags & (MT_FLAG_HARDIRQ | MT_FLAG_SOFTIRQ | MT_FLAG_NMI);
+}
+
 /* Field descriptors resolved from one format file. */
 struct mt_evdesc {
 	enum mt_kind kind;

@@ -462,12 +462,6 @@ static bool range_ok(struct stats *s, uint64_t pfn, uint64_t n)
 	return true;
 }
 
-/* allocated in interrupt context: the page is the interrupt's, not the running task's */
-static bool in_irq(const struct mt_event *ev)
-{
-	return ev->flags & (MT_FLAG_HARDIRQ | MT_FLAG_SOFTIRQ | MT_FLAG_NMI);
-}
-
 static void page_alloc(struct stats *s, const struct mt_event *ev)
 {
 	uint64_t pfn = ev->u.page.pfn, i, doubles;
@@ -486,7 +480,7 @@ static void page_alloc(struct stats *s, const struct mt_event *ev)
 		goto out;
 	}
 	n = 1u << ev->u.page.order;
-	irq = in_irq(ev);
+	irq = mt_event_in_irq(ev);
 	t = irq ? &s->tb.tasks[SLOT_IRQ] : task_for(s, ev->tid, ev->ts);
 	if (ev->ts < t->seed_ts) {
 		s->c.pre_seed_skipped++;
@@ -705,7 +699,7 @@ static void page_free(struct stats *s, const struct mt_event *ev)
 	if (untracked) {
 		s->c.untracked_frees++;
 		s->c.untracked_free_pages += untracked;
-		if (!in_irq(ev))
+		if (!mt_event_in_irq(ev))
 			seed_release(s, ev, untracked);
 	}
 }
@@ -923,7 +917,7 @@ void stats_apply(struct stats *s, const struct mt_event *ev)
 	 * other tasks' pages (reclaim in its context).
 	 */
 	if (ev->kind == EV_PAGE_ALLOC && s->cfg.self_pid && ev->tid == s->cfg.self_pid &&
-	    !in_irq(ev)) {
+	    !mt_event_in_irq(ev)) {
 		s->c.self_allocs++;
 		if (s->stacks_on)	/* its stack record follows: it must not pair with another */
 			stacks_push(&s->sk, ev->cpu, 0, 0, 0, 0, ev->ts, false);

@@ -537,11 +537,6 @@ static void syscall_line(struct stream *s, struct st_proc *sp, const struct mt_e
 	event(s, sp, &e);
 }
 
-static bool in_irq(const struct mt_event *ev)
-{
-	return ev->flags & (MT_FLAG_HARDIRQ | MT_FLAG_SOFTIRQ | MT_FLAG_NMI);
-}
-
 /* The reader's sink: the accounting first, then the lines of the processes picked. */
 static void stream_sink(void *ctx, const struct mt_event *ev)
 {
@@ -552,7 +547,7 @@ static void stream_sink(void *ctx, const struct mt_event *ev)
 	struct st_proc *sp;
 	struct mp_entry in;
 
-	if (ev->kind == EV_PAGE_FREE && (s->events & MT_EVT_FREE) && !in_irq(ev))
+	if (ev->kind == EV_PAGE_FREE && (s->events & MT_EVT_FREE) && !mt_event_in_irq(ev))
 		owner = stats_page_owner(&r->st, ev->u.page.pfn);
 	if (owner) {
 		e.owner_tid = owner->tid;
@@ -567,7 +562,7 @@ static void stream_sink(void *ctx, const struct mt_event *ev)
 	case EV_PAGE_ALLOC:
 	case EV_PAGE_FREE:
 		if (ev->u.page.pfn == UINT64_MAX || ev->u.page.order > MAX_ORDER_SEEN ||
-		    in_irq(ev) || !(sp = picked(r, ev->tid, ev->ts)))
+		    mt_event_in_irq(ev) || !(sp = picked(r, ev->tid, ev->ts)))
 			return;
 		e.evt = ev->kind == EV_PAGE_ALLOC ? JL_ALLOC : JL_FREE;
 		e.order = ev->u.page.order;
