@@ -200,7 +200,7 @@ demo: memtrace tests/workload
 	$(Q)./tests/demo.sh
 
 check-unit: tests/unit
-	$(Q)./tests/unit
+	$(Q)CK_DEFAULT_TIMEOUT=60 ./tests/unit
 
 check-valgrind: tests/unit
 	$(Q)./tests/valgrind.sh
