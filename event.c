@@ -114,36 +114,72 @@ const char *mt_kind_name(enum mt_kind k)
 	return (unsigned)k < EV__COUNT ? kind_names[k] : "?";
 }
 
-/* Per kind: the fields used, in slot order; a leading '!' marks required. */
-static const char *const kind_fields[EV__COUNT][6] = {
-	[EV_PAGE_ALLOC] = { "!pfn", "!order" },
-	[EV_PAGE_FREE] = { "!pfn", "!order" },
-	[EV_FORK] = { "!parent_pid", "!child_pid", "child_comm" },
-	[EV_EXIT] = { "!pid", "comm", "group_dead" },
-	[EV_EXEC] = { "!pid", "old_pid", "filename" },
-	[EV_RENAME] = { "!pid", "!newcomm" },
-	[EV_MOD_LOAD] = { "!name" },
-	[EV_MOD_PUT] = { "!name", "ip", "refcnt" },
-	[EV_MOD_FREE] = { "!name" },
+/*
+ * Each kind's fields by slot (struct mt_evdesc's f[] and have[]): the slot's
+ * name says which field it holds, and kind_fields[] below puts each name at
+ * its slot by that name, so decoder_decode() reads a field by the same name
+ * decoder_add() found it by, and adding or reordering a field cannot shift
+ * another's slot.
+ */
+enum { PAGE_PFN, PAGE_ORDER };
+enum { FORK_PARENT_PID, FORK_CHILD_PID, FORK_CHILD_COMM };
+enum { EXIT_PID, EXIT_COMM, EXIT_GROUP_DEAD };
+enum { EXEC_PID, EXEC_OLD_PID, EXEC_FILENAME };
+enum { RENAME_PID, RENAME_NEWCOMM };
+enum { MOD_NAME, MOD_IP, MOD_REFCNT };			/* module_load, _put, _free */
+enum { MODSYS_RET };					/* sys_exit_(f)init_module */
+enum { OOM_PID, OOM_COMM, OOM_TOTAL_VM, OOM_ANON_RSS, OOM_FILE_RSS, OOM_SHMEM_RSS };
+enum { NEWTASK_PID, NEWTASK_CLONE_FLAGS, NEWTASK_COMM };
+enum { STACK_SIZE, STACK_CALLER };
+enum { COLLAPSE_ISOLATE_PFN, COLLAPSE_ISOLATE_STATUS };
+enum { COLLAPSE_STATUS };
+enum { MIGRATE_REASON };				/* mm_migrate_pages_start, _pages */
+enum { MEMSYS_RET };					/* sys_exit_mmap, ... */
+enum { FAULT_ADDRESS, FAULT_IP, FAULT_ERROR_CODE };
+
+/* Per kind: the fields used, at their slots; a leading '!' marks required. */
+static const char *const kind_fields[EV__COUNT][MT_SLOTS] = {
+	[EV_PAGE_ALLOC] = { [PAGE_PFN] = "!pfn", [PAGE_ORDER] = "!order" },
+	[EV_PAGE_FREE] = { [PAGE_PFN] = "!pfn", [PAGE_ORDER] = "!order" },
+	[EV_FORK] = { [FORK_PARENT_PID] = "!parent_pid", [FORK_CHILD_PID] = "!child_pid",
+		      [FORK_CHILD_COMM] = "child_comm" },
+	[EV_EXIT] = { [EXIT_PID] = "!pid", [EXIT_COMM] = "comm", [EXIT_GROUP_DEAD] = "group_dead" },
+	[EV_EXEC] = { [EXEC_PID] = "!pid", [EXEC_OLD_PID] = "old_pid",
+		      [EXEC_FILENAME] = "filename" },
+	[EV_RENAME] = { [RENAME_PID] = "!pid", [RENAME_NEWCOMM] = "!newcomm" },
+	[EV_MOD_LOAD] = { [MOD_NAME] = "!name" },
+	[EV_MOD_PUT] = { [MOD_NAME] = "!name", [MOD_IP] = "ip", [MOD_REFCNT] = "refcnt" },
+	[EV_MOD_FREE] = { [MOD_NAME] = "!name" },
 	[EV_MODSYS_ENTER] = { NULL },
-	[EV_MODSYS_EXIT] = { "!ret" },
-	[EV_OOM_VICTIM] = { "!pid", "comm", "total_vm", "anon_rss", "file_rss", "shmem_rss" },
-	[EV_NEWTASK] = { "!pid", "!clone_flags", "comm" },
-	[EV_STACK] = { "!size", "!caller" },
-	[EV_COLLAPSE_ISOLATE] = { "!pfn", "!status" },
-	[EV_COLLAPSE] = { "!status" },
-	[EV_MIGRATE_START] = { "reason" },
-	[EV_MIGRATE_END] = { "reason" },
-	[EV_MEMSYS_EXIT] = { "!ret" },
-	[EV_FAULT] = { "!address", "ip", "error_code" },
+	[EV_MODSYS_EXIT] = { [MODSYS_RET] = "!ret" },
+	[EV_OOM_VICTIM] = { [OOM_PID] = "!pid", [OOM_COMM] = "comm", [OOM_TOTAL_VM] = "total_vm",
+			    [OOM_ANON_RSS] = "anon_rss", [OOM_FILE_RSS] = "file_rss",
+			    [OOM_SHMEM_RSS] = "shmem_rss" },
+	[EV_NEWTASK] = { [NEWTASK_PID] = "!pid", [NEWTASK_CLONE_FLAGS] = "!clone_flags",
+			 [NEWTASK_COMM] = "comm" },
+	[EV_STACK] = { [STACK_SIZE] = "!size", [STACK_CALLER] = "!caller" },
+	[EV_COLLAPSE_ISOLATE] = { [COLLAPSE_ISOLATE_PFN] = "!pfn",
+				  [COLLAPSE_ISOLATE_STATUS] = "!status" },
+	[EV_COLLAPSE] = { [COLLAPSE_STATUS] = "!status" },
+	[EV_MIGRATE_START] = { [MIGRATE_REASON] = "reason" },
+	[EV_MIGRATE_END] = { [MIGRATE_REASON] = "reason" },
+	[EV_MEMSYS_EXIT] = { [MEMSYS_RET] = "!ret" },
+	[EV_FAULT] = { [FAULT_ADDRESS] = "!address", [FAULT_IP] = "ip",
+		       [FAULT_ERROR_CODE] = "error_code" },
 };
 
-/* EV_MEMSYS_ENTER: the arguments by name (syscall arguments are 8-byte slots on 64-bit). */
-static const char *const call_fields[CALL__COUNT][6] = {
-	[CALL_MMAP] = { "!addr", "!len", "!prot", "!flags", "!fd", "off" },
-	[CALL_MUNMAP] = { "!addr", "!len" },
-	[CALL_BRK] = { "!brk" },
-	[CALL_MREMAP] = { "!addr", "!old_len", "!new_len", "!flags", "new_addr" },
+/*
+ * EV_MEMSYS_ENTER: the arguments by name, at their slots in the kernel's
+ * order (event.h's MMAP_* ...: syscall arguments are 8-byte slots on 64-bit).
+ */
+static const char *const call_fields[CALL__COUNT][MT_SLOTS] = {
+	[CALL_MMAP] = { [MMAP_ADDR] = "!addr", [MMAP_LEN] = "!len", [MMAP_PROT] = "!prot",
+			[MMAP_FLAGS] = "!flags", [MMAP_FD] = "!fd", [MMAP_OFF] = "off" },
+	[CALL_MUNMAP] = { [MUNMAP_ADDR] = "!addr", [MUNMAP_LEN] = "!len" },
+	[CALL_BRK] = { [BRK_BRK] = "!brk" },
+	[CALL_MREMAP] = { [MREMAP_ADDR] = "!addr", [MREMAP_OLD_LEN] = "!old_len",
+			  [MREMAP_NEW_LEN] = "!new_len", [MREMAP_FLAGS] = "!flags",
+			  [MREMAP_NEW_ADDR] = "new_addr" },
 };
 
 /* Fields read as strings; all others are integers of 1, 2, 4 or 8 bytes. */
@@ -242,10 +278,13 @@ int decoder_add(struct mt_decoder *d, const struct mt_tracepoint *tp,
 	else
 		ds->common_flags.size = 0;
 
-	for (i = 0; i < 6 && names[i]; i++) {
+	for (i = 0; i < MT_SLOTS; i++) {
 		const char *want = names[i];
-		bool required = want[0] == '!';
+		bool required;
 
+		if (!want)
+			continue;
+		required = want[0] == '!';
 		if (required)
 			want++;
 		f = fmt_find(fe, want);
@@ -292,6 +331,76 @@ static void get_str(const struct mt_evdesc *ds, int slot, const struct rb_record
 	}
 }
 
+/* a failed allocation has pfn all ones, whatever the field size */
+static int decode_page(const struct mt_evdesc *ds, const struct rb_record *r, struct mt_event *ev)
+{
+	uint64_t v, v2;
+
+	if (!get_int(ds, PAGE_PFN, r, &v) || !get_int(ds, PAGE_ORDER, r, &v2))
+		return DEC_BAD;
+	if (ds->f[PAGE_PFN].size < 8 && v == (1ULL << (8 * ds->f[PAGE_PFN].size)) - 1)
+		v = UINT64_MAX;
+	ev->u.page.pfn = v;
+	ev->u.page.order = (uint32_t)v2;
+	return DEC_OK;
+}
+
+/*
+ * The format says caller[8], but the kernel writes @size words and sizes the
+ * record to them: take what the record holds.
+ */
+static int decode_stack(const struct mt_evdesc *ds, const struct rb_record *r,
+			struct mt_event *ev)
+{
+	const struct fmt_field *c = &ds->f[STACK_CALLER];
+	uint32_t elem = c->size / 8, room;
+	uint64_t v;
+	int64_t n;
+
+	if (!get_int(ds, STACK_SIZE, r, &v) || c->offset > r->len)
+		return DEC_BAD;
+	n = (int64_t)(int32_t)v;
+	room = (r->len - c->offset) / elem;
+	if (n < 0)
+		return DEC_BAD;
+	ev->u.stack.frames = r->data + c->offset;
+	ev->u.stack.n = (uint64_t)n < room ? (uint32_t)n : room;
+	ev->u.stack.elem = (uint8_t)elem;
+	ev->u.stack.big_endian = r->big_endian;
+	return DEC_OK;
+}
+
+/* the arguments the call has, each at its slot (call_fields[]) */
+static int decode_memsys_enter(const struct mt_evdesc *ds, const struct rb_record *r,
+			       struct mt_event *ev)
+{
+	int i;
+
+	ev->u.memsys.call = ds->call;
+	ev->u.memsys.ret = 0;
+	for (i = 0; i < MT_SLOTS; i++) {
+		ev->u.memsys.arg[i] = 0;
+		if (ds->have[i] && !get_int(ds, i, r, &ev->u.memsys.arg[i]))
+			return DEC_BAD;
+	}
+	return DEC_OK;
+}
+
+static int decode_oom(const struct mt_evdesc *ds, const struct rb_record *r, struct mt_event *ev)
+{
+	uint64_t v;
+
+	if (!get_int(ds, OOM_PID, r, &v))
+		return DEC_BAD;
+	ev->u.oom.pid = (int32_t)v;
+	get_str(ds, OOM_COMM, r, &ev->u.oom.comm);
+	ev->u.oom.total_vm_kb = get_int(ds, OOM_TOTAL_VM, r, &v) ? v : 0;
+	ev->u.oom.anon_rss_kb = get_int(ds, OOM_ANON_RSS, r, &v) ? v : 0;
+	ev->u.oom.file_rss_kb = get_int(ds, OOM_FILE_RSS, r, &v) ? v : 0;
+	ev->u.oom.shmem_rss_kb = get_int(ds, OOM_SHMEM_RSS, r, &v) ? v : 0;
+	return DEC_OK;
+}
+
 int decoder_decode(const struct mt_decoder *d, const struct rb_record *r,
 		   uint32_t cpu, struct mt_event *ev)
 {
@@ -319,139 +428,94 @@ int decoder_decode(const struct mt_decoder *d, const struct rb_record *r,
 	switch (ds->kind) {
 	case EV_PAGE_ALLOC:
 	case EV_PAGE_FREE:
-		if (!get_int(ds, 0, r, &v) || !get_int(ds, 1, r, &v2))
-			return DEC_BAD;
-		/* a failed allocation has pfn all ones, whatever the field size */
-		if (ds->f[0].size < 8 && v == (1ULL << (8 * ds->f[0].size)) - 1)
-			v = UINT64_MAX;
-		ev->u.page.pfn = v;
-		ev->u.page.order = (uint32_t)v2;
-		break;
+		return decode_page(ds, r, ev);
 	case EV_FORK:
-		if (!get_int(ds, 0, r, &v) || !get_int(ds, 1, r, &v2))
+		if (!get_int(ds, FORK_PARENT_PID, r, &v) || !get_int(ds, FORK_CHILD_PID, r, &v2))
 			return DEC_BAD;
 		ev->u.fork.parent = (int32_t)v;
 		ev->u.fork.child = (int32_t)v2;
-		get_str(ds, 2, r, &ev->u.fork.comm);
+		get_str(ds, FORK_CHILD_COMM, r, &ev->u.fork.comm);
 		break;
 	case EV_EXIT:
-		if (!get_int(ds, 0, r, &v))
+		if (!get_int(ds, EXIT_PID, r, &v))
 			return DEC_BAD;
 		ev->u.exit.pid = (int32_t)v;
-		get_str(ds, 1, r, &ev->u.exit.comm);
-		ev->u.exit.group_dead = get_int(ds, 2, r, &v2) ? (v2 != 0) : -1;
+		get_str(ds, EXIT_COMM, r, &ev->u.exit.comm);
+		ev->u.exit.group_dead = get_int(ds, EXIT_GROUP_DEAD, r, &v2) ? (v2 != 0) : -1;
 		break;
 	case EV_EXEC:
-		if (!get_int(ds, 0, r, &v))
+		if (!get_int(ds, EXEC_PID, r, &v))
 			return DEC_BAD;
 		ev->u.exec.pid = (int32_t)v;
-		ev->u.exec.old_pid = get_int(ds, 1, r, &v2) ? (int32_t)v2 : (int32_t)v;
-		get_str(ds, 2, r, &ev->u.exec.filename);
+		ev->u.exec.old_pid = get_int(ds, EXEC_OLD_PID, r, &v2) ? (int32_t)v2 : (int32_t)v;
+		get_str(ds, EXEC_FILENAME, r, &ev->u.exec.filename);
 		break;
 	case EV_RENAME:
-		if (!get_int(ds, 0, r, &v))
+		if (!get_int(ds, RENAME_PID, r, &v))
 			return DEC_BAD;
 		ev->u.rename.pid = (int32_t)v;
-		get_str(ds, 1, r, &ev->u.rename.comm);
+		get_str(ds, RENAME_NEWCOMM, r, &ev->u.rename.comm);
 		break;
 	case EV_MOD_LOAD:
 	case EV_MOD_FREE:
 	case EV_MOD_PUT:
-		get_str(ds, 0, r, &ev->u.module.name);
+		get_str(ds, MOD_NAME, r, &ev->u.module.name);
 		if (!ev->u.module.name.len)
 			return DEC_BAD;
-		ev->u.module.ip = get_int(ds, 1, r, &v) ? v : 0;
-		ev->u.module.refcnt = get_int(ds, 2, r, &v2) ? (int64_t)v2 : -1;
+		ev->u.module.ip = get_int(ds, MOD_IP, r, &v) ? v : 0;
+		ev->u.module.refcnt = get_int(ds, MOD_REFCNT, r, &v2) ? (int64_t)v2 : -1;
 		break;
 	case EV_MODSYS_ENTER:
-		ev->u.modsys.ret = 0;
-		ev->u.modsys.finit = ds->finit;
-		break;
 	case EV_MODSYS_EXIT:
-		if (!get_int(ds, 0, r, &v))
+		v = 0;
+		if (ds->kind == EV_MODSYS_EXIT && !get_int(ds, MODSYS_RET, r, &v))
 			return DEC_BAD;
 		ev->u.modsys.ret = (int64_t)v;
 		ev->u.modsys.finit = ds->finit;
 		break;
-	case EV_STACK: {
-		/*
-		 * The format says caller[8], but the kernel writes @size words
-		 * and sizes the record to them: take what the record holds.
-		 */
-		const struct fmt_field *c = &ds->f[1];
-		uint32_t elem = c->size / 8, room;
-		int64_t n;
-
-		if (!get_int(ds, 0, r, &v) || c->offset > r->len)
-			return DEC_BAD;
-		n = (int64_t)(int32_t)v;
-		room = (r->len - c->offset) / elem;
-		if (n < 0)
-			return DEC_BAD;
-		ev->u.stack.frames = r->data + c->offset;
-		ev->u.stack.n = (uint64_t)n < room ? (uint32_t)n : room;
-		ev->u.stack.elem = (uint8_t)elem;
-		ev->u.stack.big_endian = r->big_endian;
-		break;
-	}
+	case EV_STACK:
+		return decode_stack(ds, r, ev);
 	case EV_NEWTASK:
-		if (!get_int(ds, 0, r, &v) || !get_int(ds, 1, r, &v2))
+		if (!get_int(ds, NEWTASK_PID, r, &v) || !get_int(ds, NEWTASK_CLONE_FLAGS, r, &v2))
 			return DEC_BAD;
 		ev->u.newtask.pid = (int32_t)v;
 		ev->u.newtask.clone_flags = v2;
-		get_str(ds, 2, r, &ev->u.newtask.comm);
+		get_str(ds, NEWTASK_COMM, r, &ev->u.newtask.comm);
 		break;
 	case EV_COLLAPSE_ISOLATE:
-		if (!get_int(ds, 0, r, &v) || !get_int(ds, 1, r, &v2))
+		if (!get_int(ds, COLLAPSE_ISOLATE_PFN, r, &v) ||
+		    !get_int(ds, COLLAPSE_ISOLATE_STATUS, r, &v2))
 			return DEC_BAD;
 		ev->u.collapse.pfn = v;
 		ev->u.collapse.status = (int32_t)v2;
 		break;
 	case EV_COLLAPSE:
-		if (!get_int(ds, 0, r, &v))
+		if (!get_int(ds, COLLAPSE_STATUS, r, &v))
 			return DEC_BAD;
 		ev->u.collapse.pfn = 0;
 		ev->u.collapse.status = (int32_t)v;
 		break;
 	case EV_MIGRATE_START:
 	case EV_MIGRATE_END:
-		ev->u.migrate.reason = get_int(ds, 0, r, &v) ? (int32_t)v : -1;
+		ev->u.migrate.reason = get_int(ds, MIGRATE_REASON, r, &v) ? (int32_t)v : -1;
 		break;
-	case EV_MEMSYS_ENTER: {
-		int i;
-
-		ev->u.memsys.call = ds->call;
-		ev->u.memsys.ret = 0;
-		for (i = 0; i < 6; i++) {
-			ev->u.memsys.arg[i] = 0;
-			if (ds->have[i] && !get_int(ds, i, r, &ev->u.memsys.arg[i]))
-				return DEC_BAD;
-		}
-		break;
-	}
+	case EV_MEMSYS_ENTER:
+		return decode_memsys_enter(ds, r, ev);
 	case EV_MEMSYS_EXIT:
-		if (!get_int(ds, 0, r, &v))
+		if (!get_int(ds, MEMSYS_RET, r, &v))
 			return DEC_BAD;
 		ev->u.memsys.call = ds->call;
 		ev->u.memsys.ret = (int64_t)v;
 		break;
 	case EV_FAULT:
-		if (!get_int(ds, 0, r, &v))
+		if (!get_int(ds, FAULT_ADDRESS, r, &v))
 			return DEC_BAD;
 		ev->u.fault.address = v;
-		ev->u.fault.ip = get_int(ds, 1, r, &v) ? v : 0;
-		ev->u.fault.error_code = get_int(ds, 2, r, &v) ? v : 0;
+		ev->u.fault.ip = get_int(ds, FAULT_IP, r, &v) ? v : 0;
+		ev->u.fault.error_code = get_int(ds, FAULT_ERROR_CODE, r, &v) ? v : 0;
 		break;
 	case EV_OOM_VICTIM:
-		if (!get_int(ds, 0, r, &v))
-			return DEC_BAD;
-		ev->u.oom.pid = (int32_t)v;
-		get_str(ds, 1, r, &ev->u.oom.comm);
-		ev->u.oom.total_vm_kb = get_int(ds, 2, r, &v) ? v : 0;
-		ev->u.oom.anon_rss_kb = get_int(ds, 3, r, &v) ? v : 0;
-		ev->u.oom.file_rss_kb = get_int(ds, 4, r, &v) ? v : 0;
-		ev->u.oom.shmem_rss_kb = get_int(ds, 5, r, &v) ? v : 0;
-		break;
+		return decode_oom(ds, r, ev);
 	default:
 		return DEC_UNKNOWN;
 	}

@@ -57,6 +57,18 @@ enum mt_when {
 enum mt_call { CALL_NONE = 0, CALL_MMAP, CALL_MUNMAP, CALL_BRK, CALL_MREMAP, CALL__COUNT };
 
 /*
+ * A memory syscall's arguments, in the kernel's order: where each one is in
+ * mt_event.u.memsys.arg[] (event.c names each slot's field by these).
+ */
+enum { MMAP_ADDR, MMAP_LEN, MMAP_PROT, MMAP_FLAGS, MMAP_FD, MMAP_OFF };
+enum { MUNMAP_ADDR, MUNMAP_LEN };
+enum { BRK_BRK };
+enum { MREMAP_ADDR, MREMAP_OLD_LEN, MREMAP_NEW_LEN, MREMAP_FLAGS, MREMAP_NEW_ADDR };
+
+/* The most fields memtrace reads from one tracepoint (struct mt_evdesc's slots). */
+#define MT_SLOTS 6
+
+/*
  * The stream's event types (--stream --events), as bits: a tracepoint whose
  * `stream` is not 0 is enabled only in stream mode, and only when one of the
  * types it feeds is asked for; other modes never pay for it.
@@ -120,7 +132,7 @@ struct mt_event {
 		struct { uint64_t pfn; int32_t status; } collapse;
 		struct { int32_t reason; } migrate;
 		/* a memory syscall: its arguments in the kernel's order (enter), its result (exit) */
-		struct { uint8_t call; uint64_t arg[6]; int64_t ret; } memsys;
+		struct { uint8_t call; uint64_t arg[MT_SLOTS]; int64_t ret; } memsys;
 		struct { uint64_t address, ip, error_code; } fault;
 		struct {
 			int32_t pid;
@@ -143,8 +155,8 @@ struct mt_evdesc {
 	uint8_t call;				/* memsys: enum mt_call */
 	const struct mt_tracepoint *tp;
 	struct fmt_field common_pid, common_flags;
-	struct fmt_field f[6];			/* per-kind fields, see event.c */
-	uint8_t have[6];
+	struct fmt_field f[MT_SLOTS];		/* per-kind fields, by slot: see event.c */
+	uint8_t have[MT_SLOTS];
 };
 
 /* id -> descriptor. ids are at most 65535 (u16 common_type). */
