@@ -493,39 +493,40 @@ static void syscall_line(struct stream *s, struct st_proc *sp, const struct mt_e
 	case CALL_MMAP:
 		e.evt = JL_MAP;
 		e.failed = mapped_failed(ret);
-		e.size = in->arg[1];
-		e.address = e.failed ? in->arg[0] : (uint64_t)ret;
-		e.prot = in->arg[2];
-		e.flags = in->arg[3];
-		e.fd = (int32_t)in->arg[4];
-		e.offset = in->arg[5];
+		e.size = in->arg[MMAP_LEN];
+		e.address = e.failed ? in->arg[MMAP_ADDR] : (uint64_t)ret;
+		e.prot = in->arg[MMAP_PROT];
+		e.flags = in->arg[MMAP_FLAGS];
+		e.fd = (int32_t)in->arg[MMAP_FD];
+		e.offset = in->arg[MMAP_OFF];
 		break;
 	case CALL_MUNMAP:
 		e.evt = JL_UNMAP;
 		e.failed = ret != 0;
-		e.address = in->arg[0];
-		e.size = in->arg[1];
+		e.address = in->arg[MUNMAP_ADDR];
+		e.size = in->arg[MUNMAP_LEN];
 		break;
 	case CALL_MREMAP:
 		e.failed = mapped_failed(ret);
-		e.evt = in->arg[2] >= in->arg[1] ? JL_MAP : JL_UNMAP;
-		e.size = e.evt == JL_MAP ? in->arg[2] - in->arg[1] : in->arg[1] - in->arg[2];
-		e.address = e.failed ? in->arg[0] : (uint64_t)ret;
-		e.old_address = in->arg[0];
-		e.old_size = in->arg[1];
-		e.new_size = in->arg[2];
-		e.flags = in->arg[3];
+		e.evt = in->arg[MREMAP_NEW_LEN] >= in->arg[MREMAP_OLD_LEN] ? JL_MAP : JL_UNMAP;
+		e.size = e.evt == JL_MAP ? in->arg[MREMAP_NEW_LEN] - in->arg[MREMAP_OLD_LEN]
+					 : in->arg[MREMAP_OLD_LEN] - in->arg[MREMAP_NEW_LEN];
+		e.address = e.failed ? in->arg[MREMAP_ADDR] : (uint64_t)ret;
+		e.old_address = in->arg[MREMAP_ADDR];
+		e.old_size = in->arg[MREMAP_OLD_LEN];
+		e.new_size = in->arg[MREMAP_NEW_LEN];
+		e.flags = in->arg[MREMAP_FLAGS];
 		break;
 	case CALL_BRK:
 		/* brk(0) asks; the first answer only tells where the heap is */
-		if (!in->arg[0] || !sp->brk) {
+		if (!in->arg[BRK_BRK] || !sp->brk) {
 			sp->brk = (uint64_t)ret;
 			return;
 		}
-		e.failed = (uint64_t)ret != in->arg[0];
-		e.evt = in->arg[0] >= sp->brk ? JL_MAP : JL_UNMAP;
-		e.size = e.evt == JL_MAP ? in->arg[0] - sp->brk : sp->brk - in->arg[0];
-		e.address = e.evt == JL_MAP ? sp->brk : in->arg[0];
+		e.failed = (uint64_t)ret != in->arg[BRK_BRK];
+		e.evt = in->arg[BRK_BRK] >= sp->brk ? JL_MAP : JL_UNMAP;
+		e.size = e.evt == JL_MAP ? in->arg[BRK_BRK] - sp->brk : sp->brk - in->arg[BRK_BRK];
+		e.address = e.evt == JL_MAP ? sp->brk : in->arg[BRK_BRK];
 		if (!e.failed)
 			sp->brk = (uint64_t)ret;
 		if (!e.size)
