@@ -4,26 +4,17 @@
 
 #include <ctype.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "err.h"
+
 #define LINE_MAX_LEN	512
 #define FIELD_MAX_VAL	65535u
 
-__attribute__((format(printf, 3, 4)))
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && errlen) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return -1;
-}
+/* the reason into @err (if given); -1 */
+#define fail(err, errlen, ...) err_fmt(-1, err, errlen, __VA_ARGS__)
 
 /* Copy the next line of text into buf; returns false at the end of text. */
 static bool next_line(const char *text, size_t len, size_t *pos, char *buf,

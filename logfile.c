@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "err.h"
 #include "util.h"
 
 void out_init(struct out *o, int fd)
@@ -112,17 +113,8 @@ void out_printf(struct out *o, const char *fmt, ...)
 	out_write(o, tmp, (size_t)n < sizeof(tmp) ? (size_t)n : sizeof(tmp) - 1);
 }
 
-__attribute__((format(printf, 3, 4)))
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	int e = errno;
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -e;
-}
+/* the reason into @err; -errno */
+#define fail(err, errlen, ...) err_fmt(-errno, err, errlen, __VA_ARGS__)
 
 int logfile_replace(const char *path, mode_t mode, bool sync, out_gen gen, void *ctx, char *err,
 		    size_t errlen)

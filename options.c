@@ -5,11 +5,11 @@
 #include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cond.h"
+#include "err.h"
 #include "event.h"
 #include "table.h"
 
@@ -77,16 +77,8 @@ void options_usage(FILE *f)
 		DEFAULT_KEEP_OOM, DEFAULT_MAX_STACKS, DEFAULT_STACK_TOP, DEFAULT_INTERVAL_S, DEFAULT_QUEUE_KB);
 }
 
-__attribute__((format(printf, 3, 4)))
-static int bad(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return OPT_ERROR;
-}
+/* the reason into @err; OPT_ERROR */
+#define bad(err, errlen, ...) err_fmt(OPT_ERROR, err, errlen, __VA_ARGS__)
 
 /* A decimal in [min, max]; false (said in @err) otherwise. */
 static bool num(const char *opt, const char *s, unsigned long min, unsigned long max,

@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "err.h"
 #include "util.h"
 
 #define DEFAULT_MOUNT	"/sys/kernel/tracing"
@@ -47,16 +48,8 @@ static struct {
 	char trigger[PATH_MAX];		/* the stacktrace trigger to remove, "" if none */
 } emerg;
 
-__attribute__((format(printf, 3, 4)))
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return TFS_ERR_RUNTIME;
-}
+/* the reason into @err; TFS_ERR_RUNTIME */
+#define fail(err, errlen, ...) err_fmt(TFS_ERR_RUNTIME, err, errlen, __VA_ARGS__)
 
 static int errclass(int e)
 {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* test_util.c - util.c: the CPUs of a per_cpu directory, and its readdir() errors */
+/* test_util.c - util.c: the CPUs of a per_cpu directory, and its readdir() errors; err.c */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "err.h"
 #include "testutil.h"
 #include "util.h"
 
@@ -184,6 +185,29 @@ START_TEST(test_read_fd_alloc)
 }
 END_TEST
 
+/*
+ * The one helper that options.c, tracefs.c, logfile.c and format.c report
+ * failures through: the message as formatted, cut to the buffer, the caller's
+ * code returned, errno as it was (logfile.c returns -errno through it).
+ */
+START_TEST(test_err_fmt)
+{
+	char err[16];
+
+	errno = ENOSPC;
+	ck_assert_int_eq(err_fmt(-errno, err, sizeof(err), "writing %s: %s", "x", "full"), -ENOSPC);
+	ck_assert_str_eq(err, "writing x: full");
+	ck_assert_int_eq(errno, ENOSPC);
+	ck_assert_int_eq(err_fmt(2, err, sizeof(err), "%s", "a longer message than fits"), 2);
+	ck_assert_str_eq(err, "a longer messag");
+	ck_assert_int_eq(err_fmt(-1, NULL, 0, "no buffer %d", 1), -1);
+	strcpy(err, "kept");
+	ck_assert_int_eq(err_fmt(-1, err, 0, "not written"), -1);
+	ck_assert_str_eq(err, "kept");
+	ck_assert_int_eq(errno, ENOSPC);
+}
+END_TEST
+
 Suite *suite_util(void)
 {
 	Suite *s = suite_create("util");
@@ -197,6 +221,7 @@ Suite *suite_util(void)
 	tcase_add_test(tc, test_open_beneath);
 	tcase_add_test(tc, test_open_regular);
 	tcase_add_test(tc, test_read_fd_alloc);
+	tcase_add_test(tc, test_err_fmt);
 	suite_add_tcase(s, tc);
 	return s;
 }
