@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "logfile.h"
+#include "out.h"
 
 /*
  * Escaping of task names (raw kernel bytes). Text: printable ASCII stays,

@@ -7,8 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "logfile.h"
 #include "loop.h"
+#include "out.h"
 #include "report.h"
 #include "setup.h"
 #include "util.h"

@@ -1,12 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* logfile.c - buffered output to an fd without malloc, atomic log-file replacement, kernel log lines */
+/* logfile.c - a log file replaced atomically, or appended to whole lines at a time */
 #include "logfile.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <poll.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,103 +13,6 @@
 
 #include "err.h"
 #include "util.h"
-
-void out_init(struct out *o, int fd)
-{
-	o->fd = fd;
-	o->err = 0;
-	o->len = 0;
-	o->deadline_ns = 0;
-	o->dropped = 0;
-}
-
-void out_bound(struct out *o, long ms)
-{
-	struct stat st;
-
-	if (!fstat(o->fd, &st) && S_ISREG(st.st_mode))
-		return;		/* a file takes what it is given */
-	o->deadline_ns = mono_ns() + (uint64_t)ms * 1000000ull;
-}
-
-/* Write in pieces of at most PIPE_BUF, each when poll() says the reader made room. */
-static int write_bounded(struct out *o, const char *p, size_t len)
-{
-	while (len) {
-		struct pollfd pfd = { o->fd, POLLOUT, 0 };
-		uint64_t now = mono_ns();
-		size_t n = len < PIPE_BUF ? len : PIPE_BUF;
-		ssize_t w;
-		int r;
-
-		r = poll(&pfd, 1, now >= o->deadline_ns ? 0 :
-			 (int)((o->deadline_ns - now + 999999) / 1000000));
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0)
-			return -errno;
-		if (r == 0)
-			return -ETIMEDOUT;
-		if (pfd.revents & (POLLERR | POLLHUP | POLLNVAL))
-			return -EPIPE;
-		w = write(o->fd, p, n);
-		if (w < 0 && (errno == EINTR || errno == EAGAIN))
-			continue;
-		if (w < 0)
-			return -errno;
-		p += w;
-		len -= (size_t)w;
-		o->len -= (size_t)w;
-	}
-	return 0;
-}
-
-int out_flush(struct out *o)
-{
-	if (o->err) {
-		o->dropped += o->len;
-	} else if (o->len && o->deadline_ns) {
-		o->err = write_bounded(o, o->buf, o->len);
-		o->dropped += o->len;	/* what is left */
-	} else if (o->len) {
-		o->err = write_all(o->fd, o->buf, o->len);
-	}
-	o->len = 0;
-	return o->err;
-}
-
-void out_write(struct out *o, const char *s, size_t len)
-{
-	while (len) {
-		size_t room = sizeof(o->buf) - o->len, n = len < room ? len : room;
-
-		memcpy(o->buf + o->len, s, n);
-		o->len += n;
-		s += n;
-		len -= n;
-		if (o->len == sizeof(o->buf))
-			out_flush(o);
-	}
-}
-
-void out_puts(struct out *o, const char *s)
-{
-	out_write(o, s, strlen(s));
-}
-
-void out_printf(struct out *o, const char *fmt, ...)
-{
-	char tmp[1024];
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		return;
-	out_write(o, tmp, (size_t)n < sizeof(tmp) ? (size_t)n : sizeof(tmp) - 1);
-}
 
 /* the reason into @err; -errno */
 #define fail(err, errlen, ...) err_fmt(-errno, err, errlen, __VA_ARGS__)
@@ -227,21 +128,4 @@ int logfile_append(const char *path, out_gen gen, void *ctx, char *err, size_t e
 	if (close(fd))
 		return fail(err, errlen, "appending to %s: %s", path, strerror(errno));
 	return 0;
-}
-
-void kmsg_line(const char *line)
-{
-	int fd = open("/dev/kmsg", O_WRONLY | O_CLOEXEC | O_NOCTTY);
-
-	if (fd < 0) {
-		const char *text = line;
-
-		if (text[0] == '<' && text[1] && text[2] == '>')
-			text += 3;
-		fputs(text, stderr);
-		return;
-	}
-	if (write_all(fd, line, strlen(line)))
-		fprintf(stderr, "memtrace: /dev/kmsg: %s\n", strerror(errno));
-	close(fd);
 }

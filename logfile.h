@@ -1,41 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* logfile.h - buffered output to an fd without malloc, atomic log-file replacement, kernel log lines */
+/* logfile.h - a log file replaced atomically, or appended to whole lines at a time */
 #ifndef MEMTRACE_LOGFILE_H
 #define MEMTRACE_LOGFILE_H
 
 #include <stdbool.h>
 #include <stddef.h>
-#include <stdint.h>
 #include <sys/types.h>
 
-#define OUT_BUF_SIZE	16384
-
-/* A write buffer in front of an fd; the first error sticks. */
-struct out {
-	int fd;
-	int err;		/* first -errno seen, 0 if none */
-	size_t len;
-	uint64_t deadline_ns;	/* bounded: CLOCK_MONOTONIC time to give up at (0: never) */
-	uint64_t dropped;	/* bytes not written: the reader did not take them in time */
-	char buf[OUT_BUF_SIZE];
-};
-
-void out_init(struct out *o, int fd);
-
-/*
- * out_bound() - never wait for the reader of @o's fd past @ms from now
- *
- * For stdout and streams that a stalled reader (a pipe nobody reads) could
- * block: writes go out in pieces a pipe takes without blocking, each after
- * poll() says there is room; what is left at the deadline is dropped
- * (o->dropped, o->err = -ETIMEDOUT). A regular file is written as usual.
- */
-void out_bound(struct out *o, long ms);
-void out_write(struct out *o, const char *s, size_t len);
-void out_puts(struct out *o, const char *s);
-void out_printf(struct out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* Flush; returns o->err (0 if everything was written). */
-int out_flush(struct out *o);
+#include "out.h"
 
 typedef void (*out_gen)(struct out *o, void *ctx);
 
@@ -71,14 +43,5 @@ int logfile_replace(const char *path, mode_t mode, bool sync, out_gen gen, void 
  * Not fsync'ed. Return: 0 or -errno (@err says why).
  */
 int logfile_append(const char *path, out_gen gen, void *ctx, char *err, size_t errlen);
-
-/**
- * kmsg_line() - one "<level>text\n" line to the kernel log
- *
- * One open per line: the kernel rate-limits per open file. Where /dev/kmsg
- * cannot be opened (a sandbox, a container) the line goes to stderr without
- * its level prefix, so it is not lost.
- */
-void kmsg_line(const char *line);
 
 #endif

@@ -15,6 +15,7 @@
 
 #include "daemon.h"
 #include "enrich.h"
+#include "kmsg.h"
 #include "logfile.h"
 #include "proc.h"
 #include "record.h"

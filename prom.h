@@ -3,7 +3,7 @@
 #ifndef MEMTRACE_PROM_H
 #define MEMTRACE_PROM_H
 
-#include "logfile.h"
+#include "out.h"
 #include "run.h"
 
 /**

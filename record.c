@@ -15,8 +15,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "logfile.h"
 #include "module.h"
+#include "out.h"
 #include "tracefs.h"
 #include "util.h"
 

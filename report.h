@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "logfile.h"
+#include "out.h"
 #include "rows.h"
 #include "run.h"
 

@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "logfile.h"
+#include "out.h"
 #include "run.h"
 
 /* In r->threads[slot of a process]: one of its threads is alive (the rest is a count). */

@@ -6,7 +6,7 @@
 #include <stdint.h>
 
 #include "ksyms.h"
-#include "logfile.h"
+#include "out.h"
 #include "run.h"
 
 /*

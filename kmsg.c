@@ -1,0 +1,28 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* kmsg.c - lines to the kernel log */
+#include "kmsg.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "util.h"
+
+void kmsg_line(const char *line)
+{
+	int fd = open("/dev/kmsg", O_WRONLY | O_CLOEXEC | O_NOCTTY);
+
+	if (fd < 0) {
+		const char *text = line;
+
+		if (text[0] == '<' && text[1] && text[2] == '>')
+			text += 3;
+		fputs(text, stderr);
+		return;
+	}
+	if (write_all(fd, line, strlen(line)))
+		fprintf(stderr, "memtrace: /dev/kmsg: %s\n", strerror(errno));
+	close(fd);
+}

@@ -1,0 +1,15 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* kmsg.h - lines to the kernel log */
+#ifndef MEMTRACE_KMSG_H
+#define MEMTRACE_KMSG_H
+
+/**
+ * kmsg_line() - one "<level>text\n" line to the kernel log
+ *
+ * One open per line: the kernel rate-limits per open file. Where /dev/kmsg
+ * cannot be opened (a sandbox, a container) the line goes to stderr without
+ * its level prefix, so it is not lost.
+ */
+void kmsg_line(const char *line);
+
+#endif
