@@ -1,19 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* proc.c - /proc and /sys readers: seeding tasks, names, kallsyms, page-frame range, module sizes */
+/* proc.c - /proc and /sys: their parsers (pure) and readers: names, memory, CPUs, page-frame range, modules */
 #include "proc.h"
 
 #include <ctype.h>
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
+#include "table.h"
 #include "util.h"
-
-#define PF_KTHREAD	0x00200000ull
 
 /* Parse an unsigned decimal at *p (after spaces); advance *p. */
 static bool take_u64(const char **p, const char *end, uint64_t *v)
@@ -257,47 +251,6 @@ int proc_parse_module_line(const char *line, size_t len, struct proc_module *pm)
 	return 0;
 }
 
-void ksym_range_init(struct ksym_range *r, const char *name)
-{
-	memset(r, 0, sizeof(*r));
-	r->name = name;
-	r->zero_addrs = true;
-}
-
-void ksym_range_line(struct ksym_range *r, const char *line, size_t len)
-{
-	const char *p = line, *end = line + len, *name;
-	uint64_t addr = 0;
-	size_t nlen;
-
-	while (p < end && isxdigit((unsigned char)*p)) {
-		addr = addr * 16 + (uint64_t)(isdigit((unsigned char)*p) ? *p - '0' :
-					       (tolower((unsigned char)*p) - 'a' + 10));
-		p++;
-	}
-	if (p == line || p + 3 > end || *p != ' ')
-		return;
-	if (addr)
-		r->zero_addrs = false;
-	name = p + 3;		/* " t " */
-	nlen = 0;
-	while (name + nlen < end && name[nlen] != ' ' && name[nlen] != '\t' &&
-	       name[nlen] != '\n')
-		nlen++;
-	if (!r->found && nlen == strlen(r->name) && !memcmp(name, r->name, nlen) && addr) {
-		r->found = true;
-		r->start = addr;
-		return;
-	}
-	/*
-	 * Smallest address above start, once start is known: lines before it
-	 * (per-cpu symbols at small addresses head a real kallsyms) say nothing
-	 * about the end. Feeding the lines again finds an end listed before.
-	 */
-	if (r->found && addr > r->start && (!r->end || addr < r->end))
-		r->end = addr;
-}
-
 int proc_read_comm(const char *proc_root, int32_t tid, char *buf, size_t size, size_t *len)
 {
 	char path[256];
@@ -371,52 +324,6 @@ unsigned int proc_phys_bits(const char *proc_root)
 	return bits;
 }
 
-int proc_initmod_range(const char *proc_root, uint64_t *start, uint64_t *end)
-{
-	char path[256], buf[65536];
-	struct ksym_range r;
-	size_t have = 0;
-	int fd;
-
-	if (path_fmt(path, sizeof(path), "%s/kallsyms", proc_root))
-		return -ENAMETOOLONG;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	ksym_range_init(&r, "do_init_module");
-	for (;;) {
-		ssize_t n = read(fd, buf + have, sizeof(buf) - have);
-		char *p, *nl;
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			int e = -errno;
-
-			close(fd);
-			return e;
-		}
-		if (!n)
-			break;
-		have += (size_t)n;
-		p = buf;
-		while ((nl = memchr(p, '\n', have - (size_t)(p - buf)))) {
-			ksym_range_line(&r, p, (size_t)(nl - p));
-			p = nl + 1;
-		}
-		have -= (size_t)(p - buf);
-		memmove(buf, p, have);
-		if (have == sizeof(buf))
-			have = 0;	/* absurd line: drop it */
-	}
-	close(fd);
-	if (!r.found || !r.end)
-		return -ENOENT;
-	*start = r.start;
-	*end = r.end;
-	return 0;
-}
-
 int proc_modules(const char *proc_root, void (*fn)(void *ctx, const struct proc_module *pm),
 		 void *ctx, uint32_t *bad)
 {
@@ -475,105 +382,4 @@ int sys_module_kib(const char *sys_root, const char *name, uint64_t *kib)
 		return -ENOENT;
 	*kib = (total + 1023) / 1024;
 	return 0;
-}
-
-static bool is_number(const char *s)
-{
-	if (!*s)
-		return false;
-	for (; *s; s++)
-		if (!isdigit((unsigned char)*s))
-			return false;
-	return true;
-}
-
-static void seed_one(const char *proc_root, struct stats *s, uint64_t (*now)(void),
-		     int32_t pid, int32_t tid, struct seed_result *res)
-{
-	char path[256], buf[1024], comm[64];
-	uint64_t resident = 0, flags = 0;
-	int32_t ppid = 0;
-	size_t clen = 0;
-	uint64_t ts;
-	ssize_t n;
-	bool kthread;
-
-	/* the seed time comes first: later events are not in the snapshot */
-	ts = now();
-	if (path_fmt(path, sizeof(path), "%s/%d/task/%d/stat", proc_root, pid, tid))
-		goto skip;
-	n = read_file(path, buf, sizeof(buf));
-	if (n <= 0 || proc_parse_stat(buf, (size_t)n, &ppid, &flags))
-		goto skip;
-	kthread = flags & PF_KTHREAD;
-	if (path_fmt(path, sizeof(path), "%s/%d/task/%d/comm", proc_root, pid, tid))
-		goto skip;
-	n = read_file(path, comm, sizeof(comm));
-	if (n < 0)
-		goto skip;
-	if (n > 0 && comm[n - 1] == '\n')
-		n--;
-	clen = (size_t)n;
-	/* statm is per address space: count it once, on the thread-group leader */
-	if (tid == pid && !kthread) {
-		if (path_fmt(path, sizeof(path), "%s/%d/statm", proc_root, pid))
-			goto skip;
-		n = read_file(path, buf, sizeof(buf));
-		if (n <= 0 || proc_parse_statm(buf, (size_t)n, &resident))
-			goto skip;
-	}
-	if (!stats_seed_task(s, tid, pid, ppid, comm, clen, resident, ts, kthread))
-		goto skip;
-	res->tasks++;
-	res->pages += resident;
-	return;
-skip:
-	res->skipped++;
-}
-
-int proc_seed(const char *proc_root, struct stats *s, uint64_t (*now)(void), int32_t self,
-	      int32_t also, struct seed_result *res)
-{
-	struct dirent *de, *te;
-	char path[256];
-	DIR *d, *td;
-	int e, te_res;
-
-	memset(res, 0, sizeof(*res));
-	d = opendir(proc_root);
-	if (!d)
-		return -errno;
-	/* an error is a partial seed: said by the caller */
-	while ((e = dir_next(d, &de)) > 0) {
-		long pid;
-
-		if (!is_number(de->d_name))
-			continue;
-		pid = strtol(de->d_name, NULL, 10);
-		if (pid <= 0 || pid > INT32_MAX || pid == self || (also && pid == also))
-			continue;
-		if (path_fmt(path, sizeof(path), "%s/%ld/task", proc_root, pid))
-			continue;
-		td = opendir(path);
-		if (!td) {
-			res->skipped++;
-			continue;
-		}
-		while ((te_res = dir_next(td, &te)) > 0) {
-			long tid;
-
-			if (!is_number(te->d_name))
-				continue;
-			tid = strtol(te->d_name, NULL, 10);
-			if (tid <= 0 || tid > INT32_MAX)
-				continue;
-			seed_one(proc_root, s, now, (int32_t)pid, (int32_t)tid, res);
-		}
-		/* gone while listed (ENOENT): as a task gone before open */
-		if (te_res < 0)
-			res->skipped++;
-		closedir(td);
-	}
-	closedir(d);
-	return e;
 }

@@ -1,13 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* proc.h - /proc and /sys readers: seeding tasks, names, kallsyms, page-frame range, module sizes */
+/* proc.h - /proc and /sys: their parsers (pure) and readers: names, memory, CPUs, page-frame range, modules */
 #ifndef MEMTRACE_PROC_H
 #define MEMTRACE_PROC_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-
-#include "stats.h"
 
 /* Pure parsers (bytes in, numbers out); each returns 0 or -1 on malformed input. */
 
@@ -33,16 +31,6 @@ int proc_parse_phys_bits(const char *text, size_t len, unsigned int *bits);
 int proc_parse_zoneinfo(const char *text, size_t len, uint64_t *max_pfn);
 
 /*
- * Incremental kallsyms scan: feed lines "addr type name [module]"; the result
- * is the range [start, end) of symbol @name (end = next higher address).
- */
-struct ksym_range {
-	const char *name;
-	uint64_t start, end;
-	bool found;
-	bool zero_addrs;	/* kptr_restrict hid the addresses */
-};
-/*
  * One line of /proc/modules: "name size refcount deps state address [taints]".
  * @name points into @line (not terminated); @loading is true for state "Loading".
  */
@@ -55,30 +43,7 @@ struct proc_module {
 };
 int proc_parse_module_line(const char *line, size_t len, struct proc_module *pm);
 
-void ksym_range_init(struct ksym_range *r, const char *name);
-void ksym_range_line(struct ksym_range *r, const char *line, size_t len);
-
 /* I/O wrappers; roots are "/proc" and "/sys" unless tests say otherwise. */
-
-struct seed_result {
-	uint32_t tasks;		/* tasks seeded */
-	uint32_t skipped;	/* vanished while read, malformed, or no slot */
-	uint64_t pages;		/* seeded pages in total */
-};
-
-/**
- * proc_seed() - seed every task alive now from /proc
- * @now: clock for the seed time stamps (CLOCK_MONOTONIC in ns)
- * @self: our own pid, not seeded
- * @also: another pid not seeded (--daemon: the parent waiting for readiness), or 0
- *
- * Return: 0, or -errno when @proc_root cannot be opened or listed in full (the
- * tasks seen before a readdir() error are seeded); a task directory that cannot
- * be listed counts in @res->skipped.
- */
-int proc_seed(const char *proc_root, struct stats *s, uint64_t (*now)(void), int32_t self,
-	      int32_t also,
-	      struct seed_result *res);
 
 /* /proc/<tid>/comm of a live task, without its newline; 0 or -errno */
 int proc_read_comm(const char *proc_root, int32_t tid, char *buf, size_t size, size_t *len);
@@ -91,9 +56,6 @@ uint64_t proc_max_pfn(const char *proc_root);
 
 /* The CPU's physical address bits, from /proc/cpuinfo; 0 if it does not say. */
 unsigned int proc_phys_bits(const char *proc_root);
-
-/* do_init_module's address range from /proc/kallsyms; 0 or -errno */
-int proc_initmod_range(const char *proc_root, uint64_t *start, uint64_t *end);
 
 /**
  * proc_modules() - call @fn for every well-formed line of /proc/modules

@@ -14,9 +14,11 @@
 #include "boot.h"
 #include "enrich.h"
 #include "format.h"
+#include "ksymrange.h"
 #include "pfnmap.h"
 #include "proc.h"
 #include "record.h"
+#include "seed.h"
 #include "util.h"
 
 #define BUFFER_PERCENT	50

@@ -20,7 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "proc.h"
+#include "seed.h"
 #include "stats.h"
 #include "util.h"
 

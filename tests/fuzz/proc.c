@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "common.h"
+#include "ksymrange.h"
 #include "proc.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
