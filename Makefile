@@ -174,26 +174,28 @@ endif
 # tests on the real tracefs (daemon, recordings, signal and task storms, big machines, the
 # decoder against libtraceevent, command mode, accuracy and data safety, the live view under
 # tmux, the Prometheus file through promtool and node_exporter, JSON lines, --stream); each
-# prints its summary line, the last one last
+# prints its summary line ("N passed, N failed, N skipped"), and tests/check.sh, which runs
+# them all, a line per suite and the total over all of them last
 check: memtrace tests/memtrace-hooks tests/unit tests/workload tests/threads tests/forker \
 		tests/remap tests/thpmove tests/swaporder $(CROSSCHECK_BIN)
-	$(Q)CK_DEFAULT_TIMEOUT=60 ./tests/unit
-	$(Q)./tests/layers.py
-	$(Q)./tests/docs.sh
-	$(Q)./tests/install.sh
-	$(Q)./tests/integration.sh
-	$(Q)./tests/accuracy.sh
-	$(Q)./tests/stacks.sh
-	$(Q)./tests/byteorder.sh
-	$(Q)./tests/robust.sh
-	$(Q)./tests/hostile.sh
-	$(Q)./tests/stress.sh
-	$(Q)./tests/scale.sh
-	$(Q)$(CROSSCHECK_RUN)
-	$(Q)./tests/command.sh
-	$(Q)./tests/top.sh
-	$(Q)./tests/metrics.sh
-	$(Q)./tests/stream.sh
+	$(Q)./tests/check.sh \
+		'CK_DEFAULT_TIMEOUT=60 ./tests/unit' \
+		./tests/layers.py \
+		./tests/docs.sh \
+		./tests/install.sh \
+		./tests/integration.sh \
+		./tests/accuracy.sh \
+		./tests/stacks.sh \
+		./tests/byteorder.sh \
+		./tests/robust.sh \
+		./tests/hostile.sh \
+		./tests/stress.sh \
+		./tests/scale.sh \
+		'$(CROSSCHECK_RUN)' \
+		./tests/command.sh \
+		./tests/top.sh \
+		./tests/metrics.sh \
+		./tests/stream.sh
 
 # memtrace's main job: trace a 64 MiB workload and print the report (root)
 demo: memtrace tests/workload

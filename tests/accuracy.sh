@@ -269,5 +269,5 @@ if can_trace "live tests"; then
 	words_test
 	thp_collapse_test
 fi
-echo "$pass passed, $fail failed, $skip skipped"
+summary
 [ "$fail" = 0 ]

@@ -18,7 +18,7 @@
 #     changed), or no CPU directory at all, exit non-zero, saying why
 #
 # Run from the project root: ./tests/byteorder.sh (./memtrace and tests/swaporder built).
-# Prints "ok - ..." / "not ok - ..." per check, then "N passed, N failed".
+# Prints "ok - ..." / "not ok - ..." per check, then "N passed, N failed, 0 skipped" (it never skips).
 set -u
 cd "$(dirname "$0")/.." || exit 1
 MT=${MEMTRACE:-./memtrace}
@@ -59,7 +59,7 @@ same_report() {	# DIR_A DIR_B TAG [extra replay options]: text and JSON alike
 
 if [ ! -x "$MT" ] || [ ! -x "$SWAP" ]; then
 	notok "$MT and $SWAP are built (make memtrace tests/swaporder)"
-	echo "$pass passed, $fail failed"
+	echo "$pass passed, $fail failed, 0 skipped"
 	exit 1
 fi
 
@@ -171,5 +171,5 @@ if [ -d "$fx" ]; then
 		bash -c "[ $rc = 1 ] && grep -q 'no cpuN directory' '$T/nocpu.err'"
 fi
 
-echo "$pass passed, $fail failed"
+echo "$pass passed, $fail failed, 0 skipped"
 [ "$fail" = 0 ]

@@ -472,7 +472,7 @@ find_tracefs
 if ! can_trace "command mode tests"; then
 	:
 elif [ ! -x "$WL" ] || [ ! -x "$TH" ]; then
-	skip "tests/workload and tests/threads must be built first"
+	skip_live "tests/workload and tests/threads must be built first"
 else
 	start_test
 	single_test
@@ -495,5 +495,5 @@ else
 	nonroot_test
 fi
 echo "# $(( ($(now_ms) - t_start) / 1000 )) s"
-echo "$pass passed, $fail failed, $skip skipped"
+summary
 [ "$fail" = 0 ]

@@ -4,7 +4,7 @@
 # against `memtrace --help` and `--version`, and the Makefile's VERSION.
 #
 # Run from the project root, as any user: ./tests/docs.sh
-# Prints "ok - ..." or "not ok - ..." per check, then "N passed, N failed";
+# Prints "ok - ...", "not ok - ..." or "SKIP: ..." per check, then "N passed, N failed, N skipped";
 # exits 1 if a check failed. The files checked can be swapped for copies (to
 # see that a check fails on a broken copy): MEMTRACE, MANPAGE, README, MAKEFILE;
 # DOCS_KEEP=1 keeps the parsed lists in /tmp/memtrace-docs.*.
@@ -22,10 +22,11 @@ MANPAGE=${MANPAGE:-memtrace.8}
 README=${README:-README.md}
 MAKEFILE=${MAKEFILE:-Makefile}
 
-pass=0 fail=0
+pass=0 fail=0 skip=0
 ok() { pass=$((pass + 1)); echo "ok - $*"; }
 notok() { fail=$((fail + 1)); echo "not ok - $*"; }
 check() { local name=$1; shift; if "$@"; then ok "$name"; else notok "$name"; fi; }
+skip() { skip=$((skip + 1)); echo "SKIP: $*"; }
 # indented detail lines under a check (stay out of the ok/not ok count)
 detail() { sed 's/^/#   /'; }
 
@@ -33,7 +34,7 @@ T=$(mktemp -d /tmp/memtrace-docs.XXXXXX) || exit 1
 trap '[ -n "${DOCS_KEEP:-}" ] || rm -rf "$T"' EXIT
 
 finish() {
-	echo "$pass passed, $fail failed"
+	echo "$pass passed, $fail failed, $skip skipped"
 	[ "$fail" -eq 0 ]
 	exit
 }
@@ -169,7 +170,7 @@ if command -v groff > /dev/null 2>&1; then
 		ok "groff -man -ww -z $MANPAGE prints no warnings"
 	fi
 else
-	echo "SKIP: groff not installed"
+	skip "groff not installed"
 fi
 
 check "--help lists options ($(wc -l < "$T/help.long") long ones)" test -s "$T/help.long"

@@ -61,5 +61,5 @@ if [ -n "${TFS:-}" ]; then
 	check "tracefs top level as found after every part" test "$top_before" = "$(INST=/nonexistent tfs_state)"
 fi
 echo "# runtime $(( ($(date +%s%N) - T0) / 1000000 )) ms"
-echo "$pass passed, $fail failed, $skip skipped"
+summary
 [ "$fail" = 0 ]

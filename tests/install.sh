@@ -8,9 +8,10 @@ cd "$(dirname "$0")/.." || exit 1
 # run from make check: none of the caller's make state or install paths may leak in
 unset MAKEFLAGS MFLAGS MAKELEVEL MEMTRACE_TEP_SAID PREFIX BINDIR MANDIR LOGDIR DRACUTMODDIR \
 	SYSTEMDUNITDIR DESTDIR
-PASS=0 FAIL=0
+PASS=0 FAIL=0 SKIP=0
 ok() { echo "ok - $*"; PASS=$((PASS + 1)); }
 bad() { echo "not ok - $*"; FAIL=$((FAIL + 1)); }
+skip() { echo "SKIP: $*"; SKIP=$((SKIP + 1)); }
 check() { local d=$1; shift; if "$@"; then ok "$d"; else bad "$d"; fi; }
 W=$(mktemp -d /tmp/memtrace-install.XXXXXX)
 trap 'rm -rf "$W"' EXIT
@@ -60,7 +61,7 @@ if command -v systemd-analyze > /dev/null; then
 	check "unit: systemd-analyze security exposure $e is below 4 (OK)" \
 		awk -v e="${e:-99}" 'BEGIN { exit !(e < 4) }'
 else
-	echo "SKIP: systemd-analyze not installed (package systemd): unit not verified"
+	skip "systemd-analyze not installed (package systemd): unit not verified"
 fi
 make -s uninstall DESTDIR="$D" DRACUTMODDIR=/usr/lib/dracut/modules.d \
 	SYSTEMDUNITDIR=/usr/local/lib/systemd/system > "$W/out" 2>&1
@@ -123,8 +124,8 @@ if command -v musl-gcc > /dev/null; then
 		eval '[ -s "$W/dyn.json" ] && cmp -s "$W/dyn.json" "$W/st.json"'
 	echo "    memtrace-static: $(stat -c %s memtrace-static) bytes"
 else
-	echo "SKIP: make static: musl-gcc not installed (Debian package musl-tools)"
+	skip "make static: musl-gcc not installed (Debian package musl-tools)"
 fi
 
-echo "$PASS passed, $FAIL failed"
+echo "$PASS passed, $FAIL failed, $SKIP skipped"
 [ "$FAIL" = 0 ]

@@ -537,5 +537,5 @@ if can_trace "live tests"; then
 	oom_test
 	nonroot_test
 fi
-echo "$pass passed, $fail failed, $skip skipped"
+summary
 [ "$fail" = 0 ]

@@ -122,5 +122,5 @@ if not c:
     lv = layers(calls)
     for k in range(max(lv.values(), default=-1) + 1):
         print(f"#   layer {k}: " + " ".join(sorted(u for u in lv if lv[u] == k)))
-print(f"{ok} passed, {bad} failed")
+print(f"{ok} passed, {bad} failed, 0 skipped")
 sys.exit(1 if bad else 0)

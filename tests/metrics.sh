@@ -354,18 +354,18 @@ find_tracefs
 if ! can_trace "metrics tests"; then
 	:
 elif [ ! -x "$WL" ]; then
-	skip "tests/workload must be built first"
+	skip_live "tests/workload must be built first"
 elif [ -z "$PROMTOOL" ]; then
-	skip "metrics tests: promtool not installed (Debian: apt-get install prometheus; .ci/run installs it)"
+	skip_live "metrics tests: promtool not installed (Debian: apt-get install prometheus; .ci/run installs it)"
 elif [ -z "$NODE_EXPORTER" ]; then
-	skip "metrics tests: node_exporter not installed (Debian: apt-get install prometheus-node-exporter; .ci/run installs it)"
+	skip_live "metrics tests: node_exporter not installed (Debian: apt-get install prometheus-node-exporter; .ci/run installs it)"
 elif ! command -v curl > /dev/null; then
-	skip "metrics tests: curl not installed"
+	skip_live "metrics tests: curl not installed"
 else
 	main_test
 	bounded_test
 	unwritable_test
 fi
 echo "# $(( ($(now_ms) - t_start) / 1000 )) s"
-echo "$pass passed, $fail failed, $skip skipped"
+summary
 [ "$fail" = 0 ]

@@ -916,7 +916,7 @@ opts_tests() {
 		check "bad options: no instance created (new: $(comm -13 <(echo "$fbefore") <(echo "$fafter") | tr '\n' ' '))" \
 			test "$fbefore" = "$fafter"
 	else
-		skip "bad options: no tracefs to compare"
+		skip_live "bad options: no tracefs to compare"
 	fi
 }
 
@@ -1040,5 +1040,5 @@ if can_trace "hostile names and log path tests"; then
 	log_full_test; lap "log path"
 fi
 echo "# runtime $(( ($(date +%s%N) - T0) / 1000000 )) ms"
-echo "$pass passed, $fail failed, $skip skipped"
+summary
 [ "$fail" = 0 ]

@@ -276,5 +276,5 @@ if can_trace "live tests"; then
 	bigmem_test
 	short_map_test
 fi
-echo "$pass passed, $fail failed, $skip skipped"
+summary
 [ "$fail" = 0 ]

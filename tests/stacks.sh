@@ -137,5 +137,5 @@ live_test() {
 fixture_test
 find_tracefs
 live_test
-echo "$pass passed, $fail failed"
+summary
 [ "$fail" = 0 ]

@@ -545,5 +545,5 @@ if can_trace "stream"; then
 		other_modes_test
 	fi
 fi
-echo "$pass passed, $fail failed${skip:+, $skip skipped}"
+summary
 [ "$fail" = 0 ]

@@ -146,10 +146,10 @@ find_tracefs
 if ! can_trace "stress tests"; then
 	:
 elif [ ! -x "$WL" ] || [ ! -x "$FK" ] || [ ! -x "$TH" ]; then
-	skip "tests/workload, tests/forker and tests/threads must be built first"
+	skip_live "tests/workload, tests/forker and tests/threads must be built first"
 else
 	signal_storm
 	task_storm
 fi
-echo "$pass passed, $fail failed, $skip skipped"
+summary
 [ "$fail" = 0 ]

@@ -481,9 +481,9 @@ usage_test
 if ! can_trace "live view tests"; then
 	:
 elif ! command -v tmux > /dev/null; then
-	skip "live view tests: tmux is not installed (Debian: apt-get install tmux)"
+	skip_live "live view tests: tmux is not installed (Debian: apt-get install tmux)"
 elif [ ! -x "$WL" ] || [ ! -x "$MTH" ]; then
-	skip "live view tests: tests/workload and tests/memtrace-hooks must be built first"
+	skip_live "live view tests: tests/workload and tests/memtrace-hooks must be built first"
 else
 	view_test
 	stacks_test
@@ -496,5 +496,5 @@ else
 	batch_test
 fi
 echo "# $(( ($(now_ms) - t_start) / 1000 )) s"
-echo "$pass passed, $fail failed, $skip skipped"
+summary
 [ "$fail" = 0 ]
