@@ -95,7 +95,7 @@ struct cmd_info {
 	int go_fd, err_fd;	/* between command_spawn() and command_go() */
 };
 
-/* OOM kills: the snapshots kept beside the log file, the console summaries (loop.c). */
+/* OOM kills: the snapshots kept beside the log file, the console summaries (oom.c). */
 struct oom_state {
 	uint32_t first, next;	/* numbers of LOG.oom.N: this run's first, and the next one */
 	uint32_t kept;		/* snapshots written by this run (at most --keep-oom) */

@@ -13,6 +13,7 @@
 
 #include "frame.h"
 #include "loop.h"
+#include "oom.h"
 #include "proc.h"
 #include "setup.h"
 #include "stackreport.h"
@@ -407,7 +408,7 @@ const struct mode_ops top_ops = {
 	.batch = BATCH,
 	.prepare = top_prepare,
 	.start = top_start,
-	.on_oom = run_report_oom,
+	.on_oom = oom_report,
 	.on_signal = top_on_signal,
 	.check = top_check,
 	.poll_fds = top_poll_fds,
