@@ -100,9 +100,26 @@ static void kmsg_emit(void *ctx, const char *line)
 	kmsg_line(buf);
 }
 
+/* The final report's trigger: what stopped the loop. */
+static const char *stop_trigger(const struct run *r)
+{
+	switch (r->stop) {
+	case STOP_SIGNAL:
+		return signals_trigger(r->stop_signo);
+	case STOP_OUTPUT_GONE:
+		return "stdout closed";
+	case STOP_QUIT:
+		return "quit";
+	case STOP_COUNT:
+		return "count";
+	default:
+		return "SIGTERM";
+	}
+}
+
 void run_report_final(struct run *r, bool to_log)
 {
-	const char *trigger = r->stop_trigger ? r->stop_trigger : signals_trigger(r->stop_sig);
+	const char *trigger = stop_trigger(r);
 	char err[PATH_MAX + 128];
 	int e = to_log ? run_report_write_log(r, trigger, err, sizeof(err)) : 0;
 
@@ -268,7 +285,8 @@ static enum loop_next read_signals(struct run *r)
 			run_report_log(r, "SIGUSR2");
 			break;
 		case SIGACT_STOP:
-			r->stop_sig = (int)si.ssi_signo;
+			r->stop = STOP_SIGNAL;
+			r->stop_signo = (int)si.ssi_signo;
 			return LOOP_STOP;
 		default:
 			if (ops->on_signal && ops->on_signal(r, act, &si) == LOOP_STOP)
@@ -340,7 +358,7 @@ static int poll_loop(struct run *r)
 			busy = true;
 		}
 		if (ops->after_batch && ops->after_batch(r) == LOOP_STOP) {
-			r->stop_sig = SIGPIPE;	/* stdout is gone */
+			r->stop = STOP_OUTPUT_GONE;
 			break;
 		}
 		if (r->st.oom_pending) {
@@ -462,8 +480,8 @@ int run_lifecycle(struct run *r)
 		run_stop(r);
 	code = ops->finish ? ops->finish(r) : EXIT_OK;
 	/* stopped by ALRM, XCPU, ...: the status says so (a command's status is its own) */
-	if (!r->opt.command)
-		code = signals_exit_code(r->stop_sig, code);
+	if (!r->opt.command && r->stop == STOP_SIGNAL)
+		code = signals_exit_code(r->stop_signo, code);
 	if (r->tf.off_what[0] && code == EXIT_OK)
 		code = EXIT_RUNTIME;	/* the report is short of what came after */
 	return run_decode_verdict(r, code);
