@@ -8,17 +8,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "daemon.h"
 #include "enrich.h"
 #include "logfile.h"
 #include "proc.h"
-#include "record.h"
 #include "report.h"
 #include "setup.h"
-#include "stackreport.h"
 #include "util.h"
 
 #define POLL_MS		100
@@ -377,13 +374,12 @@ static int poll_loop(struct run *r)
 
 /*
  * The stop, the same for every live mode: tracing off, the buffers drained to
- * the end, names and sizes refreshed, tracefs as found, the recording closed.
- * A second TERM/INT from here on exits at once (signals_arm_teardown()).
+ * the end, names and sizes refreshed, tracefs as found, then what setup began
+ * ended (r->at_stop: the recording). A second TERM/INT from here on exits at
+ * once (signals_arm_teardown()). Return: the exit code of r->at_stop, or 0.
  */
-static void run_stop(struct run *r)
+static int run_stop(struct run *r)
 {
-	int e;
-
 	signals_arm_teardown();
 	check_tracing_on(r);	/* before we switch it off ourselves */
 	tracefs_tracing_on(&r->tf, false);
@@ -406,17 +402,7 @@ static void run_stop(struct run *r)
 	enrich_refresh(r);
 	tracefs_teardown(&r->tf);
 	r->tracefs_up = false;
-	if (r->opt.record_dir) {
-		struct timespec ts;
-
-		clock_gettime(CLOCK_BOOTTIME, &ts);
-		r->meta.uptime_s = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-		record_finish(r->opt.record_dir, &r->meta, &r->rd, &r->st);
-		e = stackreport_save_symbols(r, r->opt.record_dir);
-		if (e)
-			mt_warn("--record: cannot save the stacks' symbols (%s/memtrace.kallsyms): %s",
-				r->opt.record_dir, strerror(-e));
-	}
+	return r->at_stop ? r->at_stop(r) : EXIT_OK;
 }
 
 /*
@@ -432,9 +418,6 @@ static int run_decode_verdict(struct run *r, int code)
 	uint64_t pages = 0;
 	int i;
 
-	/* said by record_finish(): an incomplete recording is a failed run */
-	if (r->opt.record_dir && r->ops->live && record_failed() && code == EXIT_OK)
-		code = EXIT_RUNTIME;
 	if (!r->reader_up)
 		return code;
 	if (rd->order_switched)	/* the guess was the other order */
@@ -459,7 +442,7 @@ static int run_decode_verdict(struct run *r, int code)
 int run_lifecycle(struct run *r)
 {
 	const struct mode_ops *ops = r->ops;
-	int code;
+	int code, ended = EXIT_OK;
 
 	if (ops->prepare && (code = ops->prepare(r)))
 		return code;
@@ -477,13 +460,15 @@ int run_lifecycle(struct run *r)
 		return code;
 	}
 	if (ops->live)
-		run_stop(r);
+		ended = run_stop(r);
 	code = ops->finish ? ops->finish(r) : EXIT_OK;
 	/* stopped by ALRM, XCPU, ...: the status says so (a command's status is its own) */
 	if (!r->opt.command && r->stop == STOP_SIGNAL)
 		code = signals_exit_code(r->stop_signo, code);
 	if (r->tf.off_what[0] && code == EXIT_OK)
 		code = EXIT_RUNTIME;	/* the report is short of what came after */
+	if (ended && code == EXIT_OK)
+		code = ended;	/* what the stop ended failed (said): an incomplete recording */
 	return run_decode_verdict(r, code);
 }
 

@@ -155,6 +155,12 @@ struct run {
 	bool reader_up;
 	struct stats st;
 	struct meta meta;
+	/*
+	 * What setup began that the stop ends, after the teardown (setup.c:
+	 * --record's end, memtrace.meta and its complete flag). Its exit code,
+	 * if not 0 (said on stderr), is the run's when that is otherwise 0.
+	 */
+	int (*at_stop)(struct run *r);
 	enum stop_reason stop;		/* what ended the loop (the final report's trigger) */
 	int stop_signo;			/* ... STOP_SIGNAL: which signal */
 	uint32_t cpu_id_bound;		/* CPU numbers are below this (--stacks) */
