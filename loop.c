@@ -189,25 +189,21 @@ static int poll_wait(struct run *r, struct pollfd *pfd, bool busy, int *nmode, b
 	}
 	*cpus_said = *cpus_in = false;
 	for (i = 0; i < poll_cpus(r); i++) {
-		struct reader_cpu *c = &r->rd.cpus[i];
+		const struct reader_cpu *c = &r->rd.cpus[i];
 
 		if (pfd[i + 1].fd < 0)
 			continue;
 		*cpus_said |= pfd[i + 1].revents != 0;
 		/* the kernel says POLLERR for a CPU without a buffer: an offline one */
-		if (pfd[i + 1].revents & POLLERR) {
-			c->offline = c->was_offline = true;
-			c->eof = true;
-		} else if (pfd[i + 1].revents & POLLNVAL) {
-			c->eof = true;
-		}
-		if (c->offline) {
+		if (pfd[i + 1].revents & (POLLERR | POLLNVAL))
+			reader_cpu_poll_failed(&r->rd, i, pfd[i + 1].revents & POLLERR);
+		if (reader_cpu_offline(&r->rd, i)) {
 			pfd[i + 1].fd = -1;
-			if (!c->offline_said++)
+			if (reader_cpu_first_offline(&r->rd, i))
 				mt_warn("cpu%d cannot be read (%s): not traced until it can; tried "
 					"again every second", c->cpu, c->last_errno ?
 					strerror(c->last_errno) : "offline");
-		} else if (c->eof) {
+		} else if (reader_cpu_done(&r->rd, i)) {
 			pfd[i + 1].fd = -1;
 			if (c->read_errors || (pfd[i + 1].revents & POLLNVAL))
 				mt_warn("cpu%d not readable (%s); not traced", c->cpu,

@@ -512,7 +512,7 @@ int setup_tracing(struct run *r)
 {
 	char err[PATH_MAX + 256];
 	long psz = sysconf(_SC_PAGESIZE);
-	int code, i;
+	int code;
 
 	r->mode_name = r->opt.record_dir ? "record" : "live";
 	/* every byte figure is pages times this: never a guess (sysconf's -1 is no page size) */
@@ -546,10 +546,6 @@ int setup_tracing(struct run *r)
 			r->tf.clock_mono, r->ops->sink ? r->ops->sink : setup_sink, r))
 		return mt_fail(EXIT_RUNTIME, "out of memory");
 	r->reader_up = true;
-	/* CPUs without an fd for want of fds: said once already, not once each */
-	for (i = 0; r->tf.no_fd_from >= 0 && i < r->tf.ncpus; i++)
-		if (i >= r->tf.no_fd_from)
-			r->rd.cpus[i].offline_said = 1;
 	if (r->opt.record_dir) {
 		if (record_start(r->opt.record_dir, &r->tf, r->enabled, r->nenabled, &r->rd))
 			return EXIT_RUNTIME;
