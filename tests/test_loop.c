@@ -46,6 +46,7 @@ static bool stop_sent;
 static uint64_t deadline;
 static int fail_cpu = -1;	/* its reads fail with EIO */
 static char path_buf[PATH_MAX * 2];
+static int saved_out = -1, saved_err = -1;	/* stdout, stderr back after each test (CK_FORK=no) */
 
 static const char *at(const char *rel)
 {
@@ -275,6 +276,8 @@ static void has(const char *rel, const char *text)
 
 static void setup(void)
 {
+	saved_out = dup(STDOUT_FILENO);
+	saved_err = dup(STDERR_FILENO);
 	test_root_setup();
 	fake_tfs();
 	stop_sent = false;
@@ -283,7 +286,16 @@ static void setup(void)
 
 static void teardown(void)
 {
+	int c;
+
 	run_cleanup(&R);
+	for (c = 0; c < NCPU; c++)
+		if (feed[c] >= 0)
+			close(feed[c]);
+	dup2(saved_out, STDOUT_FILENO);
+	dup2(saved_err, STDERR_FILENO);
+	close(saved_out);
+	close(saved_err);
 	test_root_teardown();
 }
 
