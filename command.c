@@ -189,7 +189,8 @@ static enum loop_next command_on_signal(struct run *r, int action,
 		kill(r->cmd.pid, (int)si->ssi_signo);
 		break;
 	case SIGACT_STOP_WAITING:
-		r->stop_sig = (int)si->ssi_signo;
+		r->stop = STOP_SIGNAL;
+		r->stop_signo = (int)si->ssi_signo;
 		break;
 	default:
 		break;	/* SIGACT_WAIT: the command got it from the terminal; SIGACT_CHILD */
@@ -211,7 +212,7 @@ static enum loop_next command_check(struct run *r)
 
 	if (command_reap(r))
 		return command_done(r);
-	if (!r->stop_sig)
+	if (r->stop == STOP_NONE)
 		return LOOP_GO_ON;
 	/* what is left is reported as still running */
 	c->waited = false;
@@ -257,8 +258,10 @@ int command_exit_code(const struct run *r)
 
 	if (c->exec_failed)
 		return EXIT_EXEC;
-	if (!c->reaped)	/* left running after a second signal: as if killed by it */
-		return 128 + (r->stop_sig ? r->stop_sig : SIGTERM);
+	/* left running after a second signal (or --stream's output gone): as if killed by it */
+	if (!c->reaped)
+		return 128 + (r->stop == STOP_SIGNAL ? r->stop_signo :
+			      r->stop == STOP_OUTPUT_GONE ? SIGPIPE : SIGTERM);
 	if (WIFSIGNALED(c->status))
 		return 128 + WTERMSIG(c->status);
 	return WEXITSTATUS(c->status);

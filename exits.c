@@ -9,6 +9,7 @@
 
 #include "loop.h"
 #include "out.h"
+#include "oom.h"
 #include "report.h"
 #include "setup.h"
 #include "util.h"
@@ -109,6 +110,6 @@ const struct mode_ops exits_ops = {
 	.batch = EXIT_BATCH,
 	.start = exits_start,
 	.after_batch = print_exits,
-	.on_oom = run_report_oom,
+	.on_oom = oom_report,
 	.finish = exits_finish,
 };

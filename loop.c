@@ -2,15 +2,12 @@
 /* loop.c - the lifecycle every mode goes through: the poll loop, stop and drain, reports, cleanup */
 #include "loop.h"
 
-#include <ctype.h>
-#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "daemon.h"
@@ -18,10 +15,8 @@
 #include "kmsg.h"
 #include "logfile.h"
 #include "proc.h"
-#include "record.h"
 #include "report.h"
 #include "setup.h"
-#include "stackreport.h"
 #include "util.h"
 
 #define POLL_MS		100
@@ -29,8 +24,6 @@
 #define MODE_FDS	4		/* room for a mode's own fds in the poll set */
 #define ONLINE_BITS	8192	/* CPUs whose online state /sys is asked for */
 #define KMSG_TOP	5	/* tasks and modules in the kmsg summary */
-#define OOM_SUMMARY_NS	10000000000ull	/* one console summary of an OOM per 10 s */
-#define OOM_NOTES	10		/* and as many one-line notes in between */
 #define REPORT_WAIT_MS	1000	/* a report on stdout waits for its reader at most this long */
 #define HOLD_BATCH	4096	/* events per batch while a mode holds (its consumer is full) */
 
@@ -105,9 +98,26 @@ static void kmsg_emit(void *ctx, const char *line)
 	kmsg_line(buf);
 }
 
+/* The final report's trigger: what stopped the loop. */
+static const char *stop_trigger(const struct run *r)
+{
+	switch (r->stop) {
+	case STOP_SIGNAL:
+		return signals_trigger(r->stop_signo);
+	case STOP_OUTPUT_GONE:
+		return "stdout closed";
+	case STOP_QUIT:
+		return "quit";
+	case STOP_COUNT:
+		return "count";
+	default:
+		return "SIGTERM";
+	}
+}
+
 void run_report_final(struct run *r, bool to_log)
 {
-	const char *trigger = r->stop_trigger ? r->stop_trigger : signals_trigger(r->stop_sig);
+	const char *trigger = stop_trigger(r);
 	char err[PATH_MAX + 128];
 	int e = to_log ? run_report_write_log(r, trigger, err, sizeof(err)) : 0;
 
@@ -122,144 +132,6 @@ void run_report_final(struct run *r, bool to_log)
 		report_summary(r, trigger, e ? "(none: the log file could not be written)" :
 			       r->opt.log_path, KMSG_TOP, kmsg_emit, r);
 	}
-}
-
-/*
- * The highest N of an existing LOG.oom.N beside the log file into @max (0 if
- * none, or no such directory); -errno when the directory cannot be listed in
- * full: a number guessed from part of it could replace an older report.
- */
-static int oom_highest(const char *log, uint32_t *max)
-{
-	const char *slash = strrchr(log, '/'), *base = slash ? slash + 1 : log;
-	size_t blen = strlen(base);
-	char dir[PATH_MAX];
-	struct dirent *de;
-	DIR *d;
-	int e = 0;
-
-	if (!slash)
-		strcpy(dir, ".");
-	else if (slash == log)
-		strcpy(dir, "/");
-	else if ((size_t)(slash - log) < sizeof(dir))
-		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - log), log);
-	else
-		return -ENAMETOOLONG;
-	*max = 0;
-	d = opendir(dir);
-	if (!d)
-		return errno == ENOENT ? 0 : -errno;
-	while ((e = dir_next(d, &de)) > 0) {
-		const char *p = de->d_name;
-		char *end;
-		unsigned long n;
-
-		if (strncmp(p, base, blen) || strncmp(p + blen, ".oom.", 5) ||
-		    !isdigit((unsigned char)p[blen + 5]))
-			continue;
-		n = strtoul(p + blen + 5, &end, 10);
-		if (!*end && n > *max && n < 1000000000)
-			*max = (uint32_t)n;
-	}
-	closedir(d);
-	return e;
-}
-
-/*
- * The report at an OOM kill goes to LOG.oom.N (numbers after any a previous
- * run left), never replaced by a later report; past --keep-oom, the last one
- * of this run is replaced, and counted. The main log gets it too, as before.
- */
-static void oom_snapshot(struct run *r)
-{
-	struct oom_state *os = &r->oom;
-	struct gen_ctx g = { r, "oom" };
-	char err[PATH_MAX + 128];
-	uint32_t n;
-
-	if (!r->opt.keep_oom)
-		return;
-	if (!os->next) {
-		uint32_t max;
-		int e = oom_highest(r->opt.log_path, &max);
-
-		if (e) {
-			/* tried again at the next OOM kill */
-			mt_warn("%s.oom.N: the existing ones cannot be listed (%s): the OOM report "
-				"is in the main log only", r->opt.log_path, strerror(-e));
-			return;
-		}
-		os->first = os->next = max + 1;
-	}
-	if (os->kept < r->opt.keep_oom) {
-		n = os->next++;
-		os->kept++;
-	} else {
-		n = os->next - 1;
-		os->not_kept++;
-	}
-	if (path_fmt(os->last, sizeof(os->last), "%s.oom.%u", r->opt.log_path, n)) {
-		mt_warn("%s.oom.%u: path too long", r->opt.log_path, n);
-		os->last[0] = '\0';
-		return;
-	}
-	if (logfile_write(os->last, gen_report, &g, err, sizeof(err)))
-		mt_warn("%s (the OOM report is in the main log only)", err);
-}
-
-static void kmsg_warn(void *ctx, const char *line)
-{
-	char buf[600];
-
-	(void)ctx;
-	snprintf(buf, sizeof(buf), "<4>%s\n", line);
-	kmsg_line(buf);
-}
-
-/*
- * A few lines on the console at the OOM instant, for a machine that panics or
- * reboots right after: the victim, who held the memory then, lost events. At
- * most one summary per OOM_SUMMARY_NS; within it, OOM_NOTES one-line notes.
- */
-static void oom_console(struct run *r)
-{
-	struct oom_state *os = &r->oom;
-	uint64_t now = mono_ns();
-	char line[PATH_MAX + 128], name[4 * COMM_LEN + 1];
-	size_t i, j = 0;
-
-	for (i = 0; r->st.oom_comm[i] && j + 4 < sizeof(name); i++) {
-		unsigned char ch = (unsigned char)r->st.oom_comm[i];
-
-		name[j++] = (ch >= 0x20 && ch < 0x7f) ? (char)ch : '?';
-	}
-	name[j] = '\0';
-	if (os->summary_ns && now - os->summary_ns < OOM_SUMMARY_NS) {
-		os->not_summarized++;
-		if (os->window_lines++ >= OOM_NOTES)
-			return;
-		snprintf(line, sizeof(line), "<4>memtrace: oom kill of pid %d (%s); summary "
-			 "rate-limited\n", r->st.oom_pid, name);
-		kmsg_line(line);
-		return;
-	}
-	os->summary_ns = now;
-	os->window_lines = 0;
-	snprintf(line, sizeof(line), "<4>memtrace: oom kill of pid %d (%s); report in %s\n",
-		 r->st.oom_pid, name, os->last[0] ? os->last : r->opt.log_path);
-	kmsg_line(line);
-	enrich_now(r);
-	report_oom_summary(r, KMSG_TOP, os->not_summarized, kmsg_warn, NULL);
-	os->not_summarized = 0;
-}
-
-void run_report_oom(struct run *r)
-{
-	enrich_refresh(r);
-	oom_snapshot(r);
-	run_report_log(r, "oom");
-	oom_console(r);
 }
 
 /*
@@ -318,25 +190,21 @@ static int poll_wait(struct run *r, struct pollfd *pfd, bool busy, int *nmode, b
 	}
 	*cpus_said = *cpus_in = false;
 	for (i = 0; i < poll_cpus(r); i++) {
-		struct reader_cpu *c = &r->rd.cpus[i];
+		const struct reader_cpu *c = &r->rd.cpus[i];
 
 		if (pfd[i + 1].fd < 0)
 			continue;
 		*cpus_said |= pfd[i + 1].revents != 0;
 		/* the kernel says POLLERR for a CPU without a buffer: an offline one */
-		if (pfd[i + 1].revents & POLLERR) {
-			c->offline = c->was_offline = true;
-			c->eof = true;
-		} else if (pfd[i + 1].revents & POLLNVAL) {
-			c->eof = true;
-		}
-		if (c->offline) {
+		if (pfd[i + 1].revents & (POLLERR | POLLNVAL))
+			reader_cpu_poll_failed(&r->rd, i, pfd[i + 1].revents & POLLERR);
+		if (reader_cpu_offline(&r->rd, i)) {
 			pfd[i + 1].fd = -1;
-			if (!c->offline_said++)
+			if (reader_cpu_first_offline(&r->rd, i))
 				mt_warn("cpu%d cannot be read (%s): not traced until it can; tried "
 					"again every second", c->cpu, c->last_errno ?
 					strerror(c->last_errno) : "offline");
-		} else if (c->eof) {
+		} else if (reader_cpu_done(&r->rd, i)) {
 			pfd[i + 1].fd = -1;
 			if (c->read_errors || (pfd[i + 1].revents & POLLNVAL))
 				mt_warn("cpu%d not readable (%s); not traced", c->cpu,
@@ -411,7 +279,8 @@ static enum loop_next read_signals(struct run *r)
 			run_report_log(r, "SIGUSR2");
 			break;
 		case SIGACT_STOP:
-			r->stop_sig = (int)si.ssi_signo;
+			r->stop = STOP_SIGNAL;
+			r->stop_signo = (int)si.ssi_signo;
 			return LOOP_STOP;
 		default:
 			if (ops->on_signal && ops->on_signal(r, act, &si) == LOOP_STOP)
@@ -483,7 +352,7 @@ static int poll_loop(struct run *r)
 			busy = true;
 		}
 		if (ops->after_batch && ops->after_batch(r) == LOOP_STOP) {
-			r->stop_sig = SIGPIPE;	/* stdout is gone */
+			r->stop = STOP_OUTPUT_GONE;
 			break;
 		}
 		if (r->st.oom_pending) {
@@ -502,13 +371,12 @@ static int poll_loop(struct run *r)
 
 /*
  * The stop, the same for every live mode: tracing off, the buffers drained to
- * the end, names and sizes refreshed, tracefs as found, the recording closed.
- * A second TERM/INT from here on exits at once (signals_arm_teardown()).
+ * the end, names and sizes refreshed, tracefs as found, then what setup began
+ * ended (r->at_stop: the recording). A second TERM/INT from here on exits at
+ * once (signals_arm_teardown()). Return: the exit code of r->at_stop, or 0.
  */
-static void run_stop(struct run *r)
+static int run_stop(struct run *r)
 {
-	int e;
-
 	signals_arm_teardown();
 	check_tracing_on(r);	/* before we switch it off ourselves */
 	tracefs_tracing_on(&r->tf, false);
@@ -531,17 +399,7 @@ static void run_stop(struct run *r)
 	enrich_refresh(r);
 	tracefs_teardown(&r->tf);
 	r->tracefs_up = false;
-	if (r->opt.record_dir) {
-		struct timespec ts;
-
-		clock_gettime(CLOCK_BOOTTIME, &ts);
-		r->meta.uptime_s = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-		record_finish(r->opt.record_dir, &r->meta, &r->rd, &r->st);
-		e = stackreport_save_symbols(r, r->opt.record_dir);
-		if (e)
-			mt_warn("--record: cannot save the stacks' symbols (%s/memtrace.kallsyms): %s",
-				r->opt.record_dir, strerror(-e));
-	}
+	return r->at_stop ? r->at_stop(r) : EXIT_OK;
 }
 
 /*
@@ -557,9 +415,6 @@ static int run_decode_verdict(struct run *r, int code)
 	uint64_t pages = 0;
 	int i;
 
-	/* said by record_finish(): an incomplete recording is a failed run */
-	if (r->opt.record_dir && r->ops->live && record_failed() && code == EXIT_OK)
-		code = EXIT_RUNTIME;
 	if (!r->reader_up)
 		return code;
 	if (rd->order_switched)	/* the guess was the other order */
@@ -584,7 +439,7 @@ static int run_decode_verdict(struct run *r, int code)
 int run_lifecycle(struct run *r)
 {
 	const struct mode_ops *ops = r->ops;
-	int code;
+	int code, ended = EXIT_OK;
 
 	if (ops->prepare && (code = ops->prepare(r)))
 		return code;
@@ -602,13 +457,15 @@ int run_lifecycle(struct run *r)
 		return code;
 	}
 	if (ops->live)
-		run_stop(r);
+		ended = run_stop(r);
 	code = ops->finish ? ops->finish(r) : EXIT_OK;
 	/* stopped by ALRM, XCPU, ...: the status says so (a command's status is its own) */
-	if (!r->opt.command)
-		code = signals_exit_code(r->stop_sig, code);
+	if (!r->opt.command && r->stop == STOP_SIGNAL)
+		code = signals_exit_code(r->stop_signo, code);
 	if (r->tf.off_what[0] && code == EXIT_OK)
 		code = EXIT_RUNTIME;	/* the report is short of what came after */
+	if (ended && code == EXIT_OK)
+		code = ended;	/* what the stop ended failed (said): an incomplete recording */
 	return run_decode_verdict(r, code);
 }
 

@@ -38,7 +38,4 @@ int run_report_write_log(struct run *r, const char *trigger, char *err, size_t e
 /* The final report: to the log file (unless @to_log is false), its summary to kmsg with --kmsg. */
 void run_report_final(struct run *r, bool to_log);
 
-/* At an oom:mark_victim: a report with trigger "oom" to the log file, a line to kmsg. */
-void run_report_oom(struct run *r);
-
 #endif

@@ -11,6 +11,7 @@
 #include "exits.h"
 #include "interval.h"
 #include "loop.h"
+#include "oom.h"
 #include "options.h"
 #include "replay.h"
 #include "run.h"
@@ -55,7 +56,7 @@ static const struct mode_ops daemon_ops = {
 	.live = true,
 	.batch = BATCH,
 	.start = daemon_start,
-	.on_oom = run_report_oom,
+	.on_oom = oom_report,
 	.check = interval_check,
 	.next_ms = interval_next_ms,
 	.finish = daemon_finish,

@@ -597,6 +597,24 @@ void reader_cpu_online(struct reader *r, int i, int fd)
 		todo_add(r, i);
 }
 
+void reader_cpu_poll_failed(struct reader *r, int i, bool offline)
+{
+	struct reader_cpu *c = &r->cpus[i];
+
+	if (offline)
+		c->offline = c->was_offline = true;
+	c->eof = true;
+}
+
+bool reader_cpu_first_offline(struct reader *r, int i)
+{
+	struct reader_cpu *c = &r->cpus[i];
+	bool first = !c->offline_said;
+
+	c->offline_said = true;
+	return first;
+}
+
 int reader_cpus_offline(const struct reader *r)
 {
 	int i, n = 0;

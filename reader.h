@@ -45,7 +45,7 @@ struct reader_cpu {
 	uint64_t record_errors;
 	int record_err;		/* the first error saving a page (errno), for memtrace.meta */
 	uint64_t offline_reads;	/* reads that said ENODEV */
-	uint32_t offline_said;	/* the loop said it cannot be read */
+	bool offline_said;	/* reader_cpu_first_offline() said true */
 	int last_errno;
 };
 
@@ -144,6 +144,22 @@ static inline bool reader_cpu_offline(const struct reader *r, int i)
 
 /* Live: CPU @i has (again) an fd that may be read: back in the merge. */
 void reader_cpu_online(struct reader *r, int i, int fd);
+
+/*
+ * Live: poll() says CPU @i's fd failed. @offline (POLLERR: the kernel has no
+ * buffer for it): offline, as reader_cpu_offline() says; else (POLLNVAL) its
+ * fd is gone. Either way nothing more is read from it (reader_cpu_done()).
+ */
+void reader_cpu_poll_failed(struct reader *r, int i, bool offline);
+
+/* Nothing more is read from CPU @i: its end, an error, or offline (until it is back). */
+static inline bool reader_cpu_done(const struct reader *r, int i)
+{
+	return r->cpus[i].eof;
+}
+
+/* True the first time it is asked for CPU @i only: the caller says it is offline once. */
+bool reader_cpu_first_offline(struct reader *r, int i);
 
 /* CPUs not readable now. */
 int reader_cpus_offline(const struct reader *r);

@@ -26,11 +26,21 @@ struct top_state;
 struct stream;
 
 /*
- * What a mode's hook tells the loop. A hook that says LOOP_STOP sets
- * r->stop_sig (the final report's trigger; 0 reads as SIGTERM), which the
- * loop may set too (the signal that stopped it; SIGPIPE: its stdout is gone).
+ * What a mode's hook tells the loop. A hook that says LOOP_STOP sets r->stop
+ * (the final report's trigger; STOP_NONE reads as SIGTERM), which the loop
+ * sets too: the signal that stopped it, or STOP_OUTPUT_GONE when after_batch
+ * said LOOP_STOP (the mode's output is gone).
  */
 enum loop_next { LOOP_GO_ON = 0, LOOP_STOP };
+
+/* What ended the loop; each has its trigger text in the final report (loop.c). */
+enum stop_reason {
+	STOP_NONE = 0,		/* not stopped, or by a hook that said nothing: "SIGTERM" */
+	STOP_SIGNAL,		/* a stopping signal, r->stop_signo: its name ("SIGINT") */
+	STOP_OUTPUT_GONE,	/* the mode's output (stdout, the terminal) is gone: "stdout closed" */
+	STOP_QUIT,		/* --top: the user quit: "quit" */
+	STOP_COUNT,		/* --top: the --count frames were shown: "count" */
+};
 
 /*
  * One mode, one file, one entry in memtrace.c's table (the shape of rtla's
@@ -95,7 +105,7 @@ struct cmd_info {
 	int go_fd, err_fd;	/* between command_spawn() and command_go() */
 };
 
-/* OOM kills: the snapshots kept beside the log file, the console summaries (loop.c). */
+/* OOM kills: the snapshots kept beside the log file, the console summaries (oom.c). */
 struct oom_state {
 	uint32_t first, next;	/* numbers of LOG.oom.N: this run's first, and the next one */
 	uint32_t kept;		/* snapshots written by this run (at most --keep-oom) */
@@ -145,9 +155,15 @@ struct run {
 	bool reader_up;
 	struct stats st;
 	struct meta meta;
-	int stop_sig;			/* what ended the loop: SIGTERM, SIGINT, SIGPIPE */
+	/*
+	 * What setup began that the stop ends, after the teardown (setup.c:
+	 * --record's end, memtrace.meta and its complete flag). Its exit code,
+	 * if not 0 (said on stderr), is the run's when that is otherwise 0.
+	 */
+	int (*at_stop)(struct run *r);
+	enum stop_reason stop;		/* what ended the loop (the final report's trigger) */
+	int stop_signo;			/* ... STOP_SIGNAL: which signal */
 	uint32_t cpu_id_bound;		/* CPU numbers are below this (--stacks) */
-	const char *stop_trigger;	/* ... when it was not a signal (the report's trigger) */
 	/* the tracepoints, as reports name them ("sys:name") */
 	const char *enabled[RUN_MAX_EVENTS];
 	const char *missing[RUN_MAX_EVENTS];

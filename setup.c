@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "boot.h"
@@ -19,6 +20,7 @@
 #include "proc.h"
 #include "record.h"
 #include "seed.h"
+#include "stackreport.h"
 #include "util.h"
 
 #define BUFFER_PERCENT	50
@@ -487,11 +489,32 @@ static void seed(struct run *r)
 		mt_warn("--record: cannot write the seed file");
 }
 
+/*
+ * --record's end, after the stop's teardown: the files closed, memtrace.meta
+ * written ("complete 1" only if every write of the recording succeeded), the
+ * stacks' symbols saved. An incomplete recording (said by record_finish()) is
+ * a failed run.
+ */
+static int record_end(struct run *r)
+{
+	struct timespec ts;
+	int e;
+
+	clock_gettime(CLOCK_BOOTTIME, &ts);
+	r->meta.uptime_s = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+	record_finish(r->opt.record_dir, &r->meta, &r->rd, &r->st);
+	e = stackreport_save_symbols(r, r->opt.record_dir);
+	if (e)
+		mt_warn("--record: cannot save the stacks' symbols (%s/memtrace.kallsyms): %s",
+			r->opt.record_dir, strerror(-e));
+	return record_failed() ? EXIT_RUNTIME : EXIT_OK;
+}
+
 int setup_tracing(struct run *r)
 {
 	char err[PATH_MAX + 256];
 	long psz = sysconf(_SC_PAGESIZE);
-	int code, i;
+	int code;
 
 	r->mode_name = r->opt.record_dir ? "record" : "live";
 	/* every byte figure is pages times this: never a guess (sysconf's -1 is no page size) */
@@ -525,13 +548,11 @@ int setup_tracing(struct run *r)
 			r->tf.clock_mono, r->ops->sink ? r->ops->sink : setup_sink, r))
 		return mt_fail(EXIT_RUNTIME, "out of memory");
 	r->reader_up = true;
-	/* CPUs without an fd for want of fds: said once already, not once each */
-	for (i = 0; r->tf.no_fd_from >= 0 && i < r->tf.ncpus; i++)
-		if (i >= r->tf.no_fd_from)
-			r->rd.cpus[i].offline_said = 1;
-	if (r->opt.record_dir &&
-	    record_start(r->opt.record_dir, &r->tf, r->enabled, r->nenabled, &r->rd))
-		return EXIT_RUNTIME;
+	if (r->opt.record_dir) {
+		if (record_start(r->opt.record_dir, &r->tf, r->enabled, r->nenabled, &r->rd))
+			return EXIT_RUNTIME;
+		r->at_stop = record_end;
+	}
 	if (test_fail_at(r, "record"))
 		return EXIT_RUNTIME;
 	if (r->opt.boot_buffer && (code = ingest_boot_buffer(r)))

@@ -171,8 +171,6 @@ const char *signals_trigger(int sig)
 	static char rt[24];
 	int lo = SIGRTMIN, hi = SIGRTMAX;
 
-	if (sig == SIGPIPE)
-		return "stdout closed";
 	if (sig > 0 && (size_t)sig < ARRAY_SIZE(names) && names[sig])
 		return names[sig];
 	if (sig >= lo && sig <= hi) {

@@ -825,7 +825,7 @@ static enum loop_next stream_check(struct run *r)
 	}
 	if (!s->tree)
 		return LOOP_GO_ON;
-	if (command_reap(r) || r->stop_sig)
+	if (command_reap(r) || r->stop != STOP_NONE)
 		return LOOP_STOP;
 	return LOOP_GO_ON;
 }
@@ -862,7 +862,8 @@ static enum loop_next stream_on_signal(struct run *r, int action,
 		kill(r->cmd.pid, (int)si->ssi_signo);
 		break;
 	case SIGACT_STOP_WAITING:
-		r->stop_sig = (int)si->ssi_signo;
+		r->stop = STOP_SIGNAL;
+		r->stop_signo = (int)si->ssi_signo;
 		break;
 	default:
 		break;

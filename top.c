@@ -13,6 +13,7 @@
 
 #include "frame.h"
 #include "loop.h"
+#include "oom.h"
 #include "proc.h"
 #include "setup.h"
 #include "stackreport.h"
@@ -202,11 +203,11 @@ static int row_stacks(void *ctx, enum view_kind kind, uint32_t idx,
 }
 
 /* Stop the loop: the terminal back first (a second TERM during the stop exits at once). */
-static enum loop_next stop(struct run *r, int sig, const char *trigger)
+static enum loop_next stop(struct run *r, enum stop_reason why, int sig)
 {
 	term_leave(&r->top->term);
-	r->stop_sig = sig;
-	r->stop_trigger = trigger;
+	r->stop = why;
+	r->stop_signo = sig;
 	return LOOP_STOP;
 }
 
@@ -329,13 +330,13 @@ static enum loop_next top_on_poll(struct run *r, const struct pollfd *pfd, int n
 			key(r, k, &quit);
 	}
 	if (quit)
-		return stop(r, 0, "quit");
+		return stop(r, STOP_QUIT, 0);
 	if (pfd[0].revents & (POLLERR | POLLHUP | POLLNVAL))
 		ts->gone = true;
 	else if (pfd[0].revents & POLLOUT)
 		flush_frame(ts);
 	if (ts->gone)
-		return stop(r, SIGPIPE, NULL);
+		return stop(r, STOP_OUTPUT_GONE, 0);
 	return LOOP_GO_ON;
 }
 
@@ -368,9 +369,9 @@ static enum loop_next top_check(struct run *r)
 	if (!ts->pending && !ts->gone && (tick || ts->redraw))
 		frame(r, tick);
 	if (ts->gone)
-		return stop(r, SIGPIPE, NULL);
+		return stop(r, STOP_OUTPUT_GONE, 0);
 	if (r->opt.count && ts->frames >= r->opt.count && !ts->pending)
-		return stop(r, 0, "count");
+		return stop(r, STOP_COUNT, 0);
 	return LOOP_GO_ON;
 }
 
@@ -379,7 +380,7 @@ static enum loop_next top_on_signal(struct run *r, int action, const struct sign
 	struct top_state *ts = r->top;
 
 	if (action == SIGACT_QUIT)
-		return stop(r, (int)si->ssi_signo, NULL);
+		return stop(r, STOP_SIGNAL, (int)si->ssi_signo);
 	if (action == SIGACT_RESIZE && ts->term.tty) {
 		if (term_resize(&ts->term))
 			view_resize(&ts->view, ts->term.rows, ts->term.cols);
@@ -407,7 +408,7 @@ const struct mode_ops top_ops = {
 	.batch = BATCH,
 	.prepare = top_prepare,
 	.start = top_start,
-	.on_oom = run_report_oom,
+	.on_oom = oom_report,
 	.on_signal = top_on_signal,
 	.check = top_check,
 	.poll_fds = top_poll_fds,

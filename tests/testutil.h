@@ -65,6 +65,7 @@ SUITE(runtime);
 SUITE(mempair);
 SUITE(psize);
 SUITE(tracefs);
+SUITE(loop);
 #undef SUITE
 
 #endif

@@ -1,0 +1,168 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* oom.c - an OOM kill: the report kept as LOG.oom.N, the console summary and its rate limit */
+#include "oom.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "enrich.h"
+#include "logfile.h"
+#include "loop.h"
+#include "report.h"
+#include "run.h"
+#include "util.h"
+
+#define KMSG_TOP	5	/* tasks and modules in the summary, as in the final --kmsg one */
+#define OOM_SUMMARY_NS	10000000000ull	/* one console summary of an OOM per 10 s */
+#define OOM_NOTES	10		/* and as many one-line notes in between */
+
+/* The snapshot's report, as the log file's (loop.c). */
+static void gen_oom_report(struct out *o, void *p)
+{
+	struct run *r = p;
+
+	enrich_now(r);
+	report_write(o, r, "oom");
+}
+
+/*
+ * The highest N of an existing LOG.oom.N beside the log file into @max (0 if
+ * none, or no such directory); -errno when the directory cannot be listed in
+ * full: a number guessed from part of it could replace an older report.
+ */
+static int oom_highest(const char *log, uint32_t *max)
+{
+	const char *slash = strrchr(log, '/'), *base = slash ? slash + 1 : log;
+	size_t blen = strlen(base);
+	char dir[PATH_MAX];
+	struct dirent *de;
+	DIR *d;
+	int e = 0;
+
+	if (!slash)
+		strcpy(dir, ".");
+	else if (slash == log)
+		strcpy(dir, "/");
+	else if ((size_t)(slash - log) < sizeof(dir))
+		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - log), log);
+	else
+		return -ENAMETOOLONG;
+	*max = 0;
+	d = opendir(dir);
+	if (!d)
+		return errno == ENOENT ? 0 : -errno;
+	while ((e = dir_next(d, &de)) > 0) {
+		const char *p = de->d_name;
+		char *end;
+		unsigned long n;
+
+		if (strncmp(p, base, blen) || strncmp(p + blen, ".oom.", 5) ||
+		    !isdigit((unsigned char)p[blen + 5]))
+			continue;
+		n = strtoul(p + blen + 5, &end, 10);
+		if (!*end && n > *max && n < 1000000000)
+			*max = (uint32_t)n;
+	}
+	closedir(d);
+	return e;
+}
+
+/*
+ * The report at an OOM kill goes to LOG.oom.N (numbers after any a previous
+ * run left), never replaced by a later report; past --keep-oom, the last one
+ * of this run is replaced, and counted. The main log gets it too, as before.
+ */
+static void oom_snapshot(struct run *r)
+{
+	struct oom_state *os = &r->oom;
+	char err[PATH_MAX + 128];
+	uint32_t n;
+
+	if (!r->opt.keep_oom)
+		return;
+	if (!os->next) {
+		uint32_t max;
+		int e = oom_highest(r->opt.log_path, &max);
+
+		if (e) {
+			/* tried again at the next OOM kill */
+			mt_warn("%s.oom.N: the existing ones cannot be listed (%s): the OOM report "
+				"is in the main log only", r->opt.log_path, strerror(-e));
+			return;
+		}
+		os->first = os->next = max + 1;
+	}
+	if (os->kept < r->opt.keep_oom) {
+		n = os->next++;
+		os->kept++;
+	} else {
+		n = os->next - 1;
+		os->not_kept++;
+	}
+	if (path_fmt(os->last, sizeof(os->last), "%s.oom.%u", r->opt.log_path, n)) {
+		mt_warn("%s.oom.%u: path too long", r->opt.log_path, n);
+		os->last[0] = '\0';
+		return;
+	}
+	if (logfile_write(os->last, gen_oom_report, r, err, sizeof(err)))
+		mt_warn("%s (the OOM report is in the main log only)", err);
+}
+
+static void kmsg_warn(void *ctx, const char *line)
+{
+	char buf[600];
+
+	(void)ctx;
+	snprintf(buf, sizeof(buf), "<4>%s\n", line);
+	kmsg_line(buf);
+}
+
+/*
+ * A few lines on the console at the OOM instant, for a machine that panics or
+ * reboots right after: the victim, who held the memory then, lost events. At
+ * most one summary per OOM_SUMMARY_NS; within it, OOM_NOTES one-line notes.
+ */
+static void oom_console(struct run *r)
+{
+	struct oom_state *os = &r->oom;
+	uint64_t now = mono_ns();
+	char line[PATH_MAX + 128], name[4 * COMM_LEN + 1];
+	size_t i, j = 0;
+
+	for (i = 0; r->st.oom_comm[i] && j + 4 < sizeof(name); i++) {
+		unsigned char ch = (unsigned char)r->st.oom_comm[i];
+
+		name[j++] = (ch >= 0x20 && ch < 0x7f) ? (char)ch : '?';
+	}
+	name[j] = '\0';
+	if (os->summary_ns && now - os->summary_ns < OOM_SUMMARY_NS) {
+		os->not_summarized++;
+		if (os->window_lines++ >= OOM_NOTES)
+			return;
+		snprintf(line, sizeof(line), "<4>memtrace: oom kill of pid %d (%s); summary "
+			 "rate-limited\n", r->st.oom_pid, name);
+		kmsg_line(line);
+		return;
+	}
+	os->summary_ns = now;
+	os->window_lines = 0;
+	snprintf(line, sizeof(line), "<4>memtrace: oom kill of pid %d (%s); report in %s\n",
+		 r->st.oom_pid, name, os->last[0] ? os->last : r->opt.log_path);
+	kmsg_line(line);
+	enrich_now(r);
+	report_oom_summary(r, KMSG_TOP, os->not_summarized, kmsg_warn, NULL);
+	os->not_summarized = 0;
+}
+
+void oom_report(struct run *r)
+{
+	enrich_refresh(r);
+	oom_snapshot(r);
+	run_report_log(r, "oom");
+	oom_console(r);
+}
