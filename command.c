@@ -268,6 +268,7 @@ const struct mode_ops command_ops = {
 	.name = "command",
 	.live = true,
 	.batch = BATCH,
+	.signals = &signals_command,
 	.prepare = command_prepare,
 	.start = command_start,
 	.on_signal = command_on_signal,

@@ -54,6 +54,7 @@ static const struct mode_ops daemon_ops = {
 	.name = "daemon",
 	.live = true,
 	.batch = BATCH,
+	.reports_modules = true,
 	.start = daemon_start,
 	.on_oom = run_report_oom,
 	.check = interval_check,
@@ -61,15 +62,33 @@ static const struct mode_ops daemon_ops = {
 	.finish = daemon_finish,
 };
 
-/* One entry per mode: a new mode is a new file and a line here. */
-static const struct mode_ops *const modes[] = {
-	[MODE_DAEMON] = &daemon_ops,
-	[MODE_COMMAND] = &command_ops,
-	[MODE_EXITS] = &exits_ops,
-	[MODE_REPLAY] = &replay_ops,
-	[MODE_TOP] = &top_ops,
-	[MODE_STREAM] = &stream_ops,
-};
+/*
+ * The mode the options ask for, a line each: a new mode is a new file and a
+ * line here. options_parse() has ruled out the options that exclude each
+ * other; --stream may run a COMMAND too.
+ */
+static const struct mode_ops *mode_of(const struct options *o)
+{
+	if (o->stream)
+		return &stream_ops;
+	if (o->live_view)
+		return &top_ops;
+	if (o->command)
+		return &command_ops;
+	if (o->replay_dir)
+		return &replay_ops;
+	if (o->exits)
+		return &exits_ops;
+	return &daemon_ops;
+}
+
+/* What the signals mean: a command memtrace runs gets its meanings in every mode. */
+static const struct sig_table *signal_table(const struct run *r)
+{
+	if (r->opt.command)
+		return &signals_command;
+	return r->ops->signals ? r->ops->signals : &signals_default;
+}
 
 #ifdef MEMTRACE_TEST_HOOKS
 /* Test build only: the fault hooks of tests/integration.sh. */
@@ -121,9 +140,9 @@ int main(int argc, char **argv)
 	}
 	r->ready_fd = -1;
 	r->sig.fd = -1;
-	r->ops = modes[r->opt.mode];
+	r->ops = mode_of(&r->opt);
 	test_hooks_read(&r->hooks);
-	code = signals_setup(&r->sig, r->opt.mode);
+	code = signals_setup(&r->sig, signal_table(r));
 	if (code)
 		goto out;
 	/* --daemon: the parent waits for the child's word and returns it */

@@ -284,7 +284,7 @@ static int one(struct options *o, int c, const char *arg, char *err, size_t errl
 		o->boot_buffer = true;
 		break;
 	case OPT_EXITS:
-		o->mode = MODE_EXITS;
+		o->exits = true;
 		break;
 	case OPT_PID:
 		if (o->npids >= MAX_FILTERS)
@@ -374,7 +374,7 @@ static int stream_conflicts(struct options *o, char *err, size_t errlen)
 			return bad(err, errlen, "-c, --all, --events and --queue-size need --stream");
 		return OPT_RUN;
 	}
-	if (o->mode == MODE_EXITS || o->replay_dir || o->record_dir || o->boot_buffer || o->stacks)
+	if (o->exits || o->replay_dir || o->record_dir || o->boot_buffer || o->stacks)
 		return bad(err, errlen, "--stream takes no --exits, --replay, --record, "
 			   "--boot-buffer or --stacks");
 	if (o->stream_all && (o->nconds || o->command))
@@ -388,26 +388,24 @@ static int stream_conflicts(struct options *o, char *err, size_t errlen)
 		return bad(err, errlen, "--no-wait needs a COMMAND (memtrace -- COMMAND)");
 	if (o->npids || o->ncomms)
 		return bad(err, errlen, "--pid and --comm need --exits (--stream picks with -c)");
-	o->mode = MODE_STREAM;
 	if (o->output_set)
 		o->stream_path = o->log_path;
 	o->log_path = DEFAULT_LOG;	/* USR2's reports; LOG_PATH may name it */
 	return OPT_RUN;
 }
 
-/* Options that exclude each other, and the mode they ask for. */
-static int conflicts(struct options *o, bool top, char *err, size_t errlen)
+/* Options that exclude each other: at most one mode is asked for. */
+static int conflicts(struct options *o, char *err, size_t errlen)
 {
-	bool exits = o->mode == MODE_EXITS;
+	bool exits = o->exits;
 	int res = stream_conflicts(o, err, errlen);
 
 	if (res != OPT_RUN)
 		return res;
-	if (top) {
+	if (o->live_view) {
 		if (o->command || exits || o->replay_dir || o->daemon || o->stream)
 			return bad(err, errlen, "--top takes no COMMAND, --exits, --replay, --daemon "
 				   "or --stream");
-		o->mode = MODE_TOP;
 		if (!o->delay_ms)
 			o->delay_ms = DEFAULT_DELAY_MS;
 	} else if (o->delay_ms || o->count) {
@@ -419,7 +417,6 @@ static int conflicts(struct options *o, bool top, char *err, size_t errlen)
 		if (o->replay_dir || o->daemon || exits || o->record_dir || o->boot_buffer)
 			return bad(err, errlen, "a COMMAND takes no --replay, --daemon, --exits, "
 				   "--record or --boot-buffer");
-		o->mode = MODE_COMMAND;
 	} else if (o->no_wait) {
 		return bad(err, errlen, "--no-wait needs a COMMAND (memtrace -- COMMAND)");
 	}
@@ -436,9 +433,9 @@ static int conflicts(struct options *o, bool top, char *err, size_t errlen)
  */
 static int intervals(struct options *o, char *err, size_t errlen)
 {
-	bool daemon_mode = o->mode == MODE_DAEMON;
+	bool daemon_mode = !o->command && !o->exits && !o->replay_dir && !o->live_view;
 
-	if (o->mode == MODE_STREAM) {
+	if (o->stream) {
 		if (o->prom_path)
 			return bad(err, errlen, "--prometheus is for the daemon (not with --stream)");
 		return OPT_RUN;	/* --interval: a summary per process instead of events */
@@ -499,7 +496,6 @@ int options_parse(struct options *o, int argc, char **argv, char *err, size_t er
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	bool top = false;
 	int c, res;
 
 	memset(o, 0, sizeof(*o));
@@ -544,7 +540,7 @@ int options_parse(struct options *o, int argc, char **argv, char *err, size_t er
 					return res;
 				break;
 			}
-			top = true;
+			o->live_view = true;
 			break;
 		default:
 			res = one(o, c, optarg, err, errlen);
@@ -567,7 +563,7 @@ int options_parse(struct options *o, int argc, char **argv, char *err, size_t er
 	 */
 	if (o->stacks && !o->buffer_set)
 		o->buffer_kb = DEFAULT_STACKS_BUFFER_KB;
-	res = conflicts(o, top, err, errlen);
+	res = conflicts(o, err, errlen);
 	if (res != OPT_RUN)
 		return res;
 	if (optind < argc)
@@ -582,8 +578,6 @@ int options_parse(struct options *o, int argc, char **argv, char *err, size_t er
 	if (o->replay_dir && (o->record_dir || o->daemon || o->tracefs_dir || o->boot_buffer))
 		return bad(err, errlen, "--replay takes no --record, --daemon, --boot-buffer or "
 			   "TRACEFS_DIR");
-	if (o->replay_dir)
-		o->mode = MODE_REPLAY;
 	if (o->pidfile && !o->daemon)
 		return bad(err, errlen, "--pidfile needs --daemon");
 	return intervals(o, err, errlen);

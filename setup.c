@@ -22,7 +22,6 @@
 #define BUFFER_PERCENT	50
 #define BOOT_MAX_PAGES	16384		/* per CPU, when buffer_size_kb is unreadable */
 #define BOOT_MAX_NS	2000000000ull	/* --boot-buffer reads for at most 2 s */
-#define EXIT_RING	4096		/* --exits: process exits queued per batch */
 
 #ifdef MEMTRACE_TEST_HOOKS
 bool test_fail_at(const struct run *r, const char *step)
@@ -55,8 +54,8 @@ static bool is_module_event(const struct mt_tracepoint *tp)
 
 /*
  * What the module events that are missing cost, said once: nothing where none
- * is (a kernel without modules: one line), each group where some are. Command
- * mode and --exits do not report modules: nothing to say there.
+ * is (a kernel without modules: one line), each group where some are. A mode
+ * that reports no modules (command mode, --exits, --stream): nothing to say.
  */
 static void module_warning(const struct run *r)
 {
@@ -64,7 +63,7 @@ static void module_warning(const struct run *r)
 	int i, missing = 0, all = 0;
 	const struct mt_tracepoint *tp;
 
-	if (r->opt.mode == MODE_COMMAND || r->opt.mode == MODE_EXITS || r->opt.mode == MODE_STREAM)
+	if (!r->ops->reports_modules)
 		return;
 	for (tp = mt_tracepoints; tp->system; tp++)
 		all += is_module_event(tp);
@@ -102,8 +101,8 @@ int setup_events(struct run *r, format_reader rdfmt, void *ctx, bool live)
 		ssize_t n;
 		int e;
 
-		/* the stream's own events: only in stream mode, only for the types it asks for */
-		if (tp->stream && !(r->opt.mode == MODE_STREAM && (tp->stream & r->opt.stream_events)))
+		/* the stream's own events: only for a mode that streams, the types it asks for */
+		if (tp->stream && !(r->ops->streams && (tp->stream & r->opt.stream_events)))
 			continue;
 		n = rdfmt(ctx, tp->system, tp->name, text, sizeof(text));
 		snprintf(name, sizeof(r->event_names[i]), "%s:%s", tp->system, tp->name);
@@ -193,14 +192,11 @@ int setup_stats_reach(struct run *r, uint64_t max_pfn, uint64_t ram_pfn)
 		.initmod_start = r->meta.initmod_start,
 		.initmod_end = r->meta.initmod_end,
 		.rename_events = r->meta.rename_events,
-		.exit_ring = r->opt.mode == MODE_EXITS ? EXIT_RING : 0,
-		/*
-		 * command mode without fork/newtask events: the first sight roots it;
-		 * so in stream mode, whose kernel filter keeps memtrace's own fork out
-		 */
+		.exit_ring = r->ops->exit_ring,
+		/* without fork/newtask events the first sight roots a command's tree */
 		.tree_first_sight = (!setup_have_event(r, "task:task_newtask") &&
 				     !setup_have_event(r, "sched:sched_process_fork")) ||
-				    r->opt.mode == MODE_STREAM,
+				    r->ops->tree_first_sight,
 		.self_pid = r->meta.self_pid,
 		.max_stacks = r->opt.stacks ? r->opt.max_stacks : 0,
 		.cpu_ids = r->cpu_id_bound,
@@ -576,6 +572,6 @@ void setup_banner(const struct run *r)
 {
 	fprintf(stderr, "memtrace %s: tracing in %s (%d CPUs, %u KiB per CPU, %d events), pid %d, "
 		"log %s\n", MEMTRACE_VERSION, r->tf.inst, r->tf.ncpus, r->opt.buffer_kb, r->nenabled,
-		(int)getpid(), r->opt.mode == MODE_EXITS && !r->opt.output_set ? "none (--exits)" :
+		(int)getpid(), r->ops->log_without_o && !r->opt.output_set ? r->ops->log_without_o :
 		r->opt.log_path);
 }

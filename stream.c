@@ -940,10 +940,20 @@ static int stream_finish(struct run *r)
 	return code;
 }
 
+/* Without a COMMAND (with one: signals_command): USR1's report where stdout may carry lines. */
+static const struct sig_table stream_signals = {
+	.stop = SIGACT_STOP,
+	.usr1 = SIGACT_REPORT_MODE,
+	.usr2 = SIGACT_REPORT_LOG,
+};
+
 const struct mode_ops stream_ops = {
 	.name = "stream",
 	.live = true,
 	.batch = BATCH,
+	.signals = &stream_signals,
+	.streams = true,
+	.tree_first_sight = true,	/* the kernel filter keeps memtrace's own fork out */
 	.prepare = stream_prepare,
 	.start = stream_start,
 	.after_batch = stream_after_batch,

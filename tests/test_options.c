@@ -34,6 +34,12 @@ static int parse(const char *first, ...)
 	return options_parse(&O, n, argv_store, E, sizeof(E));
 }
 
+/* no mode asked for: the daemon (main's choice, memtrace.c) */
+static bool daemon_asked(void)
+{
+	return !O.stream && !O.live_view && !O.command && !O.replay_dir && !O.exits;
+}
+
 /* a usage error whose message holds @what */
 #define BAD(what, ...)								\
 	do {									\
@@ -44,7 +50,7 @@ static int parse(const char *first, ...)
 START_TEST(test_defaults)
 {
 	ck_assert_int_eq(parse(NULL), OPT_RUN);
-	ck_assert_int_eq(O.mode, MODE_DAEMON);
+	ck_assert(daemon_asked());
 	ck_assert_str_eq(O.log_path, DEFAULT_LOG);
 	ck_assert_str_eq(O.instance, DEFAULT_INSTANCE);
 	ck_assert_uint_eq(O.buffer_kb, DEFAULT_BUFFER_KB);
@@ -73,7 +79,7 @@ START_TEST(test_every_option)
 			       "--daemon", "--pidfile", "/run/m.pid", "--record", "/tmp/rec",
 			       "--no-seed", "--kmsg", "--boot-buffer", "--by", "process",
 			       "/mnt/tfs", "/tmp/y.log", NULL), OPT_RUN);
-	ck_assert_int_eq(O.mode, MODE_DAEMON);
+	ck_assert(daemon_asked());
 	ck_assert_str_eq(O.log_path, "/tmp/y.log");	/* the positional one comes last */
 	ck_assert(O.output_set);
 	ck_assert_uint_eq(O.buffer_kb, 4096);
@@ -120,11 +126,11 @@ END_TEST
 START_TEST(test_modes)
 {
 	ck_assert_int_eq(parse("--replay", "/tmp/rec", "-f", "json", NULL), OPT_RUN);
-	ck_assert_int_eq(O.mode, MODE_REPLAY);
+	ck_assert(!O.exits && !O.live_view && !O.stream);
 	ck_assert_str_eq(O.replay_dir, "/tmp/rec");
 	ck_assert_int_eq(parse("--exits", "--pid", "12", "--pid", "7", "--comm", "cc1", NULL),
 			 OPT_RUN);
-	ck_assert_int_eq(O.mode, MODE_EXITS);
+	ck_assert(O.exits);
 	ck_assert_int_eq(O.npids, 2);
 	ck_assert_int_eq(O.pids[0], 12);
 	ck_assert_int_eq(O.pids[1], 7);
@@ -132,7 +138,7 @@ START_TEST(test_modes)
 	ck_assert_str_eq(O.comms[0], "cc1");
 	ck_assert_int_eq(parse("-n", "3", "--no-wait", "--", "make", "-j2", "--", "x", NULL),
 			 OPT_RUN);
-	ck_assert_int_eq(O.mode, MODE_COMMAND);
+	ck_assert(!O.stream && !O.exits && O.command);
 	ck_assert(O.no_wait);
 	ck_assert_str_eq(O.command[0], "make");
 	ck_assert_str_eq(O.command[1], "-j2");
@@ -152,7 +158,7 @@ START_TEST(test_stream)
 	ck_assert_int_eq(parse("--stream", "-c", "process.name:nginx", "--cond", "process.pid:1",
 			       "--events", "pageFault,memoryMap", "--interval", "5",
 			       "--queue-size", "64", "-o", "/tmp/lines", NULL), OPT_RUN);
-	ck_assert_int_eq(O.mode, MODE_STREAM);
+	ck_assert(O.stream);
 	ck_assert_int_eq(O.nconds, 2);
 	ck_assert_str_eq(O.conds[1], "process.pid:1");
 	ck_assert_uint_eq(O.stream_events, MT_EVT_FAULT | MT_EVT_MAP);
@@ -168,10 +174,10 @@ START_TEST(test_stream)
 	ck_assert_str_eq(O.log_path, "/tmp/log");
 	ck_assert_int_eq(parse("--stream", "-c", "container.id:780f15", "--", "make", "-j8", NULL),
 			 OPT_RUN);
-	ck_assert_int_eq(O.mode, MODE_STREAM);
+	ck_assert(O.stream);
 	ck_assert_str_eq(O.command[0], "make");
 	ck_assert_int_eq(parse("--stream", "--no-wait", "--", "make", NULL), OPT_RUN);
-	ck_assert_int_eq(O.mode, MODE_STREAM);
+	ck_assert(O.stream);
 	/* nothing picked: a one-line hint */
 	BAD("--stream needs -c COND, --all or a COMMAND", "--stream");
 	BAD("--all takes no -c", "--stream", "--all", "-c", "process.pid:1");
@@ -322,13 +328,13 @@ END_TEST
 START_TEST(test_top)
 {
 	ck_assert_int_eq(parse("--top", NULL), OPT_RUN);
-	ck_assert_int_eq(O.mode, MODE_TOP);
+	ck_assert(O.live_view);
 	ck_assert_uint_eq(O.delay_ms, DEFAULT_DELAY_MS);
 	ck_assert_uint_eq(O.count, 0);
 	ck_assert_uint_eq(O.top, DEFAULT_TOP);
 	ck_assert_int_eq(parse("--top", "-d", "0.2", "--count", "5", "--by", "process", "-n", "0",
 			       "--record", "/tmp/r", "/sys/kernel/tracing", "/tmp/log", NULL), OPT_RUN);
-	ck_assert_int_eq(O.mode, MODE_TOP);
+	ck_assert(O.live_view);
 	ck_assert_uint_eq(O.delay_ms, 200);
 	ck_assert_uint_eq(O.count, 5);
 	ck_assert(O.by_process);
@@ -343,13 +349,13 @@ START_TEST(test_top)
 	ck_assert_uint_eq(O.delay_ms, 125);
 	/* the old meaning */
 	ck_assert_int_eq(parse("--top", "7", NULL), OPT_RUN);
-	ck_assert_int_eq(O.mode, MODE_DAEMON);
+	ck_assert(daemon_asked());
 	ck_assert_uint_eq(O.top, 7);
 	ck_assert_int_eq(parse("--top=0", NULL), OPT_RUN);
-	ck_assert_int_eq(O.mode, MODE_DAEMON);
+	ck_assert(daemon_asked());
 	ck_assert_uint_eq(O.top, 0);
 	ck_assert_int_eq(parse("--rows", "3", "--top", NULL), OPT_RUN);
-	ck_assert_int_eq(O.mode, MODE_TOP);
+	ck_assert(O.live_view);
 	ck_assert_uint_eq(O.top, 3);
 	BAD("invalid value 'x' for --rows", "--top=x");
 	BAD("must be 0.1..86400 seconds", "--top", "-d", "0.09");
