@@ -125,7 +125,7 @@ int main(int argc, char **argv)
 	int code;
 
 	setvbuf(stderr, NULL, _IOLBF, 0);
-	switch (options_parse(&r->opt, argc, argv, err, sizeof(err))) {
+	switch (options_parse(&r->opt_set, argc, argv, err, sizeof(err))) {
 	case OPT_HELP:
 		options_usage(stdout);
 		return EXIT_OK;
@@ -141,6 +141,8 @@ int main(int argc, char **argv)
 	r->ready_fd = -1;
 	r->sig.fd = -1;
 	r->ops = mode_of(&r->opt);
+	r->stacks = r->opt.stacks;	/* as asked, until the setup finds otherwise */
+	r->seed = !r->opt.no_seed;	/* ... or a mode's prepare() */
 	test_hooks_read(&r->hooks);
 	code = signals_setup(&r->sig, signal_table(r));
 	if (code)

@@ -143,7 +143,18 @@ struct test_hooks {
 };
 
 struct run {
-	struct options opt;
+	/*
+	 * The options as the user gave them: read-only (const) for the whole
+	 * run. What the run finds or its mode decides has its own field here
+	 * (stacks, seed). Written only as opt_set, by main's options_parse()
+	 * and by the unit tests' fixtures (tests/layers.py checks it).
+	 */
+	union {
+		const struct options opt;
+		struct options opt_set;
+	};
+	bool stacks;			/* kernel stacks are traced (--stacks and possible; recorded) */
+	bool seed;			/* running tasks are seeded (no --no-seed, nor a command's tree) */
 	const struct mode_ops *ops;
 	const char *mode_name;		/* in reports: live, record, replay */
 	struct signals sig;

@@ -107,7 +107,7 @@ int setup_events(struct run *r, format_reader rdfmt, void *ctx, bool live)
 		n = rdfmt(ctx, tp->system, tp->name, text, sizeof(text));
 		snprintf(name, sizeof(r->event_names[i]), "%s:%s", tp->system, tp->name);
 		/* stacks cost nothing unless asked for; a recording made with them has them */
-		if (tp->when == WHEN_STACKS && !r->opt.stacks && (live || n <= 0))
+		if (tp->when == WHEN_STACKS && !r->stacks && (live || n <= 0))
 			continue;
 		if (n < 0 && n != -ENOENT) {	/* there, but not readable (EMFILE, EACCES, ...) */
 			snprintf(err, sizeof(err), "%s", errno_text((int)n));
@@ -135,11 +135,11 @@ int setup_events(struct run *r, format_reader rdfmt, void *ctx, bool live)
 			if (tp->kind == EV_RENAME)
 				r->meta.rename_events = true;
 			if (tp->kind == EV_STACK)
-				r->opt.stacks = true;	/* a replay of a recording with stacks */
+				r->stacks = true;	/* a replay of a recording with stacks */
 			continue;
 		}
 		if (tp->kind == EV_STACK)
-			r->opt.stacks = false;
+			r->stacks = false;
 		if (tp->need == NEED_REQUIRED) {
 			if (bad_fmt && n < 0)
 				return mt_fail(EXIT_RUNTIME, "required tracepoint %s: %s: %s", name,
@@ -198,7 +198,7 @@ int setup_stats_reach(struct run *r, uint64_t max_pfn, uint64_t ram_pfn)
 				     !setup_have_event(r, "sched:sched_process_fork")) ||
 				    r->ops->tree_first_sight,
 		.self_pid = r->meta.self_pid,
-		.max_stacks = r->opt.stacks ? r->opt.max_stacks : 0,
+		.max_stacks = r->stacks ? r->opt.max_stacks : 0,
 		.cpu_ids = r->cpu_id_bound,
 	};
 	int e = stats_init(&r->st, &cfg);
@@ -376,14 +376,14 @@ static void setup_stacks(struct run *r)
 
 	if (!setup_have_event(r, "ftrace:kernel_stack")) {
 		mt_warn("warning: --stacks: no ftrace:kernel_stack format here: no stacks");
-		r->opt.stacks = false;
+		r->stacks = false;
 		return;
 	}
 	e = tracefs_stack_trigger(&r->tf);
 	if (e) {
 		mt_warn("warning: --stacks: cannot set the stacktrace trigger: %s: no stacks",
 			strerror(-e));
-		r->opt.stacks = false;
+		r->stacks = false;
 		return;
 	}
 	if (!path_fmt(dir, sizeof(dir), "%s/per_cpu", r->tf.inst))
@@ -500,12 +500,12 @@ int setup_tracing(struct run *r)
 		return code;
 	if (test_fail_at(r, "events"))
 		return EXIT_RUNTIME;
-	if (r->opt.stacks)
+	if (r->stacks)
 		setup_stacks(r);
 	code = setup_live_stats(r);
 	if (code)
 		return code;
-	if (r->opt.stacks)
+	if (r->stacks)
 		enrich_module_ranges(r, 0);
 	if (test_fail_at(r, "stats"))
 		return EXIT_RUNTIME;
@@ -541,7 +541,7 @@ int setup_tracing(struct run *r)
 		return mt_fail(EXIT_RUNTIME, "cannot start tracing: %s", errno_text(code));
 	if (test_fail_at(r, "tracing"))
 		return EXIT_RUNTIME;
-	if (!r->opt.no_seed)
+	if (r->seed)
 		seed(r);
 	if (test_fail_at(r, "seed"))
 		return EXIT_RUNTIME;

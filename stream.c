@@ -670,7 +670,7 @@ static int stream_prepare(struct run *r)
 	s->self = (int32_t)getpid();
 	if (s->tree) {
 		/* only the command's tree counts, and it starts later */
-		r->opt.no_seed = true;
+		r->seed = false;
 		if (read_file("/proc/self/oom_score_adj", r->cmd.oom_adj,
 			      sizeof(r->cmd.oom_adj)) <= 0)
 			r->cmd.oom_adj[0] = '\0';

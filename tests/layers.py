@@ -4,7 +4,7 @@
 # no source file over 1,000 lines, memtrace.c at most 700, and no cycle between files,
 # neither of includes nor of calls (a file x is x.c with x.h; calls are read from the
 # objects with nm: x uses y when x.o needs a symbol y.o defines); no file but memtrace.c
-# and the mode's own knows a mode.
+# and the mode's own knows a mode, and only main writes the options.
 # Usage: tests/layers.py [OBJDIR]  (run from the source tree, after make)
 import os
 import re
@@ -119,6 +119,10 @@ for p, text in sorted(src.items()):
         line = text.count("\n", 0, m.start()) + 1
         named.append(f"{p}:{line}: {m.group(0)}")
 check("no file but memtrace.c and a mode's own names a mode", not named, "; ".join(named))
+# the options are const after options_parse(): only main writes them (run.h's opt_set)
+writers = [f"{p}:{text.count(chr(10), 0, m.start()) + 1}" for p, text in sorted(src.items())
+           if p not in ("memtrace.c", "run.h") for m in re.finditer(r"\bopt_set\b", text)]
+check("no file but memtrace.c writes the options (opt_set)", not writers, "; ".join(writers))
 
 # calls (and data references) between objects
 defined, needs = {}, {}
