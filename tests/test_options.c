@@ -10,6 +10,7 @@
 #include "options.h"
 #include "table.h"
 #include "testutil.h"
+#include "util.h"
 
 static struct options O;
 static char E[512];
@@ -279,25 +280,95 @@ START_TEST(test_unknown_and_missing)
 }
 END_TEST
 
-START_TEST(test_at_most_filters)
+/* @opt once more than @max times (values @prefix 1, 2, ...): said; @max times: fine */
+static void at_most(const char *mode, const char *opt, const char *prefix, int max, int *count,
+		    const char *said)
 {
 	char *words[2 * (MAX_FILTERS + 1) + 3];
-	char num[MAX_FILTERS + 1][12];
+	static char val[MAX_FILTERS + 1][24];	/* O keeps pointers into it */
 	int i, n = 0;
 
+	ck_assert_int_le(max, MAX_FILTERS);
 	words[n++] = (char *)"memtrace";
-	words[n++] = (char *)"--exits";
-	for (i = 0; i <= MAX_FILTERS; i++) {
-		snprintf(num[i], sizeof(num[i]), "%d", i + 1);
-		words[n++] = (char *)"--pid";
-		words[n++] = num[i];
+	words[n++] = (char *)mode;
+	for (i = 0; i <= max; i++) {
+		snprintf(val[i], sizeof(val[i]), "%s%d", prefix, i + 1);
+		words[n++] = (char *)opt;
+		words[n++] = val[i];
 	}
 	words[n] = NULL;
 	ck_assert_int_eq(options_parse(&O, n, words, E, sizeof(E)), OPT_ERROR);
-	ck_assert_ptr_nonnull(strstr(E, "at most 64 --pid"));
-	/* exactly MAX_FILTERS is fine */
+	ck_assert_msg(strstr(E, said), "'%s' not in '%s'", said, E);
+	/* exactly @max is fine */
+	words[n - 2] = NULL;
 	ck_assert_int_eq(options_parse(&O, n - 2, words, E, sizeof(E)), OPT_RUN);
-	ck_assert_int_eq(O.npids, MAX_FILTERS);
+	ck_assert_int_eq(*count, max);
+}
+
+START_TEST(test_at_most_filters)
+{
+	at_most("--exits", "--pid", "", MAX_FILTERS, &O.npids, "at most 64 --pid");
+	at_most("--exits", "--comm", "c", MAX_FILTERS, &O.ncomms, "at most 64 --comm");
+	ck_assert_str_eq(O.comms[MAX_FILTERS - 1], "c64");
+	at_most("--stream", "-c", "process.pid:", MAX_CONDS, &O.nconds, "at most 64 -c");
+	ck_assert_str_eq(O.conds[0], "process.pid:1");
+}
+END_TEST
+
+/*
+ * Every option that takes a number: its bounds, the message beyond them, and
+ * the field the value goes to (with the words it needs beside it).
+ */
+START_TEST(test_number_bounds)
+{
+	static const struct {
+		const char *opt;
+		unsigned long min, max;
+		const uint32_t *field;
+		uint32_t plus;		/* stored as value + plus */
+		const char *with[3];
+	} b[] = {
+		{ "--rows", 0, UINT32_MAX, &O.top, 0, { NULL } },
+		{ "--buffer-size", 16, 4u << 20, &O.buffer_kb, 0, { NULL } },
+		{ "--max-tasks", 8, 1u << 22, &O.max_tasks, SLOT_FIRST, { NULL } },
+		{ "--max-modules", 1, 1u << 16, &O.max_modules, 0, { NULL } },
+		{ "--max-stacks", 16, 1u << 22, &O.max_stacks, 0, { NULL } },
+		{ "--stack-top", 0, 1000, &O.stack_top, 0, { NULL } },
+		{ "--keep-oom", 0, 1000, &O.keep_oom, 0, { NULL } },
+		{ "--count", 1, UINT32_MAX, &O.count, 0, { "--top", NULL } },
+		{ "--interval", 1, MAX_INTERVAL_S, &O.interval_s, 0, { "-f", "json", NULL } },
+		{ "--queue-size", 64, 1u << 20, &O.queue_kb, 0, { "--stream", "--all", NULL } },
+	};
+	size_t i, k;
+
+	for (i = 0; i < ARRAY_SIZE(b); i++) {
+		unsigned long v[4] = { b[i].min, b[i].max, b[i].min - 1, b[i].max + 1 };
+		char arg[24], said[128];
+
+		for (k = 0; k < 4; k++) {
+			bool ok = k < 2;
+			int n = 0;
+
+			if (k == 2 && !b[i].min)
+				continue;	/* nothing below 0 */
+			argv_store[n++] = (char *)"memtrace";
+			while (n - 1 < 3 && b[i].with[n - 1])
+				argv_store[n] = (char *)b[i].with[n - 1], n++;
+			snprintf(arg, sizeof(arg), "%lu", v[k]);
+			argv_store[n++] = (char *)b[i].opt;
+			argv_store[n++] = arg;
+			argv_store[n] = NULL;
+			ck_assert_int_eq(options_parse(&O, n, argv_store, E, sizeof(E)),
+					 ok ? OPT_RUN : OPT_ERROR);
+			if (ok) {
+				ck_assert_uint_eq(*b[i].field, v[k] + b[i].plus);
+				continue;
+			}
+			snprintf(said, sizeof(said), "invalid value '%lu' for %s: must be %lu..%lu",
+				 v[k], b[i].opt, b[i].min, b[i].max);
+			ck_assert_str_eq(E, said);
+		}
+	}
 }
 END_TEST
 
@@ -474,6 +545,7 @@ Suite *suite_options(void)
 	tcase_add_test(tc, test_bad_values);
 	tcase_add_test(tc, test_unknown_and_missing);
 	tcase_add_test(tc, test_at_most_filters);
+	tcase_add_test(tc, test_number_bounds);
 	tcase_add_test(tc, test_conflicts);
 	tcase_add_test(tc, test_intervals);
 	tcase_add_test(tc, test_usage_lists_options);
