@@ -50,7 +50,7 @@ static int command_prepare(struct run *r)
 	/* the command inherits our oom_score_adj: it gets its own back */
 	if (read_file("/proc/self/oom_score_adj", r->cmd.oom_adj, sizeof(r->cmd.oom_adj)) <= 0)
 		r->cmd.oom_adj[0] = '\0';
-	r->opt.no_seed = true;	/* only the command's tree counts, and it starts later */
+	r->seed = false;	/* only the command's tree counts, and it starts later */
 	return 0;
 }
 
@@ -271,6 +271,7 @@ const struct mode_ops command_ops = {
 	.name = "command",
 	.live = true,
 	.batch = BATCH,
+	.signals = &signals_command,
 	.prepare = command_prepare,
 	.start = command_start,
 	.on_signal = command_on_signal,

@@ -14,6 +14,7 @@
 #include "setup.h"
 #include "util.h"
 
+#define EXIT_RING	4096	/* process exits queued per batch (stats.c fills them) */
 #define EXIT_BATCH	4096	/* events per batch: no more exits than the queue holds */
 
 /* Does the user want this process? */
@@ -108,6 +109,8 @@ const struct mode_ops exits_ops = {
 	.name = "exits",
 	.live = true,
 	.batch = EXIT_BATCH,
+	.exit_ring = EXIT_RING,
+	.log_without_o = "none (--exits)",	/* the lines only, unless -o (exits_finish()) */
 	.start = exits_start,
 	.after_batch = print_exits,
 	.on_oom = oom_report,

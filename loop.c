@@ -21,7 +21,7 @@
 
 #define POLL_MS		100
 #define REPROBE_NS	1000000000ull	/* offline CPUs tried again, tracing checked on: every second */
-#define MODE_FDS	4		/* room for a mode's own fds in the poll set */
+#define POLL_MODE_FDS	4		/* room for a mode's own fds in the poll set */
 #define ONLINE_BITS	8192	/* CPUs whose online state /sys is asked for */
 #define KMSG_TOP	5	/* tasks and modules in the kmsg summary */
 #define REPORT_WAIT_MS	1000	/* a report on stdout waits for its reader at most this long */
@@ -147,7 +147,7 @@ static int poll_cpus(const struct run *r)
 /* The poll set: the signalfd, one fd per CPU, then the mode's own; NULL if no memory. */
 static struct pollfd *poll_set(const struct run *r)
 {
-	struct pollfd *pfd = calloc((size_t)poll_cpus(r) + 1 + MODE_FDS, sizeof(*pfd));
+	struct pollfd *pfd = calloc((size_t)poll_cpus(r) + 1 + POLL_MODE_FDS, sizeof(*pfd));
 	int i;
 
 	if (!pfd)
@@ -177,7 +177,7 @@ static int poll_wait(struct run *r, struct pollfd *pfd, bool busy, int *nmode, b
 	long ms = busy ? 0 : POLL_MS;
 	int i;
 
-	*nmode = r->ops->poll_fds ? r->ops->poll_fds(r, mine, MODE_FDS) : 0;
+	*nmode = r->ops->poll_fds ? r->ops->poll_fds(r, mine, POLL_MODE_FDS) : 0;
 	if (!busy && r->ops->next_ms) {
 		long next = r->ops->next_ms(r);
 
@@ -263,9 +263,7 @@ static enum loop_next read_signals(struct run *r)
 	struct signalfd_siginfo si;
 
 	while (signals_next(&r->sig, &si)) {
-		bool cmd = r->opt.mode == MODE_COMMAND ||
-			   (r->opt.mode == MODE_STREAM && r->opt.command);
-		int act = signals_action(r->opt.mode, &si, cmd ? &r->cmd.sigs : NULL);
+		int act = signals_action(r->sig.table, &si, &r->cmd.sigs);
 
 		switch (act) {
 		case SIGACT_IGNORE:

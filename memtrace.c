@@ -55,6 +55,7 @@ static const struct mode_ops daemon_ops = {
 	.name = "daemon",
 	.live = true,
 	.batch = BATCH,
+	.reports_modules = true,
 	.start = daemon_start,
 	.on_oom = oom_report,
 	.check = interval_check,
@@ -62,15 +63,33 @@ static const struct mode_ops daemon_ops = {
 	.finish = daemon_finish,
 };
 
-/* One entry per mode: a new mode is a new file and a line here. */
-static const struct mode_ops *const modes[] = {
-	[MODE_DAEMON] = &daemon_ops,
-	[MODE_COMMAND] = &command_ops,
-	[MODE_EXITS] = &exits_ops,
-	[MODE_REPLAY] = &replay_ops,
-	[MODE_TOP] = &top_ops,
-	[MODE_STREAM] = &stream_ops,
-};
+/*
+ * The mode the options ask for, a line each: a new mode is a new file and a
+ * line here. options_parse() has ruled out the options that exclude each
+ * other; --stream may run a COMMAND too.
+ */
+static const struct mode_ops *mode_of(const struct options *o)
+{
+	if (o->stream)
+		return &stream_ops;
+	if (o->live_view)
+		return &top_ops;
+	if (o->command)
+		return &command_ops;
+	if (o->replay_dir)
+		return &replay_ops;
+	if (o->exits)
+		return &exits_ops;
+	return &daemon_ops;
+}
+
+/* What the signals mean: a command memtrace runs gets its meanings in every mode. */
+static const struct sig_table *signal_table(const struct run *r)
+{
+	if (r->opt.command)
+		return &signals_command;
+	return r->ops->signals ? r->ops->signals : &signals_default;
+}
 
 #ifdef MEMTRACE_TEST_HOOKS
 /* Test build only: the fault hooks of tests/integration.sh. */
@@ -107,7 +126,7 @@ int main(int argc, char **argv)
 	int code;
 
 	setvbuf(stderr, NULL, _IOLBF, 0);
-	switch (options_parse(&r->opt, argc, argv, err, sizeof(err))) {
+	switch (options_parse(&r->opt_set, argc, argv, err, sizeof(err))) {
 	case OPT_HELP:
 		options_usage(stdout);
 		return EXIT_OK;
@@ -122,9 +141,11 @@ int main(int argc, char **argv)
 	}
 	r->ready_fd = -1;
 	r->sig.fd = -1;
-	r->ops = modes[r->opt.mode];
+	r->ops = mode_of(&r->opt);
+	r->stacks = r->opt.stacks;	/* as asked, until the setup finds otherwise */
+	r->seed = !r->opt.no_seed;	/* ... or a mode's prepare() */
 	test_hooks_read(&r->hooks);
-	code = signals_setup(&r->sig, r->opt.mode);
+	code = signals_setup(&r->sig, signal_table(r));
 	if (code)
 		goto out;
 	/* --daemon: the parent waits for the child's word and returns it */

@@ -5,6 +5,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,6 +13,7 @@
 #include "err.h"
 #include "event.h"
 #include "table.h"
+#include "util.h"
 
 enum {
 	OPT_MAX_TASKS = 256, OPT_MAX_MODULES, OPT_DAEMON, OPT_PIDFILE, OPT_REPLAY,
@@ -200,24 +202,74 @@ static int events_list(struct options *o, const char *arg, char *err, size_t err
 	return OPT_RUN;
 }
 
-/* One option; OPT_RUN to go on. */
-static int one(struct options *o, int c, const char *arg, char *err, size_t errlen)
-{
-	uint32_t v;
+/*
+ * Where an option's value goes: the offset of a field of @type, checked (a
+ * field of another type is a "distinct pointer types" diagnostic).
+ */
+#define FIELD(f, type)	(offsetof(struct options, f) + \
+			 0 * sizeof(&((struct options *)0)->f == (type *)0))
 
+static void *field(struct options *o, size_t off)
+{
+	return (char *)o + off;
+}
+
+/* Options that switch something on. */
+static const struct flag_opt {
+	int c;
+	size_t field;		/* a bool */
+} flag_opts[] = {
+	{ OPT_DAEMON, FIELD(daemon, bool) },
+	{ OPT_NO_SEED, FIELD(no_seed, bool) },
+	{ OPT_BOOT_BUFFER, FIELD(boot_buffer, bool) },
+	{ OPT_EXITS, FIELD(exits, bool) },
+	{ OPT_NO_WAIT, FIELD(no_wait, bool) },
+	{ OPT_STACKS, FIELD(stacks, bool) },
+	{ OPT_STREAM, FIELD(stream, bool) },
+	{ OPT_ALL, FIELD(stream_all, bool) },
+};
+
+/* Options that name a file or a directory: anything but empty. */
+static const struct path_opt {
+	int c;
+	const char *name;
+	size_t field;		/* a const char * */
+} path_opts[] = {
+	{ OPT_PIDFILE, "--pidfile", FIELD(pidfile, const char *) },
+	{ OPT_RECORD, "--record", FIELD(record_dir, const char *) },
+	{ OPT_REPLAY, "--replay", FIELD(replay_dir, const char *) },
+	{ OPT_PROMETHEUS, "--prometheus", FIELD(prom_path, const char *) },
+};
+
+/* Options that take a number in [min, max], as given. */
+static const struct num_opt {
+	int c;
+	const char *name;
+	unsigned long min, max;
+	size_t field;		/* a uint32_t */
+} num_opts[] = {
+	{ 'n', "--rows", 0, UINT32_MAX, FIELD(top, uint32_t) },
+	{ OPT_MAX_MODULES, "--max-modules", 1, 1u << 16, FIELD(max_modules, uint32_t) },
+	{ OPT_MAX_STACKS, "--max-stacks", 16, 1u << 22, FIELD(max_stacks, uint32_t) },
+	{ OPT_STACK_TOP, "--stack-top", 0, 1000, FIELD(stack_top, uint32_t) },
+	{ OPT_KEEP_OOM, "--keep-oom", 0, 1000, FIELD(keep_oom, uint32_t) },
+	{ OPT_COUNT, "--count", 1, UINT32_MAX, FIELD(count, uint32_t) },
+	{ OPT_INTERVAL, "--interval", 1, MAX_INTERVAL_S, FIELD(interval_s, uint32_t) },
+	{ OPT_QUEUE_SIZE, "--queue-size", 64, 1u << 20, FIELD(queue_kb, uint32_t) },
+};
+
+#define NOT_MINE	(-1)	/* an option the function does not handle */
+
+/* The log file and how the reports look: -o, -f, --by, --kmsg[=LEVEL]. */
+static int report_option(struct options *o, int c, const char *arg, char *err, size_t errlen)
+{
 	switch (c) {
 	case 'o':
 		if (!*arg)
 			return bad(err, errlen, "empty value for --output");
 		o->log_path = arg;
 		o->output_set = true;
-		break;
-	case 'b':
-		if (!num("--buffer-size", arg, 16, 4u << 20, &v, err, errlen))
-			return OPT_ERROR;
-		o->buffer_kb = v;
-		o->buffer_set = true;
-		break;
+		return OPT_RUN;
 	case 'f':
 		if (!strcmp(arg, "text"))
 			o->format = FMT_TEXT;
@@ -226,73 +278,7 @@ static int one(struct options *o, int c, const char *arg, char *err, size_t errl
 		else
 			return bad(err, errlen, "invalid value '%s' for --format: use text or json",
 				   arg);
-		break;
-	case 'n':
-		if (!num("--rows", arg, 0, UINT32_MAX, &o->top, err, errlen))
-			return OPT_ERROR;
-		break;
-	case OPT_MAX_TASKS:
-		if (!num("--max-tasks", arg, 8, 1u << 22, &v, err, errlen))
-			return OPT_ERROR;
-		o->max_tasks = v + SLOT_FIRST;
-		break;
-	case OPT_MAX_MODULES:
-		if (!num("--max-modules", arg, 1, 1u << 16, &o->max_modules, err, errlen))
-			return OPT_ERROR;
-		break;
-	case OPT_INSTANCE:
-		if (!instance_name_ok(arg))
-			return bad(err, errlen, "invalid value '%s' for --instance: use letters, "
-				   "digits, '.', '_' and '-'", arg);
-		o->instance = arg;
-		break;
-	case OPT_DAEMON:
-		o->daemon = true;
-		break;
-	case OPT_PIDFILE:
-		if (!*arg)
-			return bad(err, errlen, "empty value for --pidfile");
-		o->pidfile = arg;
-		break;
-	case OPT_RECORD:
-		if (!*arg)
-			return bad(err, errlen, "empty value for --record");
-		o->record_dir = arg;
-		break;
-	case OPT_REPLAY:
-		if (!*arg)
-			return bad(err, errlen, "empty value for --replay");
-		o->replay_dir = arg;
-		break;
-	case OPT_NO_SEED:
-		o->no_seed = true;
-		break;
-	case OPT_KMSG:
-		o->kmsg = true;
-		if (arg && !num("--kmsg", arg, 0, 7, &o->kmsg_level, err, errlen))
-			return OPT_ERROR;
-		break;
-	case OPT_BOOT_BUFFER:
-		o->boot_buffer = true;
-		break;
-	case OPT_EXITS:
-		o->mode = MODE_EXITS;
-		break;
-	case OPT_PID:
-		if (o->npids >= MAX_FILTERS)
-			return bad(err, errlen, "at most %d --pid", MAX_FILTERS);
-		if (!num("--pid", arg, 1, INT32_MAX, &v, err, errlen))
-			return OPT_ERROR;
-		o->pids[o->npids++] = (int32_t)v;
-		break;
-	case OPT_COMM:
-		if (o->ncomms >= MAX_FILTERS)
-			return bad(err, errlen, "at most %d --comm", MAX_FILTERS);
-		if (!*arg || strlen(arg) >= COMM_LEN)
-			return bad(err, errlen, "invalid value '%s' for --comm: 1 to %d bytes", arg,
-				   COMM_LEN - 1);
-		o->comms[o->ncomms++] = arg;
-		break;
+		return OPT_RUN;
 	case OPT_BY:
 		if (!strcmp(arg, "process"))
 			o->by_process = true;
@@ -301,60 +287,116 @@ static int one(struct options *o, int c, const char *arg, char *err, size_t errl
 		else
 			return bad(err, errlen, "invalid value '%s' for --by: use task or process",
 				   arg);
-		break;
-	case OPT_NO_WAIT:
-		o->no_wait = true;
-		break;
-	case OPT_STACKS:
-		o->stacks = true;
-		break;
-	case OPT_MAX_STACKS:
-		if (!num("--max-stacks", arg, 16, 1u << 22, &o->max_stacks, err, errlen))
+		return OPT_RUN;
+	case OPT_KMSG:
+		o->kmsg = true;
+		if (arg && !num("--kmsg", arg, 0, 7, &o->kmsg_level, err, errlen))
 			return OPT_ERROR;
-		break;
-	case OPT_STACK_TOP:
-		if (!num("--stack-top", arg, 0, 1000, &o->stack_top, err, errlen))
+		return OPT_RUN;
+	default:
+		return NOT_MINE;
+	}
+}
+
+/* The instance and its tables: -b, --max-tasks, --instance. */
+static int tracing_option(struct options *o, int c, const char *arg, char *err, size_t errlen)
+{
+	uint32_t v;
+
+	switch (c) {
+	case 'b':
+		if (!num("--buffer-size", arg, 16, 4u << 20, &v, err, errlen))
 			return OPT_ERROR;
-		break;
-	case OPT_KEEP_OOM:
-		if (!num("--keep-oom", arg, 0, 1000, &o->keep_oom, err, errlen))
+		o->buffer_kb = v;
+		o->buffer_set = true;
+		return OPT_RUN;
+	case OPT_MAX_TASKS:
+		if (!num("--max-tasks", arg, 8, 1u << 22, &v, err, errlen))
 			return OPT_ERROR;
-		break;
-	case 'd':
-		if (!seconds("--delay", arg, &o->delay_ms, err, errlen))
+		o->max_tasks = v + SLOT_FIRST;	/* the pseudo tasks' slots besides */
+		return OPT_RUN;
+	case OPT_INSTANCE:
+		if (!instance_name_ok(arg))
+			return bad(err, errlen, "invalid value '%s' for --instance: use letters, "
+				   "digits, '.', '_' and '-'", arg);
+		o->instance = arg;
+		return OPT_RUN;
+	default:
+		return NOT_MINE;
+	}
+}
+
+/* What a mode picks and how often: --pid and --comm (--exits), -c, --events, -d. */
+static int pick_option(struct options *o, int c, const char *arg, char *err, size_t errlen)
+{
+	uint32_t v;
+
+	switch (c) {
+	case OPT_PID:
+		if (o->npids >= MAX_FILTERS)
+			return bad(err, errlen, "at most %d --pid", MAX_FILTERS);
+		if (!num("--pid", arg, 1, INT32_MAX, &v, err, errlen))
 			return OPT_ERROR;
-		break;
-	case OPT_COUNT:
-		if (!num("--count", arg, 1, UINT32_MAX, &o->count, err, errlen))
-			return OPT_ERROR;
-		break;
-	case OPT_PROMETHEUS:
-		if (!*arg)
-			return bad(err, errlen, "empty value for --prometheus");
-		o->prom_path = arg;
-		break;
-	case OPT_INTERVAL:
-		if (!num("--interval", arg, 1, MAX_INTERVAL_S, &o->interval_s, err, errlen))
-			return OPT_ERROR;
-		break;
-	case OPT_STREAM:
-		o->stream = true;
-		break;
+		o->pids[o->npids++] = (int32_t)v;
+		return OPT_RUN;
+	case OPT_COMM:
+		if (o->ncomms >= MAX_FILTERS)
+			return bad(err, errlen, "at most %d --comm", MAX_FILTERS);
+		if (!*arg || strlen(arg) >= COMM_LEN)
+			return bad(err, errlen, "invalid value '%s' for --comm: 1 to %d bytes", arg,
+				   COMM_LEN - 1);
+		o->comms[o->ncomms++] = arg;
+		return OPT_RUN;
 	case 'c':
 		return add_cond(o, arg, err, errlen);
-	case OPT_ALL:
-		o->stream_all = true;
-		break;
 	case OPT_EVENTS:
 		return events_list(o, arg, err, errlen);
-	case OPT_QUEUE_SIZE:
-		if (!num("--queue-size", arg, 64, 1u << 20, &o->queue_kb, err, errlen))
-			return OPT_ERROR;
-		break;
+	case 'd':
+		return seconds("--delay", arg, &o->delay_ms, err, errlen) ? OPT_RUN : OPT_ERROR;
 	default:
-		return bad(err, errlen, "unexpected option");
+		return NOT_MINE;
 	}
-	return OPT_RUN;
+}
+
+/* One option from getopt_long(), its value checked and stored; OPT_RUN to go on. */
+static int set_option(struct options *o, int c, const char *arg, char *err, size_t errlen)
+{
+	size_t i;
+	int res;
+
+	for (i = 0; i < ARRAY_SIZE(flag_opts); i++) {
+		if (flag_opts[i].c == c) {
+			bool *on = field(o, flag_opts[i].field);
+
+			*on = true;
+			return OPT_RUN;
+		}
+	}
+	for (i = 0; i < ARRAY_SIZE(path_opts); i++) {
+		if (path_opts[i].c == c) {
+			const char **path = field(o, path_opts[i].field);
+
+			if (!*arg)
+				return bad(err, errlen, "empty value for %s", path_opts[i].name);
+			*path = arg;
+			return OPT_RUN;
+		}
+	}
+	for (i = 0; i < ARRAY_SIZE(num_opts); i++) {
+		const struct num_opt *n = &num_opts[i];
+
+		if (n->c == c)
+			return num(n->name, arg, n->min, n->max, field(o, n->field), err, errlen) ?
+			       OPT_RUN : OPT_ERROR;
+	}
+	res = report_option(o, c, arg, err, errlen);
+	if (res == NOT_MINE)
+		res = tracing_option(o, c, arg, err, errlen);
+	if (res == NOT_MINE)
+		res = pick_option(o, c, arg, err, errlen);
+	if (res == NOT_MINE)
+		return bad(err, errlen, "unexpected option");
+	return res;
 }
 
 /* --stream and its options. */
@@ -366,7 +408,7 @@ static int stream_conflicts(struct options *o, char *err, size_t errlen)
 			return bad(err, errlen, "-c, --all, --events and --queue-size need --stream");
 		return OPT_RUN;
 	}
-	if (o->mode == MODE_EXITS || o->replay_dir || o->record_dir || o->boot_buffer || o->stacks)
+	if (o->exits || o->replay_dir || o->record_dir || o->boot_buffer || o->stacks)
 		return bad(err, errlen, "--stream takes no --exits, --replay, --record, "
 			   "--boot-buffer or --stacks");
 	if (o->stream_all && (o->nconds || o->command))
@@ -380,26 +422,24 @@ static int stream_conflicts(struct options *o, char *err, size_t errlen)
 		return bad(err, errlen, "--no-wait needs a COMMAND (memtrace -- COMMAND)");
 	if (o->npids || o->ncomms)
 		return bad(err, errlen, "--pid and --comm need --exits (--stream picks with -c)");
-	o->mode = MODE_STREAM;
 	if (o->output_set)
 		o->stream_path = o->log_path;
 	o->log_path = DEFAULT_LOG;	/* USR2's reports; LOG_PATH may name it */
 	return OPT_RUN;
 }
 
-/* Options that exclude each other, and the mode they ask for. */
-static int conflicts(struct options *o, bool top, char *err, size_t errlen)
+/* Options that exclude each other: at most one mode is asked for. */
+static int conflicts(struct options *o, char *err, size_t errlen)
 {
-	bool exits = o->mode == MODE_EXITS;
+	bool exits = o->exits;
 	int res = stream_conflicts(o, err, errlen);
 
 	if (res != OPT_RUN)
 		return res;
-	if (top) {
+	if (o->live_view) {
 		if (o->command || exits || o->replay_dir || o->daemon || o->stream)
 			return bad(err, errlen, "--top takes no COMMAND, --exits, --replay, --daemon "
 				   "or --stream");
-		o->mode = MODE_TOP;
 		if (!o->delay_ms)
 			o->delay_ms = DEFAULT_DELAY_MS;
 	} else if (o->delay_ms || o->count) {
@@ -411,7 +451,6 @@ static int conflicts(struct options *o, bool top, char *err, size_t errlen)
 		if (o->replay_dir || o->daemon || exits || o->record_dir || o->boot_buffer)
 			return bad(err, errlen, "a COMMAND takes no --replay, --daemon, --exits, "
 				   "--record or --boot-buffer");
-		o->mode = MODE_COMMAND;
 	} else if (o->no_wait) {
 		return bad(err, errlen, "--no-wait needs a COMMAND (memtrace -- COMMAND)");
 	}
@@ -428,9 +467,9 @@ static int conflicts(struct options *o, bool top, char *err, size_t errlen)
  */
 static int intervals(struct options *o, char *err, size_t errlen)
 {
-	bool daemon_mode = o->mode == MODE_DAEMON;
+	bool daemon_mode = !o->command && !o->exits && !o->replay_dir && !o->live_view;
 
-	if (o->mode == MODE_STREAM) {
+	if (o->stream) {
 		if (o->prom_path)
 			return bad(err, errlen, "--prometheus is for the daemon (not with --stream)");
 		return OPT_RUN;	/* --interval: a summary per process instead of events */
@@ -491,7 +530,6 @@ int options_parse(struct options *o, int argc, char **argv, char *err, size_t er
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	bool top = false;
 	int c, res;
 
 	memset(o, 0, sizeof(*o));
@@ -531,15 +569,15 @@ int options_parse(struct options *o, int argc, char **argv, char *err, size_t er
 			 * --top alone became the live view; TRACEFS_DIR is never a number.
 			 */
 			if (optarg || (optind < argc && isdigit((unsigned char)argv[optind][0]))) {
-				res = one(o, 'n', optarg ? optarg : argv[optind++], err, errlen);
+				res = set_option(o, 'n', optarg ? optarg : argv[optind++], err, errlen);
 				if (res != OPT_RUN)
 					return res;
 				break;
 			}
-			top = true;
+			o->live_view = true;
 			break;
 		default:
-			res = one(o, c, optarg, err, errlen);
+			res = set_option(o, c, optarg, err, errlen);
 			if (res != OPT_RUN)
 				return res;
 		}
@@ -559,7 +597,7 @@ int options_parse(struct options *o, int argc, char **argv, char *err, size_t er
 	 */
 	if (o->stacks && !o->buffer_set)
 		o->buffer_kb = DEFAULT_STACKS_BUFFER_KB;
-	res = conflicts(o, top, err, errlen);
+	res = conflicts(o, err, errlen);
 	if (res != OPT_RUN)
 		return res;
 	if (optind < argc)
@@ -574,8 +612,6 @@ int options_parse(struct options *o, int argc, char **argv, char *err, size_t er
 	if (o->replay_dir && (o->record_dir || o->daemon || o->tracefs_dir || o->boot_buffer))
 		return bad(err, errlen, "--replay takes no --record, --daemon, --boot-buffer or "
 			   "TRACEFS_DIR");
-	if (o->replay_dir)
-		o->mode = MODE_REPLAY;
 	if (o->pidfile && !o->daemon)
 		return bad(err, errlen, "--pidfile needs --daemon");
 	return intervals(o, err, errlen);

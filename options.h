@@ -27,18 +27,13 @@
 
 enum report_format { FMT_TEXT = 0, FMT_JSON };
 
-/* What memtrace does; one file each (memtrace.c, command.c, exits.c, replay.c, top.c, stream.c). */
-enum run_mode {
-	MODE_DAEMON = 0,	/* trace until TERM/INT, reports on signals */
-	MODE_COMMAND,		/* -- COMMAND: the peak of its process tree */
-	MODE_EXITS,		/* --exits: a line per exiting process */
-	MODE_REPLAY,		/* --replay DIR: a report on a recording */
-	MODE_TOP,		/* --top: the live view (top.c) */
-	MODE_STREAM,		/* --stream: memory events as JSON lines (stream.c) */
-};
-
+/*
+ * The command line as the user gave it (with the defaults filled in). Which
+ * mode it asks for is main's to say (memtrace.c, from --stream, --top,
+ * COMMAND, --replay, --exits, else the daemon): options_parse() has ruled out
+ * the combinations that exclude each other.
+ */
 struct options {
-	enum run_mode mode;
 	const char *tracefs_dir;
 	const char *log_path;
 	const char *pidfile;
@@ -66,6 +61,8 @@ struct options {
 	bool boot_buffer;
 	bool output_set;		/* -o given */
 	bool by_process;		/* --by process */
+	bool exits;			/* --exits: a line per exiting process */
+	bool live_view;			/* --top alone: the live view (--top N: the rows) */
 	char **command;			/* -- COMMAND [ARGS...] */
 	bool no_wait;
 	int32_t pids[MAX_FILTERS];	/* --exits --pid */
@@ -86,7 +83,7 @@ struct options {
 
 /* What options_parse() found. */
 enum opt_result {
-	OPT_RUN = 0,		/* run the mode in o->mode */
+	OPT_RUN = 0,		/* run the mode the options ask for */
 	OPT_HELP,		/* --help: print options_usage() to stdout, exit 0 */
 	OPT_VERSION,		/* --version: print the version, exit 0 */
 	OPT_ERROR,		/* a usage error, said in @err: exit EXIT_USAGE */

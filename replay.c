@@ -326,9 +326,14 @@ static int replay_finish(struct run *r)
 	return EXIT_OK;
 }
 
+/* A replay reads no signals: TERM and INT end it as they end any program. */
+static const struct sig_table replay_signals = { .none = true };
+
 const struct mode_ops replay_ops = {
 	.name = "replay",
 	.live = false,
+	.signals = &replay_signals,
+	.reports_modules = true,
 	.setup = replay_setup,
 	.loop = replay_loop,
 	.finish = replay_finish,

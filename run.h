@@ -49,11 +49,21 @@ enum stop_reason {
  *   setup -> start -> loop -> stop and drain -> finish, then main's cleanup
  *
  * NULL hooks do nothing. A new mode is a new file with its ops and one entry.
+ * What differs between the modes is said here, as facts the shared code reads
+ * (setup.c, loop.c, signals.c know no mode by name; tests/layers.py checks it).
  */
 struct mode_ops {
 	const char *name;
 	bool live;				/* traces the kernel (else: replays a recording) */
 	uint64_t batch;				/* events per read batch in the loop */
+	/* what each signal means (NULL: signals_default); a COMMAND: signals_command */
+	const struct sig_table *signals;
+	bool reports_modules;			/* at the start, what missing module events cost */
+	bool streams;				/* the stream's own events, those --events names */
+	/* a command's tree is rooted at its first sight: its kernel filter hides our fork */
+	bool tree_first_sight;
+	uint32_t exit_ring;			/* process exits queued for after_batch (0: none) */
+	const char *log_without_o;		/* the banner's log without -o (NULL: the log file) */
 	int (*prepare)(struct run *r);		/* before the setup; exit code */
 	int (*setup)(struct run *r);		/* instead of the tracing setup (replay) */
 	int (*start)(struct run *r);		/* tracing is live: start the work; exit code */
@@ -143,7 +153,18 @@ struct test_hooks {
 };
 
 struct run {
-	struct options opt;
+	/*
+	 * The options as the user gave them: read-only (const) for the whole
+	 * run. What the run finds or its mode decides has its own field here
+	 * (stacks, seed). Written only as opt_set, by main's options_parse()
+	 * and by the unit tests' fixtures (tests/layers.py checks it).
+	 */
+	union {
+		const struct options opt;
+		struct options opt_set;
+	};
+	bool stacks;			/* kernel stacks are traced (--stacks and possible; recorded) */
+	bool seed;			/* running tasks are seeded (no --no-seed, nor a command's tree) */
 	const struct mode_ops *ops;
 	const char *mode_name;		/* in reports: live, record, replay */
 	struct signals sig;

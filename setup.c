@@ -26,7 +26,6 @@
 #define BUFFER_PERCENT	50
 #define BOOT_MAX_PAGES	16384		/* per CPU, when buffer_size_kb is unreadable */
 #define BOOT_MAX_NS	2000000000ull	/* --boot-buffer reads for at most 2 s */
-#define EXIT_RING	4096		/* --exits: process exits queued per batch */
 
 #ifdef MEMTRACE_TEST_HOOKS
 bool test_fail_at(const struct run *r, const char *step)
@@ -59,8 +58,8 @@ static bool is_module_event(const struct mt_tracepoint *tp)
 
 /*
  * What the module events that are missing cost, said once: nothing where none
- * is (a kernel without modules: one line), each group where some are. Command
- * mode and --exits do not report modules: nothing to say there.
+ * is (a kernel without modules: one line), each group where some are. A mode
+ * that reports no modules (command mode, --exits, --stream): nothing to say.
  */
 static void module_warning(const struct run *r)
 {
@@ -68,7 +67,7 @@ static void module_warning(const struct run *r)
 	int i, missing = 0, all = 0;
 	const struct mt_tracepoint *tp;
 
-	if (r->opt.mode == MODE_COMMAND || r->opt.mode == MODE_EXITS || r->opt.mode == MODE_STREAM)
+	if (!r->ops->reports_modules)
 		return;
 	for (tp = mt_tracepoints; tp->system; tp++)
 		all += is_module_event(tp);
@@ -106,13 +105,13 @@ int setup_events(struct run *r, format_reader rdfmt, void *ctx, bool live)
 		ssize_t n;
 		int e;
 
-		/* the stream's own events: only in stream mode, only for the types it asks for */
-		if (tp->stream && !(r->opt.mode == MODE_STREAM && (tp->stream & r->opt.stream_events)))
+		/* the stream's own events: only for a mode that streams, the types it asks for */
+		if (tp->stream && !(r->ops->streams && (tp->stream & r->opt.stream_events)))
 			continue;
 		n = rdfmt(ctx, tp->system, tp->name, text, sizeof(text));
 		snprintf(name, sizeof(r->event_names[i]), "%s:%s", tp->system, tp->name);
 		/* stacks cost nothing unless asked for; a recording made with them has them */
-		if (tp->when == WHEN_STACKS && !r->opt.stacks && (live || n <= 0))
+		if (tp->when == WHEN_STACKS && !r->stacks && (live || n <= 0))
 			continue;
 		if (n < 0 && n != -ENOENT) {	/* there, but not readable (EMFILE, EACCES, ...) */
 			snprintf(err, sizeof(err), "%s", errno_text((int)n));
@@ -140,11 +139,11 @@ int setup_events(struct run *r, format_reader rdfmt, void *ctx, bool live)
 			if (tp->kind == EV_RENAME)
 				r->meta.rename_events = true;
 			if (tp->kind == EV_STACK)
-				r->opt.stacks = true;	/* a replay of a recording with stacks */
+				r->stacks = true;	/* a replay of a recording with stacks */
 			continue;
 		}
 		if (tp->kind == EV_STACK)
-			r->opt.stacks = false;
+			r->stacks = false;
 		if (tp->need == NEED_REQUIRED) {
 			if (bad_fmt && n < 0)
 				return mt_fail(EXIT_RUNTIME, "required tracepoint %s: %s: %s", name,
@@ -197,16 +196,13 @@ int setup_stats_reach(struct run *r, uint64_t max_pfn, uint64_t ram_pfn)
 		.initmod_start = r->meta.initmod_start,
 		.initmod_end = r->meta.initmod_end,
 		.rename_events = r->meta.rename_events,
-		.exit_ring = r->opt.mode == MODE_EXITS ? EXIT_RING : 0,
-		/*
-		 * command mode without fork/newtask events: the first sight roots it;
-		 * so in stream mode, whose kernel filter keeps memtrace's own fork out
-		 */
+		.exit_ring = r->ops->exit_ring,
+		/* without fork/newtask events the first sight roots a command's tree */
 		.tree_first_sight = (!setup_have_event(r, "task:task_newtask") &&
 				     !setup_have_event(r, "sched:sched_process_fork")) ||
-				    r->opt.mode == MODE_STREAM,
+				    r->ops->tree_first_sight,
 		.self_pid = r->meta.self_pid,
-		.max_stacks = r->opt.stacks ? r->opt.max_stacks : 0,
+		.max_stacks = r->stacks ? r->opt.max_stacks : 0,
 		.cpu_ids = r->cpu_id_bound,
 	};
 	int e = stats_init(&r->st, &cfg);
@@ -384,14 +380,14 @@ static void setup_stacks(struct run *r)
 
 	if (!setup_have_event(r, "ftrace:kernel_stack")) {
 		mt_warn("warning: --stacks: no ftrace:kernel_stack format here: no stacks");
-		r->opt.stacks = false;
+		r->stacks = false;
 		return;
 	}
 	e = tracefs_stack_trigger(&r->tf);
 	if (e) {
 		mt_warn("warning: --stacks: cannot set the stacktrace trigger: %s: no stacks",
 			strerror(-e));
-		r->opt.stacks = false;
+		r->stacks = false;
 		return;
 	}
 	if (!path_fmt(dir, sizeof(dir), "%s/per_cpu", r->tf.inst))
@@ -529,12 +525,12 @@ int setup_tracing(struct run *r)
 		return code;
 	if (test_fail_at(r, "events"))
 		return EXIT_RUNTIME;
-	if (r->opt.stacks)
+	if (r->stacks)
 		setup_stacks(r);
 	code = setup_live_stats(r);
 	if (code)
 		return code;
-	if (r->opt.stacks)
+	if (r->stacks)
 		enrich_module_ranges(r, 0);
 	if (test_fail_at(r, "stats"))
 		return EXIT_RUNTIME;
@@ -568,7 +564,7 @@ int setup_tracing(struct run *r)
 		return mt_fail(EXIT_RUNTIME, "cannot start tracing: %s", errno_text(code));
 	if (test_fail_at(r, "tracing"))
 		return EXIT_RUNTIME;
-	if (!r->opt.no_seed)
+	if (r->seed)
 		seed(r);
 	if (test_fail_at(r, "seed"))
 		return EXIT_RUNTIME;
@@ -599,6 +595,6 @@ void setup_banner(const struct run *r)
 {
 	fprintf(stderr, "memtrace %s: tracing in %s (%d CPUs, %u KiB per CPU, %d events), pid %d, "
 		"log %s\n", MEMTRACE_VERSION, r->tf.inst, r->tf.ncpus, r->opt.buffer_kb, r->nenabled,
-		(int)getpid(), r->opt.mode == MODE_EXITS && !r->opt.output_set ? "none (--exits)" :
+		(int)getpid(), r->ops->log_without_o && !r->opt.output_set ? r->ops->log_without_o :
 		r->opt.log_path);
 }

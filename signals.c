@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* signals.c - the signals memtrace reads, what each means in each mode, and the second-signal exit */
+/* signals.c - the signals memtrace reads, what each means (a mode's table), and the second-signal exit */
 #include "signals.h"
 
 #include <errno.h>
@@ -47,23 +47,38 @@ bool signals_is_stop(int sig)
 	return sig >= SIGRTMIN && sig <= SIGRTMAX;
 }
 
-int signals_setup(struct signals *sg, enum run_mode mode)
+const struct sig_table signals_default = {
+	.stop = SIGACT_STOP,
+	.usr1 = SIGACT_REPORT_STDOUT,
+	.usr2 = SIGACT_REPORT_LOG,
+	.hup = SIGACT_IGNORE,		/* a console hangup must not stop us */
+};
+
+const struct sig_table signals_command = {
+	.command = true,
+	.usr1 = SIGACT_REPORT_COMMAND,
+	.usr2 = SIGACT_REPORT_COMMAND,
+	.chld = SIGACT_CHILD,
+};
+
+int signals_setup(struct signals *sg, const struct sig_table *t)
 {
 	memset(sg, 0, sizeof(*sg));
 	sg->fd = -1;
+	sg->table = t;
 	sg->pipe_ignored = signal(SIGPIPE, SIG_IGN) == SIG_IGN;
 	sg->xfsz_ignored = signal(SIGXFSZ, SIG_IGN) == SIG_IGN;
 	sigemptyset(&sg->blocked);
-	/* replay reads no signals: TERM and INT end it as they end any program */
-	if (mode == MODE_REPLAY)
+	/* a replay reads no signals: TERM and INT end it as they end any program */
+	if (t->none)
 		return 0;
 	add_stop_sigs(&sg->blocked);
 	sigaddset(&sg->blocked, SIGUSR1);
 	sigaddset(&sg->blocked, SIGUSR2);
 	sigaddset(&sg->blocked, SIGHUP);
-	if (mode == MODE_COMMAND || mode == MODE_STREAM)
+	if (t->chld != SIGACT_IGNORE)
 		sigaddset(&sg->blocked, SIGCHLD);
-	if (mode == MODE_TOP)
+	if (t->winch != SIGACT_IGNORE)
 		sigaddset(&sg->blocked, SIGWINCH);
 	if (sigprocmask(SIG_BLOCK, &sg->blocked, &sg->orig))
 		return mt_fail(EXIT_RUNTIME, "sigprocmask: %s", strerror(errno));
@@ -86,73 +101,40 @@ bool signals_next(const struct signals *sg, struct signalfd_siginfo *si)
 }
 
 /*
- * Command mode, and --stream with a command: the first stopping signal (TERM,
- * INT, ALRM, ...), while the
- * command runs, goes on to it and memtrace goes on waiting; but an INT or QUIT
- * from the terminal (SI_KERNEL) reached the command's process group already.
- * Once the command is gone, or at the second: stop waiting for what is left
- * and report it.
+ * A command runs (command mode, --stream -- COMMAND): the first stopping
+ * signal (TERM, INT, ALRM, ...), while the command runs, goes on to it and
+ * memtrace goes on waiting; but an INT or QUIT from the terminal (SI_KERNEL)
+ * reached the command's process group already. Once the command is gone, or
+ * at the second: stop waiting for what is left and report it.
  */
-static enum sig_action command_action(int sig, int code, struct sig_cmd_state *cs)
+static enum sig_action command_stop(int sig, int code, struct sig_cmd_state *cs)
 {
-	if (signals_is_stop(sig)) {
-		if (cs->command_gone || cs->stops++)
-			return SIGACT_STOP_WAITING;
-		return code == SI_KERNEL && (sig == SIGINT || sig == SIGQUIT) ? SIGACT_WAIT :
-		       SIGACT_FORWARD;
-	}
-	switch (sig) {
-	case SIGUSR1:
-	case SIGUSR2:
-		return SIGACT_REPORT_COMMAND;
-	case SIGCHLD:
-		return SIGACT_CHILD;
-	default:
-		return SIGACT_IGNORE;	/* SIGHUP */
-	}
+	if (cs->command_gone || cs->stops++)
+		return SIGACT_STOP_WAITING;
+	return code == SI_KERNEL && (sig == SIGINT || sig == SIGQUIT) ? SIGACT_WAIT :
+	       SIGACT_FORWARD;
 }
 
-/*
- * The live view: stdout is the screen, so USR1's report goes to the log file
- * as USR2's; the stopping signals and HUP (the terminal is gone) put the
- * terminal back and stop; WINCH draws the screen at its new size.
- */
-static enum sig_action top_action(int sig)
-{
-	if (signals_is_stop(sig))
-		return SIGACT_QUIT;
-	switch (sig) {
-	case SIGUSR1:
-	case SIGUSR2:
-		return SIGACT_REPORT_LOG;
-	case SIGHUP:
-		return SIGACT_QUIT;
-	case SIGWINCH:
-		return SIGACT_RESIZE;
-	default:
-		return SIGACT_IGNORE;
-	}
-}
-
-enum sig_action signals_action(enum run_mode mode, const struct signalfd_siginfo *si,
+enum sig_action signals_action(const struct sig_table *t, const struct signalfd_siginfo *si,
 			       struct sig_cmd_state *cs)
 {
 	int sig = (int)si->ssi_signo;
 
-	if ((mode == MODE_COMMAND || mode == MODE_STREAM) && cs)
-		return command_action(sig, si->ssi_code, cs);
-	if (mode == MODE_TOP)
-		return top_action(sig);
 	if (signals_is_stop(sig))
-		return SIGACT_STOP;
+		return t->command ? command_stop(sig, si->ssi_code, cs) : t->stop;
 	switch (sig) {
 	case SIGUSR1:
-		/* the stream may be on stdout: its mode decides where the report goes */
-		return mode == MODE_STREAM ? SIGACT_REPORT_MODE : SIGACT_REPORT_STDOUT;
+		return t->usr1;
 	case SIGUSR2:
-		return SIGACT_REPORT_LOG;
+		return t->usr2;
+	case SIGHUP:
+		return t->hup;
+	case SIGCHLD:
+		return t->chld;
+	case SIGWINCH:
+		return t->winch;
 	default:
-		return SIGACT_IGNORE;	/* SIGHUP: a console hangup must not stop us */
+		return SIGACT_IGNORE;
 	}
 }
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* signals.h - the signals memtrace reads, what each means in each mode, and the second-signal exit */
+/* signals.h - the signals memtrace reads, what each means (a mode's table), and the second-signal exit */
 #ifndef MEMTRACE_SIGNALS_H
 #define MEMTRACE_SIGNALS_H
 
@@ -7,20 +7,20 @@
 #include <stdbool.h>
 #include <sys/signalfd.h>
 
-#include "options.h"
+struct sig_table;
 
 /*
  * Policy, the same in every mode:
  *  - The stopping signals (TERM, INT and every other whose default action
  *    ends the process: QUIT, ALRM, VTALRM, PROF, PWR, SYS, TRAP, STKFLT, XCPU,
- *    IO, SIGRTMIN..SIGRTMAX), USR1, USR2, HUP (and CHLD in command and stream
- *    mode) are blocked from the start and read from a signalfd in the main
+ *    IO, SIGRTMIN..SIGRTMAX), USR1, USR2, HUP (and CHLD, WINCH where a mode's
+ *    table reads them) are blocked from the start and read from a signalfd in the main
  *    loop's poll set: no work is ever done in a handler. A stopping signal
  *    stops as TERM does; but TERM and INT, the usual ways, exit 0, the others
  *    128+signal once the teardown is done (signals_exit_code()).
  *  - HUP is read and ignored: a console hangup must not end a boot trace.
- *    In the live view (--top) it stops, as TERM does: the terminal is gone.
- *    The live view also reads WINCH (the terminal's size changed).
+ *    In the live view (--top, its table in top.c) it stops, as TERM does: the
+ *    terminal is gone. The live view also reads WINCH (the terminal's size changed).
  *  - PIPE is ignored: a closed stdout comes back as EPIPE where it is written.
  *    XFSZ is ignored: a write past RLIMIT_FSIZE fails with EFBIG, as on a
  *    full disk. A command memtrace runs gets the dispositions memtrace's
@@ -30,6 +30,7 @@
  */
 struct signals {
 	int fd;			/* signalfd, non-blocking; -1 before signals_setup() */
+	const struct sig_table *table;	/* what each signal means (signals_setup()) */
 	sigset_t blocked;	/* what the signalfd reads */
 	sigset_t orig;		/* the mask before, for a command's child */
 	bool pipe_ignored;	/* SIGPIPE was ignored by memtrace's caller */
@@ -52,20 +53,47 @@ enum sig_action {
 	SIGACT_CHILD,		/* command: something exited, reap it */
 	SIGACT_QUIT,		/* live view: leave the terminal, then stop as SIGACT_STOP */
 	SIGACT_RESIZE,		/* live view: the terminal changed size */
-	SIGACT_REPORT_MODE,	/* --stream: USR1's report, where the mode says (on_signal) */
+	SIGACT_REPORT_MODE,	/* the mode's own report, where it says (on_signal; --stream) */
 };
 
-/* Command mode's part of the meaning: TERM/INT seen so far, whether the command is gone. */
+/*
+ * What each signal means in a mode: its mode_ops.signals (NULL: signals_default).
+ * SIGACT_IGNORE (0) for what a table leaves out. CHLD and WINCH are read only
+ * where the table gives them a meaning; HUP and the rest always.
+ */
+struct sig_table {
+	bool none;		/* no signal is read: TERM and INT end memtrace as any program */
+	/*
+	 * A command runs: a stopping signal goes on to it first (or it got it
+	 * from the terminal), the second or one after the command is gone
+	 * stops the wait (SIGACT_FORWARD, SIGACT_WAIT, SIGACT_STOP_WAITING); @stop
+	 * is not used
+	 */
+	bool command;
+	enum sig_action stop;	/* TERM, INT and the other stopping signals */
+	enum sig_action usr1, usr2, hup, chld, winch;
+};
+
+/* The daemon's meanings, and those of every mode that has no table of its own. */
+extern const struct sig_table signals_default;
+
+/*
+ * Those of every mode that runs a COMMAND (command mode, --stream -- COMMAND):
+ * USR1 and USR2 the command report, CHLD reaps, stopping signals as said above.
+ */
+extern const struct sig_table signals_command;
+
+/* A command's part of the meaning: TERM/INT seen so far, whether the command is gone. */
 struct sig_cmd_state {
 	int stops;
 	bool command_gone;
 };
 
 /**
- * signals_setup() - block the signals of @mode, open the signalfd, ignore SIGPIPE
+ * signals_setup() - block the signals @t reads, open the signalfd, ignore SIGPIPE
  * Return: 0, or an exit code (said on stderr).
  */
-int signals_setup(struct signals *sg, enum run_mode mode);
+int signals_setup(struct signals *sg, const struct sig_table *t);
 
 /* Close the signalfd (the mask stays: memtrace is about to exit). */
 void signals_close(struct signals *sg);
@@ -74,12 +102,10 @@ void signals_close(struct signals *sg);
 bool signals_next(const struct signals *sg, struct signalfd_siginfo *si);
 
 /**
- * signals_action() - what @si means in @mode; one table for every mode
- * @cs: the state of a command memtrace runs (updated): command mode, and
- *      --stream -- COMMAND, whose signals mean what they mean in command mode;
- *      NULL otherwise
+ * signals_action() - what @si means in the mode whose table is @t
+ * @cs: the state of a command memtrace runs (updated where @t->command)
  */
-enum sig_action signals_action(enum run_mode mode, const struct signalfd_siginfo *si,
+enum sig_action signals_action(const struct sig_table *t, const struct signalfd_siginfo *si,
 			       struct sig_cmd_state *cs);
 
 /* Name of a stopping signal as the reports give it as trigger ("SIGTERM", ...). */

@@ -79,8 +79,8 @@ void stats_free(struct stats *s)
 }
 
 /*
- * Every task made by the accounting: the table's slot, and in command mode
- * without fork events the command's tree rooted at its first sight.
+ * Every task made by the accounting: the table's slot, and without fork
+ * events (cfg.tree_first_sight) a command's tree rooted at its first sight.
  */
 static void task_made(struct stats *s, struct mt_task *t)
 {
@@ -142,8 +142,8 @@ static void tree_child_lost(struct stats *s, const struct mt_task *parent, int32
 }
 
 /*
- * Every change of a task's pages: the task, its process and, in command mode,
- * the tree. A tree task keeps its pages as they were at the tree's last peak
+ * Every change of a task's pages: the task, its process and, for a command's
+ * tree, the tree. A tree task keeps its pages as they were at the tree's last peak
  * (taken before its first change after that peak), so the tasks alive at the
  * peak can be listed without a scan at each new peak.
  */

@@ -15,7 +15,7 @@
 #define MAX_ORDER_SEEN	20	/* orders above this are treated as bad records */
 _Static_assert(MAX_ORDER_SEEN < 32, "a block's page count is a uint32_t");
 
-/* One exiting process, queued for the --exits monitor (read by the main loop). */
+/* One exiting process, queued where cfg.exit_ring asks (taken by stats_exit_pop()). */
 struct mt_exit {
 	int32_t pid, ppid;
 	uint8_t comm_len;
@@ -32,7 +32,7 @@ struct stats_config {
 	uint64_t initmod_start;	/* do_init_module address range, 0 if unknown */
 	uint64_t initmod_end;
 	bool rename_events;	/* task_rename is enabled: exec does not set comm */
-	uint32_t exit_ring;	/* --exits: room for this many queued process exits (0: none) */
+	uint32_t exit_ring;	/* room for this many queued process exits (0: none) */
 	bool tree_first_sight;	/* no fork/newtask events: root the tree at first sight */
 	int32_t self_pid;	/* memtrace's own pid: its page allocations are not counted */
 	uint32_t serial_limit;	/* task serials stay below it (0: the most the map holds) */
@@ -78,7 +78,7 @@ struct stats {
 	int64_t sys_cur, sys_peak;
 	uint64_t sys_peak_ts;
 	uint32_t sys_epoch;		/* bumped at every new system peak */
-	/* command mode: the process tree of the command */
+	/* the process tree of a command memtrace runs (stats_tree_root()) */
 	int64_t tree_cur, tree_peak;
 	uint64_t tree_peak_ts;
 	uint64_t tree_processes;	/* processes (not threads) that joined the tree */
@@ -86,9 +86,9 @@ struct stats {
 	int32_t tree_root_pid;		/* the command, created by ... */
 	int32_t tree_parent_pid;	/* ... memtrace */
 	bool tree_rooted;
-	/* command mode: tids of tree tasks without a slot: their pages are <tree-overflow>'s */
+	/* tids of tree tasks without a slot: their pages are <tree-overflow>'s */
 	struct tidset tree_lost;
-	/* --exits: a ring of process exits, filled here, emptied by the caller */
+	/* a ring of cfg.exit_ring process exits, filled here, emptied by the caller */
 	struct mt_exit *exits;
 	uint32_t exit_head, exit_count;
 	uint64_t exits_dropped;		/* the caller was too slow: ring full */
@@ -161,8 +161,8 @@ static inline struct mt_task *stats_process_of(const struct stats *s, const stru
 }
 
 /*
- * Command mode: @tid, created by @parent (memtrace), roots the tree when the
- * event of that creation is read; everything it forks or clones joins. Tree
+ * A command memtrace runs: @tid, created by @parent (memtrace), roots the tree
+ * when the event of that creation is read; everything it forks or clones joins. Tree
  * pages are the sum of the current pages of its tasks; tree_peak is the
  * largest that sum reached.
  */

@@ -671,7 +671,7 @@ static int stream_prepare(struct run *r)
 	s->self = (int32_t)getpid();
 	if (s->tree) {
 		/* only the command's tree counts, and it starts later */
-		r->opt.no_seed = true;
+		r->seed = false;
 		if (read_file("/proc/self/oom_score_adj", r->cmd.oom_adj,
 			      sizeof(r->cmd.oom_adj)) <= 0)
 			r->cmd.oom_adj[0] = '\0';
@@ -942,10 +942,20 @@ static int stream_finish(struct run *r)
 	return code;
 }
 
+/* Without a COMMAND (with one: signals_command): USR1's report where stdout may carry lines. */
+static const struct sig_table stream_signals = {
+	.stop = SIGACT_STOP,
+	.usr1 = SIGACT_REPORT_MODE,
+	.usr2 = SIGACT_REPORT_LOG,
+};
+
 const struct mode_ops stream_ops = {
 	.name = "stream",
 	.live = true,
 	.batch = BATCH,
+	.signals = &stream_signals,
+	.streams = true,
+	.tree_first_sight = true,	/* the kernel filter keeps memtrace's own fork out */
 	.prepare = stream_prepare,
 	.start = stream_start,
 	.after_batch = stream_after_batch,

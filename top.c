@@ -402,10 +402,25 @@ static int top_finish(struct run *r)
 	return EXIT_OK;
 }
 
+/*
+ * The live view: stdout is the screen, so USR1's report goes to the log file
+ * as USR2's; the stopping signals and HUP (the terminal is gone) put the
+ * terminal back and stop; WINCH draws the screen at its new size.
+ */
+static const struct sig_table top_signals = {
+	.stop = SIGACT_QUIT,
+	.usr1 = SIGACT_REPORT_LOG,
+	.usr2 = SIGACT_REPORT_LOG,
+	.hup = SIGACT_QUIT,
+	.winch = SIGACT_RESIZE,
+};
+
 const struct mode_ops top_ops = {
 	.name = "top",
 	.live = true,
 	.batch = BATCH,
+	.signals = &top_signals,
+	.reports_modules = true,
 	.prepare = top_prepare,
 	.start = top_start,
 	.on_oom = oom_report,

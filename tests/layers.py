@@ -3,7 +3,8 @@
 # layers.py - the shape of the source tree, as README's Architecture section states it:
 # no source file over 1,000 lines, memtrace.c at most 700, and no cycle between files,
 # neither of includes nor of calls (a file x is x.c with x.h; calls are read from the
-# objects with nm: x uses y when x.o needs a symbol y.o defines).
+# objects with nm: x uses y when x.o needs a symbol y.o defines); no file but memtrace.c
+# and the mode's own knows a mode, and only main writes the options.
 # Usage: tests/layers.py [OBJDIR]  (run from the source tree, after make)
 import os
 import re
@@ -97,6 +98,32 @@ for u in units:
 c = cycles(inc)
 check("no include cycle between files", not c, "; ".join(" <-> ".join(x) for x in c))
 
+# modes: a mode is its own file (its struct mode_ops) and a line in memtrace.c; no other
+# file names a mode (a MODE_* constant, a mode's ops): what differs is a fact in mode_ops
+src = {}
+for u in units:
+    for ext in (".c", ".h"):
+        if os.path.exists(u + ext):
+            src[u + ext] = open(u + ext, encoding="utf-8", errors="replace").read()
+mode_ops = {}
+for p, text in src.items():
+    for m in re.finditer(r"^(?:static )?const struct mode_ops (\w+) = \{", text, re.M):
+        mode_ops[m.group(1)] = p[:-2]
+own = set(mode_ops.values()) | {"memtrace"}
+check(f"modes found ({len(mode_ops)}: {' '.join(sorted(mode_ops))})", len(mode_ops) >= 2)
+named = []
+for p, text in sorted(src.items()):
+    if p[:-2] in own:
+        continue
+    for m in re.finditer(r"\bMODE_[A-Z]\w*|\b(?:" + "|".join(mode_ops) + r")\b", text):
+        line = text.count("\n", 0, m.start()) + 1
+        named.append(f"{p}:{line}: {m.group(0)}")
+check("no file but memtrace.c and a mode's own names a mode", not named, "; ".join(named))
+# the options are const after options_parse(): only main writes them (run.h's opt_set)
+writers = [f"{p}:{text.count(chr(10), 0, m.start()) + 1}" for p, text in sorted(src.items())
+           if p not in ("memtrace.c", "run.h") for m in re.finditer(r"\bopt_set\b", text)]
+check("no file but memtrace.c writes the options (opt_set)", not writers, "; ".join(writers))
+
 # calls (and data references) between objects
 defined, needs = {}, {}
 for u in units:
@@ -116,6 +143,9 @@ for u in units:
             defined[parts[2]] = u
 calls = {u: {defined[s] for s in syms if s in defined and defined[s] != u}
          for u, syms in needs.items()}
+users = sorted(f"{u}.o uses {s}" for u, syms in needs.items() for s in syms
+               if s in mode_ops and u != "memtrace" and u != mode_ops[s])
+check("no object but memtrace.o and a mode's own uses a mode's ops", not users, "; ".join(users))
 c = cycles(calls)
 check("no call cycle between files", not c, "; ".join(" <-> ".join(x) for x in c))
 if not c:

@@ -10,6 +10,7 @@
 #include "options.h"
 #include "table.h"
 #include "testutil.h"
+#include "util.h"
 
 static struct options O;
 static char E[512];
@@ -34,6 +35,12 @@ static int parse(const char *first, ...)
 	return options_parse(&O, n, argv_store, E, sizeof(E));
 }
 
+/* no mode asked for: the daemon (main's choice, memtrace.c) */
+static bool daemon_asked(void)
+{
+	return !O.stream && !O.live_view && !O.command && !O.replay_dir && !O.exits;
+}
+
 /* a usage error whose message holds @what */
 #define BAD(what, ...)								\
 	do {									\
@@ -44,7 +51,7 @@ static int parse(const char *first, ...)
 START_TEST(test_defaults)
 {
 	ck_assert_int_eq(parse(NULL), OPT_RUN);
-	ck_assert_int_eq(O.mode, MODE_DAEMON);
+	ck_assert(daemon_asked());
 	ck_assert_str_eq(O.log_path, DEFAULT_LOG);
 	ck_assert_str_eq(O.instance, DEFAULT_INSTANCE);
 	ck_assert_uint_eq(O.buffer_kb, DEFAULT_BUFFER_KB);
@@ -73,7 +80,7 @@ START_TEST(test_every_option)
 			       "--daemon", "--pidfile", "/run/m.pid", "--record", "/tmp/rec",
 			       "--no-seed", "--kmsg", "--boot-buffer", "--by", "process",
 			       "/mnt/tfs", "/tmp/y.log", NULL), OPT_RUN);
-	ck_assert_int_eq(O.mode, MODE_DAEMON);
+	ck_assert(daemon_asked());
 	ck_assert_str_eq(O.log_path, "/tmp/y.log");	/* the positional one comes last */
 	ck_assert(O.output_set);
 	ck_assert_uint_eq(O.buffer_kb, 4096);
@@ -120,11 +127,11 @@ END_TEST
 START_TEST(test_modes)
 {
 	ck_assert_int_eq(parse("--replay", "/tmp/rec", "-f", "json", NULL), OPT_RUN);
-	ck_assert_int_eq(O.mode, MODE_REPLAY);
+	ck_assert(!O.exits && !O.live_view && !O.stream);
 	ck_assert_str_eq(O.replay_dir, "/tmp/rec");
 	ck_assert_int_eq(parse("--exits", "--pid", "12", "--pid", "7", "--comm", "cc1", NULL),
 			 OPT_RUN);
-	ck_assert_int_eq(O.mode, MODE_EXITS);
+	ck_assert(O.exits);
 	ck_assert_int_eq(O.npids, 2);
 	ck_assert_int_eq(O.pids[0], 12);
 	ck_assert_int_eq(O.pids[1], 7);
@@ -132,7 +139,7 @@ START_TEST(test_modes)
 	ck_assert_str_eq(O.comms[0], "cc1");
 	ck_assert_int_eq(parse("-n", "3", "--no-wait", "--", "make", "-j2", "--", "x", NULL),
 			 OPT_RUN);
-	ck_assert_int_eq(O.mode, MODE_COMMAND);
+	ck_assert(!O.stream && !O.exits && O.command);
 	ck_assert(O.no_wait);
 	ck_assert_str_eq(O.command[0], "make");
 	ck_assert_str_eq(O.command[1], "-j2");
@@ -152,7 +159,7 @@ START_TEST(test_stream)
 	ck_assert_int_eq(parse("--stream", "-c", "process.name:nginx", "--cond", "process.pid:1",
 			       "--events", "pageFault,memoryMap", "--interval", "5",
 			       "--queue-size", "64", "-o", "/tmp/lines", NULL), OPT_RUN);
-	ck_assert_int_eq(O.mode, MODE_STREAM);
+	ck_assert(O.stream);
 	ck_assert_int_eq(O.nconds, 2);
 	ck_assert_str_eq(O.conds[1], "process.pid:1");
 	ck_assert_uint_eq(O.stream_events, MT_EVT_FAULT | MT_EVT_MAP);
@@ -168,10 +175,10 @@ START_TEST(test_stream)
 	ck_assert_str_eq(O.log_path, "/tmp/log");
 	ck_assert_int_eq(parse("--stream", "-c", "container.id:780f15", "--", "make", "-j8", NULL),
 			 OPT_RUN);
-	ck_assert_int_eq(O.mode, MODE_STREAM);
+	ck_assert(O.stream);
 	ck_assert_str_eq(O.command[0], "make");
 	ck_assert_int_eq(parse("--stream", "--no-wait", "--", "make", NULL), OPT_RUN);
-	ck_assert_int_eq(O.mode, MODE_STREAM);
+	ck_assert(O.stream);
 	/* nothing picked: a one-line hint */
 	BAD("--stream needs -c COND, --all or a COMMAND", "--stream");
 	BAD("--all takes no -c", "--stream", "--all", "-c", "process.pid:1");
@@ -273,25 +280,95 @@ START_TEST(test_unknown_and_missing)
 }
 END_TEST
 
-START_TEST(test_at_most_filters)
+/* @opt once more than @max times (values @prefix 1, 2, ...): said; @max times: fine */
+static void at_most(const char *mode, const char *opt, const char *prefix, int max, int *count,
+		    const char *said)
 {
 	char *words[2 * (MAX_FILTERS + 1) + 3];
-	char num[MAX_FILTERS + 1][12];
+	static char val[MAX_FILTERS + 1][24];	/* O keeps pointers into it */
 	int i, n = 0;
 
+	ck_assert_int_le(max, MAX_FILTERS);
 	words[n++] = (char *)"memtrace";
-	words[n++] = (char *)"--exits";
-	for (i = 0; i <= MAX_FILTERS; i++) {
-		snprintf(num[i], sizeof(num[i]), "%d", i + 1);
-		words[n++] = (char *)"--pid";
-		words[n++] = num[i];
+	words[n++] = (char *)mode;
+	for (i = 0; i <= max; i++) {
+		snprintf(val[i], sizeof(val[i]), "%s%d", prefix, i + 1);
+		words[n++] = (char *)opt;
+		words[n++] = val[i];
 	}
 	words[n] = NULL;
 	ck_assert_int_eq(options_parse(&O, n, words, E, sizeof(E)), OPT_ERROR);
-	ck_assert_ptr_nonnull(strstr(E, "at most 64 --pid"));
-	/* exactly MAX_FILTERS is fine */
+	ck_assert_msg(strstr(E, said), "'%s' not in '%s'", said, E);
+	/* exactly @max is fine */
+	words[n - 2] = NULL;
 	ck_assert_int_eq(options_parse(&O, n - 2, words, E, sizeof(E)), OPT_RUN);
-	ck_assert_int_eq(O.npids, MAX_FILTERS);
+	ck_assert_int_eq(*count, max);
+}
+
+START_TEST(test_at_most_filters)
+{
+	at_most("--exits", "--pid", "", MAX_FILTERS, &O.npids, "at most 64 --pid");
+	at_most("--exits", "--comm", "c", MAX_FILTERS, &O.ncomms, "at most 64 --comm");
+	ck_assert_str_eq(O.comms[MAX_FILTERS - 1], "c64");
+	at_most("--stream", "-c", "process.pid:", MAX_CONDS, &O.nconds, "at most 64 -c");
+	ck_assert_str_eq(O.conds[0], "process.pid:1");
+}
+END_TEST
+
+/*
+ * Every option that takes a number: its bounds, the message beyond them, and
+ * the field the value goes to (with the words it needs beside it).
+ */
+START_TEST(test_number_bounds)
+{
+	static const struct {
+		const char *opt;
+		unsigned long min, max;
+		const uint32_t *field;
+		uint32_t plus;		/* stored as value + plus */
+		const char *with[3];
+	} b[] = {
+		{ "--rows", 0, UINT32_MAX, &O.top, 0, { NULL } },
+		{ "--buffer-size", 16, 4u << 20, &O.buffer_kb, 0, { NULL } },
+		{ "--max-tasks", 8, 1u << 22, &O.max_tasks, SLOT_FIRST, { NULL } },
+		{ "--max-modules", 1, 1u << 16, &O.max_modules, 0, { NULL } },
+		{ "--max-stacks", 16, 1u << 22, &O.max_stacks, 0, { NULL } },
+		{ "--stack-top", 0, 1000, &O.stack_top, 0, { NULL } },
+		{ "--keep-oom", 0, 1000, &O.keep_oom, 0, { NULL } },
+		{ "--count", 1, UINT32_MAX, &O.count, 0, { "--top", NULL } },
+		{ "--interval", 1, MAX_INTERVAL_S, &O.interval_s, 0, { "-f", "json", NULL } },
+		{ "--queue-size", 64, 1u << 20, &O.queue_kb, 0, { "--stream", "--all", NULL } },
+	};
+	size_t i, k;
+
+	for (i = 0; i < ARRAY_SIZE(b); i++) {
+		unsigned long v[4] = { b[i].min, b[i].max, b[i].min - 1, b[i].max + 1 };
+		char arg[24], said[128];
+
+		for (k = 0; k < 4; k++) {
+			bool ok = k < 2;
+			int n = 0;
+
+			if (k == 2 && !b[i].min)
+				continue;	/* nothing below 0 */
+			argv_store[n++] = (char *)"memtrace";
+			while (n - 1 < 3 && b[i].with[n - 1])
+				argv_store[n] = (char *)b[i].with[n - 1], n++;
+			snprintf(arg, sizeof(arg), "%lu", v[k]);
+			argv_store[n++] = (char *)b[i].opt;
+			argv_store[n++] = arg;
+			argv_store[n] = NULL;
+			ck_assert_int_eq(options_parse(&O, n, argv_store, E, sizeof(E)),
+					 ok ? OPT_RUN : OPT_ERROR);
+			if (ok) {
+				ck_assert_uint_eq(*b[i].field, v[k] + b[i].plus);
+				continue;
+			}
+			snprintf(said, sizeof(said), "invalid value '%lu' for %s: must be %lu..%lu",
+				 v[k], b[i].opt, b[i].min, b[i].max);
+			ck_assert_str_eq(E, said);
+		}
+	}
 }
 END_TEST
 
@@ -322,13 +399,13 @@ END_TEST
 START_TEST(test_top)
 {
 	ck_assert_int_eq(parse("--top", NULL), OPT_RUN);
-	ck_assert_int_eq(O.mode, MODE_TOP);
+	ck_assert(O.live_view);
 	ck_assert_uint_eq(O.delay_ms, DEFAULT_DELAY_MS);
 	ck_assert_uint_eq(O.count, 0);
 	ck_assert_uint_eq(O.top, DEFAULT_TOP);
 	ck_assert_int_eq(parse("--top", "-d", "0.2", "--count", "5", "--by", "process", "-n", "0",
 			       "--record", "/tmp/r", "/sys/kernel/tracing", "/tmp/log", NULL), OPT_RUN);
-	ck_assert_int_eq(O.mode, MODE_TOP);
+	ck_assert(O.live_view);
 	ck_assert_uint_eq(O.delay_ms, 200);
 	ck_assert_uint_eq(O.count, 5);
 	ck_assert(O.by_process);
@@ -343,13 +420,13 @@ START_TEST(test_top)
 	ck_assert_uint_eq(O.delay_ms, 125);
 	/* the old meaning */
 	ck_assert_int_eq(parse("--top", "7", NULL), OPT_RUN);
-	ck_assert_int_eq(O.mode, MODE_DAEMON);
+	ck_assert(daemon_asked());
 	ck_assert_uint_eq(O.top, 7);
 	ck_assert_int_eq(parse("--top=0", NULL), OPT_RUN);
-	ck_assert_int_eq(O.mode, MODE_DAEMON);
+	ck_assert(daemon_asked());
 	ck_assert_uint_eq(O.top, 0);
 	ck_assert_int_eq(parse("--rows", "3", "--top", NULL), OPT_RUN);
-	ck_assert_int_eq(O.mode, MODE_TOP);
+	ck_assert(O.live_view);
 	ck_assert_uint_eq(O.top, 3);
 	BAD("invalid value 'x' for --rows", "--top=x");
 	BAD("must be 0.1..86400 seconds", "--top", "-d", "0.09");
@@ -468,6 +545,7 @@ Suite *suite_options(void)
 	tcase_add_test(tc, test_bad_values);
 	tcase_add_test(tc, test_unknown_and_missing);
 	tcase_add_test(tc, test_at_most_filters);
+	tcase_add_test(tc, test_number_bounds);
 	tcase_add_test(tc, test_conflicts);
 	tcase_add_test(tc, test_intervals);
 	tcase_add_test(tc, test_usage_lists_options);

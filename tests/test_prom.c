@@ -509,7 +509,7 @@ static void fx_init(struct fixture *fx, uint32_t max_tasks)
 	fx->r.order = fx->order;
 	fx->r.threads = fx->threads;
 	fx->r.pages = fx->pages;
-	fx->r.opt.top = 30;
+	fx->r.opt_set.top = 30;
 }
 
 static char *render(struct fixture *fx, size_t *len)
@@ -737,7 +737,7 @@ START_TEST(test_hostile_names)
 			snprintf(add_mod(&fx.r.st, "", 1, 1, true, 1, MOD_LIVE)->name, MODNAME_LEN,
 				 "%.*s", (int)esc[i].len, esc[i].raw);
 	}
-	fx.r.opt.top = 0;
+	fx.r.opt_set.top = 0;
 	render_parse(&fx, &pf);
 	for (i = 0; i < n; i++) {
 		char pid[16], want[256];
@@ -779,7 +779,7 @@ START_TEST(test_top_n)
 	/* the largest one exits and frees everything: still in the top by its peak */
 	free_pages(&fx.r.st, 319, 10000 + 19 * 100, 20, 30);
 	task_exit(&fx.r.st, 40, 319);
-	fx.r.opt.top = 3;
+	fx.r.opt_set.top = 3;
 	render_parse(&fx, &pf);
 	ck_assert_int_eq(pfam(&pf, "memtrace_task_peak_bytes")->n, 3);
 	ck_assert_int_eq(pfam(&pf, "memtrace_task_current_bytes")->n, 3);
@@ -801,7 +801,7 @@ START_TEST(test_top_n)
 	ck_assert(has_pid(&pf, "memtrace_task_peak_bytes", 402));
 	ck_assert_int_eq(pfam(&pf, "memtrace_task_peak_bytes")->n, 3);
 	/* -n 0: all of them */
-	fx.r.opt.top = 0;
+	fx.r.opt_set.top = 0;
 	render_parse(&fx, &pf);
 	ck_assert_int_eq(pfam(&pf, "memtrace_task_peak_bytes")->n, 23);
 	ck_assert_int_eq(pfam(&pf, "memtrace_process_peak_bytes")->n, 23);
@@ -833,7 +833,7 @@ START_TEST(test_unique_series)
 	newtask(&fx.r.st, 95, 1, 502, false, "c");
 	alloc_pages(&fx.r.st, 502, 5000, 2, 99);
 	ck_assert_uint_eq(rows_tasks(&fx.r), 5);
-	fx.r.opt.top = 3;
+	fx.r.opt_set.top = 3;
 	render_parse(&fx, &pf);		/* the parser refuses a series twice */
 	ck_assert_int_eq(pfam(&pf, "memtrace_task_peak_bytes")->n, 3);
 	ck_assert_uint_eq(pid_value(&pf, "memtrace_task_peak_bytes", 500), 40 * 4096);
@@ -841,7 +841,7 @@ START_TEST(test_unique_series)
 	ck_assert_ptr_nonnull(psample(&pf, "memtrace_task_peak_bytes", "comm", "a"));
 	ck_assert_ptr_nonnull(psample(&pf, "memtrace_task_peak_bytes", "comm", "b"));
 	ck_assert_int_eq(pfam(&pf, "memtrace_process_peak_bytes")->n, 3);
-	fx.r.opt.top = 0;
+	fx.r.opt_set.top = 0;
 	render_parse(&fx, &pf);
 	ck_assert_int_eq(pfam(&pf, "memtrace_task_peak_bytes")->n, 4);
 	ck_assert_int_eq(pfam(&pf, "memtrace_process_peak_bytes")->n, 4);
@@ -891,7 +891,7 @@ START_TEST(test_full_table)
 		newtask(&fx.r.st, 10, 1, 1000 + i, false, "worker-with-name");
 		alloc_pages(&fx.r.st, 1000 + i, 10000 + (uint64_t)i * 4, 1 + (uint32_t)i % 4, 20);
 	}
-	fx.r.opt.top = 0;
+	fx.r.opt_set.top = 0;
 	render_parse(&fx, &pf);
 	ck_assert_int_eq(pfam(&pf, "memtrace_task_peak_bytes")->n, 250);
 	ck_assert_int_eq(pfam(&pf, "memtrace_task_current_bytes")->n, 250);

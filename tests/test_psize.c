@@ -75,7 +75,7 @@ static void fx_init(uint32_t page_size)
 	fx.r.threads = fx.threads;
 	fx.r.pages = fx.pages;
 	fx.r.self_rss_kib = fx.r.self_hwm_kib = fx.r.self_map_kib = -1;
-	fx.r.opt.top = 30;
+	fx.r.opt_set.top = 30;
 
 	ck_assert_ptr_nonnull(stats_seed_task(&fx.r.st, 100, 100, 1, "alpha", 5, 0, 0, false));
 	ck_assert_ptr_nonnull(stats_seed_task(&fx.r.st, 101, 100, 1, "alpha", 5, 0, 0, false));
@@ -144,8 +144,8 @@ static char *report(enum report_format fmt, bool by_process)
 {
 	FILE *f = open_out();
 
-	fx.r.opt.format = fmt;
-	fx.r.opt.by_process = by_process;
+	fx.r.opt_set.format = fmt;
+	fx.r.opt_set.by_process = by_process;
 	report_write(&out_o, &fx.r, "SIGUSR1");
 	return drain(f, &out_o);
 }

@@ -622,7 +622,7 @@ static void fx_init(struct fixture *fx, uint32_t max_tasks)
 	ck_assert_int_eq(stats_init(&fx->r.st, &cfg), 0);
 	fx->trigger = "SIGUSR1";
 	fx->r.mode_name = "live";
-	fx->r.opt.format = FMT_TEXT;
+	fx->r.opt_set.format = FMT_TEXT;
 	strcpy(fx->r.tf.root, "/sys/kernel/tracing");
 	strcpy(fx->r.tf.name, "memtrace");
 	fx->r.enabled[0] = "kmem:mm_page_alloc";
@@ -643,7 +643,7 @@ static char *render(struct fixture *fx, enum report_format fmt, size_t *len)
 	FILE *f;
 	struct out *o = new_out(&f);
 
-	fx->r.opt.format = fmt;
+	fx->r.opt_set.format = fmt;
 	report_write(o, &fx->r, fx->trigger);
 	return drain_tmp(f, o, len);
 }
@@ -1071,7 +1071,7 @@ START_TEST(test_top)
 	for (i = 0; i < 5; i++)
 		stats_seed_task(&fx.r.st, 10 + i, 10 + i, 1, "t", 1, (uint64_t)(i + 1) * 3, 5, false);
 	for (i = 0; i < 6; i++) {
-		fx.r.opt.top = tops[i];
+		fx.r.opt_set.top = tops[i];
 		t = render(&fx, FMT_TEXT, &len);
 		ck_assert_int_eq(text_rows(t, rows, 16), want[i]);
 		ck_assert_int_eq(rows[0].pid, 14);		/* 15 pages */
@@ -1216,7 +1216,7 @@ START_TEST(test_modules)
 	jv_free(&root);
 	free(t);
 	/* --top limits the task rows only: every module is listed */
-	fx.r.opt.top = 1;
+	fx.r.opt_set.top = 1;
 	t = render(&fx, FMT_JSON, &len);
 	parse_or_fail(t, len, &root);
 	ck_assert_uint_eq(jreq(&root, "modules", J_ARR)->n, 4);
@@ -1410,10 +1410,10 @@ START_TEST(test_json_lines)
 	add_mod(&fx.r.st, "loop", 5, 0, false, 0, MOD_UNLOADED);
 	fx.trigger = "interval";
 	for (view = 0; view < 2; view++) {
-		fx.r.opt.by_process = view;
-		fx.r.opt.json_lines = false;
+		fx.r.opt_set.by_process = view;
+		fx.r.opt_set.json_lines = false;
 		p = render(&fx, FMT_JSON, &plen);
-		fx.r.opt.json_lines = true;
+		fx.r.opt_set.json_lines = true;
 		t = render(&fx, FMT_JSON, &len);
 		ck_assert_ptr_nonnull(strchr(p, '\n'));
 		ck_assert_ptr_eq(strchr(t, '\n'), t + len - 1);	/* one line, ended */
@@ -2085,7 +2085,7 @@ static char *render_cmd(struct fixture *fx, enum report_format fmt, const struct
 	FILE *f;
 	struct out *o = new_out(&f);
 
-	fx->r.opt.format = fmt;
+	fx->r.opt_set.format = fmt;
 	fx->r.cmd = *c;
 	report_command(o, &fx->r);
 	return drain_tmp(f, o, len);
@@ -2310,7 +2310,7 @@ START_TEST(test_command_at_peak_full_table)
 		ev_exit(st, ts++, 5000 + k, 1);
 	}
 	ck_assert_int_eq(st->tree_cur, 0);
-	fx.r.opt.top = 0;
+	fx.r.opt_set.top = 0;
 	t = render_cmd(&fx, FMT_JSON, &c, &len);
 	parse_or_fail(t, len, &root);
 	ck_assert_int_eq(jint(&root, "tree_peak_pages"), 40);
@@ -2496,7 +2496,7 @@ START_TEST(test_command_nowait_lost_top)
 	free(t);
 
 	/* -n 2: the two largest processes; the counts stay whole */
-	fx.r.opt.top = 2;
+	fx.r.opt_set.top = 2;
 	t = render_cmd(&fx, FMT_TEXT, &c, &len);
 	ck_assert_ptr_nonnull(strstr(t, "\nPROCESSES: 2 of 3 with pages, by peak"));
 	p = strstr(t, CMD_PROC_HDR);
@@ -2517,7 +2517,7 @@ START_TEST(test_command_nowait_lost_top)
 	ck_assert_int_eq(jint(&root, "max_process_peak_pid"), 2000);
 	jv_free(&root);
 	free(t);
-	fx.r.opt.top = 1;
+	fx.r.opt_set.top = 1;
 	t = render_cmd(&fx, FMT_JSON, &c, &len);
 	parse_or_fail(t, len, &root);
 	ck_assert_uint_eq(jreq(&root, "processes", J_ARR)->n, 1);
@@ -2623,7 +2623,7 @@ static void process_fixture(struct fixture *fx)
 	apply_page(st, EV_PAGE_FREE, 101, 0, 4, 4 * SEC, 0);
 	ev_newtask(st, 5 * SEC, 200, 201, MT_CLONE_THREAD, "db-worker");
 	apply_page(st, EV_PAGE_ALLOC, 201, 32, 1, 5 * SEC, 0);
-	fx->r.opt.by_process = true;
+	fx->r.opt_set.by_process = true;
 }
 
 #define PV_HDR	"     PID     PPID THREADS PEAK_PAGES   PEAK_KIB  CUR_PAGES     SEEDED STATE   " \
@@ -2654,7 +2654,7 @@ START_TEST(test_by_process_text)
 		      "process table:\n%s", p);
 	free(t);
 	/* --top cuts rows, not the count */
-	fx.r.opt.top = 2;
+	fx.r.opt_set.top = 2;
 	t = render(&fx, FMT_TEXT, &len);
 	p = strstr(t, "\nPROCESSES: 2 of 3 with pages");
 	ck_assert_ptr_nonnull(p);
@@ -2663,8 +2663,8 @@ START_TEST(test_by_process_text)
 			   strlen(PV_HDR PV_100 PV_200 "\nMODULES: 0\n")));
 	free(t);
 	/* the task view of the same table: one row per task */
-	fx.r.opt.top = 0;
-	fx.r.opt.by_process = false;
+	fx.r.opt_set.top = 0;
+	fx.r.opt_set.by_process = false;
 	t = render(&fx, FMT_TEXT, &len);
 	ck_assert_ptr_null(strstr(t, "\nPROCESSES: "));
 	ck_assert_ptr_nonnull(strstr(t, "\nTASKS: 6 of 6 with pages, by peak"));
@@ -2717,7 +2717,7 @@ START_TEST(test_by_process_json)
 	ck_assert_str_eq(jreq(p, "peak_time_s", J_NUM)->s, "0.010000");
 	jv_free(&root);
 	free(t);
-	fx.r.opt.top = 1;
+	fx.r.opt_set.top = 1;
 	t = render(&fx, FMT_JSON, &len);
 	parse_or_fail(t, len, &root);
 	ck_assert_uint_eq(jreq(&root, "processes", J_ARR)->n, 1);
@@ -2725,8 +2725,8 @@ START_TEST(test_by_process_json)
 	jv_free(&root);
 	free(t);
 	/* the task view says so, and has no processes */
-	fx.r.opt.top = 0;
-	fx.r.opt.by_process = false;
+	fx.r.opt_set.top = 0;
+	fx.r.opt_set.by_process = false;
 	t = render(&fx, FMT_JSON, &len);
 	parse_or_fail(t, len, &root);
 	ck_assert_str_eq(jstr(&root, "view"), "task");

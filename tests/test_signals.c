@@ -5,9 +5,22 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "command.h"
+#include "exits.h"
+#include "replay.h"
+#include "run.h"
 #include "signals.h"
+#include "stream.h"
 #include "testutil.h"
+#include "top.h"
 #include "util.h"
+
+/* Each mode's table as main picks it (a COMMAND: signals_command; the daemon: the default). */
+#define DAEMON	(&signals_default)
+#define EXITS	(exits_ops.signals ? exits_ops.signals : &signals_default)
+#define COMMAND	(&signals_command)
+#define TOP	(top_ops.signals)
+#define STREAM	(stream_ops.signals)
 
 static struct signalfd_siginfo sig(int signo, int code)
 {
@@ -19,17 +32,18 @@ static struct signalfd_siginfo sig(int signo, int code)
 	return si;
 }
 
-static enum sig_action act(enum run_mode m, int signo, int code, struct sig_cmd_state *cs)
+static enum sig_action act(const struct sig_table *t, int signo, int code,
+			   struct sig_cmd_state *cs)
 {
 	struct signalfd_siginfo si = sig(signo, code);
 
-	return signals_action(m, &si, cs);
+	return signals_action(t, &si, cs);
 }
 
 /* daemon and --exits: USR1 stdout, USR2 the log, TERM/INT stop, HUP nothing */
 START_TEST(test_daemon_meanings)
 {
-	enum run_mode modes[] = { MODE_DAEMON, MODE_EXITS };
+	const struct sig_table *modes[] = { DAEMON, EXITS };
 	size_t i;
 
 	for (i = 0; i < 2; i++) {
@@ -50,13 +64,13 @@ END_TEST
  */
 START_TEST(test_top_meanings)
 {
-	ck_assert_int_eq(act(MODE_TOP, SIGUSR1, SI_USER, NULL), SIGACT_REPORT_LOG);
-	ck_assert_int_eq(act(MODE_TOP, SIGUSR2, SI_USER, NULL), SIGACT_REPORT_LOG);
-	ck_assert_int_eq(act(MODE_TOP, SIGTERM, SI_USER, NULL), SIGACT_QUIT);
-	ck_assert_int_eq(act(MODE_TOP, SIGINT, SI_KERNEL, NULL), SIGACT_QUIT);
-	ck_assert_int_eq(act(MODE_TOP, SIGHUP, SI_KERNEL, NULL), SIGACT_QUIT);
-	ck_assert_int_eq(act(MODE_TOP, SIGWINCH, SI_KERNEL, NULL), SIGACT_RESIZE);
-	ck_assert_int_eq(act(MODE_DAEMON, SIGWINCH, SI_KERNEL, NULL), SIGACT_IGNORE);
+	ck_assert_int_eq(act(TOP, SIGUSR1, SI_USER, NULL), SIGACT_REPORT_LOG);
+	ck_assert_int_eq(act(TOP, SIGUSR2, SI_USER, NULL), SIGACT_REPORT_LOG);
+	ck_assert_int_eq(act(TOP, SIGTERM, SI_USER, NULL), SIGACT_QUIT);
+	ck_assert_int_eq(act(TOP, SIGINT, SI_KERNEL, NULL), SIGACT_QUIT);
+	ck_assert_int_eq(act(TOP, SIGHUP, SI_KERNEL, NULL), SIGACT_QUIT);
+	ck_assert_int_eq(act(TOP, SIGWINCH, SI_KERNEL, NULL), SIGACT_RESIZE);
+	ck_assert_int_eq(act(DAEMON, SIGWINCH, SI_KERNEL, NULL), SIGACT_IGNORE);
 	ck_assert_str_eq(signals_trigger(SIGHUP), "SIGHUP");
 }
 END_TEST
@@ -66,15 +80,39 @@ START_TEST(test_top_blocks_winch)
 {
 	struct signals sg;
 
-	ck_assert_int_eq(signals_setup(&sg, MODE_DAEMON), 0);
+	ck_assert_int_eq(signals_setup(&sg, DAEMON), 0);
 	ck_assert_int_eq(sigismember(&sg.blocked, SIGWINCH), 0);
 	signals_close(&sg);
 	sigprocmask(SIG_SETMASK, &sg.orig, NULL);
-	ck_assert_int_eq(signals_setup(&sg, MODE_TOP), 0);
+	ck_assert_int_eq(signals_setup(&sg, TOP), 0);
 	ck_assert_int_eq(sigismember(&sg.blocked, SIGWINCH), 1);
 	ck_assert_int_eq(sigismember(&sg.blocked, SIGHUP), 1);
+	ck_assert_int_eq(sigismember(&sg.blocked, SIGCHLD), 0);
 	signals_close(&sg);
 	sigprocmask(SIG_SETMASK, &sg.orig, NULL);
+}
+END_TEST
+
+/* CHLD is read where a command runs; a replay reads no signal at all */
+START_TEST(test_tables_block)
+{
+	struct signals sg;
+
+	ck_assert_int_eq(signals_setup(&sg, COMMAND), 0);
+	ck_assert_int_eq(sigismember(&sg.blocked, SIGCHLD), 1);
+	ck_assert_int_eq(sigismember(&sg.blocked, SIGWINCH), 0);
+	ck_assert_int_eq(sigismember(&sg.blocked, SIGTERM), 1);
+	signals_close(&sg);
+	sigprocmask(SIG_SETMASK, &sg.orig, NULL);
+	ck_assert_int_eq(signals_setup(&sg, STREAM), 0);
+	ck_assert_int_eq(sigismember(&sg.blocked, SIGCHLD), 0);
+	ck_assert_int_eq(sigismember(&sg.blocked, SIGUSR1), 1);
+	signals_close(&sg);
+	sigprocmask(SIG_SETMASK, &sg.orig, NULL);
+	ck_assert_int_eq(signals_setup(&sg, replay_ops.signals), 0);
+	ck_assert_int_eq(sg.fd, -1);
+	ck_assert_int_eq(sigismember(&sg.blocked, SIGTERM), 0);
+	ck_assert_int_eq(sigismember(&sg.blocked, SIGUSR1), 0);
 }
 END_TEST
 
@@ -87,18 +125,18 @@ START_TEST(test_command_meanings)
 {
 	struct sig_cmd_state cs = { 0 };
 
-	ck_assert_int_eq(act(MODE_COMMAND, SIGUSR1, SI_USER, &cs), SIGACT_REPORT_COMMAND);
-	ck_assert_int_eq(act(MODE_COMMAND, SIGUSR2, SI_USER, &cs), SIGACT_REPORT_COMMAND);
-	ck_assert_int_eq(act(MODE_COMMAND, SIGCHLD, SI_USER, &cs), SIGACT_CHILD);
-	ck_assert_int_eq(act(MODE_COMMAND, SIGHUP, SI_KERNEL, &cs), SIGACT_IGNORE);
-	ck_assert_int_eq(act(MODE_COMMAND, SIGTERM, SI_USER, &cs), SIGACT_FORWARD);
-	ck_assert_int_eq(act(MODE_COMMAND, SIGTERM, SI_USER, &cs), SIGACT_STOP_WAITING);
+	ck_assert_int_eq(act(COMMAND, SIGUSR1, SI_USER, &cs), SIGACT_REPORT_COMMAND);
+	ck_assert_int_eq(act(COMMAND, SIGUSR2, SI_USER, &cs), SIGACT_REPORT_COMMAND);
+	ck_assert_int_eq(act(COMMAND, SIGCHLD, SI_USER, &cs), SIGACT_CHILD);
+	ck_assert_int_eq(act(COMMAND, SIGHUP, SI_KERNEL, &cs), SIGACT_IGNORE);
+	ck_assert_int_eq(act(COMMAND, SIGTERM, SI_USER, &cs), SIGACT_FORWARD);
+	ck_assert_int_eq(act(COMMAND, SIGTERM, SI_USER, &cs), SIGACT_STOP_WAITING);
 	memset(&cs, 0, sizeof(cs));
-	ck_assert_int_eq(act(MODE_COMMAND, SIGINT, SI_KERNEL, &cs), SIGACT_WAIT);
-	ck_assert_int_eq(act(MODE_COMMAND, SIGINT, SI_KERNEL, &cs), SIGACT_STOP_WAITING);
+	ck_assert_int_eq(act(COMMAND, SIGINT, SI_KERNEL, &cs), SIGACT_WAIT);
+	ck_assert_int_eq(act(COMMAND, SIGINT, SI_KERNEL, &cs), SIGACT_STOP_WAITING);
 	memset(&cs, 0, sizeof(cs));
 	cs.command_gone = true;
-	ck_assert_int_eq(act(MODE_COMMAND, SIGTERM, SI_USER, &cs), SIGACT_STOP_WAITING);
+	ck_assert_int_eq(act(COMMAND, SIGTERM, SI_USER, &cs), SIGACT_STOP_WAITING);
 	ck_assert_int_eq(cs.stops, 0);
 }
 END_TEST
@@ -111,15 +149,17 @@ START_TEST(test_stream_meanings)
 {
 	struct sig_cmd_state cs = { 0 };
 
-	ck_assert_int_eq(act(MODE_STREAM, SIGUSR1, SI_USER, NULL), SIGACT_REPORT_MODE);
-	ck_assert_int_eq(act(MODE_STREAM, SIGUSR2, SI_USER, NULL), SIGACT_REPORT_LOG);
-	ck_assert_int_eq(act(MODE_STREAM, SIGTERM, SI_USER, NULL), SIGACT_STOP);
-	ck_assert_int_eq(act(MODE_STREAM, SIGINT, SI_KERNEL, NULL), SIGACT_STOP);
-	ck_assert_int_eq(act(MODE_STREAM, SIGHUP, SI_KERNEL, NULL), SIGACT_IGNORE);
-	ck_assert_int_eq(act(MODE_STREAM, SIGCHLD, SI_USER, NULL), SIGACT_IGNORE);
-	ck_assert_int_eq(act(MODE_STREAM, SIGUSR1, SI_USER, &cs), SIGACT_REPORT_COMMAND);
-	ck_assert_int_eq(act(MODE_STREAM, SIGTERM, SI_USER, &cs), SIGACT_FORWARD);
-	ck_assert_int_eq(act(MODE_STREAM, SIGTERM, SI_USER, &cs), SIGACT_STOP_WAITING);
+	ck_assert_int_eq(act(STREAM, SIGUSR1, SI_USER, NULL), SIGACT_REPORT_MODE);
+	ck_assert_int_eq(act(STREAM, SIGUSR2, SI_USER, NULL), SIGACT_REPORT_LOG);
+	ck_assert_int_eq(act(STREAM, SIGTERM, SI_USER, NULL), SIGACT_STOP);
+	ck_assert_int_eq(act(STREAM, SIGINT, SI_KERNEL, NULL), SIGACT_STOP);
+	ck_assert_int_eq(act(STREAM, SIGHUP, SI_KERNEL, NULL), SIGACT_IGNORE);
+	ck_assert_int_eq(act(STREAM, SIGCHLD, SI_USER, NULL), SIGACT_IGNORE);
+	/* with a COMMAND main gives it the command's table, as command mode has */
+	ck_assert_ptr_eq(command_ops.signals, COMMAND);
+	ck_assert_int_eq(act(COMMAND, SIGUSR1, SI_USER, &cs), SIGACT_REPORT_COMMAND);
+	ck_assert_int_eq(act(COMMAND, SIGTERM, SI_USER, &cs), SIGACT_FORWARD);
+	ck_assert_int_eq(act(COMMAND, SIGTERM, SI_USER, &cs), SIGACT_STOP_WAITING);
 }
 END_TEST
 
@@ -129,7 +169,7 @@ START_TEST(test_setup_blocks_and_reads)
 	struct signals sg;
 	struct signalfd_siginfo si;
 
-	ck_assert_int_eq(signals_setup(&sg, MODE_DAEMON), 0);
+	ck_assert_int_eq(signals_setup(&sg, DAEMON), 0);
 	ck_assert_int_ge(sg.fd, 0);
 	ck_assert(!signals_next(&sg, &si));
 	ck_assert(!signals_term_pending());
@@ -157,7 +197,7 @@ static const int other_stops[] = {
 
 START_TEST(test_other_stops)
 {
-	enum run_mode modes[] = { MODE_DAEMON, MODE_EXITS, MODE_STREAM };
+	const struct sig_table *modes[] = { DAEMON, EXITS, STREAM };
 	size_t i, m;
 	int s;
 
@@ -168,10 +208,10 @@ START_TEST(test_other_stops)
 		ck_assert(signals_is_stop(sg));
 		for (m = 0; m < ARRAY_SIZE(modes); m++)
 			ck_assert_int_eq(act(modes[m], sg, SI_USER, NULL), SIGACT_STOP);
-		ck_assert_int_eq(act(MODE_TOP, sg, SI_USER, NULL), SIGACT_QUIT);
+		ck_assert_int_eq(act(TOP, sg, SI_USER, NULL), SIGACT_QUIT);
 		/* command mode: passed on as TERM is, the second stops the wait */
-		ck_assert_int_eq(act(MODE_COMMAND, sg, SI_USER, &cs), SIGACT_FORWARD);
-		ck_assert_int_eq(act(MODE_COMMAND, sg, SI_USER, &cs), SIGACT_STOP_WAITING);
+		ck_assert_int_eq(act(COMMAND, sg, SI_USER, &cs), SIGACT_FORWARD);
+		ck_assert_int_eq(act(COMMAND, sg, SI_USER, &cs), SIGACT_STOP_WAITING);
 		/* 128+n once done, as the shell shows a death by it; an error stays one */
 		ck_assert_int_eq(signals_exit_code(sg, 0), 128 + sg);
 		ck_assert_int_eq(signals_exit_code(sg, 1), 1);
@@ -180,13 +220,13 @@ START_TEST(test_other_stops)
 	{
 		struct sig_cmd_state cs = { 0 };
 
-		ck_assert_int_eq(act(MODE_COMMAND, SIGXCPU, SI_KERNEL, &cs), SIGACT_FORWARD);
+		ck_assert_int_eq(act(COMMAND, SIGXCPU, SI_KERNEL, &cs), SIGACT_FORWARD);
 		memset(&cs, 0, sizeof(cs));
-		ck_assert_int_eq(act(MODE_COMMAND, SIGQUIT, SI_KERNEL, &cs), SIGACT_WAIT);
+		ck_assert_int_eq(act(COMMAND, SIGQUIT, SI_KERNEL, &cs), SIGACT_WAIT);
 	}
 	for (s = SIGRTMIN; s <= SIGRTMAX; s++) {
 		ck_assert(signals_is_stop(s));
-		ck_assert_int_eq(act(MODE_DAEMON, s, SI_QUEUE, NULL), SIGACT_STOP);
+		ck_assert_int_eq(act(DAEMON, s, SI_QUEUE, NULL), SIGACT_STOP);
 	}
 	/* TERM and INT are the usual ways: 0; HUP, PIPE, USR1, CHLD, WINCH stop nothing */
 	ck_assert_int_eq(signals_exit_code(SIGTERM, 0), 0);
@@ -216,7 +256,7 @@ START_TEST(test_setup_blocks_stops)
 	size_t i;
 
 	signal(SIGXFSZ, SIG_DFL);
-	ck_assert_int_eq(signals_setup(&sg, MODE_DAEMON), 0);
+	ck_assert_int_eq(signals_setup(&sg, DAEMON), 0);
 	for (i = 0; i < ARRAY_SIZE(other_stops); i++)
 		ck_assert_int_eq(sigismember(&sg.blocked, other_stops[i]), 1);
 	ck_assert_int_eq(sigismember(&sg.blocked, SIGRTMIN), 1);
@@ -242,6 +282,7 @@ Suite *suite_signals(void)
 	tcase_add_test(tc, test_command_meanings);
 	tcase_add_test(tc, test_top_meanings);
 	tcase_add_test(tc, test_top_blocks_winch);
+	tcase_add_test(tc, test_tables_block);
 	tcase_add_test(tc, test_stream_meanings);
 	tcase_add_test(tc, test_setup_blocks_and_reads);
 	tcase_add_test(tc, test_other_stops);
