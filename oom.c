@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "enrich.h"
+#include "kmsg.h"
 #include "logfile.h"
 #include "loop.h"
 #include "report.h"
