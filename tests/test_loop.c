@@ -205,20 +205,23 @@ static int run_mt(const struct mode_ops *mode, int signo, const char *const *arg
 		argv[argc++] = (char *)*args++;
 	argv[argc] = NULL;
 	memset(&R, 0, sizeof(R));
-	ck_assert_msg(options_parse(&R.opt, argc, argv, err, sizeof(err)) == OPT_RUN, "%s", err);
+	ck_assert_msg(options_parse(&R.opt_set, argc, argv, err, sizeof(err)) == OPT_RUN, "%s", err);
 	inner = mode;
 	test_ops = *mode;
 	test_ops.start = feed_start;
 	test_ops.check = feed_check;
 	stop_signo = signo;
 	R.ops = &test_ops;
+	R.stacks = R.opt.stacks;	/* as main() does */
+	R.seed = !R.opt.no_seed;
 	R.ready_fd = -1;
 	R.sig.fd = -1;
 	fd = open(at("err"), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	ck_assert_int_ge(fd, 0);
 	ck_assert_int_ge(dup2(fd, STDERR_FILENO), 0);
 	close(fd);
-	ck_assert_int_eq(signals_setup(&R.sig, R.opt.mode), 0);
+	ck_assert_int_eq(signals_setup(&R.sig, R.opt.command ? &signals_command :
+					 mode->signals ? mode->signals : &signals_default), 0);
 	return run_lifecycle(&R);
 }
 
