@@ -459,45 +459,10 @@ END_TEST
 
 typedef void (*escape_fn)(struct out *o, const char *s, size_t len);
 
-/* Everything written to a struct out on a temporary file, as a malloc'ed string. */
-static char *drain_tmp(FILE *f, struct out *o, size_t *len)
-{
-	long n;
-	char *buf;
-
-	ck_assert_int_eq(out_flush(o), 0);
-	n = ftell(f);
-	ck_assert(fseek(f, 0, SEEK_END) == 0);
-	n = ftell(f);
-	ck_assert(n >= 0);
-	rewind(f);
-	buf = malloc((size_t)n + 1);
-	ck_assert_ptr_nonnull(buf);
-	ck_assert_uint_eq(fread(buf, 1, (size_t)n, f), (size_t)n);
-	buf[n] = '\0';
-	fclose(f);
-	*len = (size_t)n;
-	return buf;
-}
-
-static struct out *new_out(FILE **f)
-{
-	static struct out o;
-
-	*f = tmpfile();
-	ck_assert_ptr_nonnull(*f);
-	out_init(&o, fileno(*f));
-	return &o;
-}
-
 static char *escaped(escape_fn fn, const char *s, size_t len)
 {
-	FILE *f;
-	struct out *o = new_out(&f);
-	size_t n;
-
-	fn(o, s, len);
-	return drain_tmp(f, o, &n);
+	fn(test_out_begin(), s, len);
+	return test_out_end(NULL);
 }
 
 #define CK_ESC(fn, in, want)							\
@@ -640,12 +605,9 @@ static void fx_init(struct fixture *fx, uint32_t max_tasks)
 
 static char *render(struct fixture *fx, enum report_format fmt, size_t *len)
 {
-	FILE *f;
-	struct out *o = new_out(&f);
-
 	fx->r.opt.format = fmt;
-	report_write(o, &fx->r, fx->trigger);
-	return drain_tmp(f, o, len);
+	report_write(test_out_begin(), &fx->r, fx->trigger);
+	return test_out_end(len);
 }
 
 static void parse_or_fail(const char *text, size_t len, struct jv *root)
@@ -2082,13 +2044,10 @@ static void ev_exit(struct stats *st, uint64_t ts, int32_t pid, int group_dead)
 static char *render_cmd(struct fixture *fx, enum report_format fmt, const struct cmd_info *c,
 			size_t *len)
 {
-	FILE *f;
-	struct out *o = new_out(&f);
-
 	fx->r.opt.format = fmt;
 	fx->r.cmd = *c;
-	report_command(o, &fx->r);
-	return drain_tmp(f, o, len);
+	report_command(test_out_begin(), &fx->r);
+	return test_out_end(len);
 }
 
 #define ARG(s)	((char *)(s))
