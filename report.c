@@ -34,18 +34,6 @@ static const char *bracket_name(uint8_t b)
 	       b == BR_BOOT ? "boot" : "none";
 }
 
-/* Module names come from records: keep the table aligned whatever they hold. */
-static void safe_name(char *dst, size_t size, const char *src)
-{
-	size_t i;
-
-	for (i = 0; i + 1 < size && src[i]; i++)
-		dst[i] = (src[i] > 0x20 && src[i] < 0x7f) ? src[i] : '?';
-	dst[i] = '\0';
-	if (!i)
-		snprintf(dst, size, "(unnamed)");
-}
-
 static const struct boot_buffer *boot_of(const struct run *r)
 {
 	return r->meta.boot_used ? &r->meta.boot : NULL;
@@ -268,7 +256,9 @@ modules:
 			snprintf(skib, sizeof(skib), "%llu", (unsigned long long)m->static_kib);
 		else
 			strcpy(skib, "-");
-		safe_name(name, sizeof(name), m->name);
+		/* module names come from records: the table stays aligned whatever they hold */
+		if (!escape_ascii(name, sizeof(name), m->name, sizeof(m->name), true))
+			strcpy(name, "(unnamed)");
 		if (no_loader(m))
 			strcpy(loader, "-");
 		else
@@ -517,16 +507,6 @@ void report_write(struct out *o, const struct run *r, const char *trigger)
 	stackreport_end(&ks);
 }
 
-/* Raw name bytes as printable ASCII for a one-line message (kmsg). */
-static void plain_name(char *dst, size_t size, const char *src, size_t len)
-{
-	size_t i;
-
-	for (i = 0; i < len && i + 1 < size && src[i]; i++)
-		dst[i] = (src[i] >= 0x20 && src[i] < 0x7f) ? src[i] : '?';
-	dst[i] = '\0';
-}
-
 /* true if module @a (index @ai) comes after @b (index @bi) in the summary order */
 static bool mod_after(const struct mt_module *a, uint32_t ai, const struct mt_module *b,
 		      uint32_t bi)
@@ -548,8 +528,8 @@ void report_summary(const struct run *r, const char *trigger, const char *where,
 	const struct mt_module *last = NULL;
 	uint32_t last_i = 0;
 
-	plain_name(trig, sizeof(trig), trigger, strlen(trigger));
-	plain_name(path, sizeof(path), where, strlen(where));
+	escape_ascii(trig, sizeof(trig), trigger, strlen(trigger), false);
+	escape_ascii(path, sizeof(path), where, strlen(where), false);
 	snprintf(line, sizeof(line), "memtrace: report (%s): %llu events, %llu lost%s%s, "
 		 "%u tasks with pages, %u modules; full report in %s", trig,
 		 (unsigned long long)rows_events(st), (unsigned long long)rows_lost(r),
@@ -561,7 +541,7 @@ void report_summary(const struct run *r, const char *trigger, const char *where,
 		const struct mt_task *t = &st->tb.tasks[r->order[i]];
 
 		if (t->flags & TF_COMM_KNOWN)
-			plain_name(name, sizeof(name), t->comm, t->comm_len);
+			escape_ascii(name, sizeof(name), t->comm, t->comm_len, false);
 		else
 			strcpy(name, "?");
 		snprintf(line, sizeof(line), "memtrace: top task: pid %d (%s) peak %lld pages "
@@ -588,7 +568,7 @@ void report_summary(const struct run *r, const char *trigger, const char *where,
 			break;
 		last = best;
 		last_i = bi;
-		plain_name(name, sizeof(name), best->name, strlen(best->name));
+		escape_ascii(name, sizeof(name), best->name, strlen(best->name), false);
 		if (best->static_known)
 			snprintf(line, sizeof(line), "memtrace: top module: %s peak %lld pages "
 				 "(%llu KiB), static %llu KiB, %s", name[0] ? name : "(unnamed)",
@@ -645,7 +625,7 @@ void report_oom_summary(const struct run *r, unsigned ntop, uint64_t not_summari
 		const struct mt_task *t = &tb->tasks[r->order[i]];
 
 		if (t->flags & TF_COMM_KNOWN)
-			plain_name(name, sizeof(name), t->comm, t->comm_len);
+			escape_ascii(name, sizeof(name), t->comm, t->comm_len, false);
 		else
 			strcpy(name, "?");
 		snprintf(line, sizeof(line), "memtrace: oom: pid %d (%s) holds %lld pages (%llu KiB)",
@@ -656,7 +636,7 @@ void report_oom_summary(const struct run *r, unsigned ntop, uint64_t not_summari
 	     i = next_module_now(tb, i), k++) {
 		const struct mt_module *m = &tb->mods[i];
 
-		plain_name(name, sizeof(name), m->name, strlen(m->name));
+		escape_ascii(name, sizeof(name), m->name, strlen(m->name), false);
 		snprintf(line, sizeof(line), "memtrace: oom: module %s holds %lld pages (%llu KiB)",
 			 name[0] ? name : "(unnamed)", (long long)m->all_cur,
 			 (unsigned long long)kib(r, m->all_cur));

@@ -540,6 +540,28 @@ START_TEST(test_escape_json)
 }
 END_TEST
 
+/* Plain ASCII for kmsg lines and table columns: one '?' a byte, bounded, at a NUL the end. */
+START_TEST(test_escape_ascii)
+{
+	char d[8];
+
+	ck_assert_uint_eq(escape_ascii(d, sizeof(d), "a b\tc", 5, false), 5);
+	ck_assert_str_eq(d, "a b?c");
+	ck_assert_uint_eq(escape_ascii(d, sizeof(d), "a b\tc", 5, true), 5);
+	ck_assert_str_eq(d, "a?b?c");
+	ck_assert_uint_eq(escape_ascii(d, sizeof(d), "\x7f\x80\xff~ ", 5, false), 5);
+	ck_assert_str_eq(d, "???~ ");
+	ck_assert_uint_eq(escape_ascii(d, sizeof(d), "ab\0cd", 5, false), 2);	/* a NUL ends it */
+	ck_assert_str_eq(d, "ab");
+	ck_assert_uint_eq(escape_ascii(d, sizeof(d), "abcdefghij", 10, false), 7);	/* the NUL fits */
+	ck_assert_str_eq(d, "abcdefg");
+	ck_assert_uint_eq(escape_ascii(d, sizeof(d), "abcdefghij", 3, false), 3);
+	ck_assert_str_eq(d, "abc");
+	ck_assert_uint_eq(escape_ascii(d, sizeof(d), "", 0, true), 0);
+	ck_assert_str_eq(d, "");
+}
+END_TEST
+
 /* Every escape_json output of hostile bytes is a valid JSON string body. */
 START_TEST(test_escape_json_all_bytes_valid)
 {
@@ -2707,6 +2729,7 @@ Suite *suite_report(void)
 	tcase_add_test(tc, test_escape_text);
 	tcase_add_test(tc, test_escape_json);
 	tcase_add_test(tc, test_escape_json_all_bytes_valid);
+	tcase_add_test(tc, test_escape_ascii);
 	tcase_add_test(tc, test_state_names);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("report");
