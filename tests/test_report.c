@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* test_report.c - text and JSON reports: escaping, strict JSON validity, sorting, top, sections */
 #include <check.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,9 +11,11 @@
 #include "reader.h"
 #include "escape.h"
 #include "report.h"
+#include "reportto.h"
 #include "module.h"
 #include "stats.h"
 #include "testutil.h"
+#include "util.h"
 
 /* ---- a strict JSON parser (RFC 8259) building a small tree ---- */
 
@@ -727,6 +731,83 @@ static bool comm_is(const struct trow *r, const char *s)
 {
 	return r->comm_len == strlen(s) && !memcmp(r->comm, s, r->comm_len);
 }
+
+/* All a pipe holds now (its read end non-blocking), NUL-terminated, malloc'ed. */
+static char *pipe_take(int fd, size_t *len)
+{
+	size_t n = 0, cap = 1 << 17;
+	char *buf = malloc(cap + 1);
+	ssize_t got;
+
+	ck_assert_ptr_nonnull(buf);
+	while (n < cap && (got = read(fd, buf + n, cap - n)) > 0)
+		n += (size_t)got;
+	buf[n] = '\0';
+	*len = n;
+	return buf;
+}
+
+/*
+ * report_to() does the report-time steps itself (a replay's uptime is the
+ * recording's, its own RSS unknown), then writes what report_write() writes:
+ * into memory, or into an fd whose stalled reader is not waited for.
+ */
+START_TEST(test_report_to)
+{
+	static const struct mode_ops replay_ops = { .name = "replay", .live = false };
+	static char fill[4096];
+	static struct fixture fx;
+	struct out_mem m = { 0 };
+	size_t len, plen;
+	char *want, *got;
+	uint64_t t0;
+	int p[2];
+
+	fx_init(&fx, 64);
+	stats_seed_task(&fx.r.st, 100, 100, 1, "big", 3, 50, 10, false);
+	fx.r.ops = &replay_ops;
+	fx.r.mode_name = "replay";
+	fx.trigger = "replay";
+	fx.r.meta.uptime_s = 4321.5;
+	fx.r.self_rss_kib = 77;		/* left from before: enrich_now() says unknown */
+	ck_assert_int_eq(report_to(&fx.r, REPORT_MEM(&m), "replay"), 0);
+	ck_assert_ptr_nonnull(m.data);
+	ck_assert_ptr_nonnull(strstr(m.data, "(trigger: replay, replay)\nuptime: 4321.500 s;"));
+	ck_assert_ptr_null(strstr(m.data, "memtrace itself"));
+	ck_assert_int_eq(fx.r.self_rss_kib, -1);
+	want = render(&fx, FMT_TEXT, &len);
+	ck_assert_uint_eq(m.len, len);
+	ck_assert_str_eq(m.data, want);
+
+	/* an fd: the same bytes */
+	ck_assert_int_eq(pipe2(p, O_NONBLOCK), 0);
+	ck_assert_int_eq(report_to(&fx.r, REPORT_FD(p[1]), "replay"), 0);
+	ck_assert(!fx.r.stdout_stalled);
+	got = pipe_take(p[0], &plen);
+	ck_assert_str_eq(got, want);
+	free(got);
+	/* a full pipe after a stall: not waited for, said, and still stalled */
+	while (write(p[1], fill, sizeof(fill)) > 0)
+		;
+	fx.r.stdout_stalled = true;
+	t0 = mono_ns();
+	ck_assert_int_eq(report_to(&fx.r, REPORT_FD(p[1]), "replay"), -ETIMEDOUT);
+	ck_assert_uint_lt(mono_ns() - t0, REPORT_WAIT_MS * 1000000ull / 2);
+	ck_assert(fx.r.stdout_stalled);
+	/* read again: the next report is whole, and the stall is over */
+	free(pipe_take(p[0], &plen));
+	ck_assert_int_eq(report_to(&fx.r, REPORT_FD(p[1]), "replay"), 0);
+	ck_assert(!fx.r.stdout_stalled);
+	got = pipe_take(p[0], &plen);
+	ck_assert_str_eq(got, want);
+	free(got);
+	close(p[0]);
+	close(p[1]);
+	free(want);
+	free(m.data);
+	stats_free(&fx.r.st);
+}
+END_TEST
 
 START_TEST(test_basic_text)
 {
@@ -2734,6 +2815,7 @@ Suite *suite_report(void)
 	suite_add_tcase(s, tc);
 	tc = tcase_create("report");
 	tcase_add_test(tc, test_basic_text);
+	tcase_add_test(tc, test_report_to);
 	tcase_add_test(tc, test_basic_json);
 	tcase_add_test(tc, test_hostile_text);
 	tcase_add_test(tc, test_hostile_json);
