@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* reportto.c - a report of the run as it is now, to stdout, stderr or memory: the one way to write one */
+/* reportto.c - a report of the run as it is now, on request: to stdout, stderr or memory */
 #include "reportto.h"
 
 #include <errno.h>

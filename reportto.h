@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* reportto.h - a report of the run as it is now, to stdout, stderr or memory: the one way to write one */
+/* reportto.h - a report of the run as it is now, on request: to stdout, stderr or memory */
 #ifndef MEMTRACE_REPORTTO_H
 #define MEMTRACE_REPORTTO_H
 
@@ -34,6 +34,9 @@ struct report_sink {
  * not at all once it has stalled one (r->stdout_stalled), until it takes one
  * whole again; what it did not take is said on stderr.
  * Return: 0, or the write's -errno (-ETIMEDOUT: the reader did not take it all).
+ *
+ * Not for the report at an OOM kill, which is of that instant: the buffers
+ * are not read past it (loop.c's log-file reports do their steps themselves).
  */
 int report_to(struct run *r, struct report_sink sink, const char *trigger);
 
