@@ -17,6 +17,7 @@
 #include "logfile.h"
 #include "loop.h"
 #include "report.h"
+#include "reportto.h"
 #include "util.h"
 
 #define BATCH	65536
@@ -182,7 +183,7 @@ static enum loop_next command_on_signal(struct run *r, int action,
 {
 	switch (action) {
 	case SIGACT_REPORT_COMMAND:
-		run_catch_up(r);
+		report_catch_up(r);
 		report_out(r);
 		break;
 	case SIGACT_FORWARD:

@@ -95,6 +95,19 @@ void escape_json(struct out *o, const char *s, size_t len)
 	}
 }
 
+size_t escape_ascii(char *dst, size_t size, const char *src, size_t len, bool no_space)
+{
+	size_t i;
+
+	for (i = 0; i < len && i + 1 < size && src[i]; i++) {
+		unsigned char c = (unsigned char)src[i];
+
+		dst[i] = c >= 0x20 && c < 0x7f && !(no_space && c == ' ') ? (char)c : '?';
+	}
+	dst[i] = '\0';
+	return i;
+}
+
 size_t escape_prom(char *dst, size_t size, const char *s, size_t len)
 {
 	static const char hex[] = "0123456789abcdef";

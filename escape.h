@@ -21,6 +21,15 @@ size_t escape_text_char(unsigned char c, char e[4]);
 void escape_json(struct out *o, const char *s, size_t len);
 
 /*
+ * escape_ascii() - raw name bytes as plain printable ASCII, for a one-line
+ * message (kmsg, the console) or a column of a text table: every byte
+ * outside 0x20..0x7e becomes '?', and so does a space if @no_space (a column
+ * that must stay one word). Stops at a NUL or after @len bytes; writes at most
+ * @size bytes with the NUL (@size > 0). Return: the length written.
+ */
+size_t escape_ascii(char *dst, size_t size, const char *src, size_t len, bool no_space);
+
+/*
  * A Prometheus label value (text format 0.0.4), as it goes between the quotes:
  * the name as text reports show it (a backslash doubled, control bytes and
  * bytes that are not UTF-8 as \xNN) except that valid UTF-8 is kept, then the

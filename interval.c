@@ -11,6 +11,7 @@
 #include "logfile.h"
 #include "loop.h"
 #include "prom.h"
+#include "reportto.h"
 #include "util.h"
 
 #define PROM_MODE	0644	/* node_exporter runs as another user and must read it */
@@ -92,7 +93,7 @@ enum loop_next interval_check(struct run *r)
 		return LOOP_GO_ON;
 	while (r->iv.next_ns <= now)
 		r->iv.next_ns += step;
-	run_catch_up(r);
+	report_catch_up(r);
 	if (r->opt.prom_path)
 		prom_out(r, err, sizeof(err));
 	if (r->opt.json_lines)

@@ -16,6 +16,7 @@
 #include "logfile.h"
 #include "proc.h"
 #include "report.h"
+#include "reportto.h"
 #include "setup.h"
 #include "util.h"
 
@@ -24,15 +25,7 @@
 #define POLL_MODE_FDS	4		/* room for a mode's own fds in the poll set */
 #define ONLINE_BITS	8192	/* CPUs whose online state /sys is asked for */
 #define KMSG_TOP	5	/* tasks and modules in the kmsg summary */
-#define REPORT_WAIT_MS	1000	/* a report on stdout waits for its reader at most this long */
 #define HOLD_BATCH	4096	/* events per batch while a mode holds (its consumer is full) */
-
-void run_catch_up(struct run *r)
-{
-	while (reader_run(&r->rd, false, r->ops->batch) == r->ops->batch)
-		;
-	enrich_refresh(r);
-}
 
 struct gen_ctx {
 	struct run *r;
@@ -45,28 +38,6 @@ static void gen_report(struct out *o, void *p)
 
 	enrich_now(g->r);
 	report_write(o, g->r, g->trigger);
-}
-
-/*
- * A report on stdout. A reader that does not read (a pipe nobody empties) may
- * hold it up for REPORT_WAIT_MS at most, and not at all once it has stalled a
- * report: until it takes one whole again, a report gets what fits at once.
- */
-void run_report_stdout(struct run *r, const char *trigger)
-{
-	static struct out o;
-	struct gen_ctx g = { r, trigger };
-
-	out_init(&o, STDOUT_FILENO);
-	out_bound(&o, r->stdout_stalled ? 0 : REPORT_WAIT_MS);
-	gen_report(&o, &g);
-	out_flush(&o);
-	r->stdout_stalled = o.err == -ETIMEDOUT;
-	if (o.err == -ETIMEDOUT)
-		mt_warn("stdout is not read: %llu bytes of the %s report dropped",
-			(unsigned long long)o.dropped, trigger);
-	else if (o.err)
-		mt_warn("writing the report to stdout: %s", strerror(-o.err));
 }
 
 int run_report_write_log(struct run *r, const char *trigger, char *err, size_t errlen)
@@ -269,11 +240,10 @@ static enum loop_next read_signals(struct run *r)
 		case SIGACT_IGNORE:
 			break;
 		case SIGACT_REPORT_STDOUT:
-			run_catch_up(r);
-			run_report_stdout(r, "SIGUSR1");
+			report_to(r, REPORT_FD(STDOUT_FILENO), "SIGUSR1");
 			break;
 		case SIGACT_REPORT_LOG:
-			run_catch_up(r);
+			report_catch_up(r);
 			run_report_log(r, "SIGUSR2");
 			break;
 		case SIGACT_STOP:

@@ -20,12 +20,6 @@ int run_lifecycle(struct run *r);
 /* main's single cleanup path: tracefs as found, pidfile removed, memory freed. */
 void run_cleanup(struct run *r);
 
-/* Before a report on request: read what is buffered now, refresh names and sizes. */
-void run_catch_up(struct run *r);
-
-/* A report on stdout (USR1, replay). */
-void run_report_stdout(struct run *r, const char *trigger);
-
 /*
  * A report to the log file, atomically (with --interval -f json: appended as
  * one JSON line); on failure said on stderr, tracing goes on. 0 or -errno.

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "enrich.h"
+#include "escape.h"
 #include "kmsg.h"
 #include "logfile.h"
 #include "loop.h"
@@ -133,14 +134,8 @@ static void oom_console(struct run *r)
 	struct oom_state *os = &r->oom;
 	uint64_t now = mono_ns();
 	char line[PATH_MAX + 128], name[4 * COMM_LEN + 1];
-	size_t i, j = 0;
 
-	for (i = 0; r->st.oom_comm[i] && j + 4 < sizeof(name); i++) {
-		unsigned char ch = (unsigned char)r->st.oom_comm[i];
-
-		name[j++] = (ch >= 0x20 && ch < 0x7f) ? (char)ch : '?';
-	}
-	name[j] = '\0';
+	escape_ascii(name, sizeof(name), r->st.oom_comm, sizeof(r->st.oom_comm), false);
 	if (os->summary_ns && now - os->summary_ns < OOM_SUMMARY_NS) {
 		os->not_summarized++;
 		if (os->window_lines++ >= OOM_NOTES)

@@ -7,6 +7,7 @@
 #include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -20,14 +21,44 @@ void out_init(struct out *o, int fd)
 	o->len = 0;
 	o->deadline_ns = 0;
 	o->dropped = 0;
+	o->mem = NULL;
+}
+
+void out_init_mem(struct out *o, struct out_mem *m)
+{
+	out_init(o, -1);
+	o->mem = m;
+}
+
+/* Append the buffer to the memory sink, NUL-terminated. */
+static int flush_mem(struct out *o)
+{
+	struct out_mem *m = o->mem;
+
+	if (m->len + o->len + 1 > m->cap) {
+		size_t cap = m->cap ? m->cap : OUT_BUF_SIZE;
+		char *p;
+
+		while (cap < m->len + o->len + 1)
+			cap *= 2;
+		p = realloc(m->data, cap);
+		if (!p)
+			return -ENOMEM;
+		m->data = p;
+		m->cap = cap;
+	}
+	memcpy(m->data + m->len, o->buf, o->len);
+	m->len += o->len;
+	m->data[m->len] = '\0';
+	return 0;
 }
 
 void out_bound(struct out *o, long ms)
 {
 	struct stat st;
 
-	if (!fstat(o->fd, &st) && S_ISREG(st.st_mode))
-		return;		/* a file takes what it is given */
+	if (o->mem || (!fstat(o->fd, &st) && S_ISREG(st.st_mode)))
+		return;		/* memory, a file: they take what they are given */
 	o->deadline_ns = mono_ns() + (uint64_t)ms * 1000000ull;
 }
 
@@ -67,6 +98,10 @@ int out_flush(struct out *o)
 {
 	if (o->err) {
 		o->dropped += o->len;
+	} else if (o->len && o->mem) {
+		o->err = flush_mem(o);
+		if (o->err)
+			o->dropped += o->len;
 	} else if (o->len && o->deadline_ns) {
 		o->err = write_bounded(o, o->buf, o->len);
 		o->dropped += o->len;	/* what is left */

@@ -8,17 +8,31 @@
 
 #define OUT_BUF_SIZE	16384
 
-/* A write buffer in front of an fd; the first error sticks. */
+/* What a memory sink holds: the bytes written, NUL-terminated, grown with realloc. */
+struct out_mem {
+	char *data;		/* NULL until something is written */
+	size_t len, cap;
+};
+
+/* A write buffer in front of an fd, or of memory (out_init_mem()); the first error sticks. */
 struct out {
 	int fd;
 	int err;		/* first -errno seen, 0 if none */
 	size_t len;
 	uint64_t deadline_ns;	/* bounded: CLOCK_MONOTONIC time to give up at (0: never) */
 	uint64_t dropped;	/* bytes not written: the reader did not take them in time */
+	struct out_mem *mem;	/* a memory sink: flushes append there, not to fd */
 	char buf[OUT_BUF_SIZE];
 };
 
 void out_init(struct out *o, int fd);
+
+/*
+ * out_init_mem() - @o writes into @m (appended to what it holds): a report
+ * rendered in memory, without a file (the unit tests). No memory: o->err is
+ * -ENOMEM, as a failed write. The caller frees m->data.
+ */
+void out_init_mem(struct out *o, struct out_mem *m);
 
 /*
  * out_bound() - never wait for the reader of @o's fd past @ms from now

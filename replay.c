@@ -14,6 +14,7 @@
 #include "format.h"
 #include "loop.h"
 #include "record.h"
+#include "reportto.h"
 #include "setup.h"
 #include "util.h"
 
@@ -316,7 +317,7 @@ static int replay_loop(struct run *r)
 
 static int replay_finish(struct run *r)
 {
-	run_report_stdout(r, "replay");
+	report_to(r, REPORT_FD(STDOUT_FILENO), "replay");
 	/* the report says it too; this is for whoever reads only stderr and the status */
 	if (r->meta.incomplete) {
 		mt_warn("%s: the recording is incomplete (%s): the report misses what was not "

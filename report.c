@@ -34,18 +34,6 @@ static const char *bracket_name(uint8_t b)
 	       b == BR_BOOT ? "boot" : "none";
 }
 
-/* Module names come from records: keep the table aligned whatever they hold. */
-static void safe_name(char *dst, size_t size, const char *src)
-{
-	size_t i;
-
-	for (i = 0; i + 1 < size && src[i]; i++)
-		dst[i] = (src[i] > 0x20 && src[i] < 0x7f) ? src[i] : '?';
-	dst[i] = '\0';
-	if (!i)
-		snprintf(dst, size, "(unnamed)");
-}
-
 static const struct boot_buffer *boot_of(const struct run *r)
 {
 	return r->meta.boot_used ? &r->meta.boot : NULL;
@@ -85,32 +73,6 @@ static uint64_t corrupt_pages(const struct reader *rd)
 	return n;
 }
 
-/* --by process: one row per process, threads summed. */
-static void text_processes(struct out *o, const struct run *r, const struct ksyms *ks)
-{
-	const struct stats *st = &r->st;
-	uint32_t n = rows_processes(r, false), rows, i;
-
-	rows = r->opt.top && r->opt.top < n ? r->opt.top : n;
-	out_printf(o, "\nPROCESSES: %u of %u with pages, by peak, threads summed (page = %u "
-		   "bytes)\n", rows, n, r->meta.page_size);
-	out_printf(o, "%8s %8s %7s %10s %10s %10s %10s %-7s %12s  %s\n", "PID", "PPID", "THREADS",
-		   "PEAK_PAGES", "PEAK_KIB", "CUR_PAGES", "SEEDED", "STATE", "PEAK_AT_S", "COMM");
-	for (i = 0; i < rows; i++) {
-		const struct mt_task *t = &st->tb.tasks[r->order[i]];
-
-		out_printf(o, "%8d %8d %7u %10lld %10llu %10lld %10llu %-7s %12.6f  ", pid_of(t),
-			   t->ppid, rows_threads(r, r->order[i]), (long long)t->ppeak,
-			   (unsigned long long)kib(r, t->ppeak), (long long)t->pcur,
-			   (unsigned long long)t->seed, rows_state(r, r->order[i]),
-			   secs(t->ppeak_ts));
-		rows_text_comm(o, t);
-		out_puts(o, "\n");
-	}
-	for (i = 0; i < rows; i++)
-		stackreport_process_text(o, r, ks, r->order[i]);
-}
-
 /* The kernel (or the recording) had no module:module_load event. */
 static bool module_events_missing(const struct run *r)
 {
@@ -122,25 +84,105 @@ static bool module_events_missing(const struct run *r)
 	return false;
 }
 
-static void report_text(struct out *o, const struct run *r, const char *trigger,
-			uint32_t ntasks, const struct ksyms *ks)
+/*
+ * What a report says, gathered once by model_fill(): every fact that is
+ * worked out (sums, the names shown, the rows listed and their order in
+ * r->order, the modules listed), so that the two writers, text and JSON,
+ * only format it. The counters that are plain fields are read through @r.
+ */
+struct report_model {
+	const struct run *r;
+	const char *trigger;
+	const struct ksyms *ks;			/* the names of the listed rows' frames */
+	const struct boot_buffer *boot;		/* NULL: no boot buffer was read */
+	const char *tracefs, *instance;		/* where the events came from ("": no instance) */
+	uint64_t events;			/* applied, every kind */
+	uint64_t corrupt_records, corrupt_pages;
+	bool skipped;				/* a record or sub-buffer was skipped */
+	bool by_process;			/* the rows are processes, threads summed */
+	uint32_t with_pages;			/* tasks (or processes) with pages */
+	uint32_t rows;				/* of them listed (-n), in r->order */
+	uint32_t nmods;				/* modules listed: the table's, then the untraced */
+	bool no_module_events;			/* none listed, for want of module events */
+	uint32_t mods_before, mods_untraced;	/* listed modules in these states */
+};
+
+static void model_fill(struct report_model *m, const struct run *r, const char *trigger,
+		       const struct ksyms *ks)
 {
-	const struct boot_buffer *boot = boot_of(r);
+	uint32_t i;
+
+	memset(m, 0, sizeof(*m));
+	m->r = r;
+	m->trigger = trigger;
+	m->ks = ks;
+	m->boot = boot_of(r);
+	m->tracefs = tracefs_shown(r);
+	m->instance = instance_shown(r);
+	m->events = rows_events(&r->st);
+	m->corrupt_records = corrupt_records(&r->rd);
+	m->corrupt_pages = corrupt_pages(&r->rd);
+	m->skipped = r->rd.unknown_ids || r->rd.bad_records || m->corrupt_pages ||
+		     m->corrupt_records || r->st.c.bad_order;
+	m->by_process = r->opt.by_process;
+	m->with_pages = rows_tasks(r);
+	if (m->by_process)
+		m->with_pages = rows_processes(r, false);
+	m->rows = r->opt.top && r->opt.top < m->with_pages ? r->opt.top : m->with_pages;
+	m->nmods = nmods_listed(r);
+	m->no_module_events = !m->nmods && module_events_missing(r);
+	for (i = 0; i < m->nmods; i++) {
+		m->mods_before += mod_at(r, i)->state == MOD_BEFORE;
+		m->mods_untraced += mod_at(r, i)->state == MOD_UNTRACED;
+	}
+}
+
+/* --by process: one row per process, threads summed. */
+static void text_processes(struct out *o, const struct report_model *md)
+{
+	const struct run *r = md->r;
+	const struct stats *st = &r->st;
+	uint32_t i;
+
+	out_printf(o, "\nPROCESSES: %u of %u with pages, by peak, threads summed (page = %u "
+		   "bytes)\n", md->rows, md->with_pages, r->meta.page_size);
+	out_printf(o, "%8s %8s %7s %10s %10s %10s %10s %-7s %12s  %s\n", "PID", "PPID", "THREADS",
+		   "PEAK_PAGES", "PEAK_KIB", "CUR_PAGES", "SEEDED", "STATE", "PEAK_AT_S", "COMM");
+	for (i = 0; i < md->rows; i++) {
+		const struct mt_task *t = &st->tb.tasks[r->order[i]];
+
+		out_printf(o, "%8d %8d %7u %10lld %10llu %10lld %10llu %-7s %12.6f  ", pid_of(t),
+			   t->ppid, rows_threads(r, r->order[i]), (long long)t->ppeak,
+			   (unsigned long long)kib(r, t->ppeak), (long long)t->pcur,
+			   (unsigned long long)t->seed, rows_state(r, r->order[i]),
+			   secs(t->ppeak_ts));
+		rows_text_comm(o, t);
+		out_puts(o, "\n");
+	}
+	for (i = 0; i < md->rows; i++)
+		stackreport_process_text(o, r, md->ks, r->order[i]);
+}
+
+/* The text writer: md formatted for people, one fact a line, then the tables. */
+static void report_text(struct out *o, const struct report_model *md)
+{
+	const struct run *r = md->r;
+	const struct boot_buffer *boot = md->boot;
 	const struct stats *st = &r->st;
 	const struct stats_counters *c = &st->c;
-	uint32_t i, rows, before = 0, untraced = 0;
+	uint32_t i;
 	int k;
 
-	out_printf(o, "memtrace %s report (trigger: %s, %s)\n", MEMTRACE_VERSION, trigger,
+	out_printf(o, "memtrace %s report (trigger: %s, %s)\n", MEMTRACE_VERSION, md->trigger,
 		   r->mode_name);
 	if (r->opt.replay_dir && r->meta.incomplete)	/* a plausible report that is not whole */
 		out_printf(o, "recording: INCOMPLETE (%s): what was not saved is missing here\n",
 			   r->meta.why[0] ? r->meta.why : "no reason given");
 	out_printf(o, "uptime: %.3f s; events from %.6f to %.6f s (trace clock)\n",
 		   r->uptime_s, secs(st->first_ts), secs(st->last_ts));
-	out_printf(o, "tracefs: %s", tracefs_shown(r));
-	if (*instance_shown(r))
-		out_printf(o, " instance %s", instance_shown(r));
+	out_printf(o, "tracefs: %s", md->tracefs);
+	if (*md->instance)
+		out_printf(o, " instance %s", md->instance);
 	if (r->tf.off_what[0])
 		out_printf(o, "\ntracing switched off under memtrace at uptime %.3f s (%s; by "
 			   "another tool?): nothing after that was traced", r->tf.off_uptime_s,
@@ -157,7 +199,7 @@ static void report_text(struct out *o, const struct run *r, const char *trigger,
 		out_puts(o, " none");
 	for (k = 0; k < r->nmissing; k++)
 		out_printf(o, " %s", r->missing[k]);
-	out_printf(o, "\nevents processed: %llu (", (unsigned long long)rows_events(st));
+	out_printf(o, "\nevents processed: %llu (", (unsigned long long)md->events);
 	for (k = 1; k < EV__COUNT; k++)
 		out_printf(o, "%s%s %llu", k > 1 ? ", " : "", mt_kind_name(k),
 			   (unsigned long long)c->events[k]);
@@ -165,15 +207,14 @@ static void report_text(struct out *o, const struct run *r, const char *trigger,
 	rows_lost_line(o, r);
 	rows_cpus_line(o, r);
 	rows_sys_peak_line(o, r);
-	if (r->rd.unknown_ids || r->rd.bad_records || corrupt_pages(&r->rd) ||
-	    corrupt_records(&r->rd) || st->c.bad_order)
+	if (md->skipped)
 		out_printf(o, "records skipped: %llu unknown ids, %llu malformed, %llu with an "
 			   "absurd order; sub-buffers: %llu cut short by a malformed record, %llu unusable\n",
 			   (unsigned long long)r->rd.unknown_ids,
 			   (unsigned long long)r->rd.bad_records,
 			   (unsigned long long)st->c.bad_order,
-			   (unsigned long long)corrupt_records(&r->rd),
-			   (unsigned long long)corrupt_pages(&r->rd));
+			   (unsigned long long)md->corrupt_records,
+			   (unsigned long long)md->corrupt_pages);
 	rows_out_of_order_line(o, r);
 	out_printf(o, "untracked frees: %llu events, %llu pages (allocated before tracing or "
 		   "by the untraced bulk allocator)\n",
@@ -227,16 +268,15 @@ static void report_text(struct out *o, const struct run *r, const char *trigger,
 		out_printf(o, "memtrace itself: rss %ld KiB (pfn map %ld KiB of it), peak rss %ld KiB\n",
 			   r->self_rss_kib, r->self_map_kib, r->self_hwm_kib);
 
-	if (r->opt.by_process) {
-		text_processes(o, r, ks);
+	if (md->by_process) {
+		text_processes(o, md);
 		goto modules;
 	}
-	rows = r->opt.top && r->opt.top < ntasks ? r->opt.top : ntasks;
-	out_printf(o, "\nTASKS: %u of %u with pages, by peak (page = %u bytes)\n", rows, ntasks,
-		   r->meta.page_size);
+	out_printf(o, "\nTASKS: %u of %u with pages, by peak (page = %u bytes)\n", md->rows,
+		   md->with_pages, r->meta.page_size);
 	out_printf(o, "%8s %8s %8s %10s %10s %10s %10s %-7s %12s  %s\n", "PID", "TGID", "PPID",
 		   "PEAK_PAGES", "PEAK_KIB", "CUR_PAGES", "SEEDED", "STATE", "PEAK_AT_S", "COMM");
-	for (i = 0; i < rows; i++) {
+	for (i = 0; i < md->rows; i++) {
 		const struct mt_task *t = &st->tb.tasks[r->order[i]];
 
 		out_printf(o, "%8d %8d %8d %10lld %10llu %10lld %10llu %-7s %12.6f  ", t->tid,
@@ -246,21 +286,21 @@ static void report_text(struct out *o, const struct run *r, const char *trigger,
 		rows_text_comm(o, t);
 		out_puts(o, "\n");
 	}
-	for (i = 0; i < rows; i++)
-		stackreport_task_text(o, r, ks, &st->tb.tasks[r->order[i]]);
+	for (i = 0; i < md->rows; i++)
+		stackreport_task_text(o, r, md->ks, &st->tb.tasks[r->order[i]]);
 modules:
-	if (!nmods_listed(r) && module_events_missing(r)) {
+	if (md->no_module_events) {
 		out_puts(o, r->opt.replay_dir ? "\nMODULES: none (no module events in the "
 			 "recording)\n" : "\nMODULES: none (no module events on this kernel)\n");
 		return;
 	}
-	out_printf(o, "\nMODULES: %u%s\n", nmods_listed(r), st->stacks_on ? " (pages by "
+	out_printf(o, "\nMODULES: %u%s\n", md->nmods, st->stacks_on ? " (pages by "
 		   "allocation stack or load bracket, each once; LOAD_PEAK: the bracket's alone)" : "");
 	out_printf(o, "%-24s %10s %10s %10s ", "NAME", "PEAK_PAGES", "PEAK_KIB", "CUR_PAGES");
 	if (st->stacks_on)
 		out_printf(o, "%10s ", "LOAD_PEAK");
 	out_printf(o, "%10s %8s %-8s %s\n", "STATIC_KIB", "LOADER", "STATE", "BRACKET");
-	for (i = 0; i < nmods_listed(r); i++) {
+	for (i = 0; i < md->nmods; i++) {
 		const struct mt_module *m = mod_at(r, i);
 		char skib[24], name[MODNAME_LEN], loader[16];
 
@@ -268,7 +308,9 @@ modules:
 			snprintf(skib, sizeof(skib), "%llu", (unsigned long long)m->static_kib);
 		else
 			strcpy(skib, "-");
-		safe_name(name, sizeof(name), m->name);
+		/* module names come from records: the table stays aligned whatever they hold */
+		if (!escape_ascii(name, sizeof(name), m->name, sizeof(m->name), true))
+			strcpy(name, "(unnamed)");
 		if (no_loader(m))
 			strcpy(loader, "-");
 		else
@@ -279,19 +321,18 @@ modules:
 			out_printf(o, "%10lld ", (long long)m->peak);
 		out_printf(o, "%10s %8s %-8s %s\n", skib, loader, module_state_name(m),
 			   bracket_name(m->bracket));
-		before += m->state == MOD_BEFORE;
-		untraced += m->state == MOD_UNTRACED;
 	}
-	if (before)
+	if (md->mods_before)
 		out_printf(o, "(%u modules in state before: loaded before tracing began, no "
-			   "events seen; static size from the kernel only)\n", before);
-	if (untraced)
+			   "events seen; static size from the kernel only)\n", md->mods_before);
+	if (md->mods_untraced)
 		out_printf(o, "(%u modules in state untraced: loaded while tracing but no event "
-			   "seen (lost, or after tracing stopped); static size only)\n", untraced);
+			   "seen (lost, or after tracing stopped); static size only)\n",
+			   md->mods_untraced);
 	if (r->meta.extra_dropped)
 		out_printf(o, "(%u more modules in /proc/modules not listed: module table full)\n",
 			   r->meta.extra_dropped);
-	stackreport_modules_text(o, r, ks);
+	stackreport_modules_text(o, r, md->ks);
 }
 
 /* Between the rows of a JSON array: a newline, none when each report is one JSON line. */
@@ -300,14 +341,15 @@ static const char *row_break(const struct run *r)
 	return r->opt.json_lines ? "" : "\n";
 }
 
-static void json_processes(struct out *o, const struct run *r, const struct ksyms *ks)
+static void json_processes(struct out *o, const struct report_model *md)
 {
+	const struct run *r = md->r;
 	const struct stats *st = &r->st;
-	uint32_t n = rows_processes(r, false), rows, i;
+	uint32_t i;
 
-	rows = r->opt.top && r->opt.top < n ? r->opt.top : n;
-	out_printf(o, "\"view\":\"process\",\"processes_with_pages\":%u,\"processes\":[", n);
-	for (i = 0; i < rows; i++) {
+	out_printf(o, "\"view\":\"process\",\"processes_with_pages\":%u,\"processes\":[",
+		   md->with_pages);
+	for (i = 0; i < md->rows; i++) {
 		const struct mt_task *t = &st->tb.tasks[r->order[i]];
 
 		out_printf(o, "%s%s{\"pid\":%d,\"ppid\":%d,\"comm\":", i ? "," : "", row_break(r),
@@ -319,23 +361,24 @@ static void json_processes(struct out *o, const struct run *r, const struct ksym
 			   (unsigned long long)kib(r, t->ppeak), secs(t->ppeak_ts),
 			   (long long)t->pcur, (unsigned long long)t->seed,
 			   rows_state(r, r->order[i]));
-		stackreport_process_json(o, r, ks, r->order[i]);
+		stackreport_process_json(o, r, md->ks, r->order[i]);
 		out_puts(o, "}");
 	}
 	out_puts(o, "]");
 }
 
-static void report_json(struct out *o, const struct run *r, const char *trigger,
-			uint32_t ntasks, const struct ksyms *ks)
+/* The JSON writer: md as one object, the same facts as the text under their keys. */
+static void report_json(struct out *o, const struct report_model *md)
 {
-	const struct boot_buffer *boot = boot_of(r);
+	const struct run *r = md->r;
+	const struct boot_buffer *boot = md->boot;
 	const struct stats *st = &r->st;
 	const struct stats_counters *c = &st->c;
-	uint32_t i, rows;
+	uint32_t i;
 	int k;
 
 	out_printf(o, "{\"memtrace_version\":\"%s\",\"trigger\":", MEMTRACE_VERSION);
-	rows_json_str(o, trigger);
+	rows_json_str(o, md->trigger);
 	out_puts(o, ",\"mode\":");
 	rows_json_str(o, r->mode_name);
 	if (r->opt.replay_dir) {
@@ -347,9 +390,9 @@ static void report_json(struct out *o, const struct run *r, const char *trigger,
 	out_printf(o, ",\"uptime_s\":%.3f,\"first_event_s\":%.6f,\"last_event_s\":%.6f,"
 		   "\"page_size\":%u,\"tracefs\":{\"path\":", r->uptime_s, secs(st->first_ts),
 		   secs(st->last_ts), r->meta.page_size);
-	rows_json_str(o, tracefs_shown(r));
+	rows_json_str(o, md->tracefs);
 	out_puts(o, ",\"instance\":");
-	rows_json_str(o, instance_shown(r));
+	rows_json_str(o, md->instance);
 	out_puts(o, ",\"switched_off\":");
 	if (r->tf.off_what[0]) {
 		out_puts(o, "{\"what\":");
@@ -363,7 +406,7 @@ static void report_json(struct out *o, const struct run *r, const char *trigger,
 		   r->rd.order_known ? "true" : "false", r->rd.layout.commit_size,
 		   rb_subbuf_size(&r->rd.layout));
 	out_printf(o, "},\"events\":{\"processed\":%llu,\"by_kind\":{",
-		   (unsigned long long)rows_events(st));
+		   (unsigned long long)md->events);
 	for (k = 1; k < EV__COUNT; k++)
 		out_printf(o, "%s\"%s\":%llu", k > 1 ? "," : "", mt_kind_name(k),
 			   (unsigned long long)c->events[k]);
@@ -384,8 +427,8 @@ static void report_json(struct out *o, const struct run *r, const char *trigger,
 	out_printf(o, "],\"unknown_ids\":%llu,\"malformed\":%llu,\"bad_order\":%llu,"
 		   "\"corrupt_subbuffers\":%llu,\"bad_subbuffers\":%llu,\"out_of_order\":%llu},",
 		   (unsigned long long)r->rd.unknown_ids, (unsigned long long)r->rd.bad_records,
-		   (unsigned long long)st->c.bad_order, (unsigned long long)corrupt_records(&r->rd),
-		   (unsigned long long)corrupt_pages(&r->rd), (unsigned long long)r->rd.out_of_order);
+		   (unsigned long long)st->c.bad_order, (unsigned long long)md->corrupt_records,
+		   (unsigned long long)md->corrupt_pages, (unsigned long long)r->rd.out_of_order);
 	rows_json_lost(o, r);
 	rows_json_cpus(o, r);
 	rows_json_sys_peak(o, r);
@@ -442,13 +485,12 @@ static void report_json(struct out *o, const struct run *r, const char *trigger,
 	if (r->self_rss_kib >= 0)
 		out_printf(o, "\"self\":{\"rss_kib\":%ld,\"hwm_kib\":%ld,\"pfn_map_kib\":%ld},",
 			   r->self_rss_kib, r->self_hwm_kib, r->self_map_kib);
-	rows = r->opt.top && r->opt.top < ntasks ? r->opt.top : ntasks;
-	if (r->opt.by_process) {
-		json_processes(o, r, ks);
+	if (md->by_process) {
+		json_processes(o, md);
 		goto modules;
 	}
-	out_printf(o, "\"view\":\"task\",\"tasks_with_pages\":%u,\"tasks\":[", ntasks);
-	for (i = 0; i < rows; i++) {
+	out_printf(o, "\"view\":\"task\",\"tasks_with_pages\":%u,\"tasks\":[", md->with_pages);
+	for (i = 0; i < md->rows; i++) {
 		const struct mt_task *t = &st->tb.tasks[r->order[i]];
 
 		out_printf(o, "%s%s{\"pid\":%d,\"tgid\":%d,\"ppid\":%d,\"comm\":", i ? "," : "",
@@ -461,13 +503,13 @@ static void report_json(struct out *o, const struct run *r, const char *trigger,
 			   secs(t->peak_ts), (long long)t->cur, (unsigned long long)t->seed,
 			   (unsigned long long)t->alloc_pages, (unsigned long long)t->freed_pages,
 			   task_state_name(t));
-		stackreport_task_json(o, r, ks, t);
+		stackreport_task_json(o, r, md->ks, t);
 		out_puts(o, "}");
 	}
 	out_puts(o, "]");
 modules:
 	out_puts(o, ",\"modules\":[");
-	for (i = 0; i < nmods_listed(r); i++) {
+	for (i = 0; i < md->nmods; i++) {
 		const struct mt_module *m = mod_at(r, i);
 
 		out_printf(o, "%s%s{\"name\":", i ? "," : "", row_break(r));
@@ -488,7 +530,7 @@ modules:
 		out_printf(o, "\"state\":\"%s\",\"bracket\":\"%s\",\"allocated_pages\":%llu",
 			   module_state_name(m), bracket_name(m->bracket),
 			   (unsigned long long)m->alloc_pages);
-		stackreport_module_json(o, r, ks, m);
+		stackreport_module_json(o, r, md->ks, m);
 		out_puts(o, "}");
 	}
 	out_printf(o, "],\"modules_not_listed\":%u}\n", r->meta.extra_dropped);
@@ -496,35 +538,25 @@ modules:
 
 void report_write(struct out *o, const struct run *r, const char *trigger)
 {
-	uint32_t ntasks = rows_tasks(r), n, i;
+	struct report_model md;
 	struct ksyms ks;
+	uint32_t i;
 
-	/* the names of the frames it prints: the rows it lists, in the order it lists them */
 	stackreport_begin(r, &ks);
-	n = r->opt.by_process ? rows_processes(r, false) : ntasks;
-	n = r->opt.top && r->opt.top < n ? r->opt.top : n;
-	for (i = 0; i < n; i++) {
-		if (r->opt.by_process)
+	model_fill(&md, r, trigger, &ks);
+	/* the names of the frames it prints: the rows it lists, in the order it lists them */
+	for (i = 0; i < md.rows; i++) {
+		if (md.by_process)
 			stackreport_want_process(r, &ks, r->order[i]);
 		else
 			stackreport_want_task(r, &ks, &r->st.tb.tasks[r->order[i]]);
 	}
 	stackreport_resolve(r, &ks);
 	if (r->opt.format == FMT_JSON)
-		report_json(o, r, trigger, ntasks, &ks);
+		report_json(o, &md);
 	else
-		report_text(o, r, trigger, ntasks, &ks);
+		report_text(o, &md);
 	stackreport_end(&ks);
-}
-
-/* Raw name bytes as printable ASCII for a one-line message (kmsg). */
-static void plain_name(char *dst, size_t size, const char *src, size_t len)
-{
-	size_t i;
-
-	for (i = 0; i < len && i + 1 < size && src[i]; i++)
-		dst[i] = (src[i] >= 0x20 && src[i] < 0x7f) ? src[i] : '?';
-	dst[i] = '\0';
 }
 
 /* true if module @a (index @ai) comes after @b (index @bi) in the summary order */
@@ -548,8 +580,8 @@ void report_summary(const struct run *r, const char *trigger, const char *where,
 	const struct mt_module *last = NULL;
 	uint32_t last_i = 0;
 
-	plain_name(trig, sizeof(trig), trigger, strlen(trigger));
-	plain_name(path, sizeof(path), where, strlen(where));
+	escape_ascii(trig, sizeof(trig), trigger, strlen(trigger), false);
+	escape_ascii(path, sizeof(path), where, strlen(where), false);
 	snprintf(line, sizeof(line), "memtrace: report (%s): %llu events, %llu lost%s%s, "
 		 "%u tasks with pages, %u modules; full report in %s", trig,
 		 (unsigned long long)rows_events(st), (unsigned long long)rows_lost(r),
@@ -561,7 +593,7 @@ void report_summary(const struct run *r, const char *trigger, const char *where,
 		const struct mt_task *t = &st->tb.tasks[r->order[i]];
 
 		if (t->flags & TF_COMM_KNOWN)
-			plain_name(name, sizeof(name), t->comm, t->comm_len);
+			escape_ascii(name, sizeof(name), t->comm, t->comm_len, false);
 		else
 			strcpy(name, "?");
 		snprintf(line, sizeof(line), "memtrace: top task: pid %d (%s) peak %lld pages "
@@ -588,7 +620,7 @@ void report_summary(const struct run *r, const char *trigger, const char *where,
 			break;
 		last = best;
 		last_i = bi;
-		plain_name(name, sizeof(name), best->name, strlen(best->name));
+		escape_ascii(name, sizeof(name), best->name, strlen(best->name), false);
 		if (best->static_known)
 			snprintf(line, sizeof(line), "memtrace: top module: %s peak %lld pages "
 				 "(%llu KiB), static %llu KiB, %s", name[0] ? name : "(unnamed)",
@@ -645,7 +677,7 @@ void report_oom_summary(const struct run *r, unsigned ntop, uint64_t not_summari
 		const struct mt_task *t = &tb->tasks[r->order[i]];
 
 		if (t->flags & TF_COMM_KNOWN)
-			plain_name(name, sizeof(name), t->comm, t->comm_len);
+			escape_ascii(name, sizeof(name), t->comm, t->comm_len, false);
 		else
 			strcpy(name, "?");
 		snprintf(line, sizeof(line), "memtrace: oom: pid %d (%s) holds %lld pages (%llu KiB)",
@@ -656,7 +688,7 @@ void report_oom_summary(const struct run *r, unsigned ntop, uint64_t not_summari
 	     i = next_module_now(tb, i), k++) {
 		const struct mt_module *m = &tb->mods[i];
 
-		plain_name(name, sizeof(name), m->name, strlen(m->name));
+		escape_ascii(name, sizeof(name), m->name, strlen(m->name), false);
 		snprintf(line, sizeof(line), "memtrace: oom: module %s holds %lld pages (%llu KiB)",
 			 name[0] ? name : "(unnamed)", (long long)m->all_cur,
 			 (unsigned long long)kib(r, m->all_cur));

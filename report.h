@@ -16,7 +16,9 @@
  * (r->opt.format), task or process view (r->opt.by_process)
  *
  * Everything comes from the run: the tables, the reader's counters, the
- * tracepoints, and the report-time facts enrich_now() put in it.
+ * tracepoints, and the report-time facts enrich_now() put in it. A report of
+ * the run as it is now goes through report_to() (reportto.h), which does the
+ * report-time steps first.
  */
 void report_write(struct out *o, const struct run *r, const char *trigger);
 

@@ -214,7 +214,7 @@ struct run {
 	struct stream *stream;		/* --stream (stream.c), allocated at its start */
 	struct oom_state oom;
 	struct interval_state iv;	/* --interval, --prometheus */
-	bool stdout_stalled;		/* the last report on stdout was not read in time */
+	bool stdout_stalled;		/* the last report on stdout (--stream: its fd) was not read in time */
 	uint32_t replay_bad;		/* --replay: malformed lines of memtrace.{meta,seed} */
 	struct test_hooks hooks;
 };

@@ -12,7 +12,6 @@
 
 #include "command.h"
 #include "daemon.h"
-#include "enrich.h"
 #include "jsonl.h"
 #include "kfilter.h"
 #include "loop.h"
@@ -20,7 +19,7 @@
 #include "out.h"
 #include "outq.h"
 #include "procinfo.h"
-#include "report.h"
+#include "reportto.h"
 #include "setup.h"
 #include "util.h"
 
@@ -830,21 +829,6 @@ static enum loop_next stream_check(struct run *r)
 	return LOOP_GO_ON;
 }
 
-/* USR1: the report on stdout, or on stderr when the lines go to stdout. */
-static void report_usr1(struct run *r)
-{
-	static struct out o;
-	int fd = r->opt.stream_path ? STDOUT_FILENO : STDERR_FILENO;
-
-	run_catch_up(r);
-	out_init(&o, fd);
-	out_bound(&o, 1000);
-	enrich_now(r);
-	report_write(&o, r, "SIGUSR1");
-	if (out_flush(&o))
-		mt_warn("the SIGUSR1 report: %llu bytes not written", (unsigned long long)o.dropped);
-}
-
 static enum loop_next stream_on_signal(struct run *r, int action,
 				       const struct signalfd_siginfo *si)
 {
@@ -852,10 +836,12 @@ static enum loop_next stream_on_signal(struct run *r, int action,
 	case SIGACT_REPORT_MODE:
 	case SIGACT_REPORT_COMMAND:
 		if (si->ssi_signo == SIGUSR2) {
-			run_catch_up(r);
+			report_catch_up(r);
 			run_report_log(r, "SIGUSR2");
 		} else {
-			report_usr1(r);
+			/* on stderr when the lines go to stdout */
+			report_to(r, REPORT_FD(r->opt.stream_path ? STDOUT_FILENO : STDERR_FILENO),
+				  "SIGUSR1");
 		}
 		break;
 	case SIGACT_FORWARD:

@@ -15,6 +15,7 @@
 #include "loop.h"
 #include "oom.h"
 #include "proc.h"
+#include "rows.h"
 #include "setup.h"
 #include "stackreport.h"
 #include "term.h"
@@ -44,16 +45,6 @@ struct top_state {
 	uint64_t lost_ns;	/* when the loss counters were read */
 	struct stackreport_cache stacks;	/* names of the expanded row's stacks */
 };
-
-static uint64_t events_applied(const struct stats *st)
-{
-	uint64_t n = 0;
-	int k;
-
-	for (k = 1; k < EV__COUNT; k++)
-		n += st->c.events[k];
-	return n;
-}
 
 /* Write what the terminal takes now; a frame written whole is counted. */
 static void flush_frame(struct top_state *ts)
@@ -126,7 +117,7 @@ static void refresh(struct run *r, uint64_t now)
 static void facts(struct run *r, struct view_facts *f, uint64_t now, bool tick)
 {
 	struct top_state *ts = r->top;
-	uint64_t avail, total, ev = events_applied(&r->st);
+	uint64_t avail, total, ev = rows_events(&r->st);
 	struct timespec bt;
 	time_t wall;
 

@@ -183,6 +183,39 @@ START_TEST(test_out_big_write)
 }
 END_TEST
 
+/* The memory sink: what is written, in order and whole, across buffer flushes; appended. */
+START_TEST(test_out_mem)
+{
+	static struct out o;
+	struct out_mem m = { 0 };
+	size_t n = 3 * OUT_BUF_SIZE + 17, i;
+	char *data = malloc(n);
+
+	ck_assert_ptr_nonnull(data);
+	for (i = 0; i < n; i++)
+		data[i] = (char)(i * 7 + i / 251);
+	out_init_mem(&o, &m);
+	out_bound(&o, 0);		/* memory takes what it is given: no deadline */
+	ck_assert_uint_eq(o.deadline_ns, 0);
+	out_write(&o, "<", 1);
+	out_write(&o, data, n);
+	out_printf(&o, ">%d", 42);
+	ck_assert_int_eq(out_flush(&o), 0);
+	ck_assert_uint_eq(m.len, n + 4);
+	ck_assert_int_eq(m.data[0], '<');
+	ck_assert(!memcmp(m.data + 1, data, n));
+	ck_assert_str_eq(m.data + n + 1, ">42");	/* NUL-terminated */
+	ck_assert_uint_eq(o.dropped, 0);
+	out_init_mem(&o, &m);		/* a second writer appends */
+	out_puts(&o, "!");
+	ck_assert_int_eq(out_flush(&o), 0);
+	ck_assert_uint_eq(m.len, n + 5);
+	ck_assert_str_eq(m.data + n + 1, ">42!");
+	free(m.data);
+	free(data);
+}
+END_TEST
+
 START_TEST(test_out_exact_buffer)
 {
 	static struct out o;
@@ -816,6 +849,7 @@ Suite *suite_logfile(void)
 
 	tcase_add_test(tc, test_out_big_write);
 	tcase_add_test(tc, test_out_exact_buffer);
+	tcase_add_test(tc, test_out_mem);
 	tcase_add_test(tc, test_out_small_pieces);
 	tcase_add_test(tc, test_out_printf_long);
 	tcase_add_test(tc, test_out_error_sticks);

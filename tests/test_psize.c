@@ -111,43 +111,12 @@ static void fx_free(void)
 	stats_free(&fx.r.st);
 }
 
-/* Everything @o got, NUL-terminated (malloc'ed). */
-static char *drain(FILE *f, struct out *o)
-{
-	off_t n;
-	char *buf;
-
-	ck_assert_int_eq(out_flush(o), 0);
-	n = lseek(fileno(f), 0, SEEK_END);
-	ck_assert_int_ge(n, 0);
-	ck_assert_int_lt(n, 1 << 24);	/* a small file: its size is a size_t anywhere */
-	buf = malloc((size_t)n + 1);
-	ck_assert_ptr_nonnull(buf);
-	ck_assert_int_eq(pread(fileno(f), buf, (size_t)n, 0), n);
-	buf[n] = '\0';
-	fclose(f);
-	return buf;
-}
-
-static struct out out_o;
-
-static FILE *open_out(void)
-{
-	FILE *f = tmpfile();
-
-	ck_assert_ptr_nonnull(f);
-	out_init(&out_o, fileno(f));
-	return f;
-}
-
 static char *report(enum report_format fmt, bool by_process)
 {
-	FILE *f = open_out();
-
 	fx.r.opt_set.format = fmt;
 	fx.r.opt_set.by_process = by_process;
-	report_write(&out_o, &fx.r, "SIGUSR1");
-	return drain(f, &out_o);
+	report_write(test_out_begin(), &fx.r, "SIGUSR1");
+	return test_out_end(NULL);
 }
 
 /* The unsigned number after the first @key ("\"peak_kib\":") at or after @from. */
@@ -347,29 +316,25 @@ START_TEST(test_exit_line)
 	unsigned long long peak, kib;
 	double ts, life;
 	int pid, ppid;
-	FILE *f;
 	char *t;
 
-	f = open_out();
-	report_exit_line(&out_o, FMT_TEXT, &e, ps);
-	t = drain(f, &out_o);
+	report_exit_line(test_out_begin(), FMT_TEXT, &e, ps);
+	t = test_out_end(NULL);
 	/* TIME_S PID PPID PEAK_PAGES PEAK_KIB LIFETIME_S COMM */
 	ck_assert_int_eq(sscanf(t, "%lf %d %d %llu %llu %lf", &ts, &pid, &ppid, &peak, &kib,
 				&life), 6);
 	ck_assert_uint_eq(peak, BIG);
 	ck_assert_uint_eq(kib, kib_of(BIG, ps));
 	free(t);
-	f = open_out();
-	report_exit_line(&out_o, FMT_JSON, &e, ps);
-	t = drain(f, &out_o);
+	report_exit_line(test_out_begin(), FMT_JSON, &e, ps);
+	t = test_out_end(NULL);
 	ck_assert_uint_eq(num_after(t, "\"peak_pages\":"), BIG);
 	ck_assert_uint_eq(num_after(t, "\"peak_kib\":"), kib_of(BIG, ps));
 	free(t);
 	/* a negative peak shows as 0 */
 	e.peak = -5;
-	f = open_out();
-	report_exit_line(&out_o, FMT_JSON, &e, ps);
-	t = drain(f, &out_o);
+	report_exit_line(test_out_begin(), FMT_JSON, &e, ps);
+	t = test_out_end(NULL);
 	ck_assert_uint_eq(num_after(t, "\"peak_kib\":"), 0);
 	free(t);
 }
@@ -407,13 +372,11 @@ START_TEST(test_prometheus)
 {
 	uint32_t ps = sizes[_i];
 	uint64_t p64 = ps;
-	FILE *f;
 	char *t;
 
 	fx_init(ps);
-	f = open_out();
-	prom_write(&out_o, &fx.r, "6.1.0-test");
-	t = drain(f, &out_o);
+	prom_write(test_out_begin(), &fx.r, "6.1.0-test");
+	t = test_out_end(NULL);
 	ck_assert_uint_eq(sample(t, "memtrace_system_peak_bytes", NULL), SYS_PEAK * p64);
 	ck_assert_uint_eq(sample(t, "memtrace_task_peak_bytes", "pid=\"100\""), ALPHA_PEAK * p64);
 	ck_assert_uint_eq(sample(t, "memtrace_task_current_bytes", "pid=\"100\""), ALPHA_CUR * p64);

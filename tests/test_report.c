@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* test_report.c - text and JSON reports: escaping, strict JSON validity, sorting, top, sections */
 #include <check.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,9 +11,11 @@
 #include "reader.h"
 #include "escape.h"
 #include "report.h"
+#include "reportto.h"
 #include "module.h"
 #include "stats.h"
 #include "testutil.h"
+#include "util.h"
 
 /* ---- a strict JSON parser (RFC 8259) building a small tree ---- */
 
@@ -459,45 +463,10 @@ END_TEST
 
 typedef void (*escape_fn)(struct out *o, const char *s, size_t len);
 
-/* Everything written to a struct out on a temporary file, as a malloc'ed string. */
-static char *drain_tmp(FILE *f, struct out *o, size_t *len)
-{
-	long n;
-	char *buf;
-
-	ck_assert_int_eq(out_flush(o), 0);
-	n = ftell(f);
-	ck_assert(fseek(f, 0, SEEK_END) == 0);
-	n = ftell(f);
-	ck_assert(n >= 0);
-	rewind(f);
-	buf = malloc((size_t)n + 1);
-	ck_assert_ptr_nonnull(buf);
-	ck_assert_uint_eq(fread(buf, 1, (size_t)n, f), (size_t)n);
-	buf[n] = '\0';
-	fclose(f);
-	*len = (size_t)n;
-	return buf;
-}
-
-static struct out *new_out(FILE **f)
-{
-	static struct out o;
-
-	*f = tmpfile();
-	ck_assert_ptr_nonnull(*f);
-	out_init(&o, fileno(*f));
-	return &o;
-}
-
 static char *escaped(escape_fn fn, const char *s, size_t len)
 {
-	FILE *f;
-	struct out *o = new_out(&f);
-	size_t n;
-
-	fn(o, s, len);
-	return drain_tmp(f, o, &n);
+	fn(test_out_begin(), s, len);
+	return test_out_end(NULL);
 }
 
 #define CK_ESC(fn, in, want)							\
@@ -575,6 +544,28 @@ START_TEST(test_escape_json)
 }
 END_TEST
 
+/* Plain ASCII for kmsg lines and table columns: one '?' a byte, bounded, at a NUL the end. */
+START_TEST(test_escape_ascii)
+{
+	char d[8];
+
+	ck_assert_uint_eq(escape_ascii(d, sizeof(d), "a b\tc", 5, false), 5);
+	ck_assert_str_eq(d, "a b?c");
+	ck_assert_uint_eq(escape_ascii(d, sizeof(d), "a b\tc", 5, true), 5);
+	ck_assert_str_eq(d, "a?b?c");
+	ck_assert_uint_eq(escape_ascii(d, sizeof(d), "\x7f\x80\xff~ ", 5, false), 5);
+	ck_assert_str_eq(d, "???~ ");
+	ck_assert_uint_eq(escape_ascii(d, sizeof(d), "ab\0cd", 5, false), 2);	/* a NUL ends it */
+	ck_assert_str_eq(d, "ab");
+	ck_assert_uint_eq(escape_ascii(d, sizeof(d), "abcdefghij", 10, false), 7);	/* the NUL fits */
+	ck_assert_str_eq(d, "abcdefg");
+	ck_assert_uint_eq(escape_ascii(d, sizeof(d), "abcdefghij", 3, false), 3);
+	ck_assert_str_eq(d, "abc");
+	ck_assert_uint_eq(escape_ascii(d, sizeof(d), "", 0, true), 0);
+	ck_assert_str_eq(d, "");
+}
+END_TEST
+
 /* Every escape_json output of hostile bytes is a valid JSON string body. */
 START_TEST(test_escape_json_all_bytes_valid)
 {
@@ -640,12 +631,9 @@ static void fx_init(struct fixture *fx, uint32_t max_tasks)
 
 static char *render(struct fixture *fx, enum report_format fmt, size_t *len)
 {
-	FILE *f;
-	struct out *o = new_out(&f);
-
 	fx->r.opt_set.format = fmt;
-	report_write(o, &fx->r, fx->trigger);
-	return drain_tmp(f, o, len);
+	report_write(test_out_begin(), &fx->r, fx->trigger);
+	return test_out_end(len);
 }
 
 static void parse_or_fail(const char *text, size_t len, struct jv *root)
@@ -743,6 +731,83 @@ static bool comm_is(const struct trow *r, const char *s)
 {
 	return r->comm_len == strlen(s) && !memcmp(r->comm, s, r->comm_len);
 }
+
+/* All a pipe holds now (its read end non-blocking), NUL-terminated, malloc'ed. */
+static char *pipe_take(int fd, size_t *len)
+{
+	size_t n = 0, cap = 1 << 17;
+	char *buf = malloc(cap + 1);
+	ssize_t got;
+
+	ck_assert_ptr_nonnull(buf);
+	while (n < cap && (got = read(fd, buf + n, cap - n)) > 0)
+		n += (size_t)got;
+	buf[n] = '\0';
+	*len = n;
+	return buf;
+}
+
+/*
+ * report_to() does the report-time steps itself (a replay's uptime is the
+ * recording's, its own RSS unknown), then writes what report_write() writes:
+ * into memory, or into an fd whose stalled reader is not waited for.
+ */
+START_TEST(test_report_to)
+{
+	static const struct mode_ops replay_ops = { .name = "replay", .live = false };
+	static char fill[4096];
+	static struct fixture fx;
+	struct out_mem m = { 0 };
+	size_t len, plen;
+	char *want, *got;
+	uint64_t t0;
+	int p[2];
+
+	fx_init(&fx, 64);
+	stats_seed_task(&fx.r.st, 100, 100, 1, "big", 3, 50, 10, false);
+	fx.r.ops = &replay_ops;
+	fx.r.mode_name = "replay";
+	fx.trigger = "replay";
+	fx.r.meta.uptime_s = 4321.5;
+	fx.r.self_rss_kib = 77;		/* left from before: enrich_now() says unknown */
+	ck_assert_int_eq(report_to(&fx.r, REPORT_MEM(&m), "replay"), 0);
+	ck_assert_ptr_nonnull(m.data);
+	ck_assert_ptr_nonnull(strstr(m.data, "(trigger: replay, replay)\nuptime: 4321.500 s;"));
+	ck_assert_ptr_null(strstr(m.data, "memtrace itself"));
+	ck_assert_int_eq(fx.r.self_rss_kib, -1);
+	want = render(&fx, FMT_TEXT, &len);
+	ck_assert_uint_eq(m.len, len);
+	ck_assert_str_eq(m.data, want);
+
+	/* an fd: the same bytes */
+	ck_assert_int_eq(pipe2(p, O_NONBLOCK), 0);
+	ck_assert_int_eq(report_to(&fx.r, REPORT_FD(p[1]), "replay"), 0);
+	ck_assert(!fx.r.stdout_stalled);
+	got = pipe_take(p[0], &plen);
+	ck_assert_str_eq(got, want);
+	free(got);
+	/* a full pipe after a stall: not waited for, said, and still stalled */
+	while (write(p[1], fill, sizeof(fill)) > 0)
+		;
+	fx.r.stdout_stalled = true;
+	t0 = mono_ns();
+	ck_assert_int_eq(report_to(&fx.r, REPORT_FD(p[1]), "replay"), -ETIMEDOUT);
+	ck_assert_uint_lt(mono_ns() - t0, REPORT_WAIT_MS * 1000000ull / 2);
+	ck_assert(fx.r.stdout_stalled);
+	/* read again: the next report is whole, and the stall is over */
+	free(pipe_take(p[0], &plen));
+	ck_assert_int_eq(report_to(&fx.r, REPORT_FD(p[1]), "replay"), 0);
+	ck_assert(!fx.r.stdout_stalled);
+	got = pipe_take(p[0], &plen);
+	ck_assert_str_eq(got, want);
+	free(got);
+	close(p[0]);
+	close(p[1]);
+	free(want);
+	free(m.data);
+	stats_free(&fx.r.st);
+}
+END_TEST
 
 START_TEST(test_basic_text)
 {
@@ -2082,13 +2147,10 @@ static void ev_exit(struct stats *st, uint64_t ts, int32_t pid, int group_dead)
 static char *render_cmd(struct fixture *fx, enum report_format fmt, const struct cmd_info *c,
 			size_t *len)
 {
-	FILE *f;
-	struct out *o = new_out(&f);
-
 	fx->r.opt_set.format = fmt;
 	fx->r.cmd = *c;
-	report_command(o, &fx->r);
-	return drain_tmp(f, o, len);
+	report_command(test_out_begin(), &fx->r);
+	return test_out_end(len);
 }
 
 #define ARG(s)	((char *)(s))
@@ -2748,10 +2810,12 @@ Suite *suite_report(void)
 	tcase_add_test(tc, test_escape_text);
 	tcase_add_test(tc, test_escape_json);
 	tcase_add_test(tc, test_escape_json_all_bytes_valid);
+	tcase_add_test(tc, test_escape_ascii);
 	tcase_add_test(tc, test_state_names);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("report");
 	tcase_add_test(tc, test_basic_text);
+	tcase_add_test(tc, test_report_to);
 	tcase_add_test(tc, test_basic_json);
 	tcase_add_test(tc, test_hostile_text);
 	tcase_add_test(tc, test_hostile_json);

@@ -33,6 +33,16 @@ void test_root_setup(void);
 void test_root_teardown(void);
 void test_root_file(const char *rel, const char *s, size_t len);
 
+/*
+ * What the code under test writes to a struct out, in memory (out_init_mem()),
+ * never a file: test_out_begin() gives the struct out, test_out_end() flushes
+ * it and hands over what it got, a malloc'ed NUL-terminated string (its length
+ * in *@len if not NULL). One at a time.
+ */
+struct out;
+struct out *test_out_begin(void);
+char *test_out_end(size_t *len);
+
 /* Strict UTF-8 at @s: the length of its first sequence, 0 for none (an overlong, a
  * surrogate, past U+10FFFF, cut short by @left). An independent check of escaped text. */
 size_t test_utf8_len(const unsigned char *s, size_t left);

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "logfile.h"
 #include "testutil.h"
 
 const char *fixtures_dir = "tests/fixtures";
@@ -79,6 +80,30 @@ void test_root_file(const char *rel, const char *s, size_t len)
 	ck_assert_msg(fd >= 0, "%s: %s", path, strerror(errno));
 	ck_assert_int_eq(write(fd, s, len), (ssize_t)len);
 	close(fd);
+}
+
+static struct out test_out;
+static struct out_mem test_mem;
+
+struct out *test_out_begin(void)
+{
+	free(test_mem.data);	/* a test that failed before taking it (CK_FORK=no) */
+	memset(&test_mem, 0, sizeof(test_mem));
+	out_init_mem(&test_out, &test_mem);
+	return &test_out;
+}
+
+char *test_out_end(size_t *len)
+{
+	char *s;
+
+	ck_assert_int_eq(out_flush(&test_out), 0);
+	s = test_mem.data ? test_mem.data : strdup("");
+	ck_assert_ptr_nonnull(s);
+	if (len)
+		*len = test_mem.len;
+	memset(&test_mem, 0, sizeof(test_mem));
+	return s;
 }
 
 size_t test_utf8_len(const unsigned char *s, size_t left)
