@@ -83,7 +83,8 @@ LIB_SRCS := ringbuf.c format.c event.c table.c pfnmap.c tidset.c module.c stacks
 	cmdreport.c logfile.c util.c \
 	record.c boot.c tracefs.c reader.c options.c signals.c enrich.c setup.c loop.c daemon.c \
 	command.c exits.c replay.c term.c view.c frame.c top.c prom.c interval.c \
-	cond.c json.c runtime.c procinfo.c jsonl.c outq.c mempair.c kfilter.c stream.c
+	cond.c json.c runtime.c procinfo.c jsonl.c outq.c mempair.c kfilter.c stream.c \
+	testhook.c
 LIB_OBJS := $(LIB_SRCS:.c=.o)
 OBJS := memtrace.o $(LIB_OBJS)
 
@@ -110,7 +111,7 @@ tests/unit: $(TEST_OBJS) $(LIB_OBJS)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(TEST_OBJS) $(LIB_OBJS) $(CHECK_LIBS) $(LDLIBS)
 
-# the test build: the fault hooks (MEMTRACE_TEST_*, run.h) compiled in; never installed
+# the test build: the fault hooks (MEMTRACE_TEST_*, testhook.h) compiled in; never installed
 HOOK_OBJS := $(addprefix tests/hooks/,$(OBJS))
 
 tests/hooks/%.o: %.c $(wildcard *.h)
@@ -179,6 +180,7 @@ check: memtrace tests/memtrace-hooks tests/unit tests/workload tests/threads tes
 		tests/remap tests/thpmove tests/swaporder $(CROSSCHECK_BIN)
 	$(Q)CK_DEFAULT_TIMEOUT=60 ./tests/unit
 	$(Q)./tests/layers.py
+	$(Q)./tests/nohooks.sh
 	$(Q)./tests/docs.sh
 	$(Q)./tests/install.sh
 	$(Q)./tests/integration.sh
