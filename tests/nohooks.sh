@@ -3,7 +3,7 @@
 # nohooks.sh - the release binary carries no test code: none of the fault hooks' strings
 # (MEMTRACE_TEST_* and the hooks' messages) and none of their names (struct test_hooks,
 # its fields, the hook functions; in the symbol table or the debug info), while the test
-# build tests/memtrace-hooks has every one of them (so that the list below is right).
+# build, build/tests/memtrace-hooks, has every one of them (so that the list below is right).
 # The names are read from testhook.h and testhook.c: a new hook is checked without
 # an edit here.
 #
@@ -20,14 +20,14 @@ for v in MEMTRACE HOOKS; do
 done
 cd "$(dirname "$0")/.." || exit 1
 MEMTRACE=${MEMTRACE:-./memtrace}
-HOOKS=${HOOKS:-tests/memtrace-hooks}
+HOOKS=${HOOKS:-build/tests/memtrace-hooks}
 
 pass=0 fail=0
 ok() { pass=$((pass + 1)); echo "ok - $*"; }
 notok() { fail=$((fail + 1)); echo "not ok - $*"; }
 
 for b in "$MEMTRACE" "$HOOKS"; do
-	[ -f "$b" ] || { notok "$b is built (make memtrace tests/memtrace-hooks)"; echo "$pass passed, $fail failed"; exit 1; }
+	[ -f "$b" ] || { notok "$b is built (make memtrace build/tests/memtrace-hooks)"; echo "$pass passed, $fail failed"; exit 1; }
 done
 
 # the hooks' strings: every string literal of testhook.c (the environment's names, the
