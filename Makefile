@@ -177,8 +177,8 @@ CROSSCHECK_BIN :=
 CROSSCHECK_RUN := CROSSCHECK_SKIP="$(TEP_MSG)" ./tests/crosscheck.sh
 endif
 
-# unit tests, the shape of the tree (sizes, no cycles), the documentation against the
-# program, install into a DESTDIR, then the
+# unit tests, the shape of the tree (sizes, no cycles), no test hooks in the release
+# binary, the documentation against the program, install into a DESTDIR, then the
 # tests on the real tracefs (daemon, recordings, signal and task storms, big machines, the
 # decoder against libtraceevent, command mode, accuracy and data safety, the live view under
 # tmux, the Prometheus file through promtool and node_exporter, JSON lines, --stream); each
