@@ -46,7 +46,7 @@ LFS_FLAGS := -D_FILE_OFFSET_BITS=64 -D_TIME_BITS=64
 override CPPFLAGS := -D_GNU_SOURCE $(LFS_FLAGS) -DMEMTRACE_VERSION='"$(VERSION)"' $(CPPFLAGS)
 
 # Optional libtraceevent + libtracefs (as trace-cmd finds them: pkg-config). memtrace
-# itself stays libc only; with them, tests/crosscheck decodes the same recorded
+# itself stays libc only; with them, build/tests/crosscheck decodes the same recorded
 # sub-buffers with libtraceevent and ours and requires identical events.
 # NO_LIBTRACEFS=1 opts out.
 ifneq ($(NO_LIBTRACEFS),1)
@@ -277,7 +277,7 @@ $(B)/cross/%/workload: tests/workload.c
 # The unit tests for other architectures under qemu-user (make check-cross, tests/cross.sh):
 # s390x is big-endian and 64-bit, i386 and armhf are 32-bit. Linked statically against the
 # multiarch Check (check:ARCH, in /usr/lib/TRIPLET); one compiler call each, no objects kept
-# (the library's missing-prototype warnings are cross/ARCH/memtrace's to give).
+# (the library's missing-prototype warnings are build/cross/ARCH/memtrace's to give).
 CROSS_TEST_ARCHS := s390x i386 armhf
 cross_libdir = /usr/lib/$(if $(filter i386,$1),i386-linux-gnu,$(call cross_triplet,$1))
 $(B)/cross/%/unit: $(TEST_SRCS) $(LIB_SRCS) $(wildcard *.h) $(wildcard tests/*.h)
@@ -369,7 +369,7 @@ e2e: memtrace
 	$(Q)./tests/e2e.sh
 
 # Debian's 6.1 kernels for s390x, arm64, armhf and i386 under QEMU (TCG), busybox-static
-# initramfs with cross/ARCH/memtrace (built by the script); the guests' recordings replayed
+# initramfs with build/cross/ARCH/memtrace (built by the script); the guests' recordings replayed
 # by the host's memtrace (root; the .debs cached in tests/e2e-arch/cache)
 e2e-arch: memtrace
 	$(Q)./tests/e2e-arch.sh

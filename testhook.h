@@ -2,7 +2,7 @@
 /*
  * testhook.h - the fault hooks of the test build
  *
- * tests/memtrace-hooks is built with -DMEMTRACE_TEST_HOOKS; there the hooks are
+ * build/tests/memtrace-hooks is built with -DMEMTRACE_TEST_HOOKS; there the hooks are
  * read from MEMTRACE_TEST_* in the environment (testhook.c) and the tests use
  * them to fail setup after a step, slow setup or teardown down, crash the live
  * view, and read zoneinfo or the container runtimes' files from a fake tree.

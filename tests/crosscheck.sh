@@ -21,7 +21,7 @@
 # CROSSCHECK_KEEP=1 keeps the temporary directory (recording, crosscheck outputs).
 set -u
 
-CROSSCHECK=${CROSSCHECK:-tests/crosscheck}
+CROSSCHECK=${CROSSCHECK:-build/tests/crosscheck}
 FIXTURE=tests/fixtures/debian-6.1-boot
 INST=memtrace-xcheck
 MIN_PAGE_EVENTS=30000
@@ -89,7 +89,7 @@ if ! pkg-config --exists libtraceevent 2>/dev/null &&
 	exit 0
 fi
 if [ ! -x "$CROSSCHECK" ]; then
-	notok "crosscheck binary $CROSSCHECK missing (build tests/crosscheck.c, or set CROSSCHECK=)"
+	notok "crosscheck binary $CROSSCHECK missing (make $CROSSCHECK, or set CROSSCHECK=)"
 	finish
 fi
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/crosscheck.XXXXXX") || { notok "mktemp"; finish; }
@@ -158,7 +158,7 @@ fi
 # build/tests/swaporder rewrites them; libtraceevent is told the order (its kbuffer's big-endian
 # path), memtrace's decoder too, and its reader finds it from the pages. Told the wrong
 # order, the check must fail.
-SWAP=${SWAPORDER:-tests/swaporder}
+SWAP=${SWAPORDER:-build/tests/swaporder}
 if [ ! -x "$SWAP" ]; then
 	notok "$SWAP missing (make build/tests/swaporder)"
 else
