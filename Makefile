@@ -46,7 +46,7 @@ LFS_FLAGS := -D_FILE_OFFSET_BITS=64 -D_TIME_BITS=64
 override CPPFLAGS := -D_GNU_SOURCE $(LFS_FLAGS) -DMEMTRACE_VERSION='"$(VERSION)"' $(CPPFLAGS)
 
 # Optional libtraceevent + libtracefs (as trace-cmd finds them: pkg-config). memtrace
-# itself stays libc only; with them, tests/crosscheck decodes the same recorded
+# itself stays libc only; with them, build/tests/crosscheck decodes the same recorded
 # sub-buffers with libtraceevent and ours and requires identical events.
 # NO_LIBTRACEFS=1 opts out.
 ifneq ($(NO_LIBTRACEFS),1)
@@ -83,12 +83,18 @@ LIB_SRCS := ringbuf.c format.c event.c table.c pfnmap.c tidset.c module.c stacks
 	reportto.c cmdreport.c out.c logfile.c kmsg.c util.c err.c seed.c ksymrange.c \
 	record.c boot.c tracefs.c reader.c options.c signals.c enrich.c setup.c loop.c oom.c daemon.c \
 	command.c exits.c replay.c term.c view.c frame.c top.c prom.c interval.c \
-	cond.c json.c runtime.c procinfo.c jsonl.c outq.c mempair.c kfilter.c stream.c
-LIB_OBJS := $(LIB_SRCS:.c=.o)
-OBJS := memtrace.o $(LIB_OBJS)
+	cond.c json.c runtime.c procinfo.c jsonl.c outq.c mempair.c kfilter.c stream.c \
+	testhook.c
+# Everything built goes under build/ (B), by the source's path: build/util.o,
+# build/tests/unit, build/bench/churn, build/hooks/, build/static/, build/fuzz/,
+# build/cross/ARCH/; only the programs a user runs stay at the top, ./memtrace (and
+# ./memtrace-static), where README's commands and the tests find them.
+B := build
+LIB_OBJS := $(addprefix $(B)/,$(LIB_SRCS:.c=.o))
+OBJS := $(B)/memtrace.o $(LIB_OBJS)
 
 TEST_SRCS := tests/unit_main.c $(wildcard tests/test_*.c)
-TEST_OBJS := $(TEST_SRCS:.c=.o)
+TEST_OBJS := $(addprefix $(B)/,$(TEST_SRCS:.c=.o))
 CHECK_CFLAGS := $(shell $(PKG_CONFIG) --cflags check 2>/dev/null)
 CHECK_LIBS := $(shell $(PKG_CONFIG) --libs check 2>/dev/null || echo -lcheck -lsubunit -lm -lrt -lpthread)
 
@@ -98,69 +104,71 @@ memtrace: $(OBJS)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(OBJS) $(LDLIBS)
 
-%.o: %.c $(wildcard *.h)
+$(B)/%.o: %.c $(wildcard *.h)
+	@mkdir -p $(@D)
 	@$(if $(Q),echo "  CC      $@")
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
-tests/%.o: tests/%.c $(wildcard *.h) $(wildcard tests/*.h)
+$(B)/tests/%.o: tests/%.c $(wildcard *.h) $(wildcard tests/*.h)
+	@mkdir -p $(@D)
 	@$(if $(Q),echo "  CC      $@")
 	$(Q)$(CC) $(CPPFLAGS) -I. $(CHECK_CFLAGS) $(CFLAGS) -Wno-missing-prototypes -c -o $@ $<
 
-tests/unit: $(TEST_OBJS) $(LIB_OBJS)
+$(B)/tests/unit: $(TEST_OBJS) $(LIB_OBJS)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(TEST_OBJS) $(LIB_OBJS) $(CHECK_LIBS) $(LDLIBS)
 
-# the test build: the fault hooks (MEMTRACE_TEST_*, run.h) compiled in; never installed
-HOOK_OBJS := $(addprefix tests/hooks/,$(OBJS))
+# the test build: the fault hooks (MEMTRACE_TEST_*, testhook.h) compiled in; never installed
+HOOK_OBJS := $(patsubst $(B)/%,$(B)/hooks/%,$(OBJS))
 
-tests/hooks/%.o: %.c $(wildcard *.h)
-	@mkdir -p tests/hooks
+$(B)/hooks/%.o: %.c $(wildcard *.h)
+	@mkdir -p $(@D)
 	@$(if $(Q),echo "  CC      $@ (test hooks)")
 	$(Q)$(CC) $(CPPFLAGS) -DMEMTRACE_TEST_HOOKS $(CFLAGS) -c -o $@ $<
 
-tests/memtrace-hooks: $(HOOK_OBJS)
+$(B)/tests/memtrace-hooks: $(HOOK_OBJS)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(HOOK_OBJS) $(LDLIBS)
 
-tests/workload: tests/workload.c
+# the test helpers: one program of one source file each
+$(B)/tests/workload $(B)/tests/remap $(B)/tests/thpmove $(B)/tests/forker: $(B)/%: %.c
+	@mkdir -p $(@D)
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $<
 
-tests/threads: tests/threads.c
+$(B)/tests/threads: tests/threads.c
+	@mkdir -p $(@D)
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -pthread -o $@ $< -pthread
 
-tests/remap: tests/remap.c
-	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $<
-
-tests/thpmove: tests/thpmove.c
-	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $<
-
 # rewrites a recording in the other byte order (tests/byteorder.sh)
-tests/swaporder: tests/swaporder.c $(LIB_OBJS)
+$(B)/tests/swaporder: tests/swaporder.c $(LIB_OBJS)
+	@mkdir -p $(@D)
 	$(Q)$(CC) $(CPPFLAGS) -I. $(CFLAGS) -o $@ $< $(LIB_OBJS) $(LDLIBS)
 
-tests/forker: tests/forker.c
-	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $<
-
-bench/churn bench/rusage: %: %.c
+$(B)/bench/churn $(B)/bench/rusage: $(B)/%: %.c
+	@mkdir -p $(@D)
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $<
 
 # the CPU of one frame of --top with a full task table (no tracing)
-bench/topframe: bench/topframe.c $(LIB_OBJS) $(wildcard *.h)
+$(B)/bench/topframe: bench/topframe.c $(LIB_OBJS) $(wildcard *.h)
+	@mkdir -p $(@D)
 	$(Q)$(CC) $(CPPFLAGS) -I. $(CFLAGS) -o $@ bench/topframe.c $(LIB_OBJS) $(LDLIBS)
 
 # the reader's live merge over a recording (bench/scale.sh); seeding a fake /proc, and many
 # sleeping tasks (bench/tasks.sh)
-bench/mergelive bench/seedbench: %: %.c $(LIB_OBJS)
+$(B)/bench/mergelive $(B)/bench/seedbench: $(B)/%: %.c $(LIB_OBJS)
+	@mkdir -p $(@D)
 	$(Q)$(CC) $(CPPFLAGS) -I. $(CFLAGS) -Wno-missing-prototypes -o $@ $< $(LIB_OBJS) $(LDLIBS)
 
-bench/sleepers: bench/sleepers.c
+$(B)/bench/sleepers: bench/sleepers.c
+	@mkdir -p $(@D)
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -pthread -o $@ $< -pthread
 
 # the decoder against libtraceevent on real recordings (only with the libraries)
 ifeq ($(HAVE_TEP),1)
-CROSSCHECK_BIN := tests/crosscheck
+CROSSCHECK_BIN := $(B)/tests/crosscheck
 CROSSCHECK_RUN := ./tests/crosscheck.sh
-tests/crosscheck: tests/crosscheck.c $(LIB_OBJS) $(wildcard *.h)
+$(B)/tests/crosscheck: tests/crosscheck.c $(LIB_OBJS) $(wildcard *.h)
+	@mkdir -p $(@D)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(CPPFLAGS) -I. $(TEP_CFLAGS) $(CFLAGS) -o $@ tests/crosscheck.c $(LIB_OBJS) \
 		$(TEP_LIBS) $(LDLIBS)
@@ -169,18 +177,20 @@ CROSSCHECK_BIN :=
 CROSSCHECK_RUN := CROSSCHECK_SKIP="$(TEP_MSG)" ./tests/crosscheck.sh
 endif
 
-# unit tests, the shape of the tree (sizes, no cycles), the documentation against the
-# program, install into a DESTDIR, then the
+# unit tests, the shape of the tree (sizes, no cycles), no test hooks in the release
+# binary, the documentation against the program, install into a DESTDIR, then the
 # tests on the real tracefs (daemon, recordings, signal and task storms, big machines, the
 # decoder against libtraceevent, command mode, accuracy and data safety, the live view under
 # tmux, the Prometheus file through promtool and node_exporter, JSON lines, --stream); each
 # prints its summary line ("N passed, N failed, N skipped"), and tests/check.sh, which runs
 # them all, a line per suite and the total over all of them last
-check: memtrace tests/memtrace-hooks tests/unit tests/workload tests/threads tests/forker \
-		tests/remap tests/thpmove tests/swaporder $(CROSSCHECK_BIN)
+TEST_BINS := $(addprefix $(B)/tests/,memtrace-hooks unit workload threads forker remap thpmove \
+	swaporder)
+check: memtrace $(TEST_BINS) $(CROSSCHECK_BIN)
 	$(Q)./tests/check.sh \
-		'CK_DEFAULT_TIMEOUT=60 ./tests/unit' \
+		'CK_DEFAULT_TIMEOUT=60 $(B)/tests/unit' \
 		./tests/layers.py \
+		./tests/nohooks.sh \
 		./tests/docs.sh \
 		./tests/install.sh \
 		./tests/integration.sh \
@@ -198,21 +208,21 @@ check: memtrace tests/memtrace-hooks tests/unit tests/workload tests/threads tes
 		./tests/stream.sh
 
 # memtrace's main job: trace a 64 MiB workload and print the report (root)
-demo: memtrace tests/workload
+demo: memtrace $(B)/tests/workload
 	$(Q)./tests/demo.sh
 
-check-unit: tests/unit
-	$(Q)CK_DEFAULT_TIMEOUT=60 ./tests/unit
+check-unit: $(B)/tests/unit
+	$(Q)CK_DEFAULT_TIMEOUT=60 $(B)/tests/unit
 
-check-valgrind: tests/unit
+check-valgrind: $(B)/tests/unit
 	$(Q)./tests/valgrind.sh
 
 sanitize:
 	$(MAKE) clean
 	$(MAKE) OPT="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer" \
-		LDFLAGS="-fsanitize=address,undefined" tests/unit memtrace
-	CK_DEFAULT_TIMEOUT=60 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ./tests/unit
-	$(MAKE) tests/workload
+		LDFLAGS="-fsanitize=address,undefined" $(B)/tests/unit memtrace
+	CK_DEFAULT_TIMEOUT=60 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 $(B)/tests/unit
+	$(MAKE) $(B)/tests/workload
 	MEMTRACE_ASAN=$(CURDIR)/memtrace ./tests/robust.sh
 
 # libFuzzer targets (clang, ASan, UBSan) over the parsers and the decoder; each runs
@@ -224,22 +234,22 @@ FUZZ_FLAGS := -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=undefined -fno-omit-frame-pointer
 FUZZ_SRCS := $(filter-out tracefs.c reader.c,$(LIB_SRCS)) reader.c tracefs.c
 
-tests/fuzz/bin/%: tests/fuzz/%.c tests/fuzz/common.h $(LIB_SRCS) $(wildcard *.h)
-	@mkdir -p tests/fuzz/bin
+$(B)/fuzz/%: tests/fuzz/%.c tests/fuzz/common.h $(LIB_SRCS) $(wildcard *.h)
+	@mkdir -p $(@D)
 	@$(if $(Q),echo "  FUZZ    $@")
 	$(Q)$(FUZZ_CC) $(CPPFLAGS) -I. $(FUZZ_FLAGS) -o $@ $< $(FUZZ_SRCS)
 
-fuzz: $(addprefix tests/fuzz/bin/,$(FUZZ_TARGETS))
+fuzz: $(addprefix $(B)/fuzz/,$(FUZZ_TARGETS))
 	$(Q)./tests/fuzz/run.sh $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
 # a static binary for small initramfs images: musl, libc only, size-optimized, stripped
 STATIC_CC ?= musl-gcc
 STATIC_FLAGS := -std=gnu11 -Os -ffunction-sections -fdata-sections -fno-asynchronous-unwind-tables \
 	-fno-unwind-tables $(WARN)
-STATIC_OBJS := $(addprefix static/,$(OBJS))
+STATIC_OBJS := $(patsubst $(B)/%,$(B)/static/%,$(OBJS))
 
-static/%.o: %.c $(wildcard *.h)
-	@mkdir -p static
+$(B)/static/%.o: %.c $(wildcard *.h)
+	@mkdir -p $(@D)
 	@$(if $(Q),echo "  CC      $@ (static)")
 	$(Q)$(STATIC_CC) $(CPPFLAGS) $(STATIC_FLAGS) -c -o $@ $<
 
@@ -251,28 +261,28 @@ static: memtrace-static
 
 # Other architectures (Debian's names): static glibc binaries from Debian's cross compilers
 # (gcc-TRIPLET, libc6-dev-ARCH-cross), for make check-cross and make e2e-arch:
-# cross/ARCH/memtrace, cross/ARCH/workload. One compiler call each, no objects kept.
+# build/cross/ARCH/memtrace, build/cross/ARCH/workload. One compiler call each, no objects kept.
 CROSS_ARCHS := s390x arm64 armhf i386
 cross_triplet = $(or $(if $(filter s390x,$1),s390x-linux-gnu),$(if $(filter arm64,$1),\
 	aarch64-linux-gnu),$(if $(filter armhf,$1),arm-linux-gnueabihf),$(if $(filter i386,$1),\
 	i686-linux-gnu),$(error unknown cross architecture '$1' (one of: $(CROSS_ARCHS))))
 
-cross/%/memtrace: memtrace.c $(LIB_SRCS) $(wildcard *.h)
+$(B)/cross/%/memtrace: memtrace.c $(LIB_SRCS) $(wildcard *.h)
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  CROSS   $@")
 	$(Q)$(call cross_triplet,$*)-gcc $(CPPFLAGS) $(CFLAGS) -static -o $@ memtrace.c $(LIB_SRCS)
 
-cross/%/workload: tests/workload.c
+$(B)/cross/%/workload: tests/workload.c
 	@mkdir -p $(@D)
 	$(Q)$(call cross_triplet,$*)-gcc $(CPPFLAGS) $(CFLAGS) -static -o $@ $<
 
 # The unit tests for other architectures under qemu-user (make check-cross, tests/cross.sh):
 # s390x is big-endian and 64-bit, i386 and armhf are 32-bit. Linked statically against the
 # multiarch Check (check:ARCH, in /usr/lib/TRIPLET); one compiler call each, no objects kept
-# (the library's missing-prototype warnings are cross/ARCH/memtrace's to give).
+# (the library's missing-prototype warnings are build/cross/ARCH/memtrace's to give).
 CROSS_TEST_ARCHS := s390x i386 armhf
 cross_libdir = /usr/lib/$(if $(filter i386,$1),i386-linux-gnu,$(call cross_triplet,$1))
-cross/%/unit: $(TEST_SRCS) $(LIB_SRCS) $(wildcard *.h) $(wildcard tests/*.h)
+$(B)/cross/%/unit: $(TEST_SRCS) $(LIB_SRCS) $(wildcard *.h) $(wildcard tests/*.h)
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  CROSS   $@")
 	$(Q)$(call cross_triplet,$*)-gcc $(CPPFLAGS) -I. $(CFLAGS) -Wno-missing-prototypes -pthread \
@@ -331,7 +341,8 @@ uninstall:
 
 # benchmarks (root): replay throughput, the live storm against trace-cmd record, footprint;
 # figures in bench/results.md (see README)
-bench: memtrace bench/churn bench/rusage bench/topframe tests/workload tests/forker
+bench: memtrace $(addprefix $(B)/bench/,churn rusage topframe) $(B)/tests/workload \
+		$(B)/tests/forker
 	$(Q)./bench/run.sh
 
 # static analysis: cppcheck and clang-tidy over the daemon's sources; fails on any finding.
@@ -360,15 +371,13 @@ e2e: memtrace
 	$(Q)./tests/e2e.sh
 
 # Debian's 6.1 kernels for s390x, arm64, armhf and i386 under QEMU (TCG), busybox-static
-# initramfs with cross/ARCH/memtrace (built by the script); the guests' recordings replayed
+# initramfs with build/cross/ARCH/memtrace (built by the script); the guests' recordings replayed
 # by the host's memtrace (root; the .debs cached in tests/e2e-arch/cache)
 e2e-arch: memtrace
 	$(Q)./tests/e2e-arch.sh
 
 clean:
-	rm -f memtrace *.o tests/*.o tests/unit tests/memtrace-hooks tests/workload tests/threads tests/forker tests/remap tests/thpmove bench/churn bench/rusage bench/topframe bench/mergelive bench/seedbench bench/sleepers \
-		tests/crosscheck tests/swaporder
-	rm -rf tests/fuzz/bin static memtrace-static tests/hooks tests/memtrace-hooks cross
+	rm -rf $(B) memtrace memtrace-static
 
 PHONY_EXTRA := demo e2e e2e-arch fuzz static bench lint install-bin install-man install-systemd \
 	install-dracut uninstall check-cross

@@ -17,8 +17,7 @@
 int daemon_fork(struct run *r)
 {
 	unsigned char code = EXIT_RUNTIME;
-	int p[2], timeout = (int)(r->hooks.ready_timeout_ms ? r->hooks.ready_timeout_ms :
-				  READY_TIMEOUT_MS);
+	int p[2], timeout = (int)TEST_HOOK_OR(r, ready_timeout_ms, READY_TIMEOUT_MS);
 	pid_t pid;
 	ssize_t n;
 

@@ -348,8 +348,8 @@ static int run_stop(struct run *r)
 	signals_arm_teardown();
 	check_tracing_on(r);	/* before we switch it off ourselves */
 	tracefs_tracing_on(&r->tf, false);
-	if (r->hooks.teardown_delay_ms)	/* test hook: widen the teardown window */
-		sleep_ms(r->hooks.teardown_delay_ms);
+	if (TEST_HOOK(r, teardown_delay_ms))	/* widen the teardown window */
+		sleep_ms(TEST_HOOK(r, teardown_delay_ms));
 	/* in the mode's batches, as in the loop: what a batch queues (--exits) is taken each time */
 	for (;;) {
 		uint64_t n = reader_run(&r->rd, true, r->ops->batch);

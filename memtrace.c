@@ -33,7 +33,7 @@ static int daemon_start(struct run *r)
 {
 	int code = daemon_write_pidfile(r);
 
-	if (!code && test_fail_at(r, "pidfile"))
+	if (!code && TEST_FAIL_AT(r, "pidfile"))
 		code = EXIT_RUNTIME;
 	if (!code)
 		code = interval_start(r);
@@ -91,33 +91,6 @@ static const struct sig_table *signal_table(const struct run *r)
 	return r->ops->signals ? r->ops->signals : &signals_default;
 }
 
-#ifdef MEMTRACE_TEST_HOOKS
-/* Test build only: the fault hooks of tests/integration.sh. */
-static void test_hooks_read(struct test_hooks *h)
-{
-	const char *v;
-	long ms;
-
-	h->fail_at = getenv("MEMTRACE_TEST_FAIL_AT");
-	if ((v = getenv("MEMTRACE_TEST_TEARDOWN_DELAY_MS")))
-		h->teardown_delay_ms = strtol(v, NULL, 10);
-	if ((v = getenv("MEMTRACE_TEST_SETUP_DELAY_MS")))
-		h->setup_delay_ms = strtol(v, NULL, 10);
-	if ((v = getenv("MEMTRACE_TEST_TOP_CRASH_FRAME")))
-		h->top_crash_frame = strtol(v, NULL, 10);
-	h->pfn_root = getenv("MEMTRACE_TEST_PFN_ROOT");
-	h->runtime_root = getenv("MEMTRACE_TEST_RUNTIME_ROOT");
-	if ((v = getenv("MEMTRACE_TEST_READY_TIMEOUT_MS")) &&
-	    (ms = strtol(v, NULL, 10)) > 0 && ms <= READY_TIMEOUT_MS)
-		h->ready_timeout_ms = ms;
-}
-#else
-static void test_hooks_read(struct test_hooks *h)
-{
-	(void)h;
-}
-#endif
-
 int main(int argc, char **argv)
 {
 	static struct run run;	/* static: the decoder's table of event ids is 512 KiB */
@@ -144,7 +117,7 @@ int main(int argc, char **argv)
 	r->ops = mode_of(&r->opt);
 	r->stacks = r->opt.stacks;	/* as asked, until the setup finds otherwise */
 	r->seed = !r->opt.no_seed;	/* ... or a mode's prepare() */
-	test_hooks_read(&r->hooks);
+	TEST_HOOKS_READ(r, READY_TIMEOUT_MS);
 	code = signals_setup(&r->sig, signal_table(r));
 	if (code)
 		goto out;

@@ -17,6 +17,7 @@
 #include "ringbuf.h"
 #include "signals.h"
 #include "stats.h"
+#include "testhook.h"
 #include "tracefs.h"
 
 #define RUN_MAX_EVENTS	64	/* tracepoints named in a report (enabled or missing) */
@@ -141,17 +142,6 @@ struct interval_state {
 	uint64_t prom_writes;	/* the --prometheus file written */
 };
 
-/* Test-only fault hooks: filled from MEMTRACE_TEST_* only in a test build. */
-struct test_hooks {
-	const char *fail_at;		/* setup fails right after this step */
-	long setup_delay_ms;		/* a setup as slow as a stuck drain */
-	long teardown_delay_ms;		/* a wider teardown window */
-	long ready_timeout_ms;		/* --daemon parent's wait, shortened */
-	long top_crash_frame;		/* --top: a SIGSEGV after this frame (the restore) */
-	const char *pfn_root;		/* zoneinfo and cpuinfo read here, not in /proc */
-	const char *runtime_root;	/* --stream: the runtimes' files under this root */
-};
-
 struct run {
 	/*
 	 * The options as the user gave them: read-only (const) for the whole
@@ -216,19 +206,9 @@ struct run {
 	struct interval_state iv;	/* --interval, --prometheus */
 	bool stdout_stalled;		/* the last report on stdout (--stream: its fd) was not read in time */
 	uint32_t replay_bad;		/* --replay: malformed lines of memtrace.{meta,seed} */
-	struct test_hooks hooks;
-};
-
 #ifdef MEMTRACE_TEST_HOOKS
-/* Test build: MEMTRACE_TEST_FAIL_AT=STEP makes setup fail right after STEP. */
-bool test_fail_at(const struct run *r, const char *step);
-#else
-static inline bool test_fail_at(const struct run *r, const char *step)
-{
-	(void)r;
-	(void)step;
-	return false;
-}
+	struct test_hooks hooks;	/* the test build's (testhook.h) */
 #endif
+};
 
 #endif

@@ -27,16 +27,6 @@
 #define BOOT_MAX_PAGES	16384		/* per CPU, when buffer_size_kb is unreadable */
 #define BOOT_MAX_NS	2000000000ull	/* --boot-buffer reads for at most 2 s */
 
-#ifdef MEMTRACE_TEST_HOOKS
-bool test_fail_at(const struct run *r, const char *step)
-{
-	if (!r->hooks.fail_at || strcmp(r->hooks.fail_at, step))
-		return false;
-	mt_warn("test: setup fails after step %s", step);
-	return true;
-}
-#endif
-
 /*
  * The reader delivers to the accounting. A module load with --stacks ends the
  * batch, so that the module's code is known (enrich_module_ranges()) before its
@@ -336,10 +326,10 @@ static int setup_instance(struct run *r)
 	if (code)
 		return tracefs_error(code, err);
 	r->tracefs_up = true;	/* from here on every exit path tears down */
-	if (test_fail_at(r, "find"))
+	if (TEST_FAIL_AT(r, "find"))
 		return EXIT_RUNTIME;
 	code = tracefs_instance_create(&r->tf, r->opt.instance, "/proc", err, sizeof(err));
-	if (!code && test_fail_at(r, "instance"))
+	if (!code && TEST_FAIL_AT(r, "instance"))
 		return EXIT_RUNTIME;
 	if (!code && (code = check_required(r)))
 		return code;
@@ -348,7 +338,7 @@ static int setup_instance(struct run *r)
 					 sizeof(err));
 	if (code)
 		return tracefs_error(code, err);
-	if (test_fail_at(r, "configure"))
+	if (TEST_FAIL_AT(r, "configure"))
 		return EXIT_RUNTIME;
 	n = tracefs_read_header_page(&r->tf, text, sizeof(text));
 	if (n < 0)
@@ -402,7 +392,7 @@ static void setup_stacks(struct run *r)
  */
 static int setup_live_stats(struct run *r)
 {
-	const char *root = r->hooks.pfn_root ? r->hooks.pfn_root : "/proc";
+	const char *root = TEST_HOOK_OR(r, pfn_root, "/proc");
 	uint64_t ram;
 	int code;
 
@@ -523,7 +513,7 @@ int setup_tracing(struct run *r)
 	code = setup_events(r, live_format, &r->tf, true);
 	if (code)
 		return code;
-	if (test_fail_at(r, "events"))
+	if (TEST_FAIL_AT(r, "events"))
 		return EXIT_RUNTIME;
 	if (r->stacks)
 		setup_stacks(r);
@@ -532,13 +522,13 @@ int setup_tracing(struct run *r)
 		return code;
 	if (r->stacks)
 		enrich_module_ranges(r, 0);
-	if (test_fail_at(r, "stats"))
+	if (TEST_FAIL_AT(r, "stats"))
 		return EXIT_RUNTIME;
 	setup_fd_limit(r);
 	code = tracefs_open_cpus(&r->tf, err, sizeof(err));
 	if (code)
 		return tracefs_error(code, err);
-	if (test_fail_at(r, "cpus"))
+	if (TEST_FAIL_AT(r, "cpus"))
 		return EXIT_RUNTIME;
 	if (reader_init(&r->rd, &r->layout, &r->dec, r->tf.ncpus, r->tf.cpu_ids, r->tf.fds, true,
 			r->tf.clock_mono, r->ops->sink ? r->ops->sink : setup_sink, r))
@@ -549,24 +539,24 @@ int setup_tracing(struct run *r)
 			return EXIT_RUNTIME;
 		r->at_stop = record_end;
 	}
-	if (test_fail_at(r, "record"))
+	if (TEST_FAIL_AT(r, "record"))
 		return EXIT_RUNTIME;
 	if (r->opt.boot_buffer && (code = ingest_boot_buffer(r)))
 		return code;
 	/* after the boot buffer (its modules are known), right before tracing begins */
 	enrich_modules_before(r);
-	if (r->hooks.setup_delay_ms)	/* test hook: a setup as slow as a stuck drain */
-		sleep_ms(r->hooks.setup_delay_ms);
+	if (TEST_HOOK(r, setup_delay_ms))	/* a setup as slow as a stuck drain */
+		sleep_ms(TEST_HOOK(r, setup_delay_ms));
 	if (signals_term_pending())
 		return mt_fail(EXIT_RUNTIME, "stopped by a signal during setup");
 	code = tracefs_tracing_on(&r->tf, true);
 	if (code)
 		return mt_fail(EXIT_RUNTIME, "cannot start tracing: %s", errno_text(code));
-	if (test_fail_at(r, "tracing"))
+	if (TEST_FAIL_AT(r, "tracing"))
 		return EXIT_RUNTIME;
 	if (r->seed)
 		seed(r);
-	if (test_fail_at(r, "seed"))
+	if (TEST_FAIL_AT(r, "seed"))
 		return EXIT_RUNTIME;
 	return 0;
 }

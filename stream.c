@@ -704,7 +704,7 @@ static int stream_start(struct run *r)
 	s->nprocs = PROCS;
 	s->procs = calloc(s->nprocs, sizeof(*s->procs));
 	if (!s->tasks || !s->procs || mempair_init(&s->pair, PAIR_THREADS) ||
-	    pi_init(&s->pi, "/proc", r->hooks.runtime_root, CONTAINERS))
+	    pi_init(&s->pi, "/proc", TEST_HOOK(r, runtime_root), CONTAINERS))
 		return mt_fail(EXIT_RUNTIME, "out of memory");
 	/* the trace clock is CLOCK_MONOTONIC: one pair of readings maps it to UTC */
 	clock_gettime(CLOCK_MONOTONIC, &a);

@@ -165,7 +165,8 @@ static void frame(struct run *r, bool tick)
 	ts->out_off = 0;
 	ts->pending = v->frame_len > 0;
 	flush_frame(ts);
-	if (r->hooks.top_crash_frame > 0 && ts->frames >= (uint64_t)r->hooks.top_crash_frame)
+	if (TEST_HOOK(r, top_crash_frame) > 0 &&
+	    (int64_t)ts->frames >= TEST_HOOK(r, top_crash_frame))
 		raise(SIGSEGV);	/* test build: the view crashes; the terminal must come back */
 }
 

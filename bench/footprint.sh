@@ -1,10 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 # footprint.sh [TASKS] - memtrace's memory with default options, phase by phase, and its
-# binary sizes. Peak RSS (VmHWM) after: start and 1 s at rest; the live storm (bench/churn,
+# binary sizes. Peak RSS (VmHWM) after: start and 1 s at rest; the live storm (build/bench/churn,
 # 3 s); 20 reports (USR1 to a pipe, USR2 to the log file); TASKS short processes (default
 # 20000, more than the default task table of 16384, so every slot is used); and over its
-# whole life, final report included (ru_maxrss through bench/rusage). Each is shown with the
+# whole life, final report included (ru_maxrss through build/bench/rusage). Each is shown with the
 # resident part of the pfn->owner map (from memtrace's own report) taken off. Binary sizes:
 # this build, stripped, and `make static` (musl) when musl-gcc is installed.
 # MEMTRACE=path measures another build (make static: MEMTRACE=./memtrace-static).
@@ -12,7 +12,7 @@
 set -eu
 cd "$(dirname "$0")/.."
 TASKS=${1:-20000}
-make -s memtrace bench/churn bench/rusage tests/forker
+make -s memtrace build/bench/churn build/bench/rusage build/tests/forker
 D=$(mktemp -d /tmp/memtrace-footprint.XXXXXX)
 pid=
 cleanup() {
@@ -45,7 +45,7 @@ row() {
 }
 
 MT_BIN=${MEMTRACE:-./memtrace}
-bench/rusage "$D/rusage" "$MT_BIN" --instance memtrace-bench-fp -f json -o "$D/log.json" \
+build/bench/rusage "$D/rusage" "$MT_BIN" --instance memtrace-bench-fp -f json -o "$D/log.json" \
 	> "$D/out" 2> "$D/err" &
 pid=$!
 for _ in $(seq 200); do grep -q "tracing in" "$D/err" && break; sleep 0.05; done
@@ -55,14 +55,14 @@ sleep 1
 echo "$MT_BIN $("$MT_BIN" --version | awk '{print $2}'), default options; KiB"
 printf '%-34s %8s %8s %8s %8s\n' "phase (peak RSS so far)" "VmHWM" "VmRSS" "pfn map" "HWM-map"
 r=$(hwm); n=$(rss); m=$(mapkib); row "at rest (1 s after start)" "$r" "$m" rest "$n"
-taskset -c "$(($(nproc) > 1 ? 1 : 0))" bench/churn 3 16 > /dev/null
+taskset -c "$(($(nproc) > 1 ? 1 : 0))" build/bench/churn 3 16 > /dev/null
 sleep 0.3
 r=$(hwm); n=$(rss); m=$(mapkib); row "storm (churn 16 MiB, 3 s)" "$r" "$m" storm "$n"
 for _ in $(seq 10); do
 	kill -USR2 "$mt"; mapkib > /dev/null
 done
 r=$(hwm); n=$(rss); m=$(mapkib); row "after 20 reports" "$r" "$m" report "$n"
-tests/forker "$TASKS"
+build/tests/forker "$TASKS"
 sleep 0.3
 r=$(hwm); n=$(rss); m=$(mapkib); row "$TASKS processes (table full)" "$r" "$m" fulltable "$n"
 kill -TERM "$pid"; wait "$pid" || true

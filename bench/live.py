@@ -2,12 +2,12 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """live.py [SECONDS [RUNS [MB]]] - the live storm, side by side in one run.
 
-bench/churn maps, touches and unmaps MB MiB (default 16) in a loop on CPU 1 for SECONDS
+build/bench/churn maps, touches and unmaps MB MiB (default 16) in a loop on CPU 1 for SECONDS
 (default 3). Each of RUNS rounds (default 3) runs it three ways, one after the other:
 untraced; under memtrace with default options; under `trace-cmd record` of the same events
 (the raw-copy baseline: splices the ring buffer to a file, no compression, same buffer
 size). Medians are printed. Per tracer: lost events, CPU time over its whole life (wait4
-rusage through bench/rusage, children included) per event seen, and peak RSS. Root; prints figures and RESULT
+rusage through build/bench/rusage, children included) per event seen, and peak RSS. Root; prints figures and RESULT
 lines for bench/run.sh; asserts nothing.
 
 trace-cmd 3.1 writes kernel.ftrace_enabled and the function-filter and function-pid files
@@ -62,7 +62,7 @@ def tfs_unchanged(before, after):
 
 
 def churn_cmd(secs, mb):
-    return ["taskset", "-c", str(CPU), os.path.join(ROOT, "bench/churn"), str(secs), str(mb)]
+    return ["taskset", "-c", str(CPU), os.path.join(ROOT, "build/bench/churn"), str(secs), str(mb)]
 
 
 def churn(secs, mb):
@@ -84,11 +84,11 @@ def wait_for(path, text, proc, timeout=30):
 
 
 def rusage_cmd(path):
-    return [os.path.join(ROOT, "bench/rusage"), path]
+    return [os.path.join(ROOT, "build/bench/rusage"), path]
 
 
 def reap(proc, path, timeout=None):
-    """CPU seconds and peak RSS of the command run through bench/rusage"""
+    """CPU seconds and peak RSS of the command run through build/bench/rusage"""
     proc.wait(timeout)
     f = open(path).read().split()
     return float(f[f.index("cpu_s") + 1]), int(f[f.index("maxrss_kib") + 1])
@@ -203,7 +203,7 @@ def main():
         sys.exit("live.py: needs root (tracefs)")
     # TERM/INT run the cleanup (finally) like an error does: tracers stopped, instances gone
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
-    subprocess.run(["make", "-s", "-C", ROOT, "memtrace", "bench/churn", "bench/rusage"], check=True)
+    subprocess.run(["make", "-s", "-C", ROOT, "memtrace", "build/bench/churn", "build/bench/rusage"], check=True)
     have_tc = shutil.which("trace-cmd") is not None
     if not have_tc:
         print("trace-cmd not installed (Debian package trace-cmd): no raw-copy baseline")
@@ -222,7 +222,7 @@ def main():
                 res["trace-cmd"].append(run_tracecmd(tmp, secs, mb, r[5], buffer_kb))
     after = tfs_state()
     base = median([r[0] for r in res["untraced"]])
-    print(f"live storm: bench/churn {mb} MiB map/touch/unmap on CPU 1, {secs:g} s per run, "
+    print(f"live storm: build/bench/churn {mb} MiB map/touch/unmap on CPU 1, {secs:g} s per run, "
           f"{runs} runs of each, interleaved; tracers at {buffer_kb} KiB per CPU")
     print(f"{'':18} {'pages/s':>10} {'ratio':>6} {'events':>10} {'lost':>6} {'CPU s':>6} "
           f"{'us/event':>9} {'maxrss KiB':>10}")

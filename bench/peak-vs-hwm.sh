@@ -3,7 +3,7 @@
 # peak-vs-hwm.sh - memtrace's peak pages of a workload beside the kernel's VmHWM (root)
 set -eu
 cd "$(dirname "$0")/.."
-make -s memtrace tests/workload
+make -s memtrace build/tests/workload
 LOG=$(mktemp /tmp/memtrace-hwm.XXXXXX)
 ./memtrace --instance memtrace-bench -f json -n 0 -o "$LOG" 2>/dev/null &
 pid=$!
@@ -11,7 +11,7 @@ sleep 1
 declare -A hwm
 for mb in 1 16 64 256; do
 	rm -f /tmp/memtrace-hwm-ready
-	./tests/workload "$mb" 300 /tmp/memtrace-hwm-ready & w=$!
+	./build/tests/workload "$mb" 300 /tmp/memtrace-hwm-ready & w=$!
 	while [ ! -e /tmp/memtrace-hwm-ready ]; do sleep 0.01; done
 	hwm[$w]="$mb $(awk '/VmHWM/ {print $2}' /proc/$w/status)"
 	wait $w

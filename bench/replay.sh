@@ -1,20 +1,20 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 # replay.sh [MB [ROUNDS]] - decode + account throughput on one core, from a real recording:
-# records an allocation storm (tests/workload MB, ROUNDS times; default 256 MiB x 8, about
+# records an allocation storm (build/tests/workload MB, ROUNDS times; default 256 MiB x 8, about
 # 1 million events) with --record, then replays
 # it: events per second (best of 3, pinned to one CPU) and instructions per event
 # (callgrind, repeatable on a noisy machine). Root for the recording; prints figures only.
 set -eu
 cd "$(dirname "$0")/.."
 MB=${1:-256}; ROUNDS=${2:-8}
-make -s memtrace tests/workload
+make -s memtrace build/tests/workload
 D=$(mktemp -d /tmp/memtrace-replay.XXXXXX)
 trap 'rm -rf "$D"' EXIT
 ./memtrace --instance memtrace-bench-rec --record "$D/rec" -o "$D/live.json" -f json 2> "$D/err" &
 pid=$!
 for i in $(seq 100); do grep -q "tracing in" "$D/err" && break; sleep 0.05; done
-for i in $(seq "$ROUNDS"); do ./tests/workload "$MB" 0; done
+for i in $(seq "$ROUNDS"); do ./build/tests/workload "$MB" 0; done
 sleep 0.3
 kill -TERM $pid; wait $pid
 ev=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["events"]["processed"])' "$D/live.json")

@@ -10,7 +10,7 @@ LOG=$(mktemp /tmp/memtrace-bench.XXXXXX)
 trap 'rm -f "$LOG"' EXIT
 failed=
 # the live storm, the live view's and the stream's: 5 interleaved runs of 3 s each way
-for b in "bench/replay.sh" "bench/live.py 3 5" "bench/footprint.sh" "bench/topframe" \
+for b in "bench/replay.sh" "bench/live.py 3 5" "bench/footprint.sh" "build/bench/topframe" \
 	"bench/top.py 3 5" "bench/stream.py 3 5"; do
 	echo "== $b"
 	# shellcheck disable=SC2086

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # scale.sh [MB] - the cost of an event as the CPU count grows (issue 17, scale item 4).
 #
-# Records a real allocation storm (tests/workload on every CPU, MB MiB each, default 1024,
+# Records a real allocation storm (build/tests/workload on every CPU, MB MiB each, default 1024,
 # in rounds of 128: about 1 million page events; a fixed amount of work, not of time, so
 # that a loaded machine records the same storm, only slower) with `memtrace --record`,
 # then deals its sub-buffers round-robin to N per_cpu/cpuK files,
@@ -14,7 +14,7 @@
 # tree, the runs of both interleaved:
 #   replay: `memtrace --replay` pinned to one CPU: whole process CPU time / events, best
 #           of 5, and instructions / events (callgrind: steady on a loaded machine);
-#   live:   bench/mergelive, the reader in live mode over the same files, woken as the
+#   live:   build/bench/mergelive, the reader in live mode over the same files, woken as the
 #           poll loop would be (see there): CPU time / events, best of 5, reads / events.
 # Root for the recording (its own instance); prints figures, asserts nothing. SCALE_KEEP=1
 # keeps the recordings (the directory is printed), SCALE_CPUS="2 256" picks the counts.
@@ -23,7 +23,7 @@ cd "$(dirname "$0")/.."
 MB=${1:-1024}
 BEFORE=${BEFORE-947e5fb}
 NS=${SCALE_CPUS:-2 8 64 256}
-make -s memtrace tests/workload bench/rusage bench/mergelive
+make -s memtrace build/tests/workload build/bench/rusage build/bench/mergelive
 D=$(mktemp -d /tmp/memtrace-scale.XXXXXX)
 pid=
 cleanup() {
@@ -34,17 +34,19 @@ trap cleanup EXIT
 
 # the binaries: this tree's, and BEFORE's built apart (its own whole tree)
 bins=(after:./memtrace)
-lives=(after:./bench/mergelive)
+lives=(after:./build/bench/mergelive)
 if [ "$BEFORE" != none ]; then
 	mkdir "$D/before"
 	git archive "$BEFORE" | tar -x -C "$D/before"
 	cp bench/mergelive.c "$D/before/bench/"
 	make -s -C "$D/before" NO_LIBTRACEFS=1 memtrace > /dev/null
 	# the live driver against BEFORE's reader (it calls reader_run() only there)
-	(cd "$D/before" && cc -std=gnu11 -O2 -g -D_GNU_SOURCE -DMERGELIVE_SWEEP_ONLY -I. \
-		-o bench/mergelive bench/mergelive.c $(ls ./*.o | grep -v '^./memtrace.o$'))
+	# (its objects where BEFORE's Makefile put them: build/, or the top before that)
+	(cd "$D/before" && mkdir -p build/bench &&
+		cc -std=gnu11 -O2 -g -D_GNU_SOURCE -DMERGELIVE_SWEEP_ONLY -I. -o build/bench/mergelive \
+		bench/mergelive.c $(ls ./*.o build/*.o 2> /dev/null | grep -v '/memtrace.o$'))
 	bins=(before:"$D/before/memtrace" "${bins[@]}")
-	lives=(before:"$D/before/bench/mergelive" "${lives[@]}")
+	lives=(before:"$D/before/build/bench/mergelive" "${lives[@]}")
 fi
 
 # the storm, recorded
@@ -57,7 +59,7 @@ cpus=$(nproc)
 storm() {	# storm CPU: MB MiB mapped, touched and unmapped on that CPU, 128 at a time
 	local left=$MB
 	while [ "$left" -gt 0 ]; do
-		taskset -c "$1" tests/workload $((left < 128 ? left : 128)) 0
+		taskset -c "$1" build/tests/workload $((left < 128 ? left : 128)) 0
 		left=$((left - 128))
 	done
 }
@@ -133,7 +135,7 @@ for n in $NS; do
 	declare -A best=()
 	for _ in 1 2 3 4 5; do
 		for b in "${bins[@]}"; do
-			taskset -c 0 bench/rusage "$D/ru" "${b#*:}" --replay "$D/r$n" -f json \
+			taskset -c 0 build/bench/rusage "$D/ru" "${b#*:}" --replay "$D/r$n" -f json \
 				> "$D/out.json"
 			ev=$(json "$D/out.json" 'd["events"]["processed"]')
 			v=${best[${b%%:*}]:-}
@@ -156,7 +158,7 @@ done
 
 # live: the reader in live mode, driven like the poll loop, best of 5 (interleaved)
 echo
-echo "live (bench/mergelive: the reader in live mode over the same files, poll wakeups at"
+echo "live (build/bench/mergelive: the reader in live mode over the same files, poll wakeups at"
 echo "half a 2 MiB buffer or 100 ms, each read() a real one): ns/event = CPU time / events,"
 echo "best of 5; rd/event = read() calls / events"
 printf "%-6s" cpus; for b in "${lives[@]}"; do printf " %18s" "${b%%:*} ns  rd"; done; echo

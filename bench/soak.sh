@@ -11,10 +11,10 @@ cd "$(dirname "$0")/.."
 SECS=${1:-600}
 IVAL=${2:-10}
 MT=$PWD/memtrace
-WL=$PWD/tests/workload
+WL=$PWD/build/tests/workload
 T=$(mktemp -d /tmp/memtrace-soak.XXXXXX)
 INST=memtrace-soak$$
-make -s memtrace tests/workload || exit 1
+make -s memtrace build/tests/workload || exit 1
 [ "$(id -u)" = 0 ] || { echo "soak: needs root"; exit 1; }
 
 # SOAK_OPTS: more memtrace options, e.g. --max-tasks 512 to see RSS once the table is full

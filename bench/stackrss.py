@@ -16,7 +16,7 @@ copy_file_range...) and with a tree of files, and squashfs (gzip, xz) and erofs 
 images read (loop mounts; a file system whose tools are not installed is left out and
 named: xfsprogs, btrfs-progs, squashfs-tools, erofs-utils); syscalls writing into fresh
 pages; MAP_POPULATE, mlock, MADV_POPULATE_WRITE, THP, shm, memfd, copy-on-write after
-fork, tests/workload; sockets of each family, pipes; network, mount and pid namespaces;
+fork, build/tests/workload; sockets of each family, pipes; network, mount and pid namespaces;
 find/du/tar/cat over /usr; a git clone. A third memtrace (--stacks -f json --stack-top 0)
 counts the distinct stacks after each step, so that the measured ones make their first
 report once there are MIN_STACKS (default 1000) or more; the steps repeat (at most 4
@@ -76,7 +76,7 @@ def sh(cmd):
 def build_memtrace(tmp):
     d = os.path.join(tmp, "src")
     sh(f"rm -rf {d} && mkdir -p {d} && git -C {ROOT} archive HEAD | tar -x -C {d} && "
-       f"make -C {d} -s -j2 memtrace bench/churn tests/workload")
+       f"make -C {d} -s -j2 memtrace build/bench/churn build/tests/workload")
 
 
 def git_work(tmp):
@@ -448,7 +448,7 @@ def populate(tmp):
     for t in ts:
         t.join()
     for mb in (1, 8, 64):
-        sh(f"{ROOT}/tests/workload {mb} 10")
+        sh(f"{ROOT}/build/tests/workload {mb} 10")
 
 
 STEPS = [build_memtrace, fresh_filesystems, syscall_faults, populate, sockets_pipes,
@@ -628,7 +628,7 @@ def main():
     if os.geteuid() != 0:
         fail("needs root (tracefs)")
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
-    subprocess.run(["make", "-s", "-C", ROOT, "memtrace", "tests/workload"], check=True)
+    subprocess.run(["make", "-s", "-C", ROOT, "memtrace", "build/tests/workload"], check=True)
     before = tfs_state()
     # an OOM kill anywhere makes every memtrace write a report to its log (--keep-oom 0
     # only spares the LOG.oom.N copies): then the measured report is not the first, and

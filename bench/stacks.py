@@ -2,11 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """stacks.py [SECONDS [RUNS [MB]]] [--memstrack[=SRC]] - the live storm with --stacks.
 
-bench/churn maps, touches and unmaps MB MiB (default 16) in a loop on CPU 1 for SECONDS
+build/bench/churn maps, touches and unmaps MB MiB (default 16) in a loop on CPU 1 for SECONDS
 (default 3). Each of RUNS rounds (default 5) runs it, one after the other (timings are
 compared as ratios within the run: other work shares this machine):
   untraced;
-  stacks     under `memtrace --stacks -f json` (default buffer), through bench/rusage;
+  stacks     under `memtrace --stacks -f json` (default buffer), through build/bench/rusage;
   bare       under a bare reader (bench/drain.c, built here in a temp dir) of an instance of
              our own with what memtrace sets up: the same events (read from memtrace's
              set_event in the first round), the stacktrace trigger on kmem:mm_page_alloc,
@@ -20,7 +20,7 @@ compared as ratios within the run: other work shares this machine):
 Printed: each round's pages/s; medians of pages/s and their ratios stacks/untraced,
 bare/untraced, stacks/bare (the target: >= 0.9; also the median of the rounds' own
 stacks/bare ratios); per tracer lost events, CPU time over its whole life
-(bench/rusage), CPU per event (memtrace: JSON events.processed, stack records included;
+(build/bench/rusage), CPU per event (memtrace: JSON events.processed, stack records included;
 the target: <= 150 ns) and per workload page, peak RSS; memtrace's stacks_info. Each
 round also starts and stops each memtrace once without the workload (an idle run): the
 CPU per event above that is the cost of the events alone, without start-up, the report
@@ -82,7 +82,7 @@ def stop(proc, sig=signal.SIGTERM):
 
 
 def reaped(proc, ru, timeout):
-    """reap() of a command run through bench/rusage; one that does not end in @timeout
+    """reap() of a command run through build/bench/rusage; one that does not end in @timeout
     seconds is killed with rusage (its child first: rusage only passes TERM and INT on)"""
     try:
         return reap(proc, ru, timeout)
@@ -253,7 +253,7 @@ def main():
         fail("needs root (tracefs)")
     # TERM/INT run the cleanup (finally) like an error does: tracers stopped, instances gone
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
-    subprocess.run(["make", "-s", "-C", ROOT, "memtrace", "bench/churn", "bench/rusage"],
+    subprocess.run(["make", "-s", "-C", ROOT, "memtrace", "build/bench/churn", "build/bench/rusage"],
                    check=True)
     before = tfs_state()
     res = {"untraced": [], "stacks": [], "bare": [], "plain": [], "memstrack": []}
@@ -308,7 +308,7 @@ def report(res, idle, search, secs, mb, runs, memstrack_src, memstrack_note, mem
         print(f"  {i + 1:2}: " + "  ".join(
             f"{n} {rows[i]['rate']:,.0f}" + (f" ({rows[i]['lost']})" if "lost" in rows[i] else "")
             for n, rows in res.items() if len(rows) > i))
-    print(f"\nlive storm with --stacks: bench/churn {mb} MiB map/touch/unmap on CPU {CPU}, "
+    print(f"\nlive storm with --stacks: build/bench/churn {mb} MiB map/touch/unmap on CPU {CPU}, "
           f"{secs:g} s per run, {runs} runs of each, interleaved; {kb} KiB per CPU")
     print(f"{'':10} {'pages/s':>10} {'ratio':>6} {'events':>10} {'lost':>7} {'CPU s':>6} "
           f"{'ns/event':>8} {'ns/page':>8} {'maxrss KiB':>10}")

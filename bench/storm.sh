@@ -5,13 +5,13 @@
 set -eu
 cd "$(dirname "$0")/.."
 MB=${1:-256}; ROUNDS=${2:-10}
-make -s memtrace tests/workload
+make -s memtrace build/tests/workload
 LOG=$(mktemp /tmp/memtrace-storm.XXXXXX)
 ./memtrace --instance memtrace-bench -f json -o "$LOG" 2>/dev/null &
 pid=$!
 sleep 1
 t0=$(date +%s.%N)
-for i in $(seq "$ROUNDS"); do taskset -c 1 ./tests/workload "$MB" 0; done
+for i in $(seq "$ROUNDS"); do taskset -c 1 ./build/tests/workload "$MB" 0; done
 t1=$(date +%s.%N)
 sleep 0.5
 read -r ut st < <(awk '{print $14, $15}' /proc/$pid/stat)

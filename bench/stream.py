@@ -3,10 +3,10 @@
 """stream.py [SECONDS [RUNS]] - memtrace --stream, the figures issue 15 asks for.
 
 1. One core writing JSON lines to a file: memtrace --stream pinned to CPU 0 picks
-   bench/churn (16 MiB mapped, touched, unmapped in a loop on CPU 1 for SECONDS, default
+   build/bench/churn (16 MiB mapped, touched, unmapped in a loop on CPU 1 for SECONDS, default
    3) and writes every event as a line to a file on tmpfs; events per second of
-   memtrace's own CPU time (wait4 rusage through bench/rusage), lines lost.
-2. A picked process touching 64 MiB (tests/workload) with the default buffer and queue:
+   memtrace's own CPU time (wait4 rusage through build/bench/rusage), lines lost.
+2. A picked process touching 64 MiB (build/tests/workload) with the default buffer and queue:
    lines lost, writing to a file and to a pipe read by cat.
 3. The storm nobody picked: churn on CPU 1 untraced, under the daemon (default options)
    and under --stream picking another name, interleaved RUNS times (default 5); the
@@ -48,12 +48,12 @@ def churn(secs, name):
 
 
 class Memtrace:
-    """memtrace ARGS through bench/rusage, pinned to CPU_MT; stop() gives CPU s and stderr"""
+    """memtrace ARGS through build/bench/rusage, pinned to CPU_MT; stop() gives CPU s and stderr"""
 
     def __init__(self, tmp, args, stdout=subprocess.DEVNULL):
         self.err, self.ru = os.path.join(tmp, "mt.err"), os.path.join(tmp, "mt.rusage")
         self.p = subprocess.Popen(["taskset", "-c", str(CPU_MT),
-                                   os.path.join(ROOT, "bench/rusage"), self.ru,
+                                   os.path.join(ROOT, "build/bench/rusage"), self.ru,
                                    os.path.join(ROOT, "memtrace"), "--instance", INST] + args,
                                   stdout=stdout, stderr=open(self.err, "w"))
         wait_for(self.err, "tracing in", self.p)
@@ -79,13 +79,13 @@ def main():
     if os.geteuid() != 0:
         sys.exit("stream.py: needs root (tracefs)")
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
-    subprocess.run(["make", "-s", "-C", ROOT, "memtrace", "bench/churn", "bench/rusage",
-                    "tests/workload"], check=True)
+    subprocess.run(["make", "-s", "-C", ROOT, "memtrace", "build/bench/churn", "build/bench/rusage",
+                    "build/tests/workload"], check=True)
     with tempfile.TemporaryDirectory(prefix="memtrace-bench-stream.", dir="/dev/shm") as tmp:
         # names of our own: other work on this machine may run "churn" or "workload"
         ch, wl = os.path.join(tmp, "mtbchurn"), os.path.join(tmp, "mtbwork")
-        subprocess.run(["cp", os.path.join(ROOT, "bench/churn"), ch], check=True)
-        subprocess.run(["cp", os.path.join(ROOT, "tests/workload"), wl], check=True)
+        subprocess.run(["cp", os.path.join(ROOT, "build/bench/churn"), ch], check=True)
+        subprocess.run(["cp", os.path.join(ROOT, "build/tests/workload"), wl], check=True)
         lines = os.path.join(tmp, "lines.jsonl")
 
         # 1. one core writing lines to a file

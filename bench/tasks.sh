@@ -3,20 +3,20 @@
 # tasks.sh [TASKS [THREADS]] - many tasks alive at start (issue 17, scale item 7): the cost
 # of seeding them with --max-tasks 131072, and of the report at the end.
 #
-# Live (root, its own instance): bench/sleepers starts TASKS tasks (default 100000, THREADS
+# Live (root, its own instance): build/bench/sleepers starts TASKS tasks (default 100000, THREADS
 # per process, default 1), as many as this machine allows: pid_max bounds the tasks alive
 # at once and is not changed here; 4096 pids are left free for everything else. Then
 # memtrace --max-tasks 131072 starts, with and without them: the time from its start to
 # "tracing in" (the seeding is its last step), its CPU time then, its VmRSS then, how many
 # tasks it seeded, and how long the final report (TERM) takes.
-# Fake /proc: bench/seedbench seeds 100,000 tasks (and 1,000 processes of 100 threads)
+# Fake /proc: build/bench/seedbench seeds 100,000 tasks (and 1,000 processes of 100 threads)
 # from a tmpfs tree shaped like /proc, the same code without the kernel's /proc costs:
 # 25,000, 50,000 and 100,000 tasks show how it grows.
 # Prints figures only; removes everything it started.
 set -eu -o pipefail
 cd "$(dirname "$0")/.."
 WANT=${1:-100000}; THREADS=${2:-1}
-make -s memtrace bench/sleepers bench/seedbench
+make -s memtrace build/bench/sleepers build/bench/seedbench
 D=$(mktemp -d /tmp/memtrace-tasks.XXXXXX)
 SHM=$(mktemp -d /dev/shm/memtrace-seed.XXXXXX)
 spid= mpid=
@@ -70,7 +70,7 @@ best() {	# best of 3 by start time
 }
 read -r w0 c0 r0 s0 p0 < <(best)
 printf "%-28s %10s %8s %10s %8s %10s\n" "without sleepers" "$w0" "$c0" "$r0" "$s0" "$p0"
-./bench/sleepers $(( (n + THREADS - 1) / THREADS )) "$THREADS" "$D/ready" > "$D/sleepers" &
+./build/bench/sleepers $(( (n + THREADS - 1) / THREADS )) "$THREADS" "$D/ready" > "$D/sleepers" &
 spid=$!
 for _ in $(seq 1200); do [ -e "$D/ready" ] && break; sleep 0.1; done
 cat "$D/sleepers"
@@ -83,10 +83,10 @@ awk -v w="$((w1 - w0))" -v c="$((c1 - c0))" -v r="$((r1 - r0))" -v s="$((s1 - s0
 		w * 1000 / s, c * 1000 / s, r * 1024 / s }'
 
 echo
-echo "fake /proc in tmpfs (bench/seedbench, 131072 slots): the seeding alone"
+echo "fake /proc in tmpfs (build/bench/seedbench, 131072 slots): the seeding alone"
 for spec in "25000 1" "50000 1" "100000 1" "1000 100"; do
 	rm -rf "${SHM:?}"/root
 	# shellcheck disable=SC2086
 	set -- $spec
-	printf "%-28s %s\n" "$1 processes x $2 tasks" "$(./bench/seedbench "$SHM/root" "$1" "$2" 131072)"
+	printf "%-28s %s\n" "$1 processes x $2 tasks" "$(./build/bench/seedbench "$SHM/root" "$1" "$2" 131072)"
 done

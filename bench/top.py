@@ -2,13 +2,13 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """top.py [SECONDS [RUNS [MB]]] - the live storm with memtrace --top open.
 
-bench/churn maps, touches and unmaps MB MiB (default 16) in a loop on CPU 1 for SECONDS
+build/bench/churn maps, touches and unmaps MB MiB (default 16) in a loop on CPU 1 for SECONDS
 (default 3), the storm of bench/live.py. Each of RUNS rounds (default 3) runs it three
 ways, one after the other: under memtrace with default options (the daemon, no view);
 under memtrace --top -d 0.2 in a real terminal (a tmux pane of 80x24, frames drawn five
 times a second while the storm runs); under memtrace --top -d 0.2 writing batch frames to
 a file. Medians are printed: lost events (the largest of the runs), memtrace's CPU time
-over its whole life per event seen (bench/rusage), the workload's speed, and the frames
+over its whole life per event seen (build/bench/rusage), the workload's speed, and the frames
 drawn during the storm (counted in the bytes the pane received, tmux pipe-pane). Root and tmux; prints figures and RESULT lines; asserts nothing.
 """
 import json
@@ -29,7 +29,7 @@ CPU = 1 if (os.cpu_count() or 1) > 1 else 0
 
 
 def churn(secs, mb):
-    r = subprocess.run(["taskset", "-c", str(CPU), os.path.join(ROOT, "bench/churn"), str(secs),
+    r = subprocess.run(["taskset", "-c", str(CPU), os.path.join(ROOT, "build/bench/churn"), str(secs),
                         str(mb)], check=True, capture_output=True, text=True)
     f = r.stdout.split()
     return float(f[f.index("pages_per_s") + 1])
@@ -61,7 +61,7 @@ def report(log):
 
 def run_daemon(tmp, secs, mb):
     log, err, ru = (os.path.join(tmp, n) for n in ("d.json", "d.err", "d.rusage"))
-    p = subprocess.Popen([os.path.join(ROOT, "bench/rusage"), ru, MT, "--instance", INST,
+    p = subprocess.Popen([os.path.join(ROOT, "build/bench/rusage"), ru, MT, "--instance", INST,
                           "-f", "json", "-o", log], stderr=open(err, "w"),
                          stdout=subprocess.DEVNULL)
     try:
@@ -82,7 +82,7 @@ def run_view(tmp, secs, mb):
     for f in (log, err, ru):
         if os.path.exists(f):
             os.unlink(f)
-    cmd = (f"{ROOT}/bench/rusage {ru} {MT} --top -d 0.2 --instance {INST} -f json -o {log} "
+    cmd = (f"{ROOT}/build/bench/rusage {ru} {MT} --top -d 0.2 --instance {INST} -f json -o {log} "
            f"2> {err}; sleep 60")
     raw = os.path.join(tmp, "v.pane")
     open(raw, "w").close()
@@ -118,7 +118,7 @@ def run_view(tmp, secs, mb):
 
 def run_batch(tmp, secs, mb):
     log, err, ru, out = (os.path.join(tmp, n) for n in ("b.json", "b.err", "b.rusage", "b.txt"))
-    p = subprocess.Popen([os.path.join(ROOT, "bench/rusage"), ru, MT, "--top", "-d", "0.2",
+    p = subprocess.Popen([os.path.join(ROOT, "build/bench/rusage"), ru, MT, "--top", "-d", "0.2",
                           "--instance", INST, "-f", "json", "-o", log],
                          stderr=open(err, "w"), stdout=open(out, "w"))
     try:
@@ -145,7 +145,7 @@ def main():
     if not shutil.which("tmux"):
         sys.exit("top.py: needs tmux (Debian package tmux)")
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
-    subprocess.run(["make", "-s", "-C", ROOT, "memtrace", "bench/churn", "bench/rusage"],
+    subprocess.run(["make", "-s", "-C", ROOT, "memtrace", "build/bench/churn", "build/bench/rusage"],
                    check=True)
     res = {"daemon": [], "top (terminal)": [], "top (batch)": []}
     with tempfile.TemporaryDirectory(prefix="memtrace-top.") as tmp:
@@ -154,7 +154,7 @@ def main():
             res["top (terminal)"].append(run_view(tmp, secs, mb))
             res["top (batch)"].append(run_batch(tmp, secs, mb))
     base = median([r[0] for r in res["daemon"]])
-    print(f"live storm with the view open: bench/churn {mb} MiB on CPU {CPU}, {secs:g} s per "
+    print(f"live storm with the view open: build/bench/churn {mb} MiB on CPU {CPU}, {secs:g} s per "
           f"run, {runs} runs of each, interleaved; --top -d 0.2")
     print(f"{'':16} {'pages/s':>10} {'vs daemon':>9} {'events':>10} {'lost':>6} {'CPU s':>6} "
           f"{'us/event':>9} {'frames':>7}")

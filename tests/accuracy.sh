@@ -9,9 +9,9 @@
 set -u
 cd "$(dirname "$0")/.."
 MT=$PWD/memtrace
-MT_HOOKS=$PWD/tests/memtrace-hooks
-WL=$PWD/tests/workload
-RM=$PWD/tests/remap
+MT_HOOKS=$PWD/build/tests/memtrace-hooks
+WL=$PWD/build/tests/workload
+RM=$PWD/build/tests/remap
 T=$(mktemp -d /tmp/memtrace-acc.XXXXXX)
 INST=memtrace-acc$$
 . "$PWD/tests/lib.sh"
@@ -237,7 +237,7 @@ thp_collapse_test() {
 	fi
 	before=$(tfs_state)
 	start_mt -f json -n 0 -o "$T/thp.json" || { bad "thp collapse: no start: $(cat "$T/err")"; return; }
-	"$PWD/tests/thpmove" 16 > "$out"; rc=$?
+	"$PWD/build/tests/thpmove" 16 > "$out"; rc=$?
 	kill -TERM "$MTPID"; wait_exit "$MTPID"
 	if [ "$rc" = 2 ]; then
 		skip "thp collapse: the kernel did not collapse here: $(grep collapse "$out")"; return

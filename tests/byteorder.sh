@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # byteorder.sh - recordings of either byte order decode to the same report on any machine.
 #
-# Every recording fixture is rewritten in the other byte order by tests/swaporder (an
+# Every recording fixture is rewritten in the other byte order by build/tests/swaporder (an
 # independent walk of the layout: page headers, record headers in the other order's
 # bit-field layout, every field as its format file says, the words of kernel stacks): the
 # x86-64 ones as an s390x kernel would have written the same events, the s390x one
@@ -17,12 +17,12 @@
 #  5. never a quiet empty report: pages that no format file describes (every event id
 #     changed), or no CPU directory at all, exit non-zero, saying why
 #
-# Run from the project root: ./tests/byteorder.sh (./memtrace and tests/swaporder built).
+# Run from the project root: ./tests/byteorder.sh (./memtrace and build/tests/swaporder built).
 # Prints "ok - ..." / "not ok - ..." per check, then "N passed, N failed, 0 skipped" (it never skips).
 set -u
 cd "$(dirname "$0")/.." || exit 1
 MT=${MEMTRACE:-./memtrace}
-SWAP=tests/swaporder
+SWAP=build/tests/swaporder
 
 pass=0 fail=0
 ok() { pass=$((pass + 1)); echo "ok - $*"; }
@@ -58,7 +58,7 @@ same_report() {	# DIR_A DIR_B TAG [extra replay options]: text and JSON alike
 }
 
 if [ ! -x "$MT" ] || [ ! -x "$SWAP" ]; then
-	notok "$MT and $SWAP are built (make memtrace tests/swaporder)"
+	notok "$MT and $SWAP are built (make memtrace build/tests/swaporder)"
 	echo "$pass passed, $fail failed, 0 skipped"
 	exit 1
 fi

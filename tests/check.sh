@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # check.sh - make check's suites one after another, and their grand total
 #
-#   tests/check.sh 'CK_DEFAULT_TIMEOUT=60 ./tests/unit' ./tests/layers.py ./tests/docs.sh ...
+#   tests/check.sh 'CK_DEFAULT_TIMEOUT=60 build/tests/unit' ./tests/layers.py ./tests/docs.sh ...
 #
 # Each argument is one suite's command line (run by bash -c, from the project root). Its
 # output passes through as it is; its last summary line is taken: "N passed, N failed,
@@ -10,7 +10,8 @@
 # Errors: E" (N-F-E passed, F+E failed). Every suite runs, whatever the one before did.
 # At the end a line per suite, then the total over all of them, last:
 #
-#   total: N passed, N failed, N skipped (17 suites)
+#   total over 17 suites:
+#   N passed, N failed, N skipped
 #
 # so that checks skipped anywhere (no root, no tracefs, a tool missing) show in the
 # grand total instead of passing unseen. Exits 1 if a check failed, or a suite exited
@@ -57,5 +58,6 @@ echo
 echo "== make check: $# suites${MEMTRACE_NO_SKIP:+ (MEMTRACE_NO_SKIP=$MEMTRACE_NO_SKIP: a live part skipped is a failure)}"
 printf '   %s\n' "${lines[@]}"
 [ "$bad_suites" = 0 ] && of='' || of=", $bad_suites of them failed"
-echo "total: $P passed, $F failed, $S skipped ($# suites$of)"
+echo "total over $# suites$of:"
+echo "$P passed, $F failed, $S skipped"
 [ "$F" = 0 ]

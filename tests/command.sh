@@ -7,8 +7,8 @@
 set -u
 cd "$(dirname "$0")/.." || exit 1
 MT=$PWD/memtrace
-WL=$PWD/tests/workload
-TH=$PWD/tests/threads
+WL=$PWD/build/tests/workload
+TH=$PWD/build/tests/threads
 T=$(mktemp -d /tmp/memtrace-cmd.XXXXXX)
 INST=memtrace-cmd$$
 . "$PWD/tests/lib.sh"
@@ -472,7 +472,7 @@ find_tracefs
 if ! can_trace "command mode tests"; then
 	:
 elif [ ! -x "$WL" ] || [ ! -x "$TH" ]; then
-	skip_live "tests/workload and tests/threads must be built first"
+	skip_live "build/tests/workload and build/tests/threads must be built first"
 else
 	start_test
 	single_test

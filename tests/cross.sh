@@ -3,11 +3,11 @@
 # cross.sh - the unit tests for other architectures, under qemu-user (make check-cross)
 #
 # Usage: tests/cross.sh ARCH...   (Debian's names: s390x i386 armhf arm64; run from the
-# source tree, by make: MAKE is the make to build cross/ARCH/unit with)
+# source tree, by make: MAKE is the make to build build/cross/ARCH/unit with)
 #
-# Per architecture: cross/ARCH/unit built statically with Debian's cross compiler and the
+# Per architecture: build/cross/ARCH/unit built statically with Debian's cross compiler and the
 # multiarch Check, run under qemu-ARCH-static; its own Check summary line, then "ok - ARCH"
-# or "not ok - ARCH", with the time it took. Then cross/ARCH/memtrace replays each recording
+# or "not ok - ARCH", with the time it took. Then build/cross/ARCH/memtrace replays each recording
 # under tests/fixtures, whose report must be ./memtrace's (this machine's) to the byte: a
 # little-endian recording on a big-endian machine, a 64-bit kernel's on a 32-bit one. An
 # architecture passes when both do. Last: "N passed, N failed" over the architectures. An architecture whose compiler, Check or emulator is not installed is
@@ -60,13 +60,13 @@ missing() {
 	[ ${#why[@]} = 0 ] || echo "${why[*]} (Debian packages: ${pk[*]})"
 }
 
-# replays ARCH: each recording under tests/fixtures replayed by cross/ARCH/memtrace under
+# replays ARCH: each recording under tests/fixtures replayed by build/cross/ARCH/memtrace under
 # qemu-user gives ./memtrace's report; 1 if one does not
 replays() {
 	local a=$1 fx n=0 bad=0 s=$SECONDS tmp rc_h rc_a
 
-	if ! $MAKE --no-print-directory "cross/$a/memtrace"; then
-		echo "not ok - $a: cross/$a/memtrace does not build"
+	if ! $MAKE --no-print-directory "build/cross/$a/memtrace"; then
+		echo "not ok - $a: build/cross/$a/memtrace does not build"
 		return 1
 	fi
 	tmp=$(mktemp -d) || return 1
@@ -78,7 +78,7 @@ replays() {
 		n=$((n + 1))
 		./memtrace --replay "$fx" > "$tmp/host" 2> "$tmp/host.err"
 		rc_h=$?
-		"$(qemu "$a")" "cross/$a/memtrace" --replay "$fx" > "$tmp/$a" 2> "$tmp/$a.err"
+		"$(qemu "$a")" "build/cross/$a/memtrace" --replay "$fx" > "$tmp/$a" 2> "$tmp/$a.err"
 		rc_a=$?
 		if [ $rc_h != 0 ] || [ $rc_a != 0 ] || ! cmp -s "$tmp/host" "$tmp/$a"; then
 			echo "not ok - $a: --replay $fx: exit $rc_a, not this machine's report (exit $rc_h):"
@@ -112,15 +112,15 @@ for a in "$@"; do
 		continue
 	fi
 	s=$SECONDS
-	if ! $MAKE --no-print-directory "cross/$a/unit"; then
-		echo "not ok - $a: cross/$a/unit does not build"
+	if ! $MAKE --no-print-directory "build/cross/$a/unit"; then
+		echo "not ok - $a: build/cross/$a/unit does not build"
 		fail=$((fail + 1))
 		continue
 	fi
 	b=$((SECONDS - s))
 	# Check forks per test: the emulated tests take longer than native ones
 	CK_DEFAULT_TIMEOUT=${CK_DEFAULT_TIMEOUT:-60} CK_TIMEOUT_MULTIPLIER=${CK_TIMEOUT_MULTIPLIER:-4} \
-		"$(qemu "$a")" "cross/$a/unit"
+		"$(qemu "$a")" "build/cross/$a/unit"
 	rc=$?
 	if [ $rc = 0 ]; then
 		echo "ok - $a: unit tests (built in ${b}s, ran in $((SECONDS - s - b))s)"

@@ -3,12 +3,12 @@
 # crosscheck.sh - memtrace's own ring-buffer decoder against libtraceevent on real recordings.
 #
 # Run from the project root: ./tests/crosscheck.sh
-# Builds nothing: CROSSCHECK=path (default tests/crosscheck) is the tests/crosscheck.c binary;
-# ./memtrace and ./tests/workload must exist for the live check.
+# Builds nothing: CROSSCHECK=path (default build/tests/crosscheck) is the tests/crosscheck.c binary;
+# ./memtrace and ./build/tests/workload must exist for the live check.
 #
 #  1. the Debian 6.1 boot recording (tests/fixtures/debian-6.1-boot) cross-checks clean,
 #     and so does the zram recording with kernel stacks (tests/fixtures/debian-6.1-zram);
-#     both again rewritten big-endian (tests/swaporder), libtraceevent told the order;
+#     both again rewritten big-endian (build/tests/swaporder), libtraceevent told the order;
 #     and a recording made on Debian's s390x kernel (tests/fixtures/debian-6.1-s390x)
 #  2. (root, tracefs) a fresh recording of this kernel cross-checks clean, with more than
 #     30000 page events compared; its formats equal those libtracefs loads from the live
@@ -22,7 +22,7 @@
 # CROSSCHECK_KEEP=1 keeps the temporary directory (recording, crosscheck outputs).
 set -u
 
-CROSSCHECK=${CROSSCHECK:-tests/crosscheck}
+CROSSCHECK=${CROSSCHECK:-build/tests/crosscheck}
 FIXTURE=tests/fixtures/debian-6.1-boot
 INST=memtrace-xcheck
 MIN_PAGE_EVENTS=30000
@@ -98,7 +98,7 @@ if ! pkg-config --exists libtraceevent 2>/dev/null &&
 	exit 0
 fi
 if [ ! -x "$CROSSCHECK" ]; then
-	notok "crosscheck binary $CROSSCHECK missing (build tests/crosscheck.c, or set CROSSCHECK=)"
+	notok "crosscheck binary $CROSSCHECK missing (make $CROSSCHECK, or set CROSSCHECK=)"
 	finish
 fi
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/crosscheck.XXXXXX") || { notok "mktemp"; finish; }
@@ -164,12 +164,12 @@ else
 fi
 
 # ---- 1c. the same recordings as a big-endian kernel (s390x) writes them -----------------
-# tests/swaporder rewrites them; libtraceevent is told the order (its kbuffer's big-endian
+# build/tests/swaporder rewrites them; libtraceevent is told the order (its kbuffer's big-endian
 # path), memtrace's decoder too, and its reader finds it from the pages. Told the wrong
 # order, the check must fail.
-SWAP=${SWAPORDER:-tests/swaporder}
+SWAP=${SWAPORDER:-build/tests/swaporder}
 if [ ! -x "$SWAP" ]; then
-	notok "$SWAP missing (make tests/swaporder)"
+	notok "$SWAP missing (make build/tests/swaporder)"
 else
 	for fx in "$FIXTURE" "$ZFX"; do
 		name=${fx##*/}-be
@@ -223,8 +223,8 @@ if [ "$(id -u)" != 0 ]; then
 	skip_live "live recording: not root"
 elif [ -z "$TFS" ] || [ ! -d "$TFS/instances" ]; then
 	skip_live "live recording: no tracefs with instances mounted"
-elif [ ! -x ./memtrace ] || [ ! -x ./tests/workload ]; then
-	notok "live recording: ./memtrace or ./tests/workload not built"
+elif [ ! -x ./memtrace ] || [ ! -x ./build/tests/workload ]; then
+	notok "live recording: ./memtrace or ./build/tests/workload not built"
 elif [ -e "$TFS/instances/$INST" ]; then
 	notok "live recording: instance $INST exists already (left untouched)"
 else
@@ -244,14 +244,14 @@ else
 	done
 	if [ "$started" = 1 ]; then
 		# the workload, a few short processes, a rename via exec and one via /proc
-		./tests/workload 64 0
+		./build/tests/workload 64 0
 		sh -c true
 		sh -c 'exec /bin/true'
 		sh -c 'echo xcheck-renamed > /proc/$$/comm; /bin/true'
 		/bin/sleep 0.05
-		[ -x ./tests/threads ] && ./tests/threads 2 1 0
+		[ -x ./build/tests/threads ] && ./build/tests/threads 2 1 0
 		# a THP collapse by another process: huge_memory events (where THP is on)
-		[ -x ./tests/thpmove ] && ./tests/thpmove 4 > /dev/null
+		[ -x ./build/tests/thpmove ] && ./build/tests/thpmove 4 > /dev/null
 		sleep 0.3
 	fi
 	kill -TERM "$MT_PID" 2>/dev/null

@@ -8,8 +8,8 @@ grep -q ' tracefs ' /proc/mounts || mount -t tracefs nodev /sys/kernel/tracing
 pid=$!
 trap 'kill -TERM $pid 2>/dev/null; wait $pid' EXIT
 sleep 1
-echo "== running: tests/workload 64 500 (maps and touches 64 MiB)" >&2
-./tests/workload 64 500
+echo "== running: build/tests/workload 64 500 (maps and touches 64 MiB)" >&2
+./build/tests/workload 64 500
 kill -USR1 $pid		# report on stdout
 sleep 1
 kill -TERM $pid		# final report to /tmp/mem_debug_log, tracefs restored

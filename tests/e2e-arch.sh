@@ -3,7 +3,7 @@
 # e2e-arch.sh - memtrace on Debian 12's own 6.1 kernels for other architectures, booted
 # under QEMU (TCG): s390x (big-endian), arm64, armhf (32-bit) and i386 (32-bit). Each
 # guest is a busybox-static initramfs of its architecture with the statically
-# cross-built memtrace and workload (make cross/ARCH/...) and crc7.ko of its kernel; its
+# cross-built memtrace and workload (make build/cross/ARCH/...) and crc7.ko of its kernel; its
 # /init (tests/e2e-arch/init.sh) runs the demo sequence (daemon, 64 MiB workload, USR1,
 # crc7 loaded and unloaded, TERM), command mode, --stacks and --record, and sends the
 # reports and the recording back over the console. The host checks the numbers and
@@ -269,7 +269,7 @@ fi
 t0=$(date +%s.%N)
 targets=
 for a in $ARCHS; do
-	[ -n "${KVER[$a]:-}" ] && targets="$targets cross/$a/memtrace cross/$a/workload"
+	[ -n "${KVER[$a]:-}" ] && targets="$targets build/cross/$a/memtrace build/cross/$a/workload"
 done
 # all at once, $JOBS compilers at a time; then per architecture (nothing left to do, or
 # the failure again, with its own status and messages)
@@ -277,8 +277,8 @@ done
 [ -n "$targets" ] && make -s -k -j "$JOBS" -C "$REPO" $targets > "$W/make.log" 2>&1
 for a in $ARCHS; do
 	[ -n "${KVER[$a]:-}" ] || continue
-	if ! make -s -C "$REPO" "cross/$a/memtrace" "cross/$a/workload" > "$W/$a/make.log" 2>&1; then
-		bad "$a: make cross/$a/memtrace cross/$a/workload failed"
+	if ! make -s -C "$REPO" "build/cross/$a/memtrace" "build/cross/$a/workload" > "$W/$a/make.log" 2>&1; then
+		bad "$a: make build/cross/$a/memtrace build/cross/$a/workload failed"
 		tail -5 "$W/$a/make.log" | sed 's/^/      | /'
 		continue
 	fi
@@ -287,7 +287,7 @@ for a in $ARCHS; do
 	R=$W/$a/root
 	mkdir -p "$R"/{bin,sbin,dev,proc,sys,tmp,lib/modules}
 	cp "$X/bin/busybox" "$R/bin/busybox"
-	cp "$REPO/cross/$a/memtrace" "$REPO/cross/$a/workload" "$R/bin/"
+	cp "$REPO/build/cross/$a/memtrace" "$REPO/build/cross/$a/workload" "$R/bin/"
 	install -m 0755 "$HERE/init.sh" "$R/init"
 	mknod -m 600 "$R/dev/console" c 5 1
 	# crc7: no dependencies (modinfo's depends= is empty); the package's modules are not

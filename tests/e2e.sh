@@ -829,9 +829,9 @@ record_zram() {
 	load=$(awk '$1 == "zsmalloc" || $1 == "zram" { s += $7 } END { print s + 0 }' "$W/$n.rp.mods")
 	check "$n: zsmalloc + zram: $sum pages by stack >= 1024 written ($load in their load brackets)" \
 		test "$sum" -ge 1024
-	if [ -x "$REPO/tests/crosscheck" ]; then
-		check "$n: tests/crosscheck: memtrace's decoder equals libtraceevent on it" \
-			eval '"$REPO/tests/crosscheck" "$fx" > "$W/$n.xcheck" 2>&1'
+	if [ -x "$REPO/build/tests/crosscheck" ]; then
+		check "$n: build/tests/crosscheck: memtrace's decoder equals libtraceevent on it" \
+			eval '"$REPO/build/tests/crosscheck" "$fx" > "$W/$n.xcheck" 2>&1'
 		grep -E '^  stack |^result' "$W/$n.xcheck" | sed 's/^/      /'
 	fi
 	if [ "$fail" != "$f0" ]; then

@@ -16,7 +16,7 @@
 set -u
 cd "$(dirname "$0")/.." || exit 1
 MT=${HOSTILE_MT:-$PWD/memtrace}
-WL=$PWD/tests/workload
+WL=$PWD/build/tests/workload
 T=$(mktemp -d /tmp/memtrace-ho.XXXXXX)
 chmod 755 "$T"
 INST=memtrace-ho$$
@@ -42,7 +42,7 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-[ -x "$MT" ] || { echo "build memtrace first (make memtrace tests/workload)"; exit 1; }
+[ -x "$MT" ] || { echo "build memtrace first (make memtrace build/tests/workload)"; exit 1; }
 find_tracefs
 top_before=$(INST=/nonexistent tfs_state)
 for part in tests/hostile.d/*.sh; do

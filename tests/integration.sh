@@ -7,8 +7,8 @@
 set -u
 cd "$(dirname "$0")/.."
 MT=$PWD/memtrace
-MT_HOOKS=$PWD/tests/memtrace-hooks	# the test build: MEMTRACE_TEST_* fault hooks
-WL=$PWD/tests/workload
+MT_HOOKS=$PWD/build/tests/memtrace-hooks	# the test build: MEMTRACE_TEST_* fault hooks
+WL=$PWD/build/tests/workload
 T=$(mktemp -d /tmp/memtrace-it.XXXXXX)
 INST=memtrace-it$$
 . "$PWD/tests/lib.sh"

@@ -5,7 +5,7 @@
 # neither of includes nor of calls (a file x is x.c with x.h; calls are read from the
 # objects with nm: x uses y when x.o needs a symbol y.o defines); no file but memtrace.c
 # and the mode's own knows a mode, and only main writes the options.
-# Usage: tests/layers.py [OBJDIR]  (run from the source tree, after make)
+# Usage: tests/layers.py [OBJDIR]  (run from the source tree, after make; OBJDIR: build)
 import os
 import re
 import subprocess
@@ -73,7 +73,7 @@ def layers(graph):
     return level
 
 
-objdir = sys.argv[1] if len(sys.argv) > 1 else "."
+objdir = sys.argv[1] if len(sys.argv) > 1 else "build"
 units = sorted({f[:-2] for f in os.listdir(".") if f.endswith((".c", ".h"))})
 
 # sizes

@@ -11,7 +11,7 @@
 set -u
 cd "$(dirname "$0")/.." || exit 1
 MT=$PWD/memtrace
-WL=$PWD/tests/workload
+WL=$PWD/build/tests/workload
 T=$(mktemp -d /tmp/memtrace-metrics.XXXXXX)
 INST=memtrace-metrics$$
 . "$PWD/tests/lib.sh"
@@ -354,7 +354,7 @@ find_tracefs
 if ! can_trace "metrics tests"; then
 	:
 elif [ ! -x "$WL" ]; then
-	skip_live "tests/workload must be built first"
+	skip_live "build/tests/workload must be built first"
 elif [ -z "$PROMTOOL" ]; then
 	skip_live "metrics tests: promtool not installed (Debian: apt-get install prometheus; .ci/run installs it)"
 elif [ -z "$NODE_EXPORTER" ]; then

@@ -14,7 +14,7 @@
 set -u
 cd "$(dirname "$0")/.." || exit 1
 MT=$PWD/memtrace
-WL=$PWD/tests/workload
+WL=$PWD/build/tests/workload
 ASAN=${MEMTRACE_ASAN:-}
 FINDINGS=${ROBUST_FINDINGS:-/tmp/robust-findings}
 T=$(mktemp -d /tmp/memtrace-rb.XXXXXX)
@@ -1029,7 +1029,7 @@ log_full_test() {
 }
 
 # ================================================================ main
-[ -x "$MT" ] || { echo "build memtrace first (make memtrace tests/workload)"; exit 1; }
+[ -x "$MT" ] || { echo "build memtrace first (make memtrace build/tests/workload)"; exit 1; }
 find_tracefs
 replay_tests; lap "replays"
 opts_tests; lap "bad options"

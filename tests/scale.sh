@@ -9,8 +9,8 @@
 set -u
 cd "$(dirname "$0")/.."
 MT=$PWD/memtrace
-MT_HOOKS=$PWD/tests/memtrace-hooks
-WL=$PWD/tests/workload
+MT_HOOKS=$PWD/build/tests/memtrace-hooks
+WL=$PWD/build/tests/workload
 FX=$PWD/tests/fixtures/linux-6.18
 T=$(mktemp -d /tmp/memtrace-scale.XXXXXX)
 INST=memtrace-scale$$

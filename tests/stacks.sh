@@ -9,7 +9,7 @@
 set -u
 cd "$(dirname "$0")/.."
 MT=$PWD/memtrace
-WL=$PWD/tests/workload
+WL=$PWD/build/tests/workload
 FX=tests/fixtures/debian-6.1-zram
 T=$(mktemp -d /tmp/memtrace-stacks.XXXXXX)
 INST=memtrace-stk$$

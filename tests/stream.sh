@@ -10,7 +10,7 @@
 set -u
 cd "$(dirname "$0")/.." || exit 1
 MT=$PWD/memtrace
-MT_HOOKS=$PWD/tests/memtrace-hooks	# MEMTRACE_TEST_RUNTIME_ROOT: laid-out runtime files
+MT_HOOKS=$PWD/build/tests/memtrace-hooks	# MEMTRACE_TEST_RUNTIME_ROOT: laid-out runtime files
 CHECK=$PWD/tests/streamcheck.py
 FIX=$PWD/tests/fixtures/stream
 T=$(mktemp -d /tmp/memtrace-stream.XXXXXX)
@@ -525,7 +525,7 @@ other_modes_test() {
 find_tracefs
 usage_tests
 if can_trace "stream"; then
-	cp tests/workload "$W" && cp tests/workload "$X"
+	cp build/tests/workload "$W" && cp build/tests/workload "$X"
 	if [ ! -e "$TFS/events/syscalls/sys_enter_mmap" ] ||
 	   [ ! -e "$TFS/events/exceptions/page_fault_user" ]; then
 		skip "stream: this kernel lacks syscalls:* (CONFIG_FTRACE_SYSCALLS) or exceptions:page_fault_user"

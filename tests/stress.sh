@@ -6,9 +6,9 @@
 set -u
 cd "$(dirname "$0")/.."
 MT=$PWD/memtrace
-WL=$PWD/tests/workload
-FK=$PWD/tests/forker
-TH=$PWD/tests/threads
+WL=$PWD/build/tests/workload
+FK=$PWD/build/tests/forker
+TH=$PWD/build/tests/threads
 T=$(mktemp -d /tmp/memtrace-stress.XXXXXX)
 INST=memtrace-st$$
 . "$PWD/tests/lib.sh"
@@ -146,7 +146,7 @@ find_tracefs
 if ! can_trace "stress tests"; then
 	:
 elif [ ! -x "$WL" ] || [ ! -x "$FK" ] || [ ! -x "$TH" ]; then
-	skip_live "tests/workload, tests/forker and tests/threads must be built first"
+	skip_live "build/tests/workload, build/tests/forker and build/tests/threads must be built first"
 else
 	signal_storm
 	task_storm

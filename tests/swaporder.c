@@ -12,7 +12,7 @@
  * It walks the pages itself, not with ringbuf.c, so that the decoder is tested
  * against an independent reading of the layout (ftrace-raw.md 3.2-3.3).
  *
- * Usage: tests/swaporder DIR   (rewrites DIR/per_cpu/cpuN/trace_pipe_raw in place)
+ * Usage: build/tests/swaporder DIR   (rewrites DIR/per_cpu/cpuN/trace_pipe_raw in place)
  * Prints "N pages, N records converted (FROM -> TO)"; exit 1 on anything it
  * cannot convert (an unknown record type, a record past its page).
  */

@@ -12,8 +12,8 @@
 set -u
 cd "$(dirname "$0")/.." || exit 1
 MT=$PWD/memtrace
-MTH=$PWD/tests/memtrace-hooks
-WL=$PWD/tests/workload
+MTH=$PWD/build/tests/memtrace-hooks
+WL=$PWD/build/tests/workload
 T=$(mktemp -d /tmp/memtrace-top.XXXXXX)
 INST=memtrace-top$$
 SOCK0=memtrace-top$$
@@ -483,7 +483,7 @@ if ! can_trace "live view tests"; then
 elif ! command -v tmux > /dev/null; then
 	skip_live "live view tests: tmux is not installed (Debian: apt-get install tmux)"
 elif [ ! -x "$WL" ] || [ ! -x "$MTH" ]; then
-	skip_live "live view tests: tests/workload and tests/memtrace-hooks must be built first"
+	skip_live "live view tests: build/tests/workload and build/tests/memtrace-hooks must be built first"
 else
 	view_test
 	stacks_test

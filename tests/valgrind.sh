@@ -3,7 +3,7 @@
 # valgrind.sh - the unit tests under valgrind (make check-valgrind): a valgrind per suite
 # (CK_RUN_SUITE), as many at once as there are CPUs (VALGRIND_JOBS), since one valgrind
 # runs on one CPU. Each suite's summary line is printed; the checks of all suites must add
-# up to those of one plain run of tests/unit, so that no suite is left out. Exits 1 on any
+# up to those of one plain run of build/tests/unit, so that no suite is left out. Exits 1 on any
 # error, leak or failed check. Prints "N passed, N failed" (suites).
 set -u
 cd "$(dirname "$0")/.." || exit 1
@@ -16,7 +16,7 @@ mapfile -t suites < <(grep -ho 'suite_create("[a-z_0-9]*")' tests/test_*.c |
 one() {	# one SUITE: its valgrind's log, status and seconds in $T
 	local t0=$SECONDS
 	CK_RUN_SUITE=$1 CK_FORK=no CK_DEFAULT_TIMEOUT=600 valgrind --error-exitcode=99 \
-		--leak-check=full --errors-for-leak-kinds=definite ./tests/unit > "$T/$1.log" 2>&1
+		--leak-check=full --errors-for-leak-kinds=definite ./build/tests/unit > "$T/$1.log" 2>&1
 	echo $? > "$T/$1.rc"
 	echo $((SECONDS - t0)) > "$T/$1.s"
 }
@@ -40,7 +40,7 @@ for s in "${suites[@]}"; do
 	fi
 done
 # every suite ran: the same number of checks as one plain run
-all=$(CK_DEFAULT_TIMEOUT=60 ./tests/unit 2>&1 | sed -nE 's/^[0-9]+%: Checks: ([0-9]+),.*/\1/p')
+all=$(CK_DEFAULT_TIMEOUT=60 ./build/tests/unit 2>&1 | sed -nE 's/^[0-9]+%: Checks: ([0-9]+),.*/\1/p')
 if [ -n "$all" ] && [ "$total" = "$all" ]; then
 	pass=$((pass + 1))
 	echo "ok   - valgrind: the suites' checks add up to a plain run's ($total)"

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
-# run.sh SECONDS TARGET... - run each libFuzzer target (tests/fuzz/bin/TARGET) for
+# run.sh SECONDS TARGET... - run each libFuzzer target (build/fuzz/TARGET) for
 # SECONDS, seeded with real data from tests/fixtures and this machine's /proc.
 # Crashes are kept in tests/fuzz/crashes/; the corpus grows in tests/fuzz/work/.
 # Targets run side by side, one per CPU (FUZZ_JOBS to change it). Prints executions per
@@ -73,7 +73,7 @@ make_seeds() {
 
 # run_one TARGET: its verdict, the lines to print, in $W/TARGET.result
 run_one() {
-	local t=$1 bin=tests/fuzz/bin/$1 log=$W/$1.log rc execs cov
+	local t=$1 bin=build/fuzz/$1 log=$W/$1.log rc execs cov
 	mkdir -p "$W/$t/corpus" "$C/$t"
 	"$bin" -max_total_time="$SECS" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
 		-max_len=65536 \
