@@ -45,7 +45,7 @@ static int prom_out(struct run *r, char *err, size_t errlen)
 /* A report with trigger "interval" appended to the log file; failures said as prom_out() says them. */
 static void lines_out(struct run *r, char *err, size_t errlen)
 {
-	int e = run_report_write_log(r, "interval", err, errlen);
+	int e = report_to(r, REPORT_LOG_AS_IS(err, errlen), "interval");
 
 	if (e && !r->iv.lines_failing)
 		mt_warn("%s (no interval lines until it can be written; still tracing)", err);

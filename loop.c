@@ -27,39 +27,6 @@
 #define KMSG_TOP	5	/* tasks and modules in the kmsg summary */
 #define HOLD_BATCH	4096	/* events per batch while a mode holds (its consumer is full) */
 
-struct gen_ctx {
-	struct run *r;
-	const char *trigger;
-};
-
-static void gen_report(struct out *o, void *p)
-{
-	struct gen_ctx *g = p;
-
-	enrich_now(g->r);
-	report_write(o, g->r, g->trigger);
-}
-
-int run_report_write_log(struct run *r, const char *trigger, char *err, size_t errlen)
-{
-	struct gen_ctx g = { r, trigger };
-
-	/* --interval -f json: the log file is JSON lines, every report appended */
-	if (r->opt.json_lines)
-		return logfile_append(r->opt.log_path, gen_report, &g, err, errlen);
-	return logfile_write(r->opt.log_path, gen_report, &g, err, errlen);
-}
-
-int run_report_log(struct run *r, const char *trigger)
-{
-	char err[PATH_MAX + 128];
-	int e = run_report_write_log(r, trigger, err, sizeof(err));
-
-	if (e)
-		mt_warn("%s (report kept in memory; still tracing)", err);
-	return e;
-}
-
 static void kmsg_emit(void *ctx, const char *line)
 {
 	const struct run *r = ctx;
@@ -90,7 +57,7 @@ void run_report_final(struct run *r, bool to_log)
 {
 	const char *trigger = stop_trigger(r);
 	char err[PATH_MAX + 128];
-	int e = to_log ? run_report_write_log(r, trigger, err, sizeof(err)) : 0;
+	int e = to_log ? report_to(r, REPORT_LOG_AS_IS(err, sizeof(err)), trigger) : 0;
 
 	/* memtrace is exiting: the report is nowhere else (the log file is left as it was) */
 	if (e)
@@ -243,8 +210,7 @@ static enum loop_next read_signals(struct run *r)
 			report_to(r, REPORT_FD(STDOUT_FILENO), "SIGUSR1");
 			break;
 		case SIGACT_REPORT_LOG:
-			report_catch_up(r);
-			run_report_log(r, "SIGUSR2");
+			report_to(r, REPORT_LOG, "SIGUSR2");
 			break;
 		case SIGACT_STOP:
 			r->stop = STOP_SIGNAL;

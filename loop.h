@@ -20,15 +20,6 @@ int run_lifecycle(struct run *r);
 /* main's single cleanup path: tracefs as found, pidfile removed, memory freed. */
 void run_cleanup(struct run *r);
 
-/*
- * A report to the log file, atomically (with --interval -f json: appended as
- * one JSON line); on failure said on stderr, tracing goes on. 0 or -errno.
- */
-int run_report_log(struct run *r, const char *trigger);
-
-/* The same without a word on stderr: @err says why it failed. 0 or -errno. */
-int run_report_write_log(struct run *r, const char *trigger, char *err, size_t errlen);
-
 /* The final report: to the log file (unless @to_log is false), its summary to kmsg with --kmsg. */
 void run_report_final(struct run *r, bool to_log);
 

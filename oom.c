@@ -16,21 +16,13 @@
 #include "logfile.h"
 #include "loop.h"
 #include "report.h"
+#include "reportto.h"
 #include "run.h"
 #include "util.h"
 
 #define KMSG_TOP	5	/* tasks and modules in the summary, as in the final --kmsg one */
 #define OOM_SUMMARY_NS	10000000000ull	/* one console summary of an OOM per 10 s */
 #define OOM_NOTES	10		/* and as many one-line notes in between */
-
-/* The snapshot's report, as the log file's (loop.c). */
-static void gen_oom_report(struct out *o, void *p)
-{
-	struct run *r = p;
-
-	enrich_now(r);
-	report_write(o, r, "oom");
-}
 
 /*
  * The highest N of an existing LOG.oom.N beside the log file into @max (0 if
@@ -111,7 +103,7 @@ static void oom_snapshot(struct run *r)
 		os->last[0] = '\0';
 		return;
 	}
-	if (logfile_write(os->last, gen_oom_report, r, err, sizeof(err)))
+	if (report_to(r, REPORT_FILE_AS_IS(os->last, err, sizeof(err)), "oom"))
 		mt_warn("%s (the OOM report is in the main log only)", err);
 }
 
@@ -159,6 +151,6 @@ void oom_report(struct run *r)
 {
 	enrich_refresh(r);
 	oom_snapshot(r);
-	run_report_log(r, "oom");
+	report_to(r, REPORT_LOG_AS_IS(NULL, 0), "oom");
 	oom_console(r);
 }

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* reportto.c - a report of the run as it is now, on request: to stdout, stderr or memory */
+/* reportto.c - every report of the run: to stdout, stderr, the log file or memory */
 #include "reportto.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -22,13 +23,46 @@ static const char *fd_name(int fd)
 	return fd == STDOUT_FILENO ? "stdout" : fd == STDERR_FILENO ? "stderr" : "the output";
 }
 
+struct gen_ctx {
+	struct run *r;
+	const char *trigger;
+};
+
+static void gen_report(struct out *o, void *p)
+{
+	struct gen_ctx *g = p;
+
+	report_write(o, g->r, g->trigger);
+}
+
+static int to_log(struct run *r, struct report_sink sink, const char *trigger)
+{
+	struct gen_ctx g = { r, trigger };
+	char buf[PATH_MAX + 128], *err = sink.err ? sink.err : buf;
+	size_t errlen = sink.err ? sink.errlen : sizeof(buf);
+	int e;
+
+	/* --interval -f json: the log file is JSON lines, every report appended */
+	if (sink.path)
+		e = logfile_write(sink.path, gen_report, &g, err, errlen);
+	else if (r->opt.json_lines)
+		e = logfile_append(r->opt.log_path, gen_report, &g, err, errlen);
+	else
+		e = logfile_write(r->opt.log_path, gen_report, &g, err, errlen);
+	if (e && !sink.err)
+		mt_warn("%s (report kept in memory; still tracing)", err);
+	return e;
+}
+
 int report_to(struct run *r, struct report_sink sink, const char *trigger)
 {
 	static struct out o;	/* 16 KiB: kept off the stack, reused */
 
-	if (r->tracefs_up)
+	if (r->tracefs_up && !sink.as_is)
 		report_catch_up(r);
 	enrich_now(r);
+	if (sink.log)
+		return to_log(r, sink, trigger);
 	if (sink.fd < 0) {
 		out_init_mem(&o, sink.mem);
 		report_write(&o, r, trigger);

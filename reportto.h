@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* reportto.h - a report of the run as it is now, on request: to stdout, stderr or memory */
+/* reportto.h - every report of the run: to stdout, stderr, the log file or memory */
 #ifndef MEMTRACE_REPORTTO_H
 #define MEMTRACE_REPORTTO_H
 
@@ -15,28 +15,44 @@
  */
 void report_catch_up(struct run *r);
 
-/* Where report_to() writes: an fd (stdout, stderr), or memory when fd is -1. */
+/*
+ * Where report_to() writes, and as of when. The report is of the run as it is
+ * now (report_catch_up() first, while tracing is live), unless @as_is: of the
+ * run as it stands, the buffers not read past it (the instant of an OOM kill;
+ * the final report, after the stop's drain; an --interval whose outputs share
+ * one catch-up), for which the caller has refreshed what it needs.
+ */
 struct report_sink {
-	int fd;
-	struct out_mem *mem;	/* fd -1: appended here (out_init_mem()) */
+	int fd;			/* stdout, stderr; -1: memory or the log file */
+	struct out_mem *mem;	/* fd -1 and not log: appended here (out_init_mem()) */
+	bool log;		/* the log file (-o): replaced atomically, or appended
+				   as one JSON line with --interval -f json */
+	bool as_is;
+	const char *path;	/* log: this file instead, replaced atomically (LOG.oom.N) */
+	char *err;		/* log: why it failed; NULL: said on stderr, tracing goes on */
+	size_t errlen;
 };
 
-#define REPORT_FD(f)	((struct report_sink){ .fd = (f), .mem = NULL })
+#define REPORT_FD(f)	((struct report_sink){ .fd = (f) })
 #define REPORT_MEM(m)	((struct report_sink){ .fd = -1, .mem = (m) })
+#define REPORT_LOG	((struct report_sink){ .fd = -1, .log = true })
+/* the log file, the run as it stands, the failure's reason into @e (@n bytes) */
+#define REPORT_LOG_AS_IS(e, n)	((struct report_sink){ .fd = -1, .log = true, .as_is = true, \
+					.err = (e), .errlen = (n) })
+/* the file @p instead of the log, replaced atomically, the run as it stands */
+#define REPORT_FILE_AS_IS(p, e, n)	((struct report_sink){ .fd = -1, .log = true, .as_is = true, \
+					.path = (p), .err = (e), .errlen = (n) })
 
 /**
- * report_to() - report_write() of the run as it is now, into @sink
+ * report_to() - report_write() of the run into @sink: the one path of every report
  *
  * Does the report-time steps itself, in their order: report_catch_up() while
- * tracing is live (not after the stop, whose drain did it with tracefs still
- * there), then enrich_now() (uptime, memtrace's own RSS). A reader of an fd
- * that does not read may hold the report up for REPORT_WAIT_MS at most, and
- * not at all once it has stalled one (r->stdout_stalled), until it takes one
- * whole again; what it did not take is said on stderr.
+ * tracing is live and the sink is not @as_is, then enrich_now() (uptime,
+ * memtrace's own RSS). A reader of an fd that does not read may hold the
+ * report up for REPORT_WAIT_MS at most, and not at all once it has stalled one
+ * (r->stdout_stalled), until it takes one whole again; what it did not take is
+ * said on stderr. The log file: see struct report_sink.
  * Return: 0, or the write's -errno (-ETIMEDOUT: the reader did not take it all).
- *
- * Not for the report at an OOM kill, which is of that instant: the buffers
- * are not read past it (loop.c's log-file reports do their steps themselves).
  */
 int report_to(struct run *r, struct report_sink sink, const char *trigger);
 

@@ -836,8 +836,7 @@ static enum loop_next stream_on_signal(struct run *r, int action,
 	case SIGACT_REPORT_MODE:
 	case SIGACT_REPORT_COMMAND:
 		if (si->ssi_signo == SIGUSR2) {
-			report_catch_up(r);
-			run_report_log(r, "SIGUSR2");
+			report_to(r, REPORT_LOG, "SIGUSR2");
 		} else {
 			/* on stderr when the lines go to stdout */
 			report_to(r, REPORT_FD(r->opt.stream_path ? STDOUT_FILENO : STDERR_FILENO),
