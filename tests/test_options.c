@@ -342,7 +342,8 @@ START_TEST(test_number_bounds)
 	size_t i, k;
 
 	for (i = 0; i < ARRAY_SIZE(b); i++) {
-		unsigned long v[4] = { b[i].min, b[i].max, b[i].min - 1, b[i].max + 1 };
+		/* 64-bit: max + 1 of a 32-bit field must not wrap to 0 on a 32-bit build */
+		unsigned long long v[4] = { b[i].min, b[i].max, b[i].min - 1ull, b[i].max + 1ull };
 		char arg[24], said[128];
 
 		for (k = 0; k < 4; k++) {
@@ -354,7 +355,7 @@ START_TEST(test_number_bounds)
 			argv_store[n++] = (char *)"memtrace";
 			while (n - 1 < 3 && b[i].with[n - 1])
 				argv_store[n] = (char *)b[i].with[n - 1], n++;
-			snprintf(arg, sizeof(arg), "%lu", v[k]);
+			snprintf(arg, sizeof(arg), "%llu", v[k]);
 			argv_store[n++] = (char *)b[i].opt;
 			argv_store[n++] = arg;
 			argv_store[n] = NULL;
@@ -364,7 +365,7 @@ START_TEST(test_number_bounds)
 				ck_assert_uint_eq(*b[i].field, v[k] + b[i].plus);
 				continue;
 			}
-			snprintf(said, sizeof(said), "invalid value '%lu' for %s: must be %lu..%lu",
+			snprintf(said, sizeof(said), "invalid value '%llu' for %s: must be %lu..%lu",
 				 v[k], b[i].opt, b[i].min, b[i].max);
 			ck_assert_str_eq(E, said);
 		}
