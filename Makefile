@@ -207,9 +207,13 @@ check: memtrace $(TEST_BINS) $(CROSSCHECK_BIN)
 		./tests/metrics.sh \
 		./tests/stream.sh
 
-# memtrace's main job: trace a 64 MiB workload and print the report (root)
+# memtrace's main job: trace a 64 MiB workload and print the report (root). The final
+# report goes to DEMO_LOG (default: a new file, named at the end), the tracing to the
+# tracefs instance DEMO_INSTANCE (default: memtrace-demo-PID, nobody else's).
+DEMO_LOG ?=
+DEMO_INSTANCE ?=
 demo: memtrace $(B)/tests/workload
-	$(Q)./tests/demo.sh
+	$(Q)DEMO_LOG='$(DEMO_LOG)' DEMO_INSTANCE='$(DEMO_INSTANCE)' ./tests/demo.sh
 
 check-unit: $(B)/tests/unit
 	$(Q)CK_DEFAULT_TIMEOUT=60 $(B)/tests/unit

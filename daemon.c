@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/sysmacros.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -58,6 +59,66 @@ int daemon_fork(struct run *r)
 		n = read(p[0], &code, 1);
 	} while (n < 0 && errno == EINTR);
 	return n == 1 ? code : EXIT_RUNTIME;
+}
+
+/*
+ * Is @fd the journal? systemd sets JOURNAL_STREAM to "DEV:INO" of the socket a
+ * service's stdout or stderr is connected to (systemd.exec(5)); an inherited
+ * variable with another fd matches nothing.
+ */
+static bool is_journal(int fd)
+{
+	const char *js = getenv("JOURNAL_STREAM");
+	unsigned long long dev, ino;
+	struct stat st;
+	char c;
+
+	if (!js || sscanf(js, "%llu:%llu%c", &dev, &ino, &c) != 2 || fstat(fd, &st))
+		return false;
+	return (unsigned long long)st.st_dev == dev && (unsigned long long)st.st_ino == ino;
+}
+
+/*
+ * What the caller waits on ends with its last writer: a pipe, a socket, a
+ * terminal. A regular file (`> FILE`), /dev/null and the journal wait on
+ * nobody, and are kept.
+ */
+static bool let_go(int fd)
+{
+	struct stat st;
+
+	if (fstat(fd, &st))
+		return false;	/* closed: nothing held */
+	if (S_ISREG(st.st_mode) || is_journal(fd))
+		return false;
+	return !(S_ISCHR(st.st_mode) && st.st_rdev == makedev(1, 3));	/* /dev/null */
+}
+
+void daemon_detach(struct run *r, bool keep_stdout)
+{
+	int null, err;
+
+	if (r->ready_fd < 0)
+		return;
+	fflush(stdout);
+	fflush(stderr);
+	null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	if (null < 0) {
+		mt_warn("warning: /dev/null: %s: keeping the caller's stdout and stderr",
+			strerror(errno));
+		return;
+	}
+	if (!keep_stdout && let_go(STDOUT_FILENO) && dup2(null, STDOUT_FILENO) >= 0)
+		r->stdout_let_go = true;
+	if (let_go(STDERR_FILENO)) {
+		/* --kmsg: the warnings from now on in the kernel log, beside its lines */
+		err = r->opt.kmsg ? open("/dev/kmsg", O_WRONLY | O_CLOEXEC | O_NOCTTY) : -1;
+		if (dup2(err >= 0 ? err : null, STDERR_FILENO) >= 0)
+			r->stderr_let_go = true;
+		if (err >= 0)
+			close(err);
+	}
+	close(null);
 }
 
 void daemon_ready(struct run *r, int code)

@@ -17,6 +17,17 @@
  */
 int daemon_fork(struct run *r);
 
+/*
+ * Child, tracing live, just before daemon_ready(r, 0): let go of the caller's
+ * stdout and stderr, so that `x=$(memtrace --daemon)`, a pipe or ssh returns:
+ * a pipe, socket or terminal becomes /dev/null (stderr /dev/kmsg with --kmsg);
+ * a regular file and the journal (JOURNAL_STREAM) are kept. What is let go is
+ * in r->stdout_let_go, r->stderr_let_go: report_to() sends reports meant for
+ * them to the log file. @keep_stdout: the mode's output is stdout (--stream
+ * without -o). Nothing without --daemon.
+ */
+void daemon_detach(struct run *r, bool keep_stdout);
+
 /* Child: tell the waiting parent @code (0: tracing is live). Once; nothing without --daemon. */
 void daemon_ready(struct run *r, int code);
 

@@ -24,8 +24,8 @@
 #define BATCH	65536	/* events per read batch: signals are read between batches */
 
 /*
- * The daemon: trace until TERM/INT; USR1 a report on stdout, USR2 one to the
- * log file (the loop does both); an OOM kill a report at once; every
+ * The daemon: trace until TERM/INT; USR1 a report on stdout (the log file once
+ * --daemon let stdout go), USR2 one to the log file (the loop does both); an OOM kill a report at once; every
  * --interval the metrics file and JSON lines (interval.c); at the end a final
  * report to the log file.
  */
@@ -40,6 +40,7 @@ static int daemon_start(struct run *r)
 	if (code)
 		return code;
 	setup_banner(r);
+	daemon_detach(r, false);
 	daemon_ready(r, 0);
 	return 0;
 }

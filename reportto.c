@@ -58,6 +58,10 @@ int report_to(struct run *r, struct report_sink sink, const char *trigger)
 {
 	static struct out o;	/* 16 KiB: kept off the stack, reused */
 
+	/* a stdout or stderr --daemon let go is /dev/null: the log file instead */
+	if ((sink.fd == STDOUT_FILENO && r->stdout_let_go) ||
+	    (sink.fd == STDERR_FILENO && r->stderr_let_go))
+		sink = (struct report_sink){ .fd = -1, .log = true, .as_is = sink.as_is };
 	if (r->tracefs_up && !sink.as_is)
 		report_catch_up(r);
 	enrich_now(r);

@@ -736,6 +736,7 @@ static int stream_start(struct run *r)
 	if (code)
 		return code;
 	setup_banner(r);
+	daemon_detach(r, !r->opt.stream_path);	/* the lines' stdout stays */
 	daemon_ready(r, 0);
 	s->next_loss = mono_ns() + LOSS_POLL_NS;
 	s->next_summary = mono_ns() + s->interval_ns;

@@ -200,6 +200,101 @@ daemon_test() {
 	check "tracefs identical after the daemon" test "$before" = "$after"
 }
 
+# --daemon lets go of its caller's stdout and stderr once tracing is live (issue 23, 4):
+# $(...), a pipe, ssh return; a regular file is kept; a report for what it let go goes to
+# the log. Every reader here is bounded (timeout 10 cat): a daemon that held the pipe
+# would make it end by the timeout (124), not hang the suite.
+daemon_stdio_test() {
+	local before after x rc t0 t1 pid
+	before=$(tfs_state)
+	# (a) $(...) of stdout and stderr, as `x=$(memtrace --daemon ...)` or ssh
+	t0=$(date +%s%N)
+	x=$( { "$MT" --instance "$INST" --daemon --pidfile "$T/sa.pid" -o "$T/sa.log"; echo "rc=$?"; } \
+		2>&1 | timeout 10 cat; echo "cat=${PIPESTATUS[1]}")
+	t1=$(date +%s%N)
+	check "--daemon in \$(...): returns at once (exit 0, the reader not cut: $(grep -o 'rc=[0-9]*\|cat=[0-9]*' <<< "$x" | tr '\n' ' ')in $(( (t1 - t0) / 1000000 )) ms)" \
+		eval '[[ $x == *rc=0*cat=0* ]] && [ $(( (t1 - t0) / 1000000000 )) -lt 8 ]'
+	check "--daemon in \$(...): its banner (before the start) reached the caller" \
+		grep -q "tracing in" <<< "$x"
+	pid=$(cat "$T/sa.pid" 2>/dev/null)
+	PIDS+=("$pid")
+	check "--daemon in \$(...): still tracing, stdout and stderr now /dev/null" \
+		eval '[ -n "$pid" ] && [ "$(cat "$TFS/instances/$INST/tracing_on" 2>/dev/null)" = 1 ] &&
+			[ "$(readlink "/proc/$pid/fd/1")" = /dev/null ] &&
+			[ "$(readlink "/proc/$pid/fd/2")" = /dev/null ]'
+	[ -n "$pid" ] && kill -USR1 "$pid"
+	check "--daemon: USR1 with stdout let go: the report in the log file" \
+		wait_for 10 grep -qs 'trigger: SIGUSR1' "$T/sa.log"
+	[ -n "$pid" ] && kill -TERM "$pid"
+	wait_for 10 eval '[ ! -d "/proc/$pid" ]'
+	check "--daemon: TERM: the final report in the log, the pidfile removed" \
+		eval 'grep -q "trigger: SIGTERM" "$T/sa.log" && [ ! -e "$T/sa.pid" ]'
+	# (b) stdout a pipe (`memtrace --daemon | cat`), stderr a regular file: that is kept
+	"$MT" --instance "$INST" --daemon --pidfile "$T/sb.pid" -o "$T/sb.log" 2> "$T/sb.err" |
+		timeout 10 cat > "$T/sb.cat"
+	rc="${PIPESTATUS[*]}"
+	pid=$(cat "$T/sb.pid" 2>/dev/null)
+	PIDS+=("$pid")
+	check "--daemon | cat: returns at once (exit 0, cat not cut: $rc)" test "$rc" = "0 0"
+	check "--daemon | cat: stdout now /dev/null, stderr (a regular file) kept" \
+		eval '[ -n "$pid" ] && [ "$(readlink "/proc/$pid/fd/1")" = /dev/null ] &&
+			[ "$(readlink "/proc/$pid/fd/2")" = "$T/sb.err" ]'
+	[ -n "$pid" ] && kill -TERM "$pid"
+	wait_for 10 eval '[ ! -d "/proc/$pid" ]'
+	check "--daemon | cat: TERM: the final report in the log" grep -q "trigger: SIGTERM" "$T/sb.log"
+	# (c) stdout a regular file (`> FILE`): kept, USR1's report goes there as before;
+	# stderr a pipe, with --kmsg: the kernel log from now on
+	"$MT" --instance "$INST" --daemon --kmsg --pidfile "$T/sc.pid" -o "$T/sc.log" > "$T/sc.out" \
+		2> >(timeout 10 cat > "$T/sc.err"); rc=$?
+	pid=$(cat "$T/sc.pid" 2>/dev/null)
+	PIDS+=("$pid")
+	check "--daemon > FILE: started (exit $rc)" test "$rc" = 0 -a -n "$pid"
+	check "--daemon --kmsg 2> PIPE: stderr now /dev/kmsg" \
+		test -n "$pid" -a "$(readlink "/proc/$pid/fd/2")" = /dev/kmsg
+	[ -n "$pid" ] && kill -USR1 "$pid"
+	check "--daemon > FILE: USR1's report in FILE, not in the log" \
+		eval 'wait_for 10 grep -qs "trigger: SIGUSR1" "$T/sc.out" && ! grep -qs SIGUSR1 "$T/sc.log"'
+	[ -n "$pid" ] && kill -TERM "$pid"
+	wait_for 10 eval '[ ! -d "/proc/$pid" ]'
+	# (d) stderr the journal (systemd's JOURNAL_STREAM names its socket; a pipe here): kept
+	sh -c 'JOURNAL_STREAM=$(stat -L -c %d:%i /proc/self/fd/2) exec "$0" "$@"' "$MT" \
+		--instance "$INST" --daemon --pidfile "$T/sd.pid" -o "$T/sd.log" > "$T/sd.out" \
+		2> >(timeout 10 cat > "$T/sd.err"); rc=$?
+	pid=$(cat "$T/sd.pid" 2>/dev/null)
+	PIDS+=("$pid")
+	check "--daemon, stderr the journal (JOURNAL_STREAM): kept (exit $rc, fd 2 $(readlink "/proc/$pid/fd/2"))" \
+		eval '[ "$rc" = 0 ] && [ -n "$pid" ] && [[ $(readlink "/proc/$pid/fd/2") == pipe:* ]]'
+	[ -n "$pid" ] && kill -TERM "$pid"
+	wait_for 10 eval '[ ! -d "/proc/$pid" ]'
+	after=$(tfs_state)
+	check "tracefs identical after the detached daemons" test "$before" = "$after"
+}
+
+# make demo (issue 23, 12): the log and the instance from make variables, by default a new
+# file and an instance of its own: nobody else's /tmp/mem_debug_log is overwritten
+demo_test() {
+	local before after rc m0 m1 f
+	before=$(tfs_state)
+	timeout 60 make -s --no-print-directory demo DEMO_LOG="$T/demo.log" DEMO_INSTANCE="$INST-demo" \
+		> "$T/demo.out" 2> "$T/demo.err" < /dev/null; rc=$?
+	check "make demo DEMO_LOG= DEMO_INSTANCE=: exit 0 ($rc), the USR1 report on stdout, the final one in DEMO_LOG" \
+		eval '[ "$rc" = 0 ] && grep -q "report (trigger: SIGUSR1" "$T/demo.out" &&
+			grep -q "trigger: SIGTERM" "$T/demo.log"'
+	check "make demo: says where the report went ($(tail -1 "$T/demo.err"))" \
+		grep -qF "final report in $T/demo.log" "$T/demo.err"
+	check "make demo: traced in DEMO_INSTANCE (the banner names it)" grep -q "instances/$INST-demo" "$T/demo.err"
+	m0=$(stat -c '%i %Y.%y' /tmp/mem_debug_log 2>/dev/null)
+	timeout 60 ./tests/demo.sh > "$T/demo2.out" 2> "$T/demo2.err" < /dev/null; rc=$?
+	m1=$(stat -c '%i %Y.%y' /tmp/mem_debug_log 2>/dev/null)
+	f=$(sed -n 's/^== final report in \([^ ]*\) .*/\1/p' "$T/demo2.err")
+	check "demo without DEMO_LOG: a new file ($f), /tmp/mem_debug_log untouched" \
+		eval '[ "$rc" = 0 ] && [ -n "$f" ] && [ "$f" != /tmp/mem_debug_log ] &&
+			grep -q "trigger: SIGTERM" "$f" && [ "$m0" = "$m1" ]'
+	[ -n "$f" ] && [ "$f" != /tmp/mem_debug_log ] && rm -f "$f"
+	after=$(tfs_state)
+	check "tracefs identical after make demo" test "$before" = "$after"
+}
+
 # a setup that never ends must not hold the caller (a boot) for more than the timeout
 daemon_timeout_test() {
 	local before after rc t0 t1 i
@@ -529,6 +624,8 @@ if can_trace "live tests"; then
 	second_term_test
 	stale_test
 	daemon_test
+	daemon_stdio_test
+	demo_test
 	daemon_timeout_test
 	fault_test
 	mount_test
