@@ -46,6 +46,7 @@ struct fixture {
 	uint32_t order[64];
 	uint32_t threads[64];
 	int64_t pages[64];
+	uint32_t mod_order[16];	/* the fixture's 8 modules and 8 untraced */
 };
 
 static struct fixture fx;
@@ -74,6 +75,7 @@ static void fx_init(uint32_t page_size)
 	fx.r.order = fx.order;
 	fx.r.threads = fx.threads;
 	fx.r.pages = fx.pages;
+	fx.r.mod_order = fx.mod_order;
 	fx.r.self_rss_kib = fx.r.self_hwm_kib = fx.r.self_map_kib = -1;
 	fx.r.opt_set.top = 30;
 
