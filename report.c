@@ -222,13 +222,20 @@ static void report_text(struct out *o, const struct report_model *md)
 		   (unsigned long long)st->tb.c.module_overflow,
 		   (unsigned long long)c->pfn_out_of_range,
 		   (unsigned long long)st->tb.c.tasks_recycled, (long long)st->tb.c.recycled_max_peak);
-	out_printf(o, "seeded at start: %u tasks, %llu pages (statm resident)", r->seed_tasks,
-		   (unsigned long long)r->seed_pages);
+	/*
+	 * A long-running process's resident pages can dwarf what it took while
+	 * traced: say that they are in the figures, and how to leave them out.
+	 */
 	if (r->seed_tasks)
-		out_printf(o, "; freed since %llu, dropped at exit %llu",
+		out_printf(o, "seeded at start: %u tasks, %llu pages (statm resident); freed since "
+			   "%llu, dropped at exit %llu\nseeded pages are in PEAK_PAGES and CUR_PAGES "
+			   "(SEEDED: a row's); for only what was used while tracing: --no-seed, or "
+			   "memtrace -- COMMAND\n", r->seed_tasks, (unsigned long long)r->seed_pages,
 			   (unsigned long long)c->seed_freed_pages,
 			   (unsigned long long)c->seed_dropped_pages);
-	out_puts(o, "\n");
+	else
+		out_puts(o, "seeded at start: none (every page counted was allocated while "
+			 "tracing)\n");
 	if (st->tb.c.module_pseudo || st->tb.c.renumbered)
 		out_printf(o, "module loads by tasks without a slot (no bracket): %llu; task serials "
 			   "renumbered: %llu\n", (unsigned long long)st->tb.c.module_pseudo,
@@ -561,6 +568,7 @@ void report_summary(const struct run *r, const char *trigger, const char *where,
 	uint32_t listed = r->opt.top && r->opt.top < nmods ? r->opt.top : nmods;
 	uint32_t shown = ntop < listed ? ntop : listed;
 	char line[512], name[4 * MODNAME_LEN], trig[32], path[256];
+	int n;
 
 	escape_ascii(trig, sizeof(trig), trigger, strlen(trigger), false);
 	escape_ascii(path, sizeof(path), where, strlen(where), false);
@@ -578,9 +586,13 @@ void report_summary(const struct run *r, const char *trigger, const char *where,
 			escape_ascii(name, sizeof(name), t->comm, t->comm_len, false);
 		else
 			strcpy(name, "?");
-		snprintf(line, sizeof(line), "memtrace: top task: pid %d (%s) peak %lld pages "
-			 "(%llu KiB)", t->tid, name, (long long)t->peak,
-			 (unsigned long long)kib(r, t->peak));
+		n = snprintf(line, sizeof(line), "memtrace: top task: pid %d (%s) peak %lld pages "
+			     "(%llu KiB)", t->tid, name, (long long)t->peak,
+			     (unsigned long long)kib(r, t->peak));
+		/* what it held before tracing began, not what it took since */
+		if (t->seed && n > 0 && (size_t)n < sizeof(line))
+			snprintf(line + n, sizeof(line) - (size_t)n, ", %llu of them seeded at start",
+				 (unsigned long long)t->seed);
 		emit(ctx, line);
 	}
 	/* the report's module order (rows_modules): by peak, then static size, then table order */

@@ -838,6 +838,11 @@ START_TEST(test_basic_text)
 	ck_assert_ptr_nonnull(strstr(t, "events processed: 2 (page_alloc 1, page_free 1, fork 0"));
 	ck_assert_ptr_nonnull(strstr(t, "\nlost events: 0\n"));
 	ck_assert_ptr_nonnull(strstr(t, "seeded at start: 3 tasks, 60 pages"));
+	/* a long-running process's seed can dwarf what it took: said, and how to leave it out */
+	ck_assert_ptr_nonnull(strstr(t, "\nseeded at start: 3 tasks, 60 pages (statm resident); "
+				     "freed since 0, dropped at exit 0\nseeded pages are in "
+				     "PEAK_PAGES and CUR_PAGES (SEEDED: a row's); for only what was "
+				     "used while tracing: --no-seed, or memtrace -- COMMAND\n"));
 	ck_assert_ptr_null(strstr(t, "oom kills"));
 	ck_assert_ptr_null(strstr(t, "memtrace itself"));
 	ck_assert_ptr_nonnull(strstr(t, "\nTASKS: 2 of 2 with pages, by peak (page = 4096 bytes)\n"));
@@ -859,6 +864,29 @@ START_TEST(test_basic_text)
 	ck_assert_uint_eq(rows[1].seeded, 10);
 	ck_assert(comm_is(&rows[1], "small"));
 	ck_assert_ptr_nonnull(strstr(t, "\nMODULES: 0 of 0, by peak\n"));
+	free(t);
+	stats_free(&fx.r.st);
+}
+END_TEST
+
+/* Without a seed (--no-seed, a recording without one): the figures are this window's. */
+START_TEST(test_no_seed_line)
+{
+	static struct fixture fx;
+	struct trow rows[4];
+	char *t;
+	size_t len;
+
+	fx_init(&fx, 16);
+	apply_page(&fx.r.st, EV_PAGE_ALLOC, 200, 64, 2, 1000000000, 0);
+	t = render(&fx, FMT_TEXT, &len);
+	ck_assert_ptr_nonnull(strstr(t, "\nseeded at start: none (every page counted was allocated "
+				     "while tracing)\n"));
+	ck_assert_ptr_null(strstr(t, "seeded pages are"));
+	/* its 4 pages (order 2), none of them seeded */
+	ck_assert_int_eq(text_rows(t, rows, 4), 1);
+	ck_assert_int_eq(rows[0].peak, 4);
+	ck_assert_uint_eq(rows[0].seeded, 0);
 	free(t);
 	stats_free(&fx.r.st);
 }
@@ -1724,8 +1752,11 @@ static void summary_fixture(struct fixture *fx)
 
 #define HEAD	"memtrace: report (SIGUSR1): 2 events, 7 lost, 2 tasks with pages, 4 modules; " \
 		"full report in /var/log/memtrace.log"
-#define TASK1	"memtrace: top task: pid 100 (big) peak 50 pages (200 KiB)"
-#define TASK2	"memtrace: top task: pid 200 (small) peak 18 pages (72 KiB)"
+/* big's peak is its seed; small's is its seed of 10 and the 8 pages it took at 1 s */
+#define TASK1	"memtrace: top task: pid 100 (big) peak 50 pages (200 KiB), 50 of them seeded " \
+		"at start"
+#define TASK2	"memtrace: top task: pid 200 (small) peak 18 pages (72 KiB), 10 of them seeded " \
+		"at start"
 #define MOD1	"memtrace: top module: virtio_pci peak 6 pages (24 KiB), static 40 KiB, live"
 #define MOD2	"memtrace: top module: crc32_pclmul peak 3 pages (12 KiB), unloaded"
 #define MOD3	"memtrace: top module: virtio_ring peak 0 pages (0 KiB), static 48 KiB, before"
@@ -1756,7 +1787,8 @@ START_TEST(test_summary_lines)
 	fx.r.meta.page_size = 16384;
 	summary(&fx, 1, &ls);
 	ck_assert_int_eq(ls.n, 5);
-	ck_assert_str_eq(ls.l[1], "memtrace: top task: pid 100 (big) peak 50 pages (800 KiB)");
+	ck_assert_str_eq(ls.l[1], "memtrace: top task: pid 100 (big) peak 50 pages (800 KiB), 50 "
+			 "of them seeded at start");
 	ck_assert_str_eq(ls.l[2], "memtrace: top module: virtio_pci peak 6 pages (96 KiB), "
 			 "static 40 KiB, live");
 	lines_free(&ls);
@@ -1823,7 +1855,8 @@ START_TEST(test_summary_empty)
 	stats_seed_task(&fx.r.st, 10, 10, 1, "t", 1, 3, 5, false);
 	summary(&fx, 5, &ls);
 	ck_assert_int_eq(ls.n, 3);
-	ck_assert_str_eq(ls.l[1], "memtrace: top task: pid 10 (t) peak 3 pages (12 KiB)");
+	ck_assert_str_eq(ls.l[1], "memtrace: top task: pid 10 (t) peak 3 pages (12 KiB), 3 of them "
+			 "seeded at start");
 	lines_free(&ls);
 	stats_free(&fx.r.st);
 }
@@ -1920,14 +1953,19 @@ START_TEST(test_summary_tasks)
 	ck_assert_int_eq(ls.n, 7);
 	ck_assert_str_eq(ls.l[0], "memtrace: report (SIGUSR1): 2 events, 0 lost, 5 tasks with "
 			 "pages, 0 modules; full report in /var/log/memtrace.log");
-	ck_assert_str_eq(ls.l[1], "memtrace: top task: pid 900 (nine) peak 9 pages (36 KiB)");
-	ck_assert_str_eq(ls.l[2], "memtrace: top task: pid 400 (four) peak 7 pages (28 KiB)");
-	ck_assert_str_eq(ls.l[3], "memtrace: top task: pid 500 (five) peak 7 pages (28 KiB)");
+	/* the seeded ones: their peak is their seed; 777 and <irq> took theirs while traced */
+	ck_assert_str_eq(ls.l[1], "memtrace: top task: pid 900 (nine) peak 9 pages (36 KiB), 9 of "
+			 "them seeded at start");
+	ck_assert_str_eq(ls.l[2], "memtrace: top task: pid 400 (four) peak 7 pages (28 KiB), 7 of "
+			 "them seeded at start");
+	ck_assert_str_eq(ls.l[3], "memtrace: top task: pid 500 (five) peak 7 pages (28 KiB), 7 of "
+			 "them seeded at start");
 	ck_assert_str_eq(ls.l[4], "memtrace: top task: pid 777 (?) peak 4 pages (16 KiB)");
 	ck_assert_str_eq(ls.l[5], "memtrace: top task: pid -1 (<irq>) peak 2 pages (8 KiB)");
 	summary(&fx, 2, &ls);
 	ck_assert_int_eq(ls.n, 4);
-	ck_assert_str_eq(ls.l[2], "memtrace: top task: pid 400 (four) peak 7 pages (28 KiB)");
+	ck_assert_str_eq(ls.l[2], "memtrace: top task: pid 400 (four) peak 7 pages (28 KiB), 7 of "
+			 "them seeded at start");
 	lines_free(&ls);
 	stats_free(&fx.r.st);
 }
@@ -1969,8 +2007,10 @@ START_TEST(test_summary_hostile)
 	summary(&fx, (unsigned)NHOSTILE, &ls);
 	ck_assert_int_eq(ls.n, 1 + NHOSTILE + 3);
 	for (i = 0; i < NHOSTILE; i++) {
-		snprintf(want, sizeof(want), "memtrace: top task: pid %d (%s) peak %d pages (%d KiB)",
-			 1000 + i, plain[i], NHOSTILE + 10 - i, 4 * (NHOSTILE + 10 - i));
+		/* each seeded with its peak (seed_hostile) */
+		snprintf(want, sizeof(want), "memtrace: top task: pid %d (%s) peak %d pages (%d KiB), "
+			 "%d of them seeded at start", 1000 + i, plain[i], NHOSTILE + 10 - i,
+			 4 * (NHOSTILE + 10 - i), NHOSTILE + 10 - i);
 		ck_assert_str_eq(ls.l[1 + i], want);
 	}
 	ck_assert_str_eq(ls.l[1 + NHOSTILE], "memtrace: top module: (unnamed) peak 2 pages (8 KiB), "
@@ -2949,6 +2989,7 @@ Suite *suite_report(void)
 	suite_add_tcase(s, tc);
 	tc = tcase_create("report");
 	tcase_add_test(tc, test_basic_text);
+	tcase_add_test(tc, test_no_seed_line);
 	tcase_add_test(tc, test_report_to);
 	tcase_add_test(tc, test_basic_json);
 	tcase_add_test(tc, test_hostile_text);
