@@ -416,9 +416,11 @@ void run_cleanup(struct run *r)
 	free(r->order);
 	free(r->threads);
 	free(r->pages);
+	free(r->mod_order);
 	free(r->meta.extra);
 	r->order = r->threads = NULL;
 	r->pages = NULL;
+	r->mod_order = NULL;
 	r->meta.extra = NULL;
 	signals_close(&r->sig);
 }

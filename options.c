@@ -38,7 +38,7 @@ void options_usage(FILE *f)
 		"  -o, --output FILE       log file of the reports (default " DEFAULT_LOG ")\n"
 		"  -b, --buffer-size KB    ring buffer per CPU, KiB (default %d, --stacks %d)\n"
 		"  -f, --format FMT        report format: text or json (default text)\n"
-		"  -n, --rows N            task rows, 0 = all (default %d); all modules\n"
+		"  -n, --rows N            task and module rows, 0 = all (default %d)\n"
 		"      --max-tasks N, --max-modules N  table sizes (default %d, %d)\n"
 		"      --instance NAME     tracefs instance name (default " DEFAULT_INSTANCE ")\n"
 		"      --daemon            fork; return once tracing is live\n"

@@ -16,17 +16,6 @@ enum row_kind { ROW_TASK, ROW_PROCESS, ROW_MODULE };
 /* A row's label values as the file writes them: "pid/comm" or the module's name. */
 #define KEY_MAX	(16 + ESCAPE_PROM_MAX(MODNAME_LEN))
 
-/* Modules as the reports list them: the table, then the report-time extra list. */
-static uint32_t nmods(const struct run *r)
-{
-	return r->st.tb.nmods + r->meta.nextra;
-}
-
-static const struct mt_module *mod_at(const struct run *r, uint32_t i)
-{
-	return i < r->st.tb.nmods ? &r->st.tb.mods[i] : &r->meta.extra[i - r->st.tb.nmods];
-}
-
 /* The comm label of a task: escaped, "?" if its name was never known. */
 static void comm_label(char *buf, size_t size, const struct mt_task *t)
 {
@@ -48,7 +37,7 @@ static void row_key(const struct run *r, enum row_kind kind, uint32_t i, char *b
 	int n;
 
 	if (kind == ROW_MODULE) {
-		module_label(buf, size, mod_at(r, i));
+		module_label(buf, size, rows_mod_at(r, i));
 		return;
 	}
 	t = &r->st.tb.tasks[i];
@@ -136,7 +125,7 @@ static void task_family(struct out *o, const struct run *r, uint32_t rows, const
 /* What a module series shows. */
 enum module_value { MV_CUR, MV_PEAK, MV_STATIC };
 
-/* @idx[0..n): the modules, latest first; written in table order. */
+/* @idx[0..n): the modules, in the reports' order. */
 static void module_family(struct out *o, const struct run *r, const uint32_t *idx, uint32_t n,
 			  const char *name, const char *help, enum module_value v)
 {
@@ -144,8 +133,8 @@ static void module_family(struct out *o, const struct run *r, const uint32_t *id
 	uint32_t k;
 
 	family(o, name, "gauge", help);
-	for (k = n; k-- > 0;) {
-		const struct mt_module *m = mod_at(r, idx[k]);
+	for (k = 0; k < n; k++) {
+		const struct mt_module *m = rows_mod_at(r, idx[k]);
 		uint64_t val;
 
 		if (v == MV_STATIC && !m->static_known)
@@ -169,7 +158,7 @@ static uint32_t pow2_above(uint64_t n)
 void prom_write(struct out *o, const struct run *r, const char *kernel)
 {
 	const struct stats *st = &r->st;
-	uint32_t top = r->opt.top ? r->opt.top : UINT32_MAX, nm = nmods(r), n, rows, i;
+	uint32_t top = r->opt.top ? r->opt.top : UINT32_MAX, nm = rows_nmods(r), n, rows, i;
 	uint32_t most = st->tb.ntasks_used < top ? st->tb.ntasks_used : top;
 	uint32_t mask = pow2_above(most > nm ? most : nm) - 1;
 	uint32_t *seen = calloc((size_t)mask + 1, sizeof(*seen));
@@ -210,11 +199,15 @@ void prom_write(struct out *o, const struct run *r, const char *kernel)
 		    "ones included.", TV_PROCESS_PEAK);
 
 	for (i = 0; i < nm; i++)
-		mods[i] = nm - 1 - i;	/* the latest entry of a name first */
+		mods[i] = nm - 1 - i;	/* the latest entry of a name first: the one kept */
 	n = unique(r, ROW_MODULE, mods, nm, UINT32_MAX, seen, mask);
+	/* then as the reports list them, by peak, the top -n */
+	rows_sort_modules(r, mods, n);
+	if (n > top)
+		n = top;
 	module_family(o, r, mods, n, "memtrace_module_current_bytes", "Memory a module holds now: "
 		      "pages its code asked for (--stacks) or its load took, each once (its code "
-		      "and data are _static_bytes).", MV_CUR);
+		      "and data are _static_bytes), the top modules by peak (-n).", MV_CUR);
 	module_family(o, r, mods, n, "memtrace_module_peak_bytes", "The most memory a module "
 		      "held at once (as _current_bytes).", MV_PEAK);
 	module_family(o, r, mods, n, "memtrace_module_static_bytes", "A module's code and "

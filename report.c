@@ -11,18 +11,6 @@
 #include <string.h>
 #include <sys/wait.h>
 
-/* Modules listed: the table, then the report-time extra list (untraced). */
-static uint32_t nmods_listed(const struct run *r)
-{
-	return r->st.tb.nmods + r->meta.nextra;
-}
-
-/* Module @i of the table followed by the report-time extra list. */
-static const struct mt_module *mod_at(const struct run *r, uint32_t i)
-{
-	return i < r->st.tb.nmods ? &r->st.tb.mods[i] : &r->meta.extra[i - r->st.tb.nmods];
-}
-
 static bool no_loader(const struct mt_module *m)
 {
 	return m->state == MOD_BEFORE || m->state == MOD_UNTRACED;
@@ -102,7 +90,8 @@ struct report_model {
 	bool by_process;			/* the rows are processes, threads summed */
 	uint32_t with_pages;			/* tasks (or processes) with pages */
 	uint32_t rows;				/* of them listed (-n), in r->order */
-	uint32_t nmods;				/* modules listed: the table's, then the untraced */
+	uint32_t nmods;				/* modules: the table's, then the untraced */
+	uint32_t mod_rows;			/* of them listed (-n), in r->mod_order */
 	bool no_module_events;			/* none listed, for want of module events */
 	uint32_t mods_before, mods_untraced;	/* listed modules in these states */
 };
@@ -129,11 +118,12 @@ static void model_fill(struct report_model *m, const struct run *r, const char *
 	if (m->by_process)
 		m->with_pages = rows_processes(r, false);
 	m->rows = r->opt.top && r->opt.top < m->with_pages ? r->opt.top : m->with_pages;
-	m->nmods = nmods_listed(r);
+	m->nmods = rows_modules(r);
+	m->mod_rows = r->opt.top && r->opt.top < m->nmods ? r->opt.top : m->nmods;
 	m->no_module_events = !m->nmods && module_events_missing(r);
-	for (i = 0; i < m->nmods; i++) {
-		m->mods_before += mod_at(r, i)->state == MOD_BEFORE;
-		m->mods_untraced += mod_at(r, i)->state == MOD_UNTRACED;
+	for (i = 0; i < m->mod_rows; i++) {
+		m->mods_before += rows_mod_at(r, r->mod_order[i])->state == MOD_BEFORE;
+		m->mods_untraced += rows_mod_at(r, r->mod_order[i])->state == MOD_UNTRACED;
 	}
 }
 
@@ -232,13 +222,20 @@ static void report_text(struct out *o, const struct report_model *md)
 		   (unsigned long long)st->tb.c.module_overflow,
 		   (unsigned long long)c->pfn_out_of_range,
 		   (unsigned long long)st->tb.c.tasks_recycled, (long long)st->tb.c.recycled_max_peak);
-	out_printf(o, "seeded at start: %u tasks, %llu pages (statm resident)", r->seed_tasks,
-		   (unsigned long long)r->seed_pages);
+	/*
+	 * A long-running process's resident pages can dwarf what it took while
+	 * traced: say that they are in the figures, and how to leave them out.
+	 */
 	if (r->seed_tasks)
-		out_printf(o, "; freed since %llu, dropped at exit %llu",
+		out_printf(o, "seeded at start: %u tasks, %llu pages (statm resident); freed since "
+			   "%llu, dropped at exit %llu\nseeded pages are in PEAK_PAGES and CUR_PAGES "
+			   "(SEEDED: a row's); for only what was used while tracing: --no-seed, or "
+			   "memtrace -- COMMAND\n", r->seed_tasks, (unsigned long long)r->seed_pages,
 			   (unsigned long long)c->seed_freed_pages,
 			   (unsigned long long)c->seed_dropped_pages);
-	out_puts(o, "\n");
+	else
+		out_puts(o, "seeded at start: none (every page counted was allocated while "
+			 "tracing)\n");
 	if (st->tb.c.module_pseudo || st->tb.c.renumbered)
 		out_printf(o, "module loads by tasks without a slot (no bracket): %llu; task serials "
 			   "renumbered: %llu\n", (unsigned long long)st->tb.c.module_pseudo,
@@ -294,14 +291,15 @@ modules:
 			 "recording)\n" : "\nMODULES: none (no module events on this kernel)\n");
 		return;
 	}
-	out_printf(o, "\nMODULES: %u%s\n", md->nmods, st->stacks_on ? " (pages by "
-		   "allocation stack or load bracket, each once; LOAD_PEAK: the bracket's alone)" : "");
+	out_printf(o, "\nMODULES: %u of %u, by peak%s\n", md->mod_rows, md->nmods, st->stacks_on ?
+		   " (pages by allocation stack or load bracket, each once; LOAD_PEAK: the "
+		   "bracket's alone)" : "");
 	out_printf(o, "%-24s %10s %10s %10s ", "NAME", "PEAK_PAGES", "PEAK_KIB", "CUR_PAGES");
 	if (st->stacks_on)
 		out_printf(o, "%10s ", "LOAD_PEAK");
 	out_printf(o, "%10s %8s %-8s %s\n", "STATIC_KIB", "LOADER", "STATE", "BRACKET");
-	for (i = 0; i < md->nmods; i++) {
-		const struct mt_module *m = mod_at(r, i);
+	for (i = 0; i < md->mod_rows; i++) {
+		const struct mt_module *m = rows_mod_at(r, r->mod_order[i]);
 		char skib[24], name[MODNAME_LEN], loader[16];
 
 		if (m->static_known)
@@ -332,7 +330,7 @@ modules:
 	if (r->meta.extra_dropped)
 		out_printf(o, "(%u more modules in /proc/modules not listed: module table full)\n",
 			   r->meta.extra_dropped);
-	stackreport_modules_text(o, r, md->ks);
+	stackreport_modules_text(o, r, md->ks, r->mod_order, md->mod_rows);
 }
 
 /* Between the rows of a JSON array: a newline, none when each report is one JSON line. */
@@ -508,9 +506,9 @@ static void report_json(struct out *o, const struct report_model *md)
 	}
 	out_puts(o, "]");
 modules:
-	out_puts(o, ",\"modules\":[");
-	for (i = 0; i < md->nmods; i++) {
-		const struct mt_module *m = mod_at(r, i);
+	out_printf(o, ",\"modules_total\":%u,\"modules\":[", md->nmods);
+	for (i = 0; i < md->mod_rows; i++) {
+		const struct mt_module *m = rows_mod_at(r, r->mod_order[i]);
 
 		out_printf(o, "%s%s{\"name\":", i ? "," : "", row_break(r));
 		rows_json_str(o, m->name);
@@ -545,6 +543,8 @@ void report_write(struct out *o, const struct run *r, const char *trigger)
 	stackreport_begin(r, &ks);
 	model_fill(&md, r, trigger, &ks);
 	/* the names of the frames it prints: the rows it lists, in the order it lists them */
+	for (i = 0; i < md.mod_rows; i++)
+		stackreport_want_module(r, &ks, rows_mod_at(r, r->mod_order[i]));
 	for (i = 0; i < md.rows; i++) {
 		if (md.by_process)
 			stackreport_want_process(r, &ks, r->order[i]);
@@ -559,26 +559,16 @@ void report_write(struct out *o, const struct run *r, const char *trigger)
 	stackreport_end(&ks);
 }
 
-/* true if module @a (index @ai) comes after @b (index @bi) in the summary order */
-static bool mod_after(const struct mt_module *a, uint32_t ai, const struct mt_module *b,
-		      uint32_t bi)
-{
-	if (a->all_peak != b->all_peak)
-		return a->all_peak < b->all_peak;
-	if (a->static_kib != b->static_kib)
-		return a->static_kib < b->static_kib;
-	return ai > bi;
-}
-
 void report_summary(const struct run *r, const char *trigger, const char *where, unsigned ntop,
 		    void (*emit)(void *ctx, const char *line), void *ctx)
 {
 	const struct boot_buffer *boot = boot_of(r);
 	const struct stats *st = &r->st;
-	uint32_t ntasks = rows_tasks(r), i, k, shown = 0;
+	uint32_t ntasks = rows_tasks(r), nmods = rows_modules(r), i;
+	uint32_t listed = r->opt.top && r->opt.top < nmods ? r->opt.top : nmods;
+	uint32_t shown = ntop < listed ? ntop : listed;
 	char line[512], name[4 * MODNAME_LEN], trig[32], path[256];
-	const struct mt_module *last = NULL;
-	uint32_t last_i = 0;
+	int n;
 
 	escape_ascii(trig, sizeof(trig), trigger, strlen(trigger), false);
 	escape_ascii(path, sizeof(path), where, strlen(where), false);
@@ -587,7 +577,7 @@ void report_summary(const struct run *r, const char *trigger, const char *where,
 		 (unsigned long long)rows_events(st), (unsigned long long)rows_lost(r),
 		 reader_missed_unknown(&r->rd) ? " (at least)" : "",
 		 boot && (boot->lost || boot->lost_unknown) ?
-		 " (and some in the boot buffer)" : "", ntasks, nmods_listed(r), path);
+		 " (and some in the boot buffer)" : "", ntasks, nmods, path);
 	emit(ctx, line);
 	for (i = 0; i < ntasks && i < ntop; i++) {
 		const struct mt_task *t = &st->tb.tasks[r->order[i]];
@@ -596,49 +586,44 @@ void report_summary(const struct run *r, const char *trigger, const char *where,
 			escape_ascii(name, sizeof(name), t->comm, t->comm_len, false);
 		else
 			strcpy(name, "?");
-		snprintf(line, sizeof(line), "memtrace: top task: pid %d (%s) peak %lld pages "
-			 "(%llu KiB)", t->tid, name, (long long)t->peak,
-			 (unsigned long long)kib(r, t->peak));
+		n = snprintf(line, sizeof(line), "memtrace: top task: pid %d (%s) peak %lld pages "
+			     "(%llu KiB)", t->tid, name, (long long)t->peak,
+			     (unsigned long long)kib(r, t->peak));
+		/* what it held before tracing began, not what it took since */
+		if (t->seed && n > 0 && (size_t)n < sizeof(line))
+			snprintf(line + n, sizeof(line) - (size_t)n, ", %llu of them seeded at start",
+				 (unsigned long long)t->seed);
 		emit(ctx, line);
 	}
-	/* modules by peak, then static size, then table order: k selection passes */
-	for (k = 0; k < ntop && k < st->tb.nmods; k++) {
-		const struct mt_module *best = NULL;
-		uint32_t bi = 0;
+	/* the report's module order (rows_modules): by peak, then static size, then table order */
+	for (i = 0; i < shown; i++) {
+		const struct mt_module *m = rows_mod_at(r, r->mod_order[i]);
 
-		for (i = 0; i < st->tb.nmods; i++) {
-			const struct mt_module *m = &st->tb.mods[i];
-
-			if (k && !mod_after(m, i, last, last_i))
-				continue;
-			if (!best || mod_after(best, bi, m, i)) {
-				best = m;
-				bi = i;
-			}
-		}
-		if (!best)
-			break;
-		last = best;
-		last_i = bi;
-		escape_ascii(name, sizeof(name), best->name, strlen(best->name), false);
-		if (best->static_known)
+		escape_ascii(name, sizeof(name), m->name, strlen(m->name), false);
+		if (m->static_known)
 			snprintf(line, sizeof(line), "memtrace: top module: %s peak %lld pages "
 				 "(%llu KiB), static %llu KiB, %s", name[0] ? name : "(unnamed)",
-				 (long long)best->all_peak, (unsigned long long)kib(r, best->all_peak),
-				 (unsigned long long)best->static_kib, module_state_name(best));
+				 (long long)m->all_peak, (unsigned long long)kib(r, m->all_peak),
+				 (unsigned long long)m->static_kib, module_state_name(m));
 		else
 			snprintf(line, sizeof(line), "memtrace: top module: %s peak %lld pages "
 				 "(%llu KiB), %s", name[0] ? name : "(unnamed)",
-				 (long long)best->all_peak, (unsigned long long)kib(r, best->all_peak),
-				 module_state_name(best));
+				 (long long)m->all_peak, (unsigned long long)kib(r, m->all_peak),
+				 module_state_name(m));
 		emit(ctx, line);
-		shown++;
 	}
-	if (nmods_listed(r) > shown) {
+	/* the rest: in the full report, or left out of it too (-n) */
+	if (listed > shown && nmods > listed)
+		snprintf(line, sizeof(line), "memtrace: %u more modules in the full report, %u not "
+			 "listed there (-n %u)", listed - shown, nmods - listed, r->opt.top);
+	else if (listed > shown)
 		snprintf(line, sizeof(line), "memtrace: %u more modules in the full report",
-			 nmods_listed(r) - shown);
+			 listed - shown);
+	else if (nmods > listed)
+		snprintf(line, sizeof(line), "memtrace: %u more modules, not listed in the full "
+			 "report (-n %u)", nmods - listed, r->opt.top);
+	if (nmods > shown)
 		emit(ctx, line);
-	}
 	/* what a crashkernel= size needs: all tracked pages at once, at their highest */
 	snprintf(line, sizeof(line), "memtrace: system peak: %lld pages (%llu KiB) above the start, "
 		 "at %.3f s", (long long)st->sys_peak, (unsigned long long)kib(r, st->sys_peak),

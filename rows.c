@@ -92,6 +92,50 @@ uint32_t rows_tasks_now(const struct run *r)
 	return n;
 }
 
+uint32_t rows_nmods(const struct run *r)
+{
+	return r->st.tb.nmods + r->meta.nextra;
+}
+
+const struct mt_module *rows_mod_at(const struct run *r, uint32_t i)
+{
+	return i < r->st.tb.nmods ? &r->st.tb.mods[i] : &r->meta.extra[i - r->st.tb.nmods];
+}
+
+/*
+ * Largest peak first; then the larger static size (what a module costs
+ * besides its pages: among the many that took none, the ones that matter);
+ * then the table's order, the order of their loads.
+ */
+static int by_module_peak(const void *a, const void *b, void *p)
+{
+	const struct run *r = *(const struct run *const *)p;
+	uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
+	const struct mt_module *x = rows_mod_at(r, i), *y = rows_mod_at(r, j);
+	uint64_t sx = x->static_known ? x->static_kib : 0, sy = y->static_known ? y->static_kib : 0;
+
+	if (x->all_peak != y->all_peak)
+		return x->all_peak < y->all_peak ? 1 : -1;
+	if (sx != sy)
+		return sx < sy ? 1 : -1;
+	return i < j ? -1 : i > j;
+}
+
+void rows_sort_modules(const struct run *r, uint32_t *idx, uint32_t n)
+{
+	qsort_r(idx, n, sizeof(*idx), by_module_peak, &r);
+}
+
+uint32_t rows_modules(const struct run *r)
+{
+	uint32_t i, n = rows_nmods(r);
+
+	for (i = 0; i < n; i++)
+		r->mod_order[i] = i;
+	rows_sort_modules(r, r->mod_order, n);
+	return n;
+}
+
 uint32_t rows_threads(const struct run *r, uint32_t slot)
 {
 	return r->threads[slot] & ~PROC_ALIVE;

@@ -45,6 +45,18 @@ uint32_t rows_tasks_now(const struct run *r);
  */
 uint32_t rows_processes(const struct run *r, bool tree_only);
 
+/* Modules as the reports list them: the table's, then the report-time extra list (untraced). */
+uint32_t rows_nmods(const struct run *r);
+const struct mt_module *rows_mod_at(const struct run *r, uint32_t i);
+
+/*
+ * Every listed module (rows_mod_at()'s index) in r->mod_order, largest peak
+ * first, then the larger static size, then the table's order (the untraced
+ * last); their number. rows_sort_modules() puts any such indexes in that order.
+ */
+uint32_t rows_modules(const struct run *r);
+void rows_sort_modules(const struct run *r, uint32_t *idx, uint32_t n);
+
 /* After rows_processes(): threads of the process in @slot, and its state. */
 uint32_t rows_threads(const struct run *r, uint32_t slot);
 const char *rows_state(const struct run *r, uint32_t slot);

@@ -187,6 +187,7 @@ struct run {
 	uint32_t *order;
 	uint32_t *threads;
 	int64_t *pages;
+	uint32_t *mod_order;		/* one entry per module slot and per untraced one (rows_modules) */
 	/* report-time facts (enrich.c) */
 	double uptime_s;		/* seconds since boot at report time */
 	long self_rss_kib;		/* memtrace's own VmRSS, -1 if unknown */

@@ -203,9 +203,11 @@ int setup_stats_reach(struct run *r, uint64_t max_pfn, uint64_t ram_pfn)
 	r->order = calloc(cfg.max_tasks, sizeof(*r->order));
 	r->threads = calloc(cfg.max_tasks, sizeof(*r->threads));
 	r->pages = calloc(cfg.max_tasks, sizeof(*r->pages));
+	/* the table's modules and as many untraced ones (meta.extra) */
+	r->mod_order = calloc(2 * (size_t)cfg.max_modules, sizeof(*r->mod_order));
 	r->meta.extra = calloc(cfg.max_modules, sizeof(*r->meta.extra));
 	r->meta.extra_cap = cfg.max_modules;
-	if (!r->order || !r->threads || !r->pages || !r->meta.extra)
+	if (!r->order || !r->threads || !r->pages || !r->mod_order || !r->meta.extra)
 		return mt_fail(EXIT_RUNTIME, "out of memory");
 	return 0;
 }

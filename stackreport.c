@@ -48,6 +48,8 @@ static uint32_t module_top(const struct run *r, const struct mt_module *m, struc
 	uint32_t i, n = 0;
 
 	*all = 0;
+	if (!m->serial)		/* untraced (report-time only): serial 0 is no module's */
+		return 0;
 	for (i = 1; i < sk->n; i++) {
 		const struct mt_stack *s = &sk->st[i];
 
@@ -175,19 +177,22 @@ static void want_stack(struct ksyms *k, const struct stacks *sk, uint32_t sid)
 
 void stackreport_begin(const struct run *r, struct ksyms *k)
 {
-	static struct pick top[TOP_MAX];
-	const struct table *tb = &r->st.tb;
-	uint32_t i, j, n, all;
-
 	ksyms_init(k);
 	if (!stacks_shown(r))
 		return;
 	bytask_build(&r->st.sk);
-	for (i = 0; i < tb->nmods; i++) {
-		n = module_top(r, &tb->mods[i], top, top_k(r), &all);
-		for (j = 0; j < n; j++)
-			want_stack(k, &r->st.sk, top[j].sid);
-	}
+}
+
+void stackreport_want_module(const struct run *r, struct ksyms *k, const struct mt_module *m)
+{
+	static struct pick top[TOP_MAX];
+	uint32_t j, n, all;
+
+	if (!stacks_shown(r))
+		return;
+	n = module_top(r, m, top, top_k(r), &all);
+	for (j = 0; j < n; j++)
+		want_stack(k, &r->st.sk, top[j].sid);
 }
 
 void stackreport_want_task(const struct run *r, struct ksyms *k, const struct mt_task *t)
@@ -331,17 +336,17 @@ static void print_level(struct out *o, const struct stacks *sk, const struct ksy
 	}
 }
 
-void stackreport_modules_text(struct out *o, const struct run *r, const struct ksyms *k)
+void stackreport_modules_text(struct out *o, const struct run *r, const struct ksyms *k,
+			      const uint32_t *idx, uint32_t nidx)
 {
 	static struct pick top[TOP_MAX];
 	static struct path paths[64];
-	const struct table *tb = &r->st.tb;
 	uint32_t i, j, n, all;
 
 	if (!stacks_shown(r))
 		return;
-	for (i = 0; i < tb->nmods; i++) {
-		const struct mt_module *m = &tb->mods[i];
+	for (i = 0; i < nidx; i++) {
+		const struct mt_module *m = rows_mod_at(r, idx[i]);
 
 		n = module_top(r, m, top, top_k(r) < 64 ? top_k(r) : 64, &all);
 		if (!n)

@@ -11,11 +11,12 @@
 
 /*
  * Names for every frame a report prints, read from /proc/kallsyms live or
- * from the recording's memtrace.kallsyms in a replay: begin (the modules' top
- * stacks), want the tasks or processes the report lists, resolve. A failure
- * leaves addresses unnamed (printed as such). ksyms_free() after the report.
+ * from the recording's memtrace.kallsyms in a replay: begin, want the modules,
+ * tasks or processes the report lists, resolve. A failure leaves addresses
+ * unnamed (printed as such). ksyms_free() after the report.
  */
 void stackreport_begin(const struct run *r, struct ksyms *k);
+void stackreport_want_module(const struct run *r, struct ksyms *k, const struct mt_module *m);
 void stackreport_want_task(const struct run *r, struct ksyms *k, const struct mt_task *t);
 void stackreport_want_process(const struct run *r, struct ksyms *k, uint32_t leader);
 void stackreport_resolve(const struct run *r, struct ksyms *k);
@@ -23,8 +24,9 @@ void stackreport_resolve(const struct run *r, struct ksyms *k);
 /* After the report: the names and the report's index of task stacks freed. */
 void stackreport_end(struct ksyms *k);
 
-/* Text: after the module table, "STACKS OF MODULE ..." trees. */
-void stackreport_modules_text(struct out *o, const struct run *r, const struct ksyms *k);
+/* Text: after the module table, "STACKS OF MODULE ..." trees of @idx[0..n) (rows_mod_at()). */
+void stackreport_modules_text(struct out *o, const struct run *r, const struct ksyms *k,
+			      const uint32_t *idx, uint32_t n);
 
 /* Text: "STACKS OF TASK ..." of a task, or of each thread of the process in slot @leader. */
 void stackreport_task_text(struct out *o, const struct run *r, const struct ksyms *k,

@@ -409,7 +409,7 @@ check_traced() {	# check_traced NAME FLAVOUR LEVEL [MODE]
 		test -n "$t" -a -z "$m" -a "$(fact "$n" SET_EVENTS)" = 0
 	# the --kmsg summary: its numbers match the report in the log file
 	tag "$n" KMSG > "$r.kmsg"
-	m=$(sed -n 's/^MODULES: \([0-9]*\).*/\1/p' "$rep")
+	m=$(sed -n 's/^MODULES: [0-9]* of \([0-9]*\).*/\1/p' "$rep")	# all, listed or not (-n)
 	t=$(awk 'NR == 1 { print $1 }' "$r.taskhdr")
 	check "$n: kmsg summary in dmesg: memtrace: report (SIGTERM): ..., 0 lost, $m modules; full report in the log file" \
 		grep -q -E "\] memtrace: report \(SIGTERM\): [0-9]+ events, 0 lost, [0-9]+ tasks with pages, $m modules; full report in /run/initramfs/mem_debug_log\$" "$r.kmsg"

@@ -87,7 +87,7 @@ kmsg_test() {
 	# the top-task lines after this run's head line are the report's first five rows
 	dmesg | grep -a -A20 -F "full report in $T/kmsg.json" | grep -a -o "memtrace: top task: .*" |
 		head -5 > "$T/kmsg.top"
-	json "$T/kmsg.json" "'\n'.join('memtrace: top task: pid %d (%s) peak %d pages (%d KiB)' % (t['pid'], t['comm'] or '?', t['peak_pages'], t['peak_kib']) for t in d['tasks'][:5])" > "$T/kmsg.want"
+	json "$T/kmsg.json" "'\n'.join('memtrace: top task: pid %d (%s) peak %d pages (%d KiB)' % (t['pid'], t['comm'] or '?', t['peak_pages'], t['peak_kib']) + (', %d of them seeded at start' % t['seeded_pages'] if t['seeded_pages'] else '') for t in d['tasks'][:5])" > "$T/kmsg.want"
 	check "--kmsg: the top-task lines are the report's first five rows" \
 		cmp -s "$T/kmsg.top" "$T/kmsg.want"
 	after=$(tfs_state)

@@ -33,7 +33,7 @@ field() { awk -v n="$2" -v k="$3" '$1 == n { print $k }' "$1"; }
 
 # ------------------------------------------------------------------ the recording
 fixture_test() {
-	local rep=$T/zram.txt rows=$T/zram.rows used zs zr lzs lzr node psz
+	local rep=$T/zram.txt rows=$T/zram.rows used zs zr lzs lzr node psz nmod
 	"$MT" --replay "$FX" -n 5 > "$rep" 2> "$T/zram.err" ||
 		{ bad "zram replay: exit $?: $(cat "$T/zram.err")"; return; }
 	mod_rows "$rep" > "$rows"
@@ -59,9 +59,19 @@ fixture_test() {
 		grep -q -E '^NAME +PEAK_PAGES +PEAK_KIB +CUR_PAGES +LOAD_PEAK ' "$rep"
 	check "zram replay: every stack paired, none lost, the counters line says so" \
 		grep -q -E '^stacks: [0-9]+ distinct of [0-9]+ kept, [0-9]+ paired with their allocation; not paired: 0 allocations, 0 stacks; not kept \(--max-stacks\): 0 stacks of 0 pages$' "$rep"
-	# the guest's live report of the same run: the same module rows
-	mod_rows "$FX/report.txt" > "$T/live.rows"
-	check "zram replay: module rows equal the guest's live report" cmp -s "$rows" "$T/live.rows"
+	# the guest's live report of the same run: the same module rows (it listed them in table
+	# order, every one: compared as sets, with -n 0)
+	"$MT" --replay "$FX" -n 0 > "$T/zram-all.txt" 2>> "$T/zram.err"
+	mod_rows "$T/zram-all.txt" | sort > "$T/all.rows"
+	mod_rows "$FX/report.txt" | sort > "$T/live.rows"
+	check "zram replay: module rows equal the guest's live report" cmp -s "$T/all.rows" "$T/live.rows"
+	# by peak, as tasks: zsmalloc first, no module without pages above one with pages;
+	# -n 5 lists five of the 11 modules of the guest's /proc/modules, and says so
+	nmod=$(grep -c . "$FX/proc_modules.txt")
+	check "zram replay -n 5: \"MODULES: 5 of $nmod, by peak\", five rows" \
+		eval 'grep -q -E "^MODULES: 5 of $nmod, by peak " "$rep" && test "$(grep -c . "$rows")" = 5'
+	check "zram replay: modules by peak, zsmalloc ($zs pages) first, peaks never rising ($(cut -d' ' -f2 "$rows" | tr '\n' ' '))" \
+		awk 'NR == 1 && $1 != "zsmalloc" { exit 1 } NR > 1 && $2 > p { exit 1 } { p = $2 }' "$rows"
 
 	# JSON: modules[].stacks[], load_peak_pages, stacks_info
 	"$MT" --replay "$FX" -f json -n 5 > "$T/zram.json" 2>> "$T/zram.err"

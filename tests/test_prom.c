@@ -494,6 +494,7 @@ struct fixture {
 	uint32_t order[256];
 	uint32_t threads[256];
 	int64_t pages[256];
+	uint32_t mod_order[16];	/* the fixtures' 8 modules and 8 untraced */
 };
 
 static void fx_init(struct fixture *fx, uint32_t max_tasks)
@@ -509,6 +510,7 @@ static void fx_init(struct fixture *fx, uint32_t max_tasks)
 	fx->r.order = fx->order;
 	fx->r.threads = fx->threads;
 	fx->r.pages = fx->pages;
+	fx->r.mod_order = fx->mod_order;
 	fx->r.opt_set.top = 30;
 }
 
@@ -838,9 +840,18 @@ START_TEST(test_unique_series)
 	ck_assert_uint_eq(pvalue(&pf, "memtrace_module_current_bytes", "module", "loop"),
 			  100 * 4096);
 	ck_assert_uint_eq(pvalue(&pf, "memtrace_module_static_bytes", "module", "loop"), 36 * 1024);
-	/* in table order */
+	/* as the reports list them: by peak, loop's latest load (120 pages) before zram (5) */
 	ck_assert_str_eq(label(&pf.s[pfam(&pf, "memtrace_module_peak_bytes")->first], "module"),
-			 "zram");
+			 "loop");
+	ck_assert_str_eq(label(&pf.s[pfam(&pf, "memtrace_module_peak_bytes")->first + 1],
+			       "module"), "zram");
+	/* and -n applies to them: the top one only */
+	fx.r.opt_set.top = 1;
+	render_parse(&fx, &pf);
+	ck_assert_int_eq(pfam(&pf, "memtrace_module_peak_bytes")->n, 1);
+	ck_assert_int_eq(pfam(&pf, "memtrace_module_current_bytes")->n, 1);
+	ck_assert_int_eq(pfam(&pf, "memtrace_module_static_bytes")->n, 1);
+	ck_assert_uint_eq(pvalue(&pf, "memtrace_module_peak_bytes", "module", "loop"), 120 * 4096);
 	stats_free(&fx.r.st);
 }
 END_TEST

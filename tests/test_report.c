@@ -601,6 +601,7 @@ struct fixture {
 	uint32_t order[256];
 	uint32_t threads[256];
 	int64_t pages[256];
+	uint32_t mod_order[16];	/* the fixtures' 8 modules and 8 untraced */
 };
 
 static void fx_init(struct fixture *fx, uint32_t max_tasks)
@@ -625,6 +626,7 @@ static void fx_init(struct fixture *fx, uint32_t max_tasks)
 	fx->r.order = fx->order;
 	fx->r.threads = fx->threads;
 	fx->r.pages = fx->pages;
+	fx->r.mod_order = fx->mod_order;
 	fx->r.self_rss_kib = -1;
 	fx->r.self_hwm_kib = -1;
 }
@@ -836,6 +838,11 @@ START_TEST(test_basic_text)
 	ck_assert_ptr_nonnull(strstr(t, "events processed: 2 (page_alloc 1, page_free 1, fork 0"));
 	ck_assert_ptr_nonnull(strstr(t, "\nlost events: 0\n"));
 	ck_assert_ptr_nonnull(strstr(t, "seeded at start: 3 tasks, 60 pages"));
+	/* a long-running process's seed can dwarf what it took: said, and how to leave it out */
+	ck_assert_ptr_nonnull(strstr(t, "\nseeded at start: 3 tasks, 60 pages (statm resident); "
+				     "freed since 0, dropped at exit 0\nseeded pages are in "
+				     "PEAK_PAGES and CUR_PAGES (SEEDED: a row's); for only what was "
+				     "used while tracing: --no-seed, or memtrace -- COMMAND\n"));
 	ck_assert_ptr_null(strstr(t, "oom kills"));
 	ck_assert_ptr_null(strstr(t, "memtrace itself"));
 	ck_assert_ptr_nonnull(strstr(t, "\nTASKS: 2 of 2 with pages, by peak (page = 4096 bytes)\n"));
@@ -856,7 +863,30 @@ START_TEST(test_basic_text)
 	ck_assert_int_eq(rows[1].cur, 10);
 	ck_assert_uint_eq(rows[1].seeded, 10);
 	ck_assert(comm_is(&rows[1], "small"));
-	ck_assert_ptr_nonnull(strstr(t, "\nMODULES: 0\n"));
+	ck_assert_ptr_nonnull(strstr(t, "\nMODULES: 0 of 0, by peak\n"));
+	free(t);
+	stats_free(&fx.r.st);
+}
+END_TEST
+
+/* Without a seed (--no-seed, a recording without one): the figures are this window's. */
+START_TEST(test_no_seed_line)
+{
+	static struct fixture fx;
+	struct trow rows[4];
+	char *t;
+	size_t len;
+
+	fx_init(&fx, 16);
+	apply_page(&fx.r.st, EV_PAGE_ALLOC, 200, 64, 2, 1000000000, 0);
+	t = render(&fx, FMT_TEXT, &len);
+	ck_assert_ptr_nonnull(strstr(t, "\nseeded at start: none (every page counted was allocated "
+				     "while tracing)\n"));
+	ck_assert_ptr_null(strstr(t, "seeded pages are"));
+	/* its 4 pages (order 2), none of them seeded */
+	ck_assert_int_eq(text_rows(t, rows, 4), 1);
+	ck_assert_int_eq(rows[0].peak, 4);
+	ck_assert_uint_eq(rows[0].seeded, 0);
 	free(t);
 	stats_free(&fx.r.st);
 }
@@ -1227,7 +1257,7 @@ START_TEST(test_modules)
 
 	t = render(&fx, FMT_TEXT, &len);
 	assert_ascii(t, len);
-	ck_assert_ptr_nonnull(strstr(t, "\nMODULES: 4\n"));
+	ck_assert_ptr_nonnull(strstr(t, "\nMODULES: 4 of 4, by peak\n"));
 	p = strstr(t, "\nvirtio_pci ");
 	ck_assert_ptr_nonnull(p);
 	{
@@ -1280,11 +1310,13 @@ START_TEST(test_modules)
 	ck_assert_str_eq(jstr(m, "state"), "failed");
 	jv_free(&root);
 	free(t);
-	/* --top limits the task rows only: every module is listed */
+	/* -n limits the module rows too: the largest peak, and how many there are */
 	fx.r.opt_set.top = 1;
 	t = render(&fx, FMT_JSON, &len);
 	parse_or_fail(t, len, &root);
-	ck_assert_uint_eq(jreq(&root, "modules", J_ARR)->n, 4);
+	ck_assert_uint_eq(jreq(&root, "modules", J_ARR)->n, 1);
+	ck_assert_str_eq(jstr(&jreq(&root, "modules", J_ARR)->kids[0], "name"), "virtio_pci");
+	ck_assert_int_eq(jint(&root, "modules_total"), 4);
 	jv_free(&root);
 	free(t);
 	stats_free(&fx.r.st);
@@ -1487,7 +1519,9 @@ START_TEST(test_json_lines)
 		ck_assert_str_eq(jstr(&root, "trigger"), "interval");
 		ck_assert_uint_eq(jreq(&root, view ? "processes" : "tasks", J_ARR)->n, NHOSTILE);
 		ck_assert_uint_eq(jreq(&root, "modules", J_ARR)->n, 2);
-		ck_assert_str_eq(jstr(&jreq(&root, "modules", J_ARR)->kids[0], "name"),
+		/* by peak: loop's 5 pages, then new\nmod's 3 */
+		ck_assert_str_eq(jstr(&jreq(&root, "modules", J_ARR)->kids[0], "name"), "loop");
+		ck_assert_str_eq(jstr(&jreq(&root, "modules", J_ARR)->kids[1], "name"),
 				 "new\nmod");
 		/* the pretty report is the same text but for the newlines between rows */
 		ck_assert_uint_eq(plen - len, (size_t)(NHOSTILE + 2));
@@ -1547,7 +1581,7 @@ START_TEST(test_modules_before_text)
 	add_before(&fx.r.st, "virtio_ring", false, 0);
 	t = render(&fx, FMT_TEXT, &len);
 	assert_ascii(t, len);
-	ck_assert_ptr_nonnull(strstr(t, "\nMODULES: 3\n"));
+	ck_assert_ptr_nonnull(strstr(t, "\nMODULES: 3 of 3, by peak\n"));
 	/* NAME(24) PEAK_PAGES PEAK_KIB CUR_PAGES STATIC_KIB(10) LOADER(8) STATE(-8) BRACKET (last, not padded) */
 	row = line_of(t, "crc32_pclmul ");
 	ck_assert_str_eq(row, "crc32_pclmul                      0          0          0 "
@@ -1603,7 +1637,7 @@ START_TEST(test_modules_before_note_count)
 	add_before(&fx.r.st, "virtio_pci_modern_dev", true, 20);
 	t = render(&fx, FMT_TEXT, &len);
 	assert_ascii(t, len);
-	ck_assert_ptr_nonnull(strstr(t, "\nMODULES: 6\n"));
+	ck_assert_ptr_nonnull(strstr(t, "\nMODULES: 6 of 6, by peak\n"));
 	ck_assert_ptr_nonnull(strstr(t, "\n(3 modules in state before: "));
 	free(t);
 	stats_free(&fx.r.st);
@@ -1718,8 +1752,11 @@ static void summary_fixture(struct fixture *fx)
 
 #define HEAD	"memtrace: report (SIGUSR1): 2 events, 7 lost, 2 tasks with pages, 4 modules; " \
 		"full report in /var/log/memtrace.log"
-#define TASK1	"memtrace: top task: pid 100 (big) peak 50 pages (200 KiB)"
-#define TASK2	"memtrace: top task: pid 200 (small) peak 18 pages (72 KiB)"
+/* big's peak is its seed; small's is its seed of 10 and the 8 pages it took at 1 s */
+#define TASK1	"memtrace: top task: pid 100 (big) peak 50 pages (200 KiB), 50 of them seeded " \
+		"at start"
+#define TASK2	"memtrace: top task: pid 200 (small) peak 18 pages (72 KiB), 10 of them seeded " \
+		"at start"
 #define MOD1	"memtrace: top module: virtio_pci peak 6 pages (24 KiB), static 40 KiB, live"
 #define MOD2	"memtrace: top module: crc32_pclmul peak 3 pages (12 KiB), unloaded"
 #define MOD3	"memtrace: top module: virtio_ring peak 0 pages (0 KiB), static 48 KiB, before"
@@ -1750,7 +1787,8 @@ START_TEST(test_summary_lines)
 	fx.r.meta.page_size = 16384;
 	summary(&fx, 1, &ls);
 	ck_assert_int_eq(ls.n, 5);
-	ck_assert_str_eq(ls.l[1], "memtrace: top task: pid 100 (big) peak 50 pages (800 KiB)");
+	ck_assert_str_eq(ls.l[1], "memtrace: top task: pid 100 (big) peak 50 pages (800 KiB), 50 "
+			 "of them seeded at start");
 	ck_assert_str_eq(ls.l[2], "memtrace: top module: virtio_pci peak 6 pages (96 KiB), "
 			 "static 40 KiB, live");
 	lines_free(&ls);
@@ -1817,7 +1855,8 @@ START_TEST(test_summary_empty)
 	stats_seed_task(&fx.r.st, 10, 10, 1, "t", 1, 3, 5, false);
 	summary(&fx, 5, &ls);
 	ck_assert_int_eq(ls.n, 3);
-	ck_assert_str_eq(ls.l[1], "memtrace: top task: pid 10 (t) peak 3 pages (12 KiB)");
+	ck_assert_str_eq(ls.l[1], "memtrace: top task: pid 10 (t) peak 3 pages (12 KiB), 3 of them "
+			 "seeded at start");
 	lines_free(&ls);
 	stats_free(&fx.r.st);
 }
@@ -1914,14 +1953,19 @@ START_TEST(test_summary_tasks)
 	ck_assert_int_eq(ls.n, 7);
 	ck_assert_str_eq(ls.l[0], "memtrace: report (SIGUSR1): 2 events, 0 lost, 5 tasks with "
 			 "pages, 0 modules; full report in /var/log/memtrace.log");
-	ck_assert_str_eq(ls.l[1], "memtrace: top task: pid 900 (nine) peak 9 pages (36 KiB)");
-	ck_assert_str_eq(ls.l[2], "memtrace: top task: pid 400 (four) peak 7 pages (28 KiB)");
-	ck_assert_str_eq(ls.l[3], "memtrace: top task: pid 500 (five) peak 7 pages (28 KiB)");
+	/* the seeded ones: their peak is their seed; 777 and <irq> took theirs while traced */
+	ck_assert_str_eq(ls.l[1], "memtrace: top task: pid 900 (nine) peak 9 pages (36 KiB), 9 of "
+			 "them seeded at start");
+	ck_assert_str_eq(ls.l[2], "memtrace: top task: pid 400 (four) peak 7 pages (28 KiB), 7 of "
+			 "them seeded at start");
+	ck_assert_str_eq(ls.l[3], "memtrace: top task: pid 500 (five) peak 7 pages (28 KiB), 7 of "
+			 "them seeded at start");
 	ck_assert_str_eq(ls.l[4], "memtrace: top task: pid 777 (?) peak 4 pages (16 KiB)");
 	ck_assert_str_eq(ls.l[5], "memtrace: top task: pid -1 (<irq>) peak 2 pages (8 KiB)");
 	summary(&fx, 2, &ls);
 	ck_assert_int_eq(ls.n, 4);
-	ck_assert_str_eq(ls.l[2], "memtrace: top task: pid 400 (four) peak 7 pages (28 KiB)");
+	ck_assert_str_eq(ls.l[2], "memtrace: top task: pid 400 (four) peak 7 pages (28 KiB), 7 of "
+			 "them seeded at start");
 	lines_free(&ls);
 	stats_free(&fx.r.st);
 }
@@ -1963,8 +2007,10 @@ START_TEST(test_summary_hostile)
 	summary(&fx, (unsigned)NHOSTILE, &ls);
 	ck_assert_int_eq(ls.n, 1 + NHOSTILE + 3);
 	for (i = 0; i < NHOSTILE; i++) {
-		snprintf(want, sizeof(want), "memtrace: top task: pid %d (%s) peak %d pages (%d KiB)",
-			 1000 + i, plain[i], NHOSTILE + 10 - i, 4 * (NHOSTILE + 10 - i));
+		/* each seeded with its peak (seed_hostile) */
+		snprintf(want, sizeof(want), "memtrace: top task: pid %d (%s) peak %d pages (%d KiB), "
+			 "%d of them seeded at start", 1000 + i, plain[i], NHOSTILE + 10 - i,
+			 4 * (NHOSTILE + 10 - i), NHOSTILE + 10 - i);
 		ck_assert_str_eq(ls.l[1 + i], want);
 	}
 	ck_assert_str_eq(ls.l[1 + NHOSTILE], "memtrace: top module: (unnamed) peak 2 pages (8 KiB), "
@@ -2060,7 +2106,7 @@ START_TEST(test_modules_untraced_text)
 	t = render(&fx, FMT_TEXT, &len);
 	assert_ascii(t, len);
 	/* the table and the extra list together */
-	ck_assert_ptr_nonnull(strstr(t, "\nMODULES: 2\n"));
+	ck_assert_ptr_nonnull(strstr(t, "\nMODULES: 2 of 2, by peak\n"));
 	row = line_of(t, "late_mod ");
 	ck_assert_str_eq(row, "late_mod                          0          0          0 "
 			      "        12        - untraced none");
@@ -2114,6 +2160,134 @@ START_TEST(test_modules_untraced_json)
 	ck_assert_uint_eq(jreq(&root, "modules", J_ARR)->n, 1);
 	jv_free(&root);
 	free(t);
+	stats_free(&fx.r.st);
+}
+END_TEST
+
+/*
+ * Modules by peak, as tasks are: the zram recording listed eight modules
+ * without pages above zsmalloc's 1,068 (table order). Ties: the larger static
+ * size, then the table's order; the untraced (report-time list) sort with them.
+ * -n cuts the rows, and the header says how many of how many.
+ */
+static void modules_by_peak_fixture(struct fixture *fx, struct mt_module *extra)
+{
+	fx_init(fx, 16);
+	add_before(&fx->r.st, "m_a", true, 20);
+	add_mod(&fx->r.st, "m_b", 3, 1, true, 10, MOD_LIVE);
+	add_before(&fx->r.st, "m_c", true, 48);
+	add_mod(&fx->r.st, "m_d", 9, 9, true, 5, MOD_LIVE);
+	add_mod(&fx->r.st, "m_e", 3, 0, true, 30, MOD_UNLOADED);
+	set_untraced(&extra[0], "m_late", 60);
+	fx->r.meta.extra = extra;
+	fx->r.meta.nextra = 1;
+}
+
+/* The names of the text report's module rows, in their order, space-separated. */
+static void module_names(const char *t, char *buf, size_t size)
+{
+	const char *p = strstr(t, "\nMODULES: ");
+	size_t n = 0;
+
+	ck_assert_ptr_nonnull(p);
+	p = strchr(p + 1, '\n') + 1;		/* the column names */
+	ck_assert(!strncmp(p, "NAME ", 5));
+	buf[0] = '\0';
+	for (p = strchr(p, '\n') + 1; *p && *p != '\n' && *p != '('; p = strchr(p, '\n') + 1) {
+		size_t len = strcspn(p, " ");
+
+		ck_assert_uint_lt(n + len + 2, size);
+		n += (size_t)snprintf(buf + n, size - n, "%s%.*s", n ? " " : "", (int)len, p);
+	}
+}
+
+START_TEST(test_modules_by_peak)
+{
+	static struct fixture fx;
+	struct mt_module extra[1];
+	const struct jv *mods;
+	struct jv root;
+	char *t, names[256];
+	size_t len;
+	int i;
+	static const char *const order[] = { "m_d", "m_e", "m_b", "m_late", "m_c", "m_a" };
+
+	modules_by_peak_fixture(&fx, extra);
+	fx.r.opt_set.top = 0;
+	t = render(&fx, FMT_TEXT, &len);
+	assert_ascii(t, len);
+	/* 9 pages; 3 and 3 (static 30 before 10); none: static 60, 48, 20 */
+	ck_assert_ptr_nonnull(strstr(t, "\nMODULES: 6 of 6, by peak\n"));
+	module_names(t, names, sizeof(names));
+	ck_assert_str_eq(names, "m_d m_e m_b m_late m_c m_a");
+	ck_assert_ptr_nonnull(strstr(t, "\n(2 modules in state before: "));
+	ck_assert_ptr_nonnull(strstr(t, "\n(1 modules in state untraced: "));
+	free(t);
+	t = render(&fx, FMT_JSON, &len);
+	parse_or_fail(t, len, &root);
+	ck_assert_int_eq(jint(&root, "modules_total"), 6);
+	mods = jreq(&root, "modules", J_ARR);
+	ck_assert_uint_eq(mods->n, 6);
+	for (i = 0; i < 6; i++)
+		ck_assert_str_eq(jstr(&mods->kids[i], "name"), order[i]);
+	jv_free(&root);
+	free(t);
+
+	/* -n 4: the first four; the notes count the rows listed */
+	fx.r.opt_set.top = 4;
+	t = render(&fx, FMT_TEXT, &len);
+	assert_ascii(t, len);
+	ck_assert_ptr_nonnull(strstr(t, "\nMODULES: 4 of 6, by peak\n"));
+	module_names(t, names, sizeof(names));
+	ck_assert_str_eq(names, "m_d m_e m_b m_late");
+	ck_assert_ptr_null(strstr(t, "state before"));
+	ck_assert_ptr_nonnull(strstr(t, "\n(1 modules in state untraced: "));
+	free(t);
+	t = render(&fx, FMT_JSON, &len);
+	parse_or_fail(t, len, &root);
+	ck_assert_int_eq(jint(&root, "modules_total"), 6);
+	mods = jreq(&root, "modules", J_ARR);
+	ck_assert_uint_eq(mods->n, 4);
+	for (i = 0; i < 4; i++)
+		ck_assert_str_eq(jstr(&mods->kids[i], "name"), order[i]);
+	jv_free(&root);
+	free(t);
+	/* the table itself is not reordered */
+	ck_assert_str_eq(fx.r.st.tb.mods[0].name, "m_a");
+	stats_free(&fx.r.st);
+}
+END_TEST
+
+/* The console summary: the report's order, the untraced included; what -n leaves out. */
+START_TEST(test_summary_modules_n)
+{
+	static struct fixture fx;
+	struct mt_module extra[1];
+	struct lines ls = { 0 };
+
+	modules_by_peak_fixture(&fx, extra);
+	fx.r.opt_set.top = 0;
+	summary(&fx, 4, &ls);
+	ck_assert_int_eq(ls.n, 7);
+	ck_assert_str_eq(ls.l[0], "memtrace: report (SIGUSR1): 0 events, 0 lost, 0 tasks with "
+			 "pages, 6 modules; full report in /var/log/memtrace.log");
+	ck_assert_str_eq(ls.l[1], "memtrace: top module: m_d peak 9 pages (36 KiB), static 5 KiB, "
+			 "live");
+	ck_assert_str_eq(ls.l[4], "memtrace: top module: m_late peak 0 pages (0 KiB), static "
+			 "60 KiB, untraced");
+	ck_assert_str_eq(ls.l[5], "memtrace: 2 more modules in the full report");
+	/* -n 4: the full report lists four of the six */
+	fx.r.opt_set.top = 4;
+	summary(&fx, 2, &ls);
+	ck_assert_int_eq(ls.n, 5);
+	ck_assert_str_eq(ls.l[2], "memtrace: top module: m_e peak 3 pages (12 KiB), static 30 KiB, "
+			 "unloaded");
+	ck_assert_str_eq(ls.l[3], "memtrace: 2 more modules in the full report, 2 not listed "
+			 "there (-n 4)");
+	summary(&fx, 5, &ls);
+	ck_assert_int_eq(ls.n, 7);
+	ck_assert_str_eq(ls.l[5], "memtrace: 2 more modules, not listed in the full report (-n 4)");
+	lines_free(&ls);
 	stats_free(&fx.r.st);
 }
 END_TEST
@@ -2711,8 +2885,8 @@ START_TEST(test_by_process_text)
 		   "bytes)\n");
 	ck_assert_ptr_nonnull(p);
 	p = strchr(p + 1, '\n') + 1;
-	ck_assert_msg(!strncmp(p, PV_HDR PV_100 PV_200 PV_300 "\nMODULES: 0\n",
-			       strlen(PV_HDR PV_100 PV_200 PV_300 "\nMODULES: 0\n")),
+	ck_assert_msg(!strncmp(p, PV_HDR PV_100 PV_200 PV_300 "\nMODULES: 0 of 0, by peak\n",
+			       strlen(PV_HDR PV_100 PV_200 PV_300 "\nMODULES: 0 of 0, by peak\n")),
 		      "process table:\n%s", p);
 	free(t);
 	/* --top cuts rows, not the count */
@@ -2721,8 +2895,8 @@ START_TEST(test_by_process_text)
 	p = strstr(t, "\nPROCESSES: 2 of 3 with pages");
 	ck_assert_ptr_nonnull(p);
 	p = strchr(p + 1, '\n') + 1;
-	ck_assert(!strncmp(p, PV_HDR PV_100 PV_200 "\nMODULES: 0\n",
-			   strlen(PV_HDR PV_100 PV_200 "\nMODULES: 0\n")));
+	ck_assert(!strncmp(p, PV_HDR PV_100 PV_200 "\nMODULES: 0 of 0, by peak\n",
+			   strlen(PV_HDR PV_100 PV_200 "\nMODULES: 0 of 0, by peak\n")));
 	free(t);
 	/* the task view of the same table: one row per task */
 	fx.r.opt_set.top = 0;
@@ -2815,6 +2989,7 @@ Suite *suite_report(void)
 	suite_add_tcase(s, tc);
 	tc = tcase_create("report");
 	tcase_add_test(tc, test_basic_text);
+	tcase_add_test(tc, test_no_seed_line);
 	tcase_add_test(tc, test_report_to);
 	tcase_add_test(tc, test_basic_json);
 	tcase_add_test(tc, test_hostile_text);
@@ -2834,6 +3009,7 @@ Suite *suite_report(void)
 	tcase_add_test(tc, test_modules_before_json);
 	tcase_add_test(tc, test_modules_untraced_text);
 	tcase_add_test(tc, test_modules_untraced_json);
+	tcase_add_test(tc, test_modules_by_peak);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("summary");
 	tcase_add_test(tc, test_summary_lines);
@@ -2844,6 +3020,7 @@ Suite *suite_report(void)
 	tcase_add_test(tc, test_summary_tasks);
 	tcase_add_test(tc, test_summary_hostile);
 	tcase_add_test(tc, test_summary_lost);
+	tcase_add_test(tc, test_summary_modules_n);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("command");
 	tcase_add_test(tc, test_command_text);

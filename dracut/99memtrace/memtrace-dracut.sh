@@ -14,7 +14,7 @@
 # Levels (kernel command line, also /etc/cmdline.d/*.conf in the image):
 #   rd.memtrace=<level> wins when given:  0 = off, 5 = full report (every task,
 #       the top stacks of each module and task), 1..4 or a bare rd.memtrace =
-#       summary report (top 30 tasks, all modules)
+#       summary report (top 30 tasks and top 30 modules)
 #   otherwise rd.memdebug=4 = summary, rd.memdebug=5 = full (dracut's levels;
 #       at 4 and 5 dracut itself also dumps /proc/meminfo and slabinfo)
 #   Both levels trace with kernel stacks (--stacks): a page counts for the module
