@@ -575,7 +575,10 @@ void report_summary(const struct run *r, const char *trigger, const char *where,
 {
 	const struct boot_buffer *boot = boot_of(r);
 	const struct stats *st = &r->st;
-	uint32_t ntasks = rows_tasks(r), i, k, shown = 0;
+	/* --by process: processes (threads summed), as the full report lists them */
+	bool procs = r->opt.by_process;
+	const char *what = procs ? "process" : "task";
+	uint32_t ntasks = procs ? rows_processes(r, false) : rows_tasks(r), i, k, shown = 0;
 	char line[512], name[4 * MODNAME_LEN], trig[32], path[256];
 	const struct mt_module *last = NULL;
 	uint32_t last_i = 0;
@@ -583,22 +586,25 @@ void report_summary(const struct run *r, const char *trigger, const char *where,
 	escape_ascii(trig, sizeof(trig), trigger, strlen(trigger), false);
 	escape_ascii(path, sizeof(path), where, strlen(where), false);
 	snprintf(line, sizeof(line), "memtrace: report (%s): %llu events, %llu lost%s%s, "
-		 "%u tasks with pages, %u modules; full report in %s", trig,
+		 "%u %s with pages, %u modules; full report in %s", trig,
 		 (unsigned long long)rows_events(st), (unsigned long long)rows_lost(r),
 		 reader_missed_unknown(&r->rd) ? " (at least)" : "",
 		 boot && (boot->lost || boot->lost_unknown) ?
-		 " (and some in the boot buffer)" : "", ntasks, nmods_listed(r), path);
+		 " (and some in the boot buffer)" : "", ntasks, procs ? "processes" : "tasks",
+		 nmods_listed(r), path);
 	emit(ctx, line);
 	for (i = 0; i < ntasks && i < ntop; i++) {
 		const struct mt_task *t = &st->tb.tasks[r->order[i]];
+		int64_t peak;
 
 		if (t->flags & TF_COMM_KNOWN)
 			escape_ascii(name, sizeof(name), t->comm, t->comm_len, false);
 		else
 			strcpy(name, "?");
-		snprintf(line, sizeof(line), "memtrace: top task: pid %d (%s) peak %lld pages "
-			 "(%llu KiB)", t->tid, name, (long long)t->peak,
-			 (unsigned long long)kib(r, t->peak));
+		peak = procs ? t->ppeak : t->peak;
+		snprintf(line, sizeof(line), "memtrace: top %s: pid %d (%s) peak %lld pages "
+			 "(%llu KiB)", what, procs ? pid_of(t) : t->tid, name, (long long)peak,
+			 (unsigned long long)kib(r, peak));
 		emit(ctx, line);
 	}
 	/* modules by peak, then static size, then table order: k selection passes */
