@@ -73,17 +73,6 @@ static uint64_t corrupt_pages(const struct reader *rd)
 	return n;
 }
 
-/* The kernel (or the recording) had no module:module_load event. */
-static bool module_events_missing(const struct run *r)
-{
-	int k;
-
-	for (k = 0; k < r->nmissing; k++)
-		if (!strcmp(r->missing[k], "module:module_load"))
-			return true;
-	return false;
-}
-
 /*
  * What a report says, gathered once by model_fill(): every fact that is
  * worked out (sums, the names shown, the rows listed and their order in
@@ -130,7 +119,7 @@ static void model_fill(struct report_model *m, const struct run *r, const char *
 		m->with_pages = rows_processes(r, false);
 	m->rows = r->opt.top && r->opt.top < m->with_pages ? r->opt.top : m->with_pages;
 	m->nmods = nmods_listed(r);
-	m->no_module_events = !m->nmods && module_events_missing(r);
+	m->no_module_events = !m->nmods && rows_module_events_missing(r);
 	for (i = 0; i < m->nmods; i++) {
 		m->mods_before += mod_at(r, i)->state == MOD_BEFORE;
 		m->mods_untraced += mod_at(r, i)->state == MOD_UNTRACED;
