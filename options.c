@@ -492,15 +492,13 @@ static int intervals(struct options *o, char *err, size_t errlen)
 
 /*
  * A word that is not an option: TRACEFS_DIR, then LOG_PATH (kept in @pos, a
- * third for the message). A number right after --top is the rows of old
+ * third for the message). A number right @after_top is the rows of old
  * (--top N, now -n N), never a directory.
  */
-static int positional(char **argv, int i, const char **pos, int *npos, char *err,
+static int positional(const char *w, bool after_top, const char **pos, int *npos, char *err,
 		      size_t errlen)
 {
-	const char *w = argv[i];
-
-	if (i > 1 && !strcmp(argv[i - 1], "--top") && *w && strspn(w, "0123456789") == strlen(w))
+	if (after_top && *w && strspn(w, "0123456789") == strlen(w))
 		return bad(err, errlen, "--top takes no number: rows are -n %s", w);
 	if (*npos < 3)
 		pos[(*npos)++] = w;
@@ -585,6 +583,7 @@ int options_parse(struct options *o, int argc, char **argv, char *err, size_t er
 	};
 	const char *pos[3] = { NULL };	/* TRACEFS_DIR, LOG_PATH, one too many */
 	int c, res, npos = 0, done = 1;	/* done: argv[] before it are taken */
+	int last = 0;			/* the option in the word just before */
 
 	memset(o, 0, sizeof(*o));
 	o->log_path = DEFAULT_LOG;
@@ -621,13 +620,16 @@ int options_parse(struct options *o, int argc, char **argv, char *err, size_t er
 			}
 			if (optind >= argc)
 				break;
-			res = positional(argv, optind, pos, &npos, err, errlen);
+			res = positional(argv[optind], last == OPT_TOP && done == optind, pos,
+					 &npos, err, errlen);
 			if (res != OPT_RUN)
 				return res;
 			done = ++optind;
+			last = 0;
 			continue;
 		}
 		done = optind;
+		last = c;
 		switch (c) {
 		case 'h':
 			return OPT_HELP;

@@ -454,6 +454,11 @@ START_TEST(test_top)
 	BAD("--top takes no number: rows are -n 5", "--top", "5", "/tmp/log");
 	BAD("--top takes no number: rows are -n 0", "--top=0");
 	BAD("--top takes no number: rows are -n 12", "-n", "3", "--top", "12");
+	/* only right after --top: a log file named --top, a directory named 5 */
+	ck_assert_int_eq(parse("-o", "--top", "5", NULL), OPT_RUN);
+	ck_assert_str_eq(O.tracefs_dir, "5");
+	ck_assert_int_eq(parse("--top", "/mnt/tfs", "5", NULL), OPT_RUN);
+	ck_assert_str_eq(O.log_path, "5");
 	/* a directory after --top is TRACEFS_DIR still */
 	ck_assert_int_eq(parse("--top", "/mnt/tfs", NULL), OPT_RUN);
 	ck_assert(O.live_view);
