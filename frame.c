@@ -379,6 +379,22 @@ static const char *const help_text[] = {
 	"the place its peak gives it for a while.",
 };
 
+/*
+ * No module rows: why, not an empty screen. The view lists the modules the
+ * events showed; those loaded before the start are in the report only.
+ */
+static void empty_modules(struct line *l, const struct view_facts *f)
+{
+	static const char none[] = "  (no module events: this kernel has no module support)";
+	static const char not_yet[] = "  (no module loaded since the start; earlier ones are in "
+				      "the report)";
+
+	if (f->no_module_events)
+		l_text(l, none, sizeof(none) - 1);
+	else
+		l_text(l, not_yet, sizeof(not_yet) - 1);
+}
+
 void view_render(struct view *v, const struct stats *st, const struct view_facts *f)
 {
 	int y = 0, lines = v->cfg.batch ? INT32_MAX : plain(v) ? v->lines - 1 : v->lines;
@@ -428,6 +444,11 @@ void view_render(struct view *v, const struct stats *st, const struct view_facts
 			if (v->expanded && v->exp_kind == v->kind && rw->idx == v->exp_idx &&
 			    rw->serial == v->exp_serial)
 				y += stack_lines(v, &l, y, lines);
+		}
+		if (v->kind == VIEW_MODULES && !v->nrows && y < lines) {
+			line_begin(v, &l, y++);
+			empty_modules(&l, f);
+			line_end(v, &l);
 		}
 	}
 	if (v->cfg.batch) {

@@ -476,10 +476,10 @@ static int intervals(struct options *o, char *err, size_t errlen)
 	}
 	if (o->prom_path && !daemon_mode)
 		return bad(err, errlen, "--prometheus is for the daemon (not with a COMMAND, "
-			   "--exits or --replay)");
+			   "--exits, --replay or --top)");
 	if (o->interval_s && !daemon_mode)
 		return bad(err, errlen, "--interval is for the daemon (not with a COMMAND, "
-			   "--exits or --replay)");
+			   "--exits, --replay or --top)");
 	if (o->interval_s && !o->prom_path && o->format != FMT_JSON)
 		return bad(err, errlen, "--interval needs --prometheus FILE, -f json or --stream");
 	if (o->prom_path && !strcmp(o->prom_path, o->log_path))
@@ -488,6 +488,57 @@ static int intervals(struct options *o, char *err, size_t errlen)
 	if (o->prom_path && !o->interval_s)
 		o->interval_s = DEFAULT_INTERVAL_S;
 	return OPT_RUN;
+}
+
+/*
+ * A word that is not an option: TRACEFS_DIR, then LOG_PATH (kept in @pos, a
+ * third for the message). A number right @after_top is the rows of old
+ * (--top N, now -n N), never a directory.
+ */
+static int positional(const char *w, bool after_top, const char **pos, int *npos, char *err,
+		      size_t errlen)
+{
+	if (after_top && *w && strspn(w, "0123456789") == strlen(w))
+		return bad(err, errlen, "--top takes no number: rows are -n %s", w);
+	if (*npos < 3)
+		pos[(*npos)++] = w;
+	return OPT_RUN;
+}
+
+/* What getopt_long() refused in @word: an unknown option, or a value missing or not wanted. */
+static int unknown(const struct option *longopts, const char *word, char *err, size_t errlen)
+{
+	const struct option *l, *hit = NULL;
+	size_t n;
+	int hits = 0;
+
+	if (strncmp(word, "--", 2)) {
+		if (optopt && optopt < 256)
+			return bad(err, errlen, "option -%c %s", optopt,
+				   strchr("obfndc", optopt) ? "requires a value" : "is unknown");
+		return bad(err, errlen, "unknown option '%s'", word);
+	}
+	/* the long option it names: exactly, else a unique prefix, as getopt_long() takes it */
+	n = strcspn(word + 2, "=");
+	for (l = longopts; l->name; l++) {
+		if (strncmp(l->name, word + 2, n))
+			continue;
+		if (strlen(l->name) == n) {
+			hit = l;
+			hits = 1;
+			break;
+		}
+		hit = l;
+		hits++;
+	}
+	if (hits > 1)
+		return bad(err, errlen, "ambiguous option '%.*s': more than one option begins so",
+			   (int)n + 2, word);
+	if (!hits)
+		return bad(err, errlen, "unknown option '%.*s'", (int)n + 2, word);
+	if (hit->has_arg == no_argument)
+		return bad(err, errlen, "--%s takes no value", hit->name);
+	return bad(err, errlen, "--%s needs a value", hit->name);
 }
 
 int options_parse(struct options *o, int argc, char **argv, char *err, size_t errlen)
@@ -530,7 +581,9 @@ int options_parse(struct options *o, int argc, char **argv, char *err, size_t er
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int c, res;
+	const char *pos[3] = { NULL };	/* TRACEFS_DIR, LOG_PATH, one too many */
+	int c, res, npos = 0, done = 1;	/* done: argv[] before it are taken */
+	int last = 0;			/* the option in the word just before */
 
 	memset(o, 0, sizeof(*o));
 	o->log_path = DEFAULT_LOG;
@@ -548,32 +601,48 @@ int options_parse(struct options *o, int argc, char **argv, char *err, size_t er
 	err[0] = '\0';
 	opterr = 0;
 	optind = 0;	/* glibc: a full new scan, so that tests may parse again */
-	while ((c = getopt_long(argc, argv, "+o:b:f:n:d:c:hV", longopts, NULL)) != -1) {
+	/*
+	 * GNU style, options anywhere before "--": '+' stops getopt at each word
+	 * that is not an option, which is taken here as TRACEFS_DIR or LOG_PATH,
+	 * and the scan goes on after it. argv is never permuted (whatever
+	 * POSIXLY_CORRECT says), and "--" ends the options: the COMMAND's words
+	 * after it are its own (memtrace -- cmd -o x passes -o to cmd).
+	 */
+	for (;;) {
+		c = getopt_long(argc, argv, "+o:b:f:n:d:c:hV", longopts, NULL);
+		if (c == -1) {
+			/* "--" itself, not the value of an option before it (-o --) */
+			if (optind > done && !strcmp(argv[optind - 1], "--")) {
+				if (optind >= argc)
+					return bad(err, errlen, "'--' must be followed by a COMMAND");
+				o->command = argv + optind;
+				break;
+			}
+			if (optind >= argc)
+				break;
+			res = positional(argv[optind], last == OPT_TOP && done == optind, pos,
+					 &npos, err, errlen);
+			if (res != OPT_RUN)
+				return res;
+			done = ++optind;
+			last = 0;
+			continue;
+		}
+		done = optind;
+		last = c;
 		switch (c) {
 		case 'h':
 			return OPT_HELP;
 		case 'V':
 			return OPT_VERSION;
 		case '?':
-			if (!strncmp(argv[optind - 1], "--", 2))
-				return bad(err, errlen, "unknown option, or a value where none belongs "
-					   "or none where one does: '%s'", argv[optind - 1]);
-			if (optopt && optopt < 256)
-				return bad(err, errlen, "option -%c %s", optopt,
-					   strchr("obfndc", optopt) ? "requires a value" : "is unknown");
-			return bad(err, errlen, "unknown option or missing value: '%s'",
-				   argv[optind - 1]);
+			return unknown(longopts, argv[optind - 1], err, errlen);
 		case OPT_TOP:
-			/*
-			 * --top N and --top=N: the task rows (-n, --rows), as before
-			 * --top alone became the live view; TRACEFS_DIR is never a number.
-			 */
-			if (optarg || (optind < argc && isdigit((unsigned char)argv[optind][0]))) {
-				res = set_option(o, 'n', optarg ? optarg : argv[optind++], err, errlen);
-				if (res != OPT_RUN)
-					return res;
-				break;
-			}
+			/* the rows were --top N once: -n N now, and --top only the live view */
+			if (optarg)
+				return bad(err, errlen, isdigit((unsigned char)*optarg) ?
+					   "--top takes no number: rows are -n %s" :
+					   "--top takes no value: '%s'", optarg);
 			o->live_view = true;
 			break;
 		default:
@@ -581,13 +650,6 @@ int options_parse(struct options *o, int argc, char **argv, char *err, size_t er
 			if (res != OPT_RUN)
 				return res;
 		}
-	}
-	/* "--" ends the options: what follows is the command */
-	if (optind > 1 && !strcmp(argv[optind - 1], "--")) {
-		if (optind >= argc)
-			return bad(err, errlen, "'--' must be followed by a COMMAND");
-		o->command = argv + optind;
-		optind = argc;
 	}
 	/*
 	 * --stacks: each allocation also writes its stack (about 150 bytes with
@@ -600,15 +662,18 @@ int options_parse(struct options *o, int argc, char **argv, char *err, size_t er
 	res = conflicts(o, err, errlen);
 	if (res != OPT_RUN)
 		return res;
-	if (optind < argc)
-		o->tracefs_dir = argv[optind++];
-	if (optind < argc) {
-		if (!*argv[optind])
+	if (npos > 2)
+		return bad(err, errlen, "too many arguments: '%s'", pos[2]);
+	if (npos && o->command)
+		return bad(err, errlen, "a COMMAND takes no TRACEFS_DIR or LOG_PATH ('%s'): the "
+			   "options go before --, the COMMAND after it", pos[0]);
+	if (npos > 0)
+		o->tracefs_dir = pos[0];
+	if (npos > 1) {
+		if (!*pos[1])
 			return bad(err, errlen, "empty LOG_PATH");
-		o->log_path = argv[optind++];
+		o->log_path = pos[1];
 	}
-	if (optind < argc)
-		return bad(err, errlen, "too many arguments: '%s'", argv[optind]);
 	if (o->replay_dir && (o->record_dir || o->daemon || o->tracefs_dir || o->boot_buffer))
 		return bad(err, errlen, "--replay takes no --record, --daemon, --boot-buffer or "
 			   "TRACEFS_DIR");

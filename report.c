@@ -61,17 +61,6 @@ static uint64_t corrupt_pages(const struct reader *rd)
 	return n;
 }
 
-/* The kernel (or the recording) had no module:module_load event. */
-static bool module_events_missing(const struct run *r)
-{
-	int k;
-
-	for (k = 0; k < r->nmissing; k++)
-		if (!strcmp(r->missing[k], "module:module_load"))
-			return true;
-	return false;
-}
-
 /*
  * What a report says, gathered once by model_fill(): every fact that is
  * worked out (sums, the names shown, the rows listed and their order in
@@ -120,7 +109,7 @@ static void model_fill(struct report_model *m, const struct run *r, const char *
 	m->rows = r->opt.top && r->opt.top < m->with_pages ? r->opt.top : m->with_pages;
 	m->nmods = rows_modules(r);
 	m->mod_rows = r->opt.top && r->opt.top < m->nmods ? r->opt.top : m->nmods;
-	m->no_module_events = !m->nmods && module_events_missing(r);
+	m->no_module_events = !m->nmods && rows_module_events_missing(r);
 	for (i = 0; i < m->mod_rows; i++) {
 		m->mods_before += rows_mod_at(r, r->mod_order[i])->state == MOD_BEFORE;
 		m->mods_untraced += rows_mod_at(r, r->mod_order[i])->state == MOD_UNTRACED;
@@ -564,7 +553,11 @@ void report_summary(const struct run *r, const char *trigger, const char *where,
 {
 	const struct boot_buffer *boot = boot_of(r);
 	const struct stats *st = &r->st;
-	uint32_t ntasks = rows_tasks(r), nmods = rows_modules(r), i;
+	/* --by process: processes (threads summed), as the full report lists them */
+	bool procs = r->opt.by_process;
+	const char *what = procs ? "process" : "task";
+	uint32_t ntasks = procs ? rows_processes(r, false) : rows_tasks(r);
+	uint32_t nmods = rows_modules(r), i;
 	uint32_t listed = r->opt.top && r->opt.top < nmods ? r->opt.top : nmods;
 	uint32_t shown = ntop < listed ? ntop : listed;
 	char line[512], name[4 * MODNAME_LEN], trig[32], path[256];
@@ -573,24 +566,27 @@ void report_summary(const struct run *r, const char *trigger, const char *where,
 	escape_ascii(trig, sizeof(trig), trigger, strlen(trigger), false);
 	escape_ascii(path, sizeof(path), where, strlen(where), false);
 	snprintf(line, sizeof(line), "memtrace: report (%s): %llu events, %llu lost%s%s, "
-		 "%u tasks with pages, %u modules; full report in %s", trig,
+		 "%u %s with pages, %u modules; full report in %s", trig,
 		 (unsigned long long)rows_events(st), (unsigned long long)rows_lost(r),
 		 reader_missed_unknown(&r->rd) ? " (at least)" : "",
 		 boot && (boot->lost || boot->lost_unknown) ?
-		 " (and some in the boot buffer)" : "", ntasks, nmods, path);
+		 " (and some in the boot buffer)" : "", ntasks, procs ? "processes" : "tasks",
+		 nmods, path);
 	emit(ctx, line);
 	for (i = 0; i < ntasks && i < ntop; i++) {
 		const struct mt_task *t = &st->tb.tasks[r->order[i]];
+		int64_t peak;
 
 		if (t->flags & TF_COMM_KNOWN)
 			escape_ascii(name, sizeof(name), t->comm, t->comm_len, false);
 		else
 			strcpy(name, "?");
-		n = snprintf(line, sizeof(line), "memtrace: top task: pid %d (%s) peak %lld pages "
-			     "(%llu KiB)", t->tid, name, (long long)t->peak,
-			     (unsigned long long)kib(r, t->peak));
-		/* what it held before tracing began, not what it took since */
-		if (t->seed && n > 0 && (size_t)n < sizeof(line))
+		peak = procs ? t->ppeak : t->peak;
+		n = snprintf(line, sizeof(line), "memtrace: top %s: pid %d (%s) peak %lld pages "
+			     "(%llu KiB)", what, procs ? pid_of(t) : t->tid, name, (long long)peak,
+			     (unsigned long long)kib(r, peak));
+		/* what it held before tracing began, not what it took since (a task's) */
+		if (!procs && t->seed && n > 0 && (size_t)n < sizeof(line))
 			snprintf(line + n, sizeof(line) - (size_t)n, ", %llu of them seeded at start",
 				 (unsigned long long)t->seed);
 		emit(ctx, line);

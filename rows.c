@@ -202,6 +202,16 @@ uint64_t rows_events(const struct stats *st)
 	return n;
 }
 
+bool rows_module_events_missing(const struct run *r)
+{
+	int k;
+
+	for (k = 0; k < r->nmissing; k++)
+		if (!strcmp(r->missing[k], "module:module_load"))
+			return true;
+	return false;
+}
+
 uint64_t rows_lost(const struct run *r)
 {
 	return reader_lost(&r->rd);

@@ -67,6 +67,9 @@ uint32_t rows_slot(const struct stats *st, const struct mt_task *t);
 /* Events applied, every kind (memtrace's own allocations are not: they are left out). */
 uint64_t rows_events(const struct stats *st);
 
+/* The kernel (or the recording) had no module:module_load event: no module support. */
+bool rows_module_events_missing(const struct run *r);
+
 /* Events lost, as every report counts them (reader_lost()). */
 uint64_t rows_lost(const struct run *r);
 

@@ -903,12 +903,13 @@ static int stream_finish(struct run *r)
 	errs = failed ? dropped + s->lost_error : s->q.mode == OQ_FILE ? output_lost(s) : 0;
 	fprintf(stderr, "memtrace: stream: %llu lines written, %llu lost (%llu with the queue "
 		"full, %llu not taken by the end or after an error), %llu events lost in the "
-		"kernel; %llu processes picked; %llu syscalls paired, %llu exits without their "
+		"kernel; %llu process%s picked; %llu syscalls paired, %llu exits without their "
 		"entry\n", (unsigned long long)(s->lines + s->meta_lines - dropped),
 		(unsigned long long)(s->lost_queue + dropped + s->lost_error),
 		(unsigned long long)s->lost_queue, (unsigned long long)(dropped + s->lost_error),
 		(unsigned long long)reader_lost(&r->rd),
-		(unsigned long long)s->picked_procs, (unsigned long long)s->pair.paired,
+		(unsigned long long)s->picked_procs, s->picked_procs == 1 ? "" : "es",
+		(unsigned long long)s->pair.paired,
 		(unsigned long long)s->pair.no_entry);
 	if (s->proc_overflow)
 		mt_warn("%llu events of picked processes not shown: more than %u at once",

@@ -142,6 +142,7 @@ static void facts(struct run *r, struct view_facts *f, uint64_t now, bool tick)
 		f->mem_avail_kib = (long)avail;
 		f->mem_total_kib = (long)total;
 	}
+	f->no_module_events = rows_module_events_missing(r);
 	f->sys_peak_s = (double)r->st.sys_peak_ts / 1e9;
 	/* the trace clock is CLOCK_MONOTONIC: how long ago is known */
 	f->sys_peak_ago_s = r->st.sys_peak_ts && r->rd.mono && now >= r->st.sys_peak_ts ?

@@ -65,6 +65,7 @@ struct view_facts {
 	long mem_total_kib;
 	double sys_peak_s;	/* the system peak's time (trace clock, s) */
 	double sys_peak_ago_s;	/* how long ago it was, -1 if unknown */
+	bool no_module_events;	/* the kernel has no module:module_load (no module support) */
 };
 
 struct view_config {

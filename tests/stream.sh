@@ -109,6 +109,8 @@ workload_test() {
 	check "64 MiB: nothing lost (stderr: $(tail -1 "$T/err"))" \
 		test "$(q "$f.facts" 'd["lost"]')" = "{'queue': 0, 'kernel': 0}" -a \
 		"$(grep -c 'lines written, 0 lost ' "$T/err")" = 1
+	check "64 MiB: stderr says 1 process picked, in the singular" \
+		test "$(grep -c '; 1 process picked; ' "$T/err")" = 1
 	check "64 MiB: lines in time order" test "$(q "$f.facts" 'd["unsorted"]')" = 0
 	# the process as the issue describes it, against what the kernel says of it
 	started=$(q "$f.facts" 'list(d["procs"].values())[0]["startedAt"]')

@@ -95,7 +95,7 @@ START_TEST(test_every_option)
 	ck_assert_str_eq(O.record_dir, "/tmp/rec");
 	ck_assert_str_eq(O.tracefs_dir, "/mnt/tfs");
 	/* long forms of the short ones, and --by task back */
-	ck_assert_int_eq(parse("--output", "o", "--buffer-size", "16", "--format", "text", "--top",
+	ck_assert_int_eq(parse("--output", "o", "--buffer-size", "16", "--format", "text", "--rows",
 			       "5", "--by", "process", "--by", "task", NULL), OPT_RUN);
 	ck_assert_str_eq(O.log_path, "o");
 	ck_assert_uint_eq(O.buffer_kb, 16);
@@ -146,11 +146,38 @@ START_TEST(test_modes)
 	ck_assert_str_eq(O.command[2], "--");	/* the command's own words are its own */
 	ck_assert_str_eq(O.command[3], "x");
 	ck_assert_ptr_null(O.command[4]);
-	/* options after the first non-option word are not options (+ in the optstring) */
-	ck_assert_int_eq(parse("/mnt/tfs", "-n", NULL), OPT_RUN);
-	ck_assert_str_eq(O.log_path, "-n");
-	ck_assert_int_eq(parse("/mnt/tfs", "log", "-n", NULL), OPT_ERROR);
-	ck_assert_ptr_nonnull(strstr(E, "too many arguments: '-n'"));
+	/* options anywhere before "--" (GNU style), after TRACEFS_DIR and LOG_PATH too */
+	BAD("option -n requires a value", "/mnt/tfs", "-n");
+	ck_assert_int_eq(parse("/mnt/tfs", "-o", "x", NULL), OPT_RUN);
+	ck_assert_str_eq(O.tracefs_dir, "/mnt/tfs");
+	ck_assert_str_eq(O.log_path, "x");
+	ck_assert(O.output_set);
+	ck_assert_int_eq(parse("/mnt/tfs", "--no-seed", "log", "-n", "4", "--by", "process", NULL),
+			 OPT_RUN);
+	ck_assert(daemon_asked());
+	ck_assert_str_eq(O.tracefs_dir, "/mnt/tfs");
+	ck_assert_str_eq(O.log_path, "log");
+	ck_assert(O.no_seed && O.by_process);
+	ck_assert_uint_eq(O.top, 4);
+	ck_assert_int_eq(parse("/mnt/tfs", "--top", NULL), OPT_RUN);
+	ck_assert(O.live_view);
+	ck_assert_str_eq(O.tracefs_dir, "/mnt/tfs");
+	/* argv as given: not permuted (main and the tests keep pointers into it) */
+	ck_assert_str_eq(argv_store[1], "/mnt/tfs");
+	ck_assert_str_eq(argv_store[2], "--top");
+	/* after "--" everything is the COMMAND's, its options too */
+	ck_assert_int_eq(parse("-n", "2", "--", "cmd", "-o", "x", "--top", NULL), OPT_RUN);
+	ck_assert_str_eq(O.command[0], "cmd");
+	ck_assert_str_eq(O.command[1], "-o");
+	ck_assert_str_eq(O.command[3], "--top");
+	ck_assert_str_eq(O.log_path, DEFAULT_LOG);
+	ck_assert(!O.output_set && !O.live_view);
+	/* "--" as an option's value is no separator */
+	ck_assert_int_eq(parse("-o", "--", NULL), OPT_RUN);
+	ck_assert_str_eq(O.log_path, "--");
+	ck_assert_ptr_null(O.command);
+	BAD("a COMMAND takes no TRACEFS_DIR or LOG_PATH ('/mnt/tfs')", "/mnt/tfs", "--", "ls");
+	BAD("too many arguments: 'c'", "a", "-n", "1", "b", "c");
 }
 END_TEST
 
@@ -267,12 +294,16 @@ END_TEST
 
 START_TEST(test_unknown_and_missing)
 {
-	BAD("unknown option, or a value where none belongs or none where one does: '--bogus'",
-	    "--bogus");
-	BAD("'--no-seed=1'", "--no-seed=1");
+	/* which it is: unknown, a value not wanted, a value missing */
+	BAD("unknown option '--bogus'", "--bogus");
+	BAD("unknown option '--bogus'", "--bogus=1");
+	BAD("--no-seed takes no value", "--no-seed=1");
+	BAD("--output needs a value", "--output");
+	BAD("--output needs a value", "--outp");	/* a prefix, as getopt takes it */
+	BAD("--instance needs a value", "-n", "1", "--instance");
+	BAD("ambiguous option '--max'", "--max", "1");
 	BAD("invalid value '8' for --kmsg: must be 0..7", "--kmsg=8");
 	BAD("invalid value 'warn' for --kmsg: not a number", "--kmsg=warn");
-	BAD("'--output'", "--output");
 	BAD("option -x is unknown", "-x");
 	BAD("option -o requires a value", "-o");
 	BAD("option -n requires a value", "-n");
@@ -394,8 +425,8 @@ START_TEST(test_conflicts)
 END_TEST
 
 /*
- * --top alone is the live view; --top N and --top=N keep their old meaning,
- * the task rows (-n, --rows), so that existing command lines and units work.
+ * --top is the live view and takes no value: --top N (the rows, once) is an
+ * error that points to -n, never the daemon run silently.
  */
 START_TEST(test_top)
 {
@@ -419,17 +450,25 @@ START_TEST(test_top)
 	ck_assert_uint_eq(O.delay_ms, 86400000);
 	ck_assert_int_eq(parse("--top", "-d", "0.125", NULL), OPT_RUN);
 	ck_assert_uint_eq(O.delay_ms, 125);
-	/* the old meaning */
-	ck_assert_int_eq(parse("--top", "7", NULL), OPT_RUN);
-	ck_assert(daemon_asked());
-	ck_assert_uint_eq(O.top, 7);
-	ck_assert_int_eq(parse("--top=0", NULL), OPT_RUN);
-	ck_assert(daemon_asked());
-	ck_assert_uint_eq(O.top, 0);
+	/* the old meaning is gone: an error that says where rows are */
+	BAD("--top takes no number: rows are -n 7", "--top", "7");
+	BAD("--top takes no number: rows are -n 5", "--top", "5", "/tmp/log");
+	BAD("--top takes no number: rows are -n 0", "--top=0");
+	BAD("--top takes no number: rows are -n 12", "-n", "3", "--top", "12");
+	/* only right after --top: a log file named --top, a directory named 5 */
+	ck_assert_int_eq(parse("-o", "--top", "5", NULL), OPT_RUN);
+	ck_assert_str_eq(O.tracefs_dir, "5");
+	ck_assert_int_eq(parse("--top", "/mnt/tfs", "5", NULL), OPT_RUN);
+	ck_assert_str_eq(O.log_path, "5");
+	/* a directory after --top is TRACEFS_DIR still */
+	ck_assert_int_eq(parse("--top", "/mnt/tfs", NULL), OPT_RUN);
+	ck_assert(O.live_view);
+	ck_assert_str_eq(O.tracefs_dir, "/mnt/tfs");
 	ck_assert_int_eq(parse("--rows", "3", "--top", NULL), OPT_RUN);
 	ck_assert(O.live_view);
 	ck_assert_uint_eq(O.top, 3);
-	BAD("invalid value 'x' for --rows", "--top=x");
+	BAD("--top takes no value: 'abc'", "--top=abc");
+	ck_assert_msg(!strstr(E, "rows"), "'%s' talks of rows", E);
 	BAD("must be 0.1..86400 seconds", "--top", "-d", "0.09");
 	BAD("must be 0.1..86400 seconds", "--top", "-d", "0");
 	BAD("must be 0.1..86400 seconds", "--top", "-d", "86400.001");
@@ -490,6 +529,10 @@ START_TEST(test_intervals)
 	BAD("--prometheus is for the daemon", "--prometheus", "m", "--", "true");
 	BAD("--prometheus is for the daemon", "--prometheus", "m", "--exits");
 	BAD("--prometheus is for the daemon", "--prometheus", "m", "--replay", "d");
+	BAD("--prometheus is for the daemon (not with a COMMAND, --exits, --replay or --top)",
+	    "--top", "--prometheus", "m");
+	BAD("--interval is for the daemon (not with a COMMAND, --exits, --replay or --top)",
+	    "--top", "--interval", "5", "-f", "json");
 	BAD("--interval is for the daemon", "--interval", "5", "-f", "json", "--", "true");
 	BAD("--interval is for the daemon", "--interval", "5", "-f", "json", "--exits");
 	BAD("--interval is for the daemon", "--interval", "5", "-f", "json", "--replay", "d");

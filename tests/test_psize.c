@@ -294,6 +294,20 @@ START_TEST(test_console)
 		 "start, at 0.000 s", SYS_PEAK, kib_of(SYS_PEAK, ps));
 	ck_assert_msg(has_line(&ls, want), "no \"%s\"", want);
 
+	/* --by process: processes (threads summed) in the summary too, said so */
+	memset(&ls, 0, sizeof(ls));
+	fx.r.opt_set.by_process = true;
+	report_summary(&fx.r, "SIGUSR1", "/var/log/memtrace.log", 5, collect, &ls);
+	fx.r.opt_set.by_process = false;
+	ck_assert_msg(strstr(ls.l[0], " processes with pages, "), "not by process: \"%s\"",
+		      ls.l[0]);
+	snprintf(want, sizeof(want), "memtrace: top process: pid 100 (alpha) peak %d pages (%"
+		 PRIu64 " KiB)", PROC_PEAK, kib_of(PROC_PEAK, ps));
+	ck_assert_msg(has_line(&ls, want), "no \"%s\"", want);
+	for (int i = 0; i < ls.n; i++)
+		ck_assert_msg(!strstr(ls.l[i], "task"), "tasks under --by process: \"%s\"",
+			      ls.l[i]);
+
 	memset(&ls, 0, sizeof(ls));
 	report_oom_summary(&fx.r, 5, 0, collect, &ls);
 	snprintf(want, sizeof(want), "memtrace: oom: pid 100 (alpha) holds %d pages (%" PRIu64

@@ -469,6 +469,45 @@ START_TEST(test_process_and_module_views)
 }
 END_TEST
 
+/* No module rows: the view says why instead of an empty screen (terminal and batch). */
+START_TEST(test_empty_modules_view)
+{
+	struct view_facts f = F;
+
+	add_task(50, 50, "a", 10);
+	ck_assert_int_eq(view_key(&V, 'm'), VA_BUILD);
+	view_build(&V, &S, SEC, true);
+	ck_assert_uint_eq(V.nrows, 0);
+	f.no_module_events = true;	/* a kernel without module support */
+	view_render(&V, &S, &f);
+	play(V.frame, V.frame_len, V.lines, V.cols);
+	ck_assert_int_eq(line_with("no module events: this kernel has no module support"),
+			 VIEW_HEAD_LINES);
+	f.no_module_events = false;	/* modules, but none loaded since the start */
+	view_render(&V, &S, &f);
+	play(V.frame, V.frame_len, V.lines, V.cols);
+	ck_assert_int_eq(line_with("no module loaded since the start; earlier ones are in the "
+				   "report"), VIEW_HEAD_LINES);
+	ck_assert_int_lt(line_with("no module events"), 0);
+	/* the tasks view has rows: no such line */
+	ck_assert_int_eq(view_key(&V, 't'), VA_BUILD);
+	view_build(&V, &S, SEC, false);
+	view_render(&V, &S, &f);
+	play(V.frame, V.frame_len, V.lines, V.cols);
+	ck_assert_int_lt(line_with("no module"), 0);
+	/* batch frames say it too, before the empty line between frames */
+	teardown();
+	init(256, false, true, 5);
+	view_key(&V, 'm');
+	view_build(&V, &S, SEC, true);
+	f.no_module_events = true;
+	view_render(&V, &S, &f);
+	ck_assert_int_eq(play_plain(V.frame, V.frame_len), VIEW_HEAD_LINES + 2);
+	ck_assert_int_eq(line_with("no module events: this kernel has no module support"),
+			 VIEW_HEAD_LINES);
+}
+END_TEST
+
 /* ---------------------------------------------------------------- sizes */
 
 /* every line addressed, none past the screen or longer than it, at every size */
@@ -818,6 +857,7 @@ Suite *suite_view(void)
 	tcase_add_test(tc, test_expand);
 	tcase_add_test(tc, test_help_freeze_quit);
 	tcase_add_test(tc, test_batch_and_plain_frames);
+	tcase_add_test(tc, test_empty_modules_view);
 	tcase_add_test(tc, test_key_decoding);
 	tcase_add_test(tc, test_term_caps);
 	tcase_add_test(tc, test_meminfo);
