@@ -81,7 +81,7 @@ endif
 # everything but main(), shared by the daemon and the tests (see README, Architecture)
 LIB_SRCS := ringbuf.c format.c event.c table.c pfnmap.c tidset.c module.c stacks.c renumber.c ksyms.c stackreport.c stats.c proc.c escape.c rows.c report.c \
 	reportto.c cmdreport.c out.c logfile.c kmsg.c util.c err.c seed.c ksymrange.c \
-	record.c boot.c tracefs.c reader.c options.c signals.c enrich.c setup.c loop.c oom.c daemon.c \
+	record.c boot.c tracefs.c reader.c options.c signals.c enrich.c setup.c loop.c oom.c daemon.c outcheck.c \
 	command.c exits.c replay.c term.c view.c frame.c top.c prom.c interval.c \
 	cond.c json.c runtime.c procinfo.c jsonl.c outq.c mempair.c kfilter.c stream.c \
 	testhook.c

@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 
 #include "escape.h"
+#include "signals.h"
 #include "stackreport.h"
 
 /* ------------------------------------------------------------ command mode -- */
@@ -265,9 +266,14 @@ void report_command_text(struct out *o, const struct run *r)
 	out_printf(o, "processes: %llu, threads: %llu; largest ru_maxrss: %ld KiB (time(1)'s "
 		   "maximum resident set size)\n", (unsigned long long)st->tree_processes,
 		   (unsigned long long)st->tree_processes + st->tree_threads, c->max_rss_kib);
-	if (!c->waited)
+	/* not waited for: as asked (--no-wait), or a signal stopped the wait (command_check()) */
+	if (!c->waited && r->opt.no_wait)
 		out_printf(o, "--no-wait: processes of the tree still running at the end: %u\n",
 			   c->still_running);
+	else if (!c->waited)
+		out_printf(o, "memtrace stopped waiting for the tree (%s): processes of the tree "
+			   "still running then: %u\n", r->stop == STOP_SIGNAL ?
+			   signals_trigger(r->stop_signo) : "stopped", c->still_running);
 	rows_lost_line(o, r);
 	rows_out_of_order_line(o, r);
 	rows_cpus_line(o, r);

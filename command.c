@@ -27,22 +27,32 @@ static void gen_command(struct out *o, void *p)
 	report_command(o, p);
 }
 
-/* The command report to -o FILE (atomic), else to stderr. */
-static int report_out(struct run *r)
+/*
+ * The command report to -o FILE (atomic), else to stderr. The @final one, if
+ * FILE cannot be written, goes to stderr after saying so: memtrace is ending.
+ * Return: 0, or -errno of the write (to FILE, if it was asked for).
+ */
+static int report_out(struct run *r, bool final)
 {
 	static struct out o;
 	char err[PATH_MAX + 128];
-	int e;
+	int e = 0, flushed;
 
 	if (r->opt.output_set) {
 		e = logfile_write(r->opt.log_path, gen_command, r, err, sizeof(err));
-		if (e)
+		if (!e)
+			return 0;
+		if (!final) {
 			mt_warn("%s", err);
-		return e;
+			return e;
+		}
+		mt_warn("command report not written: %s; it follows on stderr instead (%s is "
+			"unchanged)", err, r->opt.log_path);
 	}
 	out_init(&o, STDERR_FILENO);
 	gen_command(&o, r);
-	return out_flush(&o);
+	flushed = out_flush(&o);
+	return r->opt.output_set ? e : flushed;
 }
 
 /* Before the setup: what the command must get back of memtrace's own settings. */
@@ -184,7 +194,7 @@ static enum loop_next command_on_signal(struct run *r, int action,
 	switch (action) {
 	case SIGACT_REPORT_COMMAND:
 		report_catch_up(r);
-		report_out(r);
+		report_out(r, false);
 		break;
 	case SIGACT_FORWARD:
 		kill(r->cmd.pid, (int)si->ssi_signo);
@@ -234,6 +244,7 @@ static int command_finish(struct run *r)
 	struct table *tb = &r->st.tb;
 	struct rusage ru;
 	uint32_t i;
+	int code;
 
 	if (!getrusage(RUSAGE_CHILDREN, &ru)) {
 		c->user_s = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6;
@@ -249,8 +260,11 @@ static int command_finish(struct run *r)
 		if ((t->flags & TF_TREE) && t->state == TASK_ALIVE && !r->threads[p]++)
 			c->still_running++;
 	}
-	report_out(r);
-	return command_exit_code(r);
+	code = command_exit_code(r);
+	/* the report is on stderr instead of -o FILE: 1 rather than the command's 0 */
+	if (report_out(r, true) && r->opt.output_set && code == EXIT_OK)
+		code = EXIT_RUNTIME;
+	return code;
 }
 
 int command_exit_code(const struct run *r)
@@ -273,6 +287,8 @@ const struct mode_ops command_ops = {
 	.live = true,
 	.batch = BATCH,
 	.signals = &signals_command,
+	.log_without_o = "stderr",		/* the report: -o FILE, else stderr */
+	.final_to_log = true,
 	.prepare = command_prepare,
 	.start = command_start,
 	.on_signal = command_on_signal,

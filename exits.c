@@ -101,8 +101,7 @@ static int exits_start(struct run *r)
 /* The lines only, unless a log file was asked for too. */
 static int exits_finish(struct run *r)
 {
-	run_report_final(r, r->opt.output_set);
-	return EXIT_OK;
+	return run_report_final(r, r->opt.output_set);
 }
 
 const struct mode_ops exits_ops = {
@@ -111,6 +110,7 @@ const struct mode_ops exits_ops = {
 	.batch = EXIT_BATCH,
 	.exit_ring = EXIT_RING,
 	.log_without_o = "none (--exits)",	/* the lines only, unless -o (exits_finish()) */
+	.final_to_log = true,
 	.start = exits_start,
 	.after_batch = print_exits,
 	.on_oom = oom_report,

@@ -17,14 +17,16 @@
 /* the reason into @err; -errno */
 #define fail(err, errlen, ...) err_fmt(-errno, err, errlen, __VA_ARGS__)
 
-int logfile_replace(const char *path, mode_t mode, bool sync, out_gen gen, void *ctx, char *err,
-		    size_t errlen)
+/*
+ * @path's directory into @dir (PATH_MAX) and the temporary file's name beside
+ * it into @tmp (PATH_MAX), after what a rename over @path would refuse: no
+ * file name, a directory, or a device, FIFO or socket (a rename would put our
+ * file in its place). 0, or -errno with @err set.
+ */
+static int temp_beside(const char *path, char *dir, char *tmp, char *err, size_t errlen)
 {
-	char dir[PATH_MAX], tmp[PATH_MAX];
-	static struct out o;	/* 16 KiB: kept off the stack, reused */
 	const char *base = strrchr(path, '/');
 	struct stat st;
-	int fd, dfd, e;
 
 	if (!*path)
 		return (errno = EINVAL, fail(err, errlen, "empty log path"));
@@ -33,7 +35,7 @@ int logfile_replace(const char *path, mode_t mode, bool sync, out_gen gen, void 
 
 		if (n == 0)
 			n = 1;	/* "/file" */
-		if (n >= sizeof(dir))
+		if (n >= PATH_MAX)
 			return (errno = ENAMETOOLONG, fail(err, errlen, "log path too long"));
 		memcpy(dir, path, n);
 		dir[n] = '\0';
@@ -46,12 +48,50 @@ int logfile_replace(const char *path, mode_t mode, bool sync, out_gen gen, void 
 		return (errno = EISDIR, fail(err, errlen, "%s: not a file name", path));
 	if (!lstat(path, &st) && S_ISDIR(st.st_mode))
 		return (errno = EISDIR, fail(err, errlen, "%s: is a directory", path));
-	/* a rename would put our file in place of /dev/null, a FIFO, a socket */
 	if (!lstat(path, &st) && !S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode))
 		return (errno = EINVAL, fail(err, errlen, "%s: is not a regular file (never "
 					     "replaced)", path));
-	if (path_fmt(tmp, sizeof(tmp), "%s/.%s.XXXXXX", dir, base))
+	if (path_fmt(tmp, PATH_MAX, "%s/.%s.XXXXXX", dir, base))
 		return (errno = ENAMETOOLONG, fail(err, errlen, "log path too long"));
+	return 0;
+}
+
+int logfile_check(const char *path, bool append, char *err, size_t errlen)
+{
+	char dir[PATH_MAX], tmp[PATH_MAX], why[200];
+	int fd, e;
+
+	/* a file to append to that is there already: opened as an append would, not written */
+	if (append && (fd = open_append(path, false, why, sizeof(why))) != -ENOENT) {
+		if (fd < 0)
+			return (errno = -fd, fail(err, errlen, "appending to %s: %s", path,
+						  *why ? why : strerror(-fd)));
+		close(fd);
+		return 0;
+	}
+	e = temp_beside(path, dir, tmp, err, errlen);
+	if (e)
+		return e;
+	/* what the write does first, undone: O_EXCL, a name of our own, never a symlink followed */
+	fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0)
+		return fail(err, errlen, "cannot create a file in %s: %s", dir, strerror(errno));
+	close(fd);
+	if (unlink(tmp))
+		return fail(err, errlen, "cannot remove %s: %s", tmp, strerror(errno));
+	return 0;
+}
+
+int logfile_replace(const char *path, mode_t mode, bool sync, out_gen gen, void *ctx, char *err,
+		    size_t errlen)
+{
+	char dir[PATH_MAX], tmp[PATH_MAX];
+	static struct out o;	/* 16 KiB: kept off the stack, reused */
+	int fd, dfd, e;
+
+	e = temp_beside(path, dir, tmp, err, errlen);
+	if (e)
+		return e;
 	fd = mkostemp(tmp, O_CLOEXEC);
 	if (fd < 0)
 		return fail(err, errlen, "cannot create a file in %s: %s", dir, strerror(errno));

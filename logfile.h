@@ -33,6 +33,17 @@ int logfile_replace(const char *path, mode_t mode, bool sync, out_gen gen, void 
 		    size_t errlen);
 
 /**
+ * logfile_check() - what logfile_write() (or, with @append, logfile_append())
+ * of @path would fail on, found before anything is written: a directory that
+ * is missing or where no file can be made, a directory, device, FIFO or socket
+ * at @path, a file there that is not ours to append to. Makes and removes a
+ * temporary file beside @path as the write would (O_EXCL, never through a
+ * symlink); nothing stays. A file to append to is opened, not written.
+ * Return: 0 or -errno (@err says why).
+ */
+int logfile_check(const char *path, bool append, char *err, size_t errlen);
+
+/**
  * logfile_append() - append what @gen writes to the regular file @path
  *
  * Creates it (mode 0600) if missing. Only a file of our own is appended to

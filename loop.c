@@ -14,6 +14,7 @@
 #include "enrich.h"
 #include "kmsg.h"
 #include "logfile.h"
+#include "outcheck.h"
 #include "proc.h"
 #include "report.h"
 #include "reportto.h"
@@ -53,23 +54,18 @@ static const char *stop_trigger(const struct run *r)
 	}
 }
 
-void run_report_final(struct run *r, bool to_log)
+int run_report_final(struct run *r, bool to_log)
 {
 	const char *trigger = stop_trigger(r);
 	char err[PATH_MAX + 128];
-	int e = to_log ? report_to(r, REPORT_LOG_AS_IS(err, sizeof(err)), trigger) : 0;
-
-	/* memtrace is exiting: the report is nowhere else (the log file is left as it was) */
-	if (e)
-		mt_warn("final report not written: %s; memtrace exits without it (%s is "
-			"unchanged%s)", err, r->opt.log_path,
-			r->opt.kmsg ? "; the --kmsg summary has its top rows" : "");
+	int e = to_log ? report_final(r, trigger, err, sizeof(err)) : 0;
 
 	if (r->opt.kmsg) {
 		enrich_now(r);
-		report_summary(r, trigger, e ? "(none: the log file could not be written)" :
+		report_summary(r, trigger, e ? "stderr (the log file could not be written)" :
 			       r->opt.log_path, KMSG_TOP, kmsg_emit, r);
 	}
+	return e ? EXIT_RUNTIME : EXIT_OK;
 }
 
 /*
@@ -376,6 +372,10 @@ int run_lifecycle(struct run *r)
 	int code, ended = EXIT_OK;
 
 	if (ops->prepare && (code = ops->prepare(r)))
+		return code;
+	/* an output that cannot be written: said now, not after the run with its report lost */
+	code = outcheck_run(r);
+	if (code)
 		return code;
 	code = ops->setup ? ops->setup(r) : setup_tracing(r);
 	if (code)

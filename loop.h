@@ -20,7 +20,11 @@ int run_lifecycle(struct run *r);
 /* main's single cleanup path: tracefs as found, pidfile removed, memory freed. */
 void run_cleanup(struct run *r);
 
-/* The final report: to the log file (unless @to_log is false), its summary to kmsg with --kmsg. */
-void run_report_final(struct run *r, bool to_log);
+/*
+ * The final report: to the log file (unless @to_log is false), or to stderr if
+ * that cannot be written (report_final()); its summary to kmsg with --kmsg.
+ * Return: 0, or EXIT_RUNTIME when the log file could not be written.
+ */
+int run_report_final(struct run *r, bool to_log);
 
 #endif

@@ -47,9 +47,10 @@ static int daemon_start(struct run *r)
 
 static int daemon_finish(struct run *r)
 {
-	run_report_final(r, true);
+	int code = run_report_final(r, true);
+
 	interval_final(r);
-	return EXIT_OK;
+	return code;
 }
 
 static const struct mode_ops daemon_ops = {
@@ -57,6 +58,7 @@ static const struct mode_ops daemon_ops = {
 	.live = true,
 	.batch = BATCH,
 	.reports_modules = true,
+	.final_to_log = true,
 	.start = daemon_start,
 	.on_oom = oom_report,
 	.check = interval_check,

@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "err.h"
 #include "module.h"
 #include "out.h"
 #include "tracefs.h"
@@ -99,20 +100,21 @@ static int save(const char *dir, const char *rel, const char *text, size_t n)
 }
 
 /*
- * --record DIR: made, or an empty directory of ours (or root's) that nobody
- * else may write to; locked for the run, so that two memtraces never mix
- * their recordings. The fd, or -errno with *@why set when it is refused.
+ * --record DIR: made (if @create), or an empty directory of ours (or root's)
+ * that nobody else may write to; locked for the run, so that two memtraces
+ * never mix their recordings. The fd, or -errno with *@why set when it is
+ * refused.
  */
-static int open_dir(const char *dir, const char **why)
+static int open_dir(const char *dir, bool create, const char **why)
 {
 	struct dirent *de;
 	struct stat st;
-	bool made = !mkdir(dir, 0755);
+	bool made = create && !mkdir(dir, 0755);
 	int fd, e;
 	DIR *d;
 
 	*why = NULL;
-	if (!made && errno != EEXIST)
+	if (create && !made && errno != EEXIST)
 		return -errno;
 	/* DIR itself may be the user's symlink to a directory; nothing below it */
 	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | (made ? O_NOFOLLOW : 0));
@@ -159,6 +161,44 @@ bad:
 	return e;
 }
 
+int record_check(const char *dir, char *err, size_t errlen)
+{
+	char parent[PATH_MAX], tmp[PATH_MAX];
+	const char *why = NULL, *slash;
+	struct stat st;
+	size_t n;
+	int fd;
+
+	/* there: refused or not as record_start() would, the lock released at once */
+	if (!lstat(dir, &st)) {
+		fd = open_dir(dir, false, &why);
+		if (fd < 0)
+			return err_fmt(fd, err, errlen, "%s", why ? why : strerror(-fd));
+		close(fd);
+		return 0;
+	}
+	if (errno != ENOENT)
+		return err_fmt(-errno, err, errlen, "%s", strerror(errno));
+	/* to be made: a directory made and removed beside it, as mkdir() would make it */
+	n = strlen(dir);
+	while (n > 1 && dir[n - 1] == '/')
+		n--;
+	slash = memrchr(dir, '/', n);
+	if (!slash)
+		strcpy(parent, ".");
+	else if (snprintf(parent, sizeof(parent), "%.*s", slash == dir ? 1 : (int)(slash - dir),
+			  dir) >= (int)sizeof(parent))
+		return err_fmt(-ENAMETOOLONG, err, errlen, "%s", strerror(ENAMETOOLONG));
+	if (path_fmt(tmp, sizeof(tmp), "%s/.memtrace-record.XXXXXX", parent))
+		return err_fmt(-ENAMETOOLONG, err, errlen, "%s", strerror(ENAMETOOLONG));
+	if (!mkdtemp(tmp))
+		return err_fmt(-errno, err, errlen, "cannot make a directory in %s: %s", parent,
+			       strerror(errno));
+	if (rmdir(tmp))
+		return err_fmt(-errno, err, errlen, "cannot remove %s: %s", tmp, strerror(errno));
+	return 0;
+}
+
 int record_start(const char *dir, const struct tracefs *tf, const char *const *enabled,
 		 int nenabled, struct reader *rd)
 {
@@ -170,7 +210,7 @@ int record_start(const char *dir, const struct tracefs *tf, const char *const *e
 	int i, fd;
 	ssize_t n;
 
-	fd = open_dir(dir, &why);
+	fd = open_dir(dir, true, &why);
 	if (fd < 0) {
 		errno = -fd;
 		goto fail;

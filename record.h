@@ -52,6 +52,15 @@ struct meta {
 };
 
 /**
+ * record_check() - whether record_start() could use @dir, found before tracing
+ * starts: an existing @dir is checked as it would be (a directory, empty, ours
+ * or root's, writable by nobody else, not locked by another memtrace); a new
+ * one must be one that can be made (a directory is made and removed beside
+ * it). Nothing stays. Return: 0, or -errno (@err says why).
+ */
+int record_check(const char *dir, char *err, size_t errlen);
+
+/**
  * record_start() - --record DIR: the layout files and one raw file per CPU
  *
  * DIR is made, or must be empty, ours or root's and writable by nobody else; it

@@ -315,16 +315,23 @@ static int replay_loop(struct run *r)
 	return 0;
 }
 
+/* The report on stdout, or with -o FILE replaced atomically as the daemon's log (else on stderr). */
 static int replay_finish(struct run *r)
 {
-	report_to(r, REPORT_FD(STDOUT_FILENO), "replay");
+	char err[PATH_MAX + 128];
+	int code = EXIT_OK;
+
+	if (!r->opt.output_set)
+		report_to(r, REPORT_FD(STDOUT_FILENO), "replay");
+	else if (report_final(r, "replay", err, sizeof(err)))
+		code = EXIT_RUNTIME;
 	/* the report says it too; this is for whoever reads only stderr and the status */
 	if (r->meta.incomplete) {
 		mt_warn("%s: the recording is incomplete (%s): the report misses what was not "
 			"saved", r->opt.replay_dir, r->meta.why[0] ? r->meta.why : "no reason given");
 		return EXIT_RUNTIME;
 	}
-	return EXIT_OK;
+	return code;
 }
 
 /* A replay reads no signals: TERM and INT end it as they end any program. */
@@ -335,6 +342,8 @@ const struct mode_ops replay_ops = {
 	.live = false,
 	.signals = &replay_signals,
 	.reports_modules = true,
+	.log_without_o = "stdout",		/* the report: stdout, or -o FILE */
+	.final_to_log = true,
 	.setup = replay_setup,
 	.loop = replay_loop,
 	.finish = replay_finish,

@@ -84,3 +84,16 @@ int report_to(struct run *r, struct report_sink sink, const char *trigger)
 		mt_warn("writing the report to %s: %s", fd_name(sink.fd), strerror(-o.err));
 	return o.err;
 }
+
+int report_final(struct run *r, const char *trigger, char *err, size_t errlen)
+{
+	int e = report_to(r, REPORT_LOG_AS_IS(err, errlen), trigger);
+
+	if (!e)
+		return 0;
+	/* memtrace is ending: nowhere else would the report be; said first, then on stderr */
+	mt_warn("final report not written: %s; it follows on stderr instead (%s is unchanged)",
+		err, r->opt.log_path);
+	report_to(r, (struct report_sink){ .fd = STDERR_FILENO, .as_is = true }, trigger);
+	return e;
+}

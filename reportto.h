@@ -56,4 +56,12 @@ struct report_sink {
  */
 int report_to(struct run *r, struct report_sink sink, const char *trigger);
 
+/**
+ * report_final() - the last report of the run to the log file, the run as it
+ * stands; if that fails, said on stderr (with why, into @err too) and the
+ * report written to stderr instead: memtrace is ending, it would be nowhere.
+ * Return: 0, or the log file's -errno (the report then went to stderr).
+ */
+int report_final(struct run *r, const char *trigger, char *err, size_t errlen);
+
 #endif

@@ -65,6 +65,9 @@ struct mode_ops {
 	bool tree_first_sight;
 	uint32_t exit_ring;			/* process exits queued for after_batch (0: none) */
 	const char *log_without_o;		/* the banner's log without -o (NULL: the log file) */
+	/* the final report goes to the log file (with -o only, if log_without_o names
+	   another place): checked before the setup (outcheck.c) */
+	bool final_to_log;
 	int (*prepare)(struct run *r);		/* before the setup; exit code */
 	int (*setup)(struct run *r);		/* instead of the tracing setup (replay) */
 	int (*start)(struct run *r);		/* tracing is live: start the work; exit code */

@@ -391,8 +391,7 @@ static void top_abort(struct run *r)
 static int top_finish(struct run *r)
 {
 	top_free(r);
-	run_report_final(r, true);
-	return EXIT_OK;
+	return run_report_final(r, true);
 }
 
 /*
@@ -414,6 +413,7 @@ const struct mode_ops top_ops = {
 	.batch = BATCH,
 	.signals = &top_signals,
 	.reports_modules = true,
+	.final_to_log = true,
 	.prepare = top_prepare,
 	.start = top_start,
 	.on_oom = oom_report,

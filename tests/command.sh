@@ -246,7 +246,8 @@ nowait_test() {
 	# the text report (on stderr) carries the note
 	timeout -k 5 20 "$MT" --instance "$INST" --no-wait -- sh -c "sleep 2 & echo \$! > $T/nw2.pid; exit 0" \
 		> /dev/null 2> "$T/nowait2.err"
-	check "--no-wait: the text report notes what was left running" grep -qi 'still running' "$T/nowait2.err"
+	check "--no-wait: the text report notes what was left running" \
+		grep -q '^--no-wait: processes of the tree still running at the end: 1$' "$T/nowait2.err"
 	gp=$(cat "$T/nw2.pid" 2>/dev/null)
 	[ -n "$gp" ] && kill -TERM "$gp" 2>/dev/null
 }
@@ -272,6 +273,18 @@ orphan_term_test() {
 	check "... exits with the command's status 3 ($rc)" test "$rc" = 3
 	check "... and reports the orphan as still running" \
 		test "$(json "$T/orph.json" '(d["still_running"], d["waited"])')" = "(1, False)"
+	[ -n "$gp" ] && kill -TERM "$gp" 2>/dev/null
+	# the text report says what stopped the wait, not "--no-wait", never given (issue 23, 6)
+	"$MT" --instance "$INST" -n 0 -o "$T/orph.txt" -- \
+		sh -c "sleep 15 & echo \$! > $T/orph2.pid; exit 0" > /dev/null 2> "$T/orph2.err" &
+	MTPID=$!; PIDS+=("$MTPID")
+	wait_file "$T/orph2.pid" 50
+	gp=$(cat "$T/orph2.pid" 2>/dev/null)
+	wait_for 10 no_proc -P "$MTPID" -x sh
+	kill -TERM "$MTPID"; wait_exit "$MTPID"
+	check "... the text report: the wait stopped by SIGTERM, the orphan still running ($(grep -m1 'still running' "$T/orph.txt"))" \
+		grep -q '^memtrace stopped waiting for the tree (SIGTERM): processes of the tree still running then: 1$' "$T/orph.txt"
+	check "... and no word of --no-wait" eval "! grep -q -- '--no-wait' '$T/orph.txt'"
 	[ -n "$gp" ] && kill -TERM "$gp" 2>/dev/null
 	after=$(tfs_state)
 	check "tracefs identical after the orphan run" test "$before" = "$after"
@@ -460,7 +473,7 @@ nonroot_test() {
 	command -v setpriv > /dev/null || { skip "no setpriv to drop privileges"; return; }
 	rm -f "$T.ran"
 	setpriv --reuid=65534 --regid=65534 --clear-groups "$MT" --instance "$INST" \
-		-o /dev/null -- touch "$T.ran" > /dev/null 2> "$T/nr.err"; rc=$?
+		-- touch "$T.ran" > /dev/null 2> "$T/nr.err"; rc=$?
 	check "command mode without privilege: exit 4 ($(head -c 120 "$T/nr.err"))" \
 		test "$rc" = 4 -a -s "$T/nr.err"
 	check "command mode without privilege: the command did not run" test ! -e "$T.ran"

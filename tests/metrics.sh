@@ -299,21 +299,24 @@ PY
 
 # ------------------------------------------------------------ -n bounds the series
 # -n 2: two task and two process series, whatever runs; a symlink planted at the JSON-lines
-# log is refused (said once), tracing goes on
+# log while memtrace runs is refused (said once), tracing goes on, the final report goes to
+# stderr (one there at the start is refused at once: unwritable_test)
 bounded_test() {
 	local before after rc prom="$T/tf2/m.prom" bp v
 	before=$(tfs_state)
 	mkdir -p "$T/tf2"
 	echo "keep" > "$T/precious2"
-	ln -s "$T/precious2" "$T/link.jsonl"
 	start_mt --prometheus "$prom" --interval 1 -f json -o "$T/link.jsonl" -n 2 ||
 		{ bad "bounded: memtrace did not start: $(head -3 "$T/err")"; return; }
+	# planted at once, atomically (the first interval line comes a second later)
+	ln -s "$T/precious2" "$T/link.new" && mv -T "$T/link.new" "$T/link.jsonl"
 	"$WL" 16 200 & bp=$!
 	wait "$bp"
 	wait_for 5 grep -q "symlink" "$T/err"
 	sleep 2.2	# two more intervals that cannot append either
 	kill -TERM "$MTPID"; wait_exit "$MTPID"; rc=$?
-	check "bounded: exits 0 although the log could not be appended to" test "$rc" = 0
+	check "bounded: exits 1: the final report could not be appended to the log ($rc)" test "$rc" = 1
+	check "bounded: ... it is on stderr instead" grep -q '"trigger":"SIGTERM"' "$T/err"
 	check "bounded: -n 2: 2 memtrace_task_peak_bytes series" test "$(nseries "$prom" memtrace_task_peak_bytes)" = 2
 	check "bounded: -n 2: 2 memtrace_task_current_bytes series" test "$(nseries "$prom" memtrace_task_current_bytes)" = 2
 	check "bounded: -n 2: 2 memtrace_process_peak_bytes series" test "$(nseries "$prom" memtrace_process_peak_bytes)" = 2
@@ -345,6 +348,14 @@ unwritable_test() {
 		> /dev/null 2> "$T/u2.err"
 	rc=$?
 	check "unwritable: --daemon: the parent returns the child's exit 1" test "$rc" = 1
+	# a symlink at the JSON-lines log: never appended to, so refused before tracing starts
+	echo keep > "$T/precious3"
+	ln -s "$T/precious3" "$T/link3.jsonl"
+	"$MT" --instance "$INST" --interval 1 -f json -o "$T/link3.jsonl" > /dev/null 2> "$T/u3.err"
+	rc=$?
+	check "unwritable: a symlink at the JSON-lines log: exit 1 at start, said ($(head -1 "$T/u3.err" | cut -c1-160))" \
+		eval 'test "$rc" = 1 && grep -q -- "-o $T/link3.jsonl: appending to $T/link3.jsonl: is a symlink: not followed" "$T/u3.err"'
+	check "unwritable: ... its target untouched" test "$(cat "$T/precious3")" = keep -a -L "$T/link3.jsonl"
 	after=$(tfs_state)
 	check "unwritable: tracefs identical after both" test "$before" = "$after"
 }

@@ -14,6 +14,7 @@
 set -u
 cd "$(dirname "$0")/.." || exit 1
 MT=$PWD/memtrace
+MT_HOOKS=$PWD/build/tests/memtrace-hooks	# the test build: MEMTRACE_TEST_* fault hooks
 WL=$PWD/build/tests/workload
 ASAN=${MEMTRACE_ASAN:-}
 FINDINGS=${ROBUST_FINDINGS:-/tmp/robust-findings}
@@ -952,37 +953,52 @@ log_symlink_test() {
 	check "log symlink: tracefs identical afterwards" test "$before" = "$after"
 }
 
-# log_unwritable_test NAME LOG WHY: SIGUSR2 gives an error, memtrace lives on, TERM exits 0
-log_unwritable() {
-	local name=$1 log=$2 why=$3 rc
-	start_named "$name" -n 3 -o "$log" || { bad "log $why: memtrace did not start: $(head -2 "$T/$name.err")"; return; }
-	kill -USR2 "$MTPID"
-	wait_for 5 grep -q "^memtrace: .*$(dirname "$log")" "$T/$name.err"
-	check "log $why: SIGUSR2 gives a clear error ($(grep -m1 "^memtrace: .*$(dirname "$log")" "$T/$name.err"))" \
-		grep -q "^memtrace: .*$(dirname "$log").*: [A-Za-z]" "$T/$name.err"
-	sleep 0.2
-	check "log $why: memtrace still running after the failed report" kill -0 "$MTPID"
-	kill -USR2 "$MTPID"; sleep 0.2
-	check "log $why: ... and after a second one" kill -0 "$MTPID"
-	kill -TERM "$MTPID"; wait_exit "$MTPID"; rc=$?
-	check "log $why: SIGTERM exits 0 (final report error: $(grep "$(dirname "$log")" "$T/$name.err" | tail -1 | cut -c1-160))" \
-		test "$rc" = 0
-	check "log $why: nothing written, no temporary file left" \
-		test -z "$(find "$(dirname "$log")" -maxdepth 1 -name ".$(basename "$log").*" 2>/dev/null)"
+# out_refused NAME WHAT MESSAGE ARGS...: memtrace ARGS with an output it cannot write (the
+# test build, its setup held 1.5 s: an instance made is seen): exit 1 at once with MESSAGE
+# (fixed text) on stderr, its instance never made, a COMMAND (touch $T/NAME.ran) never run,
+# the good log $T/NAME.log not made, no temporary file left in $T. Before: the daemon
+# traced until TERM and lost its report (exit 0), command mode ran COMMAND first.
+out_refused() {
+	local name=$1 what=$2 msg=$3 rc seen=0 i pid; shift 3
+	MEMTRACE_TEST_SETUP_DELAY_MS=1500 "$MT_HOOKS" --instance "$INST-$name" "$@" \
+		> "$T/$name.out" 2> "$T/$name.err" < /dev/null &
+	pid=$!
+	PIDS+=("$pid")
+	for ((i = 0; i < 300; i++)); do
+		[ -d "$TFS/instances/$INST-$name" ] && seen=1
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.01
+	done
+	kill -TERM "$pid" 2>/dev/null
+	wait_exit "$pid"; rc=$?
+	check "refused before tracing: $what: exit 1 ($rc: $(head -1 "$T/$name.err" | cut -c1-200))" \
+		test "$rc" = 1
+	check "refused before tracing: $what: said, the option and path named" \
+		grep -qF -- "$msg" "$T/$name.err"
+	check "refused before tracing: $what: its instance never made" \
+		test "$seen" = 0 -a ! -d "$TFS/instances/$INST-$name"
+	check "refused before tracing: $what: no COMMAND run, no log made, no temporary file left" \
+		test ! -e "$T/$name.ran" -a ! -e "$T/$name.log" -a -z "$(find "$T" -maxdepth 1 -name '.*')"
 }
 
-log_unwritable_tests() {
-	local before after ro
+# Every output path is checked before tracing starts (issue 23, 1)
+out_refused_tests() {
+	local before after ro M=$T/missing
 	before=$(tfs_state)
 	echo regular > "$T/afile"
-	log_unwritable notdir "$T/afile/log" "directory is a regular file"
 	mkdir "$T/isdir.log"
-	log_unwritable isdir "$T/isdir.log" "log path is a directory"
+	out_refused o-missing "daemon -o in a missing directory" \
+		"-o $M/log: cannot create a file in $M: No such file or directory" -n 3 -o "$M/log"
+	out_refused o-notdir "daemon -o below a regular file" \
+		"-o $T/afile/log: cannot create a file in $T/afile: Not a directory" -o "$T/afile/log"
+	out_refused o-isdir "daemon -o a directory" "-o $T/isdir.log: $T/isdir.log: is a directory" \
+		-o "$T/isdir.log"
 	ro=$T/ro; mkdir "$ro"
 	if mount --bind "$ro" "$ro" 2>/dev/null; then
 		MOUNTS+=("$ro")
 		if mount -o remount,bind,ro "$ro" 2>/dev/null && ! touch "$ro/probe" 2>/dev/null; then
-			log_unwritable rofs "$ro/log" "on a read-only bind mount"
+			out_refused o-rofs "daemon -o on a read-only bind mount" \
+				"-o $ro/log: cannot create a file in $ro: Read-only file system" -o "$ro/log"
 		else
 			skip "log on a read-only mount: cannot remount a bind mount read-only here"
 		fi
@@ -990,8 +1006,79 @@ log_unwritable_tests() {
 	else
 		skip "log on a read-only mount: mount --bind not permitted"
 	fi
+	ln -s "$T/afile" "$T/sym.jsonl"
+	out_refused o-jsonl-symlink "daemon --interval -f json -o a symlink" \
+		"-o $T/sym.jsonl: appending to $T/sym.jsonl: is a symlink: not followed" \
+		--interval 1 -f json -o "$T/sym.jsonl"
+	out_refused prom "--prometheus in a missing directory" \
+		"--prometheus $M/m.prom: cannot create a file in $M" \
+		--prometheus "$M/m.prom" -o "$T/prom.log"
+	out_refused record "--record in a missing directory" \
+		"--record $M/rec: cannot make a directory in $M" --record "$M/rec" -o "$T/record.log"
+	out_refused stream "--stream -o in a missing directory" "$M/s.jsonl: No such file" \
+		--stream --all -o "$M/s.jsonl"
+	out_refused pidfile "--daemon --pidfile in a missing directory" \
+		"--pidfile $M/pid: cannot create a file in $M" --daemon --pidfile "$M/pid" \
+		-o "$T/pidfile.log"
+	out_refused cmd "command mode -o in a missing directory" \
+		"-o $M/r.txt: cannot create a file in $M" -o "$M/r.txt" -- touch "$T/cmd.ran"
+	out_refused cmd-stream "--stream -o in a missing directory with a COMMAND" \
+		"$M/s.jsonl: No such file" --stream -o "$M/s.jsonl" -- touch "$T/cmd-stream.ran"
+	check "refused before tracing: the symlink's target untouched" test "$(cat "$T/afile")" = regular
 	after=$(tfs_state)
-	check "log unwritable: tracefs identical afterwards" test "$before" = "$after"
+	check "refused before tracing: tracefs identical afterwards" test "$before" = "$after"
+}
+
+# The log's directory removed during the run: the final report goes to stderr, after the
+# line that says so, and memtrace exits 1 (issue 23, 1). Before: lost, exit 0.
+out_gone_tests() {
+	local before after rc D=$T/gone n_note n_rep
+	before=$(tfs_state)
+	mkdir "$D"
+	start_named gone -n 3 -o "$D/log" || { bad "log removed: memtrace did not start: $(head -2 "$T/gone.err")"; return; }
+	rm -rf "$D"
+	kill -TERM "$MTPID"; wait_exit "$MTPID"; rc=$?
+	check "log removed, daemon: SIGTERM exits 1 ($rc)" test "$rc" = 1
+	n_note=$(grep -n -m1 "final report not written: cannot create a file in $D: No such file or directory; it follows on stderr instead" "$T/gone.err" | cut -d: -f1)
+	n_rep=$(grep -n -m1 "report (trigger: SIGTERM, live)" "$T/gone.err" | cut -d: -f1)
+	check "log removed, daemon: said, then the whole final report on stderr (lines ${n_note:-none}, ${n_rep:-none})" \
+		eval '[ -n "$n_note" ] && [ -n "$n_rep" ] && [ "$n_note" -lt "$n_rep" ] && grep -q "^memtrace itself: " "$T/gone.err"'
+	# command mode, the directory removed by the command itself: exit 1, not its 0
+	mkdir "$D"
+	"$MT" --instance "$INST-gonec" -o "$D/r.txt" -- sh -c 'rm -rf "$1"' sh "$D" \
+		> "$T/gonec.out" 2> "$T/gonec.err"; rc=$?
+	check "log removed, command mode: exit 1 instead of the command's 0 ($rc)" test "$rc" = 1
+	n_note=$(grep -n -m1 "command report not written: cannot create a file in $D: No such file or directory; it follows on stderr instead" "$T/gonec.err" | cut -d: -f1)
+	n_rep=$(grep -n -m1 "^memtrace .* command report$" "$T/gonec.err" | cut -d: -f1)
+	check "log removed, command mode: said, then the command report on stderr (lines ${n_note:-none}, ${n_rep:-none})" \
+		eval '[ -n "$n_note" ] && [ -n "$n_rep" ] && [ "$n_note" -lt "$n_rep" ] && grep -q "^exit status: 0$" "$T/gonec.err"'
+	after=$(tfs_state)
+	check "log removed: tracefs identical afterwards" test "$before" = "$after"
+}
+
+# --replay DIR -o FILE: the report in FILE, replaced atomically as the log file, nothing on
+# stdout (issue 23, 5); FILE unwritable: exit 1 before the replay, nothing on stdout.
+# Before: -o was ignored, the report on stdout.
+replay_out_test() {
+	local R=tests/fixtures/debian-6.1-boot rc
+	echo regular > "$T/afile"
+	"$MT" --replay "$R" -n 3 > "$T/rp-std.out" 2> /dev/null
+	ln -s "$T/afile" "$T/rp.txt"
+	"$MT" --replay "$R" -n 3 -o "$T/rp.txt" > "$T/rp.out" 2> "$T/rp.err"; rc=$?
+	check "replay -o: exit 0 ($rc: $(head -1 "$T/rp.err"))" test "$rc" = 0
+	check "replay -o: nothing on stdout ($(wc -c < "$T/rp.out") bytes)" test ! -s "$T/rp.out"
+	check "replay -o: the report in FILE" grep -q "^memtrace .* report (trigger: replay, replay)$" "$T/rp.txt"
+	check "replay -o: the events processed as on stdout ($(grep -m1 "^events processed" "$T/rp.txt" | cut -c1-60))" \
+		test -n "$(grep -m1 "^events processed" "$T/rp.txt")" -a \
+		"$(grep -m1 "^events processed" "$T/rp.txt")" = "$(grep -m1 "^events processed" "$T/rp-std.out")"
+	check "replay -o: written as the log file (a symlink there replaced, not followed; mode 0600)" \
+		test ! -L "$T/rp.txt" -a "$(stat -c %a "$T/rp.txt")" = 600 -a "$(cat "$T/afile")" = regular
+	"$MT" --replay "$R" -f json -o "$T/rp.json" > "$T/rp.out" 2> "$T/rp.err"; rc=$?
+	check "replay -f json -o: exit 0, nothing on stdout, JSON in FILE ($rc)" \
+		eval 'test "$rc" = 0 -a ! -s "$T/rp.out" -a "$(json "$T/rp.json" "d[\"trigger\"]")" = replay'
+	"$MT" --replay "$R" -o "$T/missing/rp.txt" > "$T/rp.out" 2> "$T/rp.err"; rc=$?
+	check "replay -o in a missing directory: exit 1, said, nothing on stdout ($rc: $(head -1 "$T/rp.err"))" \
+		eval 'test "$rc" = 1 -a ! -s "$T/rp.out" && grep -qF -- "-o $T/missing/rp.txt: cannot create a file in $T/missing" "$T/rp.err"'
 }
 
 log_full_test() {
@@ -1021,9 +1108,12 @@ log_full_test() {
 	check "log full fs: the earlier log is intact" test "$(md5sum < "$F/log")" = "$sum"
 	check "log full fs: no temporary file left" test -z "$(find "$F" -name '.log.*')"
 	kill -TERM "$MTPID"; wait_exit "$MTPID"; rc=$?
-	check "log full fs: SIGTERM exits 0" test "$rc" = 0
+	check "log full fs: SIGTERM exits 1: the final report is not in the log file ($rc)" test "$rc" = 1
 	check "log full fs: the final report did not replace the good log by a partial one" \
 		test "$(md5sum < "$F/log")" = "$sum"
+	check "log full fs: ... it is on stderr, after the line that says why" \
+		eval 'grep -A1 "final report not written: .*$F.*; it follows on stderr instead" "$T/full.err" |
+			grep -q "report (trigger: SIGTERM, live)"' 
 	check "log full fs: no temporary file left after the final report" test -z "$(find "$F" -name '.log.*')"
 	umount "$F" && unset 'MOUNTS[-1]'
 	after=$(tfs_state)
@@ -1031,14 +1121,19 @@ log_full_test() {
 }
 
 # ================================================================ main
-[ -x "$MT" ] || { echo "build memtrace first (make memtrace build/tests/workload)"; exit 1; }
+if [ ! -x "$MT" ] || [ ! -x "$MT_HOOKS" ]; then
+	echo "build memtrace first (make memtrace build/tests/memtrace-hooks build/tests/workload)"
+	exit 1
+fi
 find_tracefs
 replay_tests; lap "replays"
 opts_tests; lap "bad options"
+replay_out_test; lap "replay -o"
 if can_trace "hostile names and log path tests"; then
 	names_tests; lap "hostile names"
 	log_symlink_test
-	log_unwritable_tests
+	out_refused_tests
+	out_gone_tests
 	log_full_test; lap "log path"
 fi
 echo "# runtime $(( ($(date +%s%N) - T0) / 1000000 )) ms"

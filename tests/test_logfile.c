@@ -575,6 +575,66 @@ START_TEST(test_relative_path)
 }
 END_TEST
 
+/* ---- logfile_check: what a write would fail on, found before it, nothing left ---- */
+
+START_TEST(test_check)
+{
+	char path[PATH_MAX], target[PATH_MAX], err[256];
+	struct stat st;
+	int dots;
+
+	/* a new file in a directory that takes one: fine, and nothing stays */
+	path_in(path, tmpdir, "new.log");
+	ck_assert_int_eq(logfile_check(path, false, err, sizeof(err)), 0);
+	ck_assert_int_eq(logfile_check(path, true, err, sizeof(err)), 0);
+	ck_assert_int_eq(dir_entries(tmpdir, &dots), 0);
+	/* a missing directory: as the write says it, the directory named */
+	path_in(path, tmpdir, "nonexistent/new.log");
+	ck_assert_int_eq(logfile_check(path, false, err, sizeof(err)), -ENOENT);
+	ck_assert_ptr_nonnull(strstr(err, "cannot create a file in"));
+	ck_assert_ptr_nonnull(strstr(err, "nonexistent"));
+	ck_assert_int_eq(logfile_check(path, true, err, sizeof(err)), -ENOENT);
+	/* the directory is a regular file */
+	path_in(target, tmpdir, "afile");
+	put_file(target, "keep");
+	path_in(path, tmpdir, "afile/new.log");
+	ck_assert_int_eq(logfile_check(path, false, err, sizeof(err)), -ENOTDIR);
+	assert_file(target, "keep", 4);
+	/* a directory, a FIFO at the path: refused as the write refuses them, left as they are */
+	path_in(path, tmpdir, "isdir.log");
+	ck_assert_int_eq(mkdir(path, 0700), 0);
+	ck_assert_int_eq(logfile_check(path, false, err, sizeof(err)), -EISDIR);
+	ck_assert_int_eq(rmdir(path), 0);
+	path_in(path, tmpdir, "fifo.log");
+	ck_assert_int_eq(mkfifo(path, 0600), 0);
+	ck_assert_int_eq(logfile_check(path, false, err, sizeof(err)), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "not a regular file"));
+	ck_assert_int_lt(logfile_check(path, true, err, sizeof(err)), 0);
+	ck_assert_int_eq(lstat(path, &st), 0);
+	ck_assert(S_ISFIFO(st.st_mode));
+	ck_assert_int_eq(unlink(path), 0);
+	/* a symlink at the path: replaced by the write, never followed; its target untouched */
+	path_in(path, tmpdir, "sym.log");
+	ck_assert_int_eq(symlink(target, path), 0);
+	ck_assert_int_eq(logfile_check(path, false, err, sizeof(err)), 0);
+	assert_file(target, "keep", 4);
+	/* ... but never appended to */
+	ck_assert_int_eq(logfile_check(path, true, err, sizeof(err)), -ELOOP);
+	ck_assert_int_eq(lstat(path, &st), 0);
+	ck_assert(S_ISLNK(st.st_mode));
+	ck_assert_int_eq(unlink(path), 0);
+	/* a file of ours to append to: opened, not written */
+	path_in(path, tmpdir, "lines.log");
+	put_file(path, "line\n");
+	ck_assert_int_eq(chmod(path, 0600), 0);
+	ck_assert_int_eq(logfile_check(path, true, err, sizeof(err)), 0);
+	assert_file(path, "line\n", 5);
+	ck_assert_int_eq(dir_entries(tmpdir, &dots), 2);	/* afile, lines.log */
+	ck_assert_int_eq(dots, 0);
+	ck_assert_int_eq(logfile_check("", false, err, sizeof(err)), -EINVAL);
+}
+END_TEST
+
 /* ---- logfile_replace: the mode of a file others read (the .prom file) ---- */
 
 static int replace_mode(const char *path, const char *text, mode_t mode, char *err, size_t errlen)
@@ -782,6 +842,9 @@ START_TEST(test_readonly_dir)
 		return;
 	}
 	path_in(path, mnt_ro, "memtrace.log");
+	/* found before any write as the write finds it */
+	ck_assert_int_eq(logfile_check(path, false, err, sizeof(err)), -EROFS);
+	ck_assert_ptr_nonnull(strstr(err, mnt_ro));
 	ck_assert_int_eq(write_log(path, "x\n", 1, err, sizeof(err)), -EROFS);
 	ck_assert_uint_gt(strlen(err), 0);
 	ck_assert_ptr_nonnull(strstr(err, mnt_ro));
@@ -869,6 +932,7 @@ Suite *suite_logfile(void)
 	tcase_add_test(tc, test_special_at_path);
 	tcase_add_test(tc, test_empty_path);
 	tcase_add_test(tc, test_relative_path);
+	tcase_add_test(tc, test_check);
 	tcase_add_test(tc, test_replace_mode);
 	tcase_add_test(tc, test_append);
 	tcase_add_test(tc, test_append_refuses);

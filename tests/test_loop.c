@@ -45,6 +45,7 @@ static int stop_signo;		/* sent once every fed page was read (0: none) */
 static bool stop_sent;
 static uint64_t deadline;
 static int fail_cpu = -1;	/* its reads fail with EIO */
+static char gone_dir[PATH_MAX];	/* removed right before the stop signal (a log's directory) */
 static char path_buf[PATH_MAX * 2];
 static int saved_out = -1, saved_err = -1;	/* stdout, stderr back after each test (CK_FORK=no) */
 
@@ -168,6 +169,8 @@ static enum loop_next feed_check(struct run *r)
 			left += n;
 	if (!stop_sent && stop_signo && !left) {
 		stop_sent = true;
+		if (gone_dir[0])
+			ck_assert_int_eq(rmdir(gone_dir), 0);
 		kill(getpid(), stop_signo);
 	} else if (!stop_sent && mono_ns() > deadline) {
 		stop_sent = true;
@@ -179,14 +182,14 @@ static enum loop_next feed_check(struct run *r)
 /* The daemon's hooks as far as the loop sees them: the final report to the log file. */
 static int daemon_like_finish(struct run *r)
 {
-	run_report_final(r, true);
-	return EXIT_OK;
+	return run_report_final(r, true);
 }
 
 static const struct mode_ops daemon_like = {
 	.name = "daemon",
 	.live = true,
 	.batch = 65536,
+	.final_to_log = true,
 	.finish = daemon_like_finish,
 };
 
@@ -285,6 +288,7 @@ static void setup(void)
 	fake_tfs();
 	stop_sent = false;
 	fail_cpu = -1;
+	gone_dir[0] = '\0';
 }
 
 static void teardown(void)
@@ -394,6 +398,45 @@ START_TEST(test_loop_undecodable_is_an_error)
 }
 END_TEST
 
+/*
+ * A log file that cannot be written is refused before the setup: exit 1, said
+ * with its path, tracefs not touched (no event enabled, nothing read).
+ */
+START_TEST(test_loop_unwritable_log_refused_first)
+{
+	char log[PATH_MAX];
+	const char *args[] = { "--no-seed", "-o", log, tfs_arg(), NULL };
+	char *en;
+
+	snprintf(log, sizeof(log), "%s/nonexistent/mem.log", test_root);
+	ck_assert_int_eq(run_mt(&daemon_like, SIGTERM, args), EXIT_RUNTIME);
+	has("err", "-o ");
+	has("err", "nonexistent/mem.log: cannot create a file in ");
+	ck_assert_int_eq(feed[0], -1);	/* the mode never started */
+	ck_assert(!R.tracefs_up && !R.reader_up);
+	en = slurp("tfs/events/kmem/mm_page_alloc/enable");
+	ck_assert_str_eq(en, "0\n");
+	free(en);
+}
+END_TEST
+
+/* The log's directory removed during the run: the final report goes to stderr, said; exit 1. */
+START_TEST(test_loop_final_report_on_stderr)
+{
+	char log[PATH_MAX];
+	const char *args[] = { "--no-seed", "-o", log, tfs_arg(), NULL };
+
+	snprintf(log, sizeof(log), "%s/logdir/mem.log", test_root);
+	snprintf(gone_dir, sizeof(gone_dir), "%s/logdir", test_root);
+	ck_assert_int_eq(mkdir(gone_dir, 0700), 0);
+	ck_assert_int_eq(run_mt(&daemon_like, SIGTERM, args), EXIT_RUNTIME);
+	has("err", "final report not written: cannot create a file in ");
+	has("err", "it follows on stderr instead");
+	has("err", "(trigger: SIGTERM, live)");
+	ck_assert_uint_eq(processed("err"), traced(-1));
+}
+END_TEST
+
 /* stdout a pipe whose reader is gone (SIGPIPE is ignored: writes say EPIPE). */
 static void stdout_gone(void)
 {
@@ -491,6 +534,8 @@ Suite *suite_loop(void)
 	tcase_add_loop_test(tc, test_loop_stop_signal_is_the_trigger, 0, (int)ARRAY_SIZE(stops));
 	tcase_add_test(tc, test_loop_read_error_surfaced);
 	tcase_add_test(tc, test_loop_undecodable_is_an_error);
+	tcase_add_test(tc, test_loop_unwritable_log_refused_first);
+	tcase_add_test(tc, test_loop_final_report_on_stderr);
 	tcase_add_test(tc, test_loop_output_gone_is_the_trigger);
 	tcase_add_test(tc, test_loop_top_count_is_the_trigger);
 	tcase_add_test(tc, test_stream_a_line_per_allocation);

@@ -916,6 +916,63 @@ START_TEST(test_cpu_dir_id)
 }
 END_TEST
 
+/* Entries in @d but . and .. */
+static int entries(const char *d)
+{
+	char cmd[PATH_MAX + 64];
+	FILE *f;
+	int n = -1;
+
+	snprintf(cmd, sizeof(cmd), "ls -A '%s' | wc -l", d);
+	f = popen(cmd, "r");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(fscanf(f, "%d", &n), 1);
+	pclose(f);
+	return n;
+}
+
+/* --record DIR checked before tracing as record_start() would take it; nothing made */
+START_TEST(test_record_check)
+{
+	char path[PATH_MAX], err[256];
+	struct stat st;
+	int fd;
+
+	/* a new directory where one can be made: fine, not made */
+	snprintf(path, sizeof(path), "%s/rec", dir);
+	ck_assert_int_eq(record_check(path, err, sizeof(err)), 0);
+	ck_assert_int_eq(stat(path, &st), -1);
+	snprintf(path, sizeof(path), "%s/rec/", dir);
+	ck_assert_int_eq(record_check(path, err, sizeof(err)), 0);
+	ck_assert_int_eq(entries(dir), 0);
+	/* its parent missing */
+	snprintf(path, sizeof(path), "%s/nonexistent/rec", dir);
+	ck_assert_int_eq(record_check(path, err, sizeof(err)), -ENOENT);
+	ck_assert_ptr_nonnull(strstr(err, "nonexistent"));
+	/* an empty directory of ours: fine, and still empty */
+	snprintf(path, sizeof(path), "%s/empty", dir);
+	ck_assert_int_eq(mkdir(path, 0700), 0);
+	ck_assert_int_eq(record_check(path, err, sizeof(err)), 0);
+	ck_assert_int_eq(entries(path), 0);
+	/* not empty, writable by others, not a directory: refused as record_start() refuses */
+	snprintf(path, sizeof(path), "%s/empty/x", dir);
+	fd = open(path, O_WRONLY | O_CREAT, 0600);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	snprintf(path, sizeof(path), "%s/empty", dir);
+	ck_assert_int_eq(record_check(path, err, sizeof(err)), -ENOTEMPTY);
+	ck_assert_ptr_nonnull(strstr(err, "not empty"));
+	snprintf(path, sizeof(path), "%s/open", dir);
+	ck_assert_int_eq(mkdir(path, 0700), 0);
+	ck_assert_int_eq(chmod(path, 0777), 0);
+	ck_assert_int_eq(record_check(path, err, sizeof(err)), -EPERM);
+	ck_assert_ptr_nonnull(strstr(err, "writable by group or others"));
+	snprintf(path, sizeof(path), "%s/empty/x", dir);
+	ck_assert_int_eq(record_check(path, err, sizeof(err)), -ENOTDIR);
+	ck_assert_int_eq(entries(dir), 2);	/* empty (with x), open: nothing else made */
+}
+END_TEST
+
 Suite *suite_record(void)
 {
 	Suite *s = suite_create("record");
@@ -929,6 +986,7 @@ Suite *suite_record(void)
 	tcase_add_test(tc, test_seed_empty);
 	tcase_add_test(tc, test_write_errors);
 	tcase_add_test(tc, test_cpu_dir_id);
+	tcase_add_test(tc, test_record_check);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("meta");

@@ -3,6 +3,7 @@
 #include <check.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -2706,11 +2707,21 @@ START_TEST(test_command_nowait_lost_top)
 	c.still_running = 2;
 	c.reaped = false;
 	fx.cpu0.stats_lost = 5;
+	/* not waited for without --no-wait: a signal stopped the wait, and the line says so */
+	fx.r.stop = STOP_SIGNAL;
+	fx.r.stop_signo = SIGTERM;
+	t = render_cmd(&fx, FMT_TEXT, &c, &len);
+	ck_assert_ptr_null(strstr(t, "--no-wait"));
+	ck_assert_ptr_nonnull(strstr(t, "\nmemtrace stopped waiting for the tree (SIGTERM): "
+				     "processes of the tree still running then: 2\n"));
+	free(t);
+	fx.r.opt_set.no_wait = true;
 	t = render_cmd(&fx, FMT_TEXT, &c, &len);
 	assert_ascii(t, len);
 	ck_assert_ptr_nonnull(strstr(t, "\nexit status: unknown\n"));
 	ck_assert_ptr_nonnull(strstr(t, "\n--no-wait: processes of the tree still running at "
 				     "the end: 2\nlost events: 5 -- peaks may be underestimated\n"));
+	ck_assert_ptr_null(strstr(t, "stopped waiting"));
 	ck_assert_ptr_null(strstr(t, "out of time order"));
 	ck_assert_ptr_nonnull(strstr(t, "\nPROCESSES: 3 of 3 with pages"));
 	p = strstr(t, CMD_PROC_HDR);

@@ -1,7 +1,8 @@
 # shellcheck shell=bash
 # 60-messages.sh (issue 21, items 11 and 12) - out of file descriptors is said as such (not
 # a missing tracepoint, not an offline CPU), a bad format file names its event, a final
-# report that cannot be written is not said to be "kept in memory; still tracing".
+# report that cannot be written is not said to be "kept in memory; still tracing" (it goes
+# to stderr instead: issue 23, 1).
 # Sourced by tests/hostile.sh.
 
 msg_gone() { [ ! -d "$TFS/instances/$INST-$1" ]; }
@@ -55,7 +56,7 @@ bad_format_part() {
 		grep -qs "required tracepoint kmem:mm_page_alloc: bad format file: " "$T/badfmt.err"
 }
 
-# the log's directory removed during the run: the final report is lost, and said so
+# the log's directory removed during the run: the final report goes to stderr, said so
 final_report_part() {
 	local rc D=$T/gone
 	mkdir "$D"
@@ -65,10 +66,12 @@ final_report_part() {
 	wait_for 10 grep -qs "tracing in" "$T/fin.err" || bad "final report: memtrace did not start"
 	rm -rf "$D"
 	kill -TERM "$pid"; wait_exit "$pid"; rc=$?
-	check "final report lost: said as not written ($(grep -m1 "$D" "$T/fin.err" | cut -c1-160))" \
-		grep -qs "final report not written: .*$D.*: No such file or directory; memtrace exits without it" "$T/fin.err"
-	check "final report lost: not said to be kept in memory, still tracing" \
+	check "final report not in the log: said as not written ($(grep -m1 "$D" "$T/fin.err" | cut -c1-160))" \
+		grep -qs "final report not written: .*$D.*: No such file or directory; it follows on stderr instead" "$T/fin.err"
+	check "final report not in the log: not said to be kept in memory, still tracing" \
 		eval "! grep -qs 'still tracing' '$T/fin.err'"
+	check "final report not in the log: on stderr instead, exit 1 ($rc)" \
+		eval 'test "$rc" = 1 && grep -qs "report (trigger: SIGTERM, live)" "$T/fin.err"' 
 	check "final report lost: the instance is removed" msg_gone fin
 	# SIGUSR2's failure while tracing goes on keeps its words: they are true there
 	mkdir "$D"
