@@ -4,10 +4,13 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "enrich.h"
+#include "kmsg.h"
 #include "report.h"
 #include "util.h"
 
@@ -85,12 +88,43 @@ int report_to(struct run *r, struct report_sink sink, const char *trigger)
 	return o.err;
 }
 
+/*
+ * A --daemon whose stderr is /dev/null (the caller's pipe or terminal let go):
+ * the final report goes to a new file of its own in $TMPDIR (else /tmp), made
+ * with O_EXCL (mkstemp: never a file or link someone put there), and the kernel
+ * log says where (/dev/kmsg, read by dmesg and the journal). Return: @e.
+ */
+static int final_to_tmp(struct run *r, const char *trigger, const char *err, int e)
+{
+	const char *dir = getenv("TMPDIR");
+	char path[PATH_MAX], line[PATH_MAX + 600];
+	bool ok;
+	int fd;
+
+	if (!dir || dir[0] != '/' || path_fmt(path, sizeof(path), "%s/memtrace-final.XXXXXX", dir))
+		strcpy(path, "/tmp/memtrace-final.XXXXXX");
+	fd = mkstemp(path);
+	ok = fd >= 0 && !report_to(r, (struct report_sink){ .fd = fd, .as_is = true }, trigger);
+	if (fd >= 0 && close(fd))
+		ok = false;
+	if (ok)
+		snprintf(line, sizeof(line), "<4>memtrace: final report not written: %s; it is in "
+			 "%s instead (%s is unchanged)\n", err, path, r->opt.log_path);
+	else
+		snprintf(line, sizeof(line), "<3>memtrace: final report not written: %s; nor "
+			 "in %s: it is lost (%s is unchanged)\n", err, path, r->opt.log_path);
+	kmsg_line(line);
+	return e;
+}
+
 int report_final(struct run *r, const char *trigger, char *err, size_t errlen)
 {
 	int e = report_to(r, REPORT_LOG_AS_IS(err, errlen), trigger);
 
 	if (!e)
 		return 0;
+	if (r->stderr_let_go)
+		return final_to_tmp(r, trigger, err, e);
 	/* memtrace is ending: nowhere else would the report be; said first, then on stderr */
 	mt_warn("final report not written: %s; it follows on stderr instead (%s is unchanged)",
 		err, r->opt.log_path);

@@ -1032,7 +1032,7 @@ out_refused_tests() {
 # The log's directory removed during the run: the final report goes to stderr, after the
 # line that says so, and memtrace exits 1 (issue 23, 1). Before: lost, exit 0.
 out_gone_tests() {
-	local before after rc D=$T/gone n_note n_rep
+	local before after rc D=$T/gone n_note n_rep pid f
 	before=$(tfs_state)
 	mkdir "$D"
 	start_named gone -n 3 -o "$D/log" || { bad "log removed: memtrace did not start: $(head -2 "$T/gone.err")"; return; }
@@ -1052,6 +1052,24 @@ out_gone_tests() {
 	n_rep=$(grep -n -m1 "^memtrace .* command report$" "$T/gonec.err" | cut -d: -f1)
 	check "log removed, command mode: said, then the command report on stderr (lines ${n_note:-none}, ${n_rep:-none})" \
 		eval '[ -n "$n_note" ] && [ -n "$n_rep" ] && [ "$n_note" -lt "$n_rep" ] && grep -q "^exit status: 0$" "$T/gonec.err"'
+	# --daemon with its stderr a pipe (let go at the start, /dev/null since): the report in
+	# a new file in $TMPDIR, and the kernel log says where
+	mkdir "$D" "$T/tmpd"
+	TMPDIR=$T/tmpd "$MT" --daemon --instance "$INST-goned" --pidfile "$T/goned.pid" -n 3 \
+		-o "$D/log" 2>&1 | cat > "$T/goned.out"
+	pid=$(cat "$T/goned.pid" 2> /dev/null)
+	if [ -z "$pid" ]; then
+		bad "log removed, --daemon: did not start: $(head -2 "$T/goned.out")"
+	else
+		rm -rf "$D"
+		kill -TERM "$pid"
+		wait_for 20 eval '! kill -0 "$pid" 2> /dev/null'
+		f=$(ls "$T/tmpd"/memtrace-final.* 2> /dev/null | head -1)
+		check "log removed, --daemon (stderr let go): the final report in \$TMPDIR/memtrace-final.* (${f:-none})" \
+			eval '[ -n "$f" ] && grep -q "report (trigger: SIGTERM, live)" "$f" && grep -q "^memtrace itself: " "$f"'
+		check "log removed, --daemon: the kernel log says where" \
+			eval 'dmesg 2> /dev/null | grep -qF "final report not written: cannot create a file in $D: No such file or directory; it is in $f instead"'
+	fi
 	after=$(tfs_state)
 	check "log removed: tracefs identical afterwards" test "$before" = "$after"
 }
