@@ -429,11 +429,16 @@ oom_test() {
 }
 
 nonroot_test() {
-	local rc
+	local rc NR
 	command -v setpriv > /dev/null || { skip "no setpriv to drop privileges"; return; }
+	# a log directory the user may write ($T is root's, 0700): the outputs are checked
+	# before tracing (exit 1 if they cannot be written), so only the privilege is missing
+	NR=$(mktemp -d /tmp/memtrace-nr.XXXXXX) && chmod 0777 "$NR"
 	setpriv --reuid=65534 --regid=65534 --clear-groups "$MT" --instance "$INST" \
-		-o "$T/nr.log" 2> "$T/err"; rc=$?
+		-o "$NR/nr.log" 2> "$T/err"; rc=$?
 	check "without privilege: exit 4 ($(head -c 120 "$T/err"))" test "$rc" = 4
+	check "without privilege: no log file left" test ! -e "$NR/nr.log"
+	rm -rf "$NR"
 }
 
 # ---------------------------------------------------------------- page size
