@@ -75,7 +75,7 @@ int logfile_check(const char *path, bool append, char *err, size_t errlen)
 	/* what the write does first, undone: O_EXCL, a name of our own, never a symlink followed */
 	fd = mkostemp(tmp, O_CLOEXEC);
 	if (fd < 0)
-		return fail(err, errlen, "cannot create a file in %s: %s", dir, strerror(errno));
+		return fail(err, errlen, "cannot create a file in %s: %s", dir, errno_text(errno));
 	close(fd);
 	if (unlink(tmp))
 		return fail(err, errlen, "cannot remove %s: %s", tmp, strerror(errno));
@@ -94,7 +94,7 @@ int logfile_replace(const char *path, mode_t mode, bool sync, out_gen gen, void 
 		return e;
 	fd = mkostemp(tmp, O_CLOEXEC);
 	if (fd < 0)
-		return fail(err, errlen, "cannot create a file in %s: %s", dir, strerror(errno));
+		return fail(err, errlen, "cannot create a file in %s: %s", dir, errno_text(errno));
 	if (mode != 0600 && fchmod(fd, mode))
 		goto fail_tmp;
 	out_init(&o, fd);

@@ -35,7 +35,7 @@ static int pidfile_check(const char *path, char *err, size_t errlen)
 	fd = open_regular(path, O_WRONLY, 0);
 	if (fd < 0)
 		return err_fmt(fd, err, errlen, "%s", fd == -EINVAL ? "not a regular file: refused" :
-			       strerror(-fd));
+			       errno_text(-fd));
 	close(fd);
 	return 0;
 }

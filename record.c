@@ -178,7 +178,7 @@ int record_check(const char *dir, char *err, size_t errlen)
 		return 0;
 	}
 	if (errno != ENOENT)
-		return err_fmt(-errno, err, errlen, "%s", strerror(errno));
+		return err_fmt(-errno, err, errlen, "%s", errno_text(errno));
 	/* to be made: a directory made and removed beside it, as mkdir() would make it */
 	n = strlen(dir);
 	while (n > 1 && dir[n - 1] == '/')
@@ -193,7 +193,7 @@ int record_check(const char *dir, char *err, size_t errlen)
 		return err_fmt(-ENAMETOOLONG, err, errlen, "%s", strerror(ENAMETOOLONG));
 	if (!mkdtemp(tmp))
 		return err_fmt(-errno, err, errlen, "cannot make a directory in %s: %s", parent,
-			       strerror(errno));
+			       errno_text(errno));
 	if (rmdir(tmp))
 		return err_fmt(-errno, err, errlen, "cannot remove %s: %s", tmp, strerror(errno));
 	return 0;
