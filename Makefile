@@ -226,7 +226,7 @@ sanitize:
 	$(MAKE) OPT="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer" \
 		LDFLAGS="-fsanitize=address,undefined" $(B)/tests/unit memtrace
 	CK_DEFAULT_TIMEOUT=60 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 $(B)/tests/unit
-	$(MAKE) $(B)/tests/workload
+	$(MAKE) $(B)/tests/workload $(B)/tests/memtrace-hooks
 	MEMTRACE_ASAN=$(CURDIR)/memtrace ./tests/robust.sh
 
 # libFuzzer targets (clang, ASan, UBSan) over the parsers and the decoder; each runs
