@@ -115,6 +115,7 @@ $(B)/tests/%.o: tests/%.c $(wildcard *.h) $(wildcard tests/*.h)
 	$(Q)$(CC) $(CPPFLAGS) -I. $(CHECK_CFLAGS) $(CFLAGS) -Wno-missing-prototypes -c -o $@ $<
 
 $(B)/tests/unit: $(TEST_OBJS) $(LIB_OBJS)
+	@mkdir -p $(@D)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(TEST_OBJS) $(LIB_OBJS) $(CHECK_LIBS) $(LDLIBS)
 
@@ -127,6 +128,7 @@ $(B)/hooks/%.o: %.c $(wildcard *.h)
 	$(Q)$(CC) $(CPPFLAGS) -DMEMTRACE_TEST_HOOKS $(CFLAGS) -c -o $@ $<
 
 $(B)/tests/memtrace-hooks: $(HOOK_OBJS)
+	@mkdir -p $(@D)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(HOOK_OBJS) $(LDLIBS)
 
