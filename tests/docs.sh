@@ -1,19 +1,20 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 # docs.sh - check the documentation against the program: memtrace.8 and README.md
-# against `memtrace --help` and `--version`, and the Makefile's VERSION.
+# against `memtrace --help` and `--version`, and the Makefile's VERSION; README.md and
+# docs/*.md: size, links, every option, and every sample output (tests/docsamples.py).
 #
 # Run from the project root, as any user: ./tests/docs.sh
 # Prints "ok - ...", "not ok - ..." or "SKIP: ..." per check, then "N passed, N failed, N skipped";
 # exits 1 if a check failed. The files checked can be swapped for copies (to
-# see that a check fails on a broken copy): MEMTRACE, MANPAGE, README, MAKEFILE;
+# see that a check fails on a broken copy): MEMTRACE, MANPAGE, README, MAKEFILE, DOCS;
 # DOCS_KEEP=1 keeps the parsed lists in /tmp/memtrace-docs.*.
 set -u
 export LC_ALL=C
 
 # overrides are relative to where the script was started; the defaults to the project
 abs() { case $1 in /*) echo "$1" ;; *) echo "$PWD/$1" ;; esac; }
-for v in MEMTRACE MANPAGE README MAKEFILE; do
+for v in MEMTRACE MANPAGE README MAKEFILE DOCS; do
 	[ -n "${!v:-}" ] && printf -v "$v" '%s' "$(abs "${!v}")"
 done
 cd "$(dirname "$0")/.." || exit 1
@@ -250,15 +251,41 @@ check "--help is at most 80 columns wide ($width)" test "$width" -le 80
 lines=$(wc -l < "$T/help")
 check "--help is at most 50 lines long ($lines)" test "$lines" -le 50
 
-# ------------------------------------------------------------------ README --
+# ------------------------------------------------------- README and docs/ --
 
+# the pages: README.md and docs/*.md (DOCS: another directory of pages)
+DOCS=${DOCS:-docs}
+pages=()
+[ -r "$README" ] && pages+=("$README") || notok "$README is readable"
+for f in "$DOCS"/*.md; do [ -r "$f" ] && pages+=("$f"); done
 if [ -r "$README" ]; then
-	while read -r opt; do
-		check "--help option $opt is in $README" \
-			grep -qE -- "(^|[^A-Za-z0-9-])$opt([^A-Za-z0-9-]|\$)" "$README"
-	done < "$T/help.long"
-else
-	notok "$README is readable"
+	n=$(wc -l < "$README")
+	check "$README is a user's page of at most 350 lines ($n)" test "$n" -le 350
+	for f in "$DOCS"/*.md; do
+		[ -r "$f" ] || continue
+		check "$README links to $f" grep -qF "]($f" "$README"
+	done
+fi
+# every option is documented for users somewhere (the man page is the full reference)
+while read -r opt; do
+	check "--help option $opt is in $README or $DOCS/" \
+		grep -qE -- "(^|[^A-Za-z0-9-])$opt([^A-Za-z0-9-]|\$)" "${pages[@]}"
+done < "$T/help.long"
+# what the pages show comes out of the program (tests/docsamples.py: the sample markers)
+if ! command -v python3 > /dev/null 2>&1; then
+	skip "python3 not installed: the samples of the pages are not checked"
+elif [ "${#pages[@]}" -gt 0 ]; then
+	python3 tests/docsamples.py "$MEMTRACE" "$T/help.long" "${pages[@]}" > "$T/samples" 2>&1
+	rc=$?
+	while IFS= read -r line; do
+		case $line in
+		"ok - "*) pass=$((pass + 1)); echo "$line" ;;
+		"not ok - "*) fail=$((fail + 1)); echo "$line" ;;
+		*) echo "$line" ;;
+		esac
+	done < "$T/samples"
+	grep -q '^not ok - ' "$T/samples" || [ "$rc" = 0 ] ||
+		notok "tests/docsamples.py exits 0 when every check passed (exit $rc)"
 fi
 
 finish
