@@ -66,7 +66,9 @@ WLROWS='[p for p in d["processes"] if p["comm"]=="workload"]'
 # dispositions memtrace was started with (memtrace ignores SIGPIPE itself)
 start_test() {
 	local I=$TFS/instances/$INST ign
-	ign=$(grep '^SigIgn' /proc/self/status)
+	# what memtrace gets: run_cmd starts it under timeout(1), which handles (so un-ignores
+	# in its child) HUP, INT, QUIT, ALRM and TERM whatever this script ignores (nohup)
+	ign=$(timeout -k 5 20 grep '^SigIgn' /proc/self/status)
 	run_cmd start -- sh -c "cat $I/tracing_on $I/events/kmem/mm_page_alloc/enable; grep '^Sig\(Blk\|Ign\)' /proc/self/status; exit 7"
 	check "exit status passed through (sh -c 'exit 7' -> $RC)" test "$RC" = 7
 	check "the command ran with tracing on and mm_page_alloc enabled ($(head -2 "$T/start.out" | tr '\n' ' '))" \
@@ -77,6 +79,12 @@ start_test() {
 		test "$(grep SigIgn "$T/start.out")" = "$ign"
 	check "JSON: exit_status 7, signal null" \
 		test "$(json "$T/start.json" '(d["exit_status"], d["signal"])')" = "(7, None)"
+	# nohup memtrace -- COMMAND: the command still ignores SIGHUP (memtrace blocks HUP for its
+	# signalfd, and the disposition it was given goes on to the command)
+	timeout -k 5 20 nohup "$MT" --instance "$INST" -o "$T/nohup.txt" -- \
+		grep '^SigIgn' /proc/self/status > "$T/nohup.out" 2> "$T/nohup.err"
+	check "nohup memtrace -- COMMAND: the command ignores SIGHUP too ($(tr -s '\t' ' ' < "$T/nohup.out"))" \
+		python3 -c 'import sys; sys.exit(not int(open(sys.argv[1]).read().split()[1], 16) & 1)' "$T/nohup.out"
 	check "JSON: command is the argument vector" \
 		test "$(json "$T/start.json" 'd["command"][:2]')" = "['sh', '-c']"
 }
