@@ -33,7 +33,8 @@ import sys
 
 MARKER = re.compile(r'^<!--\s*(replay|run|keys):\s*(.*?)\s*-->\s*$')
 FENCE = re.compile(r'^(```+|~~~+)\s*([A-Za-z0-9_+-]*)')
-LABEL = re.compile(r'^\s*([A-Za-z][A-Za-z0-9 ()/_.,-]*?):(\s|$)')
+# "system peak: ...", "lost events: 0" (not "memtrace 0.1.0 report (trigger: ...": a version)
+LABEL = re.compile(r'^\s*([A-Za-z][A-Za-z /_-]*?):(\s|$)')
 LINK = re.compile(r'\[[^\]]*\]\(([^)\s]+)\)')
 
 results = []
