@@ -10,7 +10,7 @@
 # Errors: E" (N-F-E passed, F+E failed). Every suite runs, whatever the one before did.
 # At the end a line per suite, then the total over all of them, last:
 #
-#   total over 17 suites:
+#   total over N suites:
 #   N passed, N failed, N skipped
 #
 # so that checks skipped anywhere (no root, no tracefs, a tool missing) show in the
