@@ -320,12 +320,24 @@ stacks_test() {
 	if ! wait_for 10 pages_of "$wl"; then
 		bad "stacks: the workload never showed"
 	else
-		# select its row (the selection then stays on it whatever the order does)
-		# one Down at a time until it is on the workload: the order may move meanwhile
+		# select its row (the selection then stays on it whatever the order does). On a
+		# busy machine other rows (sanitizer builds, a parallel make) hold more pages and
+		# move, and the view may take seconds to take a key: so each round counts the
+		# lines from '>' to the workload's row on the screen as it is, sends that many
+		# Down (or Up), and waits for the screen to follow before it counts again
 		wl_selected() { screen | grep -qE "^> +$wl +$wl "; }
-		for ((i = 0; i < 40; i++)); do
+		for ((i = 0; i < 20; i++)); do
 			wait_for 1 wl_selected && break
-			tm send-keys -t top Down
+			n=$(screen | awk -v p="$wl" '/^>/ { s = NR } $0 ~ "^[> ] +" p " +" p " " { w = NR }
+				END { print (s && w) ? w - s : "" }')
+			if [ -z "$n" ]; then
+				tm send-keys -t top Home	# the row is off the screen: from the top
+			elif [ "$n" -gt 0 ]; then
+				tm send-keys -t top -N "$n" Down
+			else
+				tm send-keys -t top -N "$(( -n ))" Up
+			fi
+			wait_for 3 wl_selected && break
 		done
 		check "stacks: the workload's row selected" wait_for 5 wl_selected
 		tm send-keys -t top Enter
