@@ -121,22 +121,23 @@ static void kmsg_warn(void *ctx, const char *line)
  * reboots right after: the victim, who held the memory then, the system peak,
  * lost events. At most one summary per OOM_SUMMARY_NS of the kills' own time
  * (their events' time stamps: kills read together after a stall are as far
- * apart as they happened); each kill within it gets a one-line note, up to
- * OOM_NOTES, and is counted in the next summary.
+ * apart as they happened); each kill within it gets a one-line note with its
+ * report, up to OOM_NOTES, and is counted in the next summary.
  */
 static void oom_console(struct run *r)
 {
 	struct oom_state *os = &r->oom;
 	uint64_t ts = r->st.oom_ts;
-	char line[PATH_MAX + 128], name[4 * COMM_LEN + 1];
+	char line[PATH_MAX + 256], name[4 * COMM_LEN + 1];
 
 	escape_ascii(name, sizeof(name), r->st.oom_comm, sizeof(r->st.oom_comm), false);
 	if (os->summarized && ts - os->summary_ts < OOM_SUMMARY_NS) {
 		os->not_summarized++;
 		if (os->window_lines++ >= OOM_NOTES)
 			return;
-		snprintf(line, sizeof(line), "<4>memtrace: oom kill of pid %d (%s); summary "
-			 "rate-limited\n", r->st.oom_pid, name);
+		snprintf(line, sizeof(line), "<4>memtrace: oom kill of pid %d (%s); report in %s "
+			 "(summary rate-limited)\n", r->st.oom_pid, name,
+			 os->last[0] ? os->last : r->opt.log_path);
 		kmsg_line(line);
 		return;
 	}

@@ -21,7 +21,9 @@
 #include "kmsg.h"
 #include "loop.h"
 #include "oom.h"
+#include "out.h"
 #include "options.h"
+#include "reportto.h"
 #include "rows.h"
 #include "run.h"
 #include "stream.h"
@@ -611,51 +613,43 @@ static const struct mode_ops oom_daemon = {
 
 /*
  * Four OOM kills in one sub-buffer, so in one read, as when memtrace was
- * stalled in reclaim while the killer ran: each kill its own LOG.oom.N with
- * the tables as they stood at it, and its own lines on the console. Kills 2
- * and 3 come within 10 s of the first (the events' time): a line each, and
- * counted in the summary of kill 4, 21 s after the first. What is expected is
- * worked out by hand from the events below.
+ * stalled in reclaim while the killer ran. Kills 2 and 3 come within 10 s of
+ * the first (the events' time), kill 4 21 s after it. What each report must
+ * say is worked out by hand from these events, in the comments.
  */
-START_TEST(test_loop_oom_kills_in_one_batch_each_reported)
+static void oom_page(struct pg *page)
 {
-	char kmsg[PATH_MAX], want[PATH_MAX + 64], *l;
-	const char *args[] = { "--no-seed", "--keep-oom", "4", tfs_arg(), log_arg(), NULL };
-	static struct pg page;
 	uint64_t t = 100 * SEC;
 	int i;
 
-	pg_init(&page, t);
+	pg_init(page, t);
 	for (i = 0; i < 3; i++)		/* pid 100: 3 pages; all: 3, the peak */
-		ev_page(&page, t + (uint64_t)i * SEC / 10, ID_ALLOC, 100, 0x10000 + (uint64_t)i);
-	ev_victim(&page, 101 * SEC, 100, "hogA");		/* kill 1: 4 events */
+		ev_page(page, t + (uint64_t)i * SEC / 10, ID_ALLOC, 100, 0x10000 + (uint64_t)i);
+	ev_victim(page, 101 * SEC, 100, "hogA");		/* kill 1: 4 events */
 	for (i = 0; i < 3; i++)
-		ev_page(&page, 102 * SEC, ID_FREE, 100, 0x10000 + (uint64_t)i);
-	ev_page(&page, 102 * SEC + SEC / 2, ID_ALLOC, 200, 0x20000);
-	ev_page(&page, 102 * SEC + SEC * 6 / 10, ID_ALLOC, 200, 0x20001);
-	ev_victim(&page, 103 * SEC, 200, "hogB");		/* kill 2: 10 events, all 2 */
-	ev_page(&page, 104 * SEC, ID_ALLOC, 300, 0x30000);
-	ev_victim(&page, 105 * SEC, 300, "hogC");		/* kill 3: 12 events, all 3 */
-	ev_page(&page, 106 * SEC, ID_FREE, 200, 0x20000);
-	ev_page(&page, 106 * SEC, ID_FREE, 200, 0x20001);
+		ev_page(page, 102 * SEC, ID_FREE, 100, 0x10000 + (uint64_t)i);
+	ev_page(page, 102 * SEC + SEC / 2, ID_ALLOC, 200, 0x20000);
+	ev_page(page, 102 * SEC + SEC * 6 / 10, ID_ALLOC, 200, 0x20001);
+	ev_victim(page, 103 * SEC, 200, "hogB");		/* kill 2: 10 events, all 2 */
+	ev_page(page, 104 * SEC, ID_ALLOC, 300, 0x30000);
+	ev_victim(page, 105 * SEC, 300, "hogC");		/* kill 3: 12 events, all 3 */
+	ev_page(page, 106 * SEC, ID_FREE, 200, 0x20000);
+	ev_page(page, 106 * SEC, ID_FREE, 200, 0x20001);
 	for (i = 0; i < 4; i++)		/* all 5: the new peak */
-		ev_page(&page, 120 * SEC + (uint64_t)i * SEC / 10, ID_ALLOC, 400,
+		ev_page(page, 120 * SEC + (uint64_t)i * SEC / 10, ID_ALLOC, 400,
 			0x40000 + (uint64_t)i);
-	ev_page(&page, 121 * SEC, ID_FREE, 300, 0x30000);
-	ev_victim(&page, 122 * SEC, 400, "hogD");		/* kill 4: 20 events, all 4 */
-	ev_page(&page, 123 * SEC, ID_ALLOC, 500, 0x50000);	/* 21 events in all */
-	pg_commit(&page, 0);
-	own_pages = &page;
+	ev_page(page, 121 * SEC, ID_FREE, 300, 0x30000);
+	ev_victim(page, 122 * SEC, 400, "hogD");		/* kill 4: 20 events, all 4 */
+	ev_page(page, 123 * SEC, ID_ALLOC, 500, 0x50000);	/* 21 events in all */
+	pg_commit(page, 0);
+	own_pages = page;
 	n_own_pages = 1;
-	snprintf(kmsg, sizeof(kmsg), "%s/kmsg", test_root);
-	put("kmsg", "");
-	kmsg_path = kmsg;
+}
 
-	ck_assert_int_eq(run_mt(&oom_daemon, SIGTERM, args), EXIT_OK);
-	ck_assert_uint_eq(processed("mem.log"), 21);
+/* Each kill of oom_page() its own LOG.oom.N, with the tables as they stood at it. */
+static void oom_reports_as_of_kills(void)
+{
 	ck_assert_uint_eq(R.st.oom_count, 4);
-
-	/* the reports kept: each as of its kill */
 	ck_assert_uint_eq(processed("mem.log.oom.1"), 4);
 	has("mem.log.oom.1", "oom kills seen: 1, last victim pid 100 (hogA)\n");
 	has("mem.log.oom.1", "\nsystem peak: 3 pages (");
@@ -666,14 +660,40 @@ START_TEST(test_loop_oom_kills_in_one_batch_each_reported)
 	ck_assert_uint_eq(processed("mem.log.oom.4"), 20);
 	has("mem.log.oom.4", "oom kills seen: 4, last victim pid 400 (hogD)\n");
 	has("mem.log.oom.4", "\nsystem peak: 5 pages (");
+}
+
+/*
+ * The kills of one read: each its own report and its own lines on the console:
+ * a summary for the first and the last, a line each for the two between,
+ * counted in the last summary. The figures as they stood at each kill.
+ */
+START_TEST(test_loop_oom_kills_in_one_batch_each_reported)
+{
+	static char kmsg[PATH_MAX];
+	char want[PATH_MAX + 128], *l;
+	const char *args[] = { "--no-seed", "--keep-oom", "4", tfs_arg(), log_arg(), NULL };
+	static struct pg page;
+
+	oom_page(&page);
+	snprintf(kmsg, sizeof(kmsg), "%s/kmsg", test_root);
+	put("kmsg", "");
+	kmsg_path = kmsg;
+
+	ck_assert_int_eq(run_mt(&oom_daemon, SIGTERM, args), EXIT_OK);
+	ck_assert_uint_eq(processed("mem.log"), 21);
+	oom_reports_as_of_kills();
 
 	/* the console: a line for each kill, a summary for the first and the last */
 	ck_assert_uint_eq(lines_with("kmsg", "memtrace: oom kill of pid "), 4);
 	snprintf(want, sizeof(want), "memtrace: oom kill of pid 100 (hogA); report in %s.oom.1\n",
 		 log_arg());
 	has("kmsg", want);
-	has("kmsg", "memtrace: oom kill of pid 200 (hogB); summary rate-limited\n");
-	has("kmsg", "memtrace: oom kill of pid 300 (hogC); summary rate-limited\n");
+	snprintf(want, sizeof(want), "memtrace: oom kill of pid 200 (hogB); report in %s.oom.2 "
+		 "(summary rate-limited)\n", log_arg());
+	has("kmsg", want);
+	snprintf(want, sizeof(want), "memtrace: oom kill of pid 300 (hogC); report in %s.oom.3 "
+		 "(summary rate-limited)\n", log_arg());
+	has("kmsg", want);
 	snprintf(want, sizeof(want), "memtrace: oom kill of pid 400 (hogD); report in %s.oom.4\n",
 		 log_arg());
 	has("kmsg", want);
@@ -707,6 +727,47 @@ START_TEST(test_loop_oom_kills_in_one_batch_each_reported)
 }
 END_TEST
 
+static struct out_mem probe;	/* the report a catch-up made */
+
+/* After the first batch (it ended at kill 1): a report of the run brought to now. */
+static enum loop_next probe_after_batch(struct run *r)
+{
+	if (!probe.data)
+		ck_assert_int_eq(report_to(r, REPORT_MEM(&probe), "probe"), 0);
+	return LOOP_GO_ON;
+}
+
+/*
+ * A report that catches up (a signal's, an --interval's) over the kills:
+ * each still reported at its instant, the kill the batch before it ended at
+ * first, and the report itself of the run up to now, all 21 events.
+ */
+START_TEST(test_loop_oom_kills_met_by_a_report_catch_up)
+{
+	const char *args[] = { "--no-seed", "--keep-oom", "4", tfs_arg(), log_arg(), NULL };
+	struct mode_ops probing = oom_daemon;
+	static struct pg page;
+	static char kmsg[PATH_MAX];
+	char *p;
+
+	oom_page(&page);
+	snprintf(kmsg, sizeof(kmsg), "%s/kmsg", test_root);
+	put("kmsg", "");
+	kmsg_path = kmsg;
+	probing.after_batch = probe_after_batch;
+	memset(&probe, 0, sizeof(probe));
+
+	ck_assert_int_eq(run_mt(&probing, SIGTERM, args), EXIT_OK);
+	ck_assert_ptr_nonnull(probe.data);
+	p = strstr(probe.data, "\nevents processed: ");
+	ck_assert_ptr_nonnull(p);
+	ck_assert_uint_eq(strtoull(p + 19, NULL, 10), 21);
+	free(probe.data);
+	oom_reports_as_of_kills();
+	ck_assert_uint_eq(lines_with("kmsg", "memtrace: oom kill of pid "), 4);
+}
+END_TEST
+
 Suite *suite_loop(void)
 {
 	Suite *s = suite_create("loop");
@@ -723,6 +784,7 @@ Suite *suite_loop(void)
 	tcase_add_test(tc, test_loop_output_gone_is_the_trigger);
 	tcase_add_test(tc, test_loop_top_count_is_the_trigger);
 	tcase_add_test(tc, test_loop_oom_kills_in_one_batch_each_reported);
+	tcase_add_test(tc, test_loop_oom_kills_met_by_a_report_catch_up);
 	tcase_add_test(tc, test_stream_a_line_per_allocation);
 	tcase_add_test(tc, test_stream_stops_when_its_reader_is_gone);
 	suite_add_tcase(s, tc);
