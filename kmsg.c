@@ -10,9 +10,12 @@
 
 #include "util.h"
 
+const char *kmsg_path = "/dev/kmsg";
+
 void kmsg_line(const char *line)
 {
-	int fd = open("/dev/kmsg", O_WRONLY | O_CLOEXEC | O_NOCTTY);
+	/* O_APPEND: the kernel log ignores it; a test's file gets one line after another */
+	int fd = open(kmsg_path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOCTTY);
 
 	if (fd < 0) {
 		const char *text = line;
@@ -23,6 +26,6 @@ void kmsg_line(const char *line)
 		return;
 	}
 	if (write_all(fd, line, strlen(line)))
-		fprintf(stderr, "memtrace: /dev/kmsg: %s\n", strerror(errno));
+		fprintf(stderr, "memtrace: %s: %s\n", kmsg_path, strerror(errno));
 	close(fd);
 }

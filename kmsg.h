@@ -12,4 +12,7 @@
  */
 void kmsg_line(const char *line);
 
+/* the kernel log's device; the unit tests point it at a file of their own */
+extern const char *kmsg_path;
+
 #endif

@@ -285,10 +285,12 @@ static int poll_loop(struct run *r)
 			r->stop = STOP_OUTPUT_GONE;
 			break;
 		}
-		if (r->st.oom_pending) {
+		if (r->st.oom_pending) {	/* it ended the batch: the rest is read at once */
 			r->st.oom_pending = false;
-			if (ops->on_oom)
+			if (ops->on_oom) {
 				ops->on_oom(r);
+				busy = true;
+			}
 		}
 		if (read_signals(r) == LOOP_STOP)
 			break;
@@ -315,7 +317,7 @@ static int run_stop(struct run *r)
 	/* in the mode's batches, as in the loop: what a batch queues (--exits) is taken each time */
 	for (;;) {
 		uint64_t n = reader_run(&r->rd, true, r->ops->batch);
-		bool loaded = r->st.want_ranges;
+		bool loaded = r->st.want_ranges, oom = r->st.oom_pending && r->ops->on_oom;
 
 		if (loaded) {	/* a module load stopped the batch: its code, then on */
 			enrich_module_ranges(r, r->st.want_ranges_ts);
@@ -323,7 +325,10 @@ static int run_stop(struct run *r)
 		}
 		if (r->ops->after_batch)
 			r->ops->after_batch(r);
-		if (!loaded && (!r->ops->batch || n < r->ops->batch))
+		r->st.oom_pending = false;
+		if (oom)	/* an OOM kill stopped it: reported as in the loop, then on */
+			r->ops->on_oom(r);
+		if (!loaded && !oom && (!r->ops->batch || n < r->ops->batch))
 			break;
 	}
 	enrich_refresh(r);

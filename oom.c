@@ -21,7 +21,7 @@
 #include "util.h"
 
 #define KMSG_TOP	5	/* tasks and modules in the summary, as in the final --kmsg one */
-#define OOM_SUMMARY_NS	10000000000ull	/* one console summary of an OOM per 10 s */
+#define OOM_SUMMARY_NS	10000000000ull	/* one console summary of an OOM per 10 s of kills */
 #define OOM_NOTES	10		/* and as many one-line notes in between */
 
 /*
@@ -118,26 +118,31 @@ static void kmsg_warn(void *ctx, const char *line)
 
 /*
  * A few lines on the console at the OOM instant, for a machine that panics or
- * reboots right after: the victim, who held the memory then, lost events. At
- * most one summary per OOM_SUMMARY_NS; within it, OOM_NOTES one-line notes.
+ * reboots right after: the victim, who held the memory then, the system peak,
+ * lost events. At most one summary per OOM_SUMMARY_NS of the kills' own time
+ * (their events' time stamps: kills read together after a stall are as far
+ * apart as they happened); each kill within it gets a one-line note with its
+ * report, up to OOM_NOTES, and is counted in the next summary.
  */
 static void oom_console(struct run *r)
 {
 	struct oom_state *os = &r->oom;
-	uint64_t now = mono_ns();
-	char line[PATH_MAX + 128], name[4 * COMM_LEN + 1];
+	uint64_t ts = r->st.oom_ts;
+	char line[PATH_MAX + 256], name[4 * COMM_LEN + 1];
 
 	escape_ascii(name, sizeof(name), r->st.oom_comm, sizeof(r->st.oom_comm), false);
-	if (os->summary_ns && now - os->summary_ns < OOM_SUMMARY_NS) {
+	if (os->summarized && ts - os->summary_ts < OOM_SUMMARY_NS) {
 		os->not_summarized++;
 		if (os->window_lines++ >= OOM_NOTES)
 			return;
-		snprintf(line, sizeof(line), "<4>memtrace: oom kill of pid %d (%s); summary "
-			 "rate-limited\n", r->st.oom_pid, name);
+		snprintf(line, sizeof(line), "<4>memtrace: oom kill of pid %d (%s); report in %s "
+			 "(summary rate-limited)\n", r->st.oom_pid, name,
+			 os->last[0] ? os->last : r->opt.log_path);
 		kmsg_line(line);
 		return;
 	}
-	os->summary_ns = now;
+	os->summarized = true;
+	os->summary_ts = ts;
 	os->window_lines = 0;
 	snprintf(line, sizeof(line), "<4>memtrace: oom kill of pid %d (%s); report in %s\n",
 		 r->st.oom_pid, name, os->last[0] ? os->last : r->opt.log_path);

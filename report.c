@@ -675,6 +675,12 @@ void report_oom_summary(const struct run *r, unsigned ntop, uint64_t not_summari
 			 (unsigned long long)kib(r, m->all_cur));
 		emit(ctx, line);
 	}
+	/* what a crashkernel= size needs, as the final summary says it: the peak so far */
+	snprintf(line, sizeof(line), "memtrace: oom: %lld pages (%llu KiB) above the start now; "
+		 "system peak %lld pages (%llu KiB) at %.3f s", (long long)r->st.sys_cur,
+		 (unsigned long long)kib(r, r->st.sys_cur), (long long)r->st.sys_peak,
+		 (unsigned long long)kib(r, r->st.sys_peak), secs(r->st.sys_peak_ts));
+	emit(ctx, line);
 	snprintf(line, sizeof(line), "memtrace: oom: %llu events lost so far%s; %llu oom kills "
 		 "before this one not summarized (rate limit)", (unsigned long long)rows_lost(r),
 		 reader_missed_unknown(&r->rd) ? " (at least)" : "",

@@ -47,8 +47,9 @@ void report_summary(const struct run *r, const char *trigger, const char *where,
 
 /*
  * report_oom_summary() - at an OOM kill, for the console: the top @ntop tasks
- * and modules by the pages they hold at that instant, and lost events (and
- * @not_summarized OOM kills that the rate limit kept off the console).
+ * and modules by the pages they hold at that instant, all pages held then and
+ * the system peak so far, and lost events (and @not_summarized OOM kills that
+ * the rate limit kept off the console).
  */
 void report_oom_summary(const struct run *r, unsigned ntop, uint64_t not_summarized,
 			void (*emit)(void *ctx, const char *line), void *ctx);

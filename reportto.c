@@ -16,8 +16,22 @@
 
 void report_catch_up(struct run *r)
 {
-	while (reader_run(&r->rd, false, r->ops->batch) == r->ops->batch)
-		;
+	uint64_t n;
+	bool oom;
+
+	/*
+	 * An OOM kill ends a batch (setup_sink()): the mode's on_oom reports it
+	 * as it stands (no catch-up in that report), then the reading goes on.
+	 * One the batch before this ended at is reported before anything is read.
+	 */
+	do {
+		if (r->st.oom_pending && r->ops->on_oom) {
+			r->st.oom_pending = false;
+			r->ops->on_oom(r);
+		}
+		n = reader_run(&r->rd, false, r->ops->batch);
+		oom = r->st.oom_pending && r->ops->on_oom;
+	} while (n == r->ops->batch || oom);
 	enrich_refresh(r);
 }
 

@@ -11,7 +11,8 @@
 /*
  * report_catch_up() - the run brought to now, while tracing is live: what is
  * buffered read, names, sizes and loss counters refreshed (enrich_refresh()).
- * Before a report, or anything else that says what the run holds now.
+ * Before a report, or anything else that says what the run holds now. An OOM
+ * kill read on the way is reported at its instant (the mode's on_oom).
  */
 void report_catch_up(struct run *r);
 

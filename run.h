@@ -125,7 +125,8 @@ struct oom_state {
 	uint32_t kept;		/* snapshots written by this run (at most --keep-oom) */
 	uint64_t not_kept;	/* snapshots that replaced this run's last one */
 	char last[PATH_MAX];	/* the latest snapshot */
-	uint64_t summary_ns;	/* when the last console summary was written */
+	bool summarized;	/* a console summary was written: */
+	uint64_t summary_ts;	/* ... for the kill at this event time stamp */
 	uint32_t window_lines;	/* one-line notes since then */
 	uint64_t not_summarized;/* OOM kills without a console summary (rate limit) */
 };

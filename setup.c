@@ -30,14 +30,17 @@
 /*
  * The reader delivers to the accounting. A module load with --stacks ends the
  * batch, so that the module's code is known (enrich_module_ranges()) before its
- * stacks are read.
+ * stacks are read. An OOM kill ends it too: the mode's on_oom reports it with
+ * the tables as they stood at the kill, each kill its own report, however many
+ * kills one read brought (memtrace stalled in reclaim while the killer ran).
+ * What the batch had left is read next, in order.
  */
 void setup_sink(void *ctx, const struct mt_event *ev)
 {
 	struct run *r = ctx;
 
 	stats_apply(&r->st, ev);
-	if (r->st.want_ranges && r->ops->live)
+	if ((r->st.want_ranges || (r->st.oom_pending && r->ops->on_oom)) && r->ops->live)
 		r->rd.stop = true;
 }
 

@@ -158,6 +158,13 @@ oom_snapshot_test() {
 	if dmesg > /dev/null 2>&1; then
 		check "oom: the console has the victim and who held the memory" \
 			eval 'dmesg | grep -a "memtrace: oom kill of pid" | grep -q "mem.log.oom.5" && dmesg | grep -a -q "memtrace: oom: pid .* holds .* pages"'
+		# this run's lines (another memtrace may report the same kills): from its first
+		# summary on, the kill lines naming this run's reports
+		dmesg | awk -v p="$T/oomdir/mem.log.oom.5" 'index($0, p) { f = 1 } f' > "$T/oom.kmsg"
+		check "oom: the console has a line for each of the 3 kills (a summary or a note)" \
+			test "$(grep -a "memtrace: oom kill of pid " "$T/oom.kmsg" | grep -a -c "$T/oomdir/mem.log.oom.")" -eq 3
+		check "oom: the console summary has the system peak" \
+			grep -a -q "memtrace: oom: .* pages (.* KiB) above the start now; system peak .* pages" "$T/oom.kmsg"
 	else
 		skip "oom: dmesg cannot be read here"
 	fi

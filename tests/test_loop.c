@@ -18,11 +18,16 @@
 #include <unistd.h>
 
 #include "exits.h"
+#include "kmsg.h"
 #include "loop.h"
+#include "oom.h"
+#include "out.h"
 #include "options.h"
+#include "reportto.h"
 #include "rows.h"
 #include "run.h"
 #include "stream.h"
+#include "testpage.h"
 #include "testutil.h"
 #include "top.h"
 #include "util.h"
@@ -48,6 +53,8 @@ static int fail_cpu = -1;	/* its reads fail with EIO */
 static char gone_dir[PATH_MAX];	/* removed right before the stop signal (a log's directory) */
 static char path_buf[PATH_MAX * 2];
 static int saved_out = -1, saved_err = -1;	/* stdout, stderr back after each test (CK_FORK=no) */
+static const struct pg *own_pages;	/* fed to CPU 0 instead of the recording (none to CPU 1) */
+static size_t n_own_pages;
 
 static const char *at(const char *rel)
 {
@@ -144,10 +151,16 @@ static int feed_start(struct run *r)
 	r->rd.read_fn = failing_read;
 	for (c = 0; c < NCPU; c++) {
 		char *pages;
+		size_t i;
 
 		snprintf(rel, sizeof(rel), "tfs/per_cpu/cpu%d/trace_pipe_raw", c);
 		feed[c] = open(at(rel), O_WRONLY | O_NONBLOCK | O_CLOEXEC);
 		ck_assert_int_ge(feed[c], 0);
+		if (own_pages) {
+			for (i = 0; c == 0 && i < n_own_pages; i++)
+				ck_assert_int_eq(write(feed[c], own_pages[i].b, SUBBUF), SUBBUF);
+			continue;
+		}
 		snprintf(rel, sizeof(rel), FX "/per_cpu/cpu%d/trace_pipe_raw", c);
 		pages = read_fixture(rel, &len);
 		ck_assert_int_eq(write(feed[c], pages, len), (ssize_t)len);
@@ -289,6 +302,7 @@ static void setup(void)
 	stop_sent = false;
 	fail_cpu = -1;
 	gone_dir[0] = '\0';
+	own_pages = NULL;
 }
 
 static void teardown(void)
@@ -303,6 +317,7 @@ static void teardown(void)
 	dup2(saved_err, STDERR_FILENO);
 	close(saved_out);
 	close(saved_err);
+	kmsg_path = "/dev/kmsg";
 	test_root_teardown();
 }
 
@@ -523,6 +538,236 @@ START_TEST(test_stream_stops_when_its_reader_is_gone)
 }
 END_TEST
 
+/* ---- OOM kills that one read brings together ---- */
+
+#define ID_VICTIM	609	/* the recording's event ids (its format files) */
+#define ID_ALLOC	653
+#define ID_FREE		655
+#define SEC		1000000000ull
+#define KILLER		50	/* the task the kernel's OOM killer ran in */
+
+static void ev_page(struct pg *p, uint64_t ts, uint16_t id, int32_t pid, uint64_t pfn)
+{
+	uint8_t pl[40] = { 0 };
+	uint64_t gfp = 0xcc0;	/* GFP_KERNEL */
+
+	memcpy(pl, &id, 2);
+	memcpy(pl + 4, &pid, 4);
+	memcpy(pl + 8, &pfn, 8);	/* order 0 */
+	if (id == ID_ALLOC)
+		memcpy(pl + 24, &gfp, 8);
+	pg_event(p, ts, pl, id == ID_ALLOC ? 40 : 24);
+}
+
+/* mark_victim: pid, then comm as __data_loc after the fixed fields (68 bytes) */
+static void ev_victim(struct pg *p, uint64_t ts, int32_t pid, const char *comm)
+{
+	uint8_t pl[96] = { 0 };
+	uint16_t id = ID_VICTIM;
+	int32_t killer = KILLER;
+	uint32_t len = (uint32_t)strlen(comm) + 1, loc = len << 16 | 68;
+
+	memcpy(pl, &id, 2);
+	memcpy(pl + 4, &killer, 4);
+	memcpy(pl + 8, &pid, 4);
+	memcpy(pl + 12, &loc, 4);
+	memcpy(pl + 68, comm, len);
+	pg_event(p, ts, pl, (68 + len + 3) / 4 * 4);
+}
+
+/* The first line of @rel holding @what after the first one holding @mark ("" if none). */
+static char *line_after(const char *rel, const char *mark, const char *what)
+{
+	char *s = slurp(rel), *p = strstr(s, mark), *q, *end, *line;
+
+	ck_assert_msg(p, "%s lacks '%s':\n%s", rel, mark, s);
+	q = strstr(p + strlen(mark), what);
+	ck_assert_msg(q, "%s lacks '%s' after '%s':\n%s", rel, what, mark, s);
+	while (q > s && q[-1] != '\n')
+		q--;
+	end = strchr(q, '\n');
+	line = strndup(q, end ? (size_t)(end - q) : strlen(q));
+	free(s);
+	return line;
+}
+
+static void line_has(const char *line, const char *text)
+{
+	ck_assert_msg(strstr(line, text), "'%s' lacks '%s'", line, text);
+}
+
+static int oom_daemon_finish(struct run *r)
+{
+	return run_report_final(r, true);
+}
+
+/* the daemon's hooks as far as the loop sees them, with its OOM reports */
+static const struct mode_ops oom_daemon = {
+	.name = "daemon",
+	.live = true,
+	.batch = 65536,
+	.final_to_log = true,
+	.finish = oom_daemon_finish,
+	.on_oom = oom_report,
+};
+
+/*
+ * Four OOM kills in one sub-buffer, so in one read, as when memtrace was
+ * stalled in reclaim while the killer ran. Kills 2 and 3 come within 10 s of
+ * the first (the events' time), kill 4 21 s after it. What each report must
+ * say is worked out by hand from these events, in the comments.
+ */
+static void oom_page(struct pg *page)
+{
+	uint64_t t = 100 * SEC;
+	int i;
+
+	pg_init(page, t);
+	for (i = 0; i < 3; i++)		/* pid 100: 3 pages; all: 3, the peak */
+		ev_page(page, t + (uint64_t)i * SEC / 10, ID_ALLOC, 100, 0x10000 + (uint64_t)i);
+	ev_victim(page, 101 * SEC, 100, "hogA");		/* kill 1: 4 events */
+	for (i = 0; i < 3; i++)
+		ev_page(page, 102 * SEC, ID_FREE, 100, 0x10000 + (uint64_t)i);
+	ev_page(page, 102 * SEC + SEC / 2, ID_ALLOC, 200, 0x20000);
+	ev_page(page, 102 * SEC + SEC * 6 / 10, ID_ALLOC, 200, 0x20001);
+	ev_victim(page, 103 * SEC, 200, "hogB");		/* kill 2: 10 events, all 2 */
+	ev_page(page, 104 * SEC, ID_ALLOC, 300, 0x30000);
+	ev_victim(page, 105 * SEC, 300, "hogC");		/* kill 3: 12 events, all 3 */
+	ev_page(page, 106 * SEC, ID_FREE, 200, 0x20000);
+	ev_page(page, 106 * SEC, ID_FREE, 200, 0x20001);
+	for (i = 0; i < 4; i++)		/* all 5: the new peak */
+		ev_page(page, 120 * SEC + (uint64_t)i * SEC / 10, ID_ALLOC, 400,
+			0x40000 + (uint64_t)i);
+	ev_page(page, 121 * SEC, ID_FREE, 300, 0x30000);
+	ev_victim(page, 122 * SEC, 400, "hogD");		/* kill 4: 20 events, all 4 */
+	ev_page(page, 123 * SEC, ID_ALLOC, 500, 0x50000);	/* 21 events in all */
+	pg_commit(page, 0);
+	own_pages = page;
+	n_own_pages = 1;
+}
+
+/* Each kill of oom_page() its own LOG.oom.N, with the tables as they stood at it. */
+static void oom_reports_as_of_kills(void)
+{
+	ck_assert_uint_eq(R.st.oom_count, 4);
+	ck_assert_uint_eq(processed("mem.log.oom.1"), 4);
+	has("mem.log.oom.1", "oom kills seen: 1, last victim pid 100 (hogA)\n");
+	has("mem.log.oom.1", "\nsystem peak: 3 pages (");
+	ck_assert_uint_eq(processed("mem.log.oom.2"), 10);
+	has("mem.log.oom.2", "oom kills seen: 2, last victim pid 200 (hogB)\n");
+	ck_assert_uint_eq(processed("mem.log.oom.3"), 12);
+	has("mem.log.oom.3", "oom kills seen: 3, last victim pid 300 (hogC)\n");
+	ck_assert_uint_eq(processed("mem.log.oom.4"), 20);
+	has("mem.log.oom.4", "oom kills seen: 4, last victim pid 400 (hogD)\n");
+	has("mem.log.oom.4", "\nsystem peak: 5 pages (");
+}
+
+/*
+ * The kills of one read: each its own report and its own lines on the console:
+ * a summary for the first and the last, a line each for the two between,
+ * counted in the last summary. The figures as they stood at each kill.
+ */
+START_TEST(test_loop_oom_kills_in_one_batch_each_reported)
+{
+	static char kmsg[PATH_MAX];
+	char want[PATH_MAX + 128], *l;
+	const char *args[] = { "--no-seed", "--keep-oom", "4", tfs_arg(), log_arg(), NULL };
+	static struct pg page;
+
+	oom_page(&page);
+	snprintf(kmsg, sizeof(kmsg), "%s/kmsg", test_root);
+	put("kmsg", "");
+	kmsg_path = kmsg;
+
+	ck_assert_int_eq(run_mt(&oom_daemon, SIGTERM, args), EXIT_OK);
+	ck_assert_uint_eq(processed("mem.log"), 21);
+	oom_reports_as_of_kills();
+
+	/* the console: a line for each kill, a summary for the first and the last */
+	ck_assert_uint_eq(lines_with("kmsg", "memtrace: oom kill of pid "), 4);
+	snprintf(want, sizeof(want), "memtrace: oom kill of pid 100 (hogA); report in %s.oom.1\n",
+		 log_arg());
+	has("kmsg", want);
+	snprintf(want, sizeof(want), "memtrace: oom kill of pid 200 (hogB); report in %s.oom.2 "
+		 "(summary rate-limited)\n", log_arg());
+	has("kmsg", want);
+	snprintf(want, sizeof(want), "memtrace: oom kill of pid 300 (hogC); report in %s.oom.3 "
+		 "(summary rate-limited)\n", log_arg());
+	has("kmsg", want);
+	snprintf(want, sizeof(want), "memtrace: oom kill of pid 400 (hogD); report in %s.oom.4\n",
+		 log_arg());
+	has("kmsg", want);
+	ck_assert_uint_eq(lines_with("kmsg", "events lost so far"), 2);
+
+	l = line_after("kmsg", "(hogA)", "memtrace: oom: pid ");
+	line_has(l, "memtrace: oom: pid 100 (");
+	line_has(l, ") holds 3 pages (");
+	free(l);
+	l = line_after("kmsg", "(hogA)", "above the start now");
+	line_has(l, "memtrace: oom: 3 pages (");
+	line_has(l, "; system peak 3 pages (");
+	line_has(l, " at 100.200 s");	/* the third page's time stamp */
+	free(l);
+	l = line_after("kmsg", "(hogA)", "events lost so far");
+	line_has(l, "; 0 oom kills before this one not summarized");
+	free(l);
+
+	l = line_after("kmsg", "(hogD)", "memtrace: oom: pid ");
+	line_has(l, "memtrace: oom: pid 400 (");
+	line_has(l, ") holds 4 pages (");
+	free(l);
+	l = line_after("kmsg", "(hogD)", "above the start now");
+	line_has(l, "memtrace: oom: 4 pages (");
+	line_has(l, "; system peak 5 pages (");
+	line_has(l, " at 120.300 s");
+	free(l);
+	l = line_after("kmsg", "(hogD)", "events lost so far");
+	line_has(l, "; 2 oom kills before this one not summarized");
+	free(l);
+}
+END_TEST
+
+static struct out_mem probe;	/* the report a catch-up made */
+
+/* After the first batch (it ended at kill 1): a report of the run brought to now. */
+static enum loop_next probe_after_batch(struct run *r)
+{
+	if (!probe.data)
+		ck_assert_int_eq(report_to(r, REPORT_MEM(&probe), "probe"), 0);
+	return LOOP_GO_ON;
+}
+
+/*
+ * A report that catches up (a signal's, an --interval's) over the kills:
+ * each still reported at its instant, the kill the batch before it ended at
+ * first, and the report itself of the run up to now, all 21 events.
+ */
+START_TEST(test_loop_oom_kills_met_by_a_report_catch_up)
+{
+	const char *args[] = { "--no-seed", "--keep-oom", "4", tfs_arg(), log_arg(), NULL };
+	struct mode_ops probing = oom_daemon;
+	static struct pg page;
+	static char kmsg[PATH_MAX];
+	char *p;
+
+	oom_page(&page);
+	snprintf(kmsg, sizeof(kmsg), "%s/kmsg", test_root);
+	put("kmsg", "");
+	kmsg_path = kmsg;
+	probing.after_batch = probe_after_batch;
+	memset(&probe, 0, sizeof(probe));
+
+	ck_assert_int_eq(run_mt(&probing, SIGTERM, args), EXIT_OK);
+	ck_assert_ptr_nonnull(probe.data);
+	p = strstr(probe.data, "\nevents processed: ");
+	ck_assert_ptr_nonnull(p);
+	ck_assert_uint_eq(strtoull(p + 19, NULL, 10), 21);
+	free(probe.data);
+	oom_reports_as_of_kills();
+	ck_assert_uint_eq(lines_with("kmsg", "memtrace: oom kill of pid "), 4);
+}
+END_TEST
+
 Suite *suite_loop(void)
 {
 	Suite *s = suite_create("loop");
@@ -538,6 +783,8 @@ Suite *suite_loop(void)
 	tcase_add_test(tc, test_loop_final_report_on_stderr);
 	tcase_add_test(tc, test_loop_output_gone_is_the_trigger);
 	tcase_add_test(tc, test_loop_top_count_is_the_trigger);
+	tcase_add_test(tc, test_loop_oom_kills_in_one_batch_each_reported);
+	tcase_add_test(tc, test_loop_oom_kills_met_by_a_report_catch_up);
 	tcase_add_test(tc, test_stream_a_line_per_allocation);
 	tcase_add_test(tc, test_stream_stops_when_its_reader_is_gone);
 	suite_add_tcase(s, tc);

@@ -319,6 +319,11 @@ START_TEST(test_console)
 	snprintf(want, sizeof(want), "memtrace: oom: module zram holds %d pages (%" PRIu64 " KiB)",
 		 ZRAM_CUR, kib_of(ZRAM_CUR, ps));
 	ck_assert_msg(has_line(&ls, want), "no \"%s\"", want);
+	/* all pages held at the kill (alpha's 512 and its thread's 4), and the peak so far */
+	snprintf(want, sizeof(want), "memtrace: oom: %d pages (%" PRIu64 " KiB) above the start "
+		 "now; system peak %d pages (%" PRIu64 " KiB) at 0.000 s", ALPHA_CUR + THREAD_PEAK,
+		 kib_of(ALPHA_CUR + THREAD_PEAK, ps), SYS_PEAK, kib_of(SYS_PEAK, ps));
+	ck_assert_msg(has_line(&ls, want), "no \"%s\"", want);
 	fx_free();
 }
 END_TEST
