@@ -8,7 +8,8 @@
 # memtrace= or with memtrace=0; each level's exact options (those of dracut's rd.memtrace);
 # init-bottom's SIGTERM, report on the console and in /run/initramfs, its bounded waits
 # (15 s, a second TERM, KILL) and the instance a dead memtrace left removed; the hook
-# copies the binary with copy_exec. Root (chroot); no tracefs, no QEMU.
+# copies the binary with copy_exec. Root (chroot); no tracefs, no QEMU. KEEP=1 keeps the
+# temporary directory (its name is in the first failing check's paths).
 set -u
 cd "$(dirname "$0")/.." || exit 1
 T=$(mktemp -d /tmp/memtrace-itools.XXXXXX)
