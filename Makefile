@@ -29,6 +29,11 @@ else
 SYSTEMDUNITDIR := $(PREFIX)/lib/systemd/system
 endif
 endif
+# initramfs-tools (Debian, Ubuntu; kdump-tools' capture initrd) reads hooks and scripts from
+# here (and from /etc/initramfs-tools), whatever PREFIX is
+INITRAMFS_TOOLS_DIR ?= /usr/share/initramfs-tools
+ITOOLS_FILES := hooks/memtrace scripts/init-top/memtrace scripts/init-bottom/memtrace \
+	scripts/memtrace-initrd
 DRACUT_FILES := module-setup.sh memtrace-dracut.sh memtrace-start.sh memtrace-report.sh
 
 WARN := -Wall -Wextra -Wformat=2 -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
@@ -195,6 +200,7 @@ check: memtrace $(TEST_BINS) $(CROSSCHECK_BIN)
 		./tests/nohooks.sh \
 		./tests/docs.sh \
 		./tests/install.sh \
+		./tests/initramfs-tools.sh \
 		./tests/integration.sh \
 		./tests/accuracy.sh \
 		./tests/stacks.sh \
@@ -302,8 +308,9 @@ check-cross: memtrace
 	$(Q)MAKE="$(MAKE)" ./tests/cross.sh $(CROSS_TEST_ARCHS)
 
 # make install [DESTDIR=...] [PREFIX=...]: the binary, the man page, the systemd unit
-# (not enabled) and the dracut module (opt-in: dracut --add memtrace)
-install: install-bin install-man install-systemd install-dracut
+# (not enabled), the dracut module (opt-in: dracut --add memtrace) and the initramfs-tools
+# scripts (in every image; they start memtrace only with memtrace=N on the command line)
+install: install-bin install-man install-systemd install-dracut install-initramfs-tools
 
 install-bin: memtrace
 	install -d "$(DESTDIR)$(BINDIR)"
@@ -335,7 +342,20 @@ install-dracut:
 	done
 	install -m 0644 dracut/99memtrace/memtrace.service "$(DESTDIR)$(DRACUTMODDIR)/99memtrace/"
 
-# (an enabled unit: systemctl disable --now memtrace first)
+# the hook copies memtrace (MEMTRACE_BIN, PATH, /usr/sbin or /usr/local) into the image;
+# mkinitramfs copies scripts/ itself: the start/stop helper is the dracut module's
+install-initramfs-tools:
+	install -d "$(DESTDIR)$(INITRAMFS_TOOLS_DIR)/hooks" \
+		"$(DESTDIR)$(INITRAMFS_TOOLS_DIR)/scripts/init-top" \
+		"$(DESTDIR)$(INITRAMFS_TOOLS_DIR)/scripts/init-bottom"
+	for f in hooks/memtrace scripts/init-top/memtrace scripts/init-bottom/memtrace; do \
+		install -m 0755 "initramfs-tools/$$f" "$(DESTDIR)$(INITRAMFS_TOOLS_DIR)/$$f" || exit; \
+	done
+	install -m 0755 dracut/99memtrace/memtrace-dracut.sh \
+		"$(DESTDIR)$(INITRAMFS_TOOLS_DIR)/scripts/memtrace-initrd"
+
+# (an enabled unit: systemctl disable --now memtrace first; the initramfs-tools scripts stay
+# in the images built until update-initramfs -u)
 uninstall:
 	rm -f "$(DESTDIR)$(BINDIR)/memtrace" "$(DESTDIR)$(MANDIR)/man8/memtrace.8" \
 		"$(DESTDIR)$(SYSTEMDUNITDIR)/memtrace.service"
@@ -344,6 +364,7 @@ uninstall:
 	done
 	if [ -d "$(DESTDIR)$(DRACUTMODDIR)/99memtrace" ]; then \
 		rmdir "$(DESTDIR)$(DRACUTMODDIR)/99memtrace"; fi
+	for f in $(ITOOLS_FILES); do rm -f "$(DESTDIR)$(INITRAMFS_TOOLS_DIR)/$$f"; done
 
 # benchmarks (root): replay throughput, the live storm against trace-cmd record, footprint;
 # figures in bench/results.md (see README)
@@ -386,5 +407,5 @@ clean:
 	rm -rf $(B) memtrace memtrace-static
 
 PHONY_EXTRA := demo e2e e2e-arch fuzz static bench lint install-bin install-man install-systemd \
-	install-dracut uninstall check-cross
+	install-dracut install-initramfs-tools uninstall check-cross
 .PHONY: all check check-unit $(PHONY_EXTRA) check-valgrind sanitize install clean

@@ -7,7 +7,7 @@ set -u
 cd "$(dirname "$0")/.." || exit 1
 # run from make check: none of the caller's make state or install paths may leak in
 unset MAKEFLAGS MFLAGS MAKELEVEL MEMTRACE_TEP_SAID PREFIX BINDIR MANDIR LOGDIR DRACUTMODDIR \
-	SYSTEMDUNITDIR DESTDIR
+	SYSTEMDUNITDIR INITRAMFS_TOOLS_DIR DESTDIR
 PASS=0 FAIL=0 SKIP=0
 ok() { echo "ok - $*"; PASS=$((PASS + 1)); }
 bad() { echo "not ok - $*"; FAIL=$((FAIL + 1)); }
@@ -34,6 +34,10 @@ cat > "$W/want" <<'EOF'
 755 /usr/lib/dracut/modules.d/99memtrace/memtrace-start.sh
 755 /usr/lib/dracut/modules.d/99memtrace/module-setup.sh
 755 /usr/local/bin/memtrace
+755 /usr/share/initramfs-tools/hooks/memtrace
+755 /usr/share/initramfs-tools/scripts/init-bottom/memtrace
+755 /usr/share/initramfs-tools/scripts/init-top/memtrace
+755 /usr/share/initramfs-tools/scripts/memtrace-initrd
 EOF
 listing "$D" | sort > "$W/got"
 sort -o "$W/want" "$W/want"
@@ -41,6 +45,8 @@ check "installed files and modes are exactly the documented ones" diff "$W/want"
 diff "$W/want" "$W/got" | sed 's/^/    /'
 check "installed binary is this build" cmp -s memtrace "$D/usr/local/bin/memtrace"
 check "installed man page is memtrace.8" cmp -s memtrace.8 "$D/usr/local/share/man/man8/memtrace.8"
+check "initramfs-tools' start/stop helper is the dracut module's" \
+	cmp -s dracut/99memtrace/memtrace-dracut.sh "$D/usr/share/initramfs-tools/scripts/memtrace-initrd"
 U=$D/usr/local/lib/systemd/system/memtrace.service
 check "unit: ExecStart runs BINDIR's memtrace" grep -q '^ExecStart=/usr/local/bin/memtrace --daemon' "$U"
 check "unit: the log goes to LOGDIR" grep -q -- '-o /var/log/memtrace/memtrace.log' "$U"
@@ -91,6 +97,12 @@ make -s uninstall DESTDIR="$W/sp ace" > "$W/out" 2>&1
 rc=$?
 check "uninstall twice: exit 0, nothing left" eval '[ $rc = 0 ] && [ -z "$(listing "$W/sp ace")" ]'
 check "nothing under /usr/local" test ! -e "$D/usr/local"
+make -s install-initramfs-tools DESTDIR="$W/it" INITRAMFS_TOOLS_DIR=/etc/initramfs-tools \
+	> "$W/out" 2>&1
+check "INITRAMFS_TOOLS_DIR=/etc/initramfs-tools: the four files there, nothing else" \
+	eval '[ "$(listing "$W/it" | tr "\n" " ")" = "755 /etc/initramfs-tools/hooks/memtrace 755 /etc/initramfs-tools/scripts/init-bottom/memtrace 755 /etc/initramfs-tools/scripts/init-top/memtrace 755 /etc/initramfs-tools/scripts/memtrace-initrd " ]'
+make -s uninstall DESTDIR="$W/it" INITRAMFS_TOOLS_DIR=/etc/initramfs-tools > "$W/out" 2>&1
+check "make uninstall INITRAMFS_TOOLS_DIR=...: none left" test -z "$(listing "$W/it")"
 
 # 3. the Makefile's packager conventions
 check "CC ?= cc, PREFIX ?= /usr/local, DESTDIR used" \

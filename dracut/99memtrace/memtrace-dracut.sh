@@ -1,6 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
-# memtrace-dracut - start and stop memtrace inside a dracut initramfs
+# memtrace-dracut - start and stop memtrace inside a dracut initramfs, and
+# inside an initramfs-tools one (installed there as /scripts/memtrace-initrd,
+# run by the init-top and init-bottom scripts of initramfs-tools/)
 #
 #   memtrace-dracut level     print the level asked for on the command line
 #   memtrace-dracut enabled   exit 0 if memtrace should run (systemd ExecCondition)
@@ -29,6 +31,9 @@
 #   trace_event=module:module_load,module:module_free (a kernel parameter) makes
 #       the kernel record the module loads done before memtrace starts (systemd
 #       PID 1 loads some); memtrace then reads them with --boot-buffer
+#   initramfs-tools (no dracut-lib in the image): memtrace=<level> on the
+#       kernel command line, the same levels as rd.memtrace (a bare memtrace
+#       = 4); nothing else is read (no rd.memdebug, rd.memtrace.*)
 #   rd.memtrace.record: also keep the raw ring-buffer pages and format files in
 #       /run/initramfs/memtrace-record (for `memtrace --replay DIR`, bug reports)
 # Files: /run/initramfs/mem_debug_log (report; /run survives switch_root),
@@ -56,26 +61,36 @@ mt_say() {
 }
 
 mt_level() {
-    local v
+    local v w p
     mt_lib
-    # outside a dracut initramfs there is no command line to follow
-    command -v getarg > /dev/null 2>&1 || { echo 0; return; }
-    if getarg rd.memtrace > /dev/null 2>&1; then
+    if ! command -v getarg > /dev/null 2>&1; then
+        # initramfs-tools: memtrace=<level> from the kernel's command line
+        v=0
+        for w in $(cat /proc/cmdline); do
+            case "$w" in
+                memtrace) v= ;;
+                memtrace=*) v=${w#memtrace=} ;;
+            esac
+        done
+        p=memtrace
+    elif getarg rd.memtrace > /dev/null 2>&1; then
         v=$(getarg rd.memtrace)
-        case "$v" in
-            "") echo 4 ;;
-            0) echo 0 ;;
-            1 | 2 | 3 | 4) echo 4 ;;
-            5) echo 5 ;;
-            *)
-                mt_say "ignoring rd.memtrace=$v (use 0, 4 or 5); memtrace off"
-                echo 0
-                ;;
-        esac
+        p=rd.memtrace
+    else
+        v=$(getargnum 0 0 5 rd.memdebug)
+        if [ "$v" -ge 4 ]; then echo "$v"; else echo 0; fi
         return
     fi
-    v=$(getargnum 0 0 5 rd.memdebug)
-    if [ "$v" -ge 4 ]; then echo "$v"; else echo 0; fi
+    case "$v" in
+        "") echo 4 ;;
+        0) echo 0 ;;
+        1 | 2 | 3 | 4) echo 4 ;;
+        5) echo 5 ;;
+        *)
+            mt_say "ignoring $p=$v (use 0, 4 or 5); memtrace off"
+            echo 0
+            ;;
+    esac
 }
 
 mt_running() {
@@ -98,6 +113,11 @@ mt_start() {
     mt_lib
     level=$(mt_level)
     [ "$level" -ge 4 ] || return 0
+    # initramfs-tools: the hook found no binary when the image was built
+    if [ ! -x "$MEMTRACE" ]; then
+        mt_say "$MEMTRACE is not in this initramfs; not tracing"
+        return 0
+    fi
     if mt_running > /dev/null; then
         mt_say "already running"
         return 0
@@ -105,7 +125,8 @@ mt_start() {
     top="-n 30 --stack-top 0"
     [ "$level" -ge 5 ] && top="-n 0"
     mkdir -p /run/initramfs
-    getargbool 0 rd.memtrace.record && rec="--record $MEMTRACE_RECORD"
+    command -v getargbool > /dev/null 2>&1 && getargbool 0 rd.memtrace.record \
+        && rec="--record $MEMTRACE_RECORD"
     # the kernel's own parameter, so the kernel's command line, not getarg
     # (which also reads /etc/cmdline.d, which the kernel never sees)
     for w in $(cat /proc/cmdline); do
@@ -232,7 +253,7 @@ case "${1:-}" in
     stop) mt_stop ;;
     pre-pivot) mt_pre_pivot ;;
     *)
-        echo "usage: memtrace-dracut level|enabled|start|stop|pre-pivot" >&2
+        echo "usage: ${0##*/} level|enabled|start|stop|pre-pivot" >&2
         false
         ;;
 esac
