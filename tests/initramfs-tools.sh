@@ -47,7 +47,7 @@ if command -v shellcheck > /dev/null; then
 		shellcheck "$IT/hooks/memtrace" "$IT/scripts/init-top/memtrace" \
 		"$IT/scripts/init-bottom/memtrace"
 else
-	skip "shellcheck not installed"
+	skip_live "shellcheck not installed (Debian package shellcheck)"
 fi
 
 R=$T/root
