@@ -10,12 +10,14 @@
 
 #include "util.h"
 
-const char *kmsg_path = "/dev/kmsg";
-
-void kmsg_line(const char *line)
+void kmsg_line(const char *dev, const char *line)
 {
 	/* O_APPEND: the kernel log ignores it; a test's file gets one line after another */
-	int fd = open(kmsg_path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOCTTY);
+	int fd;
+
+	if (!dev)
+		dev = "/dev/kmsg";
+	fd = open(dev, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOCTTY);
 
 	if (fd < 0) {
 		const char *text = line;
@@ -26,6 +28,6 @@ void kmsg_line(const char *line)
 		return;
 	}
 	if (write_all(fd, line, strlen(line)))
-		fprintf(stderr, "memtrace: %s: %s\n", kmsg_path, strerror(errno));
+		fprintf(stderr, "memtrace: %s: %s\n", dev, strerror(errno));
 	close(fd);
 }

@@ -8,11 +8,9 @@
  *
  * One open per line: the kernel rate-limits per open file. Where /dev/kmsg
  * cannot be opened (a sandbox, a container) the line goes to stderr without
- * its level prefix, so it is not lost.
+ * its level prefix, so it is not lost. @dev: the kernel log's device, NULL for
+ * /dev/kmsg (struct run's kmsg_dev: the unit tests point it at a file of their own).
  */
-void kmsg_line(const char *line);
-
-/* the kernel log's device; the unit tests point it at a file of their own */
-extern const char *kmsg_path;
+void kmsg_line(const char *dev, const char *line);
 
 #endif

@@ -34,7 +34,7 @@ static void kmsg_emit(void *ctx, const char *line)
 	char buf[600];
 
 	snprintf(buf, sizeof(buf), "<%u>%s\n", r->opt.kmsg_level, line);
-	kmsg_line(buf);
+	kmsg_line(r->kmsg_dev, buf);
 }
 
 /* The final report's trigger: what stopped the loop. */

@@ -109,11 +109,11 @@ static void oom_snapshot(struct run *r)
 
 static void kmsg_warn(void *ctx, const char *line)
 {
+	const struct run *r = ctx;
 	char buf[600];
 
-	(void)ctx;
 	snprintf(buf, sizeof(buf), "<4>%s\n", line);
-	kmsg_line(buf);
+	kmsg_line(r->kmsg_dev, buf);
 }
 
 /*
@@ -138,7 +138,7 @@ static void oom_console(struct run *r)
 		snprintf(line, sizeof(line), "<4>memtrace: oom kill of pid %d (%s); report in %s "
 			 "(summary rate-limited)\n", r->st.oom_pid, name,
 			 os->last[0] ? os->last : r->opt.log_path);
-		kmsg_line(line);
+		kmsg_line(r->kmsg_dev, line);
 		return;
 	}
 	os->summarized = true;
@@ -146,9 +146,9 @@ static void oom_console(struct run *r)
 	os->window_lines = 0;
 	snprintf(line, sizeof(line), "<4>memtrace: oom kill of pid %d (%s); report in %s\n",
 		 r->st.oom_pid, name, os->last[0] ? os->last : r->opt.log_path);
-	kmsg_line(line);
+	kmsg_line(r->kmsg_dev, line);
 	enrich_now(r);
-	report_oom_summary(r, KMSG_TOP, os->not_summarized, kmsg_warn, NULL);
+	report_oom_summary(r, KMSG_TOP, os->not_summarized, kmsg_warn, r);
 	os->not_summarized = 0;
 }
 

@@ -127,7 +127,7 @@ static int final_to_tmp(struct run *r, const char *trigger, const char *err, int
 	else
 		snprintf(line, sizeof(line), "<3>memtrace: final report not written: %s; nor "
 			 "in %s: it is lost (%s is unchanged)\n", err, path, r->opt.log_path);
-	kmsg_line(line);
+	kmsg_line(r->kmsg_dev, line);
 	return e;
 }
 

@@ -210,6 +210,7 @@ struct run {
 	struct top_state *top;		/* --top: the live view (top.c) */
 	struct stream *stream;		/* --stream (stream.c), allocated at its start */
 	struct oom_state oom;
+	const char *kmsg_dev;		/* the kernel log's device: NULL, /dev/kmsg (unit tests: a file) */
 	struct interval_state iv;	/* --interval, --prometheus */
 	bool stdout_stalled;		/* the last report on stdout (--stream: its fd) was not read in time */
 	uint32_t replay_bad;		/* --replay: malformed lines of memtrace.{meta,seed} */

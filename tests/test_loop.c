@@ -43,6 +43,7 @@ static const char *const fx_events[] = {
 };
 
 static struct run R;		/* static: the decoder's table of event ids is large */
+static const char *kmsg_dev;	/* the run's kernel log: a test's file (NULL: /dev/kmsg) */
 static const struct mode_ops *inner;	/* the mode under test, wrapped by test_ops */
 static struct mode_ops test_ops;
 static int feed[NCPU];		/* the write ends of the CPUs' FIFOs */
@@ -221,6 +222,7 @@ static int run_mt(const struct mode_ops *mode, int signo, const char *const *arg
 		argv[argc++] = (char *)*args++;
 	argv[argc] = NULL;
 	memset(&R, 0, sizeof(R));
+	R.kmsg_dev = kmsg_dev;
 	ck_assert_msg(options_parse(&R.opt_set, argc, argv, err, sizeof(err)) == OPT_RUN, "%s", err);
 	inner = mode;
 	test_ops = *mode;
@@ -317,7 +319,7 @@ static void teardown(void)
 	dup2(saved_err, STDERR_FILENO);
 	close(saved_out);
 	close(saved_err);
-	kmsg_path = "/dev/kmsg";
+	kmsg_dev = NULL;
 	test_root_teardown();
 }
 
@@ -677,7 +679,7 @@ START_TEST(test_loop_oom_kills_in_one_batch_each_reported)
 	oom_page(&page);
 	snprintf(kmsg, sizeof(kmsg), "%s/kmsg", test_root);
 	put("kmsg", "");
-	kmsg_path = kmsg;
+	kmsg_dev = kmsg;
 
 	ck_assert_int_eq(run_mt(&oom_daemon, SIGTERM, args), EXIT_OK);
 	ck_assert_uint_eq(processed("mem.log"), 21);
@@ -753,7 +755,7 @@ START_TEST(test_loop_oom_kills_met_by_a_report_catch_up)
 	oom_page(&page);
 	snprintf(kmsg, sizeof(kmsg), "%s/kmsg", test_root);
 	put("kmsg", "");
-	kmsg_path = kmsg;
+	kmsg_dev = kmsg;
 	probing.after_batch = probe_after_batch;
 	memset(&probe, 0, sizeof(probe));
 
