@@ -56,10 +56,27 @@ static int temp_beside(const char *path, char *dir, char *tmp, char *err, size_t
 	return 0;
 }
 
+/*
+ * The temporary file beside @path (temp_beside()), made as every write makes it:
+ * O_EXCL, a name of our own, never a symlink followed. Its fd, or -errno with
+ * @err set; @dir and @tmp (PATH_MAX each) as temp_beside() fills them.
+ */
+static int temp_create(const char *path, char *dir, char *tmp, char *err, size_t errlen)
+{
+	int fd, e = temp_beside(path, dir, tmp, err, errlen);
+
+	if (e)
+		return e;
+	fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0)
+		return fail(err, errlen, "cannot create a file in %s: %s", dir, errno_text(errno));
+	return fd;
+}
+
 int logfile_check(const char *path, bool append, char *err, size_t errlen)
 {
 	char dir[PATH_MAX], tmp[PATH_MAX], why[200];
-	int fd, e;
+	int fd;
 
 	/* a file to append to that is there already: opened as an append would, not written */
 	if (append && (fd = open_append(path, false, why, sizeof(why))) != -ENOENT) {
@@ -69,13 +86,10 @@ int logfile_check(const char *path, bool append, char *err, size_t errlen)
 		close(fd);
 		return 0;
 	}
-	e = temp_beside(path, dir, tmp, err, errlen);
-	if (e)
-		return e;
-	/* what the write does first, undone: O_EXCL, a name of our own, never a symlink followed */
-	fd = mkostemp(tmp, O_CLOEXEC);
+	/* what the write does first, undone */
+	fd = temp_create(path, dir, tmp, err, errlen);
 	if (fd < 0)
-		return fail(err, errlen, "cannot create a file in %s: %s", dir, errno_text(errno));
+		return fd;
 	close(fd);
 	if (unlink(tmp))
 		return fail(err, errlen, "cannot remove %s: %s", tmp, strerror(errno));
@@ -89,12 +103,9 @@ int logfile_replace(const char *path, mode_t mode, bool sync, out_gen gen, void 
 	static struct out o;	/* 16 KiB: kept off the stack, reused */
 	int fd, dfd, e;
 
-	e = temp_beside(path, dir, tmp, err, errlen);
-	if (e)
-		return e;
-	fd = mkostemp(tmp, O_CLOEXEC);
+	fd = temp_create(path, dir, tmp, err, errlen);
 	if (fd < 0)
-		return fail(err, errlen, "cannot create a file in %s: %s", dir, errno_text(errno));
+		return fd;
 	if (mode != 0600 && fchmod(fd, mode))
 		goto fail_tmp;
 	out_init(&o, fd);
