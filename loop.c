@@ -25,7 +25,6 @@
 #define REPROBE_NS	1000000000ull	/* offline CPUs tried again, tracing checked on: every second */
 #define POLL_MODE_FDS	4		/* room for a mode's own fds in the poll set */
 #define ONLINE_BITS	8192	/* CPUs whose online state /sys is asked for */
-#define KMSG_TOP	5	/* tasks and modules in the kmsg summary */
 #define HOLD_BATCH	4096	/* events per batch while a mode holds (its consumer is full) */
 
 static void kmsg_emit(void *ctx, const char *line)
@@ -285,13 +284,8 @@ static int poll_loop(struct run *r)
 			r->stop = STOP_OUTPUT_GONE;
 			break;
 		}
-		if (r->st.oom_pending) {	/* it ended the batch: the rest is read at once */
-			r->st.oom_pending = false;
-			if (ops->on_oom) {
-				ops->on_oom(r);
-				busy = true;
-			}
-		}
+		if (report_oom_pending(r))	/* it ended the batch: the rest is read at once */
+			busy = true;
 		if (read_signals(r) == LOOP_STOP)
 			break;
 		if (ops->check && ops->check(r) == LOOP_STOP)
@@ -317,7 +311,7 @@ static int run_stop(struct run *r)
 	/* in the mode's batches, as in the loop: what a batch queues (--exits) is taken each time */
 	for (;;) {
 		uint64_t n = reader_run(&r->rd, true, r->ops->batch);
-		bool loaded = r->st.want_ranges, oom = r->st.oom_pending && r->ops->on_oom;
+		bool loaded = r->st.want_ranges, oom;
 
 		if (loaded) {	/* a module load stopped the batch: its code, then on */
 			enrich_module_ranges(r, r->st.want_ranges_ts);
@@ -325,9 +319,7 @@ static int run_stop(struct run *r)
 		}
 		if (r->ops->after_batch)
 			r->ops->after_batch(r);
-		r->st.oom_pending = false;
-		if (oom)	/* an OOM kill stopped it: reported as in the loop, then on */
-			r->ops->on_oom(r);
+		oom = report_oom_pending(r);	/* an OOM kill stopped it: as in the loop, then on */
 		if (!loaded && !oom && (!r->ops->batch || n < r->ops->batch))
 			break;
 	}

@@ -14,24 +14,29 @@
 #include "report.h"
 #include "util.h"
 
+bool report_oom_pending(struct run *r)
+{
+	bool oom = r->st.oom_pending && r->ops->on_oom;
+
+	r->st.oom_pending = false;
+	if (oom)
+		r->ops->on_oom(r);
+	return oom;
+}
+
 void report_catch_up(struct run *r)
 {
 	uint64_t n;
-	bool oom;
 
 	/*
-	 * An OOM kill ends a batch (setup_sink()): the mode's on_oom reports it
-	 * as it stands (no catch-up in that report), then the reading goes on.
-	 * One the batch before this ended at is reported before anything is read.
+	 * An OOM kill ends a batch: it is reported as it stands (no catch-up in
+	 * that report), then the reading goes on. One the batch before this ended
+	 * at is reported before anything is read.
 	 */
-	do {
-		if (r->st.oom_pending && r->ops->on_oom) {
-			r->st.oom_pending = false;
-			r->ops->on_oom(r);
-		}
+	report_oom_pending(r);
+	do
 		n = reader_run(&r->rd, false, r->ops->batch);
-		oom = r->st.oom_pending && r->ops->on_oom;
-	} while (n == r->ops->batch || oom);
+	while (report_oom_pending(r) || n == r->ops->batch);
 	enrich_refresh(r);
 }
 

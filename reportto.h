@@ -16,6 +16,13 @@
  */
 void report_catch_up(struct run *r);
 
+/**
+ * report_oom_pending() - an OOM kill ended the last batch (setup_sink()): the
+ * mode's on_oom reports it with the tables as they stood at the kill. True if
+ * it did (the caller reads on); the pending mark is cleared either way.
+ */
+bool report_oom_pending(struct run *r);
+
 /*
  * Where report_to() writes, and as of when. The report is of the run as it is
  * now (report_catch_up() first, while tracing is live), unless @as_is: of the
