@@ -13,4 +13,7 @@
  */
 void kmsg_line(const char *dev, const char *line);
 
+/* tasks and modules in a summary to the kernel log: the final --kmsg one, an OOM kill's */
+#define KMSG_TOP	5
+
 #endif

@@ -20,7 +20,6 @@
 #include "run.h"
 #include "util.h"
 
-#define KMSG_TOP	5	/* tasks and modules in the summary, as in the final --kmsg one */
 #define OOM_SUMMARY_NS	10000000000ull	/* one console summary of an OOM per 10 s of kills */
 #define OOM_NOTES	10		/* and as many one-line notes in between */
 
