@@ -598,18 +598,13 @@ static void line_has(const char *line, const char *text)
 	ck_assert_msg(strstr(line, text), "'%s' lacks '%s'", line, text);
 }
 
-static int oom_daemon_finish(struct run *r)
-{
-	return run_report_final(r, true);
-}
-
 /* the daemon's hooks as far as the loop sees them, with its OOM reports */
 static const struct mode_ops oom_daemon = {
 	.name = "daemon",
 	.live = true,
 	.batch = 65536,
 	.final_to_log = true,
-	.finish = oom_daemon_finish,
+	.finish = daemon_like_finish,
 	.on_oom = oom_report,
 };
 
