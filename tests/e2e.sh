@@ -2,8 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # e2e.sh - end-to-end test of the early-boot feature: Debian's kernel booted under
 # QEMU (TCG) with lean dracut images (shell and systemd flavour) that hold the
-# memtrace dracut module; a tiny busybox root disk checks what memtrace left
-# behind and prints it on the serial console; the host checks it.
+# memtrace dracut module, with an image from Debian's mkinitramfs that holds the
+# initramfs-tools scripts, and a real kdump (panic, kexec -p, capture kernel); a tiny
+# busybox root disk checks what memtrace left behind and prints it on the serial
+# console; the host checks it. Images are built side by side, boots run two at a time.
 #
 # Usage (root):  tests/e2e.sh            (make e2e)
 # Environment:
@@ -13,6 +15,9 @@
 #   E2E_ONLY=REGEX       only the boots whose names match (while debugging one)
 #   E2E_NO_APT=1         never apt-get install what is missing (SKIP instead)
 #   E2E_BOOT_TIMEOUT=S   per boot (default 240)
+#   E2E_JOBS=N           boots at a time (default 2)
+#   E2E_KDUMP_CRASH=SIZE      crashkernel= of the kdump boot (default 128M)
+#   E2E_KDUMP_OOM_CRASH=SIZE  crashkernel= of the kdump-oom boot (default 112M)
 #   E2E_RECORD_FIXTURE=DIR  one more boot with rd.memtrace.record; the recording,
 #                        /proc/modules and /sys/module/*/{coresize,initsize} of the
 #                        guest are written to DIR (replaced), e.g.
@@ -21,7 +26,17 @@
 #                        --stacks --record while zram is loaded and written to; the
 #                        recording to DIR (replaced), e.g. tests/fixtures/debian-6.1-zram
 #
-# Boots (10-15 s each, the OOM boot 25-35 s):
+# Boots (15-35 s each, the kdump boots 35-50 s):
+#   kdump         the first kernel (busybox initramfs, crashkernel=128M) loads the
+#                 capture kernel and a gzip dracut capture initrd (rd.memtrace=4) with
+#                 Debian's kexec -p and crashes (sysrq c); the capture's makedumpfile
+#                 writes the vmcore to a disk, kdump_post's memtrace-dracut stop prints
+#                 the final report, which is copied next to the dump
+#   kdump-oom     the same with crashkernel=112M: the capture runs out of memory in
+#                 udev; memtrace's OOM summary must reach the console (the capture then
+#                 hangs: the boot is ended 3 s after the summary)
+#   itools-mt4    an mkinitramfs image (make install-initramfs-tools' files), memtrace=4
+#   itools-off    the same image without memtrace=: nothing starts
 #   shell-md4     shell flavour, rd.memdebug=4 (summary report)
 #   systemd-mt5   systemd flavour, rd.memtrace=5 (every task)
 #                 both with rd.driver.pre=loop: dracut's cmdline hook modprobes loop,
@@ -97,7 +112,11 @@ missing_pkgs() {
 	command -v qemu-system-x86_64 > /dev/null || p+=(qemu-system-x86)
 	{ command -v dracut > /dev/null && [ -d /usr/lib/dracut/modules.d ]; } || p+=(dracut-core)
 	have_static_busybox || p+=(busybox-static)
-	command -v mke2fs > /dev/null || p+=(e2fsprogs)
+	{ command -v mke2fs > /dev/null && command -v debugfs > /dev/null; } || p+=(e2fsprogs)
+	# the kdump boots' capture step (in the capture initrd), and the host's look into the dump
+	command -v makedumpfile > /dev/null || p+=(makedumpfile)
+	# Debian's initramfs generator, for the initramfs-tools boots
+	command -v mkinitramfs > /dev/null || p+=(initramfs-tools)
 	command -v cpio > /dev/null || p+=(cpio)
 	command -v cc > /dev/null || p+=(gcc)
 	have_static_libc || p+=(libc6-dev)
@@ -135,19 +154,17 @@ fi
 
 # ------------------------------------------------------------ work dir
 W=$(mktemp -d /tmp/memtrace-e2e.XXXXXX)
-QPID=
-kill_qemu() {
-	local pid c
-	if [ -n "$QPID" ] && kill -0 "$QPID" 2> /dev/null; then
-		kill "$QPID" 2> /dev/null	# timeout(1) passes TERM on to qemu
-		wait "$QPID" 2> /dev/null
-	fi
-	QPID=
-	for pid in "$W"/*.qemu.pid; do
-		[ -r "$pid" ] || continue
-		read -r c < "$pid" || continue
-		[ "$(cat "/proc/$c/comm" 2> /dev/null)" = qemu-system-x86 ] && kill -KILL "$c"
-		rm -f "$pid"
+# the boots' runners (subshells, one per boot: see launch), by boot name
+declare -A RUNNER=()
+kill_qemu() {	# end every boot still running: its runner, then timeout(1) and QEMU
+	local pid c f
+	for f in "${RUNNER[@]}"; do kill "$f" 2> /dev/null; done
+	for f in "$W"/*.timeout.pid "$W"/*.qemu.pid; do
+		[ -r "$f" ] || continue
+		read -r pid < "$f" || continue
+		c=$(cat "/proc/$pid/comm" 2> /dev/null)
+		case $c in timeout | qemu-system-x86) kill -KILL "$pid" ;; esac
+		rm -f "$f"
 	done
 }
 cleanup() {
@@ -214,17 +231,15 @@ make -s -C "$REPO" install-systemd DESTDIR="$W/unit" BINDIR=/usr/sbin \
 	SYSTEMDUNITDIR=/lib/systemd/system > /dev/null &&
 	cp "$W/unit/lib/systemd/system/memtrace.service" "$W/memtrace-watch.service"
 
-build_initrd() {	# build_initrd FLAVOUR MODULES
-	local t0 rc
-	t0=$(date +%s.%N)
+build_initrd() {	# build_initrd FLAVOUR MODULES (COMPRESS=...: default cat)
+	local rc
 	dracutbasedir=$B MEMTRACE_BIN=$W/memtrace MEMTRACE_E2E_UNIT=$W/memtrace-watch.service \
 		dracut --force --quiet \
 		--conf /dev/null --confdir "$W/dracut.conf.d" \
-		--no-hostonly --no-hostonly-cmdline --compress cat \
+		--no-hostonly --no-hostonly-cmdline --compress "${COMPRESS:-cat}" \
 		-m "$2" --drivers 'virtio_blk virtio_pci loop' \
 		--kver "$KVER" "$W/initrd-$1.img" > "$W/dracut-$1.log" 2>&1
 	rc=$?
-	TIMINGS+=("dracut $1: $(elapsed "$t0") s")
 	if [ "$rc" != 0 ]; then
 		sed 's/^/      dracut: /' "$W/dracut-$1.log" | tail -20
 		return 1
@@ -235,56 +250,257 @@ build_initrd() {	# build_initrd FLAVOUR MODULES
 		grep -q 'usr/sbin/memtrace-dracut$' "$W/lsinitrd-$1.txt" &&
 		grep -q 'lib/dracut/hooks/pre-pivot/99-memtrace-report.sh$' "$W/lsinitrd-$1.txt" ||
 		return 1
-	if [ "$1" = shell ]; then
+	if [ "$1" = capture ]; then
+		grep -q 'lib/dracut/hooks/cmdline/00-memtrace-start.sh$' "$W/lsinitrd-$1.txt" &&
+			grep -q 'usr/bin/makedumpfile$' "$W/lsinitrd-$1.txt" &&
+			grep -q 'lib/dracut/hooks/pre-pivot/9999-capture.sh$' "$W/lsinitrd-$1.txt"
+	elif [ "$1" = shell ]; then
 		grep -q 'lib/dracut/hooks/cmdline/00-memtrace-start.sh$' "$W/lsinitrd-$1.txt"
 	else
 		grep -q 'memtrace.service$' "$W/lsinitrd-$1.txt" &&
 			grep -q 'sysinit.target.wants/memtrace.service' "$W/lsinitrd-$1.txt"
 	fi
 }
-check "dracut: shell-flavour image with the memtrace module (cmdline 00, pre-pivot 99)" \
-	build_initrd shell 'bash kernel-modules rootfs-block memtrace memtrace-e2e'
+
+# ---- the kdump boots: a real panic, kexec -p, a capture kernel in crashkernel=
+# The first kernel boots a busybox initramfs (initrd-kdump.img) that holds Debian's
+# kexec, the kernel, the capture initrd and its command line: kexec -p, then sysrq c.
+# The capture initrd (initrd-capture.img) is a lean shell-flavour dracut image, gzip as
+# kdump images are, with memtrace and the test module, whose pre-pivot 9999 hook is the
+# capture step in a kdump kernel (makedumpfile onto the dump disk, see capture.sh).
+# The dump disk (dump.ext4, 512 MiB sparse) is the capture's root=/dev/vda.
+KDUMP_CMDLINE="console=ttyS0 root=/dev/vda rw rd.memtrace=4 irqpoll nr_cpus=1 reset_devices panic=-1 rd.shell=0 rd.emergency=poweroff"
+# crashkernel= of the kdump boot (the capture needs 120M: measured, see docs/boot.md)
+# and of the kdump-oom boot (112M: the capture runs out of memory in udev; 96M and less
+# panic while unpacking the initramfs, before any process)
+KDUMP_CRASH=${E2E_KDUMP_CRASH:-128M}
+KDUMP_OOM_CRASH=${E2E_KDUMP_OOM_CRASH:-112M}
+# Debian's kexec-tools and the libraries it needs, downloaded (never installed on the
+# host: its postinst would set up kexec-load) and kept here
+KEXEC_CACHE=$HERE/cache
+build_kdump() {
+	local x=$W/kexec-x F=$W/first D=$W/dumptree l dst
+	COMPRESS=gzip MEMTRACE_E2E_KDUMP=1 build_initrd capture \
+		'bash kernel-modules rootfs-block memtrace memtrace-e2e' || return 1
+	if ! ls "$KEXEC_CACHE"/kexec-tools_*.deb > /dev/null 2>&1; then
+		mkdir -p "$KEXEC_CACHE/partial"
+		apt-get install -y -qq --download-only --no-install-recommends \
+			-o Dir::Cache::archives="$KEXEC_CACHE" kexec-tools > "$W/kexec-apt.log" 2>&1 ||
+			{ apt-get update -qq > /dev/null 2>&1
+			  apt-get install -y -qq --download-only --no-install-recommends \
+				-o Dir::Cache::archives="$KEXEC_CACHE" kexec-tools > "$W/kexec-apt.log" 2>&1; } ||
+			{ echo "      kexec-tools could not be downloaded:"; tail -5 "$W/kexec-apt.log"; return 1; }
+	fi
+	mkdir -p "$x"
+	for l in "$KEXEC_CACHE"/*.deb; do dpkg -x "$l" "$x" || return 1; done
+	mkdir -p "$F"/{bin,sbin,proc,sys,dev,boot}
+	cp /bin/busybox "$F/bin/busybox"
+	cp "$x/sbin/kexec" "$F/sbin/kexec" || return 1
+	# kexec's libraries: the unpacked ones first, then the host's
+	if LD_LIBRARY_PATH=$x/usr/lib/x86_64-linux-gnu:$x/lib/x86_64-linux-gnu ldd "$x/sbin/kexec" |
+		grep 'not found'; then
+		echo "      kexec: libraries missing"
+		return 1
+	fi
+	for l in $(LD_LIBRARY_PATH=$x/usr/lib/x86_64-linux-gnu:$x/lib/x86_64-linux-gnu \
+		ldd "$x/sbin/kexec" | grep -o '/[^ ]*'); do
+		dst=${l#"$x"}
+		mkdir -p "$F${dst%/*}"
+		cp -L "$l" "$F$dst" || return 1
+	done
+	cp "$VMLINUZ" "$F/boot/vmlinuz"
+	cp "$W/initrd-capture.img" "$F/boot/capture.img"
+	install -m 0755 "$HERE/kdump-first.sh" "$F/init"
+	echo "$KDUMP_CMDLINE" > "$F/capture.cmdline"
+	(cd "$F" && find . | cpio -o -H newc --quiet) > "$W/initrd-kdump.img" || return 1
+	# the dump disk: a root dracut accepts (an /sbin/init, never run), /var/crash
+	mkdir -p "$D"/{sbin,proc,sys,dev,var/crash}
+	cp /bin/busybox "$D/sbin/init"
+	truncate -s 512M "$W/dump.ext4"
+	mke2fs -q -F -t ext4 -L dump -d "$D" "$W/dump.ext4"
+}
+
+# ---- initramfs-tools: the image Debian and Ubuntu boot (and kdump-tools' capture initrd)
+# mkinitramfs from a private CONFDIR (never /etc/initramfs-tools): the hook and scripts as
+# `make install-initramfs-tools` installs them, MODULES=list (virtio only), busybox
+build_itools() {
+	local C=$W/itconf
+	make -s -C "$REPO" install-initramfs-tools DESTDIR="$W/itinst" \
+		INITRAMFS_TOOLS_DIR=/usr/share/initramfs-tools > /dev/null || return 1
+	mkdir -p "$C/conf.d"
+	cp -r "$W/itinst/usr/share/initramfs-tools/hooks" "$W/itinst/usr/share/initramfs-tools/scripts" "$C/"
+	printf '%s\n' MODULES=list BUSYBOX=y KEYMAP=n COMPRESS=gzip RUNSIZE=10% FSTYPE=ext4 \
+		> "$C/initramfs.conf"
+	echo RESUME=none > "$C/conf.d/resume"
+	printf '%s\n' virtio_pci virtio_blk > "$C/modules"
+	MEMTRACE_BIN=$W/memtrace mkinitramfs -d "$C" -o "$W/initrd-itools.img" "$KVER" \
+		> "$W/mkinitramfs.log" 2>&1 || { tail -20 "$W/mkinitramfs.log"; return 1; }
+	lsinitramfs "$W/initrd-itools.img" > "$W/lsinitrd-itools.txt" 2> /dev/null
+	grep -q -x 'usr/sbin/memtrace' "$W/lsinitrd-itools.txt" &&
+		grep -q -x 'scripts/init-top/memtrace' "$W/lsinitrd-itools.txt" &&
+		grep -q -x 'scripts/init-bottom/memtrace' "$W/lsinitrd-itools.txt" &&
+		grep -q -x 'scripts/memtrace-initrd' "$W/lsinitrd-itools.txt"
+}
+
+# the images are built side by side (dracut runs mostly one process at a time);
+# build_bg NAME COMMAND...: COMMAND in the background; built NAME: its result
+declare -A BUILDER=()
+build_bg() {
+	local name=$1
+	shift
+	(
+		trap - EXIT INT TERM
+		t0=$(date +%s.%N)
+		"$@" > "$W/build-$name.out" 2>&1
+		echo "$? $(elapsed "$t0")" > "$W/build-$name.rc"
+	) &
+	BUILDER[$name]=$!
+	RUNNER[build-$name]=$!
+}
+built() {
+	local rc secs
+	wait "${BUILDER[$1]}"
+	unset "RUNNER[build-$1]"
+	read -r rc secs < "$W/build-$1.rc" || { rc=255 secs=?; }
+	TIMINGS+=("build $1: $secs s")
+	cat "$W/build-$1.out"
+	[ "$rc" = 0 ]
+}
+build_bg shell build_initrd shell 'bash kernel-modules rootfs-block memtrace memtrace-e2e'
+build_bg systemd build_initrd systemd \
+	'systemd systemd-initrd dracut-systemd kernel-modules rootfs-block memtrace memtrace-e2e'
+KDUMP_OK=
+if [ -z "${E2E_ONLY:-}" ] || [[ kdump =~ $E2E_ONLY ]] || [[ kdump-oom =~ $E2E_ONLY ]]; then
+	build_bg kdump build_kdump
+	KDUMP_OK=1
+fi
+check "dracut: shell-flavour image with the memtrace module (cmdline 00, pre-pivot 99)" built shell
 check "dracut: systemd-flavour image with the memtrace module (unit in sysinit.target, pre-pivot 99)" \
-	build_initrd systemd 'systemd systemd-initrd dracut-systemd kernel-modules rootfs-block memtrace memtrace-e2e'
+	built systemd
+ITOOLS_OK=
+if [ -z "${E2E_ONLY:-}" ] || [[ itools-mt4 =~ $E2E_ONLY ]] || [[ itools-off =~ $E2E_ONLY ]]; then
+	build_bg itools build_itools
+	ITOOLS_OK=1
+fi
+if [ -n "$ITOOLS_OK" ]; then
+	check "initramfs-tools: mkinitramfs image with memtrace, init-top and init-bottom scripts (make install-initramfs-tools)" \
+		built itools || ITOOLS_OK=
+fi
+if [ -n "$KDUMP_OK" ]; then
+	check "kdump: capture initrd (shell flavour, gzip, memtrace, makedumpfile, capture hook), first kernel's initramfs (Debian's kexec and its libraries), dump disk" \
+		built kdump || KDUMP_OK=
+fi
 [ -s "$W/initrd-shell.img" ] && [ -s "$W/initrd-systemd.img" ] || finish
 
 # ------------------------------------------------------------ boot
 BASE_APPEND="console=ttyS0 root=/dev/vda rw panic=-1 rd.shell=0 rd.emergency=poweroff"
 
+# Boots run E2E_JOBS at a time (default 2: QEMU's TCG keeps one core busy per vCPU).
+# The boots section (boots(), below) is run twice: PASS=launch starts every boot in
+# the background, in order, as a slot frees; PASS=collect then takes each boot's
+# result in the same order and runs its checks. A boot called outside those passes
+# (the recording modes) is launched and collected at once.
+#
 # boot NAME FLAVOUR MEM_MB "KERNEL ARGS" [extra qemu args]: serial log in NAME.console,
-# the disk init's lines (prefix removed) in NAME.e2e
+# the disk init's lines (prefix removed) in NAME.e2e. Environment of the call:
+#   SMP=N        vCPUs (default 1)
+#   NOEND=1      the boot ends in the initramfs (a capture step): no disk init
+#   INITRD=FILE  (default initrd-FLAVOUR.img)   DISK=FILE  (default root.ext4; a copy)
+#   APPEND0=...  the command line before ARGS (default $BASE_APPEND)
+#   WATCH=ERE    when the serial console has a line matching ERE, end QEMU 3 s
+#                later (a boot that cannot end by itself, e.g. dracut after an OOM)
+E2E_JOBS=${E2E_JOBS:-2}
 boot() {
-	local name=$1 flavour=$2 mem=$3 args=$4 t0 rc
+	case ${PASS:-} in
+	launch) launch "$@"; return 1 ;;
+	collect) collect "$1" "$4" ;;
+	*) launch "$@" && collect "$1" "$4" ;;
+	esac
+}
+
+launch() {
+	local name=$1 flavour=$2 mem=$3 args=$4
 	shift 4
 	if [ -n "${E2E_ONLY:-}" ] && ! [[ $name =~ $E2E_ONLY ]]; then
-		note "$name: not booted (E2E_ONLY=$E2E_ONLY)"
 		return 1
 	fi
-	cp --sparse=always "$W/root.ext4" "$W/$name.disk"
+	# a free slot: at most E2E_JOBS runners at a time
+	while [ "$(jobs -pr | wc -l)" -ge "$E2E_JOBS" ]; do wait -n; done
+	run_qemu "$name" "$mem" "${INITRD:-$W/initrd-$flavour.img}" "${DISK:-$W/root.ext4}" \
+		"${APPEND0-$BASE_APPEND} $args" "$@" &
+	RUNNER[$name]=$!
+}
+
+# run_qemu NAME MEM INITRD DISK APPEND [qemu args] (a runner, in the background):
+# "RC SECONDS" into NAME.rc when QEMU is done
+run_qemu() {
+	local name=$1 mem=$2 initrd=$3 disk=$4 append=$5 t0 qp rc
+	shift 5
+	trap - EXIT INT TERM
+	cp --sparse=always "$disk" "$W/$name.disk"
 	t0=$(date +%s.%N)
 	timeout "$BOOT_TIMEOUT" qemu-system-x86_64 -accel tcg -cpu max -m "$mem" -smp "${SMP:-1}" \
 		-nic none -no-reboot -display none -monitor none \
 		-pidfile "$W/$name.qemu.pid" -serial "file:$W/$name.serial" "$@" \
-		-kernel "$VMLINUZ" -initrd "$W/initrd-$flavour.img" \
+		-kernel "$VMLINUZ" -initrd "$initrd" \
 		-drive "file=$W/$name.disk,if=virtio,format=raw" \
-		-append "$BASE_APPEND $args" < /dev/null > "$W/$name.qemu.log" 2>&1 &
-	QPID=$!
-	wait "$QPID"
+		-append "$append" < /dev/null > "$W/$name.qemu.log" 2>&1 &
+	qp=$!
+	echo "$qp" > "$W/$name.timeout.pid"
+	if [ -n "${WATCH:-}" ]; then
+		while kill -0 "$qp" 2> /dev/null; do
+			if grep -a -q -E "$WATCH" "$W/$name.serial" 2> /dev/null; then
+				echo "watch: $(elapsed "$t0") s" > "$W/$name.watch"
+				sleep 3
+				kill "$qp" 2> /dev/null	# timeout(1) passes TERM on to QEMU
+				break
+			fi
+			sleep 1
+		done
+	fi
+	wait "$qp"
 	rc=$?
-	QPID=
-	kill_qemu
-	rm -f "$W/$name.disk"
-	TIMINGS+=("boot $name: $(elapsed "$t0") s (qemu exit $rc)")
+	echo "$rc $(elapsed "$t0")" > "$W/$name.rc"
+	rm -f "$W/$name.timeout.pid" "$W/$name.qemu.pid"
+	[ -n "${KEEP_DISK:-}" ] || rm -f "$W/$name.disk"
+}
+
+# kdump_boot NAME CRASHKERNEL: the first kernel (busybox initramfs) crashes into the capture
+kdump_boot() {
+	INITRD=$W/initrd-kdump.img DISK=$W/dump.ext4 APPEND0="console=ttyS0 panic=-1" \
+		boot "$1" kdump 512 "crashkernel=$2"
+}
+
+# collect NAME "KERNEL ARGS": wait for the boot, then its console; 0 if it ended well
+collect() {
+	local name=$1 args=$2 rc secs
+	if [ -z "${RUNNER[$name]:-}" ]; then
+		note "$name: not booted (E2E_ONLY=${E2E_ONLY:-})"
+		return 1
+	fi
+	wait "${RUNNER[$name]}"
+	unset "RUNNER[$name]"
+	read -r rc secs < "$W/$name.rc" || { rc=255 secs=?; }
+	TIMINGS+=("boot $name: $secs s (qemu exit $rc)")
 	tr -d '\r' < "$W/$name.serial" > "$W/$name.console"
 	sed -n "s/^.*$P //p" "$W/$name.console" > "$W/$name.e2e"
 	if [ -n "${NOEND:-}" ] && [ "$rc" = 0 ]; then
 		# a boot that ends in the initramfs (a capture step): its console is all there is
-		ok "$name: booted, ended in the initramfs, qemu exited 0 ($(elapsed "$t0") s)"
+		ok "$name: booted, ended in the initramfs, qemu exited 0 ($secs s)"
 		return 0
+	fi
+	if [ -n "${WATCH:-}" ]; then
+		if [ -s "$W/$name.watch" ]; then
+			ok "$name: booted, ended by the test 3 s after the console showed /$WATCH/ ($(cat "$W/$name.watch"), qemu exit $rc after $secs s)"
+			return 0
+		fi
+		bad "$name: the console never showed /$WATCH/ (qemu exit $rc after $secs s); console tail:"
+		tail -25 "$W/$name.console" | sed 's/^/      | /'
+		return 1
 	fi
 	if [ "$rc" = 0 ] && grep -qx END "$W/$name.e2e" &&
 		grep -q -F -e "$args" <(fact "$name" CMDLINE); then
-		ok "$name: booted, disk init ran and powered off ($(elapsed "$t0") s)"
+		ok "$name: booted, disk init ran and powered off ($secs s)"
 		return 0
 	fi
 	bad "$name: boot did not finish (qemu exit $rc, $([ "$rc" = 124 ] && echo 'timeout, ')$(grep -c . "$W/$name.e2e") lines from the disk init); console tail:"
@@ -330,7 +546,7 @@ check_traced() {	# check_traced NAME FLAVOUR LEVEL [MODE]
 	parse_report "$rep" "$W/$n"
 	r=$W/$n
 
-	check "$n: report on the console (cat by the pre-pivot hook)" \
+	check "$n: report on the console (cat by the pre-pivot hook, or init-bottom)" \
 		grep -q -E '^memtrace [^ ]+ report \(trigger: SIGTERM' "$W/$n.console"
 	check "$n: log file /run/initramfs/mem_debug_log survived switch_root" \
 		has_tag "$n" "LOGFILE yes"
@@ -358,8 +574,8 @@ check_traced() {	# check_traced NAME FLAVOUR LEVEL [MODE]
 	check "$n: modules in state before have 0 pages in a load bracket and a STATIC_KIB${bad_mods:+ (not: $bad_mods)}" \
 		test -z "$bad_mods"
 	before=$(awk '$4 == "before" { printf "%s ", $1 }' "$r.mods")
-	if [ "$fl" = shell ]; then
-		check "$n: no module in state before (nothing loads before the cmdline hook)${before:+ (before: $before)}" \
+	if [ "$fl" = shell ] || [ "$fl" = itools ]; then
+		check "$n: no module in state before (nothing loads before the cmdline hook or init-top)${before:+ (before: $before)}" \
 			test -z "$before"
 	else
 		check "$n: modules loaded by PID 1 before memtrace.service are in state before (${before:-none})" \
@@ -375,12 +591,18 @@ check_traced() {	# check_traced NAME FLAVOUR LEVEL [MODE]
 	check "$n: systemd-udevd and a udev worker in the task table with peak > 0" \
 		awk '$1 > 0 && $2 == "systemd-udevd" { d++ } $1 > 0 && $2 == "(udev-worker)" { w++ }
 			END { exit !(d && d + w >= 2) }' "$r.tasks"
-	# rd.driver.pre=loop: dracut's cmdline hook 01-parse-kernel.sh runs modprobe loop
-	check "$n: modprobe in the task table with peak > 0" \
-		awk '$1 > 0 && $2 == "modprobe" { f = 1 } END { exit !f }' "$r.tasks"
-	m=$(awk '$1 == "loop" && $4 == "live" && $5 == "syscall" && $2 > 0 { print $6 }' "$r.mods")
-	check "$n: loop (rd.driver.pre: modprobe'd by cmdline hook 01, after memtrace's 00) is live, bracket syscall, loader ${m:-?} is a modprobe task" \
-		grep -q -x "${m:-none} modprobe" "$r.taskpids"
+	if [ "$fl" = itools ]; then
+		# init-top/memtrace runs before init-top/udev and /init's load_modules
+		check "$n: virtio_blk (loaded from /etc/modules by /init) is live, bracket syscall" \
+			awk '$1 == "virtio_blk" && $4 == "live" && $5 == "syscall" && $2 > 0 { f = 1 } END { exit !f }' "$r.mods"
+	else
+		# rd.driver.pre=loop: dracut's cmdline hook 01-parse-kernel.sh runs modprobe loop
+		check "$n: modprobe in the task table with peak > 0" \
+			awk '$1 > 0 && $2 == "modprobe" { f = 1 } END { exit !f }' "$r.tasks"
+		m=$(awk '$1 == "loop" && $4 == "live" && $5 == "syscall" && $2 > 0 { print $6 }' "$r.mods")
+		check "$n: loop (rd.driver.pre: modprobe'd by cmdline hook 01, after memtrace's 00) is live, bracket syscall, loader ${m:-?} is a modprobe task" \
+			grep -q -x "${m:-none} modprobe" "$r.taskpids"
+	fi
 	read -r t m < "$r.taskhdr"
 	t=${t:-0} m=${m:-0}
 	if [ "$lv" = 5 ]; then
@@ -396,8 +618,9 @@ check_traced() {	# check_traced NAME FLAVOUR LEVEL [MODE]
 	check "$n: memtrace is not running after switch_root" has_tag "$n" "RUNNING no"
 	check "$n: pidfile /run/memtrace.pid removed" has_tag "$n" "PIDFILE no"
 	check "$n: tracefs instance memtrace is gone" has_tag "$n" "INSTANCE no"
-	if [ "$fl" = shell ]; then
-		# nothing mounts tracefs in the shell flavour but memtrace, which unmounts it
+	if [ "$fl" = shell ] || [ "$fl" = itools ]; then
+		# nothing mounts tracefs in the shell flavour (or initramfs-tools) but memtrace,
+		# which unmounts it
 		check "$n: tracefs is not left mounted" has_tag "$n" "TRACEFS_AT_START no"
 	fi
 	# every event memtrace had enabled (the report's list) is off at the top level
@@ -500,7 +723,7 @@ check_untraced() {	# check_untraced NAME FLAVOUR
 	check "$n: memtrace is not running" has_tag "$n" "RUNNING no"
 	check "$n: no tracefs instance memtrace, no event enabled" \
 		eval 'has_tag "$n" "INSTANCE no" && has_tag "$n" "SET_EVENTS 0"'
-	if [ "$2" = shell ]; then
+	if [ "$2" = shell ] || [ "$2" = itools ]; then
 		# not a word about memtrace on the console but the disk init's own lines
 		c=$(grep -v -E "$P|ommand line:" "$W/$n.console" | grep -c memtrace)
 		check "$n: no console line mentions memtrace ($c)" test "$c" = 0
@@ -671,49 +894,146 @@ check_capture() {	# check_capture NAME FLAVOUR
 		test "${sys:-0}" -ge 6144
 }
 
+# ---- a real kdump: panic, kexec -p, the capture kernel traced, makedumpfile
+kdump_common() {	# kdump_common NAME: the first kernel crashed into a traced capture kernel
+	local n=$1 c=$W/$1.console
+	check "$n: the first kernel loaded the capture kernel with kexec -p ($(fact "$n" FIRST)) and crashed (sysrq c)" \
+		eval 'has_tag "$n" "FIRST kexec -p rc=0, kexec_crash_loaded=1" &&
+			grep -q "sysrq: Trigger a crash" "$c"'
+	check "$n: the capture kernel booted in the reservation (elfcorehdr= on its command line)" \
+		grep -q -E 'Command line: .*rd\.memtrace=4 .*elfcorehdr=' "$c"
+	check "$n: memtrace traced the capture kernel (it started there)" \
+		grep -q -E '^memtrace [^ ]+: tracing in /sys/kernel/tracing/instances/memtrace ' "$c"
+}
+
+check_kdump() {	# check_kdump NAME
+	local n=$1 c=$W/$1.console r=$W/$1 memtotal md sys vsz mdrc
+	kdump_common "$n"
+	check "$n: the capture step ran on /proc/vmcore ($(grep -o 'vmcore [0-9]* bytes' "$c" | head -1))" \
+		grep -q -E '@@e2e-hook@@ kdump: capture start, /proc/vmcore [1-9][0-9]* bytes' "$c"
+	check "$n: makedumpfile exited 0 in the capture" \
+		grep -q '@@e2e-hook@@ kdump: makedumpfile rc=0,' "$c"
+	sed -n '/^memtrace [^ ]* report (trigger: SIGTERM, live)/,$p' "$c" > "$r.final"
+	check "$n: kdump_post's stop put memtrace's final report on the console" test -s "$r.final"
+	parse_report "$r.final" "$r"
+	memtotal=$(sed -n 's/.*@@e2e-hook@@ kdump: makedumpfile rc=.*MemTotal: \([0-9]*\) kB.*/\1/p' "$c")
+	memtotal=$(( ${memtotal:-0} / 4 ))
+	md=$(awk '$2 == "makedumpfile" { print $1; exit }' "$r.tasks")
+	check "$n: the report names makedumpfile: peak ${md:-none} pages, between 256 and the capture's MemTotal ($memtotal pages)" \
+		test "${md:-0}" -ge 256 -a "${md:-0}" -le "$memtotal"
+	note "$n: the capture's top tasks: $(head -5 "$r.tasks" | tr '\n' ';')"
+	check "$n: lost events: 0" grep -q -x 'lost events: 0' "$r.final"
+	sys=$(sed -n 's/^system peak: \([0-9]*\) pages.*/\1/p' "$r.final" | head -1)
+	check "$n: the system peak is printed (${sys:-none} pages), at least makedumpfile's, within MemTotal" \
+		test "${sys:-0}" -ge "${md:-1}" -a "${sys:-0}" -le "$memtotal"
+	note "$n: $(grep -m1 '^system peak:' "$r.final")"
+	note "$n: $(grep -o '@@e2e-hook@@ kdump: makedumpfile rc=.*' "$c")"
+	# the dump disk, read with debugfs (no mount)
+	debugfs -R 'ls -l /var/crash' "$W/$n.disk" > "$r.ls" 2>&1
+	debugfs -R "dump /var/crash/vmcore $r.vmcore" "$W/$n.disk" > /dev/null 2>&1
+	debugfs -R "dump /var/crash/memtrace.report $r.report" "$W/$n.disk" > /dev/null 2>&1
+	mdrc=$(debugfs -R 'cat /var/crash/makedumpfile.rc' "$W/$n.disk" 2> /dev/null)
+	vsz=$(stat -c %s "$r.vmcore" 2> /dev/null)
+	check "$n: the vmcore is on the dump disk (${vsz:-no} bytes), a kdump-compressed dump, makedumpfile.rc 0" \
+		eval '[ "${vsz:-0}" -gt 1000000 ] && [ "$(head -c 5 "$r.vmcore")" = KDUMP ] && [ "$mdrc" = 0 ]'
+	makedumpfile --dump-dmesg "$r.vmcore" "$r.dmesg" > /dev/null 2>&1
+	check "$n: the dump holds the crashed kernel's log (makedumpfile --dump-dmesg: 'sysrq: Trigger a crash')" \
+		grep -q 'sysrq: Trigger a crash' "$r.dmesg"
+	parse_report "$r.report" "$r.disk"
+	check "$n: memtrace's report saved next to the dump, the same tasks as on the console" \
+		eval 'test -s "$r.disk.tasks" && cmp -s "$r.tasks" "$r.disk.tasks"'
+	rm -f "$W/$n.disk" "$r.vmcore"
+}
+
+check_kdump_oom() {	# check_kdump_oom NAME
+	local n=$1 c=$W/$1.console killed kill mt last early missing= bogus=
+	kdump_common "$n"
+	killed=$(sed -n 's/.*Out of memory: Killed process \([0-9]*\) .*/\1/p' "$c" | tr '\n' ' ')
+	check "$n: the capture kernel ran out of memory (killed: ${killed:-none})" test -n "$killed"
+	mt=$(sed -n 's/.*memtrace: oom kill of pid \([0-9]*\) .*/\1/p' "$c" | tr '\n' ' ')
+	for kill in $mt; do [[ " $killed " == *" $kill "* ]] || bogus="$bogus $kill"; done
+	check "$n: memtrace's console lines name victims (${mt:-none}), each one the kernel killed${bogus:+ (not killed:$bogus)}" \
+		eval '[ -n "$mt" ] && [ -z "$bogus" ]'
+	# every kill the kernel logged before memtrace's last OOM line has memtrace's line
+	# (the first 11: a summary and its 10 one-line notes, oom.c's OOM_NOTES, in 10 s)
+	last=$(grep -n 'memtrace: oom' "$c" | tail -1 | cut -d: -f1)
+	early=$(head -n "${last:-0}" "$c" | sed -n 's/.*Out of memory: Killed process \([0-9]*\) .*/\1/p' |
+		head -11)
+	for kill in $early; do [[ " $mt " == *" $kill "* ]] || missing="$missing $kill"; done
+	check "$n: each kill before memtrace's last line has its own line (missing:${missing:- none})" \
+		test -z "$missing"
+	check "$n: the OOM summary has the largest tasks" \
+		grep -q -E 'memtrace: oom: pid [0-9]+ \(.*\) holds [0-9]+ pages' "$c"
+	check "$n: ... the largest modules" \
+		grep -q -E 'memtrace: oom: module [a-z0-9_]+ holds [0-9]+ pages' "$c"
+	check "$n: ... the system peak so far" \
+		grep -q -E 'memtrace: oom: -?[0-9]+ pages \([0-9]+ KiB\) above the start now; system peak [0-9]+ pages' "$c"
+	check "$n: ... and the events lost so far" \
+		grep -q -E 'memtrace: oom: [0-9]+ events lost so far' "$c"
+	grep -E 'Out of memory: Killed process|memtrace: oom' "$c" | sed 's/^/      | /' | head -30
+}
+
 # ------------------------------------------------------------ the boots
-if boot shell-md4 shell 512 "rd.memdebug=4 rd.driver.pre=loop e2e.mode=check"; then
-	check_traced shell-md4 shell 4
-fi
-if boot systemd-mt5 systemd 512 "rd.memtrace=5 rd.driver.pre=loop e2e.mode=check"; then
-	check_traced systemd-mt5 systemd 5
-fi
-if boot systemd-bootbuf systemd 512 \
-	"rd.memtrace=4 trace_event=module:module_load,module:module_free e2e.mode=check"; then
-	check_bootbuf systemd-bootbuf
-fi
-if boot shell-killed shell 512 "rd.memtrace=4 e2e.killmt e2e.mode=check"; then
-	check_killed shell-killed
-fi
-if boot shell-ftrace shell 512 \
-	"rd.memtrace=4 trace_event=module:module_load ftrace=function ftrace_filter=vfs_read e2e.mode=check"; then
-	check_ftrace shell-ftrace
-fi
-if boot zram shell 512 "rd.memdebug=5 rd.driver.pre=loop,zram e2e.zram e2e.mode=check"; then
-	check_traced zram shell 5
-	check_zram zram
-fi
-if NOEND=1 boot capture-systemd systemd 512 "rd.memtrace=4 rd.memtrace.kdump e2e.capture"; then
-	check_capture capture-systemd systemd
-fi
-if NOEND=1 boot capture-shell shell 512 "rd.memtrace=4 rd.memtrace.kdump e2e.capture"; then
-	check_capture capture-shell shell
-fi
-if boot shell-md0 shell 512 "rd.memdebug=0 e2e.mode=check"; then
-	check_untraced shell-md0 shell
-fi
-if boot systemd-off systemd 512 "rd.memdebug=4 rd.memtrace=0 e2e.mode=check"; then
-	check_untraced systemd-off systemd
-fi
-if boot systemd-unit systemd 512 "rd.memtrace=0 e2e.unit e2e.mode=check"; then
-	check_unit systemd-unit
-fi
-if boot oom shell 256 "e2e.mode=oom loglevel=4"; then
-	check_oom
-fi
-if SMP=2 boot cpus shell 256 "e2e.mode=cpus"; then
-	check_cpus
-fi
+boots() {
+	# the kdump boots first: the longest
+	if [ -n "$KDUMP_OK" ] && KEEP_DISK=1 NOEND=1 kdump_boot kdump "$KDUMP_CRASH"; then
+		check_kdump kdump
+	fi
+	if [ -n "$KDUMP_OK" ] &&
+		WATCH='memtrace: oom: [0-9]+ events lost so far' kdump_boot kdump-oom "$KDUMP_OOM_CRASH"; then
+		check_kdump_oom kdump-oom
+	fi
+	if [ -n "$ITOOLS_OK" ] && INITRD=$W/initrd-itools.img boot itools-mt4 itools 512 "memtrace=4 e2e.mode=check"; then
+		check_traced itools-mt4 itools 4
+	fi
+	if [ -n "$ITOOLS_OK" ] && INITRD=$W/initrd-itools.img boot itools-off itools 512 "e2e.mode=check"; then
+		check_untraced itools-off itools
+	fi
+	if boot shell-md4 shell 512 "rd.memdebug=4 rd.driver.pre=loop e2e.mode=check"; then
+		check_traced shell-md4 shell 4
+	fi
+	if boot systemd-mt5 systemd 512 "rd.memtrace=5 rd.driver.pre=loop e2e.mode=check"; then
+		check_traced systemd-mt5 systemd 5
+	fi
+	if boot systemd-bootbuf systemd 512 \
+		"rd.memtrace=4 trace_event=module:module_load,module:module_free e2e.mode=check"; then
+		check_bootbuf systemd-bootbuf
+	fi
+	if boot shell-killed shell 512 "rd.memtrace=4 e2e.killmt e2e.mode=check"; then
+		check_killed shell-killed
+	fi
+	if boot shell-ftrace shell 512 \
+		"rd.memtrace=4 trace_event=module:module_load ftrace=function ftrace_filter=vfs_read e2e.mode=check"; then
+		check_ftrace shell-ftrace
+	fi
+	if boot zram shell 512 "rd.memdebug=5 rd.driver.pre=loop,zram e2e.zram e2e.mode=check"; then
+		check_traced zram shell 5
+		check_zram zram
+	fi
+	if NOEND=1 boot capture-systemd systemd 512 "rd.memtrace=4 rd.memtrace.kdump e2e.capture"; then
+		check_capture capture-systemd systemd
+	fi
+	if NOEND=1 boot capture-shell shell 512 "rd.memtrace=4 rd.memtrace.kdump e2e.capture"; then
+		check_capture capture-shell shell
+	fi
+	if boot shell-md0 shell 512 "rd.memdebug=0 e2e.mode=check"; then
+		check_untraced shell-md0 shell
+	fi
+	if boot systemd-off systemd 512 "rd.memdebug=4 rd.memtrace=0 e2e.mode=check"; then
+		check_untraced systemd-off systemd
+	fi
+	if boot systemd-unit systemd 512 "rd.memtrace=0 e2e.unit e2e.mode=check"; then
+		check_unit systemd-unit
+	fi
+	if boot oom shell 256 "e2e.mode=oom loglevel=4"; then
+		check_oom
+	fi
+	if SMP=2 boot cpus shell 256 "e2e.mode=cpus"; then
+		check_cpus
+	fi
+}
+PASS=launch boots
+PASS=collect boots
 
 # ------------------------------------------------------------ fixture mode
 record_fixture() {

@@ -4,7 +4,8 @@
 # line, kill memtrace with SIGKILL in pre-pivot hook 50, before memtrace's own
 # stop hook (99), to prove that the stop hook cleans up after a dead memtrace.
 # e2e.zram: 16 MiB into zram at pre-pivot 30; e2e.capture: a kdump-like capture
-# step at pre-pivot 9999 that ends the boot without switch_root.
+# step at pre-pivot 9999 that ends the boot without switch_root; in a kdump kernel
+# the same hook is the capture step (makedumpfile: installed with MEMTRACE_E2E_KDUMP=1).
 # In the systemd flavour, with MEMTRACE_E2E_UNIT naming a generated copy of the
 # running-system unit: install it as memtrace-watch.service, and pre-pivot hook 40
 # drives it when e2e.unit is on the kernel command line.
@@ -21,6 +22,10 @@ install() {
     inst_multiple -o dd wc reboot modprobe
     inst_hook pre-pivot 30 "$moddir/zram.sh"
     inst_hook pre-pivot 9999 "$moddir/capture.sh"
+    if [ -n "${MEMTRACE_E2E_KDUMP:-}" ]; then
+        inst_multiple makedumpfile stat grep tr mkdir cp sync umount
+        inst_hook cmdline 00 "$moddir/meminfo.sh"
+    fi
     if [ -n "${MEMTRACE_E2E_UNIT:-}" ] && dracut_module_included systemd; then
         inst_simple "$MEMTRACE_E2E_UNIT" "$systemdsystemunitdir/memtrace-watch.service"
         inst_multiple -o journalctl stat head
