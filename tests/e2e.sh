@@ -201,7 +201,10 @@ cc -O2 -Wall -static -o "$R/bin/workload" tests/workload.c || BUILD_OK=
 cc -O2 -Wall -static -o "$R/bin/hog" "$HERE/hog.c" || BUILD_OK=
 # the OOM boot runs the binary under test from the disk: it and the libraries it needs
 cp "$W/memtrace" "$R/usr/sbin/memtrace"
-for lib in $(ldd "$W/memtrace" 2> /dev/null | grep -o '/[^ ]*'); do
+# the kdump-itools boot's root runs makedumpfile, as kdump-tools-dump.service does
+mkdir -p "$R/usr/bin" "$R/var/crash"
+cp /usr/bin/makedumpfile "$R/usr/bin/makedumpfile" || BUILD_OK=
+for lib in $(ldd "$W/memtrace" /usr/bin/makedumpfile 2> /dev/null | grep -o '/[^ ]*' | sort -u); do
 	mkdir -p "$R$(dirname "$lib")"
 	cp -L "$lib" "$R$lib"
 done
@@ -210,9 +213,10 @@ mkdir -p "$R/lib/modules/e2e"
 for m in zsmalloc lzo-rle zram; do
 	f=$(modinfo -k "$KVER" -n "$m" 2> /dev/null) && cp "$f" "$R/lib/modules/e2e/$m.ko"
 done
-truncate -s 48M "$W/root.ext4"
+# (room for a vmcore of about 22 MB: the kdump-itools boot)
+truncate -s 96M "$W/root.ext4"
 mke2fs -q -F -t ext4 -L e2eroot -d "$R" "$W/root.ext4" || BUILD_OK=
-check "root disk built (busybox, init, workload, hog, memtrace + libs)" test -n "$BUILD_OK"
+check "root disk built (busybox, init, workload, hog, memtrace, makedumpfile + libs)" test -n "$BUILD_OK"
 [ -n "$BUILD_OK" ] || finish
 
 # ------------------------------------------------------------ initramfs images
@@ -274,6 +278,10 @@ KDUMP_CMDLINE="console=ttyS0 root=/dev/vda rw rd.memtrace=4 irqpoll nr_cpus=1 re
 # and of the kdump-oom boot (112M: the capture runs out of memory in udev; 96M and less
 # panic while unpacking the initramfs, before any process)
 KDUMP_CRASH=${E2E_KDUMP_CRASH:-128M}
+# kdump-tools' capture command line: the running kernel's less crashkernel=, then its
+# KDUMP_CMDLINE_APPEND (the default, with memtrace=4 as docs/boot.md says); root= the e2e
+# root disk, whose init takes the dump after switch_root (kdump-tools-dump.service)
+ITOOLS_KDUMP_CMDLINE="console=ttyS0 panic=-1 root=/dev/vda rw reset_devices nr_cpus=1 irqpoll usbcore.nousb memtrace=4 e2e.mode=kdumptools"
 KDUMP_OOM_CRASH=${E2E_KDUMP_OOM_CRASH:-112M}
 # Debian's kexec-tools and the libraries it needs, downloaded (never installed on the
 # host: its postinst would set up kexec-load) and kept here
@@ -312,7 +320,6 @@ build_kdump() {
 	cp "$W/initrd-capture.img" "$F/boot/capture.img"
 	install -m 0755 "$HERE/kdump-first.sh" "$F/init"
 	echo "$KDUMP_CMDLINE" > "$F/capture.cmdline"
-	(cd "$F" && find . | cpio -o -H newc --quiet) > "$W/initrd-kdump.img" || return 1
 	# the dump disk: a root dracut accepts (an /sbin/init, never run), /var/crash
 	mkdir -p "$D"/{sbin,proc,sys,dev,var/crash}
 	cp /bin/busybox "$D/sbin/init"
@@ -390,6 +397,14 @@ if [ -n "$KDUMP_OK" ]; then
 	check "kdump: capture initrd (shell flavour, gzip, memtrace, makedumpfile, capture hook), first kernel's initramfs (Debian's kexec and its libraries), dump disk" \
 		built kdump || KDUMP_OK=
 fi
+# the first kernel's initramfs, with the initramfs-tools image as a second capture initrd
+if [ -n "$KDUMP_OK" ]; then
+	if [ -n "$ITOOLS_OK" ]; then
+		cp "$W/initrd-itools.img" "$W/first/boot/itools.img"
+		echo "$ITOOLS_KDUMP_CMDLINE" > "$W/first/itools.cmdline"
+	fi
+	(cd "$W/first" && find . | cpio -o -H newc --quiet) > "$W/initrd-kdump.img" || KDUMP_OK=
+fi
 [ -s "$W/initrd-shell.img" ] && [ -s "$W/initrd-systemd.img" ] || finish
 
 # ------------------------------------------------------------ boot
@@ -407,6 +422,8 @@ BASE_APPEND="console=ttyS0 root=/dev/vda rw panic=-1 rd.shell=0 rd.emergency=pow
 #   NOEND=1      the boot ends in the initramfs (a capture step): no disk init
 #   INITRD=FILE  (default initrd-FLAVOUR.img)   DISK=FILE  (default root.ext4; a copy)
 #   APPEND0=...  the command line before ARGS (default $BASE_APPEND)
+#   CMDLINE_HAS=WORDS  what the disk init's command line must hold (default ARGS; a
+#                kdump boot's disk init runs in the capture kernel)
 #   WATCH=ERE    when the serial console has a line matching ERE, end QEMU 3 s
 #                later (a boot that cannot end by itself, e.g. dracut after an OOM)
 E2E_JOBS=${E2E_JOBS:-2}
@@ -465,10 +482,14 @@ run_qemu() {
 	[ -n "${KEEP_DISK:-}" ] || rm -f "$W/$name.disk"
 }
 
-# kdump_boot NAME CRASHKERNEL: the first kernel (busybox initramfs) crashes into the capture
+# kdump_boot NAME CRASHKERNEL [CAPTURE]: the first kernel (busybox initramfs) crashes
+# into the capture: CAPTURE capture (default: the dracut capture initrd, the dump disk as
+# root) or itools (the mkinitramfs image, the e2e root disk: kdump-tools' way)
 kdump_boot() {
-	INITRD=$W/initrd-kdump.img DISK=$W/dump.ext4 APPEND0="console=ttyS0 panic=-1" \
-		boot "$1" kdump 512 "crashkernel=$2"
+	local disk=$W/dump.ext4
+	[ "${3:-capture}" = capture ] || disk=$W/root.ext4
+	INITRD=$W/initrd-kdump.img DISK=$disk APPEND0="console=ttyS0 panic=-1" \
+		boot "$1" kdump 512 "crashkernel=$2 e2e.kdump=${3:-capture}"
 }
 
 # collect NAME "KERNEL ARGS": wait for the boot, then its console; 0 if it ended well
@@ -499,7 +520,7 @@ collect() {
 		return 1
 	fi
 	if [ "$rc" = 0 ] && grep -qx END "$W/$name.e2e" &&
-		grep -q -F -e "$args" <(fact "$name" CMDLINE); then
+		grep -q -F -e "${CMDLINE_HAS:-$args}" <(fact "$name" CMDLINE); then
 		ok "$name: booted, disk init ran and powered off ($secs s)"
 		return 0
 	fi
@@ -973,6 +994,20 @@ check_kdump_oom() {	# check_kdump_oom NAME
 	grep -E 'Out of memory: Killed process|memtrace: oom' "$c" | sed 's/^/      | /' | head -30
 }
 
+# kdump-tools' way: the capture initrd from mkinitramfs, memtrace=4 on the capture's line,
+# the dump taken after switch_root; memtrace stops at init-bottom (docs/boot.md)
+check_kdump_itools() {	# check_kdump_itools NAME
+	local n=$1 c=$W/$1.console
+	check "$n: the first kernel loaded the initramfs-tools capture initrd with kexec -p and crashed (sysrq c)" \
+		eval 'has_tag "$n" "FIRST kexec -p rc=0, kexec_crash_loaded=1" &&
+			grep -q "sysrq: Trigger a crash" "$c"'
+	check "$n: the capture kernel booted in the reservation (memtrace=4 and elfcorehdr= on its command line)" \
+		grep -q -E 'Command line: .* memtrace=4 .*elfcorehdr=' "$c"
+	check_traced "$n" itools 4
+	check "$n: the root's dump step ran after switch_root: $(fact "$n" KDUMP)" \
+		grep -q -E '^KDUMP makedumpfile rc=0 [1-9][0-9]{6,} bytes' "$W/$n.e2e"
+}
+
 # ------------------------------------------------------------ the boots
 boots() {
 	# the kdump boots first: the longest
@@ -982,6 +1017,14 @@ boots() {
 	if [ -n "$KDUMP_OK" ] &&
 		WATCH='memtrace: oom: [0-9]+ events lost so far' kdump_boot kdump-oom "$KDUMP_OOM_CRASH"; then
 		check_kdump_oom kdump-oom
+	fi
+	# the OOM boot next: under load it is the longest
+	if boot oom shell 256 "e2e.mode=oom loglevel=4"; then
+		check_oom
+	fi
+	if [ -n "$KDUMP_OK" ] && [ -n "$ITOOLS_OK" ] && CMDLINE_HAS="memtrace=4 e2e.mode=kdumptools" \
+		kdump_boot kdump-itools "$KDUMP_CRASH" itools; then
+		check_kdump_itools kdump-itools
 	fi
 	if [ -n "$ITOOLS_OK" ] && INITRD=$W/initrd-itools.img boot itools-mt4 itools 512 "memtrace=4 e2e.mode=check"; then
 		check_traced itools-mt4 itools 4
@@ -1024,9 +1067,6 @@ boots() {
 	fi
 	if boot systemd-unit systemd 512 "rd.memtrace=0 e2e.unit e2e.mode=check"; then
 		check_unit systemd-unit
-	fi
-	if boot oom shell 256 "e2e.mode=oom loglevel=4"; then
-		check_oom
 	fi
 	if SMP=2 boot cpus shell 256 "e2e.mode=cpus"; then
 		check_cpus

@@ -15,6 +15,8 @@
 #   zramrec  the disk's own memtrace --stacks --record while zsmalloc, lzo-rle and
 #            zram are loaded (insmod, from /lib/modules/e2e) and 4 MiB of random
 #            data go into zram; the recording goes over ttyS1 as in fixture
+#   kdumptools  (a kdump capture kernel, initramfs-tools' capture initrd) check, then
+#            the dump, as kdump-tools-dump.service takes it after switch_root
 export PATH=/bin:/sbin:/usr/bin:/usr/sbin
 # switch_root moved /proc, /sys, /dev and /run (with /run/initramfs) here
 [ -e /proc/self ] || mount -t proc proc /proc
@@ -260,8 +262,22 @@ fixture() {
     say "RECORD_SENT $sum $(wc -c < /tmp/fx.tar) bytes"
 }
 
+# kdump-tools-dump.service's step (its MAKEDUMP_ARGS, with -l: faster than -c under TCG)
+kdumptools() {
+    local rc
+    if [ ! -e /proc/vmcore ]; then
+        say "KDUMP no /proc/vmcore"
+        return
+    fi
+    makedumpfile --message-level 6 -l -d 31 /proc/vmcore /var/crash/vmcore > /tmp/mdf.log 2>&1
+    rc=$?
+    say "KDUMP makedumpfile rc=$rc $(stat -c %s /var/crash/vmcore 2> /dev/null) bytes"
+    say_file MDF /tmp/mdf.log
+}
+
 case "$MODE" in
     check) check ;;
+    kdumptools) check; kdumptools ;;
     oom) oom ;;
     fixture) check; fixture ;;
     cpus) cpus ;;

@@ -1,17 +1,22 @@
 #!/bin/busybox sh
 # SPDX-License-Identifier: GPL-2.0-only
 # /init of the first kernel of tests/e2e.sh's kdump boots (a busybox initramfs):
-# load the capture kernel with Debian's kexec -p (the command line from
-# /capture.cmdline, the capture initrd a dracut image with memtrace), then crash
-# the kernel with sysrq c. The capture kernel boots in the crashkernel= reservation.
+# load the capture kernel with Debian's kexec -p, then crash the kernel with sysrq c.
+# The capture kernel boots in the crashkernel= reservation. e2e.kdump=NAME on the
+# command line picks the capture initrd, /boot/NAME.img, and its command line,
+# /NAME.cmdline: capture (default: a dracut image) or itools (an mkinitramfs image).
 /bin/busybox --install -s /bin
 mount -t proc proc /proc
 mount -t sysfs sys /sys
 mount -t devtmpfs dev /dev
 P=@@e2e@@
-echo "$P FIRST crashkernel $(cat /sys/kernel/kexec_crash_size) bytes"
+K=capture
+for a in $(cat /proc/cmdline); do
+	case $a in e2e.kdump=*) K=${a#e2e.kdump=} ;; esac
+done
+echo "$P FIRST crashkernel $(cat /sys/kernel/kexec_crash_size) bytes, capture initrd $K"
 export LD_LIBRARY_PATH=/usr/lib/x86_64-linux-gnu:/lib/x86_64-linux-gnu
-/sbin/kexec -p /boot/vmlinuz --initrd=/boot/capture.img --append="$(cat /capture.cmdline)"
+/sbin/kexec -p /boot/vmlinuz --initrd="/boot/$K.img" --append="$(cat "/$K.cmdline")"
 rc=$?
 echo "$P FIRST kexec -p rc=$rc, kexec_crash_loaded=$(cat /sys/kernel/kexec_crash_loaded)"
 if [ "$rc" = 0 ]; then
