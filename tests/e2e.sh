@@ -377,7 +377,14 @@ build_bg shell build_initrd shell 'bash kernel-modules rootfs-block memtrace mem
 build_bg systemd build_initrd systemd \
 	'systemd systemd-initrd dracut-systemd kernel-modules rootfs-block memtrace memtrace-e2e'
 KDUMP_OK=
-if [ -z "${E2E_ONLY:-}" ] || [[ kdump =~ $E2E_ONLY ]] || [[ kdump-oom =~ $E2E_ONLY ]]; then
+# wanted NAME...: one of these boots is to run (E2E_ONLY)
+wanted() {
+	local b
+	[ -z "${E2E_ONLY:-}" ] && return 0
+	for b; do [[ $b =~ $E2E_ONLY ]] && return 0; done
+	return 1
+}
+if wanted kdump kdump-oom kdump-itools; then
 	build_bg kdump build_kdump
 	KDUMP_OK=1
 fi
@@ -385,7 +392,7 @@ check "dracut: shell-flavour image with the memtrace module (cmdline 00, pre-piv
 check "dracut: systemd-flavour image with the memtrace module (unit in sysinit.target, pre-pivot 99)" \
 	built systemd
 ITOOLS_OK=
-if [ -z "${E2E_ONLY:-}" ] || [[ itools-mt4 =~ $E2E_ONLY ]] || [[ itools-off =~ $E2E_ONLY ]]; then
+if wanted itools-mt4 itools-off kdump-itools; then
 	build_bg itools build_itools
 	ITOOLS_OK=1
 fi
