@@ -204,7 +204,8 @@ cp "$W/memtrace" "$R/usr/sbin/memtrace"
 # the kdump-itools boot's root runs makedumpfile, as kdump-tools-dump.service does
 mkdir -p "$R/usr/bin" "$R/var/crash"
 cp /usr/bin/makedumpfile "$R/usr/bin/makedumpfile" || BUILD_OK=
-for lib in $(ldd "$W/memtrace" /usr/bin/makedumpfile 2> /dev/null | grep -o '/[^ ]*' | sort -u); do
+for lib in $(ldd "$W/memtrace" /usr/bin/makedumpfile 2> /dev/null | grep -o '/[^ ]*' | grep -v ':$' |
+	sort -u); do
 	mkdir -p "$R$(dirname "$lib")"
 	cp -L "$lib" "$R$lib"
 done
