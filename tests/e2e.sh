@@ -369,7 +369,7 @@ built() {
 	local rc secs
 	wait "${BUILDER[$1]}"
 	unset "RUNNER[build-$1]"
-	read -r rc secs < "$W/build-$1.rc" || { rc=255 secs=?; }
+	read -r rc secs < "$W/build-$1.rc" || { rc=255 secs='?'; }
 	TIMINGS+=("build $1: $secs s")
 	cat "$W/build-$1.out"
 	[ "$rc" = 0 ]
@@ -509,7 +509,7 @@ collect() {
 	fi
 	wait "${RUNNER[$name]}"
 	unset "RUNNER[$name]"
-	read -r rc secs < "$W/$name.rc" || { rc=255 secs=?; }
+	read -r rc secs < "$W/$name.rc" || { rc=255 secs='?'; }
 	TIMINGS+=("boot $name: $secs s (qemu exit $rc)")
 	tr -d '\r' < "$W/$name.serial" > "$W/$name.console"
 	sed -n "s/^.*$P //p" "$W/$name.console" > "$W/$name.e2e"
@@ -975,7 +975,7 @@ check_kdump() {	# check_kdump NAME
 }
 
 check_kdump_oom() {	# check_kdump_oom NAME
-	local n=$1 c=$W/$1.console killed kill mt last early missing= bogus=
+	local n=$1 c=$W/$1.console killed kill mt last early missing='' bogus=''
 	kdump_common "$n"
 	killed=$(sed -n 's/.*Out of memory: Killed process \([0-9]*\) .*/\1/p' "$c" | tr '\n' ' ')
 	check "$n: the capture kernel ran out of memory (killed: ${killed:-none})" test -n "$killed"

@@ -1,4 +1,5 @@
 #!/bin/busybox sh
+# shellcheck shell=dash
 # SPDX-License-Identifier: GPL-2.0-only
 # /init of the first kernel of tests/e2e.sh's kdump boots (a busybox initramfs):
 # load the capture kernel with Debian's kexec -p, then crash the kernel with sysrq c.
