@@ -14,7 +14,7 @@
 #   KEEP_WORK=1          keep the work directory (serial logs, images)
 #   E2E_ONLY=REGEX       only the boots whose names match (while debugging one)
 #   E2E_NO_APT=1         never apt-get install what is missing (SKIP instead)
-#   E2E_BOOT_TIMEOUT=S   per boot (default 240)
+#   E2E_BOOT_TIMEOUT=S   per boot (default 360: the oom boot took 240 s at host load 5)
 #   E2E_JOBS=N           boots at a time (default 2)
 #   E2E_KDUMP_CRASH=SIZE      crashkernel= of the kdump boot (default 128M)
 #   E2E_KDUMP_OOM_CRASH=SIZE  crashkernel= of the kdump-oom boot (default 112M)
@@ -69,7 +69,7 @@ cd "$(dirname "$0")/.." || exit 1
 REPO=$PWD
 HERE=$REPO/tests/e2e
 MT_SRC=${MEMTRACE:-$REPO/memtrace}
-BOOT_TIMEOUT=${E2E_BOOT_TIMEOUT:-240}
+BOOT_TIMEOUT=${E2E_BOOT_TIMEOUT:-360}
 FIXTURE_DIR=${E2E_RECORD_FIXTURE:-}
 P='@@e2e@@'
 
