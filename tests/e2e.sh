@@ -76,7 +76,7 @@ P='@@e2e@@'
 pass=0 fail=0
 ok() { pass=$((pass + 1)); echo "PASS: $*"; }
 bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
-check() { local name=$1; shift; if "$@"; then ok "$name"; else bad "$name"; fi; }
+check() { local name=$1; shift; if "$@"; then ok "$name"; else bad "$name"; return 1; fi; }
 note() { echo "      $*"; }
 finish() {
 	[ -n "${KEEP_WORK:-}" ] && [ -n "${W:-}" ] && echo "work dir kept: $W"
@@ -933,15 +933,19 @@ check_capture() {	# check_capture NAME FLAVOUR
 }
 
 # ---- a real kdump: panic, kexec -p, the capture kernel traced, makedumpfile
-kdump_common() {	# kdump_common NAME: the first kernel crashed into a traced capture kernel
-	local n=$1 c=$W/$1.console
+kdump_crashed() {	# kdump_crashed NAME ERE: the first kernel crashed into a capture kernel
+	local n=$1 c=$W/$1.console	# whose command line has ERE (its memtrace level)
 	check "$n: the first kernel loaded the capture kernel with kexec -p ($(fact "$n" FIRST)) and crashed (sysrq c)" \
 		eval 'has_tag "$n" "FIRST kexec -p rc=0, kexec_crash_loaded=1" &&
 			grep -q "sysrq: Trigger a crash" "$c"'
 	check "$n: the capture kernel booted in the reservation (elfcorehdr= on its command line)" \
-		grep -q -E 'Command line: .*rd\.memtrace=4 .*elfcorehdr=' "$c"
-	check "$n: memtrace traced the capture kernel (it started there)" \
-		grep -q -E '^memtrace [^ ]+: tracing in /sys/kernel/tracing/instances/memtrace ' "$c"
+		grep -q -E "Command line: .*$2 .*elfcorehdr=" "$c"
+}
+
+kdump_common() {	# kdump_common NAME: the first kernel crashed into a traced capture kernel
+	kdump_crashed "$1" 'rd\.memtrace=4'
+	check "$1: memtrace traced the capture kernel (it started there)" \
+		grep -q -E '^memtrace [^ ]+: tracing in /sys/kernel/tracing/instances/memtrace ' "$W/$1.console"
 }
 
 check_kdump() {	# check_kdump NAME
@@ -1019,12 +1023,8 @@ check_kdump_oom() {	# check_kdump_oom NAME
 # kdump-tools' way: the capture initrd from mkinitramfs, memtrace=4 on the capture's line,
 # the dump taken after switch_root; memtrace stops at init-bottom (docs/boot.md)
 check_kdump_itools() {	# check_kdump_itools NAME
-	local n=$1 c=$W/$1.console
-	check "$n: the first kernel loaded the initramfs-tools capture initrd with kexec -p and crashed (sysrq c)" \
-		eval 'has_tag "$n" "FIRST kexec -p rc=0, kexec_crash_loaded=1" &&
-			grep -q "sysrq: Trigger a crash" "$c"'
-	check "$n: the capture kernel booted in the reservation (memtrace=4 and elfcorehdr= on its command line)" \
-		grep -q -E 'Command line: .* memtrace=4 .*elfcorehdr=' "$c"
+	local n=$1
+	kdump_crashed "$n" ' memtrace=4'
 	check_traced "$n" itools 4
 	check "$n: the root's dump step ran after switch_root: $(fact "$n" KDUMP)" \
 		grep -q -E '^KDUMP makedumpfile rc=0 [1-9][0-9]{6,} bytes' "$W/$n.e2e"
