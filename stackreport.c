@@ -415,14 +415,17 @@ static void json_stack(struct out *o, const struct stacks *sk, const struct ksym
 		       const struct pick *p)
 {
 	const uint64_t *f = stacks_frames(sk, p->sid);
-	uint32_t i;
+	uint32_t i, n = sk->st[p->sid].nframes, lo = 0;
 
+	/* the innermost frames are the tracing machinery's own: left out, as in the text */
+	while (lo + 1 < n && tracing_frame(k, f[lo]))
+		lo++;
 	out_puts(o, "{\"frames\":[");
-	for (i = 0; i < sk->st[p->sid].nframes; i++) {
+	for (i = lo; i < n; i++) {
 		uint64_t off = 0;
 		const char *name = ksyms_name(k, f[i], &off), *mod = name ? strchr(name, ' ') : NULL;
 
-		out_puts(o, i ? ",{\"symbol\":" : "{\"symbol\":");
+		out_puts(o, i > lo ? ",{\"symbol\":" : "{\"symbol\":");
 		if (name) {
 			out_puts(o, "\"");
 			escape_json(o, name, mod ? (size_t)(mod - name) : strlen(name));
@@ -440,8 +443,8 @@ static void json_stack(struct out *o, const struct stacks *sk, const struct ksym
 		}
 		out_printf(o, ",\"offset\":%" PRIu64 "}", name ? off : 0);
 	}
-	out_printf(o, "],\"truncated\":%s,\"current_pages\":%lld,\"peak_pages\":%lld}",
-		   sk->st[p->sid].truncated ? "true" : "false", (long long)p->cur,
+	out_printf(o, "],\"tracing_frames_left_out\":%u,\"truncated\":%s,\"current_pages\":%lld,"
+		   "\"peak_pages\":%lld}", lo, sk->st[p->sid].truncated ? "true" : "false", (long long)p->cur,
 		   (long long)p->peak);
 }
 

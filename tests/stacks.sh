@@ -81,6 +81,18 @@ fixture_test() {
 		test "$(json "$T/zram.json" 'any(f["symbol"] == "zs_malloc" and f["module"] == "zsmalloc" and isinstance(f["offset"], int) for s in [m for m in d["modules"] if m["name"] == "zsmalloc"][0]["stacks"] for f in s["frames"])')" = True
 	check "zram JSON: a stack's pages: current_pages and peak_pages; tasks[].stacks[] too" \
 		test "$(json "$T/zram.json" 'all("current_pages" in s and "peak_pages" in s for m in d["modules"] for s in m.get("stacks", [])) and any(t.get("stacks") for t in d["tasks"])')" = True
+	# issue 24: the JSON's frames are the text's: the tracing machinery's own innermost
+	# frames left out in both, and counted in the JSON
+	check "zram JSON: no tracing machinery frame in any stack; each says how many it left out" \
+		test "$(json "$T/zram.json" 'not any(f["symbol"].startswith(("trace_event_raw_event_", "__traceiter_", "perf_trace_")) for m in d["modules"] + d["tasks"] for s in m.get("stacks", []) for f in s["frames"]) and all(isinstance(s["tracing_frames_left_out"], int) for m in d["modules"] + d["tasks"] for s in m.get("stacks", []))')" = True
+	"$MT" --replay "$FX" -n 5 > "$T/zram5.txt" 2> /dev/null
+	tid=$(sed -n 's/^STACKS OF TASK \([0-9]*\) .*/\1/p' "$T/zram5.txt" | head -1)
+	sed -n "/^STACKS OF TASK $tid /,/^\$/p" "$T/zram5.txt" | sed -n '2,$p' |
+		awk 'NF == 0 { print "-"; next } NF == 3 { print "-"; print $3; next } { print $1 }' |
+		grep -v '^(more' | sed '1{/^-$/d}' > "$T/text.frames"
+	json "$T/zram.json" '"\n".join("\n".join(f["symbol"] + "+0x%x" % f["offset"] for f in reversed(s["frames"])) + "\n-" for t in d["tasks"] if t["pid"] == '"${tid:-0}"' for s in t["stacks"])' > "$T/json.frames"
+	check "zram JSON: task $tid's stacks have the text report's frames, in its order reversed ($(grep -c . "$T/json.frames") lines)" \
+		eval '[ -n "$tid" ] && [ "$(grep -c . "$T/json.frames")" -ge 10 ] && cmp -s <(grep -v "^-$" "$T/text.frames") <(grep -v "^-$" "$T/json.frames")'
 	check "zram JSON: stacks_info: no unpaired allocation, nothing not kept" \
 		test "$(json "$T/zram.json" '(d["stacks_info"]["unpaired_allocs"], d["stacks_info"]["not_kept"], d["stacks_info"]["stacks"] > 0)')" = "(0, 0, True)"
 
@@ -136,6 +148,9 @@ live_test() {
 	"$MT" --replay "$T/rec" -n 30 > "$T/replay.log" 2>&1
 	check "live --stacks --record: --replay prints the same task stacks (memtrace.kallsyms)" \
 		cmp -s <(sed -n '/^STACKS OF TASK/,/^$/p' "$T/stk.log") <(sed -n '/^STACKS OF TASK/,/^$/p' "$T/replay.log")
+	"$MT" --replay "$T/rec" -n 30 -f json > "$T/replay.json" 2> /dev/null
+	check "live --stacks: the JSON's stacks leave the tracing frames out too, and count them ($(json "$T/replay.json" 'max(s["tracing_frames_left_out"] for t in d["tasks"] for s in t.get("stacks", []))') at most)" \
+		test "$(json "$T/replay.json" 'not any(f["symbol"].startswith(("trace_event_raw_event_", "__traceiter_", "perf_trace_")) for t in d["tasks"] for s in t.get("stacks", []) for f in s["frames"]) and any(s["tracing_frames_left_out"] >= 1 for t in d["tasks"] for s in t.get("stacks", []))')" = True
 	check "live --stacks --record: the recording has the kallsyms lines it needs" \
 		test -s "$T/rec/memtrace.kallsyms"
 	after=$(tfs_state)
