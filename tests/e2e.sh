@@ -147,6 +147,8 @@ VMLINUZ=/boot/vmlinuz-$KVER
 command -v systemd-udevd > /dev/null || [ -x /lib/systemd/systemd-udevd ] ||
 	skip_all "udev (systemd-udevd) is not installed"
 
+E2E_JOBS=${E2E_JOBS:-2}
+[[ $E2E_JOBS =~ ^[1-9][0-9]?$ ]] || { bad "E2E_JOBS=$E2E_JOBS: boots at a time, 1 to 99"; finish; }
 if [ ! -x "$MT_SRC" ]; then
 	bad "no memtrace binary at $MT_SRC (run make memtrace first)"
 	finish
@@ -156,16 +158,18 @@ fi
 W=$(mktemp -d /tmp/memtrace-e2e.XXXXXX)
 # the boots' runners (subshells, one per boot: see launch), by boot name
 declare -A RUNNER=()
-kill_qemu() {	# end every boot still running: its runner, then timeout(1) and QEMU
-	local pid c f
-	for f in "${RUNNER[@]}"; do kill "$f" 2> /dev/null; done
-	for f in "$W"/*.timeout.pid "$W"/*.qemu.pid; do
-		[ -r "$f" ] || continue
-		read -r pid < "$f" || continue
-		c=$(cat "/proc/$pid/comm" 2> /dev/null)
-		case $c in timeout | qemu-system-x86) kill -KILL "$pid" ;; esac
-		rm -f "$f"
-	done
+# kill_tree PID: TERM PID and everything under it, the innermost first (timeout(1) puts
+# itself in a process group of its own, so a group kill would miss QEMU)
+kill_tree() {
+	local c
+	for c in $(pgrep -P "$1"); do kill_tree "$c"; done
+	kill "$1" 2> /dev/null
+}
+kill_qemu() {	# end every boot and image build still running: runners, builders, theirs
+	local j
+	# only our own jobs not yet reaped: a runner waited for earlier has no pid of ours
+	# any more (the number may be another process's by now)
+	for j in $(jobs -p); do kill_tree "$j"; done
 }
 cleanup() {
 	kill_qemu
@@ -287,17 +291,27 @@ KDUMP_OOM_CRASH=${E2E_KDUMP_OOM_CRASH:-112M}
 # Debian's kexec-tools and the libraries it needs, downloaded (never installed on the
 # host: its postinst would set up kexec-load) and kept here
 KEXEC_CACHE=$HERE/cache
+# fetch_kexec: apt-get download kexec-tools and those of its dependencies (the Xen
+# libraries) this host lacks, whether or not kexec-tools itself is installed here
+fetch_kexec() {
+	local p deps=()
+	for p in $(apt-cache depends --recurse --no-recommends --no-suggests --no-conflicts \
+		--no-breaks --no-replaces --no-enhances --no-pre-depends kexec-tools |
+		sed -n 's/^ *Depends: \(lib[^<: ]*\)$/\1/p' | sort -u); do
+		dpkg-query -W -f '${Status}' "$p" 2> /dev/null | grep -q 'ok installed' || deps+=("$p")
+	done
+	mkdir -p "$KEXEC_CACHE" &&
+		(cd "$KEXEC_CACHE" && apt-get download kexec-tools "${deps[@]}")
+}
 build_kdump() {
 	local x=$W/kexec-x F=$W/first D=$W/dumptree l dst
 	COMPRESS=gzip MEMTRACE_E2E_KDUMP=1 build_initrd capture \
 		'bash kernel-modules rootfs-block memtrace memtrace-e2e' || return 1
 	if ! ls "$KEXEC_CACHE"/kexec-tools_*.deb > /dev/null 2>&1; then
-		mkdir -p "$KEXEC_CACHE/partial"
-		apt-get install -y -qq --download-only --no-install-recommends \
-			-o Dir::Cache::archives="$KEXEC_CACHE" kexec-tools > "$W/kexec-apt.log" 2>&1 ||
-			{ apt-get update -qq > /dev/null 2>&1
-			  apt-get install -y -qq --download-only --no-install-recommends \
-				-o Dir::Cache::archives="$KEXEC_CACHE" kexec-tools > "$W/kexec-apt.log" 2>&1; } ||
+		[ -z "${E2E_NO_APT:-}" ] ||
+			{ echo "      E2E_NO_APT: kexec-tools not in $KEXEC_CACHE, not downloaded"; return 1; }
+		fetch_kexec > "$W/kexec-apt.log" 2>&1 ||
+			{ apt-get update -qq > /dev/null 2>&1; fetch_kexec > "$W/kexec-apt.log" 2>&1; } ||
 			{ echo "      kexec-tools could not be downloaded:"; tail -5 "$W/kexec-apt.log"; return 1; }
 	fi
 	mkdir -p "$x"
@@ -437,7 +451,6 @@ BASE_APPEND="console=ttyS0 root=/dev/vda rw panic=-1 rd.shell=0 rd.emergency=pow
 #                in the oom and cpus boots; cpus has two vCPUs)
 #   WATCH=ERE    when the serial console has a line matching ERE, end QEMU 3 s
 #                later (a boot that cannot end by itself, e.g. dracut after an OOM)
-E2E_JOBS=${E2E_JOBS:-2}
 boot() {
 	case ${PASS:-} in
 	launch) launch "$@"; return 1 ;;
@@ -522,10 +535,15 @@ collect() {
 	TIMINGS+=("boot $name: $secs s (qemu exit $rc)")
 	tr -d '\r' < "$W/$name.serial" > "$W/$name.console"
 	sed -n "s/^.*$P //p" "$W/$name.console" > "$W/$name.e2e"
-	if [ -n "${NOEND:-}" ] && [ "$rc" = 0 ]; then
+	if [ -n "${NOEND:-}" ] && [ "$rc" = 0 ] && grep -q -E "${NOEND_DONE:-.}" "$W/$name.console"; then
 		# a boot that ends in the initramfs (a capture step): its console is all there is
-		ok "$name: booted, ended in the initramfs, qemu exited 0 ($secs s)"
+		ok "$name: booted, ended in the initramfs${NOEND_DONE:+ after /$NOEND_DONE/}, qemu exited 0 ($secs s)"
 		return 0
+	fi
+	if [ -n "${NOEND:-}" ]; then
+		bad "$name: the initramfs did not end its step${NOEND_DONE:+ (no /$NOEND_DONE/)} (qemu exit $rc after $secs s); console tail:"
+		tail -25 "$W/$name.console" | sed 's/^/      | /'
+		return 1
 	fi
 	if [ -n "${WATCH:-}" ]; then
 		if [ -s "$W/$name.watch" ]; then
@@ -984,7 +1002,7 @@ check_kdump() {	# check_kdump NAME
 	parse_report "$r.report" "$r.disk"
 	check "$n: memtrace's report saved next to the dump, the same tasks as on the console" \
 		eval 'test -s "$r.disk.tasks" && cmp -s "$r.tasks" "$r.disk.tasks"'
-	rm -f "$W/$n.disk" "$r.vmcore"
+	[ -n "${KEEP_WORK:-}" ] || rm -f "$W/$n.disk" "$r.vmcore"	# 512 MiB, 22 MB
 }
 
 check_kdump_oom() {	# check_kdump_oom NAME
@@ -1033,7 +1051,8 @@ check_kdump_itools() {	# check_kdump_itools NAME
 # ------------------------------------------------------------ the boots
 boots() {
 	# the kdump boots first: the longest
-	if [ -n "$KDUMP_OK" ] && KEEP_DISK=1 NOEND=1 kdump_boot kdump "$KDUMP_CRASH"; then
+	if [ -n "$KDUMP_OK" ] && KEEP_DISK=1 NOEND=1 NOEND_DONE="@@e2e-hook@@ kdump: capture done" \
+		kdump_boot kdump "$KDUMP_CRASH"; then
 		check_kdump kdump
 	fi
 	if [ -n "$KDUMP_OK" ] &&
