@@ -98,24 +98,26 @@ replays() {
 
 [ $# -gt 0 ] || { echo "usage: $0 ARCH..." >&2; exit 2; }
 [ -x ./memtrace ] || { echo "not ok - ./memtrace (this machine's) is not built"; exit 1; }
-t0=$SECONDS
-for a in "$@"; do
+# one_arch ARCH: its lines in $OUT/ARCH.out, and pass, fail or skip in $OUT/ARCH.result
+one_arch() {
+	local a=$1 miss s b rc
+	exec > "$OUT/$a.out" 2>&1
 	if ! triplet "$a" > /dev/null; then
 		echo "not ok - $a: not an architecture this knows (s390x arm64 armhf i386)"
-		fail=$((fail + 1))
-		continue
+		echo fail > "$OUT/$a.result"
+		return
 	fi
 	miss=$(missing "$a")
 	if [ -n "$miss" ]; then
 		echo "SKIP: $a: $miss"
-		skip=$((skip + 1))
-		continue
+		echo skip > "$OUT/$a.result"
+		return
 	fi
 	s=$SECONDS
 	if ! $MAKE --no-print-directory "build/cross/$a/unit"; then
 		echo "not ok - $a: build/cross/$a/unit does not build"
-		fail=$((fail + 1))
-		continue
+		echo fail > "$OUT/$a.result"
+		return
 	fi
 	b=$((SECONDS - s))
 	# Check forks per test: the emulated tests take longer than native ones
@@ -130,11 +132,24 @@ for a in "$@"; do
 	if ! replays "$a"; then
 		rc=1
 	fi
-	if [ $rc = 0 ]; then
-		pass=$((pass + 1))
-	else
-		fail=$((fail + 1))
-	fi
+	if [ $rc = 0 ]; then echo pass; else echo fail; fi > "$OUT/$a.result"
+}
+
+# CROSS_JOBS architectures at a time (default: one per CPU; each emulator keeps one busy),
+# each one's lines printed together, in the order given
+t0=$SECONDS
+OUT=$(mktemp -d) || exit 2
+trap 'rm -rf "$OUT"' EXIT
+. tests/lib.sh			# on_cpus (its counters are not used here)
+pass=0 fail=0 skip=0
+on_cpus "${CROSS_JOBS:-$(nproc)}" one_arch "$@"
+for a in "$@"; do
+	cat "$OUT/$a.out" 2> /dev/null
+	case $(cat "$OUT/$a.result" 2> /dev/null) in
+	pass) pass=$((pass + 1)) ;;
+	skip) skip=$((skip + 1)) ;;
+	*) fail=$((fail + 1)) ;;
+	esac
 done
 echo "check-cross: $((SECONDS - t0))s in all"
 if [ $skip -gt 0 ] && [ $pass = 0 ] && [ $fail = 0 ]; then
