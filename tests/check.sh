@@ -8,7 +8,7 @@
 # output passes through as it is; its last summary line is taken: "N passed, N failed,
 # N skipped" (", N skipped" may be missing: 0) or Check's "P%: Checks: N, Failures: F,
 # Errors: E" (N-F-E passed, F+E failed). Every suite runs, whatever the one before did.
-# At the end a line per suite, then the total over all of them, last:
+# At the end a line per suite (with the seconds it took), then the total over all of them, last:
 #
 #   total over N suites:
 #   N passed, N failed, N skipped
@@ -25,8 +25,10 @@ P=0 F=0 S=0 bad_suites=0
 lines=()
 
 for cmd in "$@"; do
+	t=$SECONDS
 	bash -c "$cmd" 2>&1 | tee "$out"
 	rc=${PIPESTATUS[0]}
+	t=$((SECONDS - t))
 	name=${cmd##* }
 	name=${name##*/}
 	p='' f='' s=0
@@ -38,17 +40,17 @@ for cmd in "$@"; do
 		p=$((BASH_REMATCH[1] - f))
 	fi
 	if [ -z "$p" ]; then
-		lines+=("$(printf '%-16s exit %d, no summary line: counted as 1 failed' "$name" "$rc")")
+		lines+=("$(printf '%-16s exit %d, no summary line: counted as 1 failed; %d s' "$name" "$rc" "$t")")
 		p=0 f=1
 		bad_suites=$((bad_suites + 1))
 	elif [ "$rc" != 0 ] && [ "$f" = 0 ]; then
-		lines+=("$(printf '%-16s %s passed, %s failed, %s skipped; exit %d: counted as 1 failed' \
-			"$name" "$p" "$f" "$s" "$rc")")
+		lines+=("$(printf '%-16s %s passed, %s failed, %s skipped; exit %d: counted as 1 failed; %d s' \
+			"$name" "$p" "$f" "$s" "$rc" "$t")")
 		f=1
 		bad_suites=$((bad_suites + 1))
 	else
-		lines+=("$(printf '%-16s %s passed, %s failed, %s skipped%s' "$name" "$p" "$f" "$s" \
-			"$([ "$f" = 0 ] || echo "  <- FAILED")")")
+		lines+=("$(printf '%-16s %s passed, %s failed, %s skipped; %d s%s' "$name" "$p" "$f" "$s" \
+			"$t" "$([ "$f" = 0 ] || echo "  <- FAILED")")")
 		[ "$f" = 0 ] || bad_suites=$((bad_suites + 1))
 	fi
 	P=$((P + p)) F=$((F + f)) S=$((S + s))
@@ -58,6 +60,6 @@ echo
 echo "== make check: $# suites${MEMTRACE_NO_SKIP:+ (MEMTRACE_NO_SKIP=$MEMTRACE_NO_SKIP: a live part skipped is a failure)}"
 printf '   %s\n' "${lines[@]}"
 [ "$bad_suites" = 0 ] && of='' || of=", $bad_suites of them failed"
-echo "total over $# suites$of:"
+echo "total over $# suites$of, $SECONDS s:"
 echo "$P passed, $F failed, $S skipped"
 [ "$F" = 0 ]
