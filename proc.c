@@ -67,6 +67,19 @@ int proc_parse_meminfo(const char *text, size_t len, uint64_t *avail_kib, uint64
 	return 0;
 }
 
+int proc_parse_mem(const char *text, size_t len, struct proc_mem *m)
+{
+	*m = (struct proc_mem){ 0 };
+	if (!meminfo_value(text, len, "MemTotal:", &m->total_kib) ||
+	    !meminfo_value(text, len, "MemFree:", &m->free_kib) || m->free_kib > m->total_kib) {
+		*m = (struct proc_mem){ 0 };
+		return -1;
+	}
+	if (!meminfo_value(text, len, "MemAvailable:", &m->avail_kib))
+		m->avail_kib = 0;
+	return 0;
+}
+
 int proc_parse_stat(const char *text, size_t len, int32_t *ppid, uint64_t *flags)
 {
 	const char *end = text + len, *p = NULL, *q;
@@ -279,6 +292,20 @@ int proc_meminfo(const char *proc_root, uint64_t *avail_kib, uint64_t *total_kib
 	if (n < 0)
 		return (int)n;
 	return proc_parse_meminfo(buf, (size_t)n, avail_kib, total_kib) ? -EINVAL : 0;
+}
+
+int proc_mem(const char *proc_root, struct proc_mem *m)
+{
+	char path[256], buf[4096];
+	ssize_t n;
+
+	*m = (struct proc_mem){ 0 };
+	if (path_fmt(path, sizeof(path), "%s/meminfo", proc_root))
+		return -ENAMETOOLONG;
+	n = read_file(path, buf, sizeof(buf));
+	if (n < 0)
+		return (int)n;
+	return proc_parse_mem(buf, (size_t)n, m) ? -EINVAL : 0;
 }
 
 uint64_t proc_max_pfn(const char *proc_root)

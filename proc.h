@@ -18,6 +18,14 @@ int proc_parse_stat(const char *text, size_t len, int32_t *ppid, uint64_t *flags
 /* "MemTotal:" and "MemAvailable:" of /proc/meminfo, in KiB */
 int proc_parse_meminfo(const char *text, size_t len, uint64_t *avail_kib, uint64_t *total_kib);
 
+/* /proc/meminfo's MemTotal, MemFree and MemAvailable in KiB (total 0: not known) */
+struct proc_mem {
+	uint64_t total_kib, free_kib;
+	uint64_t avail_kib;		/* 0 on a kernel without MemAvailable (before 3.14) */
+};
+/* MemTotal and MemFree are needed (-1 without them, and zeroes), MemAvailable is not */
+int proc_parse_mem(const char *text, size_t len, struct proc_mem *m);
+
 /*
  * A CPU list as /sys/devices/system/cpu/online says it ("0-3,8,10-11"): bit N
  * of @mask set for each CPU N below @nbits listed (an empty list is none).
@@ -50,6 +58,9 @@ int proc_read_comm(const char *proc_root, int32_t tid, char *buf, size_t size, s
 
 /* MemAvailable and MemTotal from /proc/meminfo in KiB; 0 or -errno. */
 int proc_meminfo(const char *proc_root, uint64_t *avail_kib, uint64_t *total_kib);
+
+/* proc_parse_mem() of @proc_root/meminfo; 0 or -errno (-EINVAL: malformed) */
+int proc_mem(const char *proc_root, struct proc_mem *m);
 
 /* Largest page frame number + 1, from /proc/zoneinfo; 0 if unknown. */
 uint64_t proc_max_pfn(const char *proc_root);

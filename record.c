@@ -393,6 +393,9 @@ int record_write_meta(const char *dir, const struct meta *m, const struct reader
 	out_printf(&o, "\ninitmod %" PRIu64 " %" PRIu64 "\nrename_events %d\nuptime %.3f\n"
 		   "self_pid %d\n", m->initmod_start, m->initmod_end, m->rename_events ? 1 : 0,
 		   m->uptime_s, (int)m->self_pid);
+	if (m->mem_start.total_kib)	/* KiB: MemTotal MemFree MemAvailable */
+		out_printf(&o, "mem_start %" PRIu64 " %" PRIu64 " %" PRIu64 "\n",
+			   m->mem_start.total_kib, m->mem_start.free_kib, m->mem_start.avail_kib);
 	for (i = 0; r && i < r->ncpus; i++)
 		out_printf(&o, "cpu_lost %d %" PRIu64 "\n", r->cpus[i].cpu, r->cpus[i].stats_lost);
 	if (m->boot_used)
@@ -526,6 +529,12 @@ static void meta_line(char *line, void *p)
 		c->m->uptime_s = d;
 	else if (sscanf(line, "self_pid %llu", &a) == 1 && a <= INT32_MAX)
 		c->m->self_pid = (int32_t)a;
+	else if (sscanf(line, "mem_start %llu %llu %llu", &a, &b, &v[0]) == 3 && a &&
+		 a < (1ull << 50) && b <= a && v[0] <= a) {
+		c->m->mem_start.total_kib = a;
+		c->m->mem_start.free_kib = b;
+		c->m->mem_start.avail_kib = v[0];
+	}
 	else if (sscanf(line, "cpu_lost %d %llu", &cpu, &a) == 2) {
 		for (i = 0; c->r && i < c->r->ncpus; i++)
 			if (c->r->cpus[i].cpu == cpu)

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "boot.h"
+#include "proc.h"
 #include "reader.h"
 #include "stats.h"
 #include "tracefs.h"
@@ -43,6 +44,7 @@ struct meta {
 	bool rename_events;
 	double uptime_s;
 	int32_t self_pid;		/* the recording memtrace's pid (its allocations are skipped) */
+	struct proc_mem mem_start;	/* /proc/meminfo before memtrace's buffers and tables */
 	bool boot_used;			/* --boot-buffer was read */
 	struct boot_buffer boot;	/* its counters (boot.ev only while live) */
 	struct mt_module *extra;	/* untraced modules at the last report (caller's array) */

@@ -6,6 +6,7 @@
 #include "rows.h"
 #include "stackreport.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -143,6 +144,27 @@ static void text_processes(struct out *o, const struct report_model *md)
 }
 
 /* The text writer: md formatted for people, one fact a line, then the tables. */
+/*
+ * /proc/meminfo when memtrace started, before its ring buffers and tables:
+ * what a kdump reservation must hold besides the capture's own use
+ * (docs/boot.md, "Sizing crashkernel=").
+ */
+static void text_mem_start(struct out *o, const struct run *r)
+{
+	const struct proc_mem *m = &r->meta.mem_start;
+
+	if (!m->total_kib) {
+		out_printf(o, "memory at start: not known (%s)\n",
+			   r->opt.replay_dir ? "not in the recording" : "/proc/meminfo not read");
+		return;
+	}
+	out_printf(o, "memory at start: MemTotal %" PRIu64 " kB, MemFree %" PRIu64 " kB",
+		   m->total_kib, m->free_kib);
+	if (m->avail_kib)
+		out_printf(o, ", MemAvailable %" PRIu64 " kB", m->avail_kib);
+	out_puts(o, " (/proc/meminfo before memtrace's ring buffers and tables)\n");
+}
+
 static void report_text(struct out *o, const struct report_model *md)
 {
 	const struct run *r = md->r;
@@ -159,6 +181,7 @@ static void report_text(struct out *o, const struct report_model *md)
 			   r->meta.why[0] ? r->meta.why : "no reason given");
 	out_printf(o, "uptime: %.3f s; events from %.6f to %.6f s (trace clock)\n",
 		   r->uptime_s, secs(st->first_ts), secs(st->last_ts));
+	text_mem_start(o, r);
 	out_printf(o, "tracefs: %s", md->tracefs);
 	if (*md->instance)
 		out_printf(o, " instance %s", md->instance);
@@ -355,6 +378,20 @@ static void json_processes(struct out *o, const struct report_model *md)
 }
 
 /* The JSON writer: md as one object, the same facts as the text under their keys. */
+static void json_mem_start(struct out *o, const struct proc_mem *m)
+{
+	if (!m->total_kib) {
+		out_puts(o, "null");
+		return;
+	}
+	out_printf(o, "{\"total_kib\":%" PRIu64 ",\"free_kib\":%" PRIu64 ",\"available_kib\":",
+		   m->total_kib, m->free_kib);
+	if (m->avail_kib)
+		out_printf(o, "%" PRIu64 "}", m->avail_kib);
+	else
+		out_puts(o, "null}");
+}
+
 static void report_json(struct out *o, const struct report_model *md)
 {
 	const struct run *r = md->r;
@@ -375,8 +412,10 @@ static void report_json(struct out *o, const struct report_model *md)
 		out_puts(o, "}");
 	}
 	out_printf(o, ",\"uptime_s\":%.3f,\"first_event_s\":%.6f,\"last_event_s\":%.6f,"
-		   "\"page_size\":%u,\"tracefs\":{\"path\":", r->uptime_s, secs(st->first_ts),
+		   "\"page_size\":%u,\"memory_at_start\":", r->uptime_s, secs(st->first_ts),
 		   secs(st->last_ts), r->meta.page_size);
+	json_mem_start(o, &r->meta.mem_start);
+	out_puts(o, ",\"tracefs\":{\"path\":");
 	rows_json_str(o, md->tracefs);
 	out_puts(o, ",\"instance\":");
 	rows_json_str(o, md->instance);

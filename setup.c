@@ -512,6 +512,10 @@ int setup_tracing(struct run *r)
 	if (psz < 0 || !page_size_ok((uint64_t)psz))
 		return mt_fail(EXIT_RUNTIME, "no page size from sysconf(_SC_PAGESIZE) (%ld)", psz);
 	r->meta.page_size = (uint32_t)psz;
+	/* the memory before memtrace's ring buffers and tables (what a kdump reservation
+	 * must hold besides the capture's own): in the report; unknown where unreadable */
+	if (proc_mem("/proc", &r->meta.mem_start))
+		mt_warn("warning: cannot read /proc/meminfo: the memory at the start is not reported");
 	code = setup_instance(r);
 	if (code)
 		return code;

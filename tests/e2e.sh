@@ -988,6 +988,15 @@ check_kdump() {	# check_kdump NAME
 		test "${sys:-0}" -ge "${md:-1}" -a "${sys:-0}" -le "$memtotal"
 	note "$n: $(grep -m1 '^system peak:' "$r.final")"
 	note "$n: $(grep -o '@@e2e-hook@@ kdump: makedumpfile rc=.*' "$c")"
+	# the report's memory at the start (crashkernel= sizing) against the test hook's
+	# /proc/meminfo just before memtrace started: MemTotal the same, MemFree within 2 MiB
+	local hook rep
+	hook=$(sed -n 's/.*@@e2e-hook@@ kdump: before memtrace: MemTotal: \([0-9]*\) kB MemFree: \([0-9]*\) kB.*/\1 \2/p' "$c" | head -1)
+	rep=$(sed -n 's/^memory at start: MemTotal \([0-9]*\) kB, MemFree \([0-9]*\) kB.*/\1 \2/p' "$r.final" | head -1)
+	check "$n: the report's memory at start (${rep:-none}: MemTotal, MemFree kB) is the capture's before memtrace (${hook:-none})" \
+		eval '[ -n "$hook" ] && [ -n "$rep" ] && [ "${rep% *}" = "${hook% *}" ] &&
+			[ $(( ${rep#* } - ${hook#* } )) -le 2048 ] && [ $(( ${hook#* } - ${rep#* } )) -le 2048 ]'
+	note "$n: $(grep -m1 '^memory at start:' "$r.final")"
 	# the dump disk, read with debugfs (no mount)
 	debugfs -R 'ls -l /var/crash' "$W/$n.disk" > "$r.ls" 2>&1
 	debugfs -R "dump /var/crash/vmcore $r.vmcore" "$W/$n.disk" > /dev/null 2>&1

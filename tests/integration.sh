@@ -40,8 +40,10 @@ opts_tests() {
 
 # ---------------------------------------------------------------- live tests
 peak_test() {
-	local before after peak
+	local before after peak total free mem
 	before=$(tfs_state)
+	total=$(awk '$1 == "MemTotal:" { print $2 }' /proc/meminfo)
+	free=$(awk '$1 == "MemFree:" { print $2 }' /proc/meminfo)
 	start_mt -f json -n 0 -o "$T/log.json" || { bad "64 MiB: memtrace did not start: $(cat "$T/err")"; return; }
 	"$WL" 64 200
 	sleep 0.3
@@ -53,6 +55,13 @@ peak_test() {
 	check "final report trigger SIGTERM" test "$(json "$T/log.json" "d['trigger']")" = SIGTERM
 	check "lost events reported as 0" test "$(json "$T/log.json" "d['lost_events']")" = 0
 	check "log file mode 0600" test "$(stat -c %a "$T/log.json")" = 600
+	# /proc/meminfo at the start: MemTotal as it is; MemFree as read just before the start,
+	# within 2% of MemTotal (other work on the machine moves it; memtrace's own buffers
+	# and tables come after it: 2 MiB of ring buffer per CPU alone)
+	mem=$(json "$T/log.json" "d['memory_at_start']['total_kib'], d['memory_at_start']['free_kib'], d['memory_at_start']['available_kib'] or 0")
+	check "memory at start: MemTotal $total kB, MemFree ~$free kB (report: $mem)" \
+		python3 -c 'import sys; t, f = int(sys.argv[1]), int(sys.argv[2]); rt, rf, ra = eval(sys.argv[3])
+sys.exit(not (rt == t and abs(rf - f) <= t / 50 and 0 < rf <= ra <= rt))' "$total" "$free" "$mem"
 	if [ ! -d "$TFS/events/module" ]; then
 		# this kernel has no module events: memtrace runs and names what is missing
 		check "optional events missing here (module:*) are named in the report, with their cost" \
@@ -412,6 +421,9 @@ PY
 )
 	check "replay gives the same report as live ($cmp)" test "$cmp" = same
 	check "replay report trigger" test "$(json "$T/replay.json" "d['trigger']")" = replay
+	check "the recording keeps the memory at the start ($(json "$T/replay.json" "d['memory_at_start']"))" \
+		test "$(json "$T/replay.json" "d['memory_at_start']")" = "$(json "$T/live.json" "d['memory_at_start']")" -a \
+		"$(json "$T/live.json" "d['memory_at_start']['total_kib'] > 0")" = True
 }
 
 oom_test() {

@@ -66,6 +66,47 @@ START_TEST(test_statm)
 }
 END_TEST
 
+/* ---- meminfo: the memory at the start ---- */
+
+START_TEST(test_mem)
+{
+	/* a capture kernel's (crashkernel=128M), as the e2e kdump boot read it */
+	static const char real[] = "MemTotal:          90188 kB\nMemFree:           35724 kB\n"
+				   "MemAvailable:      33032 kB\nBuffers:               0 kB\n";
+	struct proc_mem m;
+	char buf[64];
+
+	ck_assert_int_eq(proc_parse_mem(S(real), &m), 0);
+	ck_assert_uint_eq(m.total_kib, 90188);
+	ck_assert_uint_eq(m.free_kib, 35724);
+	ck_assert_uint_eq(m.avail_kib, 33032);
+	/* before 3.14 no MemAvailable: known as 0 */
+	ck_assert_int_eq(proc_parse_mem(S("MemTotal: 100 kB\nMemFree: 7 kB\n"), &m), 0);
+	ck_assert_uint_eq(m.total_kib, 100);
+	ck_assert_uint_eq(m.free_kib, 7);
+	ck_assert_uint_eq(m.avail_kib, 0);
+	/* what cannot be: all zero, -1 */
+	ck_assert_int_eq(proc_parse_mem(S("MemTotal: 100 kB\nMemAvailable: 7 kB\n"), &m), -1);
+	ck_assert_uint_eq(m.total_kib, 0);
+	ck_assert_int_eq(proc_parse_mem(S("MemFree: 7 kB\n"), &m), -1);
+	ck_assert_int_eq(proc_parse_mem(S("MemTotal: 5 kB\nMemFree: 6 kB\n"), &m), -1);
+	ck_assert_int_eq(proc_parse_mem(S("MemTotal: x kB\nMemFree: 1 kB\n"), &m), -1);
+	ck_assert_int_eq(proc_parse_mem(S("XMemTotal: 5 kB\nMemFree: 1 kB\n"), &m), -1);
+	ck_assert_int_eq(proc_parse_mem(S("MemTotal: 99999999999999999999 kB\nMemFree: 1 kB\n"),
+					&m), -1);
+	ck_assert_uint_eq(m.total_kib + m.free_kib + m.avail_kib, 0);
+	/* the length bounds it: MemFree cut off */
+	snprintf(buf, sizeof(buf), "MemTotal: 100 kB\nMemFree: 7 kB\n");
+	ck_assert_int_eq(proc_parse_mem(buf, 17, &m), -1);
+	/* this machine's, read whole */
+	ck_assert_int_eq(proc_mem("/proc", &m), 0);
+	ck_assert_uint_gt(m.total_kib, 0);
+	ck_assert_uint_le(m.free_kib, m.total_kib);
+	ck_assert_int_eq(proc_mem("/nonexistent", &m), -ENOENT);
+	ck_assert_uint_eq(m.total_kib, 0);
+}
+END_TEST
+
 /* ---- stat ---- */
 
 START_TEST(test_stat_normal)
@@ -1213,6 +1254,7 @@ Suite *suite_proc(void)
 	TCase *tc = tcase_create("parsers");
 
 	tcase_add_test(tc, test_statm);
+	tcase_add_test(tc, test_mem);
 	tcase_add_test(tc, test_stat_normal);
 	tcase_add_test(tc, test_stat_kthread);
 	tcase_add_test(tc, test_stat_comm);

@@ -350,7 +350,8 @@ START_TEST(test_meta_write_exact)
 	struct meta m = { .page_size = 4096, .max_pfn = 6553600,
 			  .initmod_start = 0xffffffff91b39f60ull,
 			  .initmod_end = 0xffffffff91b3a150ull, .rename_events = true,
-			  .uptime_s = 12345.678, .self_pid = 4242 };
+			  .uptime_s = 12345.678, .self_pid = 4242,
+			  .mem_start = { .total_kib = 90188, .free_kib = 35724, .avail_kib = 33100 } };
 	char want[1024], *got;
 	struct reader r;
 	struct stats st;
@@ -377,6 +378,7 @@ START_TEST(test_meta_write_exact)
 		 "rename_events 1\n"
 		 "uptime 12345.678\n"
 		 "self_pid 4242\n"
+		 "mem_start 90188 35724 33100\n"
 		 "cpu_lost 0 7\n"
 		 "cpu_lost 2 0\n"
 		 "cpu_lost 5 123\n"
@@ -389,6 +391,7 @@ START_TEST(test_meta_write_exact)
 	m.rename_events = false;
 	m.uptime_s = 0;
 	m.self_pid = 0;
+	m.mem_start = (struct proc_mem){ 0 };	/* /proc/meminfo not read: no line */
 	ck_assert_int_eq(record_write_meta(dir, &m, NULL, NULL), 0);
 	snprintf(want, sizeof(want),
 		 "memtrace-meta 1\n"
@@ -436,6 +439,13 @@ START_TEST(test_meta_complete)
 	meta_parse("complete 1\n", 11, &back, NULL, NULL, &bad);
 	ck_assert(!back.incomplete);
 	meta_parse("complete 0\nincomplete a\033[2Jb\n", 29, &back, NULL, NULL, &bad);
+	ck_assert_uint_eq(bad, 0);
+	/* mem_start: free or available above the total, no total, a word short: bad, not taken */
+	meta_parse("mem_start 10 11 5\nmem_start 10 5 11\nmem_start 0 0 0\nmem_start 10 5\n"
+		   "mem_start -1 5 5\n", 84, &back, NULL, NULL, &bad);
+	ck_assert_uint_eq(bad, 5);
+	ck_assert_uint_eq(back.mem_start.total_kib, 0);
+	bad = 0;
 	ck_assert(back.incomplete);
 	ck_assert_str_eq(back.why, "a?[2Jb");
 	ck_assert_uint_eq(bad, 0);
@@ -455,7 +465,8 @@ START_TEST(test_meta_round_trip)
 	struct meta m = { .page_size = 16384, .max_pfn = 6553600,
 			  .initmod_start = 0xffffffff91b39f60ull,
 			  .initmod_end = 0xffffffff91b3a150ull, .rename_events = true,
-			  .uptime_s = 12345.678, .self_pid = 2147483647 };
+			  .uptime_s = 12345.678, .self_pid = 2147483647,
+			  .mem_start = { .total_kib = 1ull << 40, .free_kib = 1, .avail_kib = 0 } };
 	struct meta back = { .page_size = 4096, .max_pfn = 1, .uptime_s = 1 };
 	struct reader rw, rr;
 	struct stats sw, sr;
@@ -497,6 +508,9 @@ START_TEST(test_meta_round_trip)
 	ck_assert(back.rename_events);
 	ck_assert(back.uptime_s == 12345.678);
 	ck_assert_int_eq(back.self_pid, 2147483647);
+	ck_assert_uint_eq(back.mem_start.total_kib, 1ull << 40);	/* 1 PiB of memory */
+	ck_assert_uint_eq(back.mem_start.free_kib, 1);
+	ck_assert_uint_eq(back.mem_start.avail_kib, 0);		/* a kernel without MemAvailable */
 	ck_assert_int_eq(rr.cpus[0].cpu, 5);
 	ck_assert_uint_eq(rr.cpus[0].stats_lost, 123);
 	ck_assert_uint_eq(rr.cpus[1].stats_lost, 7);
