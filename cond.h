@@ -69,8 +69,9 @@ struct cond_label {
 /*
  * What a condition is evaluated on: one task and its process. A key whose
  * bit is not in @known cannot be answered (its runtime keeps it where memtrace
- * cannot read it): its terms are false, and cond_eval() says which were used.
- * A process outside any container answers container.* and pod.* (with no).
+ * cannot read it, or the process was gone before it could be read): its terms
+ * are unknown, and cond_value() says which were met. A process outside any
+ * container answers container.* and pod.* (with no).
  */
 struct cond_subject {
 	int32_t pid;
@@ -109,9 +110,22 @@ void cond_init(struct cond *c);
  */
 int cond_add(struct cond *c, const char *text, size_t len, char *err, size_t errlen);
 
+/* Three-valued: a term on a key the subject cannot answer is unknown. */
+enum cond_truth { COND_FALSE = 0, COND_TRUE = 1, COND_UNKNOWN = 2 };
+
 /**
- * cond_eval() - does @s pass every condition?
+ * cond_value() - the value of every condition (ANDed) for @s, in Kleene's
+ * three-valued logic: NOT unknown is unknown, false AND unknown is false,
+ * true OR unknown is true; otherwise unknown stays unknown
  * @unknown: if not NULL, ORed with CK_BIT of the keys met that @s cannot answer
+ *           (a side that could not change the value may not be evaluated)
+ * Return: COND_TRUE with no condition.
+ */
+enum cond_truth cond_value(const struct cond *c, const struct cond_subject *s, uint32_t *unknown);
+
+/**
+ * cond_eval() - is @s picked: does every condition hold for sure?
+ * Unknown is never picked (cond_value() tells it from false).
  */
 bool cond_eval(const struct cond *c, const struct cond_subject *s, uint32_t *unknown);
 
