@@ -32,14 +32,28 @@
 #define DRAIN_MS	1000		/* at the end, a slow reader gets this long */
 #define RETRY_LINES	64		/* a file that failed is tried again every so many lines */
 #define LOSS_POLL_NS	1000000000ull	/* the kernel's loss counters, read every second */
+#define FACTS		1024		/* processes' facts taken at their fork or exec, kept at once */
+#define UNANSWERED	8		/* containers named in the end's warning */
 
 enum { V_UNKNOWN = 0, V_NO, V_YES };
 
-/* Per task slot: the verdict on it, and (on a process's leader) its process's entry. */
+/* Per task slot: the verdict on it, and (on a process's leader) its process's entries. */
 struct st_task {
 	uint32_t serial;	/* the task it is about: its slot's serial then */
 	uint8_t verdict;
+	bool unsure;		/* on a leader: its process was decided on unknown facts (counted) */
+	uint16_t fentry;	/* on a leader: its process's facts + 1 (0: none) */
 	uint32_t pentry;	/* its process's entry + 1 (0: none) */
+};
+
+/*
+ * What /proc (or the event itself) told of a process at its fork or exec, as
+ * soon as the batch reached the event: a short-lived process is gone by the
+ * time its first memory event is decided on. A ring: the oldest is reused.
+ */
+struct st_facts {
+	uint32_t leader_serial;	/* the process's leader's serial; 0: free */
+	struct procinfo pi;
 };
 
 /* A picked process: what its lines say of it, and its counts since the last summary. */
@@ -71,6 +85,10 @@ struct stream {
 	uint32_t ntasks;
 	struct st_proc *procs;
 	uint32_t nprocs;
+	struct st_facts *facts;
+	uint32_t nfacts, next_facts;
+	uint64_t facts_exec, facts_fork;	/* facts taken at an exec, at a fork */
+	uint64_t exe_from_exec;		/* exe from the exec event's filename (/proc was gone) */
 	struct procinfo scratch;
 	int32_t self;
 	uint32_t page_size;
@@ -81,7 +99,12 @@ struct stream {
 	uint64_t lost_output_shown;	/* lines a file's write errors cost, said in-band */
 	bool said_failing;		/* the file's write errors said on stderr */
 	uint64_t proc_overflow, picked_procs;
+	uint64_t unsure_procs;		/* processes not picked: decided on unknown facts */
 	uint32_t warned_keys;
+	uint32_t unanswered_keys;	/* keys some container could not answer */
+	uint32_t nunanswered;		/* such containers (the first UNANSWERED named) */
+	bool unanswered_more;		/* ... and more than that */
+	char unanswered[UNANSWERED][13];
 	bool gone;			/* the reader of the output is gone */
 };
 
@@ -245,6 +268,8 @@ static struct st_task *slot_of(struct run *r, const struct mt_task *t)
 	if (x->serial != t->serial) {
 		x->serial = t->serial;
 		x->verdict = V_UNKNOWN;
+		x->unsure = false;
+		x->fentry = 0;
 		x->pentry = 0;
 	}
 	return x;
@@ -263,15 +288,133 @@ static struct st_proc *entry_of(struct run *r, const struct mt_task *p)
 	return sp->leader_serial == p->serial ? sp : NULL;
 }
 
+/* The facts taken of @p's process at its fork or exec, if they are still kept. */
+static struct procinfo *facts_of(struct run *r, const struct mt_task *p)
+{
+	struct stream *s = r->stream;
+	struct st_task *lx = slot_of(r, p);
+	struct st_facts *f;
+
+	if (!lx->fentry || lx->fentry > s->nfacts)
+		return NULL;
+	f = &s->facts[lx->fentry - 1];
+	return f->leader_serial == p->serial ? &f->pi : NULL;
+}
+
+/* Room for the facts of @p's process (its own again, or the oldest of the ring). */
+static struct procinfo *facts_new(struct run *r, const struct mt_task *p)
+{
+	struct stream *s = r->stream;
+	struct procinfo *pi = facts_of(r, p);
+	struct st_facts *f;
+
+	if (pi)
+		return pi;
+	f = &s->facts[s->next_facts];
+	slot_of(r, p)->fentry = (uint16_t)(s->next_facts + 1);
+	s->next_facts = (s->next_facts + 1) % s->nfacts;
+	f->leader_serial = p->serial;
+	return &f->pi;
+}
+
+/*
+ * An exec's filename as the process's exe, when /proc could not tell it: the
+ * path as given to execve(), so only an absolute one (symlinks in it are not
+ * resolved, as /proc/PID/exe would; a script's is the script's path, not its
+ * interpreter's; fexecve()'s /dev/fd/N says nothing).
+ */
+static bool exe_from_filename(struct procinfo *pi, struct mt_str f)
+{
+	if (!f.s || !f.len || f.s[0] != '/' || f.len >= sizeof(pi->exe) ||
+	    (f.len > 8 && !memcmp(f.s, "/dev/fd/", 8)) || memchr(f.s, '\0', f.len))
+		return false;
+	memcpy(pi->exe, f.s, f.len);
+	pi->exe_len = (uint16_t)f.len;
+	pi->have |= PI_EXEPATH;
+	return true;
+}
+
+/* An exec, reached: the new program's facts, from /proc while it runs, else from the event. */
+static void exec_facts(struct run *r, const struct mt_event *ev)
+{
+	struct stream *s = r->stream;
+	struct mt_task *t = stats_find_task(&r->st, ev->u.exec.pid), *p;
+	struct procinfo *pi;
+	uint32_t want;
+
+	if (s->all || !t || (t->flags & TF_PSEUDO))
+		return;
+	p = stats_process_of(&r->st, t);
+	want = wanted(s, p);
+	if (!want)
+		return;		/* the events alone answer (process.name, process.pid) */
+	pi = facts_new(r, p);
+	from_events(p, pi);
+	pi_read(&s->pi, t->tid, want | PI_NS | PI_START, pi);
+	if (!(pi->have & PI_EXEPATH) && exe_from_filename(pi, ev->u.exec.filename))
+		s->exe_from_exec++;
+	s->facts_exec++;
+}
+
+/*
+ * A new process, reached: until its exec it runs its parent's program, with
+ * its parent's capabilities and container. Read from the parent's /proc now;
+ * the parent's facts if it is gone too.
+ */
+static void fork_facts(struct run *r, const struct mt_event *ev)
+{
+	static struct procinfo got;	/* (the parent's facts may be the ring's oldest) */
+	struct stream *s = r->stream;
+	struct mt_task *c = stats_find_task(&r->st, ev->u.fork.child), *parent, *pp;
+	const struct procinfo *from;
+	struct st_proc *pe;
+	uint32_t want;
+
+	if (s->all || !c || (c->flags & TF_PSEUDO) || stats_process_of(&r->st, c) != c)
+		return;		/* a thread: its process's facts are its own */
+	parent = stats_find_task(&r->st, ev->u.fork.parent);
+	if (!parent || (parent->flags & TF_PSEUDO))
+		return;
+	pp = stats_process_of(&r->st, parent);
+	want = wanted(s, c);
+	if (!want)
+		return;		/* the events alone answer (process.name, process.pid) */
+	from_events(c, &got);
+	if (pi_read(&s->pi, parent->tid, want, &got)) {
+		from = facts_of(r, pp);
+		if (!from && (pe = entry_of(r, pp)))
+			from = &pe->pi;
+		if (from) {
+			got = *from;
+			got.have &= PI_STATUS | PI_CMDLINE | PI_EXEPATH | PI_CGROUP;
+		}
+	}
+	/* the child's own: its ids and name; not the parent's namespace or start */
+	got.pid = c->tid;
+	got.ppid = pp->tgid ? pp->tgid : pp->tid;
+	got.have &= ~(PI_NS | PI_START | PI_NAME);
+	if (c->flags & TF_COMM_KNOWN) {
+		memcpy(got.name, c->comm, c->comm_len);
+		got.name_len = c->comm_len;
+	}
+	*facts_new(r, c) = got;
+	s->facts_fork++;
+}
+
 /* Read (again) everything a line says of the process of @p, and render it. */
 static void describe(struct run *r, struct st_proc *sp, const struct mt_task *p,
 		     const struct mt_task *t)
 {
 	struct stream *s = r->stream;
 	const struct mt_task *parent;
+	struct procinfo *f = facts_of(r, p);
 	struct st_proc *pp;
 
-	from_events(p, &sp->pi);
+	/* what its fork or exec told, where /proc is gone now */
+	if (f)
+		sp->pi = *f;
+	else
+		from_events(p, &sp->pi);
 	if (pi_read(&s->pi, t->tid, PI_ALL, &sp->pi) && t != p)
 		pi_read(&s->pi, p->tid, PI_ALL, &sp->pi);
 	/* the process's name as the events keep it (renames, exec) */
@@ -339,37 +482,78 @@ static struct st_proc *entry_new(struct run *r, const struct mt_task *p, const s
 }
 
 /*
- * Keys a container's runtime cannot answer: one warning each. (A process gone
- * before it was read answers nothing either: its terms are false, unsaid.)
+ * Keys a container's runtime cannot answer, on which a process was decided:
+ * one warning each, and the containers named at the end. (A process gone
+ * before it was read answers nothing either: counted, unsaid.)
  */
 static void warn_unknown(struct stream *s, uint32_t unknown, const struct procinfo *pi)
 {
 	const struct rt_container *c = pi_container(&s->pi, pi);
+	uint32_t i;
 	int k;
 
-	if (!c)
+	unknown &= CK_CONTAINER;
+	if (!c || !unknown)
 		return;
 	for (k = 0; k < CK__COUNT; k++) {
 		if (!(unknown & CK_BIT(k)) || (s->warned_keys & CK_BIT(k)))
 			continue;
 		s->warned_keys |= CK_BIT(k);
 		mt_warn("warning: %s cannot be answered for container %.12s (%s): its terms are "
-			"false", cond_key_name(k), c->id,
-			c->unknown_why ? c->unknown_why : "its runtime's files are not readable");
+			"unknown, and a process decided on them is not picked", cond_key_name(k),
+			c->id, c->unknown_why ? c->unknown_why : "its runtime's files are not readable");
 	}
+	s->unanswered_keys |= unknown;
+	for (i = 0; i < s->nunanswered && i < UNANSWERED; i++)
+		if (!strncmp(s->unanswered[i], c->id, 12))
+			return;
+	if (s->nunanswered >= UNANSWERED) {
+		s->unanswered_more = true;
+		return;
+	}
+	snprintf(s->unanswered[s->nunanswered++], sizeof(s->unanswered[0]), "%.12s", c->id);
 }
 
-/* Is @t picked? Once per task (and after its exec or rename). */
+/* At the end: the containers whose keys could not be answered, in one line. */
+static void say_unanswered(const struct stream *s)
+{
+	char keys[256], ids[UNANSWERED * 14 + 16];
+	size_t nk = 0, ni = 0;
+	uint32_t i;
+	int k;
+
+	if (!s->nunanswered)
+		return;
+	keys[0] = ids[0] = '\0';
+	for (k = 0; k < CK__COUNT && nk < sizeof(keys); k++)
+		if (s->unanswered_keys & CK_BIT(k))
+			nk += (size_t)snprintf(keys + nk, sizeof(keys) - nk, "%s%s", nk ? ", " : "",
+					       cond_key_name(k));
+	for (i = 0; i < s->nunanswered && ni < sizeof(ids); i++)
+		ni += (size_t)snprintf(ids + ni, sizeof(ids) - ni, "%s%s", i ? ", " : "",
+				       s->unanswered[i]);
+	mt_warn("warning: %s could not be answered for %s%u container%s (%s%s): their "
+		"processes decided on them were not picked", keys, s->unanswered_more ? "more than " : "",
+		s->nunanswered, s->nunanswered == 1 && !s->unanswered_more ? "" : "s", ids,
+		s->unanswered_more ? ", ..." : "");
+}
+
+/*
+ * Is @t picked? Once per task (and after its exec or rename). On the facts
+ * its process's fork or exec left if /proc is not read for it any more; a
+ * term whose fact is not known is unknown, and unknown is not picked.
+ */
 static void decide(struct run *r, struct mt_task *t, struct st_task *x)
 {
 	static struct cond_label labels[RT_LABELS];
 	struct stream *s = r->stream;
 	struct mt_task *p = stats_process_of(&r->st, t);
 	struct st_proc *sp = entry_of(r, p);
-	struct procinfo *pi = &s->scratch;
+	struct procinfo *pi = &s->scratch, *f;
 	struct cond_subject subj;
 	uint32_t unknown = 0, want;
-	bool yes;
+	enum cond_truth v;
+	struct st_task *lx;
 
 	x->verdict = V_NO;
 	if ((t->flags & TF_PSEUDO) || (s->tree && !(t->flags & TF_TREE)))
@@ -378,17 +562,28 @@ static void decide(struct run *r, struct mt_task *t, struct st_task *x)
 		if (sp && !sp->stale) {
 			pi = &sp->pi;
 		} else {
-			from_events(p, pi);
 			want = wanted(s, p);
+			f = facts_of(r, p);
+			if (f) {
+				*pi = *f;
+				want &= ~pi->have;
+			} else {
+				from_events(p, pi);
+			}
 			if (want)
 				pi_read(&s->pi, t->tid, want, pi);
 		}
 		pi_subject(&s->pi, pi, t->comm, (t->flags & TF_COMM_KNOWN) ? t->comm_len : 0,
 			   labels, &subj);
-		yes = cond_eval(&s->cond, &subj, &unknown);
-		if (unknown)
+		v = cond_value(&s->cond, &subj, &unknown);
+		if (v == COND_UNKNOWN) {
+			lx = slot_of(r, p);
+			if (!lx->unsure)
+				s->unsure_procs++;
+			lx->unsure = true;
 			warn_unknown(s, unknown, pi);
-		if (!yes)
+		}
+		if (v != COND_TRUE)
 			return;
 	}
 	x->verdict = V_YES;
@@ -589,8 +784,12 @@ static void stream_sink(void *ctx, const struct mt_event *ev)
 		    mempair_exit(&s->pair, ev->tid, ev->u.memsys.call, &in))
 			syscall_line(s, sp, ev, &in);
 		break;
+	case EV_FORK:
+		fork_facts(r, ev);
+		break;
 	case EV_EXEC:
 		changed(r, ev->u.exec.pid);
+		exec_facts(r, ev);
 		break;
 	case EV_RENAME:
 		changed(r, ev->u.rename.pid);
@@ -703,8 +902,10 @@ static int stream_start(struct run *r)
 	s->tasks = calloc(s->ntasks, sizeof(*s->tasks));
 	s->nprocs = PROCS;
 	s->procs = calloc(s->nprocs, sizeof(*s->procs));
-	if (!s->tasks || !s->procs || mempair_init(&s->pair, PAIR_THREADS) ||
-	    pi_init(&s->pi, "/proc", TEST_HOOK(r, runtime_root), CONTAINERS))
+	s->nfacts = FACTS;
+	s->facts = calloc(s->nfacts, sizeof(*s->facts));
+	if (!s->tasks || !s->procs || !s->facts || mempair_init(&s->pair, PAIR_THREADS) ||
+	    pi_init(&s->pi, r->proc_root ? r->proc_root : "/proc", TEST_HOOK(r, runtime_root), CONTAINERS))
 		return mt_fail(EXIT_RUNTIME, "out of memory");
 	/* the trace clock is CLOCK_MONOTONIC: one pair of readings maps it to UTC */
 	clock_gettime(CLOCK_MONOTONIC, &a);
@@ -868,6 +1069,7 @@ static void stream_free(struct run *r)
 	mempair_free(&s->pair);
 	free(s->tasks);
 	free(s->procs);
+	free(s->facts);
 	free(s);
 	r->stream = NULL;
 }
@@ -903,14 +1105,16 @@ static int stream_finish(struct run *r)
 	errs = failed ? dropped + s->lost_error : s->q.mode == OQ_FILE ? output_lost(s) : 0;
 	fprintf(stderr, "memtrace: stream: %llu lines written, %llu lost (%llu with the queue "
 		"full, %llu not taken by the end or after an error), %llu events lost in the "
-		"kernel; %llu process%s picked; %llu syscalls paired, %llu exits without their "
-		"entry\n", (unsigned long long)(s->lines + s->meta_lines - dropped),
+		"kernel; %llu process%s picked; %llu left out, decided on unknown facts; %llu "
+		"syscalls paired, %llu exits without their entry\n", (unsigned long long)(s->lines + s->meta_lines - dropped),
 		(unsigned long long)(s->lost_queue + dropped + s->lost_error),
 		(unsigned long long)s->lost_queue, (unsigned long long)(dropped + s->lost_error),
 		(unsigned long long)reader_lost(&r->rd),
 		(unsigned long long)s->picked_procs, s->picked_procs == 1 ? "" : "es",
+		(unsigned long long)s->unsure_procs,
 		(unsigned long long)s->pair.paired,
 		(unsigned long long)s->pair.no_entry);
+	say_unanswered(s);
 	if (s->proc_overflow)
 		mt_warn("%llu events of picked processes not shown: more than %u at once",
 			(unsigned long long)s->proc_overflow, PROCS);

@@ -44,6 +44,7 @@ static const char *const fx_events[] = {
 
 static struct run R;		/* static: the decoder's table of event ids is large */
 static const char *kmsg_dev;	/* the run's kernel log: a test's file (NULL: /dev/kmsg) */
+static const char *proc_root;	/* --stream's /proc: a test's directory (NULL: /proc) */
 static const struct mode_ops *inner;	/* the mode under test, wrapped by test_ops */
 static struct mode_ops test_ops;
 static int feed[NCPU];		/* the write ends of the CPUs' FIFOs */
@@ -223,6 +224,7 @@ static int run_mt(const struct mode_ops *mode, int signo, const char *const *arg
 	argv[argc] = NULL;
 	memset(&R, 0, sizeof(R));
 	R.kmsg_dev = kmsg_dev;
+	R.proc_root = proc_root;
 	ck_assert_msg(options_parse(&R.opt_set, argc, argv, err, sizeof(err)) == OPT_RUN, "%s", err);
 	inner = mode;
 	test_ops = *mode;
@@ -320,6 +322,7 @@ static void teardown(void)
 	close(saved_out);
 	close(saved_err);
 	kmsg_dev = NULL;
+	proc_root = NULL;
 	test_root_teardown();
 }
 
@@ -524,6 +527,61 @@ START_TEST(test_stream_a_line_per_allocation)
 			  trace_lines(" mm_page_alloc: ", -1));
 	ck_assert_uint_eq(rows_events(&R.st), traced(-1));
 	ck_assert_int_eq(R.stop, STOP_SIGNAL);
+}
+END_TEST
+
+/*
+ * Issue 24: --stream picks the recording's processes, every one gone by the
+ * time it is read (an empty /proc), on what the trace itself carried. Of
+ * trace.txt: capture-6.18.sh (11105, there before: nothing known of it but
+ * its name and pid) forks 11123, which execs .../capture, forks 11124
+ * (mt-fixture, no exec), which forks 11125, which execs /bin/true. Their
+ * allocations: 11105 33; 11123 27 before its exec, 37 after; 11124 279;
+ * 11125 22 before its exec, 25 after. exe comes from the exec events' filename,
+ * a fork child's from its parent until it execs; cmd is never known here.
+ */
+#define FX_CAPTURE	"/tmp/memtrace-fixture.T6SX7Q/capture"
+static const struct {
+	const char *cond;
+	unsigned allocs;	/* pageAllocate lines */
+	unsigned unsure;	/* processes left out, decided on unknown facts */
+} gone_picks[] = {
+	{ "process.exe:/bin/true", 25, 2 },
+	{ "process.exe:" FX_CAPTURE, 37 + 279 + 22, 2 },
+	{ "NOT process.exe:/bin/true", 37 + 279 + 22, 2 },
+	/*
+	 * The issue's case (main picks 11125's 36 allocations as "true"): only
+	 * the 11 between the exec's own rename to "true" (252.205580) and its
+	 * sched_process_exec (252.205661), the new image's setup, decided on the
+	 * old program's facts under the new name. Left for later (see the report).
+	 */
+	{ "process.name:true AND NOT process.exe:/bin/true", 11, 0 },
+	{ "process.name:true AND process.exe:/bin/true", 25, 0 },
+	{ "process.cmd:*", 0, 4 },
+	{ "NOT process.cmd:*", 0, 4 },
+	{ "process.exe:/bin/true OR NOT process.cmd:x*", 25, 4 },
+	/* 11125 is mt-fixture until it renames itself mt-exec: then unknown */
+	{ "process.name:mt-fixture OR process.cmd:x*", 279, 4 },
+};
+
+START_TEST(test_stream_picks_the_gone_on_the_trace)
+{
+	char out[PATH_MAX], procdir[PATH_MAX], said[128];
+	const char *args[] = { "--stream", "-c", gone_picks[_i].cond, "--no-seed", "-o", out,
+			       tfs_arg(), NULL };
+
+	snprintf(out, sizeof(out), "%s/lines.json", test_root);
+	snprintf(procdir, sizeof(procdir), "%s/proc", test_root);
+	ck_assert_int_eq(mkdir(procdir, 0700), 0);
+	proc_root = procdir;
+	ck_assert_int_eq(run_mt(&stream_ops, SIGTERM, args), EXIT_OK);
+	ck_assert_msg(lines_with("lines.json", "\"evt_type\":\"pageAllocate\"") ==
+		      gone_picks[_i].allocs, "-c '%s': %u allocation lines, not %u",
+		      gone_picks[_i].cond, lines_with("lines.json", "\"evt_type\":\"pageAllocate\""),
+		      gone_picks[_i].allocs);
+	snprintf(said, sizeof(said), "; %u left out, decided on unknown facts;",
+		 gone_picks[_i].unsure);
+	has("err", said);
 }
 END_TEST
 
@@ -784,6 +842,8 @@ Suite *suite_loop(void)
 	tcase_add_test(tc, test_loop_oom_kills_met_by_a_report_catch_up);
 	tcase_add_test(tc, test_stream_a_line_per_allocation);
 	tcase_add_test(tc, test_stream_stops_when_its_reader_is_gone);
+	tcase_add_loop_test(tc, test_stream_picks_the_gone_on_the_trace, 0,
+			    (int)ARRAY_SIZE(gone_picks));
 	suite_add_tcase(s, tc);
 	return s;
 }
