@@ -390,6 +390,35 @@ START_TEST(test_not_unknown)
 }
 END_TEST
 
+/* cond_value() says unknown apart from false, and which keys were met unknown. */
+START_TEST(test_value)
+{
+	struct cond_subject s = gone_subject();
+	uint32_t unknown = 0;
+
+	ck_assert(!compile("process.exe:/x", NULL));
+	ck_assert_int_eq(cond_value(&C, &s, &unknown), COND_UNKNOWN);
+	ck_assert_uint_eq(unknown, CK_BIT(CK_EXE));
+	ck_assert(!compile("NOT process.exe:/x", NULL));
+	ck_assert_int_eq(cond_value(&C, &s, NULL), COND_UNKNOWN);
+	/* a side that decides alone: the other one is not evaluated */
+	unknown = 0;
+	ck_assert(!compile("process.name:other AND process.exe:/x", NULL));
+	ck_assert_int_eq(cond_value(&C, &s, &unknown), COND_FALSE);
+	ck_assert_uint_eq(unknown, 0);
+	unknown = 0;
+	ck_assert(!compile("process.exe:/x AND process.name:other", NULL));
+	ck_assert_int_eq(cond_value(&C, &s, &unknown), COND_FALSE);
+	ck_assert_uint_eq(unknown, CK_BIT(CK_EXE));
+	ck_assert(!compile("process.exe:/x OR process.name:nginx", NULL));
+	ck_assert_int_eq(cond_value(&C, &s, NULL), COND_TRUE);
+	ck_assert(!compile("process.name:nginx", NULL));
+	ck_assert_int_eq(cond_value(&C, &s, NULL), COND_TRUE);
+	cond_init(&C);
+	ck_assert_int_eq(cond_value(&C, &s, NULL), COND_TRUE);	/* no condition */
+}
+END_TEST
+
 /* Every key but process.name, unknown in turn: no condition on it alone ever picks. */
 START_TEST(test_unknown_never_picks)
 {
@@ -527,6 +556,7 @@ Suite *suite_cond(void)
 	tcase_add_test(tc, test_kleene_truth_table);
 	tcase_add_test(tc, test_not_unknown);
 	tcase_add_test(tc, test_unknown_never_picks);
+	tcase_add_test(tc, test_value);
 	tcase_add_test(tc, test_comm_filter);
 	tcase_add_test(tc, test_pid_set);
 	suite_add_tcase(s, tc);
