@@ -186,23 +186,36 @@ size_t jl_process(char *dst, size_t size, const struct procinfo *pi, const struc
 	i64(&w, pi->ppid);
 	LIT(&w, ",\"name\":");
 	str(&w, pi->name, pi->name_len, 100);
+	/* a fact not known (the process was gone before it was read): null, the field kept */
 	LIT(&w, ",\"cmd\":");
-	str(&w, pi->cmd, pi->cmd_len, 1024);
-	if (pi->cmd_cut)
+	if (pi->have & PI_CMDLINE)
+		str(&w, pi->cmd, pi->cmd_len, 1024);
+	else
+		LIT(&w, "null");
+	if ((pi->have & PI_CMDLINE) && pi->cmd_cut)
 		LIT(&w, ",\"cmd_truncated\":true");
 	LIT(&w, ",\"exe\":");
-	str(&w, pi->exe, pi->exe_len, 512);
+	if (pi->have & PI_EXEPATH)
+		str(&w, pi->exe, pi->exe_len, 512);
+	else
+		LIT(&w, "null");
+	LIT(&w, ",\"ns\":");
 	if (pi->have & PI_NS) {
-		LIT(&w, ",\"ns\":\"");
+		LIT(&w, "\"");
 		u64(&w, pi->ns_dev);
 		LIT(&w, "-");
 		u64(&w, pi->ns_ino);
 		LIT(&w, "\"");
+	} else {
+		LIT(&w, "null");
 	}
+	LIT(&w, ",\"startedAt\":");
 	if (pi->have & PI_START) {
-		LIT(&w, ",\"startedAt\":\"");
+		LIT(&w, "\"");
 		lit(&w, d, jl_date_s(pi->started_s, d));
 		LIT(&w, "\"");
+	} else {
+		LIT(&w, "null");
 	}
 	if (c) {
 		LIT(&w, ",\"container\":{\"id\":");

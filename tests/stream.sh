@@ -161,7 +161,7 @@ run_cond() {
 	stop_mt
 	cp "$T/err" "$T/$name.err"
 	facts "$T/$name.jsonl"
-	SEEN=$(q "$T/$name.jsonl.facts" 'sorted(set((p["name"], "big" if " 4 " in p["cmd"] else "small") for p in d["procs"].values()))')
+	SEEN=$(q "$T/$name.jsonl.facts" 'sorted(set((p["name"], "big" if " 4 " in (p["cmd"] or "") else "small") for p in d["procs"].values()))')
 }
 
 keys_test() {

@@ -123,6 +123,40 @@ START_TEST(test_event_line)
 }
 END_TEST
 
+/*
+ * Issue 24, 5: a process gone before /proc was read: what is not known is
+ * null, every field kept (main: "cmd":"","exe":"", no ns, no startedAt).
+ */
+START_TEST(test_process_unknown_is_null)
+{
+	struct procinfo pi = proc0();
+	char proc[JL_PROC_MAX];
+	size_t n;
+
+	pi.have = 0;
+	pi.cmd_len = pi.exe_len = 0;
+	n = jl_process(proc, sizeof(proc), &pi, NULL);
+	proc[n] = '\0';
+	ck_assert_str_eq(proc, "\"process\":{\"pid\":1234,\"ppid\":1200,\"name\":\"myapp\","
+			 "\"cmd\":null,\"exe\":null,\"ns\":null,\"startedAt\":null}");
+	/* the exe from its exec event, the rest unknown; a kernel thread's known empty exe */
+	pi.have = PI_EXEPATH;
+	strcpy(pi.exe, "/bin/true");
+	pi.exe_len = 9;
+	pi.cmd_cut = true;
+	n = jl_process(proc, sizeof(proc), &pi, NULL);
+	proc[n] = '\0';
+	ck_assert_str_eq(proc, "\"process\":{\"pid\":1234,\"ppid\":1200,\"name\":\"myapp\","
+			 "\"cmd\":null,\"exe\":\"/bin/true\",\"ns\":null,\"startedAt\":null}");
+	pi.have = PI_ALL;
+	pi.exe_len = 0;
+	pi.cmd_cut = false;
+	n = jl_process(proc, sizeof(proc), &pi, NULL);
+	proc[n] = '\0';
+	ck_assert_msg(strstr(proc, "\"exe\":\"\",\"ns\":\"4-4026533309\""), "%s", proc);
+}
+END_TEST
+
 START_TEST(test_each_evt_type)
 {
 	struct procinfo pi = proc0();
@@ -536,6 +570,7 @@ Suite *suite_jsonl(void)
 
 	tcase_add_test(tc, test_times);
 	tcase_add_test(tc, test_event_line);
+	tcase_add_test(tc, test_process_unknown_is_null);
 	tcase_add_test(tc, test_each_evt_type);
 	tcase_add_test(tc, test_hostile_names);
 	tcase_add_test(tc, test_escape_buf);
