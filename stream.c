@@ -34,6 +34,8 @@
 #define LOSS_POLL_NS	1000000000ull	/* the kernel's loss counters, read every second */
 #define FACTS		1024		/* processes' facts taken at their fork or exec, kept at once */
 #define UNANSWERED	8		/* containers named in the end's warning */
+/* taken at a fork or exec besides what the conditions need: what a line says */
+#define PI_FACTS	(PI_STATUS | PI_CMDLINE | PI_EXEPATH | PI_CGROUP)
 
 enum { V_UNKNOWN = 0, V_NO, V_YES };
 
@@ -53,6 +55,7 @@ struct st_task {
  */
 struct st_facts {
 	uint32_t leader_serial;	/* the process's leader's serial; 0: free */
+	uint32_t held;		/* PI_* withheld since a rename that may be an exec's */
 	struct procinfo pi;
 };
 
@@ -89,6 +92,7 @@ struct stream {
 	uint32_t nfacts, next_facts;
 	uint64_t facts_exec, facts_fork;	/* facts taken at an exec, at a fork */
 	uint64_t exe_from_exec;		/* exe from the exec event's filename (/proc was gone) */
+	uint32_t nheld;			/* facts withheld after a rename (held != 0) */
 	struct procinfo scratch;
 	int32_t self;
 	uint32_t page_size;
@@ -301,6 +305,12 @@ static struct procinfo *facts_of(struct run *r, const struct mt_task *p)
 	return f->leader_serial == p->serial ? &f->pi : NULL;
 }
 
+/* The entry of @pi, which facts_of() gave. */
+static struct st_facts *facts_entry(struct procinfo *pi)
+{
+	return (struct st_facts *)((char *)pi - offsetof(struct st_facts, pi));
+}
+
 /* Room for the facts of @p's process (its own again, or the oldest of the ring). */
 static struct procinfo *facts_new(struct run *r, const struct mt_task *p)
 {
@@ -313,7 +323,10 @@ static struct procinfo *facts_new(struct run *r, const struct mt_task *p)
 	f = &s->facts[s->next_facts];
 	slot_of(r, p)->fentry = (uint16_t)(s->next_facts + 1);
 	s->next_facts = (s->next_facts + 1) % s->nfacts;
+	if (f->held)
+		s->nheld--;
 	f->leader_serial = p->serial;
+	f->held = 0;
 	return &f->pi;
 }
 
@@ -349,11 +362,79 @@ static void exec_facts(struct run *r, const struct mt_event *ev)
 	if (!want)
 		return;		/* the events alone answer (process.name, process.pid) */
 	pi = facts_new(r, p);
+	if (facts_entry(pi)->held) {
+		facts_entry(pi)->held = 0;
+		s->nheld--;
+	}
 	from_events(p, pi);
-	pi_read(&s->pi, t->tid, want | PI_NS | PI_START, pi);
+	pi_read(&s->pi, t->tid, want | PI_FACTS | PI_NS | PI_START, pi);
 	if (!(pi->have & PI_EXEPATH) && exe_from_filename(pi, ev->u.exec.filename))
 		s->exe_from_exec++;
 	s->facts_exec++;
+}
+
+/*
+ * A rename of a process's leader, reached: an exec renames it before its
+ * sched_process_exec, and what the new image does in between (its setup)
+ * must not be decided on the old program's facts. Read again from /proc;
+ * where it is gone, what an exec changes (exe, cmd, capabilities) is withheld
+ * (unknown) until the exec event says the new ones, or the process is seen
+ * back in user space (a memory syscall, a fork: the rename was prctl()'s).
+ */
+static void rename_facts(struct run *r, const struct mt_event *ev)
+{
+	static struct procinfo got;
+	struct stream *s = r->stream;
+	struct mt_task *t = stats_find_task(&r->st, ev->u.rename.pid), *p;
+	struct st_facts *f;
+	struct procinfo *pi;
+	uint32_t want;
+
+	if (s->all || !t || (t->flags & TF_PSEUDO))
+		return;
+	p = stats_process_of(&r->st, t);
+	pi = facts_of(r, p);
+	if (t != p || !pi)
+		return;		/* a thread's own name; or no facts to keep right */
+	f = facts_entry(pi);
+	want = wanted(s, p);
+	got = *pi;
+	got.have |= f->held;
+	if (!pi_read(&s->pi, t->tid, want | PI_FACTS, &got)) {
+		*pi = got;
+		if (f->held)
+			s->nheld--;
+		f->held = 0;
+		return;
+	}
+	if (!f->held)
+		s->nheld++;
+	f->held |= pi->have & (PI_CMDLINE | PI_EXEPATH | PI_STATUS);
+	pi->have &= ~f->held;
+}
+
+static void changed(struct run *r, int32_t tid);
+
+/* Task @tid is in user space: facts withheld since its process's rename are its own again. */
+static void resume_facts(struct run *r, int32_t tid)
+{
+	struct stream *s = r->stream;
+	struct mt_task *t, *p;
+	struct procinfo *pi;
+	struct st_facts *f;
+
+	if (!s->nheld || !(t = stats_find_task(&r->st, tid)) || (t->flags & TF_PSEUDO))
+		return;
+	p = stats_process_of(&r->st, t);
+	pi = facts_of(r, p);
+	if (!pi || !(f = facts_entry(pi))->held)
+		return;
+	pi->have |= f->held;
+	f->held = 0;
+	s->nheld--;
+	changed(r, p->tid);	/* decided again on them */
+	if (t != p)
+		changed(r, tid);
 }
 
 /*
@@ -376,11 +457,12 @@ static void fork_facts(struct run *r, const struct mt_event *ev)
 	if (!parent || (parent->flags & TF_PSEUDO))
 		return;
 	pp = stats_process_of(&r->st, parent);
+	resume_facts(r, parent->tid);	/* a fork is a syscall: not inside an exec */
 	want = wanted(s, c);
 	if (!want)
 		return;		/* the events alone answer (process.name, process.pid) */
 	from_events(c, &got);
-	if (pi_read(&s->pi, parent->tid, want, &got)) {
+	if (pi_read(&s->pi, parent->tid, want | PI_FACTS, &got)) {
 		from = facts_of(r, pp);
 		if (!from && (pe = entry_of(r, pp)))
 			from = &pe->pi;
@@ -776,10 +858,12 @@ static void stream_sink(void *ctx, const struct mt_event *ev)
 		event(s, sp, &e);
 		break;
 	case EV_MEMSYS_ENTER:
+		resume_facts(r, ev->tid);
 		if (picked(r, ev->tid, ev->ts))
 			mempair_enter(&s->pair, ev->tid, ev->u.memsys.call, ev->ts, ev->u.memsys.arg);
 		break;
 	case EV_MEMSYS_EXIT:
+		resume_facts(r, ev->tid);
 		if ((sp = picked(r, ev->tid, ev->ts)) &&
 		    mempair_exit(&s->pair, ev->tid, ev->u.memsys.call, &in))
 			syscall_line(s, sp, ev, &in);
@@ -793,6 +877,7 @@ static void stream_sink(void *ctx, const struct mt_event *ev)
 		break;
 	case EV_RENAME:
 		changed(r, ev->u.rename.pid);
+		rename_facts(r, ev);
 		break;
 	case EV_EXIT:
 		exited(r, ev);

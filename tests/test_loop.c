@@ -534,11 +534,15 @@ END_TEST
  * Issue 24: --stream picks the recording's processes, every one gone by the
  * time it is read (an empty /proc), on what the trace itself carried. Of
  * trace.txt: capture-6.18.sh (11105, there before: nothing known of it but
- * its name and pid) forks 11123, which execs .../capture, forks 11124
- * (mt-fixture, no exec), which forks 11125, which execs /bin/true. Their
- * allocations: 11105 33; 11123 27 before its exec, 37 after; 11124 279;
- * 11125 22 before its exec, 25 after. exe comes from the exec events' filename,
- * a fork child's from its parent until it execs; cmd is never known here.
+ * its name and pid) forks 11123, which execs .../capture, forks 11124, which
+ * renames itself mt-fixture (prctl), forks 11125, which renames itself
+ * mt-exec, then execs /bin/true (renamed "true" by the exec, before its
+ * sched_process_exec). exe comes from the exec events' filename, a fork
+ * child's from its parent until it execs; after a rename, exe and cmd are
+ * withheld (it may be an exec's) until the exec or the process is back in user
+ * space (here: its fork). cmd is never known. Their allocations: 11105 33;
+ * 11123 27 before its exec, 37 after; 11124 4, 10 between its rename and its
+ * fork, 265; 11125 4, 7 between its renames, 11 in its exec, 25 after.
  */
 #define FX_CAPTURE	"/tmp/memtrace-fixture.T6SX7Q/capture"
 static const struct {
@@ -546,22 +550,17 @@ static const struct {
 	unsigned allocs;	/* pageAllocate lines */
 	unsigned unsure;	/* processes left out, decided on unknown facts */
 } gone_picks[] = {
-	{ "process.exe:/bin/true", 25, 2 },
-	{ "process.exe:" FX_CAPTURE, 37 + 279 + 22, 2 },
-	{ "NOT process.exe:/bin/true", 37 + 279 + 22, 2 },
-	/*
-	 * The issue's case (main picks 11125's 36 allocations as "true"): only
-	 * the 11 between the exec's own rename to "true" (252.205580) and its
-	 * sched_process_exec (252.205661), the new image's setup, decided on the
-	 * old program's facts under the new name. Left for later (see the report).
-	 */
-	{ "process.name:true AND NOT process.exe:/bin/true", 11, 0 },
-	{ "process.name:true AND process.exe:/bin/true", 25, 0 },
+	{ "process.exe:/bin/true", 25, 4 },
+	{ "process.exe:" FX_CAPTURE, 37 + 4 + 265 + 4, 4 },
+	{ "NOT process.exe:/bin/true", 37 + 4 + 265 + 4, 4 },
+	/* the issue's case (main picks 11125's 36 allocations as "true") */
+	{ "process.name:true AND NOT process.exe:/bin/true", 0, 1 },
+	{ "process.name:true AND process.exe:/bin/true", 25, 1 },
 	{ "process.cmd:*", 0, 4 },
 	{ "NOT process.cmd:*", 0, 4 },
 	{ "process.exe:/bin/true OR NOT process.cmd:x*", 25, 4 },
 	/* 11125 is mt-fixture until it renames itself mt-exec: then unknown */
-	{ "process.name:mt-fixture OR process.cmd:x*", 279, 4 },
+	{ "process.name:mt-fixture OR process.cmd:x*", 4 + 10 + 265, 4 },
 };
 
 START_TEST(test_stream_picks_the_gone_on_the_trace)
