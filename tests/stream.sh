@@ -207,6 +207,44 @@ pid_test() {
 		test "$(q "$f.facts" "d['pids'] == [$p] and d['evt']['memoryUnmap']['count'] >= 1")" = True
 }
 
+# ---------------------------------------------------------------- short-lived processes
+# Issue 24: 100 runs of a 1 ms process, gone before memtrace reads their events, picked
+# by exe (the exec event's filename), by a cmd glob and under NOT: each count exact.
+# short_run NAME COND...: the runs under these -c; PICKED (pids in the lines), OUT (left
+# out on unknown facts, from the final line)
+short_run() {
+	local name=$1 a=() c i f=$T/short-$1.jsonl; shift
+	for c in "$@"; do a+=(-c "$c"); done
+	start_mt --stream "${a[@]}" -o "$f" ||
+		{ bad "short $name: memtrace did not start: $(cat "$T/err")"; return 1; }
+	for i in $(seq 100); do "$S" 1 1; done
+	sleep 0.3
+	stop_mt
+	cp "$T/err" "$T/short-$name.err"
+	facts "$f"
+	PICKED=$(q "$f.facts" 'len(d["pids"])')
+	OUT=$(sed -n 's/.*; \([0-9]*\) left out, decided on unknown facts;.*/\1/p' "$T/err")
+}
+
+short_test() {
+	S=$T/mts$$ SN=$(basename "$T/mts$$")
+	cp build/tests/workload "$S"
+	short_run exe "process.exe:$S"
+	check "short: process.exe picks 100 of 100 1 ms runs ($PICKED; $OUT left out)" \
+		test "$PICKED" = 100
+	short_run cmd "process.cmd:\"$S 1 *\""
+	check "short: a process.cmd glob picks 100 of 100 ($PICKED; $OUT left out)" \
+		test "$PICKED" = 100
+	short_run not "process.name:$SN AND NOT process.exe:$S"
+	check "short: name AND NOT its exe picks 0 of 100 ($PICKED; $OUT left out)" \
+		test "$PICKED" = 0
+	short_run notother "process.name:$SN AND NOT process.exe:$T/nothing"
+	check "short: name AND NOT another exe picks 100 of 100 ($PICKED; $OUT left out)" \
+		test "$PICKED" = 100
+	check "short: the final line counts the processes left out ($(grep -c 'left out, decided on unknown facts' "$T/short-not.err"))" \
+		test "$(grep -c 'left out, decided on unknown facts' "$T/short-not.err")" = 1
+}
+
 # ---------------------------------------------------------------- containers
 # A real container: podman (rootful, runc, cgroupfs), a static workload inside.
 podman_test() {
@@ -539,6 +577,7 @@ if can_trace "stream"; then
 		workload_test
 		append_test
 		keys_test
+		short_test
 		podman_test
 		laid_out_tests
 		stalled_reader_test
