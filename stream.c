@@ -564,8 +564,8 @@ static struct st_proc *entry_new(struct run *r, const struct mt_task *p, const s
 }
 
 /*
- * Keys a container's runtime cannot answer, on which a process was decided:
- * one warning each, and the containers named at the end. (A process gone
+ * Keys a container's runtime cannot answer, met deciding on a process: one
+ * warning each, and the containers named at the end. (A process gone
  * before it was read answers nothing either: counted, unsaid.)
  */
 static void warn_unknown(struct stream *s, uint32_t unknown, const struct procinfo *pi)
@@ -614,8 +614,8 @@ static void say_unanswered(const struct stream *s)
 	for (i = 0; i < s->nunanswered && ni < sizeof(ids); i++)
 		ni += (size_t)snprintf(ids + ni, sizeof(ids) - ni, "%s%s", i ? ", " : "",
 				       s->unanswered[i]);
-	mt_warn("warning: %s could not be answered for %s%u container%s (%s%s): their "
-		"processes decided on them were not picked", keys, s->unanswered_more ? "more than " : "",
+	mt_warn("warning: %s could not be answered for %s%u container%s (%s%s): unknown, "
+		"never picked on", keys, s->unanswered_more ? "more than " : "",
 		s->nunanswered, s->nunanswered == 1 && !s->unanswered_more ? "" : "s", ids,
 		s->unanswered_more ? ", ..." : "");
 }
@@ -658,12 +658,13 @@ static void decide(struct run *r, struct mt_task *t, struct st_task *x)
 		pi_subject(&s->pi, pi, t->comm, (t->flags & TF_COMM_KNOWN) ? t->comm_len : 0,
 			   labels, &subj);
 		v = cond_value(&s->cond, &subj, &unknown);
+		if (unknown)
+			warn_unknown(s, unknown, pi);
 		if (v == COND_UNKNOWN) {
 			lx = slot_of(r, p);
 			if (!lx->unsure)
 				s->unsure_procs++;
 			lx->unsure = true;
-			warn_unknown(s, unknown, pi);
 		}
 		if (v != COND_TRUE)
 			return;

@@ -294,7 +294,7 @@ podman_test() {
 		"{'id': '$id', 'name': '$name', 'runtime': 'podman'}"
 	check "podman: its workload's ns is the container's pid namespace" \
 		test "$(q "$f.facts" "[p['ns'] for p in d['procs'].values() if p['name'] == '$WN'][0] != '$(stat -L -c '%d-%i' /proc/self/ns/pid)'")" = True
-	# podman keeps labels in its database: the term is false, said once
+	# podman keeps labels in its database: the term is unknown, said once
 	CONTAINERS+=("$name-l")
 	start_mt --stream -c "container.label:app=web" -o "$T/podman-l.jsonl"
 	CONTAINERS_CONF=$PODMAN_CONF timeout 60 podman --cgroup-manager cgroupfs --runtime runc \
@@ -305,6 +305,17 @@ podman_test() {
 	check "podman: container.label cannot be answered: one warning, no lines ($(grep -m1 'cannot be answered' "$T/err"))" \
 		test "$(grep -c 'container.label cannot be answered for container .*podman keeps labels' "$T/err")" = 1 -a \
 		"$(cat "$T/podman-l.jsonl" 2>/dev/null | grep -c .)" = 0
+	check "podman: the end names the container not answered for ($(grep -m1 'could not be answered' "$T/err"))" \
+		test "$(grep -c 'container.label could not be answered for 1 container ([0-9a-f]\{12\})' "$T/err")" = 1
+	# issue 24, 3: NOT over the unknown label is unknown too, not true
+	start_mt --stream -c "NOT container.label:app=web AND process.name:$WN" -o "$T/podman-n.jsonl"
+	CONTAINERS_CONF=$PODMAN_CONF timeout 60 podman --cgroup-manager cgroupfs --runtime runc \
+		run --rm --name "$name-l" --label app=web --ulimit nofile=1024:1024 \
+		--ulimit nproc=1024:1024 "$img" /bin/sh -c "/bin/$WN 4 100" > /dev/null 2>&1
+	sleep 0.3
+	stop_mt
+	check "podman: NOT container.label:app=web does not pick the container labelled web" \
+		test "$(cat "$T/podman-n.jsonl" 2>/dev/null | grep -c .)" = 0
 	podman rmi -f "$img" > /dev/null 2>&1
 }
 
@@ -362,7 +373,7 @@ laid_out_tests() {
 		"run/containerd/io.containerd.runtime.v2.task/k8s.io/$id/config.json" \
 		containerd-config.json "pod.namespace:dev AND pod.name:api-* AND (pod.label:team=x OR container.name:nginx)" "$id"; then
 		f=$T/containerd.jsonl.facts
-		check "containerd (laid out): pod fields; pod.label unanswered is false ($(q "$f" 'd["names"]'))" \
+		check "containerd (laid out): pod fields; pod.label unanswered OR a true term is true ($(q "$f" 'd["names"]'))" \
 			test "$(q "$f" "'$WN' in d['names'] and '$XN' not in d['names']")" = True
 		check "containerd (laid out): pod.label cannot be answered: one warning" \
 			test "$(grep -c 'pod.label cannot be answered' "$T/containerd.err")" = 1
