@@ -43,7 +43,8 @@ enum { V_UNKNOWN = 0, V_NO, V_YES };
 struct st_task {
 	uint32_t serial;	/* the task it is about: its slot's serial then */
 	uint8_t verdict;
-	bool unsure;		/* on a leader: its process was decided on unknown facts (counted) */
+	bool unsure;		/* on a leader: its process left out on unknown facts (counted) */
+	bool was_picked;	/* on a leader: its process was picked once (never counted) */
 	uint16_t fentry;	/* on a leader: its process's facts + 1 (0: none) */
 	uint32_t pentry;	/* its process's entry + 1 (0: none) */
 };
@@ -103,7 +104,7 @@ struct stream {
 	uint64_t lost_output_shown;	/* lines a file's write errors cost, said in-band */
 	bool said_failing;		/* the file's write errors said on stderr */
 	uint64_t proc_overflow, picked_procs;
-	uint64_t unsure_procs;		/* processes not picked: decided on unknown facts */
+	uint64_t unsure_procs;		/* processes left out on unknown facts, not picked since */
 	uint32_t warned_keys;
 	uint32_t unanswered_keys;	/* keys some container could not answer */
 	uint32_t nunanswered;		/* such containers (the first UNANSWERED named) */
@@ -273,6 +274,7 @@ static struct st_task *slot_of(struct run *r, const struct mt_task *t)
 		x->serial = t->serial;
 		x->verdict = V_UNKNOWN;
 		x->unsure = false;
+		x->was_picked = false;
 		x->fentry = 0;
 		x->pentry = 0;
 	}
@@ -660,14 +662,24 @@ static void decide(struct run *r, struct mt_task *t, struct st_task *x)
 		v = cond_value(&s->cond, &subj, &unknown);
 		if (unknown)
 			warn_unknown(s, unknown, pi);
-		if (v == COND_UNKNOWN) {
-			lx = slot_of(r, p);
-			if (!lx->unsure)
-				s->unsure_procs++;
+		/*
+		 * Counted: the processes left out on unknown facts and never
+		 * picked. One decided on unknown facts (between the rename an
+		 * exec does and its sched_process_exec, say) and picked later
+		 * is not: it is picked.
+		 */
+		lx = slot_of(r, p);
+		if (v == COND_UNKNOWN && !lx->unsure && !lx->was_picked) {
+			s->unsure_procs++;
 			lx->unsure = true;
 		}
 		if (v != COND_TRUE)
 			return;
+		lx->was_picked = true;
+		if (lx->unsure) {
+			lx->unsure = false;
+			s->unsure_procs--;
+		}
 	}
 	x->verdict = V_YES;
 }
