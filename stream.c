@@ -402,7 +402,10 @@ static void rename_facts(struct run *r, const struct mt_event *ev)
 	want = wanted(s, p);
 	got = *pi;
 	got.have |= f->held;
-	if (!pi_read(&s->pi, t->tid, want | PI_FACTS, &got)) {
+	/* read again, or not known: an exiting process's exe and cmd read as nothing */
+	got.have &= ~(PI_CMDLINE | PI_EXEPATH);
+	if (!pi_read(&s->pi, t->tid, want | PI_FACTS, &got) &&
+	    !(want & (PI_CMDLINE | PI_EXEPATH) & ~got.have)) {
 		*pi = got;
 		if (f->held)
 			s->nheld--;
