@@ -210,20 +210,27 @@ pid_test() {
 # ---------------------------------------------------------------- short-lived processes
 # Issue 24: 100 runs of a 1 ms process, gone before memtrace reads their events, picked
 # by exe (the exec event's filename), by a cmd glob and under NOT: each count exact.
-# short_run NAME COND...: the runs under these -c; PICKED (pids in the lines), OUT (left
-# out on unknown facts, from the final line)
+# process.cmd of a process gone before memtrace reads /proc cannot be known (no
+# tracepoint carries argv): such a run is unknown, left out and counted, never guessed.
+# short_run NAME COND...: the runs (SHORT_N of "$S" 1 SHORT_MS, default 100 of 1 ms)
+# under these -c; PICKED (pids in the lines), OUT (left out on unknown facts, from the
+# final line), ONLY_RUNS (True when every line's pid is one of the runs')
 short_run() {
-	local name=$1 a=() c i f=$T/short-$1.jsonl; shift
+	local name=$1 a=() c i f=$T/short-$1.jsonl runs=(); shift
 	for c in "$@"; do a+=(-c "$c"); done
 	start_mt --stream "${a[@]}" -o "$f" ||
 		{ bad "short $name: memtrace did not start: $(cat "$T/err")"; return 1; }
-	for i in $(seq 100); do "$S" 1 1; done
+	for i in $(seq "${SHORT_N:-100}"); do
+		"$S" 1 "${SHORT_MS:-1}" & runs+=($!)
+		wait $!
+	done
 	sleep 0.3
 	stop_mt
 	cp "$T/err" "$T/short-$name.err"
 	facts "$f"
 	PICKED=$(q "$f.facts" 'len(d["pids"])')
 	OUT=$(sed -n 's/.*; \([0-9]*\) left out, decided on unknown facts;.*/\1/p' "$T/err")
+	ONLY_RUNS=$(q "$f.facts" "set(d['pids']) <= {$(IFS=,; echo "${runs[*]}")}")
 }
 
 short_test() {
@@ -232,9 +239,15 @@ short_test() {
 	short_run exe "process.exe:$S"
 	check "short: process.exe picks 100 of 100 1 ms runs ($PICKED; $OUT left out)" \
 		test "$PICKED" = 100
-	short_run cmd "process.cmd:\"$S 1 *\""
-	check "short: a process.cmd glob picks 100 of 100 ($PICKED; $OUT left out)" \
-		test "$PICKED" = 100
+	# cmd: what memtrace read before the run was gone is picked, the rest counted
+	short_run cmd "process.name:$SN AND process.cmd:\"$S 1 *\""
+	check "short: name AND a cmd glob: picked + left out on unknown facts = 100 ($PICKED + $OUT)" \
+		test "$((PICKED + ${OUT:-1000}))" = 100
+	check "short: name AND a cmd glob: lines only of the runs ($ONLY_RUNS)" \
+		test "$ONLY_RUNS" = True
+	SHORT_N=10 SHORT_MS=300 short_run cmdlong "process.cmd:\"$S 1 *\""
+	check "short: a cmd glob picks 10 of 10 runs alive 300 ms ($PICKED; $OUT left out)" \
+		test "$PICKED" = 10 -a "$ONLY_RUNS" = True
 	short_run not "process.name:$SN AND NOT process.exe:$S"
 	check "short: name AND NOT its exe picks 0 of 100 ($PICKED; $OUT left out)" \
 		test "$PICKED" = 0
