@@ -10,6 +10,7 @@
 static const char *const key_names[CK__COUNT] = {
 	[CK_PID] = "process.pid",
 	[CK_NAME] = "process.name",
+	[CK_TNAME] = "thread.name",
 	[CK_CMD] = "process.cmd",
 	[CK_EXE] = "process.exe",
 	[CK_CAPINH] = "process.capinh",
@@ -484,6 +485,8 @@ static bool term_known(const struct cond *c, const struct cond_node *n,
 		return s->pid > 0 && (uint64_t)s->pid == n->num;
 	case CK_NAME:
 		return match(c, n, s->name);
+	case CK_TNAME:
+		return match(c, n, s->tname);
 	case CK_CMD:
 		return match(c, n, s->cmd);
 	case CK_EXE:
@@ -641,7 +644,8 @@ static bool comm_of(const struct cond *c, uint32_t i, bool neg, struct fbuf *b, 
 		return false;
 	switch (n->op) {
 	case CN_TERM:
-		if (n->key != CK_NAME || !kernel_safe(c->text + n->val, n->len))
+		/* the kernel's comm is the task's: a process's renamed thread would be cut */
+		if (n->key != CK_TNAME || !kernel_safe(c->text + n->val, n->len))
 			return false;
 		op = n->glob ? (neg ? "comm !~ \"" : "comm ~ \"") : (neg ? "comm != \"" : "comm == \"");
 		put(b, op, strlen(op));

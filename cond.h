@@ -10,7 +10,8 @@
 /* The keys, as the fleet tracer names them (cond_key_name()). */
 enum cond_key {
 	CK_PID = 0,		/* process.pid: the process id (every thread of it) */
-	CK_NAME,		/* process.name: the task's name (comm), as the kernel filters it */
+	CK_NAME,		/* process.name: the process's (its leader's) name (comm) */
+	CK_TNAME,		/* thread.name: the task's own name (comm), as the kernel filters it */
 	CK_CMD,			/* process.cmd: the command line, arguments joined by spaces */
 	CK_EXE,			/* process.exe: the executable's path */
 	CK_CAPINH, CK_CAPPRM, CK_CAPEFF, CK_CAPBND, CK_CAPAMB,	/* capability sets */
@@ -75,7 +76,7 @@ struct cond_label {
  */
 struct cond_subject {
 	int32_t pid;
-	struct cond_str name, cmd, exe;
+	struct cond_str name, tname, cmd, exe;	/* name: the process's; tname: the task's */
 	uint64_t cap[5];		/* inheritable, permitted, effective, bounding, ambient */
 	bool in_container;
 	struct cond_str cont_id, cont_name;
@@ -134,7 +135,8 @@ bool cond_glob(const char *pat, size_t plen, const char *s, size_t slen);
 
 /**
  * cond_comm_filter() - a kernel event filter on comm that every task the
- * conditions pick passes (process.name terms; other terms let everything by)
+ * conditions pick passes (thread.name terms, the kernel's comm being the task's;
+ * process.name and other terms let everything by)
  * Return: its length, written to @buf; 0 if it would let everything by (or
  * does not fit), so that no filter is worth setting.
  */

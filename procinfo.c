@@ -295,15 +295,17 @@ static struct cond_str str(const char *s, size_t n)
 	return r;
 }
 
-void pi_subject(const struct pi_ctx *x, const struct procinfo *pi, const char *comm,
-		size_t comm_len, struct cond_label *labels, struct cond_subject *s)
+void pi_subject(const struct pi_ctx *x, const struct procinfo *pi, const char *pname,
+		size_t pname_len, const char *tname, size_t tname_len,
+		struct cond_label *labels, struct cond_subject *s)
 {
 	const struct rt_container *c = pi_container(x, pi);
 
 	memset(s, 0, sizeof(*s));
 	s->pid = pi->pid;
-	s->name = str(comm, comm_len);
-	s->known = CK_BIT(CK_NAME);
+	s->name = str(pname, pname_len);
+	s->tname = str(tname, tname_len);
+	s->known = CK_BIT(CK_NAME) | CK_BIT(CK_TNAME);
 	if (pi->pid > 0)
 		s->known |= CK_BIT(CK_PID);
 	if (pi->have & PI_STATUS) {

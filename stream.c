@@ -46,6 +46,8 @@ struct st_task {
 	bool unsure;		/* on a leader: its process left out on unknown facts (counted) */
 	bool was_picked;	/* on a leader: its process was picked once (never counted) */
 	uint16_t fentry;	/* on a leader: its process's facts + 1 (0: none) */
+	uint16_t gen;		/* on a leader: its process's renames and execs (process.name) */
+	uint16_t pgen;		/* its leader's gen when it was decided */
 	uint32_t pentry;	/* its process's entry + 1 (0: none) */
 };
 
@@ -276,6 +278,7 @@ static struct st_task *slot_of(struct run *r, const struct mt_task *t)
 		x->unsure = false;
 		x->was_picked = false;
 		x->fentry = 0;
+		x->gen = x->pgen = 0;
 		x->pentry = 0;
 	}
 	return x;
@@ -660,8 +663,9 @@ static void decide(struct run *r, struct mt_task *t, struct st_task *x)
 			if (want)
 				pi_read(&s->pi, t->tid, want, pi);
 		}
-		pi_subject(&s->pi, pi, t->comm, (t->flags & TF_COMM_KNOWN) ? t->comm_len : 0,
-			   labels, &subj);
+		/* process.name: the leader's; thread.name: the task's own */
+		pi_subject(&s->pi, pi, p->comm, (p->flags & TF_COMM_KNOWN) ? p->comm_len : 0,
+			   t->comm, (t->flags & TF_COMM_KNOWN) ? t->comm_len : 0, labels, &subj);
 		v = cond_value(&s->cond, &subj, &unknown);
 		if (unknown)
 			warn_unknown(s, unknown, pi);
@@ -692,7 +696,7 @@ static struct st_proc *picked(struct run *r, int32_t tid, uint64_t ts)
 {
 	struct stream *s = r->stream;
 	struct mt_task *t, *p;
-	struct st_task *x;
+	struct st_task *x, *lx;
 	struct st_proc *sp;
 
 	if (tid <= 0 || tid == s->self)
@@ -701,11 +705,15 @@ static struct st_proc *picked(struct run *r, int32_t tid, uint64_t ts)
 	if (!t || (t->flags & TF_PSEUDO))
 		return NULL;
 	x = slot_of(r, t);
-	if (x->verdict == V_UNKNOWN)
+	p = stats_process_of(&r->st, t);
+	lx = slot_of(r, p);
+	/* decided again after its own rename or exec, or its leader's (process.name) */
+	if (x->verdict == V_UNKNOWN || x->pgen != lx->gen) {
+		x->pgen = lx->gen;
 		decide(r, t, x);
+	}
 	if (x->verdict != V_YES)
 		return NULL;
-	p = stats_process_of(&r->st, t);
 	sp = entry_of(r, p);
 	if (!sp)
 		sp = entry_new(r, p, t);
@@ -726,6 +734,8 @@ static void changed(struct run *r, int32_t tid)
 		return;
 	slot_of(r, t)->verdict = V_UNKNOWN;
 	p = stats_process_of(&r->st, t);
+	if (p == t)
+		slot_of(r, p)->gen++;	/* its threads too: process.name is the leader's */
 	sp = entry_of(r, p);
 	if (sp)
 		sp->stale = true;

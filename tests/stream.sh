@@ -72,10 +72,10 @@ workload_test() {
 	before=$(tfs_state)
 	t0=$(date +%s)
 	# 16 MiB per CPU: "nothing lost" holds on a loaded machine too
-	start_mt --stream -b 16384 -c "process.name:$WN" -o "$f" ||
+	start_mt --stream -b 16384 -c "thread.name:$WN" -o "$f" ||
 		{ bad "64 MiB: memtrace did not start: $(cat "$T/err")"; return; }
 	filt=$(cat "$TFS/instances/$INST/events/kmem/mm_page_alloc/filter")
-	check "the name is filtered in the kernel ($filt)" test "$filt" = "comm == \"$WN\""
+	check "thread.name is filtered in the kernel ($filt)" test "$filt" = "comm == \"$WN\""
 	check "the stream's events are on in stream mode" \
 		test "$(cat "$TFS/instances/$INST/events/syscalls/sys_enter_mmap/enable" \
 			"$TFS/instances/$INST/events/exceptions/page_fault_user/enable" | tr -d '\n')" = 11
@@ -186,6 +186,37 @@ keys_test() {
 	check "a key no container answers makes no warning here" \
 		test "$(grep -c 'cannot be answered' "$T/notall.err")" = 0
 	pid_test
+	thread_name_test
+}
+
+# Issue 24, 2: process.name is the process's (its leader's) name, thread.name the thread's
+# own. A process whose worker thread renames itself (tests/threads.c rename).
+# thread_run NAME COND: its lines in $T/NAME.jsonl; TIDS: [(tid == pid, name)] of them;
+# FILT: the kernel's filter on mm_page_alloc while it ran
+thread_run() {
+	local name=$1 f=$T/$1.jsonl; shift
+	start_mt --stream -c "$1" -o "$f" ||
+		{ bad "$name: memtrace did not start: $(cat "$T/err")"; return 1; }
+	FILT=$(cat "$TFS/instances/$INST/events/kmem/mm_page_alloc/filter")
+	"$P" rename "$PT" 4 200
+	sleep 0.3
+	stop_mt
+	TIDS=$(python3 -c 'import json,sys
+print(sorted(set((e["data"]["tid"] == e["data"]["pid"], e["data"]["process"]["name"]) for e in map(json.loads, open(sys.argv[1])) if e.get("type") == "memtrace")))' "$f")
+}
+
+thread_name_test() {
+	P=$T/mtp$$ PN=$(basename "$T/mtp$$") PT=mtt$$w
+	cp build/tests/threads "$P"
+	thread_run tproc "process.name:$PN"
+	check "process.name: its renamed thread's lines too, all saying the process's name ($TIDS)" \
+		test "$TIDS" = "[(False, '$PN'), (True, '$PN')]"
+	check "process.name: no comm filter in the kernel (the comm is per thread) ($FILT)" \
+		test "$(head -c 4 <<< "$FILT")" = none
+	thread_run tthread "thread.name:$PT"
+	check "thread.name: only the renamed thread's lines, saying the process's name ($TIDS)" \
+		test "$TIDS" = "[(False, '$PN')]"
+	check "thread.name: filtered in the kernel ($FILT)" test "$FILT" = "comm == \"$PT\""
 }
 
 # process.pid: the kernel's pid list holds the process's tasks; children follow it

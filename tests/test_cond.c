@@ -46,6 +46,7 @@ static struct cond_subject subject(void)
 	memset(&s, 0, sizeof(s));
 	s.pid = 1234;
 	s.name = S_("nginx");
+	s.tname = S_("nginx-worker");
 	s.cmd = S_("/usr/sbin/nginx -g daemon off;");
 	s.exe = S_("/usr/sbin/nginx");
 	s.cap[0] = 0;
@@ -87,6 +88,7 @@ START_TEST(test_every_key)
 	static const struct { const char *cond; bool want; } cases[] = {
 		{ "process.pid:1234", true }, { "process.pid:123", false },
 		{ "process.name:nginx", true }, { "process.name:ngin", false },
+		{ "thread.name:nginx-worker", true }, { "thread.name:nginx", false },
 		{ "process.cmd:\"/usr/sbin/nginx -g daemon off;\"", true },
 		{ "process.cmd:*daemon*", true }, { "process.cmd:/usr/sbin/nginx", false },
 		{ "process.exe:/usr/sbin/nginx", true }, { "process.exe:/bin/*", false },
@@ -205,7 +207,7 @@ START_TEST(test_bad_syntax)
 {
 	bad("process.nme:x", "unknown key 'process.nme'", 1);
 	/* the keys are listed */
-	ck_assert(strstr(E, "process.pid, process.name, process.cmd, process.exe"));
+	ck_assert(strstr(E, "process.pid, process.name, thread.name, process.cmd, process.exe"));
 	ck_assert(strstr(E, "pod.namespace, pod.label"));
 	bad("process.name:x AND foo:y", "unknown key 'foo'", 20);
 	bad("process.name:x process.pid:3", "expected AND, OR or the end", 16);
@@ -428,7 +430,7 @@ START_TEST(test_unknown_never_picks)
 	};
 	/* a value each key matches in subject() */
 	static const char *const value[CK__COUNT] = {
-		[CK_PID] = "1234", [CK_NAME] = "nginx", [CK_CMD] = "*nginx*",
+		[CK_PID] = "1234", [CK_NAME] = "nginx", [CK_TNAME] = "*-worker", [CK_CMD] = "*nginx*",
 		[CK_EXE] = "/usr/sbin/nginx", [CK_CAPINH] = "0", [CK_CAPPRM] = "sys_admin",
 		[CK_CAPEFF] = "sys_admin", [CK_CAPBND] = "chown", [CK_CAPAMB] = "net_bind_service",
 		[CK_CONT_ID] = "780f", [CK_CONT_NAME] = "webapp", [CK_CONT_LABEL] = "app=web",
@@ -444,8 +446,8 @@ START_TEST(test_unknown_never_picks)
 		struct cond_subject s = subject();
 		const char *key = cond_key_name((enum cond_key)k);
 
-		if (k == CK_NAME)
-			continue;	/* the events always tell it */
+		if (k == CK_NAME || k == CK_TNAME)
+			continue;	/* the events always tell them */
 		/* known, the value matches */
 		snprintf(cond, sizeof(cond), "%s:%s", key, value[k]);
 		ck_assert_msg(!compile(cond, NULL), "%s: %s", cond, E);
@@ -483,29 +485,50 @@ static const char *filter(const char *cond)
 	return buf;
 }
 
+/* process.name is the process's name, thread.name the task's own (issue 24, 2). */
+START_TEST(test_thread_name)
+{
+	ck_assert(picks("process.name:nginx"));
+	ck_assert(!picks("process.name:nginx-worker"));	/* not the thread's */
+	ck_assert(picks("thread.name:nginx-worker"));
+	ck_assert(!picks("thread.name:nginx"));		/* not the process's */
+	ck_assert(picks("thread.name:*-worker AND process.name:ng*"));
+	ck_assert(!picks("NOT thread.name:nginx-worker"));
+	ck_assert_str_eq(cond_key_name(CK_TNAME), "thread.name");
+}
+END_TEST
+
 START_TEST(test_comm_filter)
 {
-	ck_assert_str_eq(filter("process.name:nginx"), "comm == \"nginx\"");
-	ck_assert_str_eq(filter("process.name:ng*"), "comm ~ \"ng*\"");
-	ck_assert_str_eq(filter("NOT process.name:sh"), "comm != \"sh\"");
-	ck_assert_str_eq(filter("process.name:a OR process.name:b*"),
+	ck_assert_str_eq(filter("thread.name:nginx"), "comm == \"nginx\"");
+	ck_assert_str_eq(filter("thread.name:ng*"), "comm ~ \"ng*\"");
+	ck_assert_str_eq(filter("NOT thread.name:sh"), "comm != \"sh\"");
+	ck_assert_str_eq(filter("thread.name:a OR thread.name:b*"),
 			 "(comm == \"a\") || (comm ~ \"b*\")");
-	ck_assert_str_eq(filter("NOT (process.name:a OR process.name:b*)"),
+	ck_assert_str_eq(filter("NOT (thread.name:a OR thread.name:b*)"),
 			 "(comm != \"a\") && (comm !~ \"b*\")");
 	/* AND keeps a side alone; OR needs both */
-	ck_assert_str_eq(filter("container.id:7 AND process.name:a"), "(comm == \"a\")");
-	ck_assert_str_eq(filter("container.id:7 OR process.name:a"), "");
+	ck_assert_str_eq(filter("container.id:7 AND thread.name:a"), "(comm == \"a\")");
+	ck_assert_str_eq(filter("container.id:7 OR thread.name:a"), "");
 	ck_assert_str_eq(filter("process.pid:3"), "");
-	ck_assert_str_eq(filter("NOT (process.name:a AND container.id:7)"), "");
+	ck_assert_str_eq(filter("NOT (thread.name:a AND container.id:7)"), "");
+	/*
+	 * process.name is the process's (its leader's) name, the kernel's comm
+	 * the task's own: a comm filter would cut a picked process's renamed
+	 * thread, so process.name is never pushed (issue 24, 2)
+	 */
+	ck_assert_str_eq(filter("process.name:nginx"), "");
+	ck_assert_str_eq(filter("process.name:nginx AND thread.name:w*"), "(comm ~ \"w*\")");
+	ck_assert_str_eq(filter("process.name:nginx OR thread.name:w*"), "");
 	/* bytes the kernel would read as more than a name are not pushed there */
-	ck_assert_str_eq(filter("process.name:\"a b\""), "");
-	ck_assert_str_eq(filter("process.name:a?"), "");
-	ck_assert_str_eq(filter("process.name:!a"), "");
-	ck_assert_str_eq(filter("process.name:\"a\\\"\""), "");
+	ck_assert_str_eq(filter("thread.name:\"a b\""), "");
+	ck_assert_str_eq(filter("thread.name:a?"), "");
+	ck_assert_str_eq(filter("thread.name:!a"), "");
+	ck_assert_str_eq(filter("thread.name:\"a\\\"\""), "");
 	{
 		char tiny[8];
 
-		ck_assert(!compile("process.name:nginx", NULL));
+		ck_assert(!compile("thread.name:nginx", NULL));
 		ck_assert_uint_eq(cond_comm_filter(&C, tiny, sizeof(tiny)), 0);
 		ck_assert_str_eq(tiny, "");
 	}
@@ -557,6 +580,7 @@ Suite *suite_cond(void)
 	tcase_add_test(tc, test_not_unknown);
 	tcase_add_test(tc, test_unknown_never_picks);
 	tcase_add_test(tc, test_value);
+	tcase_add_test(tc, test_thread_name);
 	tcase_add_test(tc, test_comm_filter);
 	tcase_add_test(tc, test_pid_set);
 	suite_add_tcase(s, tc);

@@ -280,10 +280,10 @@ START_TEST(test_subject)
 	memset(&pi, 0, sizeof(pi));
 	pi.pid = 7;
 	pi.container = -1;
-	pi_subject(&x, &pi, "sh", 2, l, &s);
-	ck_assert_uint_eq(s.known, CK_BIT(CK_PID) | CK_BIT(CK_NAME));
+	pi_subject(&x, &pi, "sh", 2, "w", 1, l, &s);
+	ck_assert_uint_eq(s.known, CK_BIT(CK_PID) | CK_BIT(CK_NAME) | CK_BIT(CK_TNAME));
 	pi.have = PI_STATUS | PI_CMDLINE | PI_EXEPATH | PI_CGROUP;
-	pi_subject(&x, &pi, "sh", 2, l, &s);
+	pi_subject(&x, &pi, "sh", 2, "w", 1, l, &s);
 	ck_assert_uint_eq(s.known, (1u << CK__COUNT) - 1);	/* no container: known, false */
 	ck_assert(!s.in_container);
 	pi_free(&x);
