@@ -281,12 +281,11 @@ static void syscall_fields(struct jw *w, const struct jl_event *e)
 	LIT(w, ",\"result\":");
 	i64(w, e->result);
 	if (e->failed) {
-		LIT(w, ",\"failed\":true");
-		/* brk fails by returning the old break, not an errno */
-		if (e->result < 0 && e->result >= -4095) {
-			LIT(w, ",\"errno\":");
-			i64(w, -e->result);
-		}
+		/* "size" is 0: nothing was mapped or unmapped; always an errno */
+		LIT(w, ",\"failed\":true,\"requested_size\":");
+		u64(w, e->requested_size);
+		LIT(w, ",\"errno\":");
+		i64(w, e->err);
 	}
 	LIT(w, ",\"latency_ns\":");
 	u64(w, e->latency_ns);

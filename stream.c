@@ -837,6 +837,15 @@ static void syscall_line(struct stream *s, struct st_proc *sp, const struct mt_e
 	default:
 		return;
 	}
+	if (e.failed) {
+		/* off by default: a consumer adding up sizes must not count what was not mapped */
+		if (!(s->events & MT_EVT_FAILED))
+			return;
+		e.requested_size = e.size;
+		e.size = 0;
+		/* brk fails by returning the old break, without an errno: the kernel's is ENOMEM */
+		e.err = in->call == CALL_BRK ? ENOMEM : (int32_t)-ret;
+	}
 	event(s, sp, &e);
 }
 

@@ -207,12 +207,31 @@ START_TEST(test_each_evt_type)
 	ck_assert_msg(strstr(L, "\"evt_type\":\"memoryMap\",\"size\":67108864,\"pid\":0,\"tid\":0,"
 			     "\"syscall\":\"mmap\",\"address\":4096,\"prot\":3,\"flags\":34,\"fd\":-1,"
 			     "\"offset\":0,\"result\":4096,\"latency_ns\":5,\"process\":"), "%s", L);
-	/* a failed call is marked, with its errno */
+	/*
+	 * a failed call (issue 24, 4): size 0, what it asked for in
+	 * requested_size, failed, and always an errno; brk's (its result is the
+	 * old break, not an error) ENOMEM as stream.c gives it
+	 */
 	e.failed = true;
 	e.result = -12;
+	e.err = 12;
+	e.size = 0;
+	e.requested_size = 1ull << 50;
 	n = jl_event_line(L, sizeof(L), &K, &e, proc, pl, src, sl);
 	L[n] = '\0';
-	ck_assert_msg(strstr(L, "\"result\":-12,\"failed\":true,\"errno\":12,"), "%s", L);
+	ck_assert_msg(strstr(L, "\"evt_type\":\"memoryMap\",\"size\":0,"), "%s", L);
+	ck_assert_msg(strstr(L, "\"result\":-12,\"failed\":true,\"requested_size\":1125899906842624,"
+			     "\"errno\":12,"), "%s", L);
+	e.call = CALL_BRK;
+	e.result = 94000000000000;
+	e.requested_size = 1ull << 45;
+	n = jl_event_line(L, sizeof(L), &K, &e, proc, pl, src, sl);
+	L[n] = '\0';
+	ck_assert_msg(strstr(L, "\"syscall\":\"brk\",\"address\":4096,\"result\":94000000000000,"
+			     "\"failed\":true,\"requested_size\":35184372088832,\"errno\":12,"), "%s", L);
+	e.size = 67108864;
+	e.err = 0;
+	e.requested_size = 0;
 	e.evt = JL_UNMAP;
 	e.call = CALL_MREMAP;
 	e.old_address = 1;
@@ -289,6 +308,8 @@ START_TEST(test_hostile_names)
 		e.call = CALL_MREMAP;
 		e.failed = true;
 		e.result = -1;
+		e.err = INT32_MIN;
+		e.requested_size = UINT64_MAX;
 		e.pid = e.tid = INT32_MIN;
 		e.size = e.address = e.old_address = e.old_size = e.new_size = e.flags = UINT64_MAX;
 		e.latency_ns = UINT64_MAX;
