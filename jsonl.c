@@ -84,20 +84,22 @@ static void i64(struct jw *w, int64_t v)
 	}
 }
 
-/* "key": a JSON string, escaped, cut at @max escaped bytes */
-static void str(struct jw *w, const char *s, size_t n, size_t max)
+/* "key": a JSON string, escaped, cut at @max escaped bytes; true if it was cut */
+static bool str(struct jw *w, const char *s, size_t n, size_t max)
 {
 	size_t room;
+	bool cut = false;
 
 	LIT(w, "\"");
 	room = w->ok ? (size_t)(w->end - w->p) : 0;
 	if (!room) {
 		w->ok = false;
-		return;
+		return false;
 	}
 	room--;		/* the closing quote */
-	w->p += escape_json_buf(w->p, max < room ? max : room, s, n, NULL);
+	w->p += escape_json_buf(w->p, max < room ? max : room, s, n, &cut);
 	LIT(w, "\"");
+	return cut;
 }
 
 static void two(char *d, unsigned v)
@@ -188,17 +190,15 @@ size_t jl_process(char *dst, size_t size, const struct procinfo *pi, const struc
 	str(&w, pi->name, pi->name_len, 100);
 	/* a fact not known (the process was gone before it was read): null, the field kept */
 	LIT(&w, ",\"cmd\":");
-	if (pi->have & PI_CMDLINE)
-		str(&w, pi->cmd, pi->cmd_len, 1024);
-	else
+	if (!(pi->have & PI_CMDLINE))
 		LIT(&w, "null");
-	if ((pi->have & PI_CMDLINE) && pi->cmd_cut)
-		LIT(&w, ",\"cmd_truncated\":true");
+	else if (str(&w, pi->cmd, pi->cmd_len, 1024) || pi->cmd_cut)
+		LIT(&w, ",\"cmd_truncated\":true");	/* cut as read, or escaped */
 	LIT(&w, ",\"exe\":");
-	if (pi->have & PI_EXEPATH)
-		str(&w, pi->exe, pi->exe_len, 512);
-	else
+	if (!(pi->have & PI_EXEPATH))
 		LIT(&w, "null");
+	else if (str(&w, pi->exe, pi->exe_len, 512))
+		LIT(&w, ",\"exe_truncated\":true");	/* cut at 512 escaped bytes, as cmd is flagged */
 	LIT(&w, ",\"ns\":");
 	if (pi->have & PI_NS) {
 		LIT(&w, "\"");

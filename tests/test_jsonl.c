@@ -267,10 +267,11 @@ START_TEST(test_hostile_names)
 	proc[n] = '\0';
 	ck_assert_msg(strstr(proc, "\"name\":\"a\\\"b\\\\c\\u000ad\\u001b\\u007f\\ufffd\""), "%s", proc);
 	ck_assert_msg(strstr(proc, "\"cmd\":\"x\\u0085y \xc3\xa9\""), "%s", proc);
+	ck_assert_msg(!strstr(proc, "_truncated"), "%s", proc);	/* nothing cut: no flag */
 	/* a long hostile command is cut, not the line: the whole line stays below PIPE_BUF */
 	memset(pi.cmd, '\x01', sizeof(pi.cmd));
 	pi.cmd_len = sizeof(pi.cmd);
-	pi.cmd_cut = true;
+	pi.cmd_cut = false;	/* cut escaped only: flagged too */
 	memset(pi.exe, '"', sizeof(pi.exe));
 	pi.exe_len = sizeof(pi.exe);
 	n = jl_process(proc, sizeof(proc), &pi, NULL);
@@ -278,6 +279,8 @@ START_TEST(test_hostile_names)
 	ck_assert_uint_le(n, JL_PROC_MAX);
 	proc[n] = '\0';
 	ck_assert(strstr(proc, "\"cmd_truncated\":true"));
+	/* the exe cut at 512 escaped bytes is flagged as cmd is (issue 24, 6) */
+	ck_assert_msg(strstr(proc, "\\\"\",\"exe_truncated\":true,\"ns\":"), "%s", proc);
 	for (i = 0; i < n; i++)
 		ck_assert_msg((unsigned char)proc[i] >= 0x20, "raw control byte at %zu", i);
 	n = jl_src(src, sizeof(src), "h\"o\ns\\t");
