@@ -968,6 +968,29 @@ static void summaries(struct run *r, uint64_t now, bool last)
 
 /* ----------------------------------------------------------- the mode -- */
 
+/*
+ * A process.name or thread.name value that can never match: longer than the
+ * kernel keeps of a name (15 bytes), even with its '*'s matching nothing.
+ * Said at start, named; the condition stays as given.
+ */
+static void warn_long_names(const struct cond *c)
+{
+	uint32_t i, stars, k;
+
+	for (i = 0; i < c->nn; i++) {
+		const struct cond_node *n = &c->n[i];
+
+		if (n->op != CN_TERM || (n->key != CK_NAME && n->key != CK_TNAME))
+			continue;
+		for (stars = 0, k = 0; k < n->len; k++)
+			stars += c->text[n->val + k] == '*';
+		if (n->len - stars > PI_COMM - 1)
+			mt_warn("warning: %s:%.*s can never match: a name is at most %d bytes "
+				"(the kernel's comm), this one %u", cond_key_name((enum cond_key)n->key),
+				(int)n->len, c->text + n->val, PI_COMM - 1, n->len - stars);
+	}
+}
+
 static int stream_prepare(struct run *r)
 {
 	char err[PATH_MAX + 128];
@@ -982,6 +1005,7 @@ static int stream_prepare(struct run *r)
 	for (i = 0; i < r->opt.nconds; i++)
 		if (cond_add(&s->cond, r->opt.conds[i], strlen(r->opt.conds[i]), err, sizeof(err)))
 			return mt_fail(EXIT_USAGE, "-c '%s': %s", r->opt.conds[i], err);
+	warn_long_names(&s->cond);
 	s->all = r->opt.stream_all;
 	s->tree = r->opt.command != NULL;
 	s->events = r->opt.stream_events;

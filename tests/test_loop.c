@@ -590,6 +590,31 @@ START_TEST(test_stream_picks_the_gone_on_the_trace)
 }
 END_TEST
 
+/*
+ * Issue 24, 6: a process.name (or thread.name) longer than the kernel's 15
+ * bytes of comm can never match: said at start, naming it; a glob that could
+ * still match (its bytes but the '*'s fit) is not.
+ */
+START_TEST(test_stream_warns_of_long_names)
+{
+	char out[PATH_MAX];
+	const char *args[] = { "--stream", "-c",
+			       "process.name:sixteen-bytes-xx OR process.name:fifteen-bytes-x*",
+			       "-c", "NOT thread.name:\"a-very-long-thread*name\"", "--no-seed",
+			       "-o", out, tfs_arg(), NULL };
+	char *err;
+
+	snprintf(out, sizeof(out), "%s/lines.json", test_root);
+	ck_assert_int_eq(run_mt(&stream_ops, SIGTERM, args), EXIT_OK);
+	has("err", "warning: process.name:sixteen-bytes-xx can never match: a name is at most 15 "
+	    "bytes (the kernel's comm), this one 16");
+	has("err", "warning: thread.name:a-very-long-thread*name can never match");
+	err = slurp("err");
+	ck_assert_ptr_null(strstr(err, "fifteen"));
+	free(err);
+}
+END_TEST
+
 /* --stream on a stdout whose reader is gone stops by itself, said, and exits 0. */
 START_TEST(test_stream_stops_when_its_reader_is_gone)
 {
@@ -847,6 +872,7 @@ Suite *suite_loop(void)
 	tcase_add_test(tc, test_loop_oom_kills_met_by_a_report_catch_up);
 	tcase_add_test(tc, test_stream_a_line_per_allocation);
 	tcase_add_test(tc, test_stream_stops_when_its_reader_is_gone);
+	tcase_add_test(tc, test_stream_warns_of_long_names);
 	tcase_add_loop_test(tc, test_stream_picks_the_gone_on_the_trace, 0,
 			    (int)ARRAY_SIZE(gone_picks));
 	suite_add_tcase(s, tc);
