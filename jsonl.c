@@ -217,6 +217,9 @@ size_t jl_process(char *dst, size_t size, const struct procinfo *pi, const struc
 	} else {
 		LIT(&w, "null");
 	}
+	/* a fork child before its exec: the facts are its parent's program's */
+	if (pi->pre_exec)
+		LIT(&w, ",\"pre_exec\":true");
 	if (c) {
 		LIT(&w, ",\"container\":{\"id\":");
 		str(&w, c->id, strlen(c->id), 70);

@@ -38,6 +38,7 @@ struct procinfo {
 	int64_t started_s;		/* UTC seconds */
 	int32_t container;		/* index in the container cache; -1: none */
 	uint32_t have;			/* PI_* read */
+	bool pre_exec;			/* --stream: a fork child before its exec (its parent's facts) */
 };
 
 /* The cache of containers and where the files are. */

@@ -45,6 +45,7 @@ struct st_task {
 	uint8_t verdict;
 	bool unsure;		/* on a leader: its process left out on unknown facts (counted) */
 	bool was_picked;	/* on a leader: its process was picked once (never counted) */
+	bool pre_exec;		/* on a leader: its fork was seen, its exec not yet */
 	uint16_t fentry;	/* on a leader: its process's facts + 1 (0: none) */
 	uint16_t gen;		/* on a leader: its process's renames and execs (process.name) */
 	uint16_t pgen;		/* its leader's gen when it was decided */
@@ -277,6 +278,7 @@ static struct st_task *slot_of(struct run *r, const struct mt_task *t)
 		x->verdict = V_UNKNOWN;
 		x->unsure = false;
 		x->was_picked = false;
+		x->pre_exec = false;
 		x->fentry = 0;
 		x->gen = x->pgen = 0;
 		x->pentry = 0;
@@ -500,13 +502,33 @@ static void describe(struct run *r, struct st_proc *sp, const struct mt_task *p,
 	struct procinfo *f = facts_of(r, p);
 	struct st_proc *pp;
 
+	bool pre = slot_of(r, p)->pre_exec;
+	int32_t pid, ppid;
+
 	/* what its fork or exec told, where /proc is gone now */
 	if (f)
 		sp->pi = *f;
 	else
 		from_events(p, &sp->pi);
-	if (pi_read(&s->pi, t->tid, PI_ALL, &sp->pi) && t != p)
+	if (pre) {
+		/*
+		 * Before its exec it runs its parent's program: the fork's facts
+		 * (or the parent's /proc), never what /proc says once it has
+		 * exec'd (read later than the events); its own ids, ns and start.
+		 */
+		pid = sp->pi.pid;
+		ppid = sp->pi.ppid;
+		if (!f && ppid > 0)
+			pi_read(&s->pi, ppid, PI_CMDLINE | PI_EXEPATH | PI_CGROUP, &sp->pi);
+		sp->pi.pid = pid;
+		sp->pi.ppid = ppid;
+		pi_read(&s->pi, t->tid, PI_NS | PI_START, &sp->pi);
+		sp->pi.pid = pid;
+		sp->pi.ppid = ppid;
+	} else if (pi_read(&s->pi, t->tid, PI_ALL, &sp->pi) && t != p) {
 		pi_read(&s->pi, p->tid, PI_ALL, &sp->pi);
+	}
+	sp->pi.pre_exec = pre;
 	/* the process's name as the events keep it (renames, exec) */
 	if (p->flags & TF_COMM_KNOWN) {
 		memcpy(sp->pi.name, p->comm, p->comm_len);
@@ -904,9 +926,15 @@ static void stream_sink(void *ctx, const struct mt_event *ev)
 			syscall_line(s, sp, ev, &in);
 		break;
 	case EV_FORK:
+		/* a new process: its parent's program until its exec */
+		if ((owner = stats_find_task(&r->st, ev->u.fork.child)) &&
+		    !(owner->flags & TF_PSEUDO) && stats_process_of(&r->st, owner) == owner)
+			slot_of(r, owner)->pre_exec = true;
 		fork_facts(r, ev);
 		break;
 	case EV_EXEC:
+		if ((owner = stats_find_task(&r->st, ev->u.exec.pid)) && !(owner->flags & TF_PSEUDO))
+			slot_of(r, stats_process_of(&r->st, owner))->pre_exec = false;
 		changed(r, ev->u.exec.pid);
 		exec_facts(r, ev);
 		break;

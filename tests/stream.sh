@@ -294,6 +294,32 @@ short_test() {
 		test "$(grep -c 'left out, decided on unknown facts' "$T/short-not.err")" = 1
 }
 
+# ---------------------------------------------------------------- before an exec
+# Issue 24, 6: a fork child's events before its exec say "pre_exec":true and its parent's
+# program (exe, cmd), not the new one's, though /proc says the new one by the time they are read
+pre_exec_test() {
+	local K=$T/mtk$$ f=$T/preexec.jsonl r
+	cp build/tests/forker "$K"
+	start_mt --stream -c "process.exe:$K OR process.exe:$W" -o "$f" ||
+		{ bad "pre_exec: memtrace did not start: $(cat "$T/err")"; return; }
+	"$K" exec "$W" 1 100 || bad "pre_exec: forker exec failed"
+	sleep 0.3
+	stop_mt
+	# the child's faults, by [pre_exec, exe, cmd], in time order (the forker's own excluded)
+	r=$(python3 -c 'import json,sys
+ls = [json.loads(l)["data"] for l in open(sys.argv[1]) if "\"memtrace\"" in l]
+ls = [e for e in ls if e["evt_type"] == "pageFault" and e["process"]["ppid"] != int(sys.argv[2])]
+runs = []
+for e in ls:
+    k = [e["process"].get("pre_exec", False), e["process"]["exe"], (e["process"]["cmd"] or "").split(" ")[0]]
+    if not runs or runs[-1][0] != k:
+        runs.append([k, 0])
+    runs[-1][1] += 1
+print([(k, n >= 256) for k, n in runs])' "$f" "$$")
+	check "pre_exec: the child's 1 MiB before its exec is the forker's, pre_exec; after, the workload's ($r)" \
+		test "$r" = "[([True, '$K', '$K'], True), ([False, '$W', '$W'], True)]"
+}
+
 # ---------------------------------------------------------------- failed calls
 # Issue 24, 4: a failed memory call is no memoryMap of what it asked for. Off by default;
 # --events ...,failed: size 0, requested_size, errno always (brk: ENOMEM).
@@ -670,6 +696,7 @@ if can_trace "stream"; then
 		keys_test
 		short_test
 		failed_test
+		pre_exec_test
 		podman_test
 		laid_out_tests
 		stalled_reader_test

@@ -590,6 +590,42 @@ START_TEST(test_stream_picks_the_gone_on_the_trace)
 }
 END_TEST
 
+/* Lines of @rel holding both @a and @b. */
+static unsigned lines_with2(const char *rel, const char *a, const char *b)
+{
+	char *s = slurp(rel), *line, *save = NULL;
+	unsigned n = 0;
+
+	for (line = strtok_r(s, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+		n += strstr(line, a) && strstr(line, b);
+	free(s);
+	return n;
+}
+
+/*
+ * Issue 24, 6: the events of a fork child before its exec say "pre_exec":true
+ * (and its parent's facts), not the new program's: of trace.txt, 11123's 27
+ * allocations before its exec of capture, not its 37 after.
+ */
+START_TEST(test_stream_pre_exec)
+{
+	char out[PATH_MAX], procdir[PATH_MAX];
+	const char *args[] = { "--stream", "--all", "--no-seed", "-o", out, tfs_arg(), NULL };
+	const char *alloc = "\"evt_type\":\"pageAllocate\",\"size\":4096,\"pid\":11123,";
+
+	snprintf(out, sizeof(out), "%s/lines.json", test_root);
+	snprintf(procdir, sizeof(procdir), "%s/proc", test_root);
+	ck_assert_int_eq(mkdir(procdir, 0700), 0);
+	proc_root = procdir;
+	ck_assert_int_eq(run_mt(&stream_ops, SIGTERM, args), EXIT_OK);
+	ck_assert_uint_eq(lines_with("lines.json", alloc), 27 + 37);
+	ck_assert_uint_eq(lines_with2("lines.json", alloc, "\"pre_exec\":true"), 27);
+	/* 11105 was there before: no fork seen, never pre_exec */
+	ck_assert_uint_eq(lines_with2("lines.json", "\"size\":4096,\"pid\":11105,", "\"pre_exec\":true"), 0);
+	ck_assert_uint_gt(lines_with("lines.json", "\"size\":4096,\"pid\":11105,"), 0);
+}
+END_TEST
+
 /*
  * Issue 24, 6: a process.name (or thread.name) longer than the kernel's 15
  * bytes of comm can never match: said at start, naming it; a glob that could
@@ -873,6 +909,7 @@ Suite *suite_loop(void)
 	tcase_add_test(tc, test_stream_a_line_per_allocation);
 	tcase_add_test(tc, test_stream_stops_when_its_reader_is_gone);
 	tcase_add_test(tc, test_stream_warns_of_long_names);
+	tcase_add_test(tc, test_stream_pre_exec);
 	tcase_add_loop_test(tc, test_stream_picks_the_gone_on_the_trace, 0,
 			    (int)ARRAY_SIZE(gone_picks));
 	suite_add_tcase(s, tc);
