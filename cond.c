@@ -10,6 +10,7 @@
 static const char *const key_names[CK__COUNT] = {
 	[CK_PID] = "process.pid",
 	[CK_NAME] = "process.name",
+	[CK_TNAME] = "thread.name",
 	[CK_CMD] = "process.cmd",
 	[CK_EXE] = "process.exe",
 	[CK_CAPINH] = "process.capinh",
@@ -473,20 +474,19 @@ static bool match_labels(const struct cond *c, const struct cond_node *n,
 	return false;
 }
 
-static bool term(const struct cond *c, const struct cond_node *n, const struct cond_subject *s,
-		 uint32_t *unknown)
+/* A term on a key that @s answers. */
+static bool term_known(const struct cond *c, const struct cond_node *n,
+		       const struct cond_subject *s)
 {
 	struct cond_str v;
 
-	if (!(s->known & CK_BIT(n->key))) {
-		*unknown |= CK_BIT(n->key);
-		return false;
-	}
 	switch (n->key) {
 	case CK_PID:
 		return s->pid > 0 && (uint64_t)s->pid == n->num;
 	case CK_NAME:
 		return match(c, n, s->name);
+	case CK_TNAME:
+		return match(c, n, s->tname);
 	case CK_CMD:
 		return match(c, n, s->cmd);
 	case CK_EXE:
@@ -528,34 +528,65 @@ static bool term(const struct cond *c, const struct cond_node *n, const struct c
 	}
 }
 
-/* Nodes refer only to nodes made before them: the depth is bounded by the count. */
-static bool eval(const struct cond *c, uint32_t i, const struct cond_subject *s, uint32_t *unknown)
+static enum cond_truth term(const struct cond *c, const struct cond_node *n,
+			    const struct cond_subject *s, uint32_t *unknown)
+{
+	if (!(s->known & CK_BIT(n->key))) {
+		*unknown |= CK_BIT(n->key);
+		return COND_UNKNOWN;
+	}
+	return term_known(c, n, s) ? COND_TRUE : COND_FALSE;
+}
+
+/*
+ * Kleene's three-valued logic: NOT unknown is unknown; false AND x is false,
+ * true OR x is true (whatever x is), else unknown wins over the other value.
+ * The right side is not evaluated when the left decides alone. Nodes refer
+ * only to nodes made before them: the depth is bounded by the count.
+ */
+static enum cond_truth eval(const struct cond *c, uint32_t i, const struct cond_subject *s,
+			    uint32_t *unknown)
 {
 	const struct cond_node *n = &c->n[i];
+	enum cond_truth a, b;
 
 	switch (n->op) {
 	case CN_TERM:
 		return term(c, n, s, unknown);
 	case CN_NOT:
-		return !eval(c, n->a, s, unknown);
+		a = eval(c, n->a, s, unknown);
+		return a == COND_UNKNOWN ? a : a == COND_TRUE ? COND_FALSE : COND_TRUE;
 	case CN_AND:
-		return eval(c, n->a, s, unknown) && eval(c, n->b, s, unknown);
+		a = eval(c, n->a, s, unknown);
+		if (a == COND_FALSE)
+			return a;
+		b = eval(c, n->b, s, unknown);
+		return b == COND_FALSE ? b : a == COND_UNKNOWN ? a : b;
 	default:
-		return eval(c, n->a, s, unknown) || eval(c, n->b, s, unknown);
+		a = eval(c, n->a, s, unknown);
+		if (a == COND_TRUE)
+			return a;
+		b = eval(c, n->b, s, unknown);
+		return b == COND_TRUE ? b : a == COND_UNKNOWN ? a : b;
 	}
 }
 
-bool cond_eval(const struct cond *c, const struct cond_subject *s, uint32_t *unknown)
+enum cond_truth cond_value(const struct cond *c, const struct cond_subject *s, uint32_t *unknown)
 {
 	uint32_t u = 0;
-	bool v;
+	enum cond_truth v;
 
 	if (c->root < 0)
-		return true;
+		return COND_TRUE;
 	v = eval(c, (uint32_t)c->root, s, &u);
 	if (unknown)
 		*unknown |= u;
 	return v;
+}
+
+bool cond_eval(const struct cond *c, const struct cond_subject *s, uint32_t *unknown)
+{
+	return cond_value(c, s, unknown) == COND_TRUE;
 }
 
 /*
@@ -613,7 +644,8 @@ static bool comm_of(const struct cond *c, uint32_t i, bool neg, struct fbuf *b, 
 		return false;
 	switch (n->op) {
 	case CN_TERM:
-		if (n->key != CK_NAME || !kernel_safe(c->text + n->val, n->len))
+		/* the kernel's comm is the task's: a process's renamed thread would be cut */
+		if (n->key != CK_TNAME || !kernel_safe(c->text + n->val, n->len))
 			return false;
 		op = n->glob ? (neg ? "comm !~ \"" : "comm ~ \"") : (neg ? "comm != \"" : "comm == \"");
 		put(b, op, strlen(op));

@@ -10,7 +10,8 @@
 /* The keys, as the fleet tracer names them (cond_key_name()). */
 enum cond_key {
 	CK_PID = 0,		/* process.pid: the process id (every thread of it) */
-	CK_NAME,		/* process.name: the task's name (comm), as the kernel filters it */
+	CK_NAME,		/* process.name: the process's (its leader's) name (comm) */
+	CK_TNAME,		/* thread.name: the task's own name (comm), as the kernel filters it */
 	CK_CMD,			/* process.cmd: the command line, arguments joined by spaces */
 	CK_EXE,			/* process.exe: the executable's path */
 	CK_CAPINH, CK_CAPPRM, CK_CAPEFF, CK_CAPBND, CK_CAPAMB,	/* capability sets */
@@ -69,12 +70,13 @@ struct cond_label {
 /*
  * What a condition is evaluated on: one task and its process. A key whose
  * bit is not in @known cannot be answered (its runtime keeps it where memtrace
- * cannot read it): its terms are false, and cond_eval() says which were used.
- * A process outside any container answers container.* and pod.* (with no).
+ * cannot read it, or the process was gone before it could be read): its terms
+ * are unknown, and cond_value() says which were met. A process outside any
+ * container answers container.* and pod.* (with no).
  */
 struct cond_subject {
 	int32_t pid;
-	struct cond_str name, cmd, exe;
+	struct cond_str name, tname, cmd, exe;	/* name: the process's; tname: the task's */
 	uint64_t cap[5];		/* inheritable, permitted, effective, bounding, ambient */
 	bool in_container;
 	struct cond_str cont_id, cont_name;
@@ -109,9 +111,22 @@ void cond_init(struct cond *c);
  */
 int cond_add(struct cond *c, const char *text, size_t len, char *err, size_t errlen);
 
+/* Three-valued: a term on a key the subject cannot answer is unknown. */
+enum cond_truth { COND_FALSE = 0, COND_TRUE = 1, COND_UNKNOWN = 2 };
+
 /**
- * cond_eval() - does @s pass every condition?
+ * cond_value() - the value of every condition (ANDed) for @s, in Kleene's
+ * three-valued logic: NOT unknown is unknown, false AND unknown is false,
+ * true OR unknown is true; otherwise unknown stays unknown
  * @unknown: if not NULL, ORed with CK_BIT of the keys met that @s cannot answer
+ *           (a side that could not change the value may not be evaluated)
+ * Return: COND_TRUE with no condition.
+ */
+enum cond_truth cond_value(const struct cond *c, const struct cond_subject *s, uint32_t *unknown);
+
+/**
+ * cond_eval() - is @s picked: does every condition hold for sure?
+ * Unknown is never picked (cond_value() tells it from false).
  */
 bool cond_eval(const struct cond *c, const struct cond_subject *s, uint32_t *unknown);
 
@@ -120,7 +135,8 @@ bool cond_glob(const char *pat, size_t plen, const char *s, size_t slen);
 
 /**
  * cond_comm_filter() - a kernel event filter on comm that every task the
- * conditions pick passes (process.name terms; other terms let everything by)
+ * conditions pick passes (thread.name terms, the kernel's comm being the task's;
+ * process.name and other terms let everything by)
  * Return: its length, written to @buf; 0 if it would let everything by (or
  * does not fit), so that no filter is worth setting.
  */

@@ -79,6 +79,7 @@ enum { MREMAP_ADDR, MREMAP_OLD_LEN, MREMAP_NEW_LEN, MREMAP_FLAGS, MREMAP_NEW_ADD
 #define MT_EVT_UNMAP	0x08	/* memoryUnmap */
 #define MT_EVT_FAULT	0x10	/* pageFault */
 #define MT_EVT_ALL	0x1f
+#define MT_EVT_FAILED	0x20	/* --events failed: memory calls that failed too (off by default) */
 
 struct mt_tracepoint {
 	const char *system;

@@ -84,20 +84,22 @@ static void i64(struct jw *w, int64_t v)
 	}
 }
 
-/* "key": a JSON string, escaped, cut at @max escaped bytes */
-static void str(struct jw *w, const char *s, size_t n, size_t max)
+/* "key": a JSON string, escaped, cut at @max escaped bytes; true if it was cut */
+static bool str(struct jw *w, const char *s, size_t n, size_t max)
 {
 	size_t room;
+	bool cut = false;
 
 	LIT(w, "\"");
 	room = w->ok ? (size_t)(w->end - w->p) : 0;
 	if (!room) {
 		w->ok = false;
-		return;
+		return false;
 	}
 	room--;		/* the closing quote */
-	w->p += escape_json_buf(w->p, max < room ? max : room, s, n, NULL);
+	w->p += escape_json_buf(w->p, max < room ? max : room, s, n, &cut);
 	LIT(w, "\"");
+	return cut;
 }
 
 static void two(char *d, unsigned v)
@@ -186,24 +188,38 @@ size_t jl_process(char *dst, size_t size, const struct procinfo *pi, const struc
 	i64(&w, pi->ppid);
 	LIT(&w, ",\"name\":");
 	str(&w, pi->name, pi->name_len, 100);
+	/* a fact not known (the process was gone before it was read): null, the field kept */
 	LIT(&w, ",\"cmd\":");
-	str(&w, pi->cmd, pi->cmd_len, 1024);
-	if (pi->cmd_cut)
-		LIT(&w, ",\"cmd_truncated\":true");
+	if (!(pi->have & PI_CMDLINE))
+		LIT(&w, "null");
+	else if (str(&w, pi->cmd, pi->cmd_len, 1024) || pi->cmd_cut)
+		LIT(&w, ",\"cmd_truncated\":true");	/* cut as read, or escaped */
 	LIT(&w, ",\"exe\":");
-	str(&w, pi->exe, pi->exe_len, 512);
+	if (!(pi->have & PI_EXEPATH))
+		LIT(&w, "null");
+	else if (str(&w, pi->exe, pi->exe_len, 512))
+		LIT(&w, ",\"exe_truncated\":true");	/* cut at 512 escaped bytes, as cmd is flagged */
+	LIT(&w, ",\"ns\":");
 	if (pi->have & PI_NS) {
-		LIT(&w, ",\"ns\":\"");
+		LIT(&w, "\"");
 		u64(&w, pi->ns_dev);
 		LIT(&w, "-");
 		u64(&w, pi->ns_ino);
 		LIT(&w, "\"");
+	} else {
+		LIT(&w, "null");
 	}
+	LIT(&w, ",\"startedAt\":");
 	if (pi->have & PI_START) {
-		LIT(&w, ",\"startedAt\":\"");
+		LIT(&w, "\"");
 		lit(&w, d, jl_date_s(pi->started_s, d));
 		LIT(&w, "\"");
+	} else {
+		LIT(&w, "null");
 	}
+	/* a fork child before its exec: the facts are its parent's program's */
+	if (pi->pre_exec)
+		LIT(&w, ",\"pre_exec\":true");
 	if (c) {
 		LIT(&w, ",\"container\":{\"id\":");
 		str(&w, c->id, strlen(c->id), 70);
@@ -268,12 +284,11 @@ static void syscall_fields(struct jw *w, const struct jl_event *e)
 	LIT(w, ",\"result\":");
 	i64(w, e->result);
 	if (e->failed) {
-		LIT(w, ",\"failed\":true");
-		/* brk fails by returning the old break, not an errno */
-		if (e->result < 0 && e->result >= -4095) {
-			LIT(w, ",\"errno\":");
-			i64(w, -e->result);
-		}
+		/* "size" is 0: nothing was mapped or unmapped; always an errno */
+		LIT(w, ",\"failed\":true,\"requested_size\":");
+		u64(w, e->requested_size);
+		LIT(w, ",\"errno\":");
+		i64(w, e->err);
 	}
 	LIT(w, ",\"latency_ns\":");
 	u64(w, e->latency_ns);

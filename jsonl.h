@@ -63,7 +63,9 @@ static inline uint64_t jl_page_bytes(uint32_t page_size, uint32_t order)
 struct jl_event {
 	uint8_t evt;		/* enum jl_evt */
 	uint8_t call;		/* JL_MAP/JL_UNMAP: enum mt_call */
-	bool failed;		/* a syscall that failed (result and errno say how) */
+	bool failed;		/* a syscall that failed: size 0, requested_size, errno */
+	int32_t err;		/* failed: its errno (brk's: ENOMEM, brk returns no errno) */
+	uint64_t requested_size;	/* failed: the size it asked for */
 	uint64_t ts;		/* trace clock */
 	uint64_t size;		/* bytes */
 	int32_t pid, tid;

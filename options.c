@@ -66,7 +66,7 @@ void options_usage(FILE *f)
 		"      --stream            memory events of picked processes as JSON lines\n"
 		"  -c, --cond COND         --stream: pick by KEY:VALUE, AND, OR, NOT, ( )\n"
 		"      --all               --stream: every process\n"
-		"      --events LIST       --stream: evt_types (default all of them)\n"
+		"      --events LIST       --stream: evt_types (default all), failed (calls)\n"
 		"      --queue-size KB     --stream: output queue (default %d)\n"
 		"  -h, --help              show this help and exit\n"
 		"  -V, --version           show the version and exit\n"
@@ -173,11 +173,14 @@ static int add_cond(struct options *o, const char *arg, char *err, size_t errlen
 	return OPT_RUN;
 }
 
-/* --events pageAllocate,pageFree,memoryMap,memoryUnmap,pageFault */
+/*
+ * --events pageAllocate,pageFree,memoryMap,memoryUnmap,pageFault,failed;
+ * failed (the memory calls that failed, off by default) alone: every evt_type
+ */
 static int events_list(struct options *o, const char *arg, char *err, size_t errlen)
 {
 	static const char *const names[] = {
-		"pageAllocate", "pageFree", "memoryMap", "memoryUnmap", "pageFault",
+		"pageAllocate", "pageFree", "memoryMap", "memoryUnmap", "pageFault", "failed",
 	};
 	const char *p = arg;
 	uint8_t mask = 0;
@@ -190,7 +193,7 @@ static int events_list(struct options *o, const char *arg, char *err, size_t err
 				break;
 		if (i == sizeof(names) / sizeof(names[0]))
 			return bad(err, errlen, "invalid value '%.*s' for --events: use pageAllocate, "
-				   "pageFree, memoryMap, memoryUnmap, pageFault", (int)n, p);
+				   "pageFree, memoryMap, memoryUnmap, pageFault, failed", (int)n, p);
 		mask |= (uint8_t)(1u << i);
 		p += n;
 		if (*p == ',')
@@ -198,6 +201,8 @@ static int events_list(struct options *o, const char *arg, char *err, size_t err
 	}
 	if (!mask)
 		return bad(err, errlen, "empty value for --events");
+	if (mask == MT_EVT_FAILED)
+		mask |= MT_EVT_ALL;
 	o->stream_events = mask;
 	return OPT_RUN;
 }

@@ -204,13 +204,14 @@ static int32_t container_of(struct pi_ctx *x, const char *cg, size_t n)
 
 int pi_read(struct pi_ctx *x, int32_t tid, uint32_t want, struct procinfo *pi)
 {
-	static char buf[65536];
+	static char buf[65536], exe[PI_EXE];
 	char p[PATH_MAX];
 	struct stat st;
 	int32_t tgid = 0, ppid = 0;
 	uint64_t cap[5], ticks;
+	const char *q;
 	ssize_t n;
-	bool cut;
+	bool cut, kthread;
 
 	x->reads++;
 	/* the task's status says its process; the rest is the process's own */
@@ -225,6 +226,11 @@ int pi_read(struct pi_ctx *x, int32_t tid, uint32_t want, struct procinfo *pi)
 	pi->ppid = ppid;
 	memcpy(pi->cap, cap, sizeof(cap));
 	pi->have |= PI_STATUS;
+	/* a kernel thread (Kthread: since 6.6; before, kthreadd's children) has no memory */
+	q = field(buf, (size_t)n, "Kthread:");
+	while (q && q < buf + n && (*q == '\t' || *q == ' '))
+		q++;
+	kthread = q ? q < buf + n && *q == '1' : tgid == 2 || ppid == 2;
 	if ((want & PI_NAME) && !path_fmt(p, sizeof(p), "%s/%d/comm", x->proc, tgid) &&
 	    (n = read_file(p, buf, sizeof(buf))) >= 0) {
 		if (n > 0 && buf[n - 1] == '\n')
@@ -235,17 +241,24 @@ int pi_read(struct pi_ctx *x, int32_t tid, uint32_t want, struct procinfo *pi)
 		pi->name_len = (uint8_t)n;
 		pi->have |= PI_NAME;
 	}
+	/*
+	 * A process whose memory is gone (exiting, a zombie) reads as a kernel
+	 * thread does: no exe, an empty cmdline. That is not known: left out.
+	 */
 	if ((want & PI_CMDLINE) && !path_fmt(p, sizeof(p), "%s/%d/cmdline", x->proc, tgid) &&
-	    (n = read_file(p, buf, sizeof(buf))) >= 0) {
+	    (n = read_file(p, buf, sizeof(buf))) >= 0 && (n > 0 || kthread)) {
 		pi->cmd_len = (uint16_t)pi_join_cmdline(buf, (size_t)n, pi->cmd, sizeof(pi->cmd), &cut);
 		pi->cmd_cut = cut || (size_t)n >= sizeof(buf) - 1;
 		pi->have |= PI_CMDLINE;
 	}
 	if ((want & PI_EXEPATH) && !path_fmt(p, sizeof(p), "%s/%d/exe", x->proc, tgid)) {
-		n = readlink(p, pi->exe, sizeof(pi->exe));
-		/* a kernel thread has none: an empty path */
-		pi->exe_len = (uint16_t)(n > 0 && (size_t)n < sizeof(pi->exe) ? n : 0);
-		pi->have |= PI_EXEPATH;
+		n = readlink(p, exe, sizeof(exe));
+		if (n > 0 || kthread) {
+			/* a kernel thread has none: an empty path */
+			pi->exe_len = (uint16_t)(n > 0 && (size_t)n < sizeof(pi->exe) ? n : 0);
+			memcpy(pi->exe, exe, pi->exe_len);
+			pi->have |= PI_EXEPATH;
+		}
 	}
 	if ((want & PI_CGROUP) && !path_fmt(p, sizeof(p), "%s/%d/cgroup", x->proc, tgid) &&
 	    (n = read_file(p, buf, sizeof(buf))) >= 0) {
@@ -282,15 +295,17 @@ static struct cond_str str(const char *s, size_t n)
 	return r;
 }
 
-void pi_subject(const struct pi_ctx *x, const struct procinfo *pi, const char *comm,
-		size_t comm_len, struct cond_label *labels, struct cond_subject *s)
+void pi_subject(const struct pi_ctx *x, const struct procinfo *pi, const char *pname,
+		size_t pname_len, const char *tname, size_t tname_len,
+		struct cond_label *labels, struct cond_subject *s)
 {
 	const struct rt_container *c = pi_container(x, pi);
 
 	memset(s, 0, sizeof(*s));
 	s->pid = pi->pid;
-	s->name = str(comm, comm_len);
-	s->known = CK_BIT(CK_NAME);
+	s->name = str(pname, pname_len);
+	s->tname = str(tname, tname_len);
+	s->known = CK_BIT(CK_NAME) | CK_BIT(CK_TNAME);
 	if (pi->pid > 0)
 		s->known |= CK_BIT(CK_PID);
 	if (pi->have & PI_STATUS) {

@@ -38,6 +38,7 @@ struct procinfo {
 	int64_t started_s;		/* UTC seconds */
 	int32_t container;		/* index in the container cache; -1: none */
 	uint32_t have;			/* PI_* read */
+	bool pre_exec;			/* --stream: a fork child before its exec (its parent's facts) */
 };
 
 /* The cache of containers and where the files are. */
@@ -73,11 +74,13 @@ int pi_read(struct pi_ctx *x, int32_t tid, uint32_t want, struct procinfo *pi);
 const struct rt_container *pi_container(const struct pi_ctx *x, const struct procinfo *pi);
 
 /**
- * pi_subject() - @pi as the conditions see it, with @comm as the task's name
+ * pi_subject() - @pi as the conditions see it, @pname the process's (its
+ * leader's) name, @tname the task's own
  * @labels: room for the container's labels (RT_LABELS)
  */
-void pi_subject(const struct pi_ctx *x, const struct procinfo *pi, const char *comm,
-		size_t comm_len, struct cond_label *labels, struct cond_subject *s);
+void pi_subject(const struct pi_ctx *x, const struct procinfo *pi, const char *pname,
+		size_t pname_len, const char *tname, size_t tname_len,
+		struct cond_label *labels, struct cond_subject *s);
 
 /* Pure parsers (unit tested). */
 

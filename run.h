@@ -211,6 +211,7 @@ struct run {
 	struct stream *stream;		/* --stream (stream.c), allocated at its start */
 	struct oom_state oom;
 	const char *kmsg_dev;		/* the kernel log's device: NULL, /dev/kmsg (unit tests: a file) */
+	const char *proc_root;		/* --stream's /proc: NULL, /proc (unit tests: a directory) */
 	struct interval_state iv;	/* --interval, --prometheus */
 	bool stdout_stalled;		/* the last report on stdout (--stream: its fd) was not read in time */
 	uint32_t replay_bad;		/* --replay: malformed lines of memtrace.{meta,seed} */

@@ -89,7 +89,7 @@ def main():
         lines = os.path.join(tmp, "lines.jsonl")
 
         # 1. one core writing lines to a file
-        mt = Memtrace(tmp, ["--stream", "-c", "process.name:mtbchurn", "-o", lines])
+        mt = Memtrace(tmp, ["--stream", "-c", "thread.name:mtbchurn", "-o", lines])
         churn(secs, ch)
         time.sleep(0.3)
         cpu, err = mt.stop()
@@ -103,7 +103,7 @@ def main():
         print(f"RESULT stream_lost_lines {lost + klost}")
 
         # 2. a picked process touching 64 MiB, default buffer and queue
-        mt = Memtrace(tmp, ["--stream", "-c", "process.name:mtbwork", "-o", lines])
+        mt = Memtrace(tmp, ["--stream", "-c", "thread.name:mtbwork", "-o", lines])
         subprocess.run([wl, "64", "100"], check=True)
         time.sleep(0.3)
         _, err = mt.stop()
@@ -111,7 +111,7 @@ def main():
         os.unlink(lines)
         with open(lines, "w") as out:
             cat = subprocess.Popen(["cat"], stdin=subprocess.PIPE, stdout=out)
-            mt = Memtrace(tmp, ["--stream", "-c", "process.name:mtbwork"], stdout=cat.stdin)
+            mt = Memtrace(tmp, ["--stream", "-c", "thread.name:mtbwork"], stdout=cat.stdin)
             cat.stdin.close()
             subprocess.run([wl, "64", "100"], check=True)
             time.sleep(0.3)
@@ -129,7 +129,7 @@ def main():
             mt = Memtrace(tmp, ["-o", os.path.join(tmp, "log")])
             speed["daemon"].append(churn(secs, ch))
             mt.stop()
-            mt = Memtrace(tmp, ["--stream", "-c", "process.name:nobody-here", "-o", lines])
+            mt = Memtrace(tmp, ["--stream", "-c", "thread.name:nobody-here", "-o", lines])
             speed["stream"].append(churn(secs, ch))
             mt.stop()
         base = median(speed["untraced"])

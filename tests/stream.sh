@@ -72,10 +72,10 @@ workload_test() {
 	before=$(tfs_state)
 	t0=$(date +%s)
 	# 16 MiB per CPU: "nothing lost" holds on a loaded machine too
-	start_mt --stream -b 16384 -c "process.name:$WN" -o "$f" ||
+	start_mt --stream -b 16384 -c "thread.name:$WN" -o "$f" ||
 		{ bad "64 MiB: memtrace did not start: $(cat "$T/err")"; return; }
 	filt=$(cat "$TFS/instances/$INST/events/kmem/mm_page_alloc/filter")
-	check "the name is filtered in the kernel ($filt)" test "$filt" = "comm == \"$WN\""
+	check "thread.name is filtered in the kernel ($filt)" test "$filt" = "comm == \"$WN\""
 	check "the stream's events are on in stream mode" \
 		test "$(cat "$TFS/instances/$INST/events/syscalls/sys_enter_mmap/enable" \
 			"$TFS/instances/$INST/events/exceptions/page_fault_user/enable" | tr -d '\n')" = 11
@@ -161,7 +161,7 @@ run_cond() {
 	stop_mt
 	cp "$T/err" "$T/$name.err"
 	facts "$T/$name.jsonl"
-	SEEN=$(q "$T/$name.jsonl.facts" 'sorted(set((p["name"], "big" if " 4 " in p["cmd"] else "small") for p in d["procs"].values()))')
+	SEEN=$(q "$T/$name.jsonl.facts" 'sorted(set((p["name"], "big" if " 4 " in (p["cmd"] or "") else "small") for p in d["procs"].values()))')
 }
 
 keys_test() {
@@ -186,6 +186,42 @@ keys_test() {
 	check "a key no container answers makes no warning here" \
 		test "$(grep -c 'cannot be answered' "$T/notall.err")" = 0
 	pid_test
+	thread_name_test
+}
+
+# Issue 24, 2: process.name is the process's (its leader's) name, thread.name the thread's
+# own. A process whose worker thread renames itself (tests/threads.c rename).
+# thread_run NAME COND: its lines in $T/NAME.jsonl; TIDS: [(tid == pid, name)] of them;
+# FILT: the kernel's filter on mm_page_alloc while it ran
+thread_run() {
+	local name=$1 f=$T/$1.jsonl; shift
+	start_mt --stream -c "$1" -o "$f" ||
+		{ bad "$name: memtrace did not start: $(cat "$T/err")"; return 1; }
+	FILT=$(cat "$TFS/instances/$INST/events/kmem/mm_page_alloc/filter")
+	"$P" rename "$PT" 4 200
+	sleep 0.3
+	stop_mt
+	TIDS=$(python3 -c 'import json,sys
+print(sorted(set((e["data"]["tid"] == e["data"]["pid"], e["data"]["process"]["name"]) for e in map(json.loads, open(sys.argv[1])) if e.get("type") == "memtrace")))' "$f")
+	# the worker's page faults: its 4 MiB, touched after its rename
+	WORKER=$(python3 -c 'import json,sys
+print(sum(1 for e in map(json.loads, open(sys.argv[1])) if e.get("type") == "memtrace" and e["data"]["tid"] != e["data"]["pid"] and e["data"]["evt_type"] == "pageFault"))' "$f")
+}
+
+thread_name_test() {
+	P=$T/mtp$$ PN=$(basename "$T/mtp$$") PT=mtt$$w
+	cp build/tests/threads "$P"
+	thread_run tproc "process.name:$PN"
+	check "process.name: its renamed thread's lines too, all saying the process's name ($TIDS)" \
+		test "$TIDS" = "[(False, '$PN'), (True, '$PN')]"
+	check "process.name: the renamed thread's 4 MiB of page faults ($WORKER >= 1024)" \
+		test "$WORKER" -ge 1024
+	check "process.name: no comm filter in the kernel (the comm is per thread) ($FILT)" \
+		test "$(head -c 4 <<< "$FILT")" = none
+	thread_run tthread "thread.name:$PT"
+	check "thread.name: only the renamed thread's lines, saying the process's name ($TIDS)" \
+		test "$TIDS" = "[(False, '$PN')]" -a "$WORKER" -ge 1024
+	check "thread.name: filtered in the kernel ($FILT)" test "$FILT" = "comm == \"$PT\""
 }
 
 # process.pid: the kernel's pid list holds the process's tasks; children follow it
@@ -205,6 +241,114 @@ pid_test() {
 	facts "$f"
 	check "process.pid: only its lines ($(q "$f.facts" 'd["pids"]'): its unmap and frees)" \
 		test "$(q "$f.facts" "d['pids'] == [$p] and d['evt']['memoryUnmap']['count'] >= 1")" = True
+}
+
+# ---------------------------------------------------------------- short-lived processes
+# Issue 24: 100 runs of a 1 ms process, gone before memtrace reads their events, picked
+# by exe (the exec event's filename), by a cmd glob and under NOT: each count exact.
+# process.cmd of a process gone before memtrace reads /proc cannot be known (no
+# tracepoint carries argv): such a run is unknown, left out and counted, never guessed.
+# short_run NAME COND...: the runs (SHORT_N of "$S" 1 SHORT_MS, default 100 of 1 ms)
+# under these -c; PICKED (pids in the lines), OUT (left out on unknown facts, from the
+# final line), ONLY_RUNS (True when every line's pid is one of the runs')
+short_run() {
+	local name=$1 a=() c i f=$T/short-$1.jsonl runs=(); shift
+	for c in "$@"; do a+=(-c "$c"); done
+	start_mt --stream "${a[@]}" -o "$f" ||
+		{ bad "short $name: memtrace did not start: $(cat "$T/err")"; return 1; }
+	for i in $(seq "${SHORT_N:-100}"); do
+		"$S" 1 "${SHORT_MS:-1}" & runs+=($!)
+		wait $!
+	done
+	sleep 0.3
+	stop_mt
+	cp "$T/err" "$T/short-$name.err"
+	facts "$f"
+	PICKED=$(q "$f.facts" 'len(d["pids"])')
+	OUT=$(sed -n 's/.*; \([0-9]*\) left out, decided on unknown facts;.*/\1/p' "$T/err")
+	ONLY_RUNS=$(q "$f.facts" "set(d['pids']) <= {$(IFS=,; echo "${runs[*]}")}")
+}
+
+short_test() {
+	S=$T/mts$$ SN=$(basename "$T/mts$$")
+	cp build/tests/workload "$S"
+	short_run exe "process.exe:$S"
+	check "short: process.exe picks 100 of 100 1 ms runs ($PICKED; $OUT left out)" \
+		test "$PICKED" = 100
+	# cmd: what memtrace read before the run was gone is picked, the rest counted
+	short_run cmd "process.name:$SN AND process.cmd:\"$S 1 *\""
+	check "short: name AND a cmd glob: picked + left out on unknown facts = 100 ($PICKED + $OUT)" \
+		test "$((PICKED + ${OUT:-1000}))" = 100
+	check "short: name AND a cmd glob: lines only of the runs ($ONLY_RUNS)" \
+		test "$ONLY_RUNS" = True
+	SHORT_N=10 SHORT_MS=300 short_run cmdlong "process.cmd:\"$S 1 *\""
+	check "short: a cmd glob picks 10 of 10 runs alive 300 ms ($PICKED; $OUT left out)" \
+		test "$PICKED" = 10 -a "$ONLY_RUNS" = True
+	short_run not "process.name:$SN AND NOT process.exe:$S"
+	check "short: name AND NOT its exe picks 0 of 100 ($PICKED; $OUT left out)" \
+		test "$PICKED" = 0
+	short_run notother "process.name:$SN AND NOT process.exe:$T/nothing"
+	check "short: name AND NOT another exe picks 100 of 100 ($PICKED; $OUT left out)" \
+		test "$PICKED" = 100
+	check "short: the final line counts the processes left out ($(grep -c 'left out, decided on unknown facts' "$T/short-not.err"))" \
+		test "$(grep -c 'left out, decided on unknown facts' "$T/short-not.err")" = 1
+}
+
+# ---------------------------------------------------------------- before an exec
+# Issue 24, 6: a fork child's events before its exec say "pre_exec":true and its parent's
+# program (exe, cmd), not the new one's, though /proc says the new one by the time they are read
+pre_exec_test() {
+	local K=$T/mtk$$ f=$T/preexec.jsonl r
+	cp build/tests/forker "$K"
+	start_mt --stream -c "process.exe:$K OR process.exe:$W" -o "$f" ||
+		{ bad "pre_exec: memtrace did not start: $(cat "$T/err")"; return; }
+	"$K" exec "$W" 1 100 || bad "pre_exec: forker exec failed"
+	sleep 0.3
+	stop_mt
+	# the child's faults, by [pre_exec, exe, cmd], in time order (the forker's own excluded)
+	r=$(python3 -c 'import json,sys
+ls = [json.loads(l)["data"] for l in open(sys.argv[1]) if "\"memtrace\"" in l]
+ls = [e for e in ls if e["evt_type"] == "pageFault" and e["process"]["ppid"] != int(sys.argv[2])]
+runs = []
+for e in ls:
+    k = [e["process"].get("pre_exec", False), e["process"]["exe"], (e["process"]["cmd"] or "").split(" ")[0]]
+    if not runs or runs[-1][0] != k:
+        runs.append([k, 0])
+    runs[-1][1] += 1
+print([(k, n >= 256) for k, n in runs])' "$f" "$$")
+	check "pre_exec: the child's 1 MiB before its exec is the forker's, pre_exec; after, the workload's ($r)" \
+		test "$r" = "[([True, '$K', '$K'], True), ([False, '$W', '$W'], True)]"
+}
+
+# ---------------------------------------------------------------- failed calls
+# Issue 24, 4: a failed memory call is no memoryMap of what it asked for. Off by default;
+# --events ...,failed: size 0, requested_size, errno always (brk: ENOMEM).
+# failed_run NAME EVENTS: FAILED, the [syscall, size, requested_size, errno, failed] of the
+# failed calls' lines (or of lines as big as they asked), in order
+failed_run() {
+	local f=$T/$1.jsonl
+	start_mt --stream -c "process.name:$FN" ${2:+--events "$2"} -o "$f" ||
+		{ bad "$1: memtrace did not start: $(cat "$T/err")"; return 1; }
+	"$F" fail 200 || bad "$1: workload fail did not see its calls fail"
+	sleep 0.3
+	stop_mt
+	FAILED=$(python3 -c 'import json,sys
+print([[e["syscall"], e["size"], e.get("requested_size"), e.get("errno"), e.get("failed")]
+       for e in (json.loads(l)["data"] for l in open(sys.argv[1]) if "memtrace\"" in l)
+       if e.get("evt_type") in ("memoryMap", "memoryUnmap") and
+          (e.get("failed") or e["size"] >= 1 << 45)])' "$f")
+	LINES=$(grep -c '"evt_type"' "$f")
+}
+
+failed_test() {
+	F=$T/mtf$$ FN=$(basename "$T/mtf$$")
+	cp build/tests/workload "$F"
+	failed_run failoff ""
+	check "failed calls: no line by default ($FAILED; $LINES lines of it)" \
+		test "$FAILED" = "[]" -a "$LINES" -gt 0
+	failed_run failon "memoryMap,memoryUnmap,failed"
+	check "failed calls with --events ...,failed: size 0, requested_size, errno; brk's ENOMEM ($FAILED)" \
+		test "$FAILED" = "[['mmap', 0, 1125899906842624, 12, True], ['brk', 0, 35184372088832, 12, True]]"
 }
 
 # ---------------------------------------------------------------- containers
@@ -256,7 +400,7 @@ podman_test() {
 		"{'id': '$id', 'name': '$name', 'runtime': 'podman'}"
 	check "podman: its workload's ns is the container's pid namespace" \
 		test "$(q "$f.facts" "[p['ns'] for p in d['procs'].values() if p['name'] == '$WN'][0] != '$(stat -L -c '%d-%i' /proc/self/ns/pid)'")" = True
-	# podman keeps labels in its database: the term is false, said once
+	# podman keeps labels in its database: the term is unknown, said once
 	CONTAINERS+=("$name-l")
 	start_mt --stream -c "container.label:app=web" -o "$T/podman-l.jsonl"
 	CONTAINERS_CONF=$PODMAN_CONF timeout 60 podman --cgroup-manager cgroupfs --runtime runc \
@@ -267,6 +411,17 @@ podman_test() {
 	check "podman: container.label cannot be answered: one warning, no lines ($(grep -m1 'cannot be answered' "$T/err"))" \
 		test "$(grep -c 'container.label cannot be answered for container .*podman keeps labels' "$T/err")" = 1 -a \
 		"$(cat "$T/podman-l.jsonl" 2>/dev/null | grep -c .)" = 0
+	check "podman: the end names the container not answered for ($(grep -m1 'could not be answered' "$T/err"))" \
+		test "$(grep -c 'container.label could not be answered for 1 container ([0-9a-f]\{12\})' "$T/err")" = 1
+	# issue 24, 3: NOT over the unknown label is unknown too, not true
+	start_mt --stream -c "NOT container.label:app=web AND process.name:$WN" -o "$T/podman-n.jsonl"
+	CONTAINERS_CONF=$PODMAN_CONF timeout 60 podman --cgroup-manager cgroupfs --runtime runc \
+		run --rm --name "$name-l" --label app=web --ulimit nofile=1024:1024 \
+		--ulimit nproc=1024:1024 "$img" /bin/sh -c "/bin/$WN 4 100" > /dev/null 2>&1
+	sleep 0.3
+	stop_mt
+	check "podman: NOT container.label:app=web does not pick the container labelled web" \
+		test "$(cat "$T/podman-n.jsonl" 2>/dev/null | grep -c .)" = 0
 	podman rmi -f "$img" > /dev/null 2>&1
 }
 
@@ -324,7 +479,7 @@ laid_out_tests() {
 		"run/containerd/io.containerd.runtime.v2.task/k8s.io/$id/config.json" \
 		containerd-config.json "pod.namespace:dev AND pod.name:api-* AND (pod.label:team=x OR container.name:nginx)" "$id"; then
 		f=$T/containerd.jsonl.facts
-		check "containerd (laid out): pod fields; pod.label unanswered is false ($(q "$f" 'd["names"]'))" \
+		check "containerd (laid out): pod fields; pod.label unanswered OR a true term is true ($(q "$f" 'd["names"]'))" \
 			test "$(q "$f" "'$WN' in d['names'] and '$XN' not in d['names']")" = True
 		check "containerd (laid out): pod.label cannot be answered: one warning" \
 			test "$(grep -c 'pod.label cannot be answered' "$T/containerd.err")" = 1
@@ -539,6 +694,9 @@ if can_trace "stream"; then
 		workload_test
 		append_test
 		keys_test
+		short_test
+		failed_test
+		pre_exec_test
 		podman_test
 		laid_out_tests
 		stalled_reader_test

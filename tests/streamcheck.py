@@ -48,10 +48,11 @@ with open(sys.argv[1], "rb") as f:
         out["ts_min"] = when if out["ts_min"] is None else min(out["ts_min"], when)
         out["ts_max"] = when if out["ts_max"] is None else max(out["ts_max"], when)
         p = e["process"]
-        for k in ("pid", "ppid", "name", "cmd", "exe"):
+        # every line the same shape: a fact not known is null (issue 24, 5)
+        for k in ("pid", "ppid", "name", "cmd", "exe", "ns", "startedAt"):
             if k not in p:
                 out["bad_shape"].append("process without " + k)
-        if "startedAt" in p and not DAY.match(p["startedAt"]):
+        if p.get("startedAt") is not None and not DAY.match(p["startedAt"]):
             out["bad_shape"].append("startedAt " + p["startedAt"])
         out["procs"][str(p["pid"])] = p
         if t == "memtrace.summary":

@@ -46,6 +46,7 @@ static struct cond_subject subject(void)
 	memset(&s, 0, sizeof(s));
 	s.pid = 1234;
 	s.name = S_("nginx");
+	s.tname = S_("nginx-worker");
 	s.cmd = S_("/usr/sbin/nginx -g daemon off;");
 	s.exe = S_("/usr/sbin/nginx");
 	s.cap[0] = 0;
@@ -87,6 +88,7 @@ START_TEST(test_every_key)
 	static const struct { const char *cond; bool want; } cases[] = {
 		{ "process.pid:1234", true }, { "process.pid:123", false },
 		{ "process.name:nginx", true }, { "process.name:ngin", false },
+		{ "thread.name:nginx-worker", true }, { "thread.name:nginx", false },
 		{ "process.cmd:\"/usr/sbin/nginx -g daemon off;\"", true },
 		{ "process.cmd:*daemon*", true }, { "process.cmd:/usr/sbin/nginx", false },
 		{ "process.exe:/usr/sbin/nginx", true }, { "process.exe:/bin/*", false },
@@ -205,7 +207,7 @@ START_TEST(test_bad_syntax)
 {
 	bad("process.nme:x", "unknown key 'process.nme'", 1);
 	/* the keys are listed */
-	ck_assert(strstr(E, "process.pid, process.name, process.cmd, process.exe"));
+	ck_assert(strstr(E, "process.pid, process.name, thread.name, process.cmd, process.exe"));
 	ck_assert(strstr(E, "pod.namespace, pod.label"));
 	bad("process.name:x AND foo:y", "unknown key 'foo'", 20);
 	bad("process.name:x process.pid:3", "expected AND, OR or the end", 16);
@@ -276,11 +278,11 @@ START_TEST(test_unknown_keys)
 
 	s.known &= ~CK_BIT(CK_CONT_LABEL);
 	ck_assert(!compile("container.label:app=web", NULL));
-	ck_assert(!cond_eval(&C, &s, &unknown));	/* the term is false */
+	ck_assert(!cond_eval(&C, &s, &unknown));	/* the term is unknown: not picked */
 	ck_assert_uint_eq(unknown, CK_BIT(CK_CONT_LABEL));
 	unknown = 0;
 	ck_assert(!compile("NOT container.label:app=web", NULL));
-	ck_assert(cond_eval(&C, &s, &unknown));
+	ck_assert(!cond_eval(&C, &s, &unknown));	/* NOT unknown is unknown: not picked */
 	ck_assert_uint_eq(unknown, CK_BIT(CK_CONT_LABEL));
 	/* out of a container: container and pod terms are false, and known */
 	s = subject();
@@ -291,6 +293,186 @@ START_TEST(test_unknown_keys)
 	ck_assert_uint_eq(unknown, 0);
 	ck_assert_uint_eq(C.keys, CK_BIT(CK_CONT_ID) | CK_BIT(CK_CONT_NAME) | CK_BIT(CK_POD_NAME) |
 			  CK_BIT(CK_POD_LABEL));
+	ck_assert(!compile("NOT (container.id:7 OR container.name:* OR pod.name:*)", NULL));
+	ck_assert(cond_eval(&C, &s, NULL));
+}
+END_TEST
+
+/*
+ * Three-valued logic, seen through cond_eval() alone (picked or not): @cond
+ * is true when picked, false when its negation is picked, else unknown.
+ */
+enum { TV_F = 'F', TV_T = 'T', TV_U = 'U' };
+
+static int truth_of(const struct cond_subject *s, const char *cond)
+{
+	char neg[512];
+
+	ck_assert_msg(!compile(cond, NULL), "'%s' does not compile: %s", cond, E);
+	if (cond_eval(&C, s, NULL))
+		return TV_T;
+	snprintf(neg, sizeof(neg), "NOT (%s)", cond);
+	ck_assert_msg(!compile(neg, NULL), "'%s' does not compile: %s", neg, E);
+	return cond_eval(&C, s, NULL) ? TV_F : TV_U;
+}
+
+/* A process whose exe could not be read (gone before): exe terms are unknown. */
+static struct cond_subject gone_subject(void)
+{
+	struct cond_subject s = subject();
+
+	s.known &= ~CK_BIT(CK_EXE);
+	s.exe = S_(NULL);
+	return s;
+}
+
+START_TEST(test_kleene_truth_table)
+{
+	/* a true term, a false one and an unknown one (exe is not known) */
+	static const char *const term[3] = {
+		"process.name:nginx", "process.name:other", "process.exe:/usr/sbin/nginx",
+	};
+	static const char val[3] = { TV_T, TV_F, TV_U };
+	/* Kleene: AND and OR over (T, F, U) x (T, F, U) */
+	static const char and_tab[3][3] = {
+		{ TV_T, TV_F, TV_U }, { TV_F, TV_F, TV_F }, { TV_U, TV_F, TV_U },
+	};
+	static const char or_tab[3][3] = {
+		{ TV_T, TV_T, TV_T }, { TV_T, TV_F, TV_U }, { TV_T, TV_U, TV_U },
+	};
+	static const char not_tab[3] = { TV_F, TV_T, TV_U };
+	struct cond_subject s = gone_subject();
+	char cond[256];
+	int a, b;
+
+	for (a = 0; a < 3; a++) {
+		ck_assert_msg(truth_of(&s, term[a]) == val[a], "'%s' is %c, not %c", term[a],
+			      truth_of(&s, term[a]), val[a]);
+		snprintf(cond, sizeof(cond), "NOT %s", term[a]);
+		ck_assert_msg(truth_of(&s, cond) == not_tab[a], "'%s' is %c, not %c", cond,
+			      truth_of(&s, cond), not_tab[a]);
+		for (b = 0; b < 3; b++) {
+			snprintf(cond, sizeof(cond), "%s AND %s", term[a], term[b]);
+			ck_assert_msg(truth_of(&s, cond) == and_tab[a][b], "'%s' is %c, not %c",
+				      cond, truth_of(&s, cond), and_tab[a][b]);
+			snprintf(cond, sizeof(cond), "%s OR %s", term[a], term[b]);
+			ck_assert_msg(truth_of(&s, cond) == or_tab[a][b], "'%s' is %c, not %c",
+				      cond, truth_of(&s, cond), or_tab[a][b]);
+		}
+	}
+	/* nested: unknown survives NOT NOT, and parentheses */
+	ck_assert_int_eq(truth_of(&s, "NOT NOT process.exe:/x"), TV_U);
+	ck_assert_int_eq(truth_of(&s, "NOT (process.name:other OR process.exe:/x)"), TV_U);
+	ck_assert_int_eq(truth_of(&s, "NOT (process.name:other AND process.exe:/x)"), TV_T);
+	/* several -c are ANDed the same way */
+	ck_assert(!compile("process.exe:/x", "process.name:other", NULL));
+	ck_assert(!cond_eval(&C, &s, NULL));
+	ck_assert(!compile("NOT process.exe:/x", "process.name:nginx", NULL));
+	ck_assert(!cond_eval(&C, &s, NULL));
+}
+END_TEST
+
+START_TEST(test_not_unknown)
+{
+	struct cond_subject s = gone_subject();
+	uint32_t unknown = 0;
+
+	/* issue 24: a short-lived process's exe could not be read; NOT must not pick it */
+	ck_assert(!compile("process.name:nginx AND NOT process.exe:/usr/bin/true", NULL));
+	ck_assert(!cond_eval(&C, &s, &unknown));
+	ck_assert_uint_eq(unknown, CK_BIT(CK_EXE));
+	ck_assert(!compile("NOT process.exe:/usr/sbin/nginx", NULL));
+	ck_assert(!cond_eval(&C, &s, NULL));
+	/* known again, the same conditions answer as before */
+	s = subject();
+	ck_assert(!compile("process.name:nginx AND NOT process.exe:/usr/bin/true", NULL));
+	ck_assert(cond_eval(&C, &s, NULL));
+	ck_assert(!compile("NOT process.exe:/usr/sbin/nginx", NULL));
+	ck_assert(!cond_eval(&C, &s, NULL));
+}
+END_TEST
+
+/* cond_value() says unknown apart from false, and which keys were met unknown. */
+START_TEST(test_value)
+{
+	struct cond_subject s = gone_subject();
+	uint32_t unknown = 0;
+
+	ck_assert(!compile("process.exe:/x", NULL));
+	ck_assert_int_eq(cond_value(&C, &s, &unknown), COND_UNKNOWN);
+	ck_assert_uint_eq(unknown, CK_BIT(CK_EXE));
+	ck_assert(!compile("NOT process.exe:/x", NULL));
+	ck_assert_int_eq(cond_value(&C, &s, NULL), COND_UNKNOWN);
+	/* a side that decides alone: the other one is not evaluated */
+	unknown = 0;
+	ck_assert(!compile("process.name:other AND process.exe:/x", NULL));
+	ck_assert_int_eq(cond_value(&C, &s, &unknown), COND_FALSE);
+	ck_assert_uint_eq(unknown, 0);
+	unknown = 0;
+	ck_assert(!compile("process.exe:/x AND process.name:other", NULL));
+	ck_assert_int_eq(cond_value(&C, &s, &unknown), COND_FALSE);
+	ck_assert_uint_eq(unknown, CK_BIT(CK_EXE));
+	ck_assert(!compile("process.exe:/x OR process.name:nginx", NULL));
+	ck_assert_int_eq(cond_value(&C, &s, NULL), COND_TRUE);
+	ck_assert(!compile("process.name:nginx", NULL));
+	ck_assert_int_eq(cond_value(&C, &s, NULL), COND_TRUE);
+	cond_init(&C);
+	ck_assert_int_eq(cond_value(&C, &s, NULL), COND_TRUE);	/* no condition */
+}
+END_TEST
+
+/* Every key but process.name, unknown in turn: no condition on it alone ever picks. */
+START_TEST(test_unknown_never_picks)
+{
+	static const char *const conds[] = {
+		"@", "NOT @", "@ OR NOT @", "NOT (@ AND NOT @)", "NOT NOT @",
+		"process.name:nginx AND NOT @",
+	};
+	/* a value each key matches in subject() */
+	static const char *const value[CK__COUNT] = {
+		[CK_PID] = "1234", [CK_NAME] = "nginx", [CK_TNAME] = "*-worker", [CK_CMD] = "*nginx*",
+		[CK_EXE] = "/usr/sbin/nginx", [CK_CAPINH] = "0", [CK_CAPPRM] = "sys_admin",
+		[CK_CAPEFF] = "sys_admin", [CK_CAPBND] = "chown", [CK_CAPAMB] = "net_bind_service",
+		[CK_CONT_ID] = "780f", [CK_CONT_NAME] = "webapp", [CK_CONT_LABEL] = "app=web",
+		[CK_POD_ID] = "5f9b*", [CK_POD_NAME] = "web-*", [CK_POD_NS] = "prod",
+		[CK_POD_LABEL] = "team=payments",
+	};
+	char cond[512], t[128];
+	size_t i, n;
+	const char *c;
+	int k;
+
+	for (k = 0; k < CK__COUNT; k++) {
+		struct cond_subject s = subject();
+		const char *key = cond_key_name((enum cond_key)k);
+
+		if (k == CK_NAME || k == CK_TNAME)
+			continue;	/* the events always tell them */
+		/* known, the value matches */
+		snprintf(cond, sizeof(cond), "%s:%s", key, value[k]);
+		ck_assert_msg(!compile(cond, NULL), "%s: %s", cond, E);
+		ck_assert_msg(cond_eval(&C, &s, NULL), "'%s' does not pick", cond);
+		s.known &= ~CK_BIT(k);
+		for (i = 0; i < sizeof(conds) / sizeof(conds[0]); i++) {
+			uint32_t unknown = 0;
+
+			/* each '@' becomes the term */
+			snprintf(t, sizeof(t), "%s:%s", key, value[k]);
+			for (c = conds[i], n = 0; *c && n + strlen(t) < sizeof(cond); c++) {
+				if (*c == '@') {
+					memcpy(cond + n, t, strlen(t));
+					n += strlen(t);
+				} else {
+					cond[n++] = *c;
+				}
+			}
+			cond[n] = '\0';
+			ck_assert_msg(!compile(cond, NULL), "%s: %s", cond, E);
+			ck_assert_msg(!cond_eval(&C, &s, &unknown), "'%s' picked with %s unknown",
+				      cond, key);
+			ck_assert_msg(unknown == CK_BIT(k), "'%s': unknown %#x", cond, unknown);
+		}
+	}
 }
 END_TEST
 
@@ -303,29 +485,50 @@ static const char *filter(const char *cond)
 	return buf;
 }
 
+/* process.name is the process's name, thread.name the task's own (issue 24, 2). */
+START_TEST(test_thread_name)
+{
+	ck_assert(picks("process.name:nginx"));
+	ck_assert(!picks("process.name:nginx-worker"));	/* not the thread's */
+	ck_assert(picks("thread.name:nginx-worker"));
+	ck_assert(!picks("thread.name:nginx"));		/* not the process's */
+	ck_assert(picks("thread.name:*-worker AND process.name:ng*"));
+	ck_assert(!picks("NOT thread.name:nginx-worker"));
+	ck_assert_str_eq(cond_key_name(CK_TNAME), "thread.name");
+}
+END_TEST
+
 START_TEST(test_comm_filter)
 {
-	ck_assert_str_eq(filter("process.name:nginx"), "comm == \"nginx\"");
-	ck_assert_str_eq(filter("process.name:ng*"), "comm ~ \"ng*\"");
-	ck_assert_str_eq(filter("NOT process.name:sh"), "comm != \"sh\"");
-	ck_assert_str_eq(filter("process.name:a OR process.name:b*"),
+	ck_assert_str_eq(filter("thread.name:nginx"), "comm == \"nginx\"");
+	ck_assert_str_eq(filter("thread.name:ng*"), "comm ~ \"ng*\"");
+	ck_assert_str_eq(filter("NOT thread.name:sh"), "comm != \"sh\"");
+	ck_assert_str_eq(filter("thread.name:a OR thread.name:b*"),
 			 "(comm == \"a\") || (comm ~ \"b*\")");
-	ck_assert_str_eq(filter("NOT (process.name:a OR process.name:b*)"),
+	ck_assert_str_eq(filter("NOT (thread.name:a OR thread.name:b*)"),
 			 "(comm != \"a\") && (comm !~ \"b*\")");
 	/* AND keeps a side alone; OR needs both */
-	ck_assert_str_eq(filter("container.id:7 AND process.name:a"), "(comm == \"a\")");
-	ck_assert_str_eq(filter("container.id:7 OR process.name:a"), "");
+	ck_assert_str_eq(filter("container.id:7 AND thread.name:a"), "(comm == \"a\")");
+	ck_assert_str_eq(filter("container.id:7 OR thread.name:a"), "");
 	ck_assert_str_eq(filter("process.pid:3"), "");
-	ck_assert_str_eq(filter("NOT (process.name:a AND container.id:7)"), "");
+	ck_assert_str_eq(filter("NOT (thread.name:a AND container.id:7)"), "");
+	/*
+	 * process.name is the process's (its leader's) name, the kernel's comm
+	 * the task's own: a comm filter would cut a picked process's renamed
+	 * thread, so process.name is never pushed (issue 24, 2)
+	 */
+	ck_assert_str_eq(filter("process.name:nginx"), "");
+	ck_assert_str_eq(filter("process.name:nginx AND thread.name:w*"), "(comm ~ \"w*\")");
+	ck_assert_str_eq(filter("process.name:nginx OR thread.name:w*"), "");
 	/* bytes the kernel would read as more than a name are not pushed there */
-	ck_assert_str_eq(filter("process.name:\"a b\""), "");
-	ck_assert_str_eq(filter("process.name:a?"), "");
-	ck_assert_str_eq(filter("process.name:!a"), "");
-	ck_assert_str_eq(filter("process.name:\"a\\\"\""), "");
+	ck_assert_str_eq(filter("thread.name:\"a b\""), "");
+	ck_assert_str_eq(filter("thread.name:a?"), "");
+	ck_assert_str_eq(filter("thread.name:!a"), "");
+	ck_assert_str_eq(filter("thread.name:\"a\\\"\""), "");
 	{
 		char tiny[8];
 
-		ck_assert(!compile("process.name:nginx", NULL));
+		ck_assert(!compile("thread.name:nginx", NULL));
 		ck_assert_uint_eq(cond_comm_filter(&C, tiny, sizeof(tiny)), 0);
 		ck_assert_str_eq(tiny, "");
 	}
@@ -373,6 +576,11 @@ Suite *suite_cond(void)
 	tcase_add_test(tc, test_bad_keeps_before);
 	tcase_add_test(tc, test_too_many_terms);
 	tcase_add_test(tc, test_unknown_keys);
+	tcase_add_test(tc, test_kleene_truth_table);
+	tcase_add_test(tc, test_not_unknown);
+	tcase_add_test(tc, test_unknown_never_picks);
+	tcase_add_test(tc, test_value);
+	tcase_add_test(tc, test_thread_name);
 	tcase_add_test(tc, test_comm_filter);
 	tcase_add_test(tc, test_pid_set);
 	suite_add_tcase(s, tc);

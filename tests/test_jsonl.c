@@ -123,6 +123,40 @@ START_TEST(test_event_line)
 }
 END_TEST
 
+/*
+ * Issue 24, 5: a process gone before /proc was read: what is not known is
+ * null, every field kept (main: "cmd":"","exe":"", no ns, no startedAt).
+ */
+START_TEST(test_process_unknown_is_null)
+{
+	struct procinfo pi = proc0();
+	char proc[JL_PROC_MAX];
+	size_t n;
+
+	pi.have = 0;
+	pi.cmd_len = pi.exe_len = 0;
+	n = jl_process(proc, sizeof(proc), &pi, NULL);
+	proc[n] = '\0';
+	ck_assert_str_eq(proc, "\"process\":{\"pid\":1234,\"ppid\":1200,\"name\":\"myapp\","
+			 "\"cmd\":null,\"exe\":null,\"ns\":null,\"startedAt\":null}");
+	/* the exe from its exec event, the rest unknown; a kernel thread's known empty exe */
+	pi.have = PI_EXEPATH;
+	strcpy(pi.exe, "/bin/true");
+	pi.exe_len = 9;
+	pi.cmd_cut = true;
+	n = jl_process(proc, sizeof(proc), &pi, NULL);
+	proc[n] = '\0';
+	ck_assert_str_eq(proc, "\"process\":{\"pid\":1234,\"ppid\":1200,\"name\":\"myapp\","
+			 "\"cmd\":null,\"exe\":\"/bin/true\",\"ns\":null,\"startedAt\":null}");
+	pi.have = PI_ALL;
+	pi.exe_len = 0;
+	pi.cmd_cut = false;
+	n = jl_process(proc, sizeof(proc), &pi, NULL);
+	proc[n] = '\0';
+	ck_assert_msg(strstr(proc, "\"exe\":\"\",\"ns\":\"4-4026533309\""), "%s", proc);
+}
+END_TEST
+
 START_TEST(test_each_evt_type)
 {
 	struct procinfo pi = proc0();
@@ -173,12 +207,31 @@ START_TEST(test_each_evt_type)
 	ck_assert_msg(strstr(L, "\"evt_type\":\"memoryMap\",\"size\":67108864,\"pid\":0,\"tid\":0,"
 			     "\"syscall\":\"mmap\",\"address\":4096,\"prot\":3,\"flags\":34,\"fd\":-1,"
 			     "\"offset\":0,\"result\":4096,\"latency_ns\":5,\"process\":"), "%s", L);
-	/* a failed call is marked, with its errno */
+	/*
+	 * a failed call (issue 24, 4): size 0, what it asked for in
+	 * requested_size, failed, and always an errno; brk's (its result is the
+	 * old break, not an error) ENOMEM as stream.c gives it
+	 */
 	e.failed = true;
 	e.result = -12;
+	e.err = 12;
+	e.size = 0;
+	e.requested_size = 1ull << 50;
 	n = jl_event_line(L, sizeof(L), &K, &e, proc, pl, src, sl);
 	L[n] = '\0';
-	ck_assert_msg(strstr(L, "\"result\":-12,\"failed\":true,\"errno\":12,"), "%s", L);
+	ck_assert_msg(strstr(L, "\"evt_type\":\"memoryMap\",\"size\":0,"), "%s", L);
+	ck_assert_msg(strstr(L, "\"result\":-12,\"failed\":true,\"requested_size\":1125899906842624,"
+			     "\"errno\":12,"), "%s", L);
+	e.call = CALL_BRK;
+	e.result = 94000000000000;
+	e.requested_size = 1ull << 45;
+	n = jl_event_line(L, sizeof(L), &K, &e, proc, pl, src, sl);
+	L[n] = '\0';
+	ck_assert_msg(strstr(L, "\"syscall\":\"brk\",\"address\":4096,\"result\":94000000000000,"
+			     "\"failed\":true,\"requested_size\":35184372088832,\"errno\":12,"), "%s", L);
+	e.size = 67108864;
+	e.err = 0;
+	e.requested_size = 0;
 	e.evt = JL_UNMAP;
 	e.call = CALL_MREMAP;
 	e.old_address = 1;
@@ -214,10 +267,11 @@ START_TEST(test_hostile_names)
 	proc[n] = '\0';
 	ck_assert_msg(strstr(proc, "\"name\":\"a\\\"b\\\\c\\u000ad\\u001b\\u007f\\ufffd\""), "%s", proc);
 	ck_assert_msg(strstr(proc, "\"cmd\":\"x\\u0085y \xc3\xa9\""), "%s", proc);
+	ck_assert_msg(!strstr(proc, "_truncated"), "%s", proc);	/* nothing cut: no flag */
 	/* a long hostile command is cut, not the line: the whole line stays below PIPE_BUF */
 	memset(pi.cmd, '\x01', sizeof(pi.cmd));
 	pi.cmd_len = sizeof(pi.cmd);
-	pi.cmd_cut = true;
+	pi.cmd_cut = false;	/* cut escaped only: flagged too */
 	memset(pi.exe, '"', sizeof(pi.exe));
 	pi.exe_len = sizeof(pi.exe);
 	n = jl_process(proc, sizeof(proc), &pi, NULL);
@@ -225,6 +279,8 @@ START_TEST(test_hostile_names)
 	ck_assert_uint_le(n, JL_PROC_MAX);
 	proc[n] = '\0';
 	ck_assert(strstr(proc, "\"cmd_truncated\":true"));
+	/* the exe cut at 512 escaped bytes is flagged as cmd is (issue 24, 6) */
+	ck_assert_msg(strstr(proc, "\\\"\",\"exe_truncated\":true,\"ns\":"), "%s", proc);
 	for (i = 0; i < n; i++)
 		ck_assert_msg((unsigned char)proc[i] >= 0x20, "raw control byte at %zu", i);
 	n = jl_src(src, sizeof(src), "h\"o\ns\\t");
@@ -255,6 +311,8 @@ START_TEST(test_hostile_names)
 		e.call = CALL_MREMAP;
 		e.failed = true;
 		e.result = -1;
+		e.err = INT32_MIN;
+		e.requested_size = UINT64_MAX;
 		e.pid = e.tid = INT32_MIN;
 		e.size = e.address = e.old_address = e.old_size = e.new_size = e.flags = UINT64_MAX;
 		e.latency_ns = UINT64_MAX;
@@ -536,6 +594,7 @@ Suite *suite_jsonl(void)
 
 	tcase_add_test(tc, test_times);
 	tcase_add_test(tc, test_event_line);
+	tcase_add_test(tc, test_process_unknown_is_null);
 	tcase_add_test(tc, test_each_evt_type);
 	tcase_add_test(tc, test_hostile_names);
 	tcase_add_test(tc, test_escape_buf);

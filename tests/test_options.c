@@ -197,9 +197,14 @@ START_TEST(test_stream)
 	ck_assert_int_eq(parse("--stream", "--all", "/mnt/tfs", "/tmp/log", NULL), OPT_RUN);
 	ck_assert(O.stream_all);
 	ck_assert_ptr_null(O.stream_path);
-	ck_assert_uint_eq(O.stream_events, MT_EVT_ALL);
+	ck_assert_uint_eq(O.stream_events, MT_EVT_ALL);	/* failed calls off by default */
 	ck_assert_uint_eq(O.queue_kb, DEFAULT_QUEUE_KB);
 	ck_assert_str_eq(O.log_path, "/tmp/log");
+	/* failed memory calls asked for: with the evt_types named, or alone with every one */
+	ck_assert_int_eq(parse("--stream", "--all", "--events", "memoryMap,failed", NULL), OPT_RUN);
+	ck_assert_uint_eq(O.stream_events, MT_EVT_MAP | MT_EVT_FAILED);
+	ck_assert_int_eq(parse("--stream", "--all", "--events", "failed", NULL), OPT_RUN);
+	ck_assert_uint_eq(O.stream_events, MT_EVT_ALL | MT_EVT_FAILED);
 	ck_assert_int_eq(parse("--stream", "-c", "container.id:780f15", "--", "make", "-j8", NULL),
 			 OPT_RUN);
 	ck_assert(O.stream);
@@ -237,7 +242,7 @@ START_TEST(test_stream)
 	BAD("...': expected AND, OR or the end at position 58", "--stream", "-c",
 	    "process.name:aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa process.pid:1");
 	BAD("invalid value 'pageAlloc' for --events: use pageAllocate, pageFree, memoryMap, "
-	    "memoryUnmap, pageFault", "--stream", "--all", "--events", "pageAlloc");
+	    "memoryUnmap, pageFault, failed", "--stream", "--all", "--events", "pageAlloc");
 	BAD("empty value for --events", "--stream", "--all", "--events", "");
 	BAD("must be 1..86400", "--stream", "--all", "--interval", "0");
 	BAD("must be 64..1048576", "--stream", "--all", "--queue-size", "63");

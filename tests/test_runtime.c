@@ -3,7 +3,9 @@
 #include <check.h>
 #include <errno.h>
 #include <stdio.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "json.h"
@@ -278,10 +280,10 @@ START_TEST(test_subject)
 	memset(&pi, 0, sizeof(pi));
 	pi.pid = 7;
 	pi.container = -1;
-	pi_subject(&x, &pi, "sh", 2, l, &s);
-	ck_assert_uint_eq(s.known, CK_BIT(CK_PID) | CK_BIT(CK_NAME));
+	pi_subject(&x, &pi, "sh", 2, "w", 1, l, &s);
+	ck_assert_uint_eq(s.known, CK_BIT(CK_PID) | CK_BIT(CK_NAME) | CK_BIT(CK_TNAME));
 	pi.have = PI_STATUS | PI_CMDLINE | PI_EXEPATH | PI_CGROUP;
-	pi_subject(&x, &pi, "sh", 2, l, &s);
+	pi_subject(&x, &pi, "sh", 2, "w", 1, l, &s);
 	ck_assert_uint_eq(s.known, (1u << CK__COUNT) - 1);	/* no container: known, false */
 	ck_assert(!s.in_container);
 	pi_free(&x);
@@ -311,6 +313,56 @@ START_TEST(test_read_self)
 }
 END_TEST
 
+/*
+ * Issue 24: a process whose memory is gone (a zombie here; an exiting one the
+ * same) reads as a kernel thread does, no exe and an empty cmdline: that is
+ * not known (a gone run of a short process was picked on an "exe":"" under
+ * NOT process.exe). A kernel thread's empty exe and cmd are known.
+ */
+START_TEST(test_read_gone_memory)
+{
+	struct pi_ctx x;
+	struct procinfo pi;
+	pid_t c;
+
+	ck_assert_int_eq(pi_init(&x, "/proc", "", 4), 0);
+	c = fork();
+	ck_assert_int_ge(c, 0);
+	if (!c)
+		_exit(0);
+	for (int i = 0; i < 1000; i++) {
+		char st[64], buf[4096];
+		FILE *f;
+
+		snprintf(st, sizeof(st), "/proc/%d/status", c);
+		f = fopen(st, "r");
+		if (!f)
+			break;
+		buf[fread(buf, 1, sizeof(buf) - 1, f)] = '\0';
+		fclose(f);
+		if (strstr(buf, "State:\tZ"))
+			break;
+		usleep(1000);
+	}
+	memset(&pi, 0, sizeof(pi));
+	memcpy(pi.exe, "/before", 7);
+	pi.exe_len = 7;
+	ck_assert_int_eq(pi_read(&x, c, PI_ALL, &pi), 0);
+	ck_assert_int_eq(pi.pid, c);
+	ck_assert_uint_eq(pi.have & (PI_CMDLINE | PI_EXEPATH), 0);
+	ck_assert(pi.exe_len == 7 && !memcmp(pi.exe, "/before", 7));	/* left as it was */
+	ck_assert_int_eq(waitpid(c, NULL, 0), c);
+	/* kthreadd */
+	memset(&pi, 0, sizeof(pi));
+	if (pi_read(&x, 2, PI_ALL, &pi) == 0) {
+		ck_assert_uint_eq(pi.have & (PI_CMDLINE | PI_EXEPATH), PI_CMDLINE | PI_EXEPATH);
+		ck_assert_uint_eq(pi.exe_len, 0);
+		ck_assert_uint_eq(pi.cmd_len, 0);
+	}
+	pi_free(&x);
+}
+END_TEST
+
 Suite *suite_runtime(void)
 {
 	Suite *s = suite_create("runtime");
@@ -324,6 +376,7 @@ Suite *suite_runtime(void)
 	tcase_add_test(tc, test_proc_parsers);
 	tcase_add_test(tc, test_subject);
 	tcase_add_test(tc, test_read_self);
+	tcase_add_test(tc, test_read_gone_memory);
 	suite_add_tcase(s, tc);
 	return s;
 }

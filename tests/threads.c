@@ -22,6 +22,11 @@
  * threads exec PROG [ARGS...]
  * Touches 8 MiB, then a second thread (not the leader) execs PROG: the kernel
  * gives the process's pid to the new program (de_thread).
+ *
+ * threads rename NAME MB HOLD_MS
+ * The main thread touches 1 MiB; a worker renames itself NAME
+ * (pthread_setname_np), then touches MB MiB and holds them HOLD_MS; the
+ * process's own name stays the program's.
  */
 
 static pthread_barrier_t barrier;
@@ -104,6 +109,19 @@ static void *hold_worker(void *arg)
 	return NULL;
 }
 
+static const char *thread_name;
+
+static void *rename_worker(void *arg)
+{
+	int r = pthread_setname_np(pthread_self(), thread_name);
+
+	if (r) {
+		fprintf(stderr, "pthread_setname_np: %s\n", strerror(r));
+		exit(1);
+	}
+	return hold_worker(arg);
+}
+
 int main(int argc, char **argv)
 {
 	pthread_t *tids, t1;
@@ -120,6 +138,25 @@ int main(int argc, char **argv)
 		}
 		for (;;)
 			pause();
+	}
+	if (argc == 5 && !strcmp(argv[1], "rename")) {
+		thread_name = argv[2];
+		mb = parse(argv[3], 1 << 20);
+		hold_ms = parse(argv[4], 86400000L);
+		if (mb < 0 || hold_ms < 0 || strlen(thread_name) > 15) {
+			fprintf(stderr, "threads: bad argument\n");
+			return 1;
+		}
+		len = (size_t)mb << 20;
+		touch(1u << 20);
+		r = pthread_create(&t1, NULL, rename_worker, NULL);
+		if (!r)
+			r = pthread_join(t1, NULL);
+		if (r) {
+			fprintf(stderr, "pthread: %s\n", strerror(r));
+			return 1;
+		}
+		return 0;
 	}
 	if (argc == 4 && !strcmp(argv[1], "leader-exit")) {
 		mb = parse(argv[2], 1 << 20);
@@ -139,7 +176,7 @@ int main(int argc, char **argv)
 
 	if (argc != 4) {
 		fprintf(stderr, "usage: threads N MB HOLD_MS | leader-exit MB HOLD_MS | "
-			"exec PROG [ARGS...]\n");
+			"exec PROG [ARGS...] | rename NAME MB HOLD_MS\n");
 		return 1;
 	}
 	n = parse(argv[1], 1024);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -13,7 +14,34 @@
  * workload MB [HOLD_MS [READY_FILE]]
  * Maps MB MiB (no THP), writes one byte per 4 KiB, creates READY_FILE if
  * given, sleeps HOLD_MS, unmaps and exits 0.
+ *
+ * workload fail [HOLD_MS]
+ * Memory calls that fail (issue 24, 4): a 1 PiB mmap (ENOMEM), then the break
+ * asked (brk(0)) and moved up by 32 TiB (refused: brk returns the old break);
+ * sleeps HOLD_MS. Exits 0 if both failed so.
  */
+static int fail_calls(long hold_ms)
+{
+	struct timespec ts = { hold_ms / 1000, (hold_ms % 1000) * 1000000L };
+	unsigned long cur, got;
+	void *p;
+
+	p = mmap(NULL, 1ull << 50, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p != MAP_FAILED || errno != ENOMEM) {
+		fprintf(stderr, "workload: a 1 PiB mmap did not fail with ENOMEM\n");
+		return 1;
+	}
+	cur = (unsigned long)syscall(SYS_brk, 0);
+	got = (unsigned long)syscall(SYS_brk, cur + (1ull << 45));
+	if (got != cur) {
+		fprintf(stderr, "workload: a 32 TiB brk was not refused\n");
+		return 1;
+	}
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	size_t mb, len, i;
@@ -25,6 +53,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: workload MB [HOLD_MS [READY_FILE]]\n");
 		return 2;
 	}
+	if (!strcmp(argv[1], "fail"))
+		return fail_calls(argc > 2 ? strtol(argv[2], NULL, 10) : 0);
 	mb = strtoul(argv[1], NULL, 10);
 	if (argc > 2)
 		hold_ms = strtol(argv[2], NULL, 10);
