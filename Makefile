@@ -424,7 +424,7 @@ dist:
 		"from HEAD; the tarball holds the work tree's" >&2
 	$(Q)rm -rf $(B)/dist && mkdir -p $(B)/dist/$(DIST)
 	$(Q)git ls-files -z | xargs -0 cp --parents -P -t $(B)/dist/$(DIST)
-	$(Q)epoch=$${SOURCE_DATE_EPOCH:-$$(git log -1 --format=%ct)}; \
+	$(Q)set -o pipefail; epoch=$${SOURCE_DATE_EPOCH:-$$(git log -1 --format=%ct)}; \
 	LC_ALL=C tar --format=gnu --sort=name --mtime=@$$epoch --owner=0 --group=0 \
 		--numeric-owner --mode='u+rw,go=rX,a-st' -C $(B)/dist -cf - $(DIST) | \
 		gzip -9n > $(B)/$(DIST).tar.gz.tmp
