@@ -410,9 +410,41 @@ e2e: memtrace
 e2e-arch: memtrace
 	$(Q)./tests/e2e-arch.sh
 
+# Release and packages (issue 26). The version is VERSION above, and only there: make dist
+# refuses a tarball while NEWS, debian/changelog, memtrace.spec or memtrace.8 name another.
+# build/memtrace-VERSION.tar.gz holds the tracked files (git ls-files) as they are in the
+# work tree (commit first: it warns where they differ from HEAD), with the last commit's
+# time (or SOURCE_DATE_EPOCH), owner 0, sorted names and normalized modes, gzip -n: two
+# runs give the same bytes; its sha256 beside it. make check-package (root, CI): the
+# tarball twice, the .deb and the RPM built from it, lintian, rpmlint, the three file
+# lists, and the .deb installed, run and purged (tests/package.sh).
+DIST := memtrace-$(VERSION)
+dist:
+	$(Q)git rev-parse --git-dir > /dev/null 2>&1 || { echo "make dist: needs the git tree" >&2; exit 2; }
+	$(Q)bad=; \
+	head -5 NEWS | grep -qx 'memtrace $(VERSION)' || bad="$$bad NEWS"; \
+	head -1 debian/changelog | grep -q '^memtrace ($(VERSION)-[0-9]' || bad="$$bad debian/changelog"; \
+	grep -qE '^Version:[[:space:]]+$(VERSION)$$' memtrace.spec || bad="$$bad memtrace.spec"; \
+	grep -m1 '^\.TH' memtrace.8 | grep -qF '"memtrace $(VERSION)"' || bad="$$bad memtrace.8"; \
+	[ -z "$$bad" ] || { echo "make dist: VERSION is $(VERSION), but not in:$$bad" >&2; exit 2; }
+	$(Q)git diff --quiet HEAD -- 2>/dev/null || echo "make dist: warning: tracked files differ" \
+		"from HEAD; the tarball holds the work tree's" >&2
+	$(Q)rm -rf $(B)/dist && mkdir -p $(B)/dist/$(DIST)
+	$(Q)git ls-files -z | xargs -0 cp --parents -P -t $(B)/dist/$(DIST)
+	$(Q)set -o pipefail; epoch=$${SOURCE_DATE_EPOCH:-$$(git log -1 --format=%ct)}; \
+	LC_ALL=C tar --format=gnu --sort=name --mtime=@$$epoch --owner=0 --group=0 \
+		--numeric-owner --mode='u+rw,go=rX,a-st' -C $(B)/dist -cf - $(DIST) | \
+		gzip -9n > $(B)/$(DIST).tar.gz.tmp
+	$(Q)mv -f $(B)/$(DIST).tar.gz.tmp $(B)/$(DIST).tar.gz && rm -rf $(B)/dist
+	$(Q)cd $(B) && sha256sum $(DIST).tar.gz > $(DIST).tar.gz.sha256
+	@echo "$(B)/$(DIST).tar.gz"; cat $(B)/$(DIST).tar.gz.sha256
+
+check-package:
+	$(Q)./tests/check.sh ./tests/package.sh
+
 clean:
 	rm -rf $(B) memtrace memtrace-static
 
 PHONY_EXTRA := demo e2e e2e-arch fuzz static bench lint install-bin install-man install-systemd \
-	install-dracut install-initramfs-tools uninstall check-cross
+	install-dracut install-initramfs-tools uninstall check-cross dist check-package
 .PHONY: all check check-unit $(PHONY_EXTRA) check-valgrind sanitize install clean
