@@ -51,16 +51,17 @@ static void text_head(struct out *o, const struct diff_side *s, const char *what
 		   (unsigned long long)s->lost);
 }
 
-static void text_row(struct out *o, const struct diff_row *r, bool procs, const char *indent)
+/* A row; @prefix before its name (a module's stacks: "  stack: "). */
+static void text_row(struct out *o, const struct diff_row *r, bool procs, const char *prefix)
 {
-	out_printf(o, "%s%-4s", indent, state_name(r->state));
+	out_printf(o, "%-4s", state_name(r->state));
 	if (procs)
 		out_printf(o, " %5u %5u %10lld %10lld", r->old_n, r->new_n, (long long)r->old_max,
 			   (long long)r->new_max);
 	out_printf(o, " %10lld %10lld %+11lld %+14lld", (long long)r->old_sum,
 		   (long long)r->new_sum, (long long)r->delta_pages, (long long)r->delta_bytes);
 	text_pct(o, r);
-	out_puts(o, "  ");
+	out_printf(o, "  %s", prefix);
 	text_name(o, r->name);
 	out_puts(o, "\n");
 }
@@ -81,7 +82,7 @@ static void text_table(struct out *o, const char *title, const struct diff_row *
 	for (i = 0; i < m; i++) {
 		text_row(o, &rows[i], procs, "");
 		for (k = 0; k < shown(rows[i].nstacks, nrows); k++)
-			text_row(o, &rows[i].stacks[k], false, "  stack ");
+			text_row(o, &rows[i].stacks[k], false, "  stack: ");
 	}
 }
 

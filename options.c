@@ -43,10 +43,8 @@ void options_usage(FILE *f)
 		"  -n, --rows N            task and module rows, 0 = all (default %d)\n"
 		"      --max-tasks N, --max-modules N  table sizes (default %d, %d)\n"
 		"      --instance NAME     tracefs instance name (default " DEFAULT_INSTANCE ")\n"
-		"      --daemon            fork; return once tracing is live\n"
-		"      --pidfile FILE      write the daemon's pid to FILE\n"
-		"      --record DIR        also save raw buffers and format files in DIR\n"
-		"      --replay DIR        report on a recorded trace and exit\n"
+		"      --daemon, --pidfile FILE  fork, return once tracing is live; pid to FILE\n"
+		"      --record DIR, --replay DIR  save raw buffers in DIR; report on one, exit\n"
 		"      --no-seed           do not seed running tasks from /proc/PID/statm\n"
 		"      --kmsg[=LEVEL]      a summary to /dev/kmsg at the end (level 6; 4: quiet)\n"
 		"      --keep-oom N        OOM reports kept as LOG.oom.1.. (default %d, 0 none)\n"
@@ -70,16 +68,14 @@ void options_usage(FILE *f)
 		"      --all               --stream: every process\n"
 		"      --events LIST       --stream: evt_types (default all of them)\n"
 		"      --queue-size KB     --stream: output queue (default %d)\n"
-		"      --diff OLD NEW      compare two runs: JSON reports or recordings\n"
-		"      --fail-over N       --diff: exit 3 if anything grew by more than N\n"
-		"                          (N%%, NKiB, NMiB, NGiB, Npages; bare N: bytes)\n"
+		"      --diff OLD NEW, --fail-over N  compare two runs; exit 3 if one grew past N\n"
 		"  -h, --help              show this help and exit\n"
 		"  -V, --version           show the version and exit\n"
 		"\n"
 		"Signals: USR1 report to stdout; USR2 report to the log file;\n"
 		"TERM/INT final report to the log file, clean up, exit.\n"
-		"Exit status: 0 ok, 1 runtime failure, 2 usage, 4 no privilege,\n"
-		"5 required tracepoint missing. See memtrace(8).\n",
+		"Exit status: 0 ok, 1 runtime failure, 2 usage, 3 grew (--diff),\n"
+		"4 no privilege, 5 required tracepoint missing. See memtrace(8).\n",
 		DEFAULT_BUFFER_KB, DEFAULT_STACKS_BUFFER_KB, DEFAULT_TOP, DEFAULT_MAX_TASKS, DEFAULT_MAX_MODULES,
 		DEFAULT_KEEP_OOM, DEFAULT_MAX_STACKS, DEFAULT_STACK_TOP, DEFAULT_INTERVAL_S, DEFAULT_QUEUE_KB);
 }
