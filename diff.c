@@ -34,9 +34,9 @@ static bool get_count(struct json_val v, int64_t max, int64_t *out)
 	for (i = 0; i < v.len; i++) {
 		if (v.p[i] < '0' || v.p[i] > '9')
 			return false;
-		n = n * 10 + (v.p[i] - '0');
-		if (n > max)
+		if (n > (max - (v.p[i] - '0')) / 10)	/* n * 10 + digit > max: never computed */
 			return false;
+		n = n * 10 + (v.p[i] - '0');
 	}
 	*out = n;
 	return true;

@@ -312,6 +312,8 @@ START_TEST(test_bad_input)
 		"{\"memtrace_version\":\"x\",\"page_size\":4096,\"lost_events\":0,\"system_peak\":{\"pages\":1e9}}",
 		"{\"memtrace_version\":\"x\",\"page_size\":4096,\"lost_events\":0,\"system_peak\":{\"pages\":99999999999999999999999}}",
 		"{\"memtrace_version\":\"x\",\"page_size\":4096,\"system_peak\":{\"pages\":1}}",
+		"{\"memtrace_version\":\"x\",\"page_size\":4096,\"lost_events\":9223372036854775807,\"system_peak\":{\"pages\":1}}",
+		"{\"memtrace_version\":\"x\",\"page_size\":4096,\"lost_events\":46116860184273879030,\"system_peak\":{\"pages\":1}}",
 		"{\"memtrace_version\":\"x\",\"page_size\":4096,\"lost_events\":0,\"system_peak\":{\"pages\":1},\"modules\":{}}",
 		"{\"memtrace_version\":\"x\",\"page_size\":4096,\"lost_events\":0,\"system_peak\":{\"pages\":1},\"modules\":[{\"name\":\"a\"}]}",
 		"{\"memtrace_version\":\"x\",\"page_size\":4096,\"lost_events\":0,\"system_peak\":{\"pages\":1},\"modules\":[{\"name\":\"a\",\"peak_pages\":1,\"stacks\":[{\"frames\":[{}],\"peak_pages\":1}]}]}",
