@@ -58,7 +58,8 @@ static char *read_all(int fd, size_t *len)
 /*
  * A recording replayed by the replay code in a child of this process (a run of
  * its own, as --replay DIR -f json --by process --stacks -n 0 makes it); its
- * report read from a pipe. NULL, said, when it made none.
+ * report read from a pipe. NULL with errno 0 when its replay failed (said), else
+ * with the errno of what failed here.
  */
 static char *replayed(const struct run *r, const char *dir, size_t *len)
 {
@@ -91,11 +92,11 @@ static char *replayed(const struct run *r, const char *dir, size_t *len)
 		mt_warn("--diff: %s: its replay exited 1 (why: above); compared as it stands",
 			dir);
 	else if (text && !(WIFEXITED(status) && WEXITSTATUS(status) == 0)) {
-		mt_warn("%s: the replay failed (%s %d)", dir,
+		mt_warn("--diff: %s: not compared: its replay failed (%s %d; why: above)", dir,
 			WIFEXITED(status) ? "exit status" : "signal",
 			WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
 		free(text);
-		errno = EINVAL;
+		errno = 0;	/* said */
 		return NULL;
 	}
 	errno = e;
@@ -138,6 +139,8 @@ static int load(const struct run *r, const char *path, struct diff_side *s)
 		if (fd >= 0)
 			close(fd);
 	}
+	if (!text && !errno)
+		return EXIT_USAGE;	/* the replay said why */
 	if (!text) {
 		mt_warn("--diff: %s: %s", path, errno == EFBIG ? "larger than 1 GiB" :
 			strerror(errno));

@@ -193,6 +193,9 @@ for f in cut huge huge2 nops nopeak garbage empty nosuch; do
 	"$MT" --diff "$p" "$NEW" >"$T/out" 2>"$T/err"; rc=$?
 	check "bad input ($f): exit 2 with a reason, no output" [ $rc = 2 ] && [ ! -s "$T/out" ] && grep -q "^memtrace: --diff: $p: ..*" "$T/err"
 done
+mkdir "$T/notrec"
+"$MT" --diff "$T/notrec" "$NEW" >"$T/out" 2>"$T/err"; rc=$?
+check "a directory that is not a recording: exit 2, the replay's reason, once" [ $rc = 2 ] && [ ! -s "$T/out" ] && grep -q "header_page" "$T/err" && [ "$(grep -c "not compared: its replay failed" "$T/err")" = 1 ] && [ "$(wc -l <"$T/err")" = 2 ]
 "$MT" --diff "$OLD" >"$T/out" 2>"$T/err"; rc=$?
 check "--diff with one run: exit 2" [ $rc = 2 ] && grep -q "needs OLD and NEW" "$T/err"
 "$MT" --diff "$OLD" "$NEW" --stacks >"$T/out" 2>"$T/err"; rc=$?
