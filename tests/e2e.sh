@@ -1152,11 +1152,11 @@ boots() {
 	if boot systemd-unit systemd 512 "rd.memtrace=0 e2e.unit e2e.mode=check"; then
 		check_unit systemd-unit
 	fi
-	if boot zramdiff4 shell 512 "rd.memtrace=0 e2e.mode=zramdiff e2e.zram_mib=4" \
+	if SOLO=1 boot zramdiff4 shell 512 "rd.memtrace=0 e2e.mode=zramdiff e2e.zram_mib=4" \
 		-serial "file:$W/zramdiff4.serial1"; then
 		check_zramdiff_boot zramdiff4 4
 	fi
-	if boot zramdiff12 shell 512 "rd.memtrace=0 e2e.mode=zramdiff e2e.zram_mib=12 e2e.extra_mod=crc7" \
+	if SOLO=1 boot zramdiff12 shell 512 "rd.memtrace=0 e2e.mode=zramdiff e2e.zram_mib=12 e2e.extra_mod=crc7" \
 		-serial "file:$W/zramdiff12.serial1"; then
 		check_zramdiff_boot zramdiff12 12 && check_zramdiff zramdiff4 zramdiff12
 	fi
