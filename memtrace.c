@@ -8,6 +8,7 @@
 
 #include "command.h"
 #include "daemon.h"
+#include "diffmode.h"
 #include "exits.h"
 #include "interval.h"
 #include "loop.h"
@@ -73,6 +74,8 @@ static const struct mode_ops daemon_ops = {
  */
 static const struct mode_ops *mode_of(const struct options *o)
 {
+	if (o->diff)
+		return &diff_ops;
 	if (o->stream)
 		return &stream_ops;
 	if (o->live_view)
@@ -92,6 +95,58 @@ static const struct sig_table *signal_table(const struct run *r)
 	if (r->opt.command)
 		return &signals_command;
 	return r->ops->signals ? r->ops->signals : &signals_default;
+}
+
+static int replay_json(const char *dir, int fd);
+
+/* A fresh run's fields that are not 0, its mode, its signals. */
+static int run_init(struct run *r)
+{
+	r->ready_fd = -1;
+	r->sig.fd = -1;
+	r->ops = mode_of(&r->opt);
+	r->stacks = r->opt.stacks;	/* as asked, until the setup finds otherwise */
+	r->seed = !r->opt.no_seed;	/* ... or a mode's prepare() */
+	r->replay_json = replay_json;
+	TEST_HOOKS_READ(r, READY_TIMEOUT_MS);
+	return signals_setup(&r->sig, signal_table(r));
+}
+
+/*
+ * --diff's recordings: DIR replayed in this process (a child of --diff's, with
+ * a run of its own), as --replay DIR -f json --by process --stacks -n 0 does,
+ * the report to @fd.
+ */
+static int replay_json(const char *dir, int fd)
+{
+	static struct run child;
+	static char words[] = "memtrace\0--replay\0-f\0json\0--by\0process\0--stacks\0"
+			      "--stack-top\0" "1000\0-n\0" "0";
+	char *argv[13], *w = words, err[512];
+	int code, argc = 0;
+
+	while (argc < 12 && w < words + sizeof(words)) {
+		argv[argc++] = w;
+		if (argc == 2)
+			argv[argc++] = (char *)dir;	/* getopt reads it, never writes it */
+		w += strlen(w) + 1;
+	}
+	argv[argc] = NULL;
+
+	memset(&child, 0, sizeof(child));
+	if (options_parse(&child.opt_set, argc, argv, err, sizeof(err)) !=
+	    OPT_RUN) {
+		fprintf(stderr, "memtrace: --diff: %s: %s\n", dir, err);
+		return EXIT_USAGE;
+	}
+	if (dup2(fd, STDOUT_FILENO) < 0)
+		return EXIT_RUNTIME;
+	code = run_init(&child);
+	if (!code)
+		code = run_lifecycle(&child);
+	run_cleanup(&child);
+	fflush(stdout);
+	return code;
 }
 
 int main(int argc, char **argv)
@@ -115,13 +170,7 @@ int main(int argc, char **argv)
 	default:
 		break;
 	}
-	r->ready_fd = -1;
-	r->sig.fd = -1;
-	r->ops = mode_of(&r->opt);
-	r->stacks = r->opt.stacks;	/* as asked, until the setup finds otherwise */
-	r->seed = !r->opt.no_seed;	/* ... or a mode's prepare() */
-	TEST_HOOKS_READ(r, READY_TIMEOUT_MS);
-	code = signals_setup(&r->sig, signal_table(r));
+	code = run_init(r);
 	if (code)
 		goto out;
 	/* --daemon: the parent waits for the child's word and returns it */

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cond.h"
+#include "diff.h"
 #include "err.h"
 #include "event.h"
 #include "table.h"
@@ -20,7 +21,7 @@ enum {
 	OPT_RECORD, OPT_INSTANCE, OPT_NO_SEED, OPT_KMSG, OPT_BOOT_BUFFER, OPT_EXITS, OPT_PID,
 	OPT_COMM, OPT_BY, OPT_NO_WAIT, OPT_KEEP_OOM, OPT_STACKS, OPT_MAX_STACKS, OPT_STACK_TOP,
 	OPT_TOP, OPT_COUNT, OPT_PROMETHEUS, OPT_INTERVAL, OPT_STREAM, OPT_ALL, OPT_EVENTS,
-	OPT_QUEUE_SIZE,
+	OPT_QUEUE_SIZE, OPT_DIFF, OPT_FAIL_OVER,
 };
 
 void options_usage(FILE *f)
@@ -31,6 +32,7 @@ void options_usage(FILE *f)
 		"       memtrace --replay DIR [OPTIONS]\n"
 		"       memtrace --stream (-c COND... | --all | -- COMMAND...) [OPTIONS]\n"
 		"       memtrace --top [-d SECONDS] [--count N] [OPTIONS]\n"
+		"       memtrace --diff OLD NEW [--fail-over N] [-f json] [-n N]\n"
 		"Trace page allocations and report per-task and per-module peak memory.\n"
 		"With a COMMAND: run it, report the peak of its whole process tree (to\n"
 		"stderr, or -o FILE) and exit with its status.\n"
@@ -41,10 +43,8 @@ void options_usage(FILE *f)
 		"  -n, --rows N            task and module rows, 0 = all (default %d)\n"
 		"      --max-tasks N, --max-modules N  table sizes (default %d, %d)\n"
 		"      --instance NAME     tracefs instance name (default " DEFAULT_INSTANCE ")\n"
-		"      --daemon            fork; return once tracing is live\n"
-		"      --pidfile FILE      write the daemon's pid to FILE\n"
-		"      --record DIR        also save raw buffers and format files in DIR\n"
-		"      --replay DIR        report on a recorded trace and exit\n"
+		"      --daemon, --pidfile FILE  fork, return once tracing is live; pid to FILE\n"
+		"      --record DIR, --replay DIR  save raw buffers in DIR; report on one, exit\n"
 		"      --no-seed           do not seed running tasks from /proc/PID/statm\n"
 		"      --kmsg[=LEVEL]      a summary to /dev/kmsg at the end (level 6; 4: quiet)\n"
 		"      --keep-oom N        OOM reports kept as LOG.oom.1.. (default %d, 0 none)\n"
@@ -68,13 +68,14 @@ void options_usage(FILE *f)
 		"      --all               --stream: every process\n"
 		"      --events LIST       --stream: evt_types (default all), failed (calls)\n"
 		"      --queue-size KB     --stream: output queue (default %d)\n"
+		"      --diff OLD NEW, --fail-over N  compare two runs; exit 3 if one grew past N\n"
 		"  -h, --help              show this help and exit\n"
 		"  -V, --version           show the version and exit\n"
 		"\n"
 		"Signals: USR1 report to stdout; USR2 report to the log file;\n"
 		"TERM/INT final report to the log file, clean up, exit.\n"
-		"Exit status: 0 ok, 1 runtime failure, 2 usage, 4 no privilege,\n"
-		"5 required tracepoint missing. See memtrace(8).\n",
+		"Exit status: 0 ok, 1 runtime failure, 2 usage, 3 grew (--diff),\n"
+		"4 no privilege, 5 required tracepoint missing. See memtrace(8).\n",
 		DEFAULT_BUFFER_KB, DEFAULT_STACKS_BUFFER_KB, DEFAULT_TOP, DEFAULT_MAX_TASKS, DEFAULT_MAX_MODULES,
 		DEFAULT_KEEP_OOM, DEFAULT_MAX_STACKS, DEFAULT_STACK_TOP, DEFAULT_INTERVAL_S, DEFAULT_QUEUE_KB);
 }
@@ -232,6 +233,7 @@ static const struct flag_opt {
 	{ OPT_STACKS, FIELD(stacks, bool) },
 	{ OPT_STREAM, FIELD(stream, bool) },
 	{ OPT_ALL, FIELD(stream_all, bool) },
+	{ OPT_DIFF, FIELD(diff, bool) },
 };
 
 /* Options that name a file or a directory: anything but empty. */
@@ -293,6 +295,14 @@ static int report_option(struct options *o, int c, const char *arg, char *err, s
 			return bad(err, errlen, "invalid value '%s' for --by: use task or process",
 				   arg);
 		return OPT_RUN;
+	case OPT_FAIL_OVER: {
+		struct diff_threshold t;
+
+		if (diff_threshold_parse(arg, &t, err, errlen) < 0)
+			return OPT_ERROR;
+		o->fail_over = arg;
+		return OPT_RUN;
+	}
 	case OPT_KMSG:
 		o->kmsg = true;
 		if (arg && !num("--kmsg", arg, 0, 7, &o->kmsg_level, err, errlen))
@@ -582,6 +592,8 @@ int options_parse(struct options *o, int argc, char **argv, char *err, size_t er
 		{ "all", no_argument, NULL, OPT_ALL },
 		{ "events", required_argument, NULL, OPT_EVENTS },
 		{ "queue-size", required_argument, NULL, OPT_QUEUE_SIZE },
+		{ "diff", no_argument, NULL, OPT_DIFF },
+		{ "fail-over", required_argument, NULL, OPT_FAIL_OVER },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -669,6 +681,20 @@ int options_parse(struct options *o, int argc, char **argv, char *err, size_t er
 		return res;
 	if (npos > 2)
 		return bad(err, errlen, "too many arguments: '%s'", pos[2]);
+	if (o->fail_over && !o->diff)
+		return bad(err, errlen, "--fail-over needs --diff");
+	if (o->diff) {
+		if (npos != 2)
+			return bad(err, errlen, "--diff needs OLD and NEW: two JSON reports or "
+				   "recordings");
+		if (o->command || o->replay_dir || o->record_dir || o->daemon || o->exits ||
+		    o->live_view || o->stream || o->boot_buffer || o->stacks || o->output_set ||
+		    o->prom_path || o->interval_s || o->by_process || o->pidfile || o->kmsg)
+			return bad(err, errlen, "--diff takes only OLD NEW, -f, -n and --fail-over");
+		o->diff_old = pos[0];
+		o->diff_new = pos[1];
+		return OPT_RUN;
+	}
 	if (npos && o->command)
 		return bad(err, errlen, "a COMMAND takes no TRACEFS_DIR or LOG_PATH ('%s'): the "
 			   "options go before --, the COMMAND after it", pos[0]);

@@ -79,6 +79,10 @@ struct options {
 	uint8_t stream_events;		/* --events: MT_EVT_* */
 	uint32_t queue_kb;		/* --queue-size */
 	const char *stream_path;	/* -o: the lines go there (appended); NULL: stdout */
+	/* --diff OLD NEW */
+	bool diff;
+	const char *diff_old, *diff_new;	/* JSON reports or recordings */
+	const char *fail_over;		/* --fail-over N[%|KiB|MiB|GiB|pages], checked */
 };
 
 /* What options_parse() found. */

@@ -215,6 +215,8 @@ struct run {
 	struct interval_state iv;	/* --interval, --prometheus */
 	bool stdout_stalled;		/* the last report on stdout (--stream: its fd) was not read in time */
 	uint32_t replay_bad;		/* --replay: malformed lines of memtrace.{meta,seed} */
+	/* --diff: a recording replayed in this process (main's), its JSON report to @fd */
+	int (*replay_json)(const char *dir, int fd);
 #ifdef MEMTRACE_TEST_HOOKS
 	struct test_hooks hooks;	/* the test build's (testhook.h) */
 #endif

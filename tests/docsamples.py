@@ -7,8 +7,8 @@ Usage (from the project root): tests/docsamples.py MEMTRACE HELP_LONG FILE.md...
 Every output block of the pages (a fenced block whose info string is `text` or `json`) must
 have one of these markers on the line directly above its opening fence:
 
-  <!-- replay: ARGS -->  the output of `MEMTRACE ARGS` (a --replay of a recording, so it is
-                         the same on every run): rerun here; every line of the block must come
+  <!-- replay: ARGS -->  the output of `MEMTRACE ARGS` (a --replay of a recording, or a
+                         --diff of two: the same on every run): rerun here; every line of the block must come
                          out, consecutive lines consecutively, in order (trailing blanks
                          ignored); a line `...` skips any number of output lines.
   <!-- run: COMMAND -->  the output of a live run of COMMAND (root, a real tracefs; not
@@ -222,8 +222,9 @@ def main():
                       ["not in --help: " + " ".join(bad)])
                 continue
             if kind in ("replay", "keys"):
-                if "--replay" not in shlex.split(cmd):
-                    notok(where + ": a %s marker replays a recording (%s)" % (kind, cmd))
+                if not {"--replay", "--diff"} & set(shlex.split(cmd)):
+                    notok(where + ": a %s marker replays a recording or diffs two (%s)" %
+                          (kind, cmd))
                     continue
                 if cmd not in replays:
                     replays[cmd] = run_memtrace(memtrace, cmd)

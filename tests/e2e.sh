@@ -58,6 +58,10 @@
 #   systemd-unit  systemd flavour, rd.memtrace=0 e2e.unit: the running-system unit
 #                 (systemd/memtrace.service.in) started, USR2, stopped by systemctl, with
 #                 the --prometheus opt-in (a drop-in) writing node_exporter's directory
+#   zramdiff4, zramdiff12  the disk's own memtrace --stacks -f json while zram holds
+#                 4 MiB of random data, and 12 MiB with crc7 loaded too: memtrace --diff
+#                 of their JSON reports says zsmalloc + zram grew by 8 MiB (+-2%, and
+#                 +-2% of zram's own mem_used_total growth), crc7 is new; --fail-over
 #   oom           -m 256; the disk's init runs memtrace, workload and a hog
 #   fixture       (E2E_RECORD_FIXTURE only) shell flavour, rd.memtrace.record
 #
@@ -215,7 +219,8 @@ for lib in $(ldd "$W/memtrace" /usr/bin/makedumpfile 2> /dev/null | grep -o '/[^
 done
 # zramrec: the modules the disk's init loads itself (insmod)
 mkdir -p "$R/lib/modules/e2e"
-for m in zsmalloc lzo-rle zram; do
+# (crc7: loaded only in the second zramdiff boot)
+for m in zsmalloc lzo-rle zram crc7; do
 	f=$(modinfo -k "$KVER" -n "$m" 2> /dev/null) && cp "$f" "$R/lib/modules/e2e/$m.ko"
 done
 # (room for a vmcore of about 22 MB: the kdump-itools boot)
@@ -230,7 +235,8 @@ B=$W/dracutbase
 mkdir -p "$B/modules.d" "$W/dracut.conf.d"
 for f in /usr/lib/dracut/*; do [ "${f##*/}" = modules.d ] || ln -s "$f" "$B/"; done
 for m in /usr/lib/dracut/modules.d/*; do ln -s "$m" "$B/modules.d/"; done
-ln -s "$REPO/dracut/99memtrace" "$B/modules.d/99memtrace"
+# -n: our module replaces an installed one (a memtrace package: a 99memtrace of its own)
+ln -sfn "$REPO/dracut/99memtrace" "$B/modules.d/99memtrace"
 # test-only: SIGKILL memtrace at pre-pivot 50 when e2e.killmt is given
 ln -s "$HERE/97memtrace-e2e" "$B/modules.d/97memtrace-e2e"
 
@@ -922,6 +928,66 @@ check_zram() {	# check_zram NAME
 }
 
 # ---- a kdump-like capture step after pre-pivot that ends the boot (no switch_root)
+receive() {	# receive NAME DIR: the base64 tar the disk's init sent over ttyS1, unpacked
+	local s1=$W/$1.s1 sum
+	tr -d '\r' < "$W/$1.serial1" > "$s1"
+	sum=$(sed -n 's/^=====BEGIN-FIXTURE \([0-9a-f]*\)=====$/\1/p' "$s1")
+	sed -n '/^=====BEGIN-FIXTURE/,/^=====END-FIXTURE/p' "$s1" | sed '1d;$d' |
+		base64 -d > "$W/$1.tar" 2> /dev/null
+	[ -n "$sum" ] && echo "$sum  $W/$1.tar" | md5sum -c --status - &&
+		mkdir -p "$2" && tar xf "$W/$1.tar" -C "$2" --no-same-owner 2> /dev/null
+}
+
+# ---- two boots that differ by a known amount: memtrace --diff says exactly that (issue 25)
+check_zramdiff_boot() {	# check_zramdiff_boot NAME MIB: its JSON report in $W/zd/NAME
+	local n=$1 f0=$fail
+	tag $n MTERR | sed 's/^/      memtrace: /'
+	check "$n: the disk's memtrace --stacks -f json started" has_tag $n "MT_START rc=0"
+	check "$n: $2 MiB of random data written into zram ($(fact $n ZRAM_MM_STAT))" \
+		has_tag $n "ZRAM_WRITE rc=0 mib=$2"
+	check "$n: its JSON report received over ttyS1" receive $n "$W/zd/$n"
+	check "$n: the report is a whole JSON report" \
+		python3 -c 'import json, sys; json.load(open(sys.argv[1]))["modules"]' "$W/zd/$n/report.json"
+	[ "$fail" = "$f0" ]
+}
+
+check_zramdiff() {	# check_zramdiff OLD NEW: 8 MiB more in zram, crc7 only in NEW
+	local a=$W/zd/$1 b=$W/zd/$2 rc
+	"$W/memtrace" --diff "$a/report.json" "$b/report.json" -f json -n 0 > "$W/zd/diff.json" \
+		2> "$W/zd/diff.err"
+	check "--diff $1 $2: exit 0" test $? = 0
+	"$W/memtrace" --diff "$a/report.json" "$b/report.json" -n 8 > "$W/zd/diff.txt" 2>&1
+	sed -n '1,/^PROCESSES/p' "$W/zd/diff.txt" | grep -v '  stack: ' | sed 's/^/      /'
+	check "--diff $1 $2: zsmalloc + zram grew by 8 MiB (+-2%) and by what zram says it holds more (mem_used_total, +-2%); crc7 new; the numbers the reports' own" \
+		python3 -c '
+import json, sys
+a, b, d = sys.argv[1], sys.argv[2], json.load(open(sys.argv[3]))
+ra, rb = (json.load(open(x + "/report.json")) for x in (a, b))
+used = [int(open(x + "/zram_mm_stat").read().split()[2]) for x in (a, b)]
+rows = {r["name"]: r for r in d["modules"]}
+def peak(rep, name):
+    return sum(m["peak_pages"] for m in rep["modules"] if m["name"] == name)
+grew = sum(rows[m]["delta_bytes"] for m in ("zsmalloc", "zram"))
+own = sum((peak(rb, m) - peak(ra, m)) * rb["page_size"] for m in ("zsmalloc", "zram"))
+print("      zsmalloc + zram grew by %d bytes (reports: %d); 8 MiB = %d; zram mem_used_total %d -> %d (+%d)"
+      % (grew, own, 8 << 20, used[0], used[1], used[1] - used[0]))
+assert grew == own, (grew, own)
+assert abs(grew - (8 << 20)) <= 0.02 * (8 << 20), grew
+assert abs(grew - (used[1] - used[0])) <= 0.02 * (used[1] - used[0]), (grew, used)
+assert rows["crc7"]["state"] == "new", rows["crc7"]
+assert d["modules"][0]["name"] == "zsmalloc", d["modules"][0]
+assert all(r["state"] == "both" for n, r in rows.items() if n != "crc7"), rows
+assert d["system_peak"]["delta_bytes"] >= 8 << 20, d["system_peak"]
+' "$a" "$b" "$W/zd/diff.json"
+	"$W/memtrace" --diff "$a/report.json" "$b/report.json" --fail-over 6MiB > /dev/null \
+		2> "$W/zd/gate.err"
+	rc=$?
+	check "--diff --fail-over 6MiB: exit 3 naming zsmalloc" \
+		eval "[ $rc = 3 ] && grep -q '^memtrace: --fail-over 6MiB: module zsmalloc grew by' '$W/zd/gate.err'"
+	"$W/memtrace" --diff "$a/report.json" "$a/report.json" --fail-over 0 > /dev/null 2>&1
+	check "--diff of a boot with itself --fail-over 0: exit 0" test $? = 0
+}
+
 check_capture() {	# check_capture NAME FLAVOUR
 	local n=$1 c=$W/$1.console top sys
 	check "$n: the pre-pivot hook left memtrace tracing for the capture step" \
@@ -1114,6 +1180,14 @@ boots() {
 	if boot systemd-unit systemd 512 "rd.memtrace=0 e2e.unit e2e.mode=check"; then
 		check_unit systemd-unit
 	fi
+	if SOLO=1 boot zramdiff4 shell 512 "rd.memtrace=0 e2e.mode=zramdiff e2e.zram_mib=4" \
+		-serial "file:$W/zramdiff4.serial1"; then
+		check_zramdiff_boot zramdiff4 4
+	fi
+	if SOLO=1 boot zramdiff12 shell 512 "rd.memtrace=0 e2e.mode=zramdiff e2e.zram_mib=12 e2e.extra_mod=crc7" \
+		-serial "file:$W/zramdiff12.serial1"; then
+		check_zramdiff_boot zramdiff12 12 && check_zramdiff zramdiff4 zramdiff12
+	fi
 	if SOLO=1 boot oom shell 256 "e2e.mode=oom loglevel=4"; then
 		check_oom
 	fi
@@ -1199,15 +1273,6 @@ record_fixture() {
 [ -n "$FIXTURE_DIR" ] && record_fixture
 
 # ------------------------------------------------------------ zram recording (stacks)
-receive() {	# receive NAME DIR: the base64 tar the disk's init sent over ttyS1, unpacked
-	local s1=$W/$1.s1 sum
-	tr -d '\r' < "$W/$1.serial1" > "$s1"
-	sum=$(sed -n 's/^=====BEGIN-FIXTURE \([0-9a-f]*\)=====$/\1/p' "$s1")
-	sed -n '/^=====BEGIN-FIXTURE/,/^=====END-FIXTURE/p' "$s1" | sed '1d;$d' |
-		base64 -d > "$W/$1.tar" 2> /dev/null
-	[ -n "$sum" ] && echo "$sum  $W/$1.tar" | md5sum -c --status - &&
-		mkdir -p "$2" && tar xf "$W/$1.tar" -C "$2" --no-same-owner 2> /dev/null
-}
 
 record_zram() {
 	local n=zramrec fx=$W/zfx dir=$ZRAM_DIR kib m sum load f0=$fail

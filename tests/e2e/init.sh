@@ -15,6 +15,10 @@
 #   zramrec  the disk's own memtrace --stacks --record while zsmalloc, lzo-rle and
 #            zram are loaded (insmod, from /lib/modules/e2e) and 4 MiB of random
 #            data go into zram; the recording goes over ttyS1 as in fixture
+#   zramdiff the disk's own memtrace -f json --stacks while zram is loaded and
+#            e2e.zram_mib=N MiB (default 4) of random data go into it, and the
+#            modules of e2e.extra_mod=M1,M2 are loaded too; its JSON report goes over
+#            ttyS1 as in fixture (two such boots: --diff, issue 25)
 #   kdumptools  (a kdump capture kernel, initramfs-tools' capture initrd) check, then
 #            the dump, as kdump-tools-dump.service takes it after switch_root
 export PATH=/bin:/sbin:/usr/bin:/usr/sbin
@@ -228,6 +232,37 @@ zramrec() {
     fixture $R
 }
 
+zramdiff() {
+    local mt=/usr/sbin/memtrace R=/tmp/zd mib=4 extra= a mtpid m
+    for a in $(cat /proc/cmdline); do
+        case "$a" in
+            e2e.zram_mib=*) mib=${a#*=} ;;
+            e2e.extra_mod=*) extra=$(echo "${a#*=}" | tr , ' ') ;;
+        esac
+    done
+    tracefs_up
+    tracefs_warm
+    mkdir -p $R
+    $mt --daemon --stacks --pidfile /run/zd.pid -o $R/report.json -f json -n 0 --by process \
+        --instance zramdiff > /tmp/mt.err 2>&1
+    say "MT_START rc=$?"
+    read -r mtpid < /run/zd.pid
+    for m in zsmalloc lzo-rle zram $extra; do
+        insmod /lib/modules/e2e/$m.ko
+        say "INSMOD $m rc=$?"
+    done
+    sleep 0.5
+    echo 32M > /sys/block/zram0/disksize
+    dd if=/dev/urandom of=/dev/zram0 bs=64k count=$((mib * 16)) conv=fsync 2> /dev/null
+    say "ZRAM_WRITE rc=$? mib=$mib"
+    say "ZRAM_MM_STAT $(cat /sys/block/zram0/mm_stat)"
+    sleep 0.5
+    term_wait "$mtpid"
+    say_file MTERR /tmp/mt.err
+    cat /sys/block/zram0/mm_stat > $R/zram_mm_stat
+    fixture $R
+}
+
 fixture() {
     local R=${1:-/run/initramfs/memtrace-record} O=/tmp/fx m cs is sum
     mkdir -p $O
@@ -282,6 +317,7 @@ case "$MODE" in
     fixture) check; fixture ;;
     cpus) cpus ;;
     zramrec) zramrec ;;
+    zramdiff) zramdiff ;;
     *) say "unknown mode $MODE" ;;
 esac
 

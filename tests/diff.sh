@@ -1,0 +1,236 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# diff.sh - memtrace --diff OLD NEW on the recorded boots in tests/fixtures.
+#
+# Every number --diff prints is checked against the two runs' own reports (their replays'
+# JSON, --replay DIR -f json --by process --stacks -n 0), summed and matched by name here in
+# python, never against --diff's own output alone:
+#  1. two recordings (the plain boot and the zram boot): every module, process name (its
+#     instances, largest and summed peak) and the system peak, old and new, delta pages and
+#     bytes, percent; a grown module's stacks by symbols; new and gone rows; sorted by growth
+#  2. the same from the JSON reports made by replaying them, and mixed (a report and a
+#     recording): the same rows
+#  3. the last report of a JSON-lines file; -n rows; page sizes differing (a report's
+#     page_size changed: bytes from each run's own); lost events: the warning
+#  4. a text report refused with the hint to use -f json; bad input (malformed, cut,
+#     huge numbers, missing fields, no such file) exits 2 with a reason
+#  5. --fail-over: exit 3 naming what grew over it (bytes, pages, percent, the system
+#     peak), 0 at exactly the growth, 2 for a bad value
+#
+# Run from the project root: ./tests/diff.sh (./memtrace built). No root needed.
+# Prints "ok - ..." / "FAIL - ..." per check, then "N passed, N failed, N skipped".
+set -u
+cd "$(dirname "$0")/.." || exit 1
+MT=${MEMTRACE:-./memtrace}
+T=$(mktemp -d /tmp/memtrace-diff.XXXXXX) || exit 1
+trap 'rm -rf "$T"' EXIT
+pass=0 fail=0 skip=0
+ok() { pass=$((pass + 1)); echo "ok - $*"; }
+bad() { fail=$((fail + 1)); echo "FAIL - $*"; }
+check() { local name=$1; shift; if "$@"; then ok "$name"; else bad "$name"; fi; }
+
+OLD=tests/fixtures/debian-6.1-boot
+NEW=tests/fixtures/debian-6.1-zram
+for f in "$OLD" "$NEW"; do
+	[ -d "$f" ] || { bad "fixture $f missing"; echo "$pass passed, $fail failed, $skip skipped"; exit 1; }
+done
+"$MT" --replay "$OLD" -f json --by process --stacks --stack-top 1000 -n 0 >"$T/old.json" 2>/dev/null
+"$MT" --replay "$NEW" -f json --by process --stacks --stack-top 1000 -n 0 >"$T/new.json" 2>/dev/null
+"$MT" --replay "$OLD" -n 0 >"$T/old.txt" 2>/dev/null
+
+# expect OLD.json NEW.json DIFF.json: the diff's rows against the reports' own numbers
+expect() {
+	python3 - "$@" <<'EOF'
+import json, sys
+old, new, diff = (json.load(open(p)) for p in sys.argv[1:4])
+errs = []
+def want(what, got, exp):
+    if got != exp:
+        errs.append(f"{what}: {got!r}, the reports say {exp!r}")
+def key(frames):
+    return " < ".join(f["symbol"] + (f" [{f['module']}]" if f["module"] else "") for f in frames)
+def group(rep, arr, name):
+    g = {}
+    for e in rep.get(arr, []):
+        n, p = e[name], e["peak_pages"]
+        c, m, s = g.get(n, (0, 0, 0))
+        g[n] = (c + 1, max(m, p), s + p)
+    return g
+def check_rows(what, rows, o, n, ops, nps, procs):
+    names = set(o) | set(n)
+    want(f"{what}: names", sorted(r["name"] for r in rows), sorted(names))
+    deltas = [r["delta_bytes"] for r in rows]
+    want(f"{what}: sorted by growth", deltas, sorted(deltas, reverse=True))
+    for r in rows:
+        oc, om, os_ = o.get(r["name"], (0, 0, 0))
+        nc, nm, ns = n.get(r["name"], (0, 0, 0))
+        w = f"{what} {r['name']}"
+        want(w + " state", r["state"], "new" if not oc else "gone" if not nc else "both")
+        want(w + " old_pages", r["old_pages"], os_)
+        want(w + " new_pages", r["new_pages"], ns)
+        want(w + " delta_pages", r["delta_pages"], ns - os_)
+        want(w + " delta_bytes", r["delta_bytes"], ns * nps - os_ * ops)
+        if oc and nc and os_:
+            want(w + " percent", round(r["percent"], 2), round(100 * (ns * nps - os_ * ops) / (os_ * ops), 2))
+        if procs:
+            want(w + " instances", (r["old_instances"], r["new_instances"]), (oc, nc))
+            want(w + " largest", (r["old_max_pages"], r["new_max_pages"]), (om, nm))
+    return names
+ops, nps = old["page_size"], new["page_size"]
+for side, rep in (("old", old), ("new", new)):
+    want(side + " page_size", diff[side]["page_size"], rep["page_size"])
+    want(side + " system peak", diff[side]["system_peak_pages"], rep["system_peak"]["pages"])
+    want(side + " lost", diff[side]["lost_events"], rep["lost_events"])
+sp = diff["system_peak"]
+want("system peak delta_bytes", sp["delta_bytes"], new["system_peak"]["pages"] * nps - old["system_peak"]["pages"] * ops)
+want("lower_bound", diff["lower_bound"], bool(old["lost_events"] or new["lost_events"]))
+mo, mn = group(old, "modules", "name"), group(new, "modules", "name")
+check_rows("module", diff["modules"], mo, mn, ops, nps, False)
+po, pn = group(old, "processes", "comm"), group(new, "processes", "comm")
+check_rows("process", diff["processes"], po, pn, ops, nps, True)
+# a grown module's stacks, by their symbols
+for r in diff["modules"]:
+    if r["delta_bytes"] <= 0:
+        want(f"module {r['name']}: no stacks (did not grow)", "stacks" in r, False)
+        continue
+    def stacks(rep):
+        g = {}
+        for m in rep.get("modules", []):
+            if m["name"] == r["name"]:
+                for s in m.get("stacks", []):
+                    k = key(s["frames"])
+                    c, _, t = g.get(k, (0, 0, 0))
+                    g[k] = (c + 1, 0, t + s["peak_pages"])
+        return g
+    so, sn = stacks(old), stacks(new)
+    if so or sn:
+        check_rows(f"module {r['name']} stack", r.get("stacks", []), so, sn, ops, nps, False)
+for e in errs[:20]:
+    print("  " + e)
+sys.exit(1 if errs else 0)
+EOF
+}
+
+# 1. two recordings
+"$MT" --diff "$OLD" "$NEW" -f json -n 0 >"$T/rr.json" 2>"$T/rr.err"
+check "two recordings: exit 0" [ $? = 0 ]
+check "two recordings: every row as the two reports say" expect "$T/old.json" "$T/new.json" "$T/rr.json"
+check "the zram boot's modules are new, zsmalloc first" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+m = d["modules"]
+assert m[0]["name"] == "zsmalloc" and m[0]["state"] == "new", m[0]
+assert {"zram", "lzo_rle"} <= {r["name"] for r in m if r["state"] == "new"}
+assert d["new"]["kernel"] == open(sys.argv[2] + "/uname-r").read().strip()
+' "$T/rr.json" "$NEW"
+"$MT" --diff "$OLD" "$NEW" -n 0 >"$T/rr.txt" 2>&1
+check "text: the zsmalloc row, its numbers from the reports" python3 -c '
+import json, sys
+new = json.load(open(sys.argv[1]))
+p = next(m["peak_pages"] for m in new["modules"] if m["name"] == "zsmalloc")
+want = "\nnew  %10d %10d %+11d %+14d %9s  zsmalloc\n" % (0, p, p, p * new["page_size"], "new")
+txt = open(sys.argv[2]).read()
+assert want in txt, (want, txt[:2000])
+assert "old: " + sys.argv[3] in txt and "kernel 6.1.0-56-cloud-amd64" in txt
+' "$T/new.json" "$T/rr.txt" "$OLD"
+
+# 2. JSON reports, mixed: the same rows
+strip() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); [d[s].pop(k) for s in ("old","new") for k in ("source","kernel")]; print(json.dumps(d, sort_keys=True))' "$1"; }
+"$MT" --diff "$T/old.json" "$T/new.json" -f json -n 0 >"$T/jj.json"
+check "two JSON reports: exit 0" [ $? = 0 ]
+check "two JSON reports: every row as the reports say" expect "$T/old.json" "$T/new.json" "$T/jj.json"
+check "two JSON reports: the same rows as the recordings" [ "$(strip "$T/jj.json")" = "$(strip "$T/rr.json")" ]
+"$MT" --diff "$T/old.json" "$NEW" -f json -n 0 >"$T/jr.json" && "$MT" --diff "$OLD" "$T/new.json" -f json -n 0 >"$T/rj.json"
+check "mixed (report and recording, both ways): exit 0" [ $? = 0 ]
+check "mixed: the same rows" [ "$(strip "$T/jr.json")" = "$(strip "$T/rr.json")" ] && [ "$(strip "$T/rj.json")" = "$(strip "$T/rr.json")" ]
+"$MT" --diff "$NEW" "$NEW" -f json -n 0 --fail-over 0 >"$T/same.json"
+check "a run against itself: exit 0 with --fail-over 0" [ $? = 0 ]
+check "a run against itself: every delta 0" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+rows = d["modules"] + d["processes"] + [d["system_peak"]]
+assert rows and all(r["delta_pages"] == 0 and r["state"] == "both" for r in rows)' "$T/same.json"
+
+# 3. JSON lines, -n, page sizes, lost events
+python3 -c 'import json,sys; [print(json.dumps(json.load(open(p)))) for p in sys.argv[1:]]' "$T/new.json" "$T/old.json" >"$T/lines.jsonl"
+"$MT" --diff "$T/lines.jsonl" "$T/old.json" -f json -n 0 >"$T/lines.json"
+check "JSON lines: the last report is the run's" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert all(r["delta_pages"] == 0 for r in d["modules"] + d["processes"] + [d["system_peak"]])' "$T/lines.json"
+"$MT" --diff "$OLD" "$NEW" -f json -n 2 >"$T/n2.json"
+check "-n 2: two rows a table, the totals all" python3 -c '
+import json, sys
+d, a = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+assert len(d["modules"]) == 2 and len(d["processes"]) == 2
+assert d["modules_total"] == len(a["modules"])
+strip = lambda rows: [{k: v for k, v in r.items() if k != "stacks"} for r in rows]
+assert strip(d["modules"]) == strip(a["modules"][:2])
+assert all(len(r.get("stacks", [])) <= 2 for r in d["modules"])' "$T/n2.json" "$T/rr.json"
+python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1])); d["page_size"] = 16384; d["lost_events"] = 7
+json.dump(d, open(sys.argv[2], "w"))' "$T/new.json" "$T/new16k.json"
+"$MT" --diff "$T/old.json" "$T/new16k.json" -f json -n 0 >"$T/16k.json"
+check "page sizes differing: bytes from each run's own" expect "$T/old.json" "$T/new16k.json" "$T/16k.json"
+"$MT" --diff "$T/old.json" "$T/new16k.json" >"$T/16k.txt"
+check "lost events: the warning, the comparison a lower bound" grep -q "^warning: events were lost (old 0, new 7): the peaks are lower bounds" "$T/16k.txt"
+
+# 4. a text report, bad input
+"$MT" --diff "$T/old.txt" "$NEW" >"$T/out" 2>"$T/err"; rc=$?
+check "a text report: exit 2" [ $rc = 2 ]
+check "a text report: the hint to use -f json" grep -q "old.txt: a text report: --diff compares JSON reports (make them with -f json)" "$T/err"
+check "a text report: nothing on stdout" [ ! -s "$T/out" ]
+head -c 3000 "$T/old.json" >"$T/cut.json"
+printf '{"memtrace_version":"x","page_size":4096,"lost_events":0,"system_peak":{"pages":1e400}}' >"$T/huge.json"
+printf '{"memtrace_version":"x","page_size":4096,"lost_events":0,"system_peak":{"pages":123456789012345678901234567890}}' >"$T/huge2.json"
+printf '{"memtrace_version":"x","lost_events":0,"system_peak":{"pages":1}}' >"$T/nops.json"
+printf '{"memtrace_version":"x","page_size":4096,"lost_events":0,"system_peak":{"pages":1},"processes":[{"comm":"a"}]}' >"$T/nopeak.json"
+printf '\0\1\2garbage' >"$T/garbage"
+: >"$T/empty"
+for f in cut huge huge2 nops nopeak garbage empty nosuch; do
+	p="$T/$f.json"; [ -e "$p" ] || p="$T/$f"
+	"$MT" --diff "$p" "$NEW" >"$T/out" 2>"$T/err"; rc=$?
+	check "bad input ($f): exit 2 with a reason, no output" [ $rc = 2 ] && [ ! -s "$T/out" ] && grep -q "^memtrace: --diff: $p: ..*" "$T/err"
+done
+mkdir "$T/notrec"
+"$MT" --diff "$T/notrec" "$NEW" >"$T/out" 2>"$T/err"; rc=$?
+check "a directory that is not a recording: exit 2, the replay's reason, once" [ $rc = 2 ] && [ ! -s "$T/out" ] && grep -q "header_page" "$T/err" && [ "$(grep -c "not compared: its replay failed" "$T/err")" = 1 ] && [ "$(wc -l <"$T/err")" = 2 ]
+"$MT" --diff "$OLD" >"$T/out" 2>"$T/err"; rc=$?
+check "--diff with one run: exit 2" [ $rc = 2 ] && grep -q "needs OLD and NEW" "$T/err"
+"$MT" --diff "$OLD" "$NEW" --stacks >"$T/out" 2>"$T/err"; rc=$?
+check "--diff with a tracing option: exit 2" [ $rc = 2 ] && grep -q "takes only OLD NEW" "$T/err"
+
+# 5. --fail-over: the largest growth (bytes) and percent, from the reports
+read -r BIG BIGNAME PCT PCTNAME < <(python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+rows = [("module", r) for r in d["modules"]] + [("process", r) for r in d["processes"]] + [("the", d["system_peak"])]
+k, b = max(rows, key=lambda x: x[1]["delta_bytes"])
+both = [(k2, r) for k2, r in rows if r["state"] == "both" and r["old_pages"]]
+k2, p = max(both, key=lambda x: x[1]["percent"])
+print(b["delta_bytes"], k + ":" + b["name"], "%.3f" % p["percent"], k2 + ":" + p["name"])' "$T/rr.json")
+"$MT" --diff "$OLD" "$NEW" --fail-over "$BIG" >/dev/null 2>"$T/err"; rc=$?
+check "--fail-over at exactly the largest growth ($BIG bytes): exit 0" [ $rc = 0 ] && [ ! -s "$T/err" ]
+"$MT" --diff "$OLD" "$NEW" --fail-over "$((BIG - 1))" >/dev/null 2>"$T/err"; rc=$?
+check "--fail-over a byte below it: exit 3" [ $rc = 3 ]
+check "--fail-over: names what grew (${BIGNAME#*:}), once" [ "$(grep -c "^memtrace: --fail-over $((BIG - 1)): ${BIGNAME%%:*} ${BIGNAME#*:} grew by $BIG bytes" "$T/err")" = 1 ] && [ "$(wc -l <"$T/err")" = 1 ]
+"$MT" --diff "$OLD" "$NEW" --fail-over "$((BIG / 4096))pages" >/dev/null 2>&1; rc=$?
+check "--fail-over in pages: exit $( [ $((BIG % 4096)) = 0 ] && echo 0 || echo 3)" [ $rc = "$( [ $((BIG % 4096)) = 0 ] && echo 0 || echo 3)" ]
+"$MT" --diff "$OLD" "$NEW" --fail-over "$(( (BIG - 1) / 4096 ))pages" >/dev/null 2>&1
+check "--fail-over a page below: exit 3" [ $? = 3 ]
+"$MT" --diff "$OLD" "$NEW" --fail-over "${PCT}%" >/dev/null 2>"$T/err"; rc=$?
+check "--fail-over ${PCT}% (the largest growth of a name in both): exit 0" [ $rc = 0 ]
+"$MT" --diff "$OLD" "$NEW" --fail-over "$(python3 -c "print('%.3f' % ($PCT - 0.5))")%" >/dev/null 2>"$T/err"; rc=$?
+check "--fail-over just below it: exit 3 naming ${PCTNAME#*:}" [ $rc = 3 ] && grep -q "${PCTNAME%%:*} ${PCTNAME#*:} grew by" "$T/err"
+"$MT" --diff "$T/old.json" "$T/new16k.json" --fail-over 1KiB >/dev/null 2>"$T/err"; rc=$?
+check "--fail-over: the system peak is judged too" [ $rc = 3 ] && grep -q "^memtrace: --fail-over 1KiB: the system peak grew by" "$T/err"
+for v in 10XB -1 "" 1e3 "%" abc 99999999999999999999 "5 pages"; do
+	"$MT" --diff "$OLD" "$NEW" --fail-over "$v" >"$T/out" 2>"$T/err"; rc=$?
+	check "--fail-over '$v': exit 2 with a reason" [ $rc = 2 ] && [ ! -s "$T/out" ] && grep -q "fail-over" "$T/err"
+done
+"$MT" --replay "$OLD" --fail-over 1MiB >/dev/null 2>"$T/err"; rc=$?
+check "--fail-over without --diff: exit 2" [ $rc = 2 ] && grep -q "needs --diff" "$T/err"
+
+echo "$pass passed, $fail failed, $skip skipped"
+[ "$fail" = 0 ]
