@@ -152,6 +152,12 @@ static void fmt_rate(const struct view *v, char *b, size_t n, double pages_per_s
 		snprintf(b, n, v->unit == UNIT_MIB ? "%+.1f" : "%+.0f", x);
 }
 
+/* The unit as words say it: pages, KiB, MiB. */
+static const char *unit_name(const struct view *v)
+{
+	return v->unit == UNIT_PAGES ? "pages" : v->unit == UNIT_KIB ? "KiB" : "MiB";
+}
+
 static const char *unit_word(const struct view *v)
 {
 	static const char *const w[UNIT__N] = { "PAGES", "KIB", "MIB" };
@@ -331,38 +337,100 @@ static void row_line(struct view *v, struct line *l, const struct stats *st,
 		l_pad(l, l->max);
 }
 
-/* Enter/space: the expanded row's stacks, indented under it. */
-static int stack_lines(struct view *v, struct line *l, int y, int y_end)
+/* A name from column @skip of its escaped text on (Left/Right), cut at @width. */
+static void l_name_from(struct line *l, const char *s, size_t n, int skip, int width)
 {
-	int i, drawn = 0;
+	int end = l->vis + width, col = 0;
+	size_t i;
 
-	for (i = 0; i < v->nstack && y + drawn < y_end; i++, drawn++) {
+	for (i = 0; i < n; i++) {
+		char e[4];
+		size_t k = escape_text_char((unsigned char)s[i], e), off = 0;
+
+		/* an escape cut by the scroll shows its rest: columns stay columns */
+		if (col + (int)k <= skip) {
+			col += (int)k;
+			continue;
+		}
+		if (col < skip)
+			off = (size_t)(skip - col);
+		col += (int)k;
+		if (l->vis + (int)(k - off) > end)
+			break;
+		l_text(l, e + off, k - off);
+	}
+}
+
+/*
+ * Enter/space: the expanded row's stacks, a tree indented under it: a line
+ * for each stack (its pages; [-] open, [+] folded) and under it a line for
+ * each frame, innermost first. Without --stacks the place says how to get them.
+ */
+static int tree_lines(struct view *v, struct line *l, int y, int y_end, bool row_sel)
+{
+	int k, drawn = 0, shown = view_tree_shown(v), n = view_tree_lines(v);
+
+	for (k = v->tfirst; k < n && drawn < shown && y + drawn < y_end; k++, drawn++) {
+		bool sel = row_sel && k == v->tsel;
+		int f, i = view_tree_at(v, k, &f);
+
 		line_begin(v, l, y + drawn);
-		l_text(l, "      ", 6);
-		l_name(l, v->stack_lines[i], strnlen(v->stack_lines[i], VIEW_STACK_LINE),
-		       l->max - l->vis);
+		if (sel)
+			l_attr(l, "\033[1;7m");
+		l_text(l, sel ? ">" : " ", 1);
+		if (i < 0) {
+			l_printf(l, "   %s", v->stacks ? "(no stacks for this row)" :
+				 "(no stacks: start memtrace --top --stacks to record them)");
+		} else if (f < 0) {
+			const struct view_stack *sk = &v->stk[i];
+			char cur[32], peak[32];
+
+			fmt_pages(v, cur, sizeof(cur), sk->cur);
+			fmt_pages(v, peak, sizeof(peak), sk->peak);
+			l_printf(l, "   [%c] stack %d of %d: %s/%s %s (now/peak), %d frames",
+				 sk->folded ? '+' : '-', i + 1, v->nstk, cur, peak, unit_name(v),
+				 sk->nframes);
+		} else {
+			const char *fr = v->stk[i].frame[f];
+
+			l_text(l, "       ", 7);
+			l_name_from(l, fr, strnlen(fr, VIEW_FRAME_LEN), v->hscroll, l->max - l->vis);
+		}
+		if (sel && !plain(v))
+			l_pad(l, l->max);
 		line_end(v, l);
 	}
 	return drawn;
 }
 
+/* The expanded row's stacks, again each frame (the folded ones stay folded). */
 static void fetch_stacks(struct view *v)
 {
-	int n;
+	uint32_t id[VIEW_STACKS_MAX];
+	bool folded[VIEW_STACKS_MAX];
+	int i, j, n, had = v->nstk;
 
 	if (!v->expanded || !v->stacks || v->frozen)
 		return;
-	n = v->stacks(v->stacks_ctx, v->exp_kind, v->exp_idx, v->stack_lines, VIEW_STACK_MAX);
+	for (i = 0; i < had && i < VIEW_STACKS_MAX; i++) {
+		id[i] = v->stk[i].id;
+		folded[i] = v->stk[i].folded;
+	}
+	n = v->stacks(v->stacks_ctx, v->exp_kind, v->exp_idx, v->stk, VIEW_STACKS_MAX);
 	if (n < 0) {
 		v->expanded = false;
-		v->nstack = 0;
+		v->nstk = 0;
 		snprintf(v->msg, sizeof(v->msg), "no stacks: run with --stacks");
 		return;
 	}
-	v->nstack = n;
-	if (!n) {
-		snprintf(v->stack_lines[0], VIEW_STACK_LINE, "(no stacks for this row)");
-		v->nstack = 1;
+	v->nstk = n > VIEW_STACKS_MAX ? VIEW_STACKS_MAX : n;
+	for (i = 0; i < v->nstk; i++) {
+		v->stk[i].folded = false;
+		if (v->stk[i].nframes > VIEW_FRAMES_MAX)
+			v->stk[i].nframes = VIEW_FRAMES_MAX;
+		for (j = 0; j < had && j < VIEW_STACKS_MAX; j++)
+			if (id[j] == v->stk[i].id)
+				v->stk[i].folded = folded[j];
 	}
 }
 
@@ -370,7 +438,8 @@ static const char *const help_text[] = {
 	"t  tasks            p  processes (threads summed)    m  modules",
 	"s  next order: current, peak, change, pid, name      r  reverse it",
 	"Up/Down, PgUp/PgDn, Home/End   select and scroll",
-	"Enter, space   the selected row's top stacks (tracing with --stacks)",
+	"Enter, space   the row's top stacks as a tree (--stacks); on a stack: fold it",
+	"Left/Right     scroll the stacks' lines sideways",
 	"u  units: pages, KiB, MiB",
 	"f  freeze the screen (tracing goes on)",
 	"h, ?  these keys      q  quit (the final report goes to the log file)",
@@ -406,6 +475,12 @@ void view_render(struct view *v, const struct stats *st, const struct view_facts
 		lines = 1;
 	fetch_stacks(v);
 	view_keep_visible(v);
+	if (v->tsel >= view_tree_lines(v))
+		v->tsel = view_tree_lines(v) - 1;	/* the tree got shorter */
+	if (v->tfirst > view_tree_lines(v) - view_tree_shown(v))
+		v->tfirst = view_tree_lines(v) - view_tree_shown(v);
+	if (v->tfirst < 0)
+		v->tfirst = 0;
 	line_begin(v, &l, y++);
 	head_line1(v, &l, f);
 	line_end(v, &l);
@@ -439,11 +514,11 @@ void view_render(struct view *v, const struct stats *st, const struct view_facts
 			bool sel = !v->cfg.batch && i == v->sel;
 
 			line_begin(v, &l, y++);
-			row_line(v, &l, st, rw, sel);
+			row_line(v, &l, st, rw, sel && v->tsel < 0);
 			line_end(v, &l);
 			if (v->expanded && v->exp_kind == v->kind && rw->idx == v->exp_idx &&
 			    rw->serial == v->exp_serial)
-				y += stack_lines(v, &l, y, lines);
+				y += tree_lines(v, &l, y, lines, sel);
 		}
 		if (v->kind == VIEW_MODULES && !v->nrows && y < lines) {
 			line_begin(v, &l, y++);

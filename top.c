@@ -186,13 +186,12 @@ static void top_free(struct run *r)
 }
 
 /* Enter/space: the selected row's top stacks (a process: its leader thread's). */
-static int row_stacks(void *ctx, enum view_kind kind, uint32_t idx,
-		      char (*lines)[VIEW_STACK_LINE], int max)
+static int row_stacks(void *ctx, enum view_kind kind, uint32_t idx, struct view_stack *sk,
+		      int max)
 {
 	struct run *r = ctx;
 
-	return stackreport_row_lines(r, kind == VIEW_MODULES, idx, lines[0], VIEW_STACK_LINE, max,
-				     &r->top->stacks);
+	return stackreport_row_stacks(r, kind == VIEW_MODULES, idx, sk, max, &r->top->stacks);
 }
 
 /* Stop the loop: the terminal back first (a second TERM during the stop exits at once). */

@@ -12,6 +12,8 @@
 
 #define VIEW_ALIVE	0x80000000u	/* in v->thr[slot]: one of the process's threads is alive */
 
+static bool on_expanded(const struct view *v);
+
 /* ---------------------------------------------------------------- setup */
 
 int view_init(struct view *v, const struct view_config *cfg)
@@ -42,10 +44,11 @@ int view_init(struct view *v, const struct view_config *cfg)
 	v->prev_pcur = calloc(cfg->max_tasks, sizeof(*v->prev_pcur));
 	v->prev_serial = calloc(cfg->max_tasks, sizeof(*v->prev_serial));
 	v->prev_mcur = calloc(cfg->max_modules, sizeof(*v->prev_mcur));
-	v->stack_lines = calloc(VIEW_STACK_MAX, sizeof(*v->stack_lines));
+	v->stk = calloc(VIEW_STACKS_MAX, sizeof(*v->stk));
+	v->tsel = -1;
 	v->frame = malloc(v->frame_cap);
 	if (!v->row || !v->order || !v->thr || !v->prev_cur || !v->prev_pcur ||
-	    !v->prev_serial || !v->prev_mcur || !v->stack_lines || !v->frame) {
+	    !v->prev_serial || !v->prev_mcur || !v->stk || !v->frame) {
 		view_free(v);
 		return -ENOMEM;
 	}
@@ -61,7 +64,7 @@ void view_free(struct view *v)
 	free(v->prev_pcur);
 	free(v->prev_serial);
 	free(v->prev_mcur);
-	free(v->stack_lines);
+	free(v->stk);
 	free(v->frame);
 	memset(v, 0, sizeof(*v));
 }
@@ -210,6 +213,8 @@ static void find_selection(struct view *v)
 		}
 	}
 	remember_selection(v);
+	if (!on_expanded(v))
+		v->tsel = -1;	/* the tree's selection only under its own row */
 	view_keep_visible(v);
 }
 
@@ -388,9 +393,79 @@ uint32_t view_visible(const struct view *v)
 		return 0;
 	if (!v->cfg.ansi)
 		n--;	/* plain lines: the last one is the cursor's */
-	if (v->expanded && v->nstack > 0)
-		n -= v->nstack;
+	n -= view_tree_shown(v);
 	return n > 1 ? (uint32_t)n : 1;
+}
+
+int view_tree_lines(const struct view *v)
+{
+	int i, n = 0;
+
+	if (!v->expanded)
+		return 0;
+	if (!v->stacks || v->nstk <= 0)
+		return 1;	/* how to get them, or that the row has none */
+	for (i = 0; i < v->nstk; i++)
+		n += 1 + (v->stk[i].folded ? 0 : v->stk[i].nframes);
+	return n;
+}
+
+/* The tree shows what it has, leaving the screen a line for the rows (the expanded one). */
+int view_tree_shown(const struct view *v)
+{
+	int room = v->lines - VIEW_HEAD_LINES - (v->cfg.ansi ? 0 : 1) - 1;
+	int n = view_tree_lines(v);
+
+	if (v->cfg.batch)
+		return 0;
+	return n < room ? n : room > 0 ? room : 0;
+}
+
+int view_tree_at(const struct view *v, int k, int *frame)
+{
+	int i;
+
+	*frame = -1;
+	if (!v->stacks || v->nstk <= 0)
+		return -1;
+	for (i = 0; i < v->nstk; i++) {
+		int n = 1 + (v->stk[i].folded ? 0 : v->stk[i].nframes);
+
+		if (k < n) {
+			*frame = k - 1;
+			return i;
+		}
+		k -= n;
+	}
+	return -1;
+}
+
+/* The selected tree line on the screen (the tree's own scroll). */
+static void tree_keep_visible(struct view *v)
+{
+	int n = view_tree_lines(v), shown = view_tree_shown(v);
+
+	if (v->tsel >= n)
+		v->tsel = n - 1;
+	if (v->tsel >= 0 && v->tsel < v->tfirst)
+		v->tfirst = v->tsel;
+	if (v->tsel >= 0 && v->tsel >= v->tfirst + shown)
+		v->tfirst = v->tsel - shown + 1;
+	if (v->tfirst > n - shown)
+		v->tfirst = n - shown;
+	if (v->tfirst < 0)
+		v->tfirst = 0;
+}
+
+/* The selected row is the expanded one. */
+static bool on_expanded(const struct view *v)
+{
+	const struct view_row *rw;
+
+	if (!v->expanded || !v->nrows || v->exp_kind != v->kind)
+		return false;
+	rw = &v->row[v->order[v->sel]];
+	return rw->idx == v->exp_idx && rw->serial == v->exp_serial;
 }
 
 static void move_sel(struct view *v, int64_t by)
@@ -404,8 +479,35 @@ static void move_sel(struct view *v, int64_t by)
 	if (s >= (int64_t)v->nrows)
 		s = v->nrows - 1;
 	v->sel = (uint32_t)s;
+	v->tsel = -1;
 	remember_selection(v);
 	view_keep_visible(v);
+}
+
+/* Down: into the expanded row's tree, through it, then the next row. */
+static void down(struct view *v)
+{
+	if (on_expanded(v) && v->tsel + 1 < view_tree_lines(v)) {
+		v->tsel++;
+		tree_keep_visible(v);
+		return;
+	}
+	move_sel(v, 1);
+}
+
+/* Up: out of the tree to its row; from the row under the expanded one, its tree's last line. */
+static void up(struct view *v)
+{
+	if (on_expanded(v) && v->tsel >= 0) {
+		v->tsel--;
+		tree_keep_visible(v);
+		return;
+	}
+	move_sel(v, -1);
+	if (on_expanded(v) && view_tree_lines(v) > 0) {
+		v->tsel = view_tree_lines(v) - 1;
+		tree_keep_visible(v);
+	}
 }
 
 static enum view_act switch_view(struct view *v, enum view_kind k)
@@ -418,27 +520,44 @@ static enum view_act switch_view(struct view *v, enum view_kind k)
 	return VA_BUILD;
 }
 
+/* Space/Enter on a line of the tree: its stack folded, or unfolded. */
+static enum view_act fold(struct view *v)
+{
+	int f, i = view_tree_at(v, v->tsel, &f);
+
+	if (i < 0)
+		return VA_NONE;
+	v->stk[i].folded = !v->stk[i].folded;
+	/* the selection on the stack's own line, where it was when folded */
+	for (v->tsel = 0, f = 0; f < i; f++)
+		v->tsel += 1 + (v->stk[f].folded ? 0 : v->stk[f].nframes);
+	tree_keep_visible(v);
+	return VA_DRAW;
+}
+
 static enum view_act expand(struct view *v)
 {
 	const struct view_row *rw;
 
-	if (!v->stacks) {
-		snprintf(v->msg, sizeof(v->msg), "no stacks: run with --stacks");
-		return VA_DRAW;
-	}
 	if (!v->nrows)
 		return VA_NONE;
+	if (on_expanded(v) && v->tsel >= 0)
+		return fold(v);
 	rw = &v->row[v->order[v->sel]];
-	if (v->expanded && v->exp_kind == v->kind && v->exp_idx == rw->idx &&
-	    v->exp_serial == rw->serial) {
+	if (on_expanded(v)) {
 		v->expanded = false;
 	} else {
 		v->expanded = true;
 		v->exp_kind = v->kind;
 		v->exp_idx = rw->idx;
 		v->exp_serial = rw->serial;
-		v->nstack = 0;
+		v->nstk = 0;
+		v->tsel = -1;
+		v->tfirst = 0;
+		v->hscroll = 0;
 	}
+	if (v->expanded && !v->stacks)	/* said under the row too */
+		snprintf(v->msg, sizeof(v->msg), "no stacks: run with --stacks");
 	view_keep_visible(v);
 	return VA_DRAW;
 }
@@ -486,10 +605,20 @@ enum view_act view_key(struct view *v, int key)
 		v->help = true;
 		return VA_DRAW;
 	case TK_UP:
-		move_sel(v, -1);
+		up(v);
 		return VA_DRAW;
 	case TK_DOWN:
-		move_sel(v, 1);
+		down(v);
+		return VA_DRAW;
+	case TK_LEFT:
+		if (!v->hscroll)
+			return VA_NONE;
+		v->hscroll = v->hscroll > VIEW_HSCROLL ? v->hscroll - VIEW_HSCROLL : 0;
+		return VA_DRAW;
+	case TK_RIGHT:
+		if (v->hscroll + VIEW_HSCROLL >= VIEW_FRAME_LEN * 4)
+			return VA_NONE;
+		v->hscroll += VIEW_HSCROLL;
 		return VA_DRAW;
 	case TK_PGUP:
 		move_sel(v, -page);

@@ -611,23 +611,33 @@ START_TEST(test_hostile_names)
 }
 END_TEST
 
-/* an expanded row's stacks: lines from the provider, escaped, under the row */
-static int fake_stacks(void *ctx, enum view_kind kind, uint32_t idx, char (*lines)[VIEW_STACK_LINE],
-		       int max)
+/* an expanded row's stacks: from the provider, a tree under the row, one line a frame, escaped */
+static int fake_stacks(void *ctx, enum view_kind kind, uint32_t idx, struct view_stack *sk, int max)
 {
 	int *calls = ctx;
 
 	(*calls)++;
 	ck_assert_int_eq(kind, VIEW_TASKS);
 	ck_assert_int_ge(max, 2);
-	snprintf(lines[0], VIEW_STACK_LINE, "slot %u: alloc_pages+0x12", idx);
-	snprintf(lines[1], VIEW_STACK_LINE, "evil\033[2Jframe");
+	sk[0].id = 7;
+	sk[0].cur = 30;
+	sk[0].peak = 40;
+	sk[0].nframes = 3;
+	snprintf(sk[0].frame[0], VIEW_FRAME_LEN, "slot %u: do_anonymous_page+0x12/0x90", idx);
+	snprintf(sk[0].frame[1], VIEW_FRAME_LEN, "evil\033[2Jframe");
+	snprintf(sk[0].frame[2], VIEW_FRAME_LEN, "%s", "0123456789abcdefghijklmnopqrstuvwxyz"
+		 "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789abcdefghijklmnopqrstuvwxyz_the_outer_end");
+	sk[1].id = 9;
+	sk[1].cur = 5;
+	sk[1].peak = 6;
+	sk[1].nframes = 1;
+	snprintf(sk[1].frame[0], VIEW_FRAME_LEN, "second_path+0x1/0x2");
 	return 2;
 }
 
 START_TEST(test_expand)
 {
-	int calls = 0;
+	int calls = 0, y;
 
 	add_task(1, 1, "one", 20);
 	add_task(2, 2, "two", 10);
@@ -635,8 +645,13 @@ START_TEST(test_expand)
 	ck_assert_int_eq(view_key(&V, '\r'), VA_DRAW);	/* no stack table */
 	render();
 	ck_assert_int_eq(line_with("no stacks: run with --stacks"), 2);
+	/* ... said where the stacks would be, under the row */
+	ck_assert_int_eq(line_with("(no stacks: start memtrace --top --stacks to record them)"), 5);
+	view_key(&V, 'x');				/* the next key clears the status */
+	render();
+	ck_assert_int_eq(line_with("no stacks: run"), -1);
+	ck_assert_int_eq(view_key(&V, '\r'), VA_DRAW);	/* Enter again: folded */
 	ck_assert(!V.expanded);
-	view_key(&V, 'x');				/* the next key clears it */
 	render();
 	ck_assert_int_eq(line_with("no stacks"), -1);
 	V.stacks = fake_stacks;
@@ -646,14 +661,92 @@ START_TEST(test_expand)
 	ck_assert(V.expanded);
 	render();
 	ck_assert_int_eq(calls, 1);
+	/* the tree: the row, a line per stack, a line per frame under it */
 	ck_assert_int_eq(line_with("two"), 5);
-	ck_assert_int_eq(line_with("alloc_pages+0x12"), 6);
-	ck_assert_int_eq(line_with("evil\\x1b[2Jframe"), 7);
-	ck_assert_uint_eq(view_visible(&V), 24 - VIEW_HEAD_LINES - 2);
+	ck_assert_int_eq(line_with("[-] stack 1 of 2: 30/40 pages (now/peak), 3 frames"), 6);
+	ck_assert_int_eq(line_with("do_anonymous_page+0x12/0x90"), 7);
+	ck_assert_ptr_nonnull(strstr(scr[7], "        slot 4: do_anon"));
+	ck_assert_int_eq(line_with("evil\\x1b[2Jframe"), 8);
+	ck_assert_int_eq(line_with("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLM"), 9);
+	ck_assert_int_eq(line_with("[-] stack 2 of 2: 5/6 pages (now/peak), 1 frames"), 10);
+	ck_assert_int_eq(line_with("second_path+0x1/0x2"), 11);
+	ck_assert_uint_eq(view_visible(&V), 24 - VIEW_HEAD_LINES - 6);
+	/* units: the stack's pages in KiB */
+	view_key(&V, 'u');
+	render();
+	ck_assert_int_eq(line_with("[-] stack 1 of 2: 120/160 KiB (now/peak)"), 6);
+	view_key(&V, 'u');
+	view_key(&V, 'u');
+	/* Right: the frames move 8 columns left a key, the outer end comes into the line */
+	ck_assert_int_eq(line_with("_the_outer_end"), -1);
+	ck_assert_int_eq(view_key(&V, TK_RIGHT), VA_DRAW);
+	render();
+	ck_assert_ptr_nonnull(strstr(scr[7], "        do_anonymous_page+0x12"));
+	for (y = 0; y < 4; y++)
+		ck_assert_int_eq(view_key(&V, TK_RIGHT), VA_DRAW);
+	render();
+	ck_assert_ptr_nonnull(strstr(scr[9], "        EFGHIJKL"));
+	ck_assert_ptr_nonnull(strstr(scr[9], "_the_outer_end"));
+	ck_assert_int_eq(line_with("slot 4"), -1);
+	ck_assert_int_eq(line_with("[-] stack 1 of 2"), 6);	/* the stack lines stay */
+	for (y = 0; y < 5; y++)
+		ck_assert_int_eq(view_key(&V, TK_LEFT), VA_DRAW);
+	ck_assert_int_eq(view_key(&V, TK_LEFT), VA_NONE);	/* at the start */
+	render();
+	ck_assert_ptr_nonnull(strstr(scr[7], "        slot 4: do_anon"));
+	/* Down: into the tree, on stack 1's line; space folds it */
+	view_key(&V, TK_DOWN);
+	ck_assert_int_eq(V.tsel, 0);
+	render();
+	ck_assert_int_eq(scr[6][0], '>');
+	ck_assert_int_ne(scr[5][0], '>');
+	ck_assert_int_eq(view_key(&V, ' '), VA_DRAW);
+	ck_assert(V.expanded);
+	render();
+	ck_assert_int_eq(line_with("[+] stack 1 of 2: 30/40 pages"), 6);
+	ck_assert_int_eq(line_with("do_anonymous_page"), -1);
+	ck_assert_int_eq(line_with("[-] stack 2 of 2"), 7);
+	ck_assert_int_eq(line_with("second_path+0x1/0x2"), 8);
+	/* folded it stays across frames (the stacks are read again each frame) */
+	y = calls;
+	render();
+	ck_assert_int_eq(calls, y + 1);
+	ck_assert_int_eq(line_with("[+] stack 1 of 2"), 6);
+	/* Down to stack 2's frame; Enter on a frame folds its stack, the selection on its line */
+	view_key(&V, TK_DOWN);
+	view_key(&V, TK_DOWN);
+	ck_assert_int_eq(V.tsel, 2);
+	view_key(&V, '\r');
+	render();
+	ck_assert_int_eq(line_with("[+] stack 2 of 2"), 7);
+	ck_assert_int_eq(scr[7][0], '>');
+	ck_assert_int_eq(line_with("second_path"), -1);
+	view_key(&V, ' ');
+	render();
+	ck_assert_int_eq(line_with("second_path+0x1/0x2"), 8);
+	/* Up out of the tree to the row; Enter there folds the whole tree */
+	view_key(&V, TK_UP);
+	view_key(&V, TK_UP);
+	ck_assert_int_eq(V.tsel, -1);
+	render();
+	ck_assert_int_eq(scr[5][0], '>');
+	/* Up from the row under a tree: the tree's last line (here: to "one", above it) */
 	view_key(&V, '\n');				/* again: collapsed */
 	ck_assert(!V.expanded);
 	render();
-	ck_assert_int_eq(line_with("alloc_pages"), -1);
+	ck_assert_int_eq(line_with("stack 1 of 2"), -1);
+	ck_assert_int_eq(line_with("slot"), -1);
+	/* a tree taller than the screen: its own scroll, the selection kept on it */
+	view_resize(&V, 10, 80);
+	view_key(&V, ' ');
+	render();
+	ck_assert_int_eq(view_tree_shown(&V), 10 - VIEW_HEAD_LINES - 1);
+	for (y = 0; y < 6; y++)
+		view_key(&V, TK_DOWN);
+	render();
+	ck_assert_int_eq(V.tsel, 5);
+	ck_assert_int_eq(line_with("second_path"), 9);
+	ck_assert_int_eq(scr[9][0], '>');
 }
 END_TEST
 

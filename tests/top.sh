@@ -277,10 +277,17 @@ view_test() {
 	wait_for 3 shows 'CUR_PAGES' || true
 	tm send-keys -t top Enter
 	check "Enter without --stacks: says to run with --stacks" wait_for 3 shows 'no stacks: run with --stacks'
+	check "Enter without --stacks: says it where the stacks would be, under the row" \
+		eval 'screen | sed -n 6p | grep -qF "(no stacks: start memtrace --top --stacks to record them)"'
 	tm send-keys -t top Space
-	check "space: the same" wait_for 3 shows 'no stacks: run with --stacks'
+	check "space on the row: folds it again" \
+		wait_for 3 eval '! shows "(no stacks: start memtrace"'
+	tm send-keys -t top Space
+	check "space: the same as Enter" wait_for 3 shows 'no stacks: run with --stacks'
 	tm send-keys -t top x
 	check "the next key clears the message" wait_for 3 shows '; h: keys'
+	tm send-keys -t top Enter
+	wait_for 3 eval '! shows "(no stacks: start memtrace"' || bad "Enter: the note stays"
 
 	# resize: SIGWINCH through the signalfd, the view follows
 	tm resize-window -t top -x 100 -y 40
@@ -311,7 +318,7 @@ view_test() {
 
 # ------------------------------------------------------------------ stacks (--stacks)
 stacks_test() {
-	local before after wl n i
+	local before after wl n i f0
 	before=$(tfs_state)
 	start_view stk -- --stacks -d 0.3 || { bad "stacks: memtrace --top --stacks did not come up"; return; }
 	"$WL" 64 600000 "$T/wls.ready" & wl=$!
@@ -341,13 +348,37 @@ stacks_test() {
 		done
 		check "stacks: the workload's row selected" wait_for 5 wl_selected
 		tm send-keys -t top Enter
-		check "stacks: Enter shows its top stacks, named: its 16384+ pages through the page-fault path" \
-			wait_for 5 shows_re '^ +1[0-9]{4}/1[0-9]{4} .*(do_anonymous_page|handle_mm_fault|exc_page_fault)\+0x'
+		# the tree under the row: a line a stack, a line a frame (line L: the row's)
+		wl_line() { screen | grep -nE "^[> ] +$wl +$wl " | head -1 | cut -d: -f1; }
+		line_of() { screen | sed -n "$(( $(wl_line) + $1 ))p"; }	# line_of N: N under the row
+		check "stacks: Enter shows its stacks as a tree: a line for stack 1, its 16384+ pages" \
+			wait_for 5 eval 'line_of 1 | grep -qE "^ +\[-\] stack 1 of [0-9]+: 1[0-9]{4}/1[0-9]{4} pages \(now/peak\), [0-9]+ frames"'
+		check "stacks: one frame a line under it, through the page-fault path" \
+			wait_for 5 shows_re '^ {8}[a-z_]*(do_anonymous_page|handle_mm_fault|exc_page_fault)\+0x[0-9a-f]+/0x[0-9a-f]+$'
+		check "stacks: the outer frames that tell paths apart are there (the user entry)" \
+			shows_re '^ {8}(asm_exc_page_fault|exc_page_fault)\+0x'
+		check "stacks: no line holds two frames" eval '! screen | grep -qF " < "'
 		check "stacks: innermost first, the tracing frames left out" \
 			eval '! screen | grep -qE "trace_event_raw_event|__traceiter"'
+		# Right: every frame line moves 8 columns (stack 1's first frame)
+		f0=$(line_of 2 | sed -E 's/^ {8}//')
+		tm send-keys -t top Right
+		check "stacks: Right scrolls the frames 8 columns (${f0:0:24}...)" \
+			wait_for 3 eval '[ -n "$f0" ] && [[ "$(line_of 2)" == "        ${f0:8}"* ]]'
+		tm send-keys -t top Left
+		check "stacks: Left scrolls them back" \
+			wait_for 3 eval '[ "$(line_of 2)" = "        $f0" ]'
+		tm send-keys -t top Down
+		check "stacks: Down selects stack 1's line" wait_for 3 eval 'line_of 1 | grep -qE "^> +\[-\] stack 1 "'
+		tm send-keys -t top Space
+		check "stacks: Space on it folds stack 1 ([+], its frames gone)" \
+			wait_for 3 eval 'line_of 1 | grep -qE "^> +\[\+\] stack 1 " && ! line_of 2 | grep -qE "^ {8}[^ ]"'
 		tm send-keys -t top Enter
-		check "stacks: Enter again hides them" \
-			wait_for 5 eval '! screen | grep -qE "^ +1[0-9]{4}/1[0-9]{4} "'
+		check "stacks: Enter unfolds it" \
+			wait_for 3 eval 'line_of 1 | grep -qE "^> +\[-\] stack 1 " && line_of 2 | grep -qE "^ {8}[a-z_.]+\+0x"'
+		tm send-keys -t top Up Enter
+		check "stacks: Up, Enter on the row hides the tree" \
+			wait_for 5 eval '! screen | grep -qE "stack 1 of"'
 	fi
 	kill "$wl" 2>/dev/null
 	wait "$wl" 2>/dev/null
