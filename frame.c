@@ -76,6 +76,55 @@ static void l_name(struct line *l, const char *s, size_t n, int width)
 	}
 }
 
+/* A name from column @skip of its escaped text on (Left/Right), cut at @width. */
+static void l_name_from(struct line *l, const char *s, size_t n, int skip, int width)
+{
+	int end = l->vis + width, col = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		char e[4];
+		size_t k = escape_text_char((unsigned char)s[i], e), off = 0;
+
+		/* an escape cut by the scroll shows its rest: columns stay columns */
+		if (col + (int)k <= skip) {
+			col += (int)k;
+			continue;
+		}
+		if (col < skip)
+			off = (size_t)(skip - col);
+		col += (int)k;
+		if (l->vis + (int)(k - off) > end)
+			break;
+		l_text(l, e + off, k - off);
+	}
+}
+
+/* A command line (c): its NULs as blanks, from column @skip on (Left/Right), cut at @width. */
+static void l_cmd(struct line *l, const char *s, size_t n, int skip, int width)
+{
+	int end = l->vis + width, col = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		char e[4];
+		size_t k = s[i] ? escape_text_char((unsigned char)s[i], e) : 1, off = 0;
+
+		if (!s[i])
+			e[0] = ' ';
+		if (col + (int)k <= skip) {
+			col += (int)k;
+			continue;
+		}
+		if (col < skip)
+			off = (size_t)(skip - col);
+		col += (int)k;
+		if (l->vis + (int)(k - off) > end)
+			break;
+		l_text(l, e + off, k - off);
+	}
+}
+
 static void l_pad(struct line *l, int to)
 {
 	while (l->vis < to && l->vis < l->max)
@@ -276,8 +325,10 @@ static void column_names(struct view *v, struct line *l)
 		l_printf(l, "  %-24s %10s %10s %10s %10s %-8s", "NAME", cur, peak, load,
 			 "STATIC_KIB", "STATE");
 	else
-		l_printf(l, "  %7s %7s %10s %10s %9s %-6s %s", v->kind == VIEW_TASKS ? "PID" : "PID",
-			 v->kind == VIEW_TASKS ? "TGID" : "THREADS", cur, peak, rate, "STATE", "COMM");
+		l_printf(l, "  %7s %7s%s %10s %10s %9s %-6s %s", "PID",
+			 v->kind == VIEW_TASKS ? "TGID" : "PPID",
+			 v->kind == VIEW_TASKS ? "" : " THREADS", cur, peak, rate, "STATE",
+			 v->show_cmd ? "COMMAND" : "COMM");
 	if (!plain(v))
 		l_pad(l, l->max);	/* the bar across the screen */
 }
@@ -328,37 +379,29 @@ static void row_line(struct view *v, struct line *l, const struct stats *st,
 		l_printf(l, " %10s %10s %10s %10llu %-8s", cur, peak, load,
 			 (unsigned long long)rw->static_kib, row_state_name(v, rw));
 	} else {
+		bool is_cmd;
+
 		fmt_rate(v, rate, sizeof(rate), rw->rate);
-		l_printf(l, "%7d %7lld %10s %10s %9s %-6s ", rw->pid, (long long)rw->aux, cur, peak,
-			 rate, row_state_name(v, rw));
-		l_name(l, name, len, l->max - l->vis);
+		if (v->kind == VIEW_PROCS)
+			l_printf(l, "%7d %7d %7lld %10s %10s %9s %-6s ", rw->pid, rw->ppid,
+				 (long long)rw->aux, cur, peak, rate, row_state_name(v, rw));
+		else
+			l_printf(l, "%7d %7lld %10s %10s %9s %-6s ", rw->pid, (long long)rw->aux,
+				 cur, peak, rate, row_state_name(v, rw));
+		name = view_row_label(v, st, rw, &len, &is_cmd);
+		if (is_cmd) {
+			/* the arguments' NULs as blanks; every other byte escaped as names are */
+			l_cmd(l, name, len, v->hscroll, l->max - l->vis);
+		} else if (v->show_cmd) {
+			l_text(l, "[", 1);
+			l_name(l, name, len, l->max - l->vis - 1);
+			l_text(l, "]", 1);
+		} else {
+			l_name(l, name, len, l->max - l->vis);
+		}
 	}
 	if (selected && !plain(v))
 		l_pad(l, l->max);
-}
-
-/* A name from column @skip of its escaped text on (Left/Right), cut at @width. */
-static void l_name_from(struct line *l, const char *s, size_t n, int skip, int width)
-{
-	int end = l->vis + width, col = 0;
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		char e[4];
-		size_t k = escape_text_char((unsigned char)s[i], e), off = 0;
-
-		/* an escape cut by the scroll shows its rest: columns stay columns */
-		if (col + (int)k <= skip) {
-			col += (int)k;
-			continue;
-		}
-		if (col < skip)
-			off = (size_t)(skip - col);
-		col += (int)k;
-		if (l->vis + (int)(k - off) > end)
-			break;
-		l_text(l, e + off, k - off);
-	}
 }
 
 /*
@@ -439,7 +482,8 @@ static const char *const help_text[] = {
 	"s  next order: current, peak, change, pid, name      r  reverse it",
 	"Up/Down, PgUp/PgDn, Home/End   select and scroll",
 	"Enter, space   the row's top stacks as a tree (--stacks); on a stack: fold it",
-	"Left/Right     scroll the stacks' lines sideways",
+	"Left/Right     scroll the stacks' frames and the command lines sideways",
+	"c  command lines in the name column ([name]: none, a kernel thread)",
 	"u  units: pages, KiB, MiB",
 	"f  freeze the screen (tracing goes on)",
 	"h, ?  these keys      q  quit (the final report goes to the log file)",

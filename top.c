@@ -3,6 +3,7 @@
 #include "top.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -69,6 +70,30 @@ static void flush_frame(struct top_state *ts)
 }
 
 /*
+ * c: the command line of the process of task @t (its leader's slot), read
+ * once per process: at most VIEW_CMD_LEN bytes of /proc/PID/cmdline; a
+ * process gone or a kernel thread (empty) keeps its name.
+ */
+static void read_cmd(struct run *r, struct view *v, const struct mt_task *t)
+{
+	const struct mt_task *p = stats_process_of(&r->st, t);
+	uint32_t slot = (uint32_t)(p - r->st.tb.tasks);
+	char path[48], buf[VIEW_CMD_LEN];
+	ssize_t n = 0;
+	int fd;
+
+	if (!view_cmd_wanted(v, slot, p->serial))
+		return;
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", pid_of(p));
+	fd = p->state == TASK_ALIVE ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+	if (fd >= 0) {
+		n = read(fd, buf, sizeof(buf));
+		close(fd);
+	}
+	view_set_cmd(v, slot, p->serial, buf, n > 0 ? (size_t)n : 0);
+}
+
+/*
  * What the reports refresh before each report, the cheap part only: the
  * kernel's loss counters once a second; names and sizes only of the rows on
  * the screen that lack them.
@@ -110,6 +135,8 @@ static void refresh(struct run *r, uint64_t now)
 			    t->serial == rw->serial &&
 			    !proc_read_comm("/proc", t->tid, comm, sizeof(comm), &len))
 				table_set_comm(t, comm, len);
+			if (v->show_cmd && t->serial == rw->serial && !(t->flags & TF_PSEUDO))
+				read_cmd(r, v, t);
 		}
 	}
 }

@@ -45,10 +45,14 @@ int view_init(struct view *v, const struct view_config *cfg)
 	v->prev_serial = calloc(cfg->max_tasks, sizeof(*v->prev_serial));
 	v->prev_mcur = calloc(cfg->max_modules, sizeof(*v->prev_mcur));
 	v->stk = calloc(VIEW_STACKS_MAX, sizeof(*v->stk));
+	/* touched only for the processes c shows: the rest never resident */
+	v->cmd = calloc(cfg->max_tasks, sizeof(*v->cmd));
+	v->cmd_len = calloc(cfg->max_tasks, sizeof(*v->cmd_len));
+	v->cmd_serial = calloc(cfg->max_tasks, sizeof(*v->cmd_serial));
 	v->tsel = -1;
 	v->frame = malloc(v->frame_cap);
 	if (!v->row || !v->order || !v->thr || !v->prev_cur || !v->prev_pcur ||
-	    !v->prev_serial || !v->prev_mcur || !v->stk || !v->frame) {
+	    !v->prev_serial || !v->prev_mcur || !v->stk || !v->cmd || !v->cmd_len || !v->cmd_serial || !v->frame) {
 		view_free(v);
 		return -ENOMEM;
 	}
@@ -65,6 +69,9 @@ void view_free(struct view *v)
 	free(v->prev_serial);
 	free(v->prev_mcur);
 	free(v->stk);
+	free(v->cmd);
+	free(v->cmd_len);
+	free(v->cmd_serial);
 	free(v->frame);
 	memset(v, 0, sizeof(*v));
 }
@@ -108,6 +115,43 @@ const char *view_row_name(const struct view *v, const struct stats *st,
 	}
 	*len = t->comm_len;
 	return t->comm;
+}
+
+bool view_cmd_wanted(const struct view *v, uint32_t slot, uint32_t serial)
+{
+	return v->show_cmd && slot < v->cfg.max_tasks && v->cmd_serial[slot] != serial;
+}
+
+void view_set_cmd(struct view *v, uint32_t slot, uint32_t serial, const char *raw, size_t n)
+{
+	if (slot >= v->cfg.max_tasks)
+		return;
+	if (n > VIEW_CMD_LEN)
+		n = VIEW_CMD_LEN;
+	while (n && !raw[n - 1])
+		n--;		/* the last argument's NUL */
+	memcpy(v->cmd[slot], raw, n);
+	v->cmd_len[slot] = (uint16_t)n;
+	v->cmd_serial[slot] = serial;
+}
+
+const char *view_row_label(const struct view *v, const struct stats *st,
+			   const struct view_row *rw, size_t *len, bool *is_cmd)
+{
+	*is_cmd = false;
+	if (v->show_cmd && v->kind != VIEW_MODULES) {
+		const struct mt_task *t = &st->tb.tasks[rw->idx];
+		uint32_t p = t->serial == rw->serial ?
+			     (uint32_t)(stats_process_of(st, t) - st->tb.tasks) : UINT32_MAX;
+
+		if (p < v->cfg.max_tasks && v->cmd_serial[p] &&
+		    v->cmd_serial[p] == st->tb.tasks[p].serial && v->cmd_len[p]) {
+			*is_cmd = true;
+			*len = v->cmd_len[p];
+			return v->cmd[p];
+		}
+	}
+	return view_row_name(v, st, rw, len);
 }
 
 struct sort_ctx {
@@ -316,6 +360,7 @@ static void build_tasks(struct view *v, const struct stats *st, uint64_t now_ns,
 			 v->prev_cur[i];
 		rw->rate = rate_of(rw->cur, before, dt);
 		rw->aux = procs ? (int64_t)(v->thr[i] & ~VIEW_ALIVE) : t->tgid;
+		rw->ppid = t->ppid;
 		if (t->flags & TF_PSEUDO)
 			rw->state = ROW_PSEUDO;
 		else if (procs)
@@ -594,6 +639,9 @@ enum view_act view_key(struct view *v, int key)
 	case 'r':
 		v->reverse = !v->reverse;
 		return VA_SORT;
+	case 'c':
+		v->show_cmd = !v->show_cmd;
+		return VA_DRAW;
 	case 'u':
 		v->unit = (enum view_unit)((v->unit + 1) % UNIT__N);
 		return VA_DRAW;

@@ -17,6 +17,7 @@
 #define VIEW_STACKS_MAX	8	/* stacks of an expanded row */
 #define VIEW_FRAMES_MAX	32	/* frames shown of one stack */
 #define VIEW_FRAME_LEN	128	/* a frame's text: symbol+off/size [module] */
+#define VIEW_CMD_LEN	256	/* bytes of a command line kept (c), /proc/PID/cmdline's first */
 #define VIEW_HSCROLL	8	/* columns Left/Right move the stack lines */
 
 enum view_kind { VIEW_TASKS = 0, VIEW_PROCS, VIEW_MODULES, VIEW__N };
@@ -57,6 +58,7 @@ struct view_row {
 	int64_t key, key2;	/* the sort's values, larger first */
 	int64_t cur, peak;	/* pages */
 	int64_t aux;		/* TGID (tasks), threads (processes), load peak (modules) */
+	int32_t ppid;		/* processes: the parent's pid (0: not known) */
 	double rate;		/* pages per second since the previous frame */
 	uint64_t static_kib;	/* modules */
 	uint32_t idx;		/* task slot or module index */
@@ -98,6 +100,7 @@ struct view {
 	enum view_unit unit;
 	bool frozen;			/* f: the rows stay; tracing goes on */
 	bool help;			/* h, ?: the keys are shown */
+	bool show_cmd;			/* c: the command line in the name column */
 	int lines, cols;		/* the terminal's size */
 	/* the rows of the current view and their order */
 	struct view_row *row;
@@ -111,6 +114,13 @@ struct view {
 	uint32_t *prev_serial;
 	int64_t *prev_mcur;
 	uint64_t prev_ns;		/* when the previous frame was built; 0: none */
+	/*
+	 * c: per process (its leader's slot) its command line, read once while
+	 * the slot's serial stays (view_set_cmd()): raw bytes, NULs as they were
+	 */
+	char (*cmd)[VIEW_CMD_LEN];
+	uint16_t *cmd_len;
+	uint32_t *cmd_serial;		/* the slot's serial when read; 0: not read */
 	/*
 	 * Enter/space: a row's stacks as a tree under it, one line a stack (its
 	 * pages) and one a frame; tsel is the selected line of the tree (-1: the
@@ -175,6 +185,19 @@ int view_tree_shown(const struct view *v);
 
 /* Tree line @k: the stack it belongs to, and its frame (-1: the stack's own line). */
 int view_tree_at(const struct view *v, int k, int *frame);
+
+/*
+ * c: the command line of the process in task slot @slot (its leader's) is
+ * wanted: view_cmd_wanted() says whether it was read for the slot's serial
+ * yet; view_set_cmd() keeps @n raw bytes of /proc/PID/cmdline (cut at
+ * VIEW_CMD_LEN; n 0: none, the name is shown instead).
+ */
+bool view_cmd_wanted(const struct view *v, uint32_t slot, uint32_t serial);
+void view_set_cmd(struct view *v, uint32_t slot, uint32_t serial, const char *raw, size_t n);
+
+/* The name a row shows: the command line (c, when read and not empty) or the name. */
+const char *view_row_label(const struct view *v, const struct stats *st,
+			   const struct view_row *rw, size_t *len, bool *is_cmd);
 
 /* The name of a sort order ("current", "peak", ...). */
 const char *view_sort_name(enum view_sort s);

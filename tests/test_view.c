@@ -750,6 +750,55 @@ START_TEST(test_expand)
 }
 END_TEST
 
+/* c: the command line in the name column, read once per process, escaped; PPID in the process view */
+START_TEST(test_cmdline_and_ppid)
+{
+	static const char hostile[] = "python3\0-c\0\033[2J\033]2;pwned\007evil\0";
+	struct mt_task *t, *k;
+	uint32_t slot;
+
+	t = add_task(2, 2, "python3", 20);
+	k = add_task(3, 3, "kworker/0:1", 10);
+	view_resize(&V, 24, 100);
+	view_build(&V, &S, SEC, true);
+	render();
+	ck_assert_int_ge(line_with("STATE  COMM"), 0);
+	ck_assert(!view_cmd_wanted(&V, (uint32_t)(t - S.tb.tasks), t->serial));	/* not shown: not read */
+	ck_assert_int_eq(view_key(&V, 'c'), VA_DRAW);
+	slot = (uint32_t)(t - S.tb.tasks);
+	ck_assert(view_cmd_wanted(&V, slot, t->serial));
+	view_set_cmd(&V, slot, t->serial, hostile, sizeof(hostile) - 1);
+	ck_assert(!view_cmd_wanted(&V, slot, t->serial));		/* once per process */
+	view_set_cmd(&V, (uint32_t)(k - S.tb.tasks), k->serial, "", 0);	/* a kernel thread */
+	render();
+	ck_assert_int_ge(line_with("STATE  COMMAND"), 0);
+	ck_assert_int_eq(line_with("python3 -c \\x1b[2J\\x1b]2;pwned\\x07evil"), 4);
+	ck_assert_int_eq(line_with("[kworker/0:1]"), 5);
+	/* a slot taken by another process: read again, its own */
+	ck_assert(view_cmd_wanted(&V, slot, t->serial + 1));
+	/* c again: the names */
+	view_key(&V, 'c');
+	render();
+	ck_assert_int_eq(line_with("python3 -c"), -1);
+	ck_assert_int_ge(line_with("python3"), 4);
+	ck_assert_int_ge(line_with("STATE  COMM"), 0);
+	/* the process view: PID, PPID, THREADS */
+	ck_assert_int_eq(view_key(&V, 'p'), VA_BUILD);
+	view_build(&V, &S, SEC, false);
+	render();
+	ck_assert_int_eq(line_with("    PID    PPID THREADS  CUR_PAGES PEAK_PAGES"), 3);
+	ck_assert_int_eq(line_with("      2       1       1         20         20"), 4);
+	/* a long command line: Right scrolls it as the stacks */
+	view_key(&V, 'c');
+	render();
+	ck_assert_int_eq(line_with("python3 -c"), 4);
+	view_key(&V, TK_RIGHT);
+	render();
+	ck_assert_int_eq(line_with("python3 -c"), -1);
+	ck_assert_int_eq(line_with(" \\x1b[2J\\x1b]2;pwned"), 4);
+}
+END_TEST
+
 /* ---------------------------------------------------------------- the other keys, frames */
 
 START_TEST(test_help_freeze_quit)
@@ -948,6 +997,7 @@ Suite *suite_view(void)
 	tcase_add_test(tc, test_resize_keeps_selection);
 	tcase_add_test(tc, test_hostile_names);
 	tcase_add_test(tc, test_expand);
+	tcase_add_test(tc, test_cmdline_and_ppid);
 	tcase_add_test(tc, test_help_freeze_quit);
 	tcase_add_test(tc, test_batch_and_plain_frames);
 	tcase_add_test(tc, test_empty_modules_view);

@@ -83,11 +83,18 @@ kib_of() {
 	k=$(row_field "$1" 3)
 	[ -n "$k" ] && [ $((k % 4)) = 0 ] 2> /dev/null && near $((k / 4)) "$2"
 }
-# proc_row PID PAGES: the process row of PID has 1 thread and pages near PAGES
+# proc_row PID PAGES: the process row of PID has this shell as parent, 1 thread and pages near PAGES
 proc_row() {
-	local t p
-	read -r t p < <(rows | awk -v p="$1" '$1 == p { print $2, $3; exit }')
-	[ "$t" = 1 ] && near "$p" "$2"
+	local pp t p
+	read -r pp t p < <(rows | awk -v p="$1" '$1 == p { print $2, $3, $4; exit }')
+	[ "$pp" = $$ ] && [ "$t" = 1 ] && near "$p" "$2"
+}
+# cmd_shown PID [FROM]: in the process view, its row's name column is its command line
+# ($WL ...) from column FROM (Left/Right; 0 by default), cut at the edge
+cmd_shown() {
+	local c w=${WL:${2:-0}}
+	c=$(rows | awk -v p="$1" '$1 == p { print $8; exit }')
+	[ "${#c}" -ge 12 ] && [[ $w == "$c"* ]]
 }
 # the screen with its attributes as tmux keeps them: no ESC [ at all (TERM=dumb)
 no_attrs() { ! tm capture-pane -p -e -t top | grep -q $'\033\\['; }
@@ -186,9 +193,16 @@ view_test() {
 	# views
 	tm send-keys -t top p
 	check "p: processes, threads summed" wait_for 3 shows_re '^PROCESSES: [0-9]+, by current pages'
-	check "p: PID and THREADS columns" shows_re 'PID THREADS +CUR_PAGES'
-	check "p: the workload's process row: 1 thread, its pages ($cur, within 1 %)" \
+	check "p: PID, PPID and THREADS columns" shows_re 'PID +PPID THREADS +CUR_PAGES'
+	check "p: the workload's process row: this shell its parent, 1 thread, its pages ($cur, within 1 %)" \
 		wait_for 3 proc_row "$wl" "${cur:-x}"
+	tm send-keys -t top c
+	check "c: the command line in the name column (COMMAND)" wait_for 3 shows_re 'STATE +COMMAND$'
+	check "c: the workload's row shows its command line ($WL ...)" wait_for 3 cmd_shown "$wl"
+	tm send-keys -t top Right
+	check "c: Right scrolls the command lines 8 columns" wait_for 3 cmd_shown "$wl" 8
+	tm send-keys -t top Left c
+	check "c again: the name" wait_for 3 eval 'shows_re "STATE +COMM$" && [ "$(rows | awk -v p="$wl" '"'"'$1 == p { print $8; exit }'"'"')" = workload ]'
 	tm send-keys -t top m
 	check "m: modules" wait_for 3 shows_re '^MODULES: [0-9]+, by current pages'
 	check "m: NAME, CUR, PEAK, LOAD_PEAK, STATIC_KIB, STATE" \
