@@ -299,8 +299,11 @@ static void status_line(struct view *v, struct line *l)
 		l_text(l, "keys (any key closes this)", 26);
 		return;
 	}
-	l_printf(l, "%s: %u, by %s%s", kind_name(v->kind), v->nrows,
-		 view_sort_name(v->sort[v->kind]), v->reverse ? ", reversed" : "");
+	l_printf(l, "%s: %u", kind_name(v->kind), v->nrows);
+	if (v->hide_exited)
+		l_printf(l, " (%u %s hidden)", v->nhidden, v->kind == VIEW_MODULES ? "unloaded" :
+			 "exited");
+	l_printf(l, ", by %s%s", view_sort_name(v->sort[v->kind]), v->reverse ? ", reversed" : "");
 	if (v->cfg.batch) {
 		l_printf(l, " (page = %u bytes)", v->cfg.page_size);
 		return;
@@ -483,6 +486,7 @@ static const char *const help_text[] = {
 	"Up/Down, PgUp/PgDn, Home/End   select and scroll",
 	"Enter, space   the row's top stacks as a tree (--stacks); on a stack: fold it",
 	"Left/Right     scroll the stacks' frames and the command lines sideways",
+	"x  hide the exited rows (unloaded modules), every order; the count is said",
 	"c  command lines in the name column ([name]: none, a kernel thread)",
 	"u  units: pages, KiB, MiB",
 	"f  freeze the screen (tracing goes on)",

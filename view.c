@@ -369,6 +369,10 @@ static void build_tasks(struct view *v, const struct stats *st, uint64_t now_ns,
 			rw->state = t->state == TASK_EXITED ? ROW_EXITED : ROW_ALIVE;
 		rw->recent = rw->state == ROW_EXITED &&
 			     recent(v, procs ? t->pexit_ts : t->exit_ts, now_ns);
+		if (v->hide_exited && rw->state == ROW_EXITED) {
+			v->nrows--;	/* x: counted, not shown */
+			v->nhidden++;
+		}
 	}
 }
 
@@ -395,6 +399,10 @@ static void build_modules(struct view *v, const struct stats *st, double dt)
 		rw->static_kib = m->static_known ? m->static_kib : 0;
 		rw->state = m->state;
 		rw->recent = false;
+		if (v->hide_exited && (m->state == MOD_UNLOADED || m->state == MOD_FAILED)) {
+			v->nrows--;
+			v->nhidden++;
+		}
 	}
 }
 
@@ -419,6 +427,7 @@ void view_build(struct view *v, const struct stats *st, uint64_t now_ns, bool ti
 	double dt = v->prev_ns && now_ns > v->prev_ns ? (double)(now_ns - v->prev_ns) / 1e9 : 0;
 
 	v->nrows = 0;
+	v->nhidden = 0;
 	if (v->kind == VIEW_MODULES)
 		build_modules(v, st, dt);
 	else
@@ -639,6 +648,9 @@ enum view_act view_key(struct view *v, int key)
 	case 'r':
 		v->reverse = !v->reverse;
 		return VA_SORT;
+	case 'x':
+		v->hide_exited = !v->hide_exited;
+		return VA_BUILD;
 	case 'c':
 		v->show_cmd = !v->show_cmd;
 		return VA_DRAW;

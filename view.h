@@ -101,6 +101,8 @@ struct view {
 	bool frozen;			/* f: the rows stay; tracing goes on */
 	bool help;			/* h, ?: the keys are shown */
 	bool show_cmd;			/* c: the command line in the name column */
+	bool hide_exited;		/* x: exited rows (unloaded modules) left out, every order */
+	uint32_t nhidden;		/* ... this many at the build */
 	int lines, cols;		/* the terminal's size */
 	/* the rows of the current view and their order */
 	struct view_row *row;

@@ -410,6 +410,45 @@ START_TEST(test_exited_kept_dimmed)
 }
 END_TEST
 
+/* x: the exited rows left out in every order (recent or not), their count on the status line */
+START_TEST(test_hide_exited)
+{
+	int s;
+
+	add_task(100, 100, "holder", 40);
+	add_task(200, 200, "peaker", 100);
+	add_task(300, 300, "small", 5);
+	exit_task(2 * SEC, 200);
+	view_build(&V, &S, 3 * SEC, true);		/* recent: ranked by its peak */
+	ck_assert_str_eq(order_str(), "200 100 300");
+	render();
+	ck_assert_int_eq(line_with("TASKS: 3, by current pages"), 2);
+	ck_assert_int_eq(view_key(&V, 'x'), VA_BUILD);
+	for (s = 0; s < SORT__N; s++) {
+		view_build(&V, &S, 3 * SEC, false);
+		ck_assert_uint_eq(V.nrows, 2);
+		ck_assert_ptr_null(strstr(order_str(), "200"));
+		render();
+		ck_assert_int_eq(line_with("TASKS: 2 (1 exited hidden), by "), 2);
+		ck_assert_int_eq(line_with("peaker"), -1);
+		view_key(&V, 's');
+	}
+	/* the process view too */
+	view_key(&V, 'p');
+	view_build(&V, &S, 13 * SEC, false);
+	ck_assert_uint_eq(V.nrows, 2);
+	render();
+	ck_assert_int_eq(line_with("PROCESSES: 2 (1 exited hidden), by "), 2);
+	/* x again: shown */
+	view_key(&V, 'x');
+	view_build(&V, &S, 13 * SEC, false);
+	ck_assert_uint_eq(V.nrows, 3);
+	render();
+	ck_assert_int_eq(line_with("hidden"), -1);
+	ck_assert_int_ge(line_with("exited peaker"), 0);
+}
+END_TEST
+
 /* ---------------------------------------------------------------- views */
 
 START_TEST(test_process_and_module_views)
@@ -997,6 +1036,7 @@ Suite *suite_view(void)
 	tcase_add_test(tc, test_resize_keeps_selection);
 	tcase_add_test(tc, test_hostile_names);
 	tcase_add_test(tc, test_expand);
+	tcase_add_test(tc, test_hide_exited);
 	tcase_add_test(tc, test_cmdline_and_ppid);
 	tcase_add_test(tc, test_help_freeze_quit);
 	tcase_add_test(tc, test_batch_and_plain_frames);

@@ -152,7 +152,7 @@ pages_of() {	# pages_of PID: its CUR column, when it shows at least 64 MiB of pa
 
 # ------------------------------------------------------------------ the view, its keys
 view_test() {
-	local before after wl wl2 cur n first last col sleepers=() i c0
+	local before after wl wl2 wlx cur n first last col sleepers=() i c0
 	before=$(tfs_state)
 	# rows to scroll through whatever else runs on the machine: 40 processes with pages
 	# (seeded from /proc at the start)
@@ -280,6 +280,24 @@ view_test() {
 	check "f again: running, the new workload shows" wait_for 5 has_pages "$wl2" 8192
 	check "f again: running in the header" shows_re '(lost|LOST) [0-9]+  running$'
 
+	# x: a workload that has exited shows dimmed, "exited"; x leaves it (and the others) out
+	"$WL" 16 300 "$T/wlx.ready" & wlx=$!
+	PIDS+=("$wlx")
+	wait "$wlx"
+	check "x: an exited 16 MiB workload shows, exited (pid $wlx)" \
+		wait_for 5 eval '[ "$(row_field "$wlx" 6)" = exited ]'
+	tm send-keys -t top x
+	check "x: the exited rows hidden, their count in the header" \
+		wait_for 3 shows_re '^TASKS: [0-9]+ \([1-9][0-9]* exited hidden\), by current pages'
+	check "x: the exited workload's row gone, no exited row left" \
+		eval '[ -z "$(row_field "$wlx" 6)" ] && ! rows | awk '"'"'$6 == "exited"'"'"' | grep -q .'
+	tm send-keys -t top s
+	check "x: in the peak order too" \
+		wait_for 3 eval 'shows_re "exited hidden\), by peak pages" && ! rows | awk '"'"'$6 == "exited"'"'"' | grep -q .'
+	tm send-keys -t top s s s s x
+	check "x again: the exited rows back, no count" \
+		wait_for 3 eval 'shows_re "^TASKS: [0-9]+, by current pages" && [ "$(row_field "$wlx" 6)" = exited ]'
+
 	# help, Enter
 	tm send-keys -t top h
 	check "h: the keys" wait_for 3 shows 'u  units: pages, KiB, MiB'
@@ -298,7 +316,7 @@ view_test() {
 		wait_for 3 eval '! shows "(no stacks: start memtrace"'
 	tm send-keys -t top Space
 	check "space: the same as Enter" wait_for 3 shows 'no stacks: run with --stacks'
-	tm send-keys -t top x
+	tm send-keys -t top z
 	check "the next key clears the message" wait_for 3 shows '; h: keys'
 	tm send-keys -t top Enter
 	wait_for 3 eval '! shows "(no stacks: start memtrace"' || bad "Enter: the note stays"
