@@ -263,21 +263,29 @@ static void head_line1(struct view *v, struct line *l, const struct view_facts *
 	}
 }
 
+/*
+ * MemAvailable, and the pages tracked now beside the system peak: the pfn
+ * map's pages (st->sys_cur: every page the events showed allocated since the
+ * start and not freed, each once, whoever holds it: tasks, <irq>, modules'
+ * own) and its most at once; how long ago when known, else when.
+ */
 static void head_line2(struct view *v, struct line *l, const struct stats *st,
 		       const struct view_facts *f)
 {
-	char avail[32], total[32], peak[32];
+	char avail[32], total[32], now[32], peak[32];
 
 	fmt_mem(avail, sizeof(avail), f->mem_avail_kib);
 	fmt_mem(total, sizeof(total), f->mem_total_kib);
+	fmt_pages(v, now, sizeof(now), st->sys_cur);
 	fmt_pages(v, peak, sizeof(peak), st->sys_peak);
-	l_printf(l, "MemAvailable %s of %s  system peak %s %s", avail, total, peak,
-		 v->unit == UNIT_PAGES ? "pages" : v->unit == UNIT_KIB ? "KiB" : "MiB");
+	l_printf(l, "MemAvailable %s of %s  tracked now %s %s, peak %s", avail, total, now,
+		 unit_name(v), peak);
 	if (!st->sys_peak_ts)
 		return;		/* nothing tracked yet */
-	l_printf(l, " at %.1f s", f->sys_peak_s);
 	if (f->sys_peak_ago_s >= 0)
 		l_printf(l, " (%.0f s ago)", f->sys_peak_ago_s);
+	else
+		l_printf(l, " at %.1f s", f->sys_peak_s);
 }
 
 static const char *kind_name(enum view_kind k)

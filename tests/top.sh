@@ -89,6 +89,11 @@ proc_row() {
 	read -r pp t p < <(rows | awk -v p="$1" '$1 == p { print $2, $3, $4; exit }')
 	[ "$pp" = $$ ] && [ "$t" = 1 ] && near "$p" "$2"
 }
+# the header's pages tracked now: at least the 64 MiB workload's, at most the peak
+tracked_ok() {
+	screen | sed -nE 's/.*tracked now ([0-9]+) pages, peak ([0-9]+) .*/\1 \2/p' |
+		awk '{ ok = $1 >= 16384 && $1 <= $2 } END { exit !ok }'
+}
 # cmd_shown PID [FROM]: in the process view, its row's name column is its command line
 # ($WL ...) from column FROM (Left/Right; 0 by default), cut at the edge
 cmd_shown() {
@@ -161,8 +166,8 @@ view_test() {
 	check "view: on the alternate screen (alternate_on 1)" alt_is 1
 	check "view: header with uptime, events/s, lost events, running (a loaded machine may lose some)" \
 		shows_re '^memtrace [0-9.]+  [0-9]{2}:[0-9]{2}:[0-9]{2}Z  up ([0-9]+d )?[0-9:]+  [0-9]+ ev/s  (lost|LOST) [0-9]+  running'
-	check "view: MemAvailable, MemTotal and the system peak in the header, when and how long ago" \
-		wait_for 5 shows_re '^MemAvailable [0-9.]+ [GM]iB of [0-9.]+ [GM]iB  system peak [0-9]+ pages at [0-9.]+ s( \([0-9]+ s ago)?'
+	check "view: MemAvailable, MemTotal, the pages tracked now and the system peak in the header, how long ago" \
+		wait_for 5 shows_re '^MemAvailable [0-9.]+ [GM]iB of [0-9.]+ [GM]iB  tracked now [0-9]+ pages, peak [0-9]+ \([0-9]+ s ago\)$'
 	check "view: the task view by current pages, rows 1 to min(tasks, 20)" wait_for 3 task_status_ok
 	check "view: the column names" wait_for 3 shows_re 'PID +TGID +CUR_PAGES PEAK_PAGES +PAGES/s STATE +COMM'
 
@@ -177,6 +182,7 @@ view_test() {
 		check "view: its row has its pid, tgid, peak, alive, workload" \
 			test "$(rows | awk -v p="$wl" '$1 == p { print $2, ($4 >= $3), $6, $7 }')" = "$wl 1 alive workload"
 		check "view: the first row is selected" sel_on 5
+		check "view: tracked now holds the workload's 16384 pages, at most the peak" tracked_ok
 	else
 		bad "view: the workload (pid $wl) did not show 16384 pages: $(screen | sed -n 5,8p | tr '\n' '|')"
 	fi
