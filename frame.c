@@ -293,6 +293,18 @@ static const char *kind_name(enum view_kind k)
 	return k == VIEW_TASKS ? "TASKS" : k == VIEW_PROCS ? "PROCESSES" : "MODULES";
 }
 
+/* The order as the status line says it, in the unit shown: "current KiB", "change per second". */
+static const char *sort_words(const struct view *v)
+{
+	static const char *const unit[SORT_PEAK + 1][UNIT__N] = {
+		{ "current pages", "current KiB", "current MiB" },
+		{ "peak pages", "peak KiB", "peak MiB" },
+	};
+	enum view_sort s = v->sort[v->kind];
+
+	return s <= SORT_PEAK ? unit[s][v->unit] : view_sort_name(s);
+}
+
 static void status_line(struct view *v, struct line *l)
 {
 	uint32_t vis = view_visible(v), last;
@@ -311,7 +323,7 @@ static void status_line(struct view *v, struct line *l)
 	if (v->hide_exited)
 		l_printf(l, " (%u %s hidden)", v->nhidden, v->kind == VIEW_MODULES ? "unloaded" :
 			 "exited");
-	l_printf(l, ", by %s%s", view_sort_name(v->sort[v->kind]), v->reverse ? ", reversed" : "");
+	l_printf(l, ", by %s%s", sort_words(v), v->reverse[v->kind] ? ", reversed" : "");
 	if (v->cfg.batch) {
 		l_printf(l, " (page = %u bytes)", v->cfg.page_size);
 		return;
@@ -491,6 +503,7 @@ static void fetch_stacks(struct view *v)
 static const char *const help_text[] = {
 	"t  tasks            p  processes (threads summed)    m  modules",
 	"s  next order: current, peak, change, pid, name      r  reverse it",
+	"   (each view keeps its own order and direction)",
 	"Up/Down, PgUp/PgDn, Home/End   select and scroll",
 	"Enter, space   the row's top stacks as a tree (--stacks); on a stack: fold it",
 	"Left/Right     scroll the stacks' frames and the command lines sideways",

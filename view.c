@@ -198,7 +198,7 @@ static int cmp_rows(const void *a, const void *b, void *p)
 		r = x->pid < y->pid ? -1 : 1;
 	if (!r && x->idx != y->idx)
 		r = x->idx < y->idx ? -1 : 1;
-	return c->v->reverse ? -r : r;
+	return c->v->reverse[c->v->kind] ? -r : r;
 }
 
 /* Sort orders that mean something in a view: modules have no pid and no change column. */
@@ -646,7 +646,7 @@ enum view_act view_key(struct view *v, int key)
 		v->sort[v->kind] = s;
 		return VA_SORT;
 	case 'r':
-		v->reverse = !v->reverse;
+		v->reverse[v->kind] = !v->reverse[v->kind];
 		return VA_SORT;
 	case 'x':
 		v->hide_exited = !v->hide_exited;

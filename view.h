@@ -95,8 +95,8 @@ struct view_config {
 struct view {
 	struct view_config cfg;
 	enum view_kind kind;
-	enum view_sort sort[VIEW__N];	/* each view's order */
-	bool reverse;
+	enum view_sort sort[VIEW__N];	/* each view's order (s) ... */
+	bool reverse[VIEW__N];		/* ... and whether it is reversed (r) */
 	enum view_unit unit;
 	bool frozen;			/* f: the rows stay; tracing goes on */
 	bool help;			/* h, ?: the keys are shown */

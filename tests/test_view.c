@@ -462,6 +462,64 @@ START_TEST(test_tracked_now)
 }
 END_TEST
 
+/* the status line names the order in the unit shown; s and r are each view's own */
+START_TEST(test_order_words_and_per_view)
+{
+	add_task(10, 10, "bravo", 30);
+	add_task(11, 11, "alpha", 50);
+	add_task(12, 12, "charlie", 10);
+	view_build(&V, &S, SEC, true);
+	render();
+	ck_assert_int_eq(line_with("TASKS: 3, by current pages;"), 2);
+	view_key(&V, 'u');
+	render();
+	ck_assert_int_eq(line_with("TASKS: 3, by current KiB;"), 2);
+	view_key(&V, 's');
+	view_sort(&V, &S);
+	render();
+	ck_assert_int_eq(line_with("TASKS: 3, by peak KiB;"), 2);
+	ck_assert_int_eq(line_with("pages"), -1);	/* no word of pages while KiB are shown */
+	view_key(&V, 'u');
+	render();
+	ck_assert_int_eq(line_with("TASKS: 3, by peak MiB;"), 2);
+	view_key(&V, 'u');
+	view_key(&V, 's');
+	view_sort(&V, &S);
+	render();
+	ck_assert_int_eq(line_with("TASKS: 3, by change per second;"), 2);
+	view_key(&V, 's');
+	view_key(&V, 's');
+	view_key(&V, 's');
+	view_sort(&V, &S);
+	/* r reverses the task view only */
+	ck_assert_int_eq(view_key(&V, 'r'), VA_SORT);
+	view_sort(&V, &S);
+	ck_assert_str_eq(order_str(), "12 10 11");
+	view_key(&V, 'p');
+	view_build(&V, &S, SEC, false);
+	ck_assert_str_eq(order_str(), "11 10 12");	/* the process view: not reversed */
+	render();
+	ck_assert_int_eq(line_with("PROCESSES: 3, by current pages;"), 2);
+	view_key(&V, 's');				/* its own order: peak */
+	view_key(&V, 'r');
+	view_sort(&V, &S);
+	ck_assert_str_eq(order_str(), "12 10 11");
+	render();
+	ck_assert_int_eq(line_with("PROCESSES: 3, by peak pages, reversed;"), 2);
+	view_key(&V, 't');
+	view_build(&V, &S, SEC, false);
+	render();
+	ck_assert_int_eq(line_with("TASKS: 3, by current pages, reversed;"), 2);
+	ck_assert_str_eq(order_str(), "12 10 11");
+	view_key(&V, 'r');
+	view_sort(&V, &S);
+	ck_assert_str_eq(order_str(), "11 10 12");
+	view_key(&V, 'p');
+	view_build(&V, &S, SEC, false);
+	ck_assert_str_eq(order_str(), "12 10 11");	/* the process view's stays reversed */
+}
+END_TEST
+
 /* x: the exited rows left out in every order (recent or not), their count on the status line */
 START_TEST(test_hide_exited)
 {
@@ -1089,6 +1147,7 @@ Suite *suite_view(void)
 	tcase_add_test(tc, test_resize_keeps_selection);
 	tcase_add_test(tc, test_hostile_names);
 	tcase_add_test(tc, test_expand);
+	tcase_add_test(tc, test_order_words_and_per_view);
 	tcase_add_test(tc, test_tracked_now);
 	tcase_add_test(tc, test_hide_exited);
 	tcase_add_test(tc, test_cmdline_and_ppid);
