@@ -508,7 +508,7 @@ static const char *const help_text[] = {
 	"Enter, space   the row's top stacks as a tree (--stacks); on a stack: fold it",
 	"Left/Right     scroll the stacks' frames and the command lines sideways",
 	"x  hide the exited rows (unloaded modules), every order; the count is said",
-	"c  command lines in the name column ([name]: none, a kernel thread)",
+	"c  command lines for names ([name]: none read, exited first or a kernel thread)",
 	"u  units: pages, KiB, MiB",
 	"f  freeze the screen (tracing goes on)",
 	"h, ?  these keys      q  quit (the final report goes to the log file)",
