@@ -89,6 +89,12 @@ proc_row() {
 	read -r pp t p < <(rows | awk -v p="$1" '$1 == p { print $2, $3, $4; exit }')
 	[ "$pp" = $$ ] && [ "$t" = 1 ] && near "$p" "$2"
 }
+# state_is PID STATE: the row of PID says STATE (its field 6 in the task view; "" no row)
+state_is() { [ "$(row_field "$1" 6)" = "$2" ]; }
+# no_exited: no row of the screen is exited
+no_exited() { ! rows | awk '$6 == "exited"' | grep -q .; }
+# name_is PID NAME: in the process view, the name column of PID's row
+name_is() { [ "$(rows | awk -v p="$1" '$1 == p { print $8; exit }')" = "$2" ]; }
 # the header's pages tracked now: at least the 64 MiB workload's, at most the peak
 tracked_ok() {
 	screen | sed -nE 's/.*tracked now ([0-9]+) pages, peak ([0-9]+) .*/\1 \2/p' |
@@ -209,7 +215,7 @@ view_test() {
 	tm send-keys -t top Right
 	check "c: Right scrolls the command lines 8 columns" wait_for 3 cmd_shown "$wl" 8
 	tm send-keys -t top Left c
-	check "c again: the name" wait_for 3 eval 'shows_re "STATE +COMM$" && [ "$(rows | awk -v p="$wl" '"'"'$1 == p { print $8; exit }'"'"')" = workload ]'
+	check "c again: the name" wait_for 3 eval 'shows_re "STATE +COMM$" && name_is "$wl" workload'
 	tm send-keys -t top m
 	check "m: modules" wait_for 3 shows_re '^MODULES: [0-9]+, by current pages'
 	check "m: NAME, CUR, PEAK, LOAD_PEAK, STATIC_KIB, STATE" \
@@ -304,18 +310,18 @@ view_test() {
 	PIDS+=("$wlx")
 	wait "$wlx"
 	check "x: an exited 16 MiB workload shows, exited (pid $wlx)" \
-		wait_for 5 eval '[ "$(row_field "$wlx" 6)" = exited ]'
+		wait_for 5 state_is "$wlx" exited
 	tm send-keys -t top x
 	check "x: the exited rows hidden, their count in the header" \
 		wait_for 3 shows_re '^TASKS: [0-9]+ \([1-9][0-9]* exited hidden\), by current pages'
 	check "x: the exited workload's row gone, no exited row left" \
-		eval '[ -z "$(row_field "$wlx" 6)" ] && ! rows | awk '"'"'$6 == "exited"'"'"' | grep -q .'
+		eval 'state_is "$wlx" "" && no_exited'
 	tm send-keys -t top s
 	check "x: in the peak order too" \
-		wait_for 3 eval 'shows_re "exited hidden\), by peak pages" && ! rows | awk '"'"'$6 == "exited"'"'"' | grep -q .'
+		wait_for 3 eval 'shows_re "exited hidden\), by peak pages" && no_exited'
 	tm send-keys -t top s s s s x
 	check "x again: the exited rows back, no count" \
-		wait_for 3 eval 'shows_re "^TASKS: [0-9]+, by current pages" && [ "$(row_field "$wlx" 6)" = exited ]'
+		wait_for 3 eval 'shows_re "^TASKS: [0-9]+, by current pages" && state_is "$wlx" exited'
 
 	# help, Enter
 	tm send-keys -t top h
