@@ -307,7 +307,7 @@ static const char *sort_words(const struct view *v)
 
 static void status_line(struct view *v, struct line *l)
 {
-	uint32_t vis = view_visible(v), last;
+	uint32_t last;
 
 	if (v->msg[0]) {
 		l_alert(v, l);
@@ -328,7 +328,7 @@ static void status_line(struct view *v, struct line *l)
 		l_printf(l, " (page = %u bytes)", v->cfg.page_size);
 		return;
 	}
-	last = v->first + vis < v->nrows ? v->first + vis : v->nrows;
+	last = v->first + view_rows_shown(v);
 	if (v->nrows)
 		l_printf(l, "; rows %u-%u", v->first + 1, last);
 	l_text(l, "; h: keys", 9);

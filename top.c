@@ -102,7 +102,7 @@ static void refresh(struct run *r, uint64_t now)
 {
 	struct top_state *ts = r->top;
 	struct view *v = &ts->view;
-	uint32_t i, vis = v->cfg.batch ? v->cfg.batch_rows : view_visible(v);
+	uint32_t i, vis = v->cfg.batch ? v->cfg.batch_rows : view_rows_shown(v);
 	int c;
 
 	if (now - ts->lost_ns >= LOST_EVERY_NS) {
@@ -114,7 +114,9 @@ static void refresh(struct run *r, uint64_t now)
 				r->rd.cpus[c].stats_lost = lost;
 		}
 	}
-	for (i = v->first; i < v->nrows && (!vis || i < v->first + vis); i++) {
+	bool all = v->cfg.batch && !vis;	/* batch -n 0: every row */
+
+	for (i = v->first; i < v->nrows && (all || i < v->first + vis); i++) {
 		const struct view_row *rw = &v->row[v->order[i]];
 
 		if (v->kind == VIEW_MODULES) {

@@ -451,6 +451,24 @@ uint32_t view_visible(const struct view *v)
 	return n > 1 ? (uint32_t)n : 1;
 }
 
+uint32_t view_rows_shown(const struct view *v)
+{
+	int y = VIEW_HEAD_LINES, lines = v->lines - (v->cfg.ansi ? 0 : 1);
+	uint32_t i, n = 0;
+
+	if (v->cfg.batch)
+		return 0;
+	for (i = v->first; i < v->nrows && y < lines; i++, n++) {
+		const struct view_row *rw = &v->row[v->order[i]];
+
+		y++;
+		if (v->expanded && v->exp_kind == v->kind && rw->idx == v->exp_idx &&
+		    rw->serial == v->exp_serial)
+			y += view_tree_shown(v);
+	}
+	return n;
+}
+
 int view_tree_lines(const struct view *v)
 {
 	int i, n = 0;

@@ -174,6 +174,13 @@ enum view_act view_key(struct view *v, int key);
 /* Rows the screen shows at once (0 in batch: all). */
 uint32_t view_visible(const struct view *v);
 
+/*
+ * Rows the frame draws from v->first: as many as fit, each expanded row's
+ * tree taking its lines (the status line's "rows A-B", and the rows whose
+ * names and command lines are read). 0 in batch: all.
+ */
+uint32_t view_rows_shown(const struct view *v);
+
 /* The selected row stays on the screen, the screen as full as the rows allow. */
 void view_keep_visible(struct view *v);
 

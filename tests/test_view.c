@@ -897,6 +897,13 @@ START_TEST(test_expand)
 	ck_assert_int_eq(V.tsel, 5);
 	ck_assert_int_eq(line_with("second_path"), 9);
 	ck_assert_int_eq(scr[9][0], '>');
+	/* the selection on the row above: both rows drawn, the tree cut; the status says 1-2 */
+	view_key(&V, TK_HOME);
+	render();
+	ck_assert_int_eq(scr[4][0], '>');
+	ck_assert_int_eq(line_with("two"), 5);
+	ck_assert_uint_eq(view_rows_shown(&V), 2);
+	ck_assert_int_ge(line_with("; rows 1-2;"), 0);
 }
 END_TEST
 
