@@ -570,13 +570,15 @@ static void down(struct view *v)
 /* Up: out of the tree to its row; from the row under the expanded one, its tree's last line. */
 static void up(struct view *v)
 {
+	uint32_t was = v->sel;
+
 	if (on_expanded(v) && v->tsel >= 0) {
 		v->tsel--;
 		tree_keep_visible(v);
 		return;
 	}
 	move_sel(v, -1);
-	if (on_expanded(v) && view_tree_lines(v) > 0) {
+	if (v->sel != was && on_expanded(v) && view_tree_lines(v) > 0) {
 		v->tsel = view_tree_lines(v) - 1;
 		tree_keep_visible(v);
 	}

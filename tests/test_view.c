@@ -904,6 +904,28 @@ START_TEST(test_expand)
 	ck_assert_int_eq(line_with("two"), 5);
 	ck_assert_uint_eq(view_rows_shown(&V), 2);
 	ck_assert_int_ge(line_with("; rows 1-2;"), 0);
+	/* Up from the row under the tree: the tree's last line; Up on the first row: stays */
+	view_key(&V, TK_DOWN);
+	ck_assert_int_eq(V.tsel, -1);
+	view_key(&V, TK_UP);
+	ck_assert_int_eq(V.sel, 0);
+	ck_assert_int_eq(V.tsel, -1);	/* "one" is not the expanded row */
+	view_key(&V, TK_DOWN);
+	view_key(&V, '\r');			/* "two" folded; "one" expanded, first row */
+	view_key(&V, TK_UP);
+	view_key(&V, '\r');
+	ck_assert(V.expanded);
+	ck_assert_int_eq(V.sel, 0);
+	view_key(&V, TK_UP);			/* on the first row, expanded: stays there */
+	ck_assert_int_eq(V.sel, 0);
+	ck_assert_int_eq(V.tsel, -1);
+	render();				/* its stacks read */
+	view_key(&V, TK_END);
+	ck_assert_int_eq(V.sel, 1);
+	view_key(&V, TK_UP);			/* from the row under it: the tree's last line */
+	ck_assert_int_eq(V.sel, 0);
+	ck_assert_int_eq(V.tsel, view_tree_lines(&V) - 1);
+	ck_assert_int_eq(V.tsel, 5);
 }
 END_TEST
 
