@@ -76,6 +76,55 @@ static void l_name(struct line *l, const char *s, size_t n, int width)
 	}
 }
 
+/* A name from column @skip of its escaped text on (Left/Right), cut at @width. */
+static void l_name_from(struct line *l, const char *s, size_t n, int skip, int width)
+{
+	int end = l->vis + width, col = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		char e[4];
+		size_t k = escape_text_char((unsigned char)s[i], e), off = 0;
+
+		/* an escape cut by the scroll shows its rest: columns stay columns */
+		if (col + (int)k <= skip) {
+			col += (int)k;
+			continue;
+		}
+		if (col < skip)
+			off = (size_t)(skip - col);
+		col += (int)k;
+		if (l->vis + (int)(k - off) > end)
+			break;
+		l_text(l, e + off, k - off);
+	}
+}
+
+/* A command line (c): its NULs as blanks, from column @skip on (Left/Right), cut at @width. */
+static void l_cmd(struct line *l, const char *s, size_t n, int skip, int width)
+{
+	int end = l->vis + width, col = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		char e[4];
+		size_t k = s[i] ? escape_text_char((unsigned char)s[i], e) : 1, off = 0;
+
+		if (!s[i])
+			e[0] = ' ';
+		if (col + (int)k <= skip) {
+			col += (int)k;
+			continue;
+		}
+		if (col < skip)
+			off = (size_t)(skip - col);
+		col += (int)k;
+		if (l->vis + (int)(k - off) > end)
+			break;
+		l_text(l, e + off, k - off);
+	}
+}
+
 static void l_pad(struct line *l, int to)
 {
 	while (l->vis < to && l->vis < l->max)
@@ -152,6 +201,12 @@ static void fmt_rate(const struct view *v, char *b, size_t n, double pages_per_s
 		snprintf(b, n, v->unit == UNIT_MIB ? "%+.1f" : "%+.0f", x);
 }
 
+/* The unit as words say it: pages, KiB, MiB. */
+static const char *unit_name(const struct view *v)
+{
+	return v->unit == UNIT_PAGES ? "pages" : v->unit == UNIT_KIB ? "KiB" : "MiB";
+}
+
 static const char *unit_word(const struct view *v)
 {
 	static const char *const w[UNIT__N] = { "PAGES", "KIB", "MIB" };
@@ -208,21 +263,29 @@ static void head_line1(struct view *v, struct line *l, const struct view_facts *
 	}
 }
 
+/*
+ * MemAvailable, and the pages tracked now beside the system peak: the pfn
+ * map's pages (st->sys_cur: every page the events showed allocated since the
+ * start and not freed, each once, whoever holds it: tasks, <irq>, modules'
+ * own) and its most at once; how long ago when known, else when.
+ */
 static void head_line2(struct view *v, struct line *l, const struct stats *st,
 		       const struct view_facts *f)
 {
-	char avail[32], total[32], peak[32];
+	char avail[32], total[32], now[32], peak[32];
 
 	fmt_mem(avail, sizeof(avail), f->mem_avail_kib);
 	fmt_mem(total, sizeof(total), f->mem_total_kib);
+	fmt_pages(v, now, sizeof(now), st->sys_cur);
 	fmt_pages(v, peak, sizeof(peak), st->sys_peak);
-	l_printf(l, "MemAvailable %s of %s  system peak %s %s", avail, total, peak,
-		 v->unit == UNIT_PAGES ? "pages" : v->unit == UNIT_KIB ? "KiB" : "MiB");
+	l_printf(l, "MemAvailable %s of %s  tracked now %s %s, peak %s", avail, total, now,
+		 unit_name(v), peak);
 	if (!st->sys_peak_ts)
 		return;		/* nothing tracked yet */
-	l_printf(l, " at %.1f s", f->sys_peak_s);
 	if (f->sys_peak_ago_s >= 0)
 		l_printf(l, " (%.0f s ago)", f->sys_peak_ago_s);
+	else
+		l_printf(l, " at %.1f s", f->sys_peak_s);
 }
 
 static const char *kind_name(enum view_kind k)
@@ -230,9 +293,21 @@ static const char *kind_name(enum view_kind k)
 	return k == VIEW_TASKS ? "TASKS" : k == VIEW_PROCS ? "PROCESSES" : "MODULES";
 }
 
+/* The order as the status line says it, in the unit shown: "current KiB", "change per second". */
+static const char *sort_words(const struct view *v)
+{
+	static const char *const unit[SORT_PEAK + 1][UNIT__N] = {
+		{ "current pages", "current KiB", "current MiB" },
+		{ "peak pages", "peak KiB", "peak MiB" },
+	};
+	enum view_sort s = v->sort[v->kind];
+
+	return s <= SORT_PEAK ? unit[s][v->unit] : view_sort_name(s);
+}
+
 static void status_line(struct view *v, struct line *l)
 {
-	uint32_t vis = view_visible(v), last;
+	uint32_t last;
 
 	if (v->msg[0]) {
 		l_alert(v, l);
@@ -244,13 +319,16 @@ static void status_line(struct view *v, struct line *l)
 		l_text(l, "keys (any key closes this)", 26);
 		return;
 	}
-	l_printf(l, "%s: %u, by %s%s", kind_name(v->kind), v->nrows,
-		 view_sort_name(v->sort[v->kind]), v->reverse ? ", reversed" : "");
+	l_printf(l, "%s: %u", kind_name(v->kind), v->nrows);
+	if (v->hide_exited)
+		l_printf(l, " (%u %s hidden)", v->nhidden, v->kind == VIEW_MODULES ? "unloaded" :
+			 "exited");
+	l_printf(l, ", by %s%s", sort_words(v), v->reverse[v->kind] ? ", reversed" : "");
 	if (v->cfg.batch) {
 		l_printf(l, " (page = %u bytes)", v->cfg.page_size);
 		return;
 	}
-	last = v->first + vis < v->nrows ? v->first + vis : v->nrows;
+	last = v->first + view_rows_shown(v);
 	if (v->nrows)
 		l_printf(l, "; rows %u-%u", v->first + 1, last);
 	l_text(l, "; h: keys", 9);
@@ -270,8 +348,10 @@ static void column_names(struct view *v, struct line *l)
 		l_printf(l, "  %-24s %10s %10s %10s %10s %-8s", "NAME", cur, peak, load,
 			 "STATIC_KIB", "STATE");
 	else
-		l_printf(l, "  %7s %7s %10s %10s %9s %-6s %s", v->kind == VIEW_TASKS ? "PID" : "PID",
-			 v->kind == VIEW_TASKS ? "TGID" : "THREADS", cur, peak, rate, "STATE", "COMM");
+		l_printf(l, "  %7s %7s%s %10s %10s %9s %-6s %s", "PID",
+			 v->kind == VIEW_TASKS ? "TGID" : "PPID",
+			 v->kind == VIEW_TASKS ? "" : " THREADS", cur, peak, rate, "STATE",
+			 v->show_cmd ? "COMMAND" : "COMM");
 	if (!plain(v))
 		l_pad(l, l->max);	/* the bar across the screen */
 }
@@ -322,55 +402,113 @@ static void row_line(struct view *v, struct line *l, const struct stats *st,
 		l_printf(l, " %10s %10s %10s %10llu %-8s", cur, peak, load,
 			 (unsigned long long)rw->static_kib, row_state_name(v, rw));
 	} else {
+		bool is_cmd;
+
 		fmt_rate(v, rate, sizeof(rate), rw->rate);
-		l_printf(l, "%7d %7lld %10s %10s %9s %-6s ", rw->pid, (long long)rw->aux, cur, peak,
-			 rate, row_state_name(v, rw));
-		l_name(l, name, len, l->max - l->vis);
+		if (v->kind == VIEW_PROCS)
+			l_printf(l, "%7d %7d %7lld %10s %10s %9s %-6s ", rw->pid, rw->ppid,
+				 (long long)rw->aux, cur, peak, rate, row_state_name(v, rw));
+		else
+			l_printf(l, "%7d %7lld %10s %10s %9s %-6s ", rw->pid, (long long)rw->aux,
+				 cur, peak, rate, row_state_name(v, rw));
+		name = view_row_label(v, st, rw, &len, &is_cmd);
+		if (is_cmd) {
+			/* the arguments' NULs as blanks; every other byte escaped as names are */
+			l_cmd(l, name, len, v->hscroll, l->max - l->vis);
+		} else if (v->show_cmd) {
+			l_text(l, "[", 1);
+			l_name(l, name, len, l->max - l->vis - 1);
+			l_text(l, "]", 1);
+		} else {
+			l_name(l, name, len, l->max - l->vis);
+		}
 	}
 	if (selected && !plain(v))
 		l_pad(l, l->max);
 }
 
-/* Enter/space: the expanded row's stacks, indented under it. */
-static int stack_lines(struct view *v, struct line *l, int y, int y_end)
+/*
+ * Enter/space: the expanded row's stacks, a tree indented under it: a line
+ * for each stack (its pages; [-] open, [+] folded) and under it a line for
+ * each frame, innermost first. Without --stacks the place says how to get them.
+ */
+static int tree_lines(struct view *v, struct line *l, int y, int y_end, bool row_sel)
 {
-	int i, drawn = 0;
+	int k, drawn = 0, shown = view_tree_shown(v), n = view_tree_lines(v);
 
-	for (i = 0; i < v->nstack && y + drawn < y_end; i++, drawn++) {
+	for (k = v->tfirst; k < n && drawn < shown && y + drawn < y_end; k++, drawn++) {
+		bool sel = row_sel && k == v->tsel;
+		int f, i = view_tree_at(v, k, &f);
+
 		line_begin(v, l, y + drawn);
-		l_text(l, "      ", 6);
-		l_name(l, v->stack_lines[i], strnlen(v->stack_lines[i], VIEW_STACK_LINE),
-		       l->max - l->vis);
+		if (sel)
+			l_attr(l, "\033[1;7m");
+		l_text(l, sel ? ">" : " ", 1);
+		if (i < 0) {
+			l_printf(l, "   %s", v->stacks ? "(no stacks for this row)" :
+				 "(no stacks: start memtrace --top --stacks to record them)");
+		} else if (f < 0) {
+			const struct view_stack *sk = &v->stk[i];
+			char cur[32], peak[32];
+
+			fmt_pages(v, cur, sizeof(cur), sk->cur);
+			fmt_pages(v, peak, sizeof(peak), sk->peak);
+			l_printf(l, "   [%c] stack %d of %d: %s/%s %s (now/peak), %d frames",
+				 sk->folded ? '+' : '-', i + 1, v->nstk, cur, peak, unit_name(v),
+				 sk->nframes);
+		} else {
+			const char *fr = v->stk[i].frame[f];
+
+			l_text(l, "       ", 7);
+			l_name_from(l, fr, strnlen(fr, VIEW_FRAME_LEN), v->hscroll, l->max - l->vis);
+		}
+		if (sel && !plain(v))
+			l_pad(l, l->max);
 		line_end(v, l);
 	}
 	return drawn;
 }
 
+/* The expanded row's stacks, again each frame (the folded ones stay folded). */
 static void fetch_stacks(struct view *v)
 {
-	int n;
+	uint32_t id[VIEW_STACKS_MAX];
+	bool folded[VIEW_STACKS_MAX];
+	int i, j, n, had = v->nstk;
 
 	if (!v->expanded || !v->stacks || v->frozen)
 		return;
-	n = v->stacks(v->stacks_ctx, v->exp_kind, v->exp_idx, v->stack_lines, VIEW_STACK_MAX);
+	for (i = 0; i < had && i < VIEW_STACKS_MAX; i++) {
+		id[i] = v->stk[i].id;
+		folded[i] = v->stk[i].folded;
+	}
+	n = v->stacks(v->stacks_ctx, v->exp_kind, v->exp_idx, v->stk, VIEW_STACKS_MAX);
 	if (n < 0) {
 		v->expanded = false;
-		v->nstack = 0;
+		v->nstk = 0;
 		snprintf(v->msg, sizeof(v->msg), "no stacks: run with --stacks");
 		return;
 	}
-	v->nstack = n;
-	if (!n) {
-		snprintf(v->stack_lines[0], VIEW_STACK_LINE, "(no stacks for this row)");
-		v->nstack = 1;
+	v->nstk = n > VIEW_STACKS_MAX ? VIEW_STACKS_MAX : n;
+	for (i = 0; i < v->nstk; i++) {
+		v->stk[i].folded = false;
+		if (v->stk[i].nframes > VIEW_FRAMES_MAX)
+			v->stk[i].nframes = VIEW_FRAMES_MAX;
+		for (j = 0; j < had && j < VIEW_STACKS_MAX; j++)
+			if (id[j] == v->stk[i].id)
+				v->stk[i].folded = folded[j];
 	}
 }
 
 static const char *const help_text[] = {
 	"t  tasks            p  processes (threads summed)    m  modules",
 	"s  next order: current, peak, change, pid, name      r  reverse it",
+	"   (each view keeps its own order and direction)",
 	"Up/Down, PgUp/PgDn, Home/End   select and scroll",
-	"Enter, space   the selected row's top stacks (tracing with --stacks)",
+	"Enter, space   the row's top stacks as a tree (--stacks); on a stack: fold it",
+	"Left/Right     scroll the stacks' frames and the command lines sideways",
+	"x  hide the exited rows (unloaded modules), every order; the count is said",
+	"c  command lines for names ([name]: none read, exited first or a kernel thread)",
 	"u  units: pages, KiB, MiB",
 	"f  freeze the screen (tracing goes on)",
 	"h, ?  these keys      q  quit (the final report goes to the log file)",
@@ -406,6 +544,12 @@ void view_render(struct view *v, const struct stats *st, const struct view_facts
 		lines = 1;
 	fetch_stacks(v);
 	view_keep_visible(v);
+	if (v->tsel >= view_tree_lines(v))
+		v->tsel = view_tree_lines(v) - 1;	/* the tree got shorter */
+	if (v->tfirst > view_tree_lines(v) - view_tree_shown(v))
+		v->tfirst = view_tree_lines(v) - view_tree_shown(v);
+	if (v->tfirst < 0)
+		v->tfirst = 0;
 	line_begin(v, &l, y++);
 	head_line1(v, &l, f);
 	line_end(v, &l);
@@ -439,11 +583,11 @@ void view_render(struct view *v, const struct stats *st, const struct view_facts
 			bool sel = !v->cfg.batch && i == v->sel;
 
 			line_begin(v, &l, y++);
-			row_line(v, &l, st, rw, sel);
+			row_line(v, &l, st, rw, sel && v->tsel < 0);
 			line_end(v, &l);
 			if (v->expanded && v->exp_kind == v->kind && rw->idx == v->exp_idx &&
 			    rw->serial == v->exp_serial)
-				y += stack_lines(v, &l, y, lines);
+				y += tree_lines(v, &l, y, lines, sel);
 		}
 		if (v->kind == VIEW_MODULES && !v->nrows && y < lines) {
 			line_begin(v, &l, y++);

@@ -571,8 +571,8 @@ void stackreport_cache_free(struct stackreport_cache *c)
 	c->n = 0;
 }
 
-int stackreport_row_lines(const struct run *r, bool module, uint32_t idx, char *lines,
-			  size_t len, int max, struct stackreport_cache *c)
+int stackreport_row_stacks(const struct run *r, bool module, uint32_t idx, struct view_stack *out,
+			   int max, struct stackreport_cache *c)
 {
 	static struct pick top[32];
 	const struct stacks *sk = &r->st.sk;
@@ -607,31 +607,26 @@ int stackreport_row_lines(const struct run *r, bool module, uint32_t idx, char *
 	}
 	for (i = 0; i < n; i++) {
 		const uint64_t *f = stacks_frames(sk, top[i].sid);
-		char *l = lines + (size_t)i * len;
+		uint32_t nf = sk->st[top[i].sid].nframes;
+		struct view_stack *o = &out[i];
 		bool first = true;
-		size_t at;
 		int w;
 
-		w = snprintf(l, len, "%lld/%lld ", (long long)top[i].cur, (long long)top[i].peak);
-		at = w > 0 && (size_t)w < len ? (size_t)w : len - 1;
-		for (j = 0; j < sk->st[top[i].sid].nframes && at + 1 < len; j++) {
-			/* a line is short: from the allocator's caller on */
-			if (first && j + 1 < sk->st[top[i].sid].nframes &&
+		o->id = top[i].sid;
+		o->cur = top[i].cur;
+		o->peak = top[i].peak;
+		o->nframes = 0;
+		for (j = 0; j < nf && o->nframes < VIEW_FRAMES_MAX; j++) {
+			/* from the allocator's caller on, as the reports */
+			if (first && j + 1 < nf &&
 			    (tracing_frame(&c->k, f[j]) || allocator_frame(&c->k, f[j])))
 				continue;
-			if (!first && at + 3 < len) {
-				memcpy(l + at, " < ", 3);
-				at += 3;
-			}
 			first = false;
-			w = frame_str(l + at, len - at, &c->k, f[j]);
-			if (w < 0 || (size_t)w >= len - at) {
-				at = len - 1;
-				break;
-			}
-			at += (size_t)w;
+			w = frame_str(o->frame[o->nframes], VIEW_FRAME_LEN, &c->k, f[j]);
+			if (w < 0)
+				o->frame[o->nframes][0] = '\0';
+			o->nframes++;
 		}
-		l[at] = '\0';
 	}
 	return (int)n;
 }

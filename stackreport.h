@@ -8,6 +8,7 @@
 #include "ksyms.h"
 #include "out.h"
 #include "run.h"
+#include "view.h"
 
 /*
  * Names for every frame a report prints, read from /proc/kallsyms live or
@@ -58,15 +59,16 @@ struct stackreport_cache {
 };
 
 /**
- * stackreport_row_lines() - the top stacks of a task (or of a module) as lines
+ * stackreport_row_stacks() - the top stacks of a task (or of a module), frame by frame
  * @module: @idx is a module's index in the table, else a task's slot
- * @lines: @max lines of @len bytes each: "now/peak  frame < caller < ..." per
- *         stack, innermost first (the tracing machinery's frames left out)
+ * @sk: at most @max stacks: id, pages now and at peak, and the frames one
+ *      each, innermost first from the allocator's caller on (the tracing
+ *      machinery's and the allocator's frames left out), VIEW_FRAMES_MAX at most
  * @c: names are read from /proc/kallsyms only when the row's stacks change
- * Return: the lines written, or -1 without a stack table.
+ * Return: the stacks written, or -1 without a stack table.
  */
-int stackreport_row_lines(const struct run *r, bool module, uint32_t idx, char *lines,
-			  size_t len, int max, struct stackreport_cache *c);
+int stackreport_row_stacks(const struct run *r, bool module, uint32_t idx, struct view_stack *sk,
+			   int max, struct stackreport_cache *c);
 void stackreport_cache_free(struct stackreport_cache *c);
 
 /*

@@ -3,6 +3,7 @@
 #include "top.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -69,6 +70,30 @@ static void flush_frame(struct top_state *ts)
 }
 
 /*
+ * c: the command line of the process of task @t (its leader's slot), read
+ * once per process: at most VIEW_CMD_LEN bytes of /proc/PID/cmdline; a
+ * process gone or a kernel thread (empty) keeps its name.
+ */
+static void read_cmd(struct run *r, struct view *v, const struct mt_task *t)
+{
+	const struct mt_task *p = stats_process_of(&r->st, t);
+	uint32_t slot = (uint32_t)(p - r->st.tb.tasks);
+	char path[48], buf[VIEW_CMD_LEN];
+	ssize_t n = 0;
+	int fd;
+
+	if (!view_cmd_wanted(v, slot, p->serial))
+		return;
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", pid_of(p));
+	fd = p->state == TASK_ALIVE ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+	if (fd >= 0) {
+		n = read(fd, buf, sizeof(buf));
+		close(fd);
+	}
+	view_set_cmd(v, slot, p->serial, buf, n > 0 ? (size_t)n : 0);
+}
+
+/*
  * What the reports refresh before each report, the cheap part only: the
  * kernel's loss counters once a second; names and sizes only of the rows on
  * the screen that lack them.
@@ -77,7 +102,7 @@ static void refresh(struct run *r, uint64_t now)
 {
 	struct top_state *ts = r->top;
 	struct view *v = &ts->view;
-	uint32_t i, vis = v->cfg.batch ? v->cfg.batch_rows : view_visible(v);
+	uint32_t i, vis = v->cfg.batch ? v->cfg.batch_rows : view_rows_shown(v);
 	int c;
 
 	if (now - ts->lost_ns >= LOST_EVERY_NS) {
@@ -89,7 +114,9 @@ static void refresh(struct run *r, uint64_t now)
 				r->rd.cpus[c].stats_lost = lost;
 		}
 	}
-	for (i = v->first; i < v->nrows && (!vis || i < v->first + vis); i++) {
+	bool all = v->cfg.batch && !vis;	/* batch -n 0: every row */
+
+	for (i = v->first; i < v->nrows && (all || i < v->first + vis); i++) {
 		const struct view_row *rw = &v->row[v->order[i]];
 
 		if (v->kind == VIEW_MODULES) {
@@ -110,6 +137,8 @@ static void refresh(struct run *r, uint64_t now)
 			    t->serial == rw->serial &&
 			    !proc_read_comm("/proc", t->tid, comm, sizeof(comm), &len))
 				table_set_comm(t, comm, len);
+			if (v->show_cmd && t->serial == rw->serial && !(t->flags & TF_PSEUDO))
+				read_cmd(r, v, t);
 		}
 	}
 }
@@ -186,13 +215,12 @@ static void top_free(struct run *r)
 }
 
 /* Enter/space: the selected row's top stacks (a process: its leader thread's). */
-static int row_stacks(void *ctx, enum view_kind kind, uint32_t idx,
-		      char (*lines)[VIEW_STACK_LINE], int max)
+static int row_stacks(void *ctx, enum view_kind kind, uint32_t idx, struct view_stack *sk,
+		      int max)
 {
 	struct run *r = ctx;
 
-	return stackreport_row_lines(r, kind == VIEW_MODULES, idx, lines[0], VIEW_STACK_LINE, max,
-				     &r->top->stacks);
+	return stackreport_row_stacks(r, kind == VIEW_MODULES, idx, sk, max, &r->top->stacks);
 }
 
 /* Stop the loop: the terminal back first (a second TERM during the stop exits at once). */

@@ -12,6 +12,8 @@
 
 #define VIEW_ALIVE	0x80000000u	/* in v->thr[slot]: one of the process's threads is alive */
 
+static bool on_expanded(const struct view *v);
+
 /* ---------------------------------------------------------------- setup */
 
 int view_init(struct view *v, const struct view_config *cfg)
@@ -42,10 +44,15 @@ int view_init(struct view *v, const struct view_config *cfg)
 	v->prev_pcur = calloc(cfg->max_tasks, sizeof(*v->prev_pcur));
 	v->prev_serial = calloc(cfg->max_tasks, sizeof(*v->prev_serial));
 	v->prev_mcur = calloc(cfg->max_modules, sizeof(*v->prev_mcur));
-	v->stack_lines = calloc(VIEW_STACK_MAX, sizeof(*v->stack_lines));
+	v->stk = calloc(VIEW_STACKS_MAX, sizeof(*v->stk));
+	/* touched only for the processes c shows: the rest never resident */
+	v->cmd = calloc(cfg->max_tasks, sizeof(*v->cmd));
+	v->cmd_len = calloc(cfg->max_tasks, sizeof(*v->cmd_len));
+	v->cmd_serial = calloc(cfg->max_tasks, sizeof(*v->cmd_serial));
+	v->tsel = -1;
 	v->frame = malloc(v->frame_cap);
 	if (!v->row || !v->order || !v->thr || !v->prev_cur || !v->prev_pcur ||
-	    !v->prev_serial || !v->prev_mcur || !v->stack_lines || !v->frame) {
+	    !v->prev_serial || !v->prev_mcur || !v->stk || !v->cmd || !v->cmd_len || !v->cmd_serial || !v->frame) {
 		view_free(v);
 		return -ENOMEM;
 	}
@@ -61,7 +68,10 @@ void view_free(struct view *v)
 	free(v->prev_pcur);
 	free(v->prev_serial);
 	free(v->prev_mcur);
-	free(v->stack_lines);
+	free(v->stk);
+	free(v->cmd);
+	free(v->cmd_len);
+	free(v->cmd_serial);
 	free(v->frame);
 	memset(v, 0, sizeof(*v));
 }
@@ -105,6 +115,43 @@ const char *view_row_name(const struct view *v, const struct stats *st,
 	}
 	*len = t->comm_len;
 	return t->comm;
+}
+
+bool view_cmd_wanted(const struct view *v, uint32_t slot, uint32_t serial)
+{
+	return v->show_cmd && slot < v->cfg.max_tasks && v->cmd_serial[slot] != serial;
+}
+
+void view_set_cmd(struct view *v, uint32_t slot, uint32_t serial, const char *raw, size_t n)
+{
+	if (slot >= v->cfg.max_tasks)
+		return;
+	if (n > VIEW_CMD_LEN)
+		n = VIEW_CMD_LEN;
+	while (n && !raw[n - 1])
+		n--;		/* the last argument's NUL */
+	memcpy(v->cmd[slot], raw, n);
+	v->cmd_len[slot] = (uint16_t)n;
+	v->cmd_serial[slot] = serial;
+}
+
+const char *view_row_label(const struct view *v, const struct stats *st,
+			   const struct view_row *rw, size_t *len, bool *is_cmd)
+{
+	*is_cmd = false;
+	if (v->show_cmd && v->kind != VIEW_MODULES) {
+		const struct mt_task *t = &st->tb.tasks[rw->idx];
+		uint32_t p = t->serial == rw->serial ?
+			     (uint32_t)(stats_process_of(st, t) - st->tb.tasks) : UINT32_MAX;
+
+		if (p < v->cfg.max_tasks && v->cmd_serial[p] &&
+		    v->cmd_serial[p] == st->tb.tasks[p].serial && v->cmd_len[p]) {
+			*is_cmd = true;
+			*len = v->cmd_len[p];
+			return v->cmd[p];
+		}
+	}
+	return view_row_name(v, st, rw, len);
 }
 
 struct sort_ctx {
@@ -151,7 +198,7 @@ static int cmp_rows(const void *a, const void *b, void *p)
 		r = x->pid < y->pid ? -1 : 1;
 	if (!r && x->idx != y->idx)
 		r = x->idx < y->idx ? -1 : 1;
-	return c->v->reverse ? -r : r;
+	return c->v->reverse[c->v->kind] ? -r : r;
 }
 
 /* Sort orders that mean something in a view: modules have no pid and no change column. */
@@ -210,6 +257,8 @@ static void find_selection(struct view *v)
 		}
 	}
 	remember_selection(v);
+	if (!on_expanded(v))
+		v->tsel = -1;	/* the tree's selection only under its own row */
 	view_keep_visible(v);
 }
 
@@ -311,6 +360,7 @@ static void build_tasks(struct view *v, const struct stats *st, uint64_t now_ns,
 			 v->prev_cur[i];
 		rw->rate = rate_of(rw->cur, before, dt);
 		rw->aux = procs ? (int64_t)(v->thr[i] & ~VIEW_ALIVE) : t->tgid;
+		rw->ppid = t->ppid;
 		if (t->flags & TF_PSEUDO)
 			rw->state = ROW_PSEUDO;
 		else if (procs)
@@ -319,6 +369,10 @@ static void build_tasks(struct view *v, const struct stats *st, uint64_t now_ns,
 			rw->state = t->state == TASK_EXITED ? ROW_EXITED : ROW_ALIVE;
 		rw->recent = rw->state == ROW_EXITED &&
 			     recent(v, procs ? t->pexit_ts : t->exit_ts, now_ns);
+		if (v->hide_exited && rw->state == ROW_EXITED) {
+			v->nrows--;	/* x: counted, not shown */
+			v->nhidden++;
+		}
 	}
 }
 
@@ -345,6 +399,10 @@ static void build_modules(struct view *v, const struct stats *st, double dt)
 		rw->static_kib = m->static_known ? m->static_kib : 0;
 		rw->state = m->state;
 		rw->recent = false;
+		if (v->hide_exited && (m->state == MOD_UNLOADED || m->state == MOD_FAILED)) {
+			v->nrows--;
+			v->nhidden++;
+		}
 	}
 }
 
@@ -369,6 +427,7 @@ void view_build(struct view *v, const struct stats *st, uint64_t now_ns, bool ti
 	double dt = v->prev_ns && now_ns > v->prev_ns ? (double)(now_ns - v->prev_ns) / 1e9 : 0;
 
 	v->nrows = 0;
+	v->nhidden = 0;
 	if (v->kind == VIEW_MODULES)
 		build_modules(v, st, dt);
 	else
@@ -388,9 +447,97 @@ uint32_t view_visible(const struct view *v)
 		return 0;
 	if (!v->cfg.ansi)
 		n--;	/* plain lines: the last one is the cursor's */
-	if (v->expanded && v->nstack > 0)
-		n -= v->nstack;
+	n -= view_tree_shown(v);
 	return n > 1 ? (uint32_t)n : 1;
+}
+
+uint32_t view_rows_shown(const struct view *v)
+{
+	int y = VIEW_HEAD_LINES, lines = v->lines - (v->cfg.ansi ? 0 : 1);
+	uint32_t i, n = 0;
+
+	if (v->cfg.batch)
+		return 0;
+	for (i = v->first; i < v->nrows && y < lines; i++, n++) {
+		const struct view_row *rw = &v->row[v->order[i]];
+
+		y++;
+		if (v->expanded && v->exp_kind == v->kind && rw->idx == v->exp_idx &&
+		    rw->serial == v->exp_serial)
+			y += view_tree_shown(v);
+	}
+	return n;
+}
+
+int view_tree_lines(const struct view *v)
+{
+	int i, n = 0;
+
+	if (!v->expanded)
+		return 0;
+	if (!v->stacks || v->nstk <= 0)
+		return 1;	/* how to get them, or that the row has none */
+	for (i = 0; i < v->nstk; i++)
+		n += 1 + (v->stk[i].folded ? 0 : v->stk[i].nframes);
+	return n;
+}
+
+/* The tree shows what it has, leaving the screen a line for the rows (the expanded one). */
+int view_tree_shown(const struct view *v)
+{
+	int room = v->lines - VIEW_HEAD_LINES - (v->cfg.ansi ? 0 : 1) - 1;
+	int n = view_tree_lines(v);
+
+	if (v->cfg.batch)
+		return 0;
+	return n < room ? n : room > 0 ? room : 0;
+}
+
+int view_tree_at(const struct view *v, int k, int *frame)
+{
+	int i;
+
+	*frame = -1;
+	if (!v->stacks || v->nstk <= 0)
+		return -1;
+	for (i = 0; i < v->nstk; i++) {
+		int n = 1 + (v->stk[i].folded ? 0 : v->stk[i].nframes);
+
+		if (k < n) {
+			*frame = k - 1;
+			return i;
+		}
+		k -= n;
+	}
+	return -1;
+}
+
+/* The selected tree line on the screen (the tree's own scroll). */
+static void tree_keep_visible(struct view *v)
+{
+	int n = view_tree_lines(v), shown = view_tree_shown(v);
+
+	if (v->tsel >= n)
+		v->tsel = n - 1;
+	if (v->tsel >= 0 && v->tsel < v->tfirst)
+		v->tfirst = v->tsel;
+	if (v->tsel >= 0 && v->tsel >= v->tfirst + shown)
+		v->tfirst = v->tsel - shown + 1;
+	if (v->tfirst > n - shown)
+		v->tfirst = n - shown;
+	if (v->tfirst < 0)
+		v->tfirst = 0;
+}
+
+/* The selected row is the expanded one. */
+static bool on_expanded(const struct view *v)
+{
+	const struct view_row *rw;
+
+	if (!v->expanded || !v->nrows || v->exp_kind != v->kind)
+		return false;
+	rw = &v->row[v->order[v->sel]];
+	return rw->idx == v->exp_idx && rw->serial == v->exp_serial;
 }
 
 static void move_sel(struct view *v, int64_t by)
@@ -404,8 +551,37 @@ static void move_sel(struct view *v, int64_t by)
 	if (s >= (int64_t)v->nrows)
 		s = v->nrows - 1;
 	v->sel = (uint32_t)s;
+	v->tsel = -1;
 	remember_selection(v);
 	view_keep_visible(v);
+}
+
+/* Down: into the expanded row's tree, through it, then the next row. */
+static void down(struct view *v)
+{
+	if (on_expanded(v) && v->tsel + 1 < view_tree_lines(v)) {
+		v->tsel++;
+		tree_keep_visible(v);
+		return;
+	}
+	move_sel(v, 1);
+}
+
+/* Up: out of the tree to its row; from the row under the expanded one, its tree's last line. */
+static void up(struct view *v)
+{
+	uint32_t was = v->sel;
+
+	if (on_expanded(v) && v->tsel >= 0) {
+		v->tsel--;
+		tree_keep_visible(v);
+		return;
+	}
+	move_sel(v, -1);
+	if (v->sel != was && on_expanded(v) && view_tree_lines(v) > 0) {
+		v->tsel = view_tree_lines(v) - 1;
+		tree_keep_visible(v);
+	}
 }
 
 static enum view_act switch_view(struct view *v, enum view_kind k)
@@ -418,27 +594,44 @@ static enum view_act switch_view(struct view *v, enum view_kind k)
 	return VA_BUILD;
 }
 
+/* Space/Enter on a line of the tree: its stack folded, or unfolded. */
+static enum view_act fold(struct view *v)
+{
+	int f, i = view_tree_at(v, v->tsel, &f);
+
+	if (i < 0)
+		return VA_NONE;
+	v->stk[i].folded = !v->stk[i].folded;
+	/* the selection on the stack's own line, where it was when folded */
+	for (v->tsel = 0, f = 0; f < i; f++)
+		v->tsel += 1 + (v->stk[f].folded ? 0 : v->stk[f].nframes);
+	tree_keep_visible(v);
+	return VA_DRAW;
+}
+
 static enum view_act expand(struct view *v)
 {
 	const struct view_row *rw;
 
-	if (!v->stacks) {
-		snprintf(v->msg, sizeof(v->msg), "no stacks: run with --stacks");
-		return VA_DRAW;
-	}
 	if (!v->nrows)
 		return VA_NONE;
+	if (on_expanded(v) && v->tsel >= 0)
+		return fold(v);
 	rw = &v->row[v->order[v->sel]];
-	if (v->expanded && v->exp_kind == v->kind && v->exp_idx == rw->idx &&
-	    v->exp_serial == rw->serial) {
+	if (on_expanded(v)) {
 		v->expanded = false;
 	} else {
 		v->expanded = true;
 		v->exp_kind = v->kind;
 		v->exp_idx = rw->idx;
 		v->exp_serial = rw->serial;
-		v->nstack = 0;
+		v->nstk = 0;
+		v->tsel = -1;
+		v->tfirst = 0;
+		v->hscroll = 0;
 	}
+	if (v->expanded && !v->stacks)	/* said under the row too */
+		snprintf(v->msg, sizeof(v->msg), "no stacks: run with --stacks");
 	view_keep_visible(v);
 	return VA_DRAW;
 }
@@ -473,8 +666,14 @@ enum view_act view_key(struct view *v, int key)
 		v->sort[v->kind] = s;
 		return VA_SORT;
 	case 'r':
-		v->reverse = !v->reverse;
+		v->reverse[v->kind] = !v->reverse[v->kind];
 		return VA_SORT;
+	case 'x':
+		v->hide_exited = !v->hide_exited;
+		return VA_BUILD;
+	case 'c':
+		v->show_cmd = !v->show_cmd;
+		return VA_DRAW;
 	case 'u':
 		v->unit = (enum view_unit)((v->unit + 1) % UNIT__N);
 		return VA_DRAW;
@@ -486,10 +685,20 @@ enum view_act view_key(struct view *v, int key)
 		v->help = true;
 		return VA_DRAW;
 	case TK_UP:
-		move_sel(v, -1);
+		up(v);
 		return VA_DRAW;
 	case TK_DOWN:
-		move_sel(v, 1);
+		down(v);
+		return VA_DRAW;
+	case TK_LEFT:
+		if (!v->hscroll)
+			return VA_NONE;
+		v->hscroll = v->hscroll > VIEW_HSCROLL ? v->hscroll - VIEW_HSCROLL : 0;
+		return VA_DRAW;
+	case TK_RIGHT:
+		if (v->hscroll + VIEW_HSCROLL >= VIEW_FRAME_LEN * 4)
+			return VA_NONE;
+		v->hscroll += VIEW_HSCROLL;
 		return VA_DRAW;
 	case TK_PGUP:
 		move_sel(v, -page);

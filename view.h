@@ -14,8 +14,11 @@
 #define VIEW_MAX_COLS	400	/* a wider one this many columns */
 #define VIEW_BATCH_COLS	160	/* batch frames: lines are never cut before this */
 #define VIEW_LINE_EXTRA	96	/* bytes of a line beyond its columns: escape sequences */
-#define VIEW_STACK_LINE	160	/* a line of an expanded row's stacks */
-#define VIEW_STACK_MAX	16	/* lines of an expanded row */
+#define VIEW_STACKS_MAX	8	/* stacks of an expanded row */
+#define VIEW_FRAMES_MAX	32	/* frames shown of one stack */
+#define VIEW_FRAME_LEN	128	/* a frame's text: symbol+off/size [module] */
+#define VIEW_CMD_LEN	256	/* bytes of a command line kept (c), /proc/PID/cmdline's first */
+#define VIEW_HSCROLL	8	/* columns Left/Right move the stack lines */
 
 enum view_kind { VIEW_TASKS = 0, VIEW_PROCS, VIEW_MODULES, VIEW__N };
 enum view_sort { SORT_CUR = 0, SORT_PEAK, SORT_CHANGE, SORT_PID, SORT_NAME, SORT__N };
@@ -31,21 +34,31 @@ enum view_act {
 	VA_QUIT,	/* q: leave */
 };
 
+/* One stack of an expanded row: its pages and its frames, innermost (the allocation's caller) first. */
+struct view_stack {
+	uint32_t id;		/* the stack table's id: a folded stack stays folded across frames */
+	int64_t cur, peak;	/* pages */
+	int nframes;
+	bool folded;		/* Space/Enter on one of its lines: its frames hidden */
+	char frame[VIEW_FRAMES_MAX][VIEW_FRAME_LEN];	/* raw text (the view escapes it) */
+};
+
 /*
- * Stacks of a row, for Enter/space (the stack table of --stacks): fill
- * @lines with at most @max lines of raw text (the view escapes them) for the
- * task slot, process leader slot or module index @idx. Return the number of
- * lines, or -1 when there is no stack table. NULL: none (tracing without
- * --stacks); the view then says "run with --stacks".
+ * Stacks of a row, for Enter/space (the stack table of --stacks): fill at
+ * most @max stacks (id, pages, frames; not .folded) for the task slot,
+ * process leader slot or module index @idx. Return their number, or -1 when
+ * there is no stack table. NULL: none (tracing without --stacks); the view
+ * then says how to get them, under the row.
  */
 typedef int (*view_stacks_fn)(void *ctx, enum view_kind kind, uint32_t idx,
-			      char (*lines)[VIEW_STACK_LINE], int max);
+			      struct view_stack *sk, int max);
 
 /* One row: a task, a process (its leader's slot) or a module, as it was at the build. */
 struct view_row {
 	int64_t key, key2;	/* the sort's values, larger first */
 	int64_t cur, peak;	/* pages */
 	int64_t aux;		/* TGID (tasks), threads (processes), load peak (modules) */
+	int32_t ppid;		/* processes: the parent's pid (0: not known) */
 	double rate;		/* pages per second since the previous frame */
 	uint64_t static_kib;	/* modules */
 	uint32_t idx;		/* task slot or module index */
@@ -82,11 +95,14 @@ struct view_config {
 struct view {
 	struct view_config cfg;
 	enum view_kind kind;
-	enum view_sort sort[VIEW__N];	/* each view's order */
-	bool reverse;
+	enum view_sort sort[VIEW__N];	/* each view's order (s) ... */
+	bool reverse[VIEW__N];		/* ... and whether it is reversed (r) */
 	enum view_unit unit;
 	bool frozen;			/* f: the rows stay; tracing goes on */
 	bool help;			/* h, ?: the keys are shown */
+	bool show_cmd;			/* c: the command line in the name column */
+	bool hide_exited;		/* x: exited rows (unloaded modules) left out, every order */
+	uint32_t nhidden;		/* ... this many at the build */
 	int lines, cols;		/* the terminal's size */
 	/* the rows of the current view and their order */
 	struct view_row *row;
@@ -100,14 +116,27 @@ struct view {
 	uint32_t *prev_serial;
 	int64_t *prev_mcur;
 	uint64_t prev_ns;		/* when the previous frame was built; 0: none */
-	/* Enter/space: a row's stacks */
+	/*
+	 * c: per process (its leader's slot) its command line, read once while
+	 * the slot's serial stays (view_set_cmd()): raw bytes, NULs as they were
+	 */
+	char (*cmd)[VIEW_CMD_LEN];
+	uint16_t *cmd_len;
+	uint32_t *cmd_serial;		/* the slot's serial when read; 0: not read */
+	/*
+	 * Enter/space: a row's stacks as a tree under it, one line a stack (its
+	 * pages) and one a frame; tsel is the selected line of the tree (-1: the
+	 * row itself), tfirst the first one shown; hscroll shifts the frames.
+	 */
 	view_stacks_fn stacks;
 	void *stacks_ctx;
 	bool expanded;
 	enum view_kind exp_kind;
 	uint32_t exp_idx, exp_serial;
-	char (*stack_lines)[VIEW_STACK_LINE];
-	int nstack;
+	struct view_stack *stk;
+	int nstk;
+	int tsel, tfirst;
+	int hscroll;
 	char msg[96];			/* said on the status line until the next key */
 	/* the frame */
 	char *frame;
@@ -145,12 +174,39 @@ enum view_act view_key(struct view *v, int key);
 /* Rows the screen shows at once (0 in batch: all). */
 uint32_t view_visible(const struct view *v);
 
+/*
+ * Rows the frame draws from v->first: as many as fit, each expanded row's
+ * tree taking its lines (the status line's "rows A-B", and the rows whose
+ * names and command lines are read). 0 in batch: all.
+ */
+uint32_t view_rows_shown(const struct view *v);
+
 /* The selected row stays on the screen, the screen as full as the rows allow. */
 void view_keep_visible(struct view *v);
 
 /* The name a row is shown and sorted by: raw bytes (not escaped), @len of them. */
 const char *view_row_name(const struct view *v, const struct stats *st,
 			  const struct view_row *rw, size_t *len);
+
+/* Lines of the expanded row's tree (0: none expanded), and how many of them the screen shows. */
+int view_tree_lines(const struct view *v);
+int view_tree_shown(const struct view *v);
+
+/* Tree line @k: the stack it belongs to, and its frame (-1: the stack's own line). */
+int view_tree_at(const struct view *v, int k, int *frame);
+
+/*
+ * c: the command line of the process in task slot @slot (its leader's) is
+ * wanted: view_cmd_wanted() says whether it was read for the slot's serial
+ * yet; view_set_cmd() keeps @n raw bytes of /proc/PID/cmdline (cut at
+ * VIEW_CMD_LEN; n 0: none, the name is shown instead).
+ */
+bool view_cmd_wanted(const struct view *v, uint32_t slot, uint32_t serial);
+void view_set_cmd(struct view *v, uint32_t slot, uint32_t serial, const char *raw, size_t n);
+
+/* The name a row shows: the command line (c, when read and not empty) or the name. */
+const char *view_row_label(const struct view *v, const struct stats *st,
+			   const struct view_row *rw, size_t *len, bool *is_cmd);
 
 /* The name of a sort order ("current", "peak", ...). */
 const char *view_sort_name(enum view_sort s);

@@ -251,7 +251,7 @@ START_TEST(test_sort_orders)
 	render();
 	ck_assert_int_ge(line_with("by current pages, reversed"), 0);
 	/* 150 pages allocated and tracked (the seeds are not in the pfn map); the facts say when */
-	ck_assert_msg(line_with("system peak 150 pages at 12.5 s (3 s ago)") == 1, "%s", scr[1]);
+	ck_assert_msg(line_with("tracked now 150 pages, peak 150 (3 s ago)") == 1, "%s", scr[1]);
 }
 END_TEST
 
@@ -361,7 +361,7 @@ START_TEST(test_units)
 	render();
 	ck_assert_int_ge(line_with("CUR_KIB"), 0);
 	ck_assert_msg(strstr(scr[4], "10240      10240"), "%s", scr[4]);
-	ck_assert_int_ge(line_with("system peak"), 0);
+	ck_assert_int_ge(line_with("tracked now 0 KiB, peak 0"), 0);	/* seeds only: none tracked */
 	view_key(&V, 'u');
 	render();
 	ck_assert_int_ge(line_with("CUR_MIB"), 0);
@@ -407,6 +407,155 @@ START_TEST(test_exited_kept_dimmed)
 	view_key(&V, 's');
 	view_sort(&V, &S);
 	ck_assert_str_eq(order_str(), "200 100 300");
+}
+END_TEST
+
+/*
+ * The header's "tracked now": the pfn map's pages (sys_cur), which is what the
+ * report's rows add up to: each task's CUR less the seeded pages it still
+ * holds (never in the map), plus the modules' own pages.
+ */
+static int64_t report_sum(void)
+{
+	int64_t n = 0;
+	uint32_t i;
+
+	for (i = 0; i < S.tb.ntasks_used; i++)
+		if (S.tb.tasks[i].state != TASK_UNUSED)
+			n += S.tb.tasks[i].cur - (int64_t)S.tb.tasks[i].seed_left;
+	for (i = 0; i < S.tb.nmods; i++)
+		if (S.tb.mods[i].state != MOD_UNUSED)
+			n += S.tb.mods[i].cur;
+	return n;
+}
+
+START_TEST(test_tracked_now)
+{
+	struct view_facts f = F;
+	char want[96];
+	uint64_t pfn;
+
+	add_task(10, 10, "seeded", 500);
+	add_task(11, 10, "thread", 0);
+	add_task(20, 20, "other", 30);
+	take(SEC, 10, 100);
+	take(SEC, 11, 40);
+	take(SEC, 20, 7);
+	for (pfn = next_pfn - 47; pfn < next_pfn - 40; pfn++)	/* 7 of 10's thread's freed */
+		test_page_event(&S, EV_PAGE_FREE, 2 * SEC, 11, 0, pfn, 0);
+	test_page_event(&S, EV_PAGE_FREE, 2 * SEC, 10, 0, 999999, 0);	/* untracked: seed */
+	exit_task(3 * SEC, 20);					/* its pages stay its own */
+	ck_assert_int_eq(S.sys_cur, 100 + 40 - 7 + 7);	/* the seed's free is not in it */
+	ck_assert_int_eq(S.sys_cur, report_sum());
+	view_build(&V, &S, 4 * SEC, true);
+	f.sys_peak_ago_s = -1;	/* when only: the time */
+	view_render(&V, &S, &f);
+	play(V.frame, V.frame_len, V.lines, V.cols);
+	snprintf(want, sizeof(want), "tracked now %lld pages, peak %lld at 12.5 s",
+		 (long long)report_sum(), (long long)S.sys_peak);
+	ck_assert_msg(line_with(want) == 1, "%s", scr[1]);
+	ck_assert_int_eq(S.sys_peak, 147);
+	view_key(&V, 'u');
+	view_render(&V, &S, &f);
+	play(V.frame, V.frame_len, V.lines, V.cols);
+	ck_assert_msg(line_with("tracked now 560 KiB, peak 588 at 12.5 s") == 1, "%s", scr[1]);
+}
+END_TEST
+
+/* the status line names the order in the unit shown; s and r are each view's own */
+START_TEST(test_order_words_and_per_view)
+{
+	add_task(10, 10, "bravo", 30);
+	add_task(11, 11, "alpha", 50);
+	add_task(12, 12, "charlie", 10);
+	view_build(&V, &S, SEC, true);
+	render();
+	ck_assert_int_eq(line_with("TASKS: 3, by current pages;"), 2);
+	view_key(&V, 'u');
+	render();
+	ck_assert_int_eq(line_with("TASKS: 3, by current KiB;"), 2);
+	view_key(&V, 's');
+	view_sort(&V, &S);
+	render();
+	ck_assert_int_eq(line_with("TASKS: 3, by peak KiB;"), 2);
+	ck_assert_int_eq(line_with("pages"), -1);	/* no word of pages while KiB are shown */
+	view_key(&V, 'u');
+	render();
+	ck_assert_int_eq(line_with("TASKS: 3, by peak MiB;"), 2);
+	view_key(&V, 'u');
+	view_key(&V, 's');
+	view_sort(&V, &S);
+	render();
+	ck_assert_int_eq(line_with("TASKS: 3, by change per second;"), 2);
+	view_key(&V, 's');
+	view_key(&V, 's');
+	view_key(&V, 's');
+	view_sort(&V, &S);
+	/* r reverses the task view only */
+	ck_assert_int_eq(view_key(&V, 'r'), VA_SORT);
+	view_sort(&V, &S);
+	ck_assert_str_eq(order_str(), "12 10 11");
+	view_key(&V, 'p');
+	view_build(&V, &S, SEC, false);
+	ck_assert_str_eq(order_str(), "11 10 12");	/* the process view: not reversed */
+	render();
+	ck_assert_int_eq(line_with("PROCESSES: 3, by current pages;"), 2);
+	view_key(&V, 's');				/* its own order: peak */
+	view_key(&V, 'r');
+	view_sort(&V, &S);
+	ck_assert_str_eq(order_str(), "12 10 11");
+	render();
+	ck_assert_int_eq(line_with("PROCESSES: 3, by peak pages, reversed;"), 2);
+	view_key(&V, 't');
+	view_build(&V, &S, SEC, false);
+	render();
+	ck_assert_int_eq(line_with("TASKS: 3, by current pages, reversed;"), 2);
+	ck_assert_str_eq(order_str(), "12 10 11");
+	view_key(&V, 'r');
+	view_sort(&V, &S);
+	ck_assert_str_eq(order_str(), "11 10 12");
+	view_key(&V, 'p');
+	view_build(&V, &S, SEC, false);
+	ck_assert_str_eq(order_str(), "12 10 11");	/* the process view's stays reversed */
+}
+END_TEST
+
+/* x: the exited rows left out in every order (recent or not), their count on the status line */
+START_TEST(test_hide_exited)
+{
+	int s;
+
+	add_task(100, 100, "holder", 40);
+	add_task(200, 200, "peaker", 100);
+	add_task(300, 300, "small", 5);
+	exit_task(2 * SEC, 200);
+	view_build(&V, &S, 3 * SEC, true);		/* recent: ranked by its peak */
+	ck_assert_str_eq(order_str(), "200 100 300");
+	render();
+	ck_assert_int_eq(line_with("TASKS: 3, by current pages"), 2);
+	ck_assert_int_eq(view_key(&V, 'x'), VA_BUILD);
+	for (s = 0; s < SORT__N; s++) {
+		view_build(&V, &S, 3 * SEC, false);
+		ck_assert_uint_eq(V.nrows, 2);
+		ck_assert_ptr_null(strstr(order_str(), "200"));
+		render();
+		ck_assert_int_eq(line_with("TASKS: 2 (1 exited hidden), by "), 2);
+		ck_assert_int_eq(line_with("peaker"), -1);
+		view_key(&V, 's');
+	}
+	/* the process view too */
+	view_key(&V, 'p');
+	view_build(&V, &S, 13 * SEC, false);
+	ck_assert_uint_eq(V.nrows, 2);
+	render();
+	ck_assert_int_eq(line_with("PROCESSES: 2 (1 exited hidden), by "), 2);
+	/* x again: shown */
+	view_key(&V, 'x');
+	view_build(&V, &S, 13 * SEC, false);
+	ck_assert_uint_eq(V.nrows, 3);
+	render();
+	ck_assert_int_eq(line_with("hidden"), -1);
+	ck_assert_int_ge(line_with("exited peaker"), 0);
 }
 END_TEST
 
@@ -550,8 +699,9 @@ START_TEST(test_sizes)
 	ck_assert_int_ge(line_with("MemAvailable 2.0 GiB of 4.0 GiB"), 0);
 	ck_assert_int_eq(line_with("  12:34:56Z  up 01:02:03  1234 ev/s  lost 0  running"), 0);
 	/* nothing tracked yet: no time for the system peak */
-	ck_assert_int_eq(line_with("MemAvailable 2.0 GiB of 4.0 GiB  system peak 0 pages"), 1);
+	ck_assert_int_eq(line_with("MemAvailable 2.0 GiB of 4.0 GiB  tracked now 0 pages, peak 0"), 1);
 	ck_assert_ptr_null(strstr(scr[1], " at "));
+	ck_assert_ptr_null(strstr(scr[1], " ago"));
 }
 END_TEST
 
@@ -611,23 +761,33 @@ START_TEST(test_hostile_names)
 }
 END_TEST
 
-/* an expanded row's stacks: lines from the provider, escaped, under the row */
-static int fake_stacks(void *ctx, enum view_kind kind, uint32_t idx, char (*lines)[VIEW_STACK_LINE],
-		       int max)
+/* an expanded row's stacks: from the provider, a tree under the row, one line a frame, escaped */
+static int fake_stacks(void *ctx, enum view_kind kind, uint32_t idx, struct view_stack *sk, int max)
 {
 	int *calls = ctx;
 
 	(*calls)++;
 	ck_assert_int_eq(kind, VIEW_TASKS);
 	ck_assert_int_ge(max, 2);
-	snprintf(lines[0], VIEW_STACK_LINE, "slot %u: alloc_pages+0x12", idx);
-	snprintf(lines[1], VIEW_STACK_LINE, "evil\033[2Jframe");
+	sk[0].id = 7;
+	sk[0].cur = 30;
+	sk[0].peak = 40;
+	sk[0].nframes = 3;
+	snprintf(sk[0].frame[0], VIEW_FRAME_LEN, "slot %u: do_anonymous_page+0x12/0x90", idx);
+	snprintf(sk[0].frame[1], VIEW_FRAME_LEN, "evil\033[2Jframe");
+	snprintf(sk[0].frame[2], VIEW_FRAME_LEN, "%s", "0123456789abcdefghijklmnopqrstuvwxyz"
+		 "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789abcdefghijklmnopqrstuvwxyz_the_outer_end");
+	sk[1].id = 9;
+	sk[1].cur = 5;
+	sk[1].peak = 6;
+	sk[1].nframes = 1;
+	snprintf(sk[1].frame[0], VIEW_FRAME_LEN, "second_path+0x1/0x2");
 	return 2;
 }
 
 START_TEST(test_expand)
 {
-	int calls = 0;
+	int calls = 0, y;
 
 	add_task(1, 1, "one", 20);
 	add_task(2, 2, "two", 10);
@@ -635,8 +795,13 @@ START_TEST(test_expand)
 	ck_assert_int_eq(view_key(&V, '\r'), VA_DRAW);	/* no stack table */
 	render();
 	ck_assert_int_eq(line_with("no stacks: run with --stacks"), 2);
+	/* ... said where the stacks would be, under the row */
+	ck_assert_int_eq(line_with("(no stacks: start memtrace --top --stacks to record them)"), 5);
+	view_key(&V, 'x');				/* the next key clears the status */
+	render();
+	ck_assert_int_eq(line_with("no stacks: run"), -1);
+	ck_assert_int_eq(view_key(&V, '\r'), VA_DRAW);	/* Enter again: folded */
 	ck_assert(!V.expanded);
-	view_key(&V, 'x');				/* the next key clears it */
 	render();
 	ck_assert_int_eq(line_with("no stacks"), -1);
 	V.stacks = fake_stacks;
@@ -646,14 +811,170 @@ START_TEST(test_expand)
 	ck_assert(V.expanded);
 	render();
 	ck_assert_int_eq(calls, 1);
+	/* the tree: the row, a line per stack, a line per frame under it */
 	ck_assert_int_eq(line_with("two"), 5);
-	ck_assert_int_eq(line_with("alloc_pages+0x12"), 6);
-	ck_assert_int_eq(line_with("evil\\x1b[2Jframe"), 7);
-	ck_assert_uint_eq(view_visible(&V), 24 - VIEW_HEAD_LINES - 2);
+	ck_assert_int_eq(line_with("[-] stack 1 of 2: 30/40 pages (now/peak), 3 frames"), 6);
+	ck_assert_int_eq(line_with("do_anonymous_page+0x12/0x90"), 7);
+	ck_assert_ptr_nonnull(strstr(scr[7], "        slot 4: do_anon"));
+	ck_assert_int_eq(line_with("evil\\x1b[2Jframe"), 8);
+	ck_assert_int_eq(line_with("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLM"), 9);
+	ck_assert_int_eq(line_with("[-] stack 2 of 2: 5/6 pages (now/peak), 1 frames"), 10);
+	ck_assert_int_eq(line_with("second_path+0x1/0x2"), 11);
+	ck_assert_uint_eq(view_visible(&V), 24 - VIEW_HEAD_LINES - 6);
+	/* units: the stack's pages in KiB */
+	view_key(&V, 'u');
+	render();
+	ck_assert_int_eq(line_with("[-] stack 1 of 2: 120/160 KiB (now/peak)"), 6);
+	view_key(&V, 'u');
+	view_key(&V, 'u');
+	/* Right: the frames move 8 columns left a key, the outer end comes into the line */
+	ck_assert_int_eq(line_with("_the_outer_end"), -1);
+	ck_assert_int_eq(view_key(&V, TK_RIGHT), VA_DRAW);
+	render();
+	ck_assert_ptr_nonnull(strstr(scr[7], "        do_anonymous_page+0x12"));
+	for (y = 0; y < 4; y++)
+		ck_assert_int_eq(view_key(&V, TK_RIGHT), VA_DRAW);
+	render();
+	ck_assert_ptr_nonnull(strstr(scr[9], "        EFGHIJKL"));
+	ck_assert_ptr_nonnull(strstr(scr[9], "_the_outer_end"));
+	ck_assert_int_eq(line_with("slot 4"), -1);
+	ck_assert_int_eq(line_with("[-] stack 1 of 2"), 6);	/* the stack lines stay */
+	for (y = 0; y < 5; y++)
+		ck_assert_int_eq(view_key(&V, TK_LEFT), VA_DRAW);
+	ck_assert_int_eq(view_key(&V, TK_LEFT), VA_NONE);	/* at the start */
+	render();
+	ck_assert_ptr_nonnull(strstr(scr[7], "        slot 4: do_anon"));
+	/* Down: into the tree, on stack 1's line; space folds it */
+	view_key(&V, TK_DOWN);
+	ck_assert_int_eq(V.tsel, 0);
+	render();
+	ck_assert_int_eq(scr[6][0], '>');
+	ck_assert_int_ne(scr[5][0], '>');
+	ck_assert_int_eq(view_key(&V, ' '), VA_DRAW);
+	ck_assert(V.expanded);
+	render();
+	ck_assert_int_eq(line_with("[+] stack 1 of 2: 30/40 pages"), 6);
+	ck_assert_int_eq(line_with("do_anonymous_page"), -1);
+	ck_assert_int_eq(line_with("[-] stack 2 of 2"), 7);
+	ck_assert_int_eq(line_with("second_path+0x1/0x2"), 8);
+	/* folded it stays across frames (the stacks are read again each frame) */
+	y = calls;
+	render();
+	ck_assert_int_eq(calls, y + 1);
+	ck_assert_int_eq(line_with("[+] stack 1 of 2"), 6);
+	/* Down to stack 2's frame; Enter on a frame folds its stack, the selection on its line */
+	view_key(&V, TK_DOWN);
+	view_key(&V, TK_DOWN);
+	ck_assert_int_eq(V.tsel, 2);
+	view_key(&V, '\r');
+	render();
+	ck_assert_int_eq(line_with("[+] stack 2 of 2"), 7);
+	ck_assert_int_eq(scr[7][0], '>');
+	ck_assert_int_eq(line_with("second_path"), -1);
+	view_key(&V, ' ');
+	render();
+	ck_assert_int_eq(line_with("second_path+0x1/0x2"), 8);
+	/* Up out of the tree to the row; Enter there folds the whole tree */
+	view_key(&V, TK_UP);
+	view_key(&V, TK_UP);
+	ck_assert_int_eq(V.tsel, -1);
+	render();
+	ck_assert_int_eq(scr[5][0], '>');
+	/* Up from the row under a tree: the tree's last line (here: to "one", above it) */
 	view_key(&V, '\n');				/* again: collapsed */
 	ck_assert(!V.expanded);
 	render();
-	ck_assert_int_eq(line_with("alloc_pages"), -1);
+	ck_assert_int_eq(line_with("stack 1 of 2"), -1);
+	ck_assert_int_eq(line_with("slot"), -1);
+	/* a tree taller than the screen: its own scroll, the selection kept on it */
+	view_resize(&V, 10, 80);
+	view_key(&V, ' ');
+	render();
+	ck_assert_int_eq(view_tree_shown(&V), 10 - VIEW_HEAD_LINES - 1);
+	for (y = 0; y < 6; y++)
+		view_key(&V, TK_DOWN);
+	render();
+	ck_assert_int_eq(V.tsel, 5);
+	ck_assert_int_eq(line_with("second_path"), 9);
+	ck_assert_int_eq(scr[9][0], '>');
+	/* the selection on the row above: both rows drawn, the tree cut; the status says 1-2 */
+	view_key(&V, TK_HOME);
+	render();
+	ck_assert_int_eq(scr[4][0], '>');
+	ck_assert_int_eq(line_with("two"), 5);
+	ck_assert_uint_eq(view_rows_shown(&V), 2);
+	ck_assert_int_ge(line_with("; rows 1-2;"), 0);
+	/* Up from the row under the tree: the tree's last line; Up on the first row: stays */
+	view_key(&V, TK_DOWN);
+	ck_assert_int_eq(V.tsel, -1);
+	view_key(&V, TK_UP);
+	ck_assert_int_eq(V.sel, 0);
+	ck_assert_int_eq(V.tsel, -1);	/* "one" is not the expanded row */
+	view_key(&V, TK_DOWN);
+	view_key(&V, '\r');			/* "two" folded; "one" expanded, first row */
+	view_key(&V, TK_UP);
+	view_key(&V, '\r');
+	ck_assert(V.expanded);
+	ck_assert_int_eq(V.sel, 0);
+	view_key(&V, TK_UP);			/* on the first row, expanded: stays there */
+	ck_assert_int_eq(V.sel, 0);
+	ck_assert_int_eq(V.tsel, -1);
+	render();				/* its stacks read */
+	view_key(&V, TK_END);
+	ck_assert_int_eq(V.sel, 1);
+	view_key(&V, TK_UP);			/* from the row under it: the tree's last line */
+	ck_assert_int_eq(V.sel, 0);
+	ck_assert_int_eq(V.tsel, view_tree_lines(&V) - 1);
+	ck_assert_int_eq(V.tsel, 5);
+}
+END_TEST
+
+/* c: the command line in the name column, read once per process, escaped; PPID in the process view */
+START_TEST(test_cmdline_and_ppid)
+{
+	static const char hostile[] = "python3\0-c\0\033[2J\033]2;pwned\007evil\0";
+	struct mt_task *t, *k;
+	uint32_t slot;
+
+	t = add_task(2, 2, "python3", 20);
+	k = add_task(3, 3, "kworker/0:1", 10);
+	view_resize(&V, 24, 100);
+	view_build(&V, &S, SEC, true);
+	render();
+	ck_assert_int_ge(line_with("STATE  COMM"), 0);
+	ck_assert(!view_cmd_wanted(&V, (uint32_t)(t - S.tb.tasks), t->serial));	/* not shown: not read */
+	ck_assert_int_eq(view_key(&V, 'c'), VA_DRAW);
+	slot = (uint32_t)(t - S.tb.tasks);
+	ck_assert(view_cmd_wanted(&V, slot, t->serial));
+	view_set_cmd(&V, slot, t->serial, hostile, sizeof(hostile) - 1);
+	ck_assert(!view_cmd_wanted(&V, slot, t->serial));		/* once per process */
+	view_set_cmd(&V, (uint32_t)(k - S.tb.tasks), k->serial, "", 0);	/* a kernel thread */
+	render();
+	ck_assert_int_ge(line_with("STATE  COMMAND"), 0);
+	ck_assert_int_eq(line_with("python3 -c \\x1b[2J\\x1b]2;pwned\\x07evil"), 4);
+	ck_assert_int_eq(line_with("[kworker/0:1]"), 5);
+	/* a slot taken by another process: read again, its own */
+	ck_assert(view_cmd_wanted(&V, slot, t->serial + 1));
+	/* c again: the names */
+	view_key(&V, 'c');
+	render();
+	ck_assert_int_eq(line_with("python3 -c"), -1);
+	ck_assert_int_ge(line_with("python3"), 4);
+	ck_assert_int_ge(line_with("STATE  COMM"), 0);
+	/* the process view: PID, PPID, THREADS */
+	ck_assert_int_eq(view_key(&V, 'p'), VA_BUILD);
+	view_build(&V, &S, SEC, false);
+	render();
+	ck_assert_int_eq(line_with("    PID    PPID THREADS  CUR_PAGES PEAK_PAGES"), 3);
+	ck_assert_int_eq(line_with("      2       1       1         20         20"), 4);
+	/* a long command line: Right scrolls it as the stacks */
+	view_key(&V, 'c');
+	render();
+	ck_assert_int_eq(line_with("python3 -c"), 4);
+	view_key(&V, TK_RIGHT);
+	render();
+	ck_assert_int_eq(line_with("python3 -c"), -1);
+	ck_assert_int_eq(line_with(" \\x1b[2J\\x1b]2;pwned"), 4);
 }
 END_TEST
 
@@ -855,6 +1176,10 @@ Suite *suite_view(void)
 	tcase_add_test(tc, test_resize_keeps_selection);
 	tcase_add_test(tc, test_hostile_names);
 	tcase_add_test(tc, test_expand);
+	tcase_add_test(tc, test_order_words_and_per_view);
+	tcase_add_test(tc, test_tracked_now);
+	tcase_add_test(tc, test_hide_exited);
+	tcase_add_test(tc, test_cmdline_and_ppid);
 	tcase_add_test(tc, test_help_freeze_quit);
 	tcase_add_test(tc, test_batch_and_plain_frames);
 	tcase_add_test(tc, test_empty_modules_view);

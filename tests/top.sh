@@ -83,11 +83,29 @@ kib_of() {
 	k=$(row_field "$1" 3)
 	[ -n "$k" ] && [ $((k % 4)) = 0 ] 2> /dev/null && near $((k / 4)) "$2"
 }
-# proc_row PID PAGES: the process row of PID has 1 thread and pages near PAGES
+# proc_row PID PAGES: the process row of PID has this shell as parent, 1 thread and pages near PAGES
 proc_row() {
-	local t p
-	read -r t p < <(rows | awk -v p="$1" '$1 == p { print $2, $3; exit }')
-	[ "$t" = 1 ] && near "$p" "$2"
+	local pp t p
+	read -r pp t p < <(rows | awk -v p="$1" '$1 == p { print $2, $3, $4; exit }')
+	[ "$pp" = $$ ] && [ "$t" = 1 ] && near "$p" "$2"
+}
+# state_is PID STATE: the row of PID says STATE (its field 6 in the task view; "" no row)
+state_is() { [ "$(row_field "$1" 6)" = "$2" ]; }
+# no_exited: no row of the screen is exited
+no_exited() { ! rows | awk '$6 == "exited"' | grep -q .; }
+# name_is PID NAME: in the process view, the name column of PID's row
+name_is() { [ "$(rows | awk -v p="$1" '$1 == p { print $8; exit }')" = "$2" ]; }
+# the header's pages tracked now: at least the 64 MiB workload's, at most the peak
+tracked_ok() {
+	screen | sed -nE 's/.*tracked now ([0-9]+) pages, peak ([0-9]+) .*/\1 \2/p' |
+		awk '{ ok = $1 >= 16384 && $1 <= $2 } END { exit !ok }'
+}
+# cmd_shown PID [FROM]: in the process view, its row's name column is its command line
+# ($WL ...) from column FROM (Left/Right; 0 by default), cut at the edge
+cmd_shown() {
+	local c w=${WL:${2:-0}}
+	c=$(rows | awk -v p="$1" '$1 == p { print $8; exit }')
+	[ "${#c}" -ge 12 ] && [[ $w == "$c"* ]]
 }
 # the screen with its attributes as tmux keeps them: no ESC [ at all (TERM=dumb)
 no_attrs() { ! tm capture-pane -p -e -t top | grep -q $'\033\\['; }
@@ -145,7 +163,7 @@ pages_of() {	# pages_of PID: its CUR column, when it shows at least 64 MiB of pa
 
 # ------------------------------------------------------------------ the view, its keys
 view_test() {
-	local before after wl wl2 cur n first last col sleepers=() i c0
+	local before after wl wl2 wlx cur n first last col sleepers=() i c0
 	before=$(tfs_state)
 	# rows to scroll through whatever else runs on the machine: 40 processes with pages
 	# (seeded from /proc at the start)
@@ -154,8 +172,8 @@ view_test() {
 	check "view: on the alternate screen (alternate_on 1)" alt_is 1
 	check "view: header with uptime, events/s, lost events, running (a loaded machine may lose some)" \
 		shows_re '^memtrace [0-9.]+  [0-9]{2}:[0-9]{2}:[0-9]{2}Z  up ([0-9]+d )?[0-9:]+  [0-9]+ ev/s  (lost|LOST) [0-9]+  running'
-	check "view: MemAvailable, MemTotal and the system peak in the header, when and how long ago" \
-		wait_for 5 shows_re '^MemAvailable [0-9.]+ [GM]iB of [0-9.]+ [GM]iB  system peak [0-9]+ pages at [0-9.]+ s( \([0-9]+ s ago)?'
+	check "view: MemAvailable, MemTotal, the pages tracked now and the system peak in the header, how long ago" \
+		wait_for 5 shows_re '^MemAvailable [0-9.]+ [GM]iB of [0-9.]+ [GM]iB  tracked now [0-9]+ pages, peak [0-9]+ \([0-9]+ s ago\)$'
 	check "view: the task view by current pages, rows 1 to min(tasks, 20)" wait_for 3 task_status_ok
 	check "view: the column names" wait_for 3 shows_re 'PID +TGID +CUR_PAGES PEAK_PAGES +PAGES/s STATE +COMM'
 
@@ -170,6 +188,7 @@ view_test() {
 		check "view: its row has its pid, tgid, peak, alive, workload" \
 			test "$(rows | awk -v p="$wl" '$1 == p { print $2, ($4 >= $3), $6, $7 }')" = "$wl 1 alive workload"
 		check "view: the first row is selected" sel_on 5
+		check "view: tracked now holds the workload's 16384 pages, at most the peak" tracked_ok
 	else
 		bad "view: the workload (pid $wl) did not show 16384 pages: $(screen | sed -n 5,8p | tr '\n' '|')"
 	fi
@@ -178,6 +197,7 @@ view_test() {
 	tm send-keys -t top u
 	check "u: KiB (the workload's pages x 4, $cur within 1 %)" wait_for 3 kib_of "$wl" "${cur:-x}"
 	check "u: the column names in KiB" shows "CUR_KIB   PEAK_KIB     KIB/s"
+	check "u: the status line's order in KiB too (by current KiB)" shows_re '^TASKS: [0-9]+, by current KiB;'
 	tm send-keys -t top u
 	check "u: MiB (64.x)" wait_for 3 field_is "$wl" 3 '^6[4-6]\.[0-9]$'
 	tm send-keys -t top u
@@ -186,13 +206,27 @@ view_test() {
 	# views
 	tm send-keys -t top p
 	check "p: processes, threads summed" wait_for 3 shows_re '^PROCESSES: [0-9]+, by current pages'
-	check "p: PID and THREADS columns" shows_re 'PID THREADS +CUR_PAGES'
-	check "p: the workload's process row: 1 thread, its pages ($cur, within 1 %)" \
+	check "p: PID, PPID and THREADS columns" shows_re 'PID +PPID THREADS +CUR_PAGES'
+	check "p: the workload's process row: this shell its parent, 1 thread, its pages ($cur, within 1 %)" \
 		wait_for 3 proc_row "$wl" "${cur:-x}"
+	tm send-keys -t top c
+	check "c: the command line in the name column (COMMAND)" wait_for 3 shows_re 'STATE +COMMAND$'
+	check "c: the workload's row shows its command line ($WL ...)" wait_for 3 cmd_shown "$wl"
+	tm send-keys -t top Right
+	check "c: Right scrolls the command lines 8 columns" wait_for 3 cmd_shown "$wl" 8
+	tm send-keys -t top Left c
+	check "c again: the name" wait_for 3 eval 'shows_re "STATE +COMM$" && name_is "$wl" workload'
 	tm send-keys -t top m
 	check "m: modules" wait_for 3 shows_re '^MODULES: [0-9]+, by current pages'
 	check "m: NAME, CUR, PEAK, LOAD_PEAK, STATIC_KIB, STATE" \
 		shows_re 'NAME +CUR_PAGES PEAK_PAGES  LOAD_PEAK STATIC_KIB STATE'
+	if [ ! -d "$TFS/events/module" ]; then
+		check "m: no module events on this kernel: the view says why where the rows would be" \
+			wait_for 3 eval 'screen | sed -n 5p | grep -qF "(no module events: this kernel has no module support)"'
+	else
+		check "m: module events: rows, or why none" wait_for 3 \
+			eval 'screen | sed -n 5p | grep -qE "^[> ] |no module loaded since the start"'
+	fi
 	tm send-keys -t top t
 	check "t: tasks again" wait_for 3 shows_re '^TASKS: '
 
@@ -211,6 +245,11 @@ view_test() {
 	tm send-keys -t top r
 	check "r: reversed" wait_for 3 shows 'by pid, reversed'
 	check "r: pids descending" sorted_col 1 -n -r
+	tm send-keys -t top p
+	check "r: per view: the process view is not reversed" wait_for 3 shows_re '^PROCESSES: [0-9]+, by current pages; rows'
+	tm send-keys -t top t
+	check "r: per view: the task view still is" wait_for 3 shows 'by pid, reversed'
+	check "r: per view: pids still descending" sorted_col 1 -n -r
 	tm send-keys -t top r s
 	check "s: by name" wait_for 3 shows_re 'by name; rows'
 	check "s: names ascending" sorted_col 7
@@ -266,6 +305,24 @@ view_test() {
 	check "f again: running, the new workload shows" wait_for 5 has_pages "$wl2" 8192
 	check "f again: running in the header" shows_re '(lost|LOST) [0-9]+  running$'
 
+	# x: a workload that has exited shows dimmed, "exited"; x leaves it (and the others) out
+	"$WL" 16 300 "$T/wlx.ready" & wlx=$!
+	PIDS+=("$wlx")
+	wait "$wlx"
+	check "x: an exited 16 MiB workload shows, exited (pid $wlx)" \
+		wait_for 5 state_is "$wlx" exited
+	tm send-keys -t top x
+	check "x: the exited rows hidden, their count in the header" \
+		wait_for 3 shows_re '^TASKS: [0-9]+ \([1-9][0-9]* exited hidden\), by current pages'
+	check "x: the exited workload's row gone, no exited row left" \
+		eval 'state_is "$wlx" "" && no_exited'
+	tm send-keys -t top s
+	check "x: in the peak order too" \
+		wait_for 3 eval 'shows_re "exited hidden\), by peak pages" && no_exited'
+	tm send-keys -t top s s s s x
+	check "x again: the exited rows back, no count" \
+		wait_for 3 eval 'shows_re "^TASKS: [0-9]+, by current pages" && state_is "$wlx" exited'
+
 	# help, Enter
 	tm send-keys -t top h
 	check "h: the keys" wait_for 3 shows 'u  units: pages, KiB, MiB'
@@ -277,10 +334,17 @@ view_test() {
 	wait_for 3 shows 'CUR_PAGES' || true
 	tm send-keys -t top Enter
 	check "Enter without --stacks: says to run with --stacks" wait_for 3 shows 'no stacks: run with --stacks'
+	check "Enter without --stacks: says it where the stacks would be, under the row" \
+		eval 'screen | sed -n 6p | grep -qF "(no stacks: start memtrace --top --stacks to record them)"'
 	tm send-keys -t top Space
-	check "space: the same" wait_for 3 shows 'no stacks: run with --stacks'
-	tm send-keys -t top x
+	check "space on the row: folds it again" \
+		wait_for 3 eval '! shows "(no stacks: start memtrace"'
+	tm send-keys -t top Space
+	check "space: the same as Enter" wait_for 3 shows 'no stacks: run with --stacks'
+	tm send-keys -t top z
 	check "the next key clears the message" wait_for 3 shows '; h: keys'
+	tm send-keys -t top Enter
+	wait_for 3 eval '! shows "(no stacks: start memtrace"' || bad "Enter: the note stays"
 
 	# resize: SIGWINCH through the signalfd, the view follows
 	tm resize-window -t top -x 100 -y 40
@@ -311,7 +375,7 @@ view_test() {
 
 # ------------------------------------------------------------------ stacks (--stacks)
 stacks_test() {
-	local before after wl n i
+	local before after wl n i f0
 	before=$(tfs_state)
 	start_view stk -- --stacks -d 0.3 || { bad "stacks: memtrace --top --stacks did not come up"; return; }
 	"$WL" 64 600000 "$T/wls.ready" & wl=$!
@@ -341,13 +405,37 @@ stacks_test() {
 		done
 		check "stacks: the workload's row selected" wait_for 5 wl_selected
 		tm send-keys -t top Enter
-		check "stacks: Enter shows its top stacks, named: its 16384+ pages through the page-fault path" \
-			wait_for 5 shows_re '^ +1[0-9]{4}/1[0-9]{4} .*(do_anonymous_page|handle_mm_fault|exc_page_fault)\+0x'
+		# the tree under the row: a line a stack, a line a frame (line L: the row's)
+		wl_line() { screen | grep -nE "^[> ] +$wl +$wl " | head -1 | cut -d: -f1; }
+		line_of() { screen | sed -n "$(( $(wl_line) + $1 ))p"; }	# line_of N: N under the row
+		check "stacks: Enter shows its stacks as a tree: a line for stack 1, its 16384+ pages" \
+			wait_for 5 eval 'line_of 1 | grep -qE "^ +\[-\] stack 1 of [0-9]+: 1[0-9]{4}/1[0-9]{4} pages \(now/peak\), [0-9]+ frames"'
+		check "stacks: one frame a line under it, through the page-fault path" \
+			wait_for 5 shows_re '^ {8}[a-z_]*(do_anonymous_page|handle_mm_fault|exc_page_fault)\+0x[0-9a-f]+(/0x[0-9a-f]+)?( \[[^]]+\])?$'
+		check "stacks: the outer frames that tell paths apart are there (the user entry)" \
+			shows_re '^ {8}(asm_exc_page_fault|exc_page_fault)\+0x'
+		check "stacks: no line holds two frames" eval '! screen | grep -qF " < "'
 		check "stacks: innermost first, the tracing frames left out" \
 			eval '! screen | grep -qE "trace_event_raw_event|__traceiter"'
+		# Right: every frame line moves 8 columns (stack 1's first frame)
+		f0=$(line_of 2 | sed -E 's/^ {8}//')
+		tm send-keys -t top Right
+		check "stacks: Right scrolls the frames 8 columns (${f0:0:24}...)" \
+			wait_for 5 eval '[ -n "$f0" ] && [[ "$(line_of 2)" == "        ${f0:8}"* ]]'
+		tm send-keys -t top Left
+		check "stacks: Left scrolls them back" \
+			wait_for 5 eval '[ "$(line_of 2)" = "        $f0" ]'
+		tm send-keys -t top Down
+		check "stacks: Down selects stack 1's line" wait_for 5 eval 'line_of 1 | grep -qE "^> +\[-\] stack 1 "'
+		tm send-keys -t top Space
+		check "stacks: Space on it folds stack 1 ([+], its frames gone)" \
+			wait_for 5 eval 'line_of 1 | grep -qE "^> +\[\+\] stack 1 " && ! line_of 2 | grep -qE "^ {8}[^ ]"'
 		tm send-keys -t top Enter
-		check "stacks: Enter again hides them" \
-			wait_for 5 eval '! screen | grep -qE "^ +1[0-9]{4}/1[0-9]{4} "'
+		check "stacks: Enter unfolds it" \
+			wait_for 5 eval 'line_of 1 | grep -qE "^> +\[-\] stack 1 " && line_of 2 | grep -qE "^ {8}[a-z_.]+\+0x"'
+		tm send-keys -t top Up Enter
+		check "stacks: Up, Enter on the row hides the tree" \
+			wait_for 5 eval '! screen | grep -qE "stack 1 of"'
 	fi
 	kill "$wl" 2>/dev/null
 	wait "$wl" 2>/dev/null
