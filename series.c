@@ -137,7 +137,8 @@ void series_add(struct series *se, const struct series_sample *x)
 		if (se->n % 2)
 			se->s[i++] = se->s[se->n - 1];
 		se->n = i;
-		se->interval *= 2;
+		if (se->interval < UINT64_MAX / 2)	/* many halvings: never wraps to 0 */
+			se->interval *= 2;
 		se->halvings++;
 	}
 	se->s[se->n++] = *x;

@@ -76,6 +76,7 @@ SUITE(mempair);
 SUITE(psize);
 SUITE(tracefs);
 SUITE(loop);
+SUITE(series);
 #undef SUITE
 
 #endif
