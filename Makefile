@@ -214,7 +214,8 @@ check: memtrace $(TEST_BINS) $(CROSSCHECK_BIN)
 		./tests/command.sh \
 		./tests/top.sh \
 		./tests/metrics.sh \
-		./tests/stream.sh
+		./tests/stream.sh \
+		./tests/svg.sh
 
 # memtrace's main job: trace a 64 MiB workload and print the report (root). The final
 # report goes to DEMO_LOG (default: a new file, named at the end), the tracing to the

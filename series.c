@@ -34,8 +34,7 @@ int series_init(struct series *se, uint32_t cap, uint32_t marks)
 	se->oom.cap = se->mods.cap = se->lost.cap = marks;
 	se->interval = SERIES_FIRST_NS;
 	se->bytes = (size_t)cap * sizeof(*se->s) + 3 * (size_t)marks * sizeof(struct series_mark);
-	/* touched now, so that the run's memory is what it is at the start */
-	memset(se->s, 0, (size_t)cap * sizeof(*se->s));
+	/* calloc: resident as the samples are used, se->bytes at most; never more */
 	return 0;
 }
 

@@ -225,8 +225,11 @@ static void draw_line(struct out *o, const struct pic *p, uint32_t k)
 	out_puts(o, "\"><title>");
 	line_name(o, l);
 	out_puts(o, "</title></path>\n");
-	out_printf(o, "<g class=\"peak\" data-row=\"%s\" data-peak-pages=\"%lld\" data-name=\"",
+	out_printf(o, "<g class=\"peak\" data-row=\"%s\" data-peak-pages=\"%lld\" ",
 		   l->pid >= 0 ? "process" : "module", (long long)l->peak);
+	if (l->pid >= 0)
+		out_printf(o, "data-pid=\"%d\" ", l->pid);
+	out_puts(o, "data-name=\"");
 	svg_escape(o, l->name, l->len);
 	out_printf(o, "\"><circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"%s\"/>",
 		   px_x(p, l->peak_ts), px_y(p, l->peak), colours[k % 8]);
