@@ -219,6 +219,27 @@ START_TEST(render_hostile_name)
 		if (series_due(&fx->se, &ev))
 			series_event(&fx->se, &fx->r.st, &ev, 0);
 	}
+	/* an OOM kill of it and a module load, as the sink hands them on; a loss at the next sample */
+	ev.kind = EV_OOM_VICTIM;
+	ev.ts += 1000;
+	ev.u.oom.pid = 42;
+	ev.u.oom.comm.s = comm;
+	ev.u.oom.comm.len = sizeof(comm) - 1;
+	stats_apply(&fx->r.st, &ev);
+	ck_assert(series_due(&fx->se, &ev));
+	series_event(&fx->se, &fx->r.st, &ev, 0);
+	ev.kind = EV_MOD_LOAD;
+	ev.ts += 1000;
+	ev.u.module.name.s = "m<od";
+	ev.u.module.name.len = 4;
+	series_event(&fx->se, &fx->r.st, &ev, 0);
+	ev.kind = EV_PAGE_FREE;
+	ev.ts += 2 * fx->se.interval;
+	series_event(&fx->se, &fx->r.st, &ev, 5);
+	ck_assert_uint_eq(fx->se.oom.n, 1);
+	ck_assert_int_eq(fx->se.oom.m[0].pid, 42);
+	ck_assert_uint_eq(fx->se.mods.n, 1);
+	ck_assert_uint_eq(fx->se.lost.n, 1);
 	svg_render(test_out_begin(), &fx->r, &fx->se, "title <&>");
 	t = test_out_end(NULL);
 	ck_assert_ptr_null(strstr(t, "<x"));
@@ -226,6 +247,9 @@ START_TEST(render_hostile_name)
 	ck_assert_ptr_nonnull(strstr(t, "title &lt;&amp;&gt;"));
 	ck_assert_ptr_nonnull(strstr(t, "data-peak-pages=\"50\""));
 	ck_assert_ptr_nonnull(strstr(t, ">200 KiB</text>"));
+	ck_assert_ptr_nonnull(strstr(t, "OOM kill pid 42 &lt;x&amp;&quot;\\x02\\xfe&gt;</text>"));
+	ck_assert_ptr_nonnull(strstr(t, ": m&lt;od</title>"));
+	ck_assert_ptr_nonnull(strstr(t, "data-lost=\"5\""));
 	for (c = (const unsigned char *)t; *c; c++)
 		ck_assert_msg(*c == '\n' || (*c >= 0x20 && *c < 0x7f), "byte 0x%02x in the SVG", *c);
 	free(t);
