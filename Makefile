@@ -161,6 +161,11 @@ $(B)/bench/topframe: bench/topframe.c $(LIB_OBJS) $(wildcard *.h)
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(CPPFLAGS) -I. $(CFLAGS) -o $@ bench/topframe.c $(LIB_OBJS) $(LDLIBS)
 
+# the CPU of one --svg sample with a full task table (no tracing)
+$(B)/bench/series: bench/series.c $(LIB_OBJS) $(wildcard *.h)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(CPPFLAGS) -I. $(CFLAGS) -o $@ bench/series.c $(LIB_OBJS) $(LDLIBS)
+
 # the reader's live merge over a recording (bench/scale.sh); seeding a fake /proc, and many
 # sleeping tasks (bench/tasks.sh)
 $(B)/bench/mergelive $(B)/bench/seedbench: $(B)/%: %.c $(LIB_OBJS)
