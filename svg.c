@@ -109,7 +109,8 @@ static double nice_step(double range, int most)
 static void axes(struct out *o, const struct pic *p)
 {
 	const struct run *r = p->r;
-	double bytes = p->ymax * r->meta.page_size, unit, step, v, secs_span, t;
+	double bytes = p->ymax * r->meta.page_size, unit, step, secs_span;
+	int k;
 	const char *uname_s;
 
 	if (bytes >= 4.0 * 1024 * 1024) {
@@ -121,8 +122,8 @@ static void axes(struct out *o, const struct pic *p)
 	}
 	step = nice_step(bytes / unit, 8);
 	out_puts(o, "<g class=\"axes\" font-size=\"12\" fill=\"#333\">\n");
-	for (v = 0; v <= bytes / unit + 1e-9; v += step) {
-		double y = Y_BOTTOM - v * unit / bytes * H_PLOT;
+	for (k = 0; k * step <= bytes / unit + 1e-9; k++) {
+		double v = k * step, y = Y_BOTTOM - v * unit / bytes * H_PLOT;
 
 		out_printf(o, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#ddd\"/>"
 			   "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%g %s</text>\n", X_LEFT, y,
@@ -130,8 +131,8 @@ static void axes(struct out *o, const struct pic *p)
 	}
 	secs_span = (double)p->span / 1e9;
 	step = nice_step(secs_span, 12);
-	for (t = 0; t <= secs_span + 1e-9; t += step) {
-		double x = X_LEFT + t / secs_span * (X_RIGHT - X_LEFT);
+	for (k = 0; k * step <= secs_span + 1e-9; k++) {
+		double t = k * step, x = X_LEFT + t / secs_span * (X_RIGHT - X_LEFT);
 
 		out_printf(o, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#ddd\"/>"
 			   "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%g</text>\n", x, H_TOP,
