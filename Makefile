@@ -89,7 +89,7 @@ LIB_SRCS := ringbuf.c format.c event.c table.c pfnmap.c tidset.c module.c stacks
 	record.c boot.c tracefs.c reader.c options.c signals.c enrich.c setup.c loop.c oom.c daemon.c outcheck.c \
 	command.c exits.c replay.c term.c view.c frame.c top.c prom.c interval.c \
 	cond.c json.c runtime.c procinfo.c jsonl.c outq.c mempair.c kfilter.c stream.c \
-	diff.c diffout.c diffmode.c \
+	diff.c diffout.c diffmode.c series.c svg.c \
 	testhook.c
 # Everything built goes under build/ (B), by the source's path: build/util.o,
 # build/tests/unit, build/bench/churn, build/hooks/, build/static/, build/fuzz/,
@@ -161,6 +161,11 @@ $(B)/bench/topframe: bench/topframe.c $(LIB_OBJS) $(wildcard *.h)
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(CPPFLAGS) -I. $(CFLAGS) -o $@ bench/topframe.c $(LIB_OBJS) $(LDLIBS)
 
+# the CPU of one --svg sample with a full task table (no tracing)
+$(B)/bench/series: bench/series.c $(LIB_OBJS) $(wildcard *.h)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(CPPFLAGS) -I. $(CFLAGS) -o $@ bench/series.c $(LIB_OBJS) $(LDLIBS)
+
 # the reader's live merge over a recording (bench/scale.sh); seeding a fake /proc, and many
 # sleeping tasks (bench/tasks.sh)
 $(B)/bench/mergelive $(B)/bench/seedbench: $(B)/%: %.c $(LIB_OBJS)
@@ -215,7 +220,8 @@ check: memtrace $(TEST_BINS) $(CROSSCHECK_BIN)
 		./tests/top.sh \
 		./tests/metrics.sh \
 		./tests/stream.sh \
-		./tests/diff.sh
+		./tests/diff.sh \
+		./tests/svg.sh
 
 # memtrace's main job: trace a 64 MiB workload and print the report (root). The final
 # report goes to DEMO_LOG (default: a new file, named at the end), the tracing to the

@@ -18,7 +18,9 @@
 #include "proc.h"
 #include "report.h"
 #include "reportto.h"
+#include "series.h"
 #include "setup.h"
+#include "svg.h"
 #include "util.h"
 
 #define POLL_MS		100
@@ -374,6 +376,13 @@ int run_lifecycle(struct run *r)
 	code = outcheck_run(r);
 	if (code)
 		return code;
+	/* --svg: the series' memory, all of it now (a live run's stays fixed) */
+	if (r->opt.svg_path) {
+		r->series = malloc(sizeof(*r->series));
+		if (!r->series || series_init(r->series, ops->live ? SERIES_LIVE_CAP :
+					      SERIES_REPLAY_CAP, SERIES_MARKS))
+			return mt_fail(EXIT_RUNTIME, "out of memory (--svg)");
+	}
 	code = ops->setup ? ops->setup(r) : setup_tracing(r);
 	if (code)
 		return code;
@@ -390,6 +399,9 @@ int run_lifecycle(struct run *r)
 	if (ops->live)
 		ended = run_stop(r);
 	code = ops->finish ? ops->finish(r) : EXIT_OK;
+	/* the picture after the final report; one that cannot be written is said, status 1 */
+	if (r->series && svg_write(r, r->opt.svg_path) && code == EXIT_OK)
+		code = EXIT_RUNTIME;
 	/* stopped by ALRM, XCPU, ...: the status says so (a command's status is its own) */
 	if (!r->opt.command && r->stop == STOP_SIGNAL)
 		code = signals_exit_code(r->stop_signo, code);
@@ -415,6 +427,10 @@ void run_cleanup(struct run *r)
 	free(r->pages);
 	free(r->mod_order);
 	free(r->meta.extra);
+	if (r->series)
+		series_free(r->series);
+	free(r->series);
+	r->series = NULL;
 	r->order = r->threads = NULL;
 	r->pages = NULL;
 	r->mod_order = NULL;

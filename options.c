@@ -21,7 +21,7 @@ enum {
 	OPT_RECORD, OPT_INSTANCE, OPT_NO_SEED, OPT_KMSG, OPT_BOOT_BUFFER, OPT_EXITS, OPT_PID,
 	OPT_COMM, OPT_BY, OPT_NO_WAIT, OPT_KEEP_OOM, OPT_STACKS, OPT_MAX_STACKS, OPT_STACK_TOP,
 	OPT_TOP, OPT_COUNT, OPT_PROMETHEUS, OPT_INTERVAL, OPT_STREAM, OPT_ALL, OPT_EVENTS,
-	OPT_QUEUE_SIZE, OPT_DIFF, OPT_FAIL_OVER,
+	OPT_QUEUE_SIZE, OPT_DIFF, OPT_FAIL_OVER, OPT_SVG,
 };
 
 void options_usage(FILE *f)
@@ -52,10 +52,10 @@ void options_usage(FILE *f)
 		"      --max-stacks N, --stack-top N  stacks kept (default %d), shown (%d)\n"
 		"      --boot-buffer       take (and empty) the top-level buffer's module loads\n"
 		"      --by process        reports list processes (threads summed), not tasks\n"
+		"      --svg FILE          the final report's memory over time as an SVG\n"
 		"      --prometheus FILE   daemon: metrics for node_exporter, every interval\n"
-		"      --interval S        seconds between --prometheus writes (default %d);\n"
-		"                          -f json: a report appended to the log as a JSON\n"
-		"                          line; --stream: per-process summaries, no events\n"
+		"      --interval S        seconds between --prometheus writes (default %d); -f\n"
+		"                          json: JSON lines to the log; --stream: summaries\n"
 		"      --no-wait           COMMAND: stop when it exits, not its descendants\n"
 		"      --exits             print a line per exiting process, until TERM/INT\n"
 		"      --top               live view of tasks, processes, modules (h: keys);\n"
@@ -246,6 +246,7 @@ static const struct path_opt {
 	{ OPT_RECORD, "--record", FIELD(record_dir, const char *) },
 	{ OPT_REPLAY, "--replay", FIELD(replay_dir, const char *) },
 	{ OPT_PROMETHEUS, "--prometheus", FIELD(prom_path, const char *) },
+	{ OPT_SVG, "--svg", FIELD(svg_path, const char *) },
 };
 
 /* Options that take a number in [min, max], as given. */
@@ -484,6 +485,11 @@ static int intervals(struct options *o, char *err, size_t errlen)
 {
 	bool daemon_mode = !o->command && !o->exits && !o->replay_dir && !o->live_view;
 
+	if (o->svg_path && (o->stream || o->live_view || o->prom_path || o->exits))
+		return bad(err, errlen, "--svg is for the daemon, a COMMAND and --replay (not with "
+			   "--stream, --top, --exits or --prometheus)");
+	if (o->svg_path && !strcmp(o->svg_path, o->log_path))
+		return bad(err, errlen, "--svg FILE must not be the log file");
 	if (o->stream) {
 		if (o->prom_path)
 			return bad(err, errlen, "--prometheus is for the daemon (not with --stream)");
@@ -586,6 +592,7 @@ int options_parse(struct options *o, int argc, char **argv, char *err, size_t er
 		{ "max-stacks", required_argument, NULL, OPT_MAX_STACKS },
 		{ "stack-top", required_argument, NULL, OPT_STACK_TOP },
 		{ "prometheus", required_argument, NULL, OPT_PROMETHEUS },
+		{ "svg", required_argument, NULL, OPT_SVG },
 		{ "interval", required_argument, NULL, OPT_INTERVAL },
 		{ "stream", no_argument, NULL, OPT_STREAM },
 		{ "cond", required_argument, NULL, 'c' },

@@ -25,6 +25,7 @@
 struct run;
 struct top_state;
 struct stream;
+struct series;
 
 /*
  * What a mode's hook tells the loop. A hook that says LOOP_STOP sets r->stop
@@ -209,6 +210,7 @@ struct run {
 	struct exits_state exits;	/* --exits */
 	struct top_state *top;		/* --top: the live view (top.c) */
 	struct stream *stream;		/* --stream (stream.c), allocated at its start */
+	struct series *series;		/* --svg: memory over time (series.c), allocated before the setup */
 	struct oom_state oom;
 	const char *kmsg_dev;		/* the kernel log's device: NULL, /dev/kmsg (unit tests: a file) */
 	const char *proc_root;		/* --stream's /proc: NULL, /proc (unit tests: a directory) */

@@ -20,6 +20,7 @@
 #include "proc.h"
 #include "record.h"
 #include "seed.h"
+#include "series.h"
 #include "stackreport.h"
 #include "util.h"
 
@@ -40,6 +41,8 @@ void setup_sink(void *ctx, const struct mt_event *ev)
 	struct run *r = ctx;
 
 	stats_apply(&r->st, ev);
+	if (r->series && series_due(r->series, ev))
+		series_event(r->series, &r->st, ev, reader_lost(&r->rd));
 	if ((r->st.want_ranges || (r->st.oom_pending && r->ops->on_oom)) && r->ops->live)
 		r->rd.stop = true;
 }

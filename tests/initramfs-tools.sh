@@ -165,7 +165,9 @@ full_argv="--daemon --pidfile /run/memtrace.pid --kmsg --stacks -b 2048 -n 0 --i
 argv() { tr '\n' ' ' < "$R/argv" | sed 's/ $//'; }
 for c in "memtrace=1:$summary_argv" "memtrace=4:$summary_argv" "memtrace:$summary_argv" \
 	"memtrace=5:$full_argv" "memtrace=0 memtrace=5:$full_argv" \
-	"memtrace=4 trace_event=module:module_load:$summary_argv --boot-buffer"; do
+	"memtrace=4 trace_event=module:module_load:$summary_argv --boot-buffer" \
+	"memtrace=4 memtrace.svg=1:$summary_argv --svg /run/initramfs/mem_debug_log.svg" \
+	"memtrace=4 memtrace.svg=0:$summary_argv"; do
 	line=${c%%:--*} want=--${c#*:--}
 	mkroot "$line"
 	inroot /scripts/init-top/memtrace > "$T/top.out" 2>&1

@@ -581,6 +581,24 @@ START_TEST(test_usage_lists_options)
 }
 END_TEST
 
+/* --svg FILE: the daemon, a COMMAND, --replay; refused with the modes it cannot draw */
+START_TEST(test_svg)
+{
+	ck_assert_int_eq(parse("--svg", "/tmp/m.svg", NULL), OPT_RUN);
+	ck_assert_str_eq(O.svg_path, "/tmp/m.svg");
+	ck_assert_int_eq(parse("--svg", "m.svg", "--replay", "/x", NULL), OPT_RUN);
+	ck_assert_int_eq(parse("--svg", "m.svg", "--", "ls", NULL), OPT_RUN);
+	ck_assert_int_eq(parse("--svg", "m.svg", "--daemon", "--record", "/x", NULL), OPT_RUN);
+	BAD("--svg is for the daemon, a COMMAND and --replay", "--svg", "m.svg", "--stream", "--all");
+	BAD("--svg is for the daemon, a COMMAND and --replay", "--svg", "m.svg", "--top");
+	BAD("--svg is for the daemon, a COMMAND and --replay", "--svg", "m.svg", "--exits");
+	BAD("--svg is for the daemon, a COMMAND and --replay", "--svg", "m.svg", "--prometheus",
+	    "m.prom");
+	BAD("--svg FILE must not be the log file", "--svg", "/tmp/l", "-o", "/tmp/l");
+	BAD("empty value for --svg", "--svg", "");
+}
+END_TEST
+
 Suite *suite_options(void)
 {
 	Suite *s = suite_create("options");
@@ -599,6 +617,7 @@ Suite *suite_options(void)
 	tcase_add_test(tc, test_intervals);
 	tcase_add_test(tc, test_usage_lists_options);
 	tcase_add_test(tc, test_top);
+	tcase_add_test(tc, test_svg);
 	suite_add_tcase(s, tc);
 	return s;
 }

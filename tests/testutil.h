@@ -77,6 +77,7 @@ SUITE(psize);
 SUITE(tracefs);
 SUITE(loop);
 SUITE(diff);
+SUITE(series);
 #undef SUITE
 
 #endif

@@ -36,6 +36,10 @@
 #       = 4); nothing else is read (no rd.memdebug, rd.memtrace.*)
 #   rd.memtrace.record: also keep the raw ring-buffer pages and format files in
 #       /run/initramfs/memtrace-record (for `memtrace --replay DIR`, bug reports)
+#   rd.memtrace.svg=1 (initramfs-tools: memtrace.svg=1): also a picture of memory over
+#       time, /run/initramfs/mem_debug_log.svg, written after the final report (--svg);
+#       beside the log, so it asks nothing of the boot the log does not: a picture
+#       that cannot be written is said on stderr, the report and the boot go on
 # Files: /run/initramfs/mem_debug_log (report; /run survives switch_root),
 #        /run/memtrace.pid
 
@@ -109,7 +113,7 @@ mt_running() {
 }
 
 mt_start() {
-    local level top w rec= boot= kmsg=--kmsg
+    local level top w rec= boot= kmsg=--kmsg svg=
     mt_lib
     level=$(mt_level)
     [ "$level" -ge 4 ] || return 0
@@ -127,10 +131,16 @@ mt_start() {
     mkdir -p /run/initramfs
     command -v getargbool > /dev/null 2>&1 && getargbool 0 rd.memtrace.record \
         && rec="--record $MEMTRACE_RECORD"
+    command -v getargbool > /dev/null 2>&1 && getargbool 0 rd.memtrace.svg \
+        && svg="--svg $MEMTRACE_LOG.svg"
     # the kernel's own parameter, so the kernel's command line, not getarg
     # (which also reads /etc/cmdline.d, which the kernel never sees)
     for w in $(cat /proc/cmdline); do
-        case "$w" in trace_event=*module*) boot=--boot-buffer ;; esac
+        case "$w" in
+        trace_event=*module*) boot=--boot-buffer ;;
+        # initramfs-tools: no getarg; its own name, as memtrace=<level>
+        memtrace.svg=1) command -v getargbool > /dev/null 2>&1 || svg="--svg $MEMTRACE_LOG.svg" ;;
+        esac
     done
     # before a capture step the summary at shutdown is all the console may get:
     # at warning level, so that it shows on a console booted with quiet
@@ -145,7 +155,7 @@ mt_start() {
     # -b 2048: the default under --stacks is 4096 KiB per CPU (allocation storms);
     # a boot's rates are low (0 lost in every e2e boot) and its memory is short
     exec "$MEMTRACE" --daemon --pidfile "$MEMTRACE_PIDFILE" $kmsg --stacks -b 2048 $top \
-        --instance "$MEMTRACE_INSTANCE" -o "$MEMTRACE_LOG" $rec $boot
+        --instance "$MEMTRACE_INSTANCE" -o "$MEMTRACE_LOG" $rec $boot $svg
 }
 
 # wait up to $1 tenths of a second for memtrace to exit
