@@ -89,7 +89,7 @@ LIB_SRCS := ringbuf.c format.c event.c table.c pfnmap.c tidset.c module.c stacks
 	record.c boot.c tracefs.c reader.c options.c signals.c enrich.c setup.c loop.c oom.c daemon.c outcheck.c \
 	command.c exits.c replay.c term.c view.c frame.c top.c prom.c interval.c \
 	cond.c json.c runtime.c procinfo.c jsonl.c outq.c mempair.c kfilter.c stream.c \
-	diff.c diffout.c diffmode.c series.c svg.c \
+	diff.c diffout.c diffmode.c series.c svg.c streamproc.c \
 	testhook.c
 # Everything built goes under build/ (B), by the source's path: build/util.o,
 # build/tests/unit, build/bench/churn, build/hooks/, build/static/, build/fuzz/,

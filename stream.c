@@ -21,6 +21,7 @@
 #include "procinfo.h"
 #include "reportto.h"
 #include "setup.h"
+#include "streamproc.h"
 #include "util.h"
 
 #define BATCH		2048		/* events per read batch: their lines fit in half the queue */
@@ -33,88 +34,6 @@
 #define RETRY_LINES	64		/* a file that failed is tried again every so many lines */
 #define LOSS_POLL_NS	1000000000ull	/* the kernel's loss counters, read every second */
 #define FACTS		1024		/* processes' facts taken at their fork or exec, kept at once */
-#define UNANSWERED	8		/* containers named in the end's warning */
-/* taken at a fork or exec besides what the conditions need: what a line says */
-#define PI_FACTS	(PI_STATUS | PI_CMDLINE | PI_EXEPATH | PI_CGROUP)
-
-enum { V_UNKNOWN = 0, V_NO, V_YES };
-
-/* Per task slot: the verdict on it, and (on a process's leader) its process's entries. */
-struct st_task {
-	uint32_t serial;	/* the task it is about: its slot's serial then */
-	uint8_t verdict;
-	bool unsure;		/* on a leader: its process left out on unknown facts (counted) */
-	bool was_picked;	/* on a leader: its process was picked once (never counted) */
-	bool pre_exec;		/* on a leader: its fork was seen, its exec not yet */
-	uint16_t fentry;	/* on a leader: its process's facts + 1 (0: none) */
-	uint16_t gen;		/* on a leader: its process's renames and execs (process.name) */
-	uint16_t pgen;		/* its leader's gen when it was decided */
-	uint32_t pentry;	/* its process's entry + 1 (0: none) */
-};
-
-/*
- * What /proc (or the event itself) told of a process at its fork or exec, as
- * soon as the batch reached the event: a short-lived process is gone by the
- * time its first memory event is decided on. A ring: the oldest is reused.
- */
-struct st_facts {
-	uint32_t leader_serial;	/* the process's leader's serial; 0: free */
-	uint32_t held;		/* PI_* withheld since a rename that may be an exec's */
-	struct procinfo pi;
-};
-
-/* A picked process: what its lines say of it, and its counts since the last summary. */
-struct st_proc {
-	uint32_t leader_serial;	/* its leader's (or first seen task's) serial; 0: free */
-	int32_t pid;
-	bool exited, stale, final_done;
-	uint64_t last_ts;	/* its last event: the oldest exited one is replaced first */
-	uint64_t brk;		/* the break after its last brk (0: not known yet) */
-	int64_t cur, peak;	/* pages at the last summary (its leader may be recycled) */
-	bool active;		/* events since the last summary */
-	uint64_t count[JL__COUNT], bytes[JL__COUNT];
-	struct procinfo pi;
-	uint16_t frag_len;
-	char frag[JL_PROC_MAX];
-};
-
-struct stream {
-	struct cond cond;
-	bool all, tree;
-	uint8_t events;			/* MT_EVT_* asked for */
-	struct outq q;
-	struct jl_clock clk;
-	char src[JL_SRC_MAX];
-	size_t src_len;
-	struct pi_ctx pi;
-	struct mempair pair;
-	struct st_task *tasks;
-	uint32_t ntasks;
-	struct st_proc *procs;
-	uint32_t nprocs;
-	struct st_facts *facts;
-	uint32_t nfacts, next_facts;
-	uint64_t facts_exec, facts_fork;	/* facts taken at an exec, at a fork */
-	uint64_t exe_from_exec;		/* exe from the exec event's filename (/proc was gone) */
-	uint32_t nheld;			/* facts withheld after a rename (held != 0) */
-	struct procinfo scratch;
-	int32_t self;
-	uint32_t page_size;
-	uint64_t interval_ns, next_summary, next_loss;
-	uint64_t lines, meta_lines;	/* lines queued: events and summaries; lost lines */
-	uint64_t lost_queue, lost_queue_shown, lost_kernel_shown;
-	uint64_t lost_error;		/* lines made while the output failed */
-	uint64_t lost_output_shown;	/* lines a file's write errors cost, said in-band */
-	bool said_failing;		/* the file's write errors said on stderr */
-	uint64_t proc_overflow, picked_procs;
-	uint64_t unsure_procs;		/* processes left out on unknown facts, not picked since */
-	uint32_t warned_keys;
-	uint32_t unanswered_keys;	/* keys some container could not answer */
-	uint32_t nunanswered;		/* such containers (the first UNANSWERED named) */
-	bool unanswered_more;		/* ... and more than that */
-	char unanswered[UNANSWERED][13];
-	bool gone;			/* the reader of the output is gone */
-};
 
 /* ------------------------------------------------------------ output -- */
 
@@ -234,546 +153,6 @@ static void kernel_lost(struct run *r, struct stream *s, uint64_t ts)
 					s->src_len));
 	s->lost_kernel_shown = lost;
 	s->meta_lines++;
-}
-
-/* ---------------------------------------------------------- processes -- */
-
-/* What /proc must tell to decide on the conditions. */
-static uint32_t wanted(const struct stream *s, const struct mt_task *p)
-{
-	uint32_t k = s->cond.keys, w = 0;
-
-	if ((k & CK_BIT(CK_PID)) && !p->tgid)
-		w |= PI_STATUS;
-	if (k & CK_BIT(CK_CMD))
-		w |= PI_CMDLINE;
-	if (k & CK_BIT(CK_EXE))
-		w |= PI_EXEPATH;
-	if (k & CK_CAPS)
-		w |= PI_STATUS;
-	if (k & CK_CONTAINER)
-		w |= PI_CGROUP;
-	return w;
-}
-
-/* What the events told of a process, for one whose /proc is gone (or not read). */
-static void from_events(const struct mt_task *p, struct procinfo *pi)
-{
-	memset(pi, 0, sizeof(*pi));
-	pi->container = -1;
-	pi->pid = p->tgid ? p->tgid : p->tid;
-	pi->ppid = p->ppid;
-	if (p->flags & TF_COMM_KNOWN) {
-		memcpy(pi->name, p->comm, p->comm_len);
-		pi->name_len = p->comm_len;
-	}
-}
-
-static struct st_task *slot_of(struct run *r, const struct mt_task *t)
-{
-	struct st_task *x = &r->stream->tasks[t - r->st.tb.tasks];
-
-	if (x->serial != t->serial) {
-		x->serial = t->serial;
-		x->verdict = V_UNKNOWN;
-		x->unsure = false;
-		x->was_picked = false;
-		x->pre_exec = false;
-		x->fentry = 0;
-		x->gen = x->pgen = 0;
-		x->pentry = 0;
-	}
-	return x;
-}
-
-/* The entry of @p's process if it has one. */
-static struct st_proc *entry_of(struct run *r, const struct mt_task *p)
-{
-	struct stream *s = r->stream;
-	struct st_task *lx = slot_of(r, p);
-	struct st_proc *sp;
-
-	if (!lx->pentry || lx->pentry > s->nprocs)
-		return NULL;
-	sp = &s->procs[lx->pentry - 1];
-	return sp->leader_serial == p->serial ? sp : NULL;
-}
-
-/* The facts taken of @p's process at its fork or exec, if they are still kept. */
-static struct procinfo *facts_of(struct run *r, const struct mt_task *p)
-{
-	struct stream *s = r->stream;
-	struct st_task *lx = slot_of(r, p);
-	struct st_facts *f;
-
-	if (!lx->fentry || lx->fentry > s->nfacts)
-		return NULL;
-	f = &s->facts[lx->fentry - 1];
-	return f->leader_serial == p->serial ? &f->pi : NULL;
-}
-
-/* The entry of @pi, which facts_of() gave. */
-static struct st_facts *facts_entry(struct procinfo *pi)
-{
-	return (struct st_facts *)((char *)pi - offsetof(struct st_facts, pi));
-}
-
-/* Room for the facts of @p's process (its own again, or the oldest of the ring). */
-static struct procinfo *facts_new(struct run *r, const struct mt_task *p)
-{
-	struct stream *s = r->stream;
-	struct procinfo *pi = facts_of(r, p);
-	struct st_facts *f;
-
-	if (pi)
-		return pi;
-	f = &s->facts[s->next_facts];
-	slot_of(r, p)->fentry = (uint16_t)(s->next_facts + 1);
-	s->next_facts = (s->next_facts + 1) % s->nfacts;
-	if (f->held)
-		s->nheld--;
-	f->leader_serial = p->serial;
-	f->held = 0;
-	return &f->pi;
-}
-
-/*
- * An exec's filename as the process's exe, when /proc could not tell it: the
- * path as given to execve(), so only an absolute one (symlinks in it are not
- * resolved, as /proc/PID/exe would; a script's is the script's path, not its
- * interpreter's; fexecve()'s /dev/fd/N says nothing).
- */
-static bool exe_from_filename(struct procinfo *pi, struct mt_str f)
-{
-	if (!f.s || !f.len || f.s[0] != '/' || f.len >= sizeof(pi->exe) ||
-	    (f.len > 8 && !memcmp(f.s, "/dev/fd/", 8)) || memchr(f.s, '\0', f.len))
-		return false;
-	memcpy(pi->exe, f.s, f.len);
-	pi->exe_len = (uint16_t)f.len;
-	pi->have |= PI_EXEPATH;
-	return true;
-}
-
-/* An exec, reached: the new program's facts, from /proc while it runs, else from the event. */
-static void exec_facts(struct run *r, const struct mt_event *ev)
-{
-	struct stream *s = r->stream;
-	struct mt_task *t = stats_find_task(&r->st, ev->u.exec.pid), *p;
-	struct procinfo *pi;
-	uint32_t want;
-
-	if (s->all || !t || (t->flags & TF_PSEUDO))
-		return;
-	p = stats_process_of(&r->st, t);
-	want = wanted(s, p);
-	if (!want)
-		return;		/* the events alone answer (process.name, process.pid) */
-	pi = facts_new(r, p);
-	if (facts_entry(pi)->held) {
-		facts_entry(pi)->held = 0;
-		s->nheld--;
-	}
-	from_events(p, pi);
-	pi_read(&s->pi, t->tid, want | PI_FACTS | PI_NS | PI_START, pi);
-	if (!(pi->have & PI_EXEPATH) && exe_from_filename(pi, ev->u.exec.filename))
-		s->exe_from_exec++;
-	s->facts_exec++;
-}
-
-/*
- * A rename of a process's leader, reached: an exec renames it before its
- * sched_process_exec, and what the new image does in between (its setup)
- * must not be decided on the old program's facts. Read again from /proc;
- * where it is gone, what an exec changes (exe, cmd, capabilities) is withheld
- * (unknown) until the exec event says the new ones, or the process is seen
- * back in user space (a memory syscall, a fork: the rename was prctl()'s).
- */
-static void rename_facts(struct run *r, const struct mt_event *ev)
-{
-	static struct procinfo got;
-	struct stream *s = r->stream;
-	struct mt_task *t = stats_find_task(&r->st, ev->u.rename.pid), *p;
-	struct st_facts *f;
-	struct procinfo *pi;
-	uint32_t want;
-
-	if (s->all || !t || (t->flags & TF_PSEUDO))
-		return;
-	p = stats_process_of(&r->st, t);
-	pi = facts_of(r, p);
-	if (t != p || !pi)
-		return;		/* a thread's own name; or no facts to keep right */
-	f = facts_entry(pi);
-	want = wanted(s, p);
-	got = *pi;
-	got.have |= f->held;
-	/* read again, or not known: an exiting process's exe and cmd read as nothing */
-	got.have &= ~(PI_CMDLINE | PI_EXEPATH);
-	if (!pi_read(&s->pi, t->tid, want | PI_FACTS, &got) &&
-	    !(want & (PI_CMDLINE | PI_EXEPATH) & ~got.have)) {
-		*pi = got;
-		if (f->held)
-			s->nheld--;
-		f->held = 0;
-		return;
-	}
-	if (!f->held)
-		s->nheld++;
-	f->held |= pi->have & (PI_CMDLINE | PI_EXEPATH | PI_STATUS);
-	pi->have &= ~f->held;
-}
-
-static void changed(struct run *r, int32_t tid);
-
-/* Task @tid is in user space: facts withheld since its process's rename are its own again. */
-static void resume_facts(struct run *r, int32_t tid)
-{
-	struct stream *s = r->stream;
-	struct mt_task *t, *p;
-	struct procinfo *pi;
-	struct st_facts *f;
-
-	if (!s->nheld || !(t = stats_find_task(&r->st, tid)) || (t->flags & TF_PSEUDO))
-		return;
-	p = stats_process_of(&r->st, t);
-	pi = facts_of(r, p);
-	if (!pi || !(f = facts_entry(pi))->held)
-		return;
-	pi->have |= f->held;
-	f->held = 0;
-	s->nheld--;
-	changed(r, p->tid);	/* decided again on them */
-	if (t != p)
-		changed(r, tid);
-}
-
-/*
- * A new process, reached: until its exec it runs its parent's program, with
- * its parent's capabilities and container. Read from the parent's /proc now;
- * the parent's facts if it is gone too.
- */
-static void fork_facts(struct run *r, const struct mt_event *ev)
-{
-	static struct procinfo got;	/* (the parent's facts may be the ring's oldest) */
-	struct stream *s = r->stream;
-	struct mt_task *c = stats_find_task(&r->st, ev->u.fork.child), *parent, *pp;
-	const struct procinfo *from;
-	struct st_proc *pe;
-	uint32_t want;
-
-	if (s->all || !c || (c->flags & TF_PSEUDO) || stats_process_of(&r->st, c) != c)
-		return;		/* a thread: its process's facts are its own */
-	parent = stats_find_task(&r->st, ev->u.fork.parent);
-	if (!parent || (parent->flags & TF_PSEUDO))
-		return;
-	pp = stats_process_of(&r->st, parent);
-	resume_facts(r, parent->tid);	/* a fork is a syscall: not inside an exec */
-	want = wanted(s, c);
-	if (!want)
-		return;		/* the events alone answer (process.name, process.pid) */
-	from_events(c, &got);
-	if (pi_read(&s->pi, parent->tid, want | PI_FACTS, &got)) {
-		from = facts_of(r, pp);
-		if (!from && (pe = entry_of(r, pp)))
-			from = &pe->pi;
-		if (from) {
-			got = *from;
-			got.have &= PI_STATUS | PI_CMDLINE | PI_EXEPATH | PI_CGROUP;
-		}
-	}
-	/* the child's own: its ids and name; not the parent's namespace or start */
-	got.pid = c->tid;
-	got.ppid = pp->tgid ? pp->tgid : pp->tid;
-	got.have &= ~(PI_NS | PI_START | PI_NAME);
-	if (c->flags & TF_COMM_KNOWN) {
-		memcpy(got.name, c->comm, c->comm_len);
-		got.name_len = c->comm_len;
-	}
-	*facts_new(r, c) = got;
-	s->facts_fork++;
-}
-
-/* Read (again) everything a line says of the process of @p, and render it. */
-static void describe(struct run *r, struct st_proc *sp, const struct mt_task *p,
-		     const struct mt_task *t)
-{
-	struct stream *s = r->stream;
-	const struct mt_task *parent;
-	struct procinfo *f = facts_of(r, p);
-	struct st_proc *pp;
-
-	bool pre = slot_of(r, p)->pre_exec;
-	int32_t pid, ppid;
-
-	/* what its fork or exec told, where /proc is gone now */
-	if (f)
-		sp->pi = *f;
-	else
-		from_events(p, &sp->pi);
-	if (pre) {
-		/*
-		 * Before its exec it runs its parent's program: the fork's facts
-		 * (or the parent's /proc), never what /proc says once it has
-		 * exec'd (read later than the events); its own ids, ns and start.
-		 */
-		pid = sp->pi.pid;
-		ppid = sp->pi.ppid;
-		if (!f && ppid > 0)
-			pi_read(&s->pi, ppid, PI_CMDLINE | PI_EXEPATH | PI_CGROUP, &sp->pi);
-		sp->pi.pid = pid;
-		sp->pi.ppid = ppid;
-		pi_read(&s->pi, t->tid, PI_NS | PI_START, &sp->pi);
-		sp->pi.pid = pid;
-		sp->pi.ppid = ppid;
-	} else if (pi_read(&s->pi, t->tid, PI_ALL, &sp->pi) && t != p) {
-		pi_read(&s->pi, p->tid, PI_ALL, &sp->pi);
-	}
-	sp->pi.pre_exec = pre;
-	/* the process's name as the events keep it (renames, exec) */
-	if (p->flags & TF_COMM_KNOWN) {
-		memcpy(sp->pi.name, p->comm, p->comm_len);
-		sp->pi.name_len = p->comm_len;
-	}
-	/* gone before it was read: its parent's container, if the parent is picked */
-	if (!(sp->pi.have & PI_CGROUP) && sp->pi.ppid > 0 &&
-	    (parent = stats_find_task(&r->st, sp->pi.ppid)) && (pp = entry_of(r, parent)) &&
-	    (pp->pi.have & PI_CGROUP)) {
-		sp->pi.container = pp->pi.container;
-		sp->pi.have |= PI_CGROUP;
-	}
-	sp->pid = sp->pi.pid;
-	sp->stale = false;
-	sp->frag_len = (uint16_t)jl_process(sp->frag, sizeof(sp->frag), &sp->pi,
-					     pi_container(&s->pi, &sp->pi));
-	if (!sp->frag_len) {	/* cannot happen either: then the bare process */
-		sp->pi.cmd_len = sp->pi.exe_len = 0;
-		sp->frag_len = (uint16_t)jl_process(sp->frag, sizeof(sp->frag), &sp->pi, NULL);
-	}
-}
-
-/* Its process has ended (its exit may have come before its entry was made). */
-static bool ended(struct run *r, struct st_proc *sp)
-{
-	const struct mt_task *p;
-
-	if (!sp->exited) {
-		p = stats_task_by_serial(&r->st, sp->leader_serial);
-		sp->exited = !p || p->state != TASK_ALIVE || p->pexit_ts;
-	}
-	return sp->exited;
-}
-
-/* A new entry for the process of @p (the oldest exited one is replaced); NULL if none. */
-static struct st_proc *entry_new(struct run *r, const struct mt_task *p, const struct mt_task *t)
-{
-	struct stream *s = r->stream;
-	struct st_proc *sp = NULL;
-	uint32_t i;
-
-	for (i = 0; i < s->nprocs; i++) {
-		struct st_proc *e = &s->procs[i];
-
-		if (!e->leader_serial) {
-			sp = e;
-			break;
-		}
-		if (ended(r, e) && (!s->interval_ns || e->final_done) &&
-		    (!sp || e->last_ts < sp->last_ts))
-			sp = e;
-	}
-	if (!sp) {
-		s->proc_overflow++;
-		return NULL;
-	}
-	memset(sp, 0, offsetof(struct st_proc, pi));
-	sp->leader_serial = p->serial;
-	describe(r, sp, p, t);
-	slot_of(r, p)->pentry = (uint32_t)(sp - s->procs) + 1;
-	s->picked_procs++;
-	return sp;
-}
-
-/*
- * Keys a container's runtime cannot answer, met deciding on a process: one
- * warning each, and the containers named at the end. (A process gone
- * before it was read answers nothing either: counted, unsaid.)
- */
-static void warn_unknown(struct stream *s, uint32_t unknown, const struct procinfo *pi)
-{
-	const struct rt_container *c = pi_container(&s->pi, pi);
-	uint32_t i;
-	int k;
-
-	unknown &= CK_CONTAINER;
-	if (!c || !unknown)
-		return;
-	for (k = 0; k < CK__COUNT; k++) {
-		if (!(unknown & CK_BIT(k)) || (s->warned_keys & CK_BIT(k)))
-			continue;
-		s->warned_keys |= CK_BIT(k);
-		mt_warn("warning: %s cannot be answered for container %.12s (%s): its terms are "
-			"unknown, and a process decided on them is not picked", cond_key_name(k),
-			c->id, c->unknown_why ? c->unknown_why : "its runtime's files are not readable");
-	}
-	s->unanswered_keys |= unknown;
-	for (i = 0; i < s->nunanswered && i < UNANSWERED; i++)
-		if (!strncmp(s->unanswered[i], c->id, 12))
-			return;
-	if (s->nunanswered >= UNANSWERED) {
-		s->unanswered_more = true;
-		return;
-	}
-	snprintf(s->unanswered[s->nunanswered++], sizeof(s->unanswered[0]), "%.12s", c->id);
-}
-
-/* At the end: the containers whose keys could not be answered, in one line. */
-static void say_unanswered(const struct stream *s)
-{
-	char keys[256], ids[UNANSWERED * 14 + 16];
-	size_t nk = 0, ni = 0;
-	uint32_t i;
-	int k;
-
-	if (!s->nunanswered)
-		return;
-	keys[0] = ids[0] = '\0';
-	for (k = 0; k < CK__COUNT && nk < sizeof(keys); k++)
-		if (s->unanswered_keys & CK_BIT(k))
-			nk += (size_t)snprintf(keys + nk, sizeof(keys) - nk, "%s%s", nk ? ", " : "",
-					       cond_key_name(k));
-	for (i = 0; i < s->nunanswered && ni < sizeof(ids); i++)
-		ni += (size_t)snprintf(ids + ni, sizeof(ids) - ni, "%s%s", i ? ", " : "",
-				       s->unanswered[i]);
-	mt_warn("warning: %s could not be answered for %s%u container%s (%s%s): unknown, "
-		"never picked on", keys, s->unanswered_more ? "more than " : "",
-		s->nunanswered, s->nunanswered == 1 && !s->unanswered_more ? "" : "s", ids,
-		s->unanswered_more ? ", ..." : "");
-}
-
-/*
- * Is @t picked? Once per task (and after its exec or rename). On the facts
- * its process's fork or exec left if /proc is not read for it any more; a
- * term whose fact is not known is unknown, and unknown is not picked.
- */
-static void decide(struct run *r, struct mt_task *t, struct st_task *x)
-{
-	static struct cond_label labels[RT_LABELS];
-	struct stream *s = r->stream;
-	struct mt_task *p = stats_process_of(&r->st, t);
-	struct st_proc *sp = entry_of(r, p);
-	struct procinfo *pi = &s->scratch, *f;
-	struct cond_subject subj;
-	uint32_t unknown = 0, want;
-	enum cond_truth v;
-	struct st_task *lx;
-
-	x->verdict = V_NO;
-	if ((t->flags & TF_PSEUDO) || (s->tree && !(t->flags & TF_TREE)))
-		return;
-	if (!s->all) {
-		if (sp && !sp->stale) {
-			pi = &sp->pi;
-		} else {
-			want = wanted(s, p);
-			f = facts_of(r, p);
-			if (f) {
-				*pi = *f;
-				want &= ~pi->have;
-			} else {
-				from_events(p, pi);
-			}
-			if (want)
-				pi_read(&s->pi, t->tid, want, pi);
-		}
-		/* process.name: the leader's; thread.name: the task's own */
-		pi_subject(&s->pi, pi, p->comm, (p->flags & TF_COMM_KNOWN) ? p->comm_len : 0,
-			   t->comm, (t->flags & TF_COMM_KNOWN) ? t->comm_len : 0, labels, &subj);
-		v = cond_value(&s->cond, &subj, &unknown);
-		if (unknown)
-			warn_unknown(s, unknown, pi);
-		/*
-		 * Counted: the processes left out on unknown facts and never
-		 * picked. One decided on unknown facts (between the rename an
-		 * exec does and its sched_process_exec, say) and picked later
-		 * is not: it is picked.
-		 */
-		lx = slot_of(r, p);
-		if (v == COND_UNKNOWN && !lx->unsure && !lx->was_picked) {
-			s->unsure_procs++;
-			lx->unsure = true;
-		}
-		if (v != COND_TRUE)
-			return;
-		lx->was_picked = true;
-		if (lx->unsure) {
-			lx->unsure = false;
-			s->unsure_procs--;
-		}
-	}
-	x->verdict = V_YES;
-}
-
-/* The entry of a picked task's process, or NULL when @tid is not picked. */
-static struct st_proc *picked(struct run *r, int32_t tid, uint64_t ts)
-{
-	struct stream *s = r->stream;
-	struct mt_task *t, *p;
-	struct st_task *x, *lx;
-	struct st_proc *sp;
-
-	if (tid <= 0 || tid == s->self)
-		return NULL;
-	t = stats_task(&r->st, tid, ts);
-	if (!t || (t->flags & TF_PSEUDO))
-		return NULL;
-	x = slot_of(r, t);
-	p = stats_process_of(&r->st, t);
-	lx = slot_of(r, p);
-	/* decided again after its own rename or exec, or its leader's (process.name) */
-	if (x->verdict == V_UNKNOWN || x->pgen != lx->gen) {
-		x->pgen = lx->gen;
-		decide(r, t, x);
-	}
-	if (x->verdict != V_YES)
-		return NULL;
-	sp = entry_of(r, p);
-	if (!sp)
-		sp = entry_new(r, p, t);
-	else if (sp->stale)
-		describe(r, sp, p, t);
-	if (sp)
-		sp->last_ts = ts;
-	return sp;
-}
-
-/* exec or rename: the task is decided again, its process described again. */
-static void changed(struct run *r, int32_t tid)
-{
-	struct mt_task *t = stats_find_task(&r->st, tid), *p;
-	struct st_proc *sp;
-
-	if (!t || (t->flags & TF_PSEUDO))
-		return;
-	slot_of(r, t)->verdict = V_UNKNOWN;
-	p = stats_process_of(&r->st, t);
-	if (p == t)
-		slot_of(r, p)->gen++;	/* its threads too: process.name is the leader's */
-	sp = entry_of(r, p);
-	if (sp)
-		sp->stale = true;
-}
-
-static void exited(struct run *r, const struct mt_event *ev)
-{
-	struct mt_task *t = stats_find_task(&r->st, ev->u.exit.pid);
-	struct st_proc *sp;
-
-	mempair_forget(&r->stream->pair, ev->u.exit.pid);
-	if (!t || ev->u.exit.group_dead == 0)
-		return;
-	sp = entry_of(r, stats_process_of(&r->st, t));
-	if (sp && (ev->u.exit.group_dead == 1 || !t->leader))
-		sp->exited = true;
 }
 
 /* -------------------------------------------------------------- events -- */
@@ -896,7 +275,7 @@ static void stream_sink(void *ctx, const struct mt_event *ev)
 	case EV_PAGE_ALLOC:
 	case EV_PAGE_FREE:
 		if (ev->u.page.pfn == UINT64_MAX || ev->u.page.order > MAX_ORDER_SEEN ||
-		    mt_event_in_irq(ev) || !(sp = picked(r, ev->tid, ev->ts)))
+		    mt_event_in_irq(ev) || !(sp = stream_picked(r, ev->tid, ev->ts)))
 			return;
 		e.evt = ev->kind == EV_PAGE_ALLOC ? JL_ALLOC : JL_FREE;
 		e.order = ev->u.page.order;
@@ -905,7 +284,7 @@ static void stream_sink(void *ctx, const struct mt_event *ev)
 		event(s, sp, &e);
 		break;
 	case EV_FAULT:
-		if (!(sp = picked(r, ev->tid, ev->ts)))
+		if (!(sp = stream_picked(r, ev->tid, ev->ts)))
 			return;
 		e.evt = JL_FAULT;
 		e.size = jl_page_bytes(s->page_size, 0);
@@ -915,13 +294,13 @@ static void stream_sink(void *ctx, const struct mt_event *ev)
 		event(s, sp, &e);
 		break;
 	case EV_MEMSYS_ENTER:
-		resume_facts(r, ev->tid);
-		if (picked(r, ev->tid, ev->ts))
+		stream_resume_facts(r, ev->tid);
+		if (stream_picked(r, ev->tid, ev->ts))
 			mempair_enter(&s->pair, ev->tid, ev->u.memsys.call, ev->ts, ev->u.memsys.arg);
 		break;
 	case EV_MEMSYS_EXIT:
-		resume_facts(r, ev->tid);
-		if ((sp = picked(r, ev->tid, ev->ts)) &&
+		stream_resume_facts(r, ev->tid);
+		if ((sp = stream_picked(r, ev->tid, ev->ts)) &&
 		    mempair_exit(&s->pair, ev->tid, ev->u.memsys.call, &in))
 			syscall_line(s, sp, ev, &in);
 		break;
@@ -929,21 +308,21 @@ static void stream_sink(void *ctx, const struct mt_event *ev)
 		/* a new process: its parent's program until its exec */
 		if ((owner = stats_find_task(&r->st, ev->u.fork.child)) &&
 		    !(owner->flags & TF_PSEUDO) && stats_process_of(&r->st, owner) == owner)
-			slot_of(r, owner)->pre_exec = true;
-		fork_facts(r, ev);
+			stream_slot_of(r, owner)->pre_exec = true;
+		stream_fork_facts(r, ev);
 		break;
 	case EV_EXEC:
 		if ((owner = stats_find_task(&r->st, ev->u.exec.pid)) && !(owner->flags & TF_PSEUDO))
-			slot_of(r, stats_process_of(&r->st, owner))->pre_exec = false;
-		changed(r, ev->u.exec.pid);
-		exec_facts(r, ev);
+			stream_slot_of(r, stats_process_of(&r->st, owner))->pre_exec = false;
+		stream_changed(r, ev->u.exec.pid);
+		stream_exec_facts(r, ev);
 		break;
 	case EV_RENAME:
-		changed(r, ev->u.rename.pid);
-		rename_facts(r, ev);
+		stream_changed(r, ev->u.rename.pid);
+		stream_rename_facts(r, ev);
 		break;
 	case EV_EXIT:
-		exited(r, ev);
+		stream_exited(r, ev);
 		break;
 	default:
 		break;
@@ -963,7 +342,7 @@ static void summaries(struct run *r, uint64_t now, bool last)
 		const struct mt_task *p;
 		char *d;
 
-		if (!sp->leader_serial || sp->final_done || (!sp->active && ended(r, sp) && !last))
+		if (!sp->leader_serial || sp->final_done || (!sp->active && stream_ended(r, sp) && !last))
 			continue;
 		p = stats_task_by_serial(&r->st, sp->leader_serial);
 		if (p) {
@@ -1286,7 +665,7 @@ static int stream_finish(struct run *r)
 		(unsigned long long)s->unsure_procs,
 		(unsigned long long)s->pair.paired,
 		(unsigned long long)s->pair.no_entry);
-	say_unanswered(s);
+	stream_say_unanswered(s);
 	if (s->proc_overflow)
 		mt_warn("%llu events of picked processes not shown: more than %u at once",
 			(unsigned long long)s->proc_overflow, PROCS);
