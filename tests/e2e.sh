@@ -602,6 +602,35 @@ parse_report() {	# parse_report REPORT OUTPREFIX
 }
 
 # ---- checks on a boot in which memtrace ran in the initramfs
+# check_svg NAME: rd.memtrace.svg=1's picture (the disk init copied it onto the root disk,
+# read here with debugfs): well-formed XML, its system peak the report's, and each module
+# drawn with the peak of its row in the report (issue 25: the picture says what the report says)
+check_svg() {
+	local n=$1 r=$W/$1 got
+	debugfs -R "dump /e2e-picture.svg $r.svg" "$W/$n.disk" > /dev/null 2>&1
+	[ -n "${KEEP_WORK:-}" ] || rm -f "$W/$n.disk"
+	check "$n: rd.memtrace.svg=1 wrote the picture beside the log ($(fact "$n" SVGFILE))" test -s "$r.svg"
+	got=$(python3 - "$r.svg" "$W/$n.report" "$r.mods" <<'PY' 2>&1
+import re, sys, xml.etree.ElementTree as ET
+svg, rep, mods = sys.argv[1:4]
+root = ET.parse(svg).getroot()
+peaks = {}
+for g in root.iter():
+    if g.get("data-peak-pages") is not None:
+        peaks[(g.get("data-row"), g.get("data-name") or "")] = int(g.get("data-peak-pages"))
+m = re.search(r"^system peak: (\d+) pages", open(rep).read(), re.M)
+sysrep = int(m.group(1)) if m else -1
+rows = {l.split()[0]: int(l.split()[1]) for l in open(mods) if l.strip()}
+drawn = {k[1]: v for k, v in peaks.items() if k[0] == "module"}
+bad = [f"{k} {v}!={rows.get(k)}" for k, v in drawn.items() if rows.get(k) != v]
+ok = peaks.get(("system", "")) == sysrep and drawn and not bad
+print(("ok" if ok else "bad") + f": system {peaks.get(('system', ''))} (report {sysrep}), "
+      f"{len(drawn)} modules drawn at their rows' peaks" + (f"; differ: {bad}" if bad else ""))
+PY
+)
+	check "$n: the picture is well-formed and says the report's peaks ($got)" eval '[[ $got == ok* ]]'
+}
+
 check_traced() {	# check_traced NAME FLAVOUR LEVEL [MODE]
 	local n=$1 fl=$2 lv=$3 mode=${4:-live} rep=$W/$1.report r t m missing bad_mods before
 	tag "$n" LOG > "$rep"
@@ -1147,8 +1176,10 @@ boots() {
 	if boot shell-md4 shell 512 "rd.memdebug=4 rd.driver.pre=loop e2e.mode=check"; then
 		check_traced shell-md4 shell 4
 	fi
-	if boot systemd-mt5 systemd 512 "rd.memtrace=5 rd.driver.pre=loop e2e.mode=check"; then
+	if KEEP_DISK=1 boot systemd-mt5 systemd 512 \
+		"rd.memtrace=5 rd.memtrace.svg=1 rd.driver.pre=loop e2e.mode=check"; then
 		check_traced systemd-mt5 systemd 5
+		check_svg systemd-mt5
 	fi
 	if boot systemd-bootbuf systemd 512 \
 		"rd.memtrace=4 trace_event=module:module_load,module:module_free e2e.mode=check"; then

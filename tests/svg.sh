@@ -6,8 +6,8 @@
 # librsvg2-bin) whose PNG is read here with zlib (its size, and not one colour all over).
 #
 # The replays of tests/fixtures/debian-6.1-boot and debian-6.1-zram run anywhere; the
-# live run (command mode over build/tests/workload) needs root and a tracefs, and takes
-# /tmp/mt-live.lock; it prints memtrace's own RSS with and without --svg (no assertion).
+# live run (command mode over build/tests/workload) needs root and a tracefs;
+# it prints memtrace's own RSS with and without --svg (no assertion).
 set -u
 cd "$(dirname "$0")/.." || exit 1
 MT=$PWD/memtrace
@@ -175,8 +175,6 @@ done
 # ---------------------------------------------------------------- live
 find_tracefs
 if can_trace "live --svg" && [ -x "$WL" ]; then
-	exec 9> /tmp/mt-live.lock
-	flock 9
 	state=$(tfs_state)
 	timeout -k 5 60 "$MT" --instance "$INST" --svg "$T/live.svg" -f json -o "$T/live.json" \
 		-- "$WL" 32 300 > /dev/null 2> "$T/live.err"
@@ -201,7 +199,6 @@ if can_trace "live --svg" && [ -x "$WL" ]; then
 	done
 	check "daemon: --svg written at the final report" grep -q '<svg' "$T/d.svg"
 	check "tracefs left as it was" [ "$(tfs_state)" = "$state" ]
-	flock -u 9
 fi
 
 summary

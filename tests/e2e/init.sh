@@ -134,6 +134,11 @@ check() {
         say "LOGFILE no"
     fi
     if [ -e /run/memtrace.pid ]; then say "PIDFILE yes"; else say "PIDFILE no"; fi
+    # rd.memtrace.svg=1: the picture beside the log, copied onto the root disk for the host
+    if [ -f $L.svg ]; then
+        say "SVGFILE yes $(wc -c < $L.svg) bytes"
+        cp $L.svg /e2e-picture.svg && sync
+    fi
     while read -r name rest; do
         say "MOD $name"
     done < /proc/modules
