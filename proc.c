@@ -281,14 +281,21 @@ int proc_read_comm(const char *proc_root, int32_t tid, char *buf, size_t size, s
 	return 0;
 }
 
-int proc_meminfo(const char *proc_root, uint64_t *avail_kib, uint64_t *total_kib)
+/* @proc_root/meminfo into @buf (4096 bytes are plenty): its length, or -errno */
+static ssize_t read_meminfo(const char *proc_root, char *buf, size_t size)
 {
-	char path[256], buf[4096];
-	ssize_t n;
+	char path[256];
 
 	if (path_fmt(path, sizeof(path), "%s/meminfo", proc_root))
 		return -ENAMETOOLONG;
-	n = read_file(path, buf, sizeof(buf));
+	return read_file(path, buf, size);
+}
+
+int proc_meminfo(const char *proc_root, uint64_t *avail_kib, uint64_t *total_kib)
+{
+	char buf[4096];
+	ssize_t n = read_meminfo(proc_root, buf, sizeof(buf));
+
 	if (n < 0)
 		return (int)n;
 	return proc_parse_meminfo(buf, (size_t)n, avail_kib, total_kib) ? -EINVAL : 0;
@@ -296,13 +303,10 @@ int proc_meminfo(const char *proc_root, uint64_t *avail_kib, uint64_t *total_kib
 
 int proc_mem(const char *proc_root, struct proc_mem *m)
 {
-	char path[256], buf[4096];
-	ssize_t n;
+	char buf[4096];
+	ssize_t n = read_meminfo(proc_root, buf, sizeof(buf));
 
 	*m = (struct proc_mem){ 0 };
-	if (path_fmt(path, sizeof(path), "%s/meminfo", proc_root))
-		return -ENAMETOOLONG;
-	n = read_file(path, buf, sizeof(buf));
 	if (n < 0)
 		return (int)n;
 	return proc_parse_mem(buf, (size_t)n, m) ? -EINVAL : 0;
