@@ -228,6 +228,13 @@ check: memtrace $(TEST_BINS) $(CROSSCHECK_BIN)
 # tracefs instance DEMO_INSTANCE (default: memtrace-demo-PID, nobody else's).
 DEMO_LOG ?=
 DEMO_INSTANCE ?=
+# the docs' pictures, from recordings in the repository: docs/boot-memory.svg is memtrace
+# --svg of a real traced boot (tests/fixtures/debian-6.1-boot, replayed; svg.sh checks the
+# committed picture is this output)
+docs-pictures: memtrace
+	./memtrace --replay tests/fixtures/debian-6.1-boot --by process --svg docs/boot-memory.svg \
+		> /dev/null
+
 demo: memtrace $(B)/tests/workload
 	$(Q)DEMO_LOG='$(DEMO_LOG)' DEMO_INSTANCE='$(DEMO_INSTANCE)' ./tests/demo.sh
 
@@ -455,4 +462,4 @@ clean:
 
 PHONY_EXTRA := demo e2e e2e-arch fuzz static bench lint install-bin install-man install-systemd \
 	install-dracut install-initramfs-tools uninstall check-cross dist check-package
-.PHONY: all check check-unit $(PHONY_EXTRA) check-valgrind sanitize install clean
+.PHONY: all check check-unit $(PHONY_EXTRA) check-valgrind sanitize install clean docs-pictures

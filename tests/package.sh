@@ -330,14 +330,15 @@ check "rpm -qlp lists the same as make install, less the initramfs-tools parts" 
 diff "$T/list.make-rpm" "$T/list.rpm" 2>&1 | indent
 check "the RPM leaves out only initramfs-tools parts ($(grep -c initramfs-tools "$T/list.make"))" \
 	test "$(comm -23 "$T/list.make" "$T/list.rpm" | grep -vc ' /usr/share/initramfs-tools/')" = 0
-# docs: README.md, NEWS and docs/*.md in both, each package's license file
-(echo README.md; echo NEWS; ls docs/*.md) | sort > "$T/docs.want"
+# docs: README.md, NEWS, docs/*.md and the pictures they show (docs/*.svg) in both, each
+# package's license file
+(echo README.md; echo NEWS; ls docs/*.md docs/*.svg) | sort > "$T/docs.want"
 [ -n "$DEB" ] && dpkg-deb -c "$DEB" | awk '$1 !~ /^d/ { print $6 }' |
 	sed -nE 's|^\./usr/share/doc/memtrace/||p' | sed 's/\.gz$//' |
 	grep -vxE 'changelog\.Debian|copyright' | sort > "$T/docs.deb"
 [ -n "$RPM" ] && rpm -qlp "$RPM" | sed -nE 's|^/usr/share/doc/memtrace[^/]*/(.*[^/])$|\1|p' |
 	grep -vx docs | sort > "$T/docs.rpm"
-check "the .deb's docs are README.md, NEWS and docs/*.md (and copyright)" \
+check "the .deb's docs are README.md, NEWS, docs/*.md and docs/*.svg (and copyright)" \
 	bash -c "diff '$T/docs.want' '$T/docs.deb' && dpkg-deb -c '$DEB' | grep ' ./usr/share/doc/memtrace/copyright$' > /dev/null"
 check "the RPM's docs are the same, and COPYING is its %license" \
 	bash -c "diff '$T/docs.want' '$T/docs.rpm' && rpm -qlp '$RPM' | grep -E '^/usr/share/licenses/memtrace[^/]*/COPYING$' > /dev/null"

@@ -150,6 +150,11 @@ for fx in debian-6.1-boot debian-6.1-zram; do
 	render "$fx" "$T/$fx.svg"
 done
 
+# the docs' picture (docs/svg.md) is what make docs-pictures makes of the real boot's recording
+"$MT" --replay tests/fixtures/debian-6.1-boot --by process --svg "$T/docs.svg" > /dev/null 2>&1
+check "docs/boot-memory.svg is this build's picture of tests/fixtures/debian-6.1-boot (make docs-pictures)" \
+	cmp -s "$T/docs.svg" docs/boot-memory.svg
+
 # the picture is the report's: with -n 3 three processes and three modules
 "$MT" --replay tests/fixtures/debian-6.1-boot --svg "$T/n3.svg" --by process -f json -n 3 \
 	> "$T/n3.json" 2>/dev/null
