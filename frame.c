@@ -76,42 +76,21 @@ static void l_name(struct line *l, const char *s, size_t n, int width)
 	}
 }
 
-/* A name from column @skip of its escaped text on (Left/Right), cut at @width. */
-static void l_name_from(struct line *l, const char *s, size_t n, int skip, int width)
+/*
+ * Escaped text from column @skip on (Left/Right), cut at @width; with
+ * @nul_blank a NUL is a blank (a command line's argument separator).
+ */
+static void l_scrolled(struct line *l, const char *s, size_t n, int skip, int width,
+		       bool nul_blank)
 {
 	int end = l->vis + width, col = 0;
 	size_t i;
 
 	for (i = 0; i < n; i++) {
-		char e[4];
-		size_t k = escape_text_char((unsigned char)s[i], e), off = 0;
+		char e[4] = " ";
+		size_t k = nul_blank && !s[i] ? 1 : escape_text_char((unsigned char)s[i], e), off = 0;
 
 		/* an escape cut by the scroll shows its rest: columns stay columns */
-		if (col + (int)k <= skip) {
-			col += (int)k;
-			continue;
-		}
-		if (col < skip)
-			off = (size_t)(skip - col);
-		col += (int)k;
-		if (l->vis + (int)(k - off) > end)
-			break;
-		l_text(l, e + off, k - off);
-	}
-}
-
-/* A command line (c): its NULs as blanks, from column @skip on (Left/Right), cut at @width. */
-static void l_cmd(struct line *l, const char *s, size_t n, int skip, int width)
-{
-	int end = l->vis + width, col = 0;
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		char e[4];
-		size_t k = s[i] ? escape_text_char((unsigned char)s[i], e) : 1, off = 0;
-
-		if (!s[i])
-			e[0] = ' ';
 		if (col + (int)k <= skip) {
 			col += (int)k;
 			continue;
@@ -414,7 +393,7 @@ static void row_line(struct view *v, struct line *l, const struct stats *st,
 		name = view_row_label(v, st, rw, &len, &is_cmd);
 		if (is_cmd) {
 			/* the arguments' NULs as blanks; every other byte escaped as names are */
-			l_cmd(l, name, len, v->hscroll, l->max - l->vis);
+			l_scrolled(l, name, len, v->hscroll, l->max - l->vis, true);
 		} else if (v->show_cmd) {
 			l_text(l, "[", 1);
 			l_name(l, name, len, l->max - l->vis - 1);
@@ -460,7 +439,8 @@ static int tree_lines(struct view *v, struct line *l, int y, int y_end, bool row
 			const char *fr = v->stk[i].frame[f];
 
 			l_text(l, "       ", 7);
-			l_name_from(l, fr, strnlen(fr, VIEW_FRAME_LEN), v->hscroll, l->max - l->vis);
+			l_scrolled(l, fr, strnlen(fr, VIEW_FRAME_LEN), v->hscroll, l->max - l->vis,
+				   false);
 		}
 		if (sel && !plain(v))
 			l_pad(l, l->max);
