@@ -230,6 +230,8 @@ static int side_of(struct diff_side *s, struct json_val root, char *err, size_t 
 		return fail(err, errlen, "no valid lost_events");
 	s->lost = (uint64_t)n;
 	member_str(root, "kernel", s->kernel, sizeof(s->kernel));
+	member_str(root, "host", s->host, sizeof(s->host));
+	member_str(root, "started_at", s->started, sizeof(s->started));
 	member_str(root, "trigger", s->trigger, sizeof(s->trigger));
 	member_double(root, "uptime_s", &s->uptime_s);
 	member_double(root, "first_event_s", &s->first_s);

@@ -30,6 +30,8 @@ struct diff_item {
 /* One run, as its JSON report says. */
 struct diff_side {
 	char kernel[128];		/* "" when the report does not say */
+	char host[72];			/* "" when the report does not say */
+	char started[40];		/* started_at, ISO 8601 UTC; "" when not said */
 	char trigger[32];
 	double uptime_s, first_s, last_s;
 	uint32_t page_size;		/* bytes */

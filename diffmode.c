@@ -103,21 +103,6 @@ static char *replayed(const struct run *r, const char *dir, size_t *len)
 	return text;
 }
 
-/* The first line of DIR/@name into @out (the recording's kernel release), if there. */
-static void rec_line(const char *dir, const char *name, char *out, size_t size)
-{
-	char path[4096], buf[256];
-	ssize_t n;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	n = read_file(path, buf, sizeof(buf));
-	if (n <= 0)
-		return;
-	buf[strcspn(buf, "\n")] = '\0';
-	buf[size - 1 < sizeof(buf) - 1 ? size - 1 : sizeof(buf) - 1] = '\0';
-	memcpy(out, buf, strlen(buf) + 1);
-}
-
 /* One input, a JSON report or a recording, into @s; 0 or EXIT_USAGE (said). */
 static int load(const struct run *r, const char *path, struct diff_side *s)
 {
@@ -152,8 +137,6 @@ static int load(const struct run *r, const char *path, struct diff_side *s)
 		mt_warn("--diff: %s: %s", path, err);
 		return EXIT_USAGE;
 	}
-	if (S_ISDIR(st.st_mode) && !*s->kernel)
-		rec_line(path, "uname-r", s->kernel, sizeof(s->kernel));
 	return 0;
 }
 

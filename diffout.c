@@ -43,9 +43,15 @@ static void text_head(struct out *o, const struct diff_side *s, const char *what
 {
 	out_printf(o, "%s: ", what);
 	text_name(o, name);
-	out_printf(o, "\n  kernel %s, report at uptime %.3f s (trigger %s), events %.6f..%.6f s, "
+	out_puts(o, "\n  kernel ");
+	text_name(o, *s->kernel ? s->kernel : "not known");
+	out_puts(o, ", host ");
+	text_name(o, *s->host ? s->host : "not known");
+	out_puts(o, ", tracing began ");
+	text_name(o, *s->started ? s->started : "at a time not known");
+	out_printf(o, "\n  report at uptime %.3f s (trigger %s), events %.6f..%.6f s, "
 		   "page %u bytes\n  system peak %lld pages (%lld KiB), lost events %llu\n",
-		   *s->kernel ? s->kernel : "unknown (not in the report)", s->uptime_s,
+		   s->uptime_s,
 		   *s->trigger ? s->trigger : "?", s->first_s, s->last_s, s->page_size,
 		   (long long)s->sys_peak, (long long)(s->sys_peak * s->page_size / 1024),
 		   (unsigned long long)s->lost);
@@ -111,16 +117,24 @@ static void json_str_member(struct out *o, const char *key, const char *s)
 	out_puts(o, "\"");
 }
 
+/* "key":"value", or null where the report did not say; a comma after */
+static void json_opt_member(struct out *o, const char *key, const char *s)
+{
+	if (*s)
+		json_str_member(o, key, s);
+	else
+		out_printf(o, "\"%s\":null", key);
+	out_puts(o, ",");
+}
+
 static void json_side(struct out *o, const struct diff_side *s, const char *name)
 {
 	out_puts(o, "{");
 	json_str_member(o, "source", name);
 	out_puts(o, ",");
-	if (*s->kernel)
-		json_str_member(o, "kernel", s->kernel);
-	else
-		out_puts(o, "\"kernel\":null");
-	out_puts(o, ",");
+	json_opt_member(o, "kernel", s->kernel);
+	json_opt_member(o, "host", s->host);
+	json_opt_member(o, "started_at", s->started);
 	json_str_member(o, "trigger", s->trigger);
 	out_printf(o, ",\"uptime_s\":%.3f,\"first_event_s\":%.6f,\"last_event_s\":%.6f,"
 		   "\"page_size\":%u,\"system_peak_pages\":%lld,\"lost_events\":%llu,"

@@ -13,6 +13,7 @@
 #include <sys/file.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "err.h"
@@ -396,6 +397,12 @@ int record_write_meta(const char *dir, const struct meta *m, const struct reader
 	if (m->mem_start.total_kib)	/* KiB: MemTotal MemFree MemAvailable */
 		out_printf(&o, "mem_start %" PRIu64 " %" PRIu64 " %" PRIu64 "\n",
 			   m->mem_start.total_kib, m->mem_start.free_kib, m->mem_start.avail_kib);
+	if (m->kernel[0])
+		out_printf(&o, "kernel %s\n", m->kernel);
+	if (m->host[0])
+		out_printf(&o, "host %s\n", m->host);
+	if (m->started_at > 0)
+		out_printf(&o, "started %lld\n", (long long)m->started_at);
 	for (i = 0; r && i < r->ncpus; i++)
 		out_printf(&o, "cpu_lost %d %" PRIu64 "\n", r->cpus[i].cpu, r->cpus[i].stats_lost);
 	if (m->boot_used)
@@ -464,6 +471,28 @@ static void each_line(const char *text, size_t len, void (*fn)(char *line, void 
 }
 
 /* sscanf's %llu takes "-1" for 2^64-1: no number in these files is negative */
+void meta_word(char *dst, size_t size, const char *src)
+{
+	size_t i;
+
+	if (!size)
+		return;
+	for (i = 0; i + 1 < size && src[i] && src[i] != '\n'; i++)
+		dst[i] = src[i] > ' ' && src[i] < 0x7f ? src[i] : '?';
+	dst[i] = '\0';
+}
+
+void meta_when(const struct meta *m, bool iso, char buf[32])
+{
+	time_t t = (time_t)m->started_at;
+	struct tm tm;
+
+	buf[0] = '\0';
+	if (m->started_at > 0 && gmtime_r(&t, &tm) &&
+	    !strftime(buf, 32, iso ? "%Y-%m-%dT%H:%M:%SZ" : "%Y-%m-%d %H:%M:%S UTC", &tm))
+		buf[0] = '\0';
+}
+
 static bool has_negative(const char *line)
 {
 	const char *p;
@@ -496,6 +525,16 @@ static void meta_line(char *line, void *p)
 	if (!strncmp(line, "module_before ", 14) || !strncmp(line, "module_boot ", 12) ||
 	    !strncmp(line, "module_range", 12))
 		return;
+	/* one word each (older recordings have none): before the numbers' check, a
+	 * release such as 6.1.0-56-amd64 has a '-' */
+	if (!strncmp(line, "kernel ", 7)) {
+		meta_word(c->m->kernel, sizeof(c->m->kernel), line + 7);
+		return;
+	}
+	if (!strncmp(line, "host ", 5)) {
+		meta_word(c->m->host, sizeof(c->m->host), line + 5);
+		return;
+	}
 	/* what made it incomplete: free text (older recordings have neither line) */
 	if (!strncmp(line, "incomplete ", 11)) {
 		char *w = c->m->why;
@@ -527,6 +566,8 @@ static void meta_line(char *line, void *p)
 		c->m->rename_events = a != 0;
 	else if (sscanf(line, "uptime %lf", &d) == 1 && d >= 0 && d < 1e12)
 		c->m->uptime_s = d;
+	else if (sscanf(line, "started %llu", &a) == 1 && a > 0 && a < (1ull << 40))
+		c->m->started_at = (int64_t)a;
 	else if (sscanf(line, "self_pid %llu", &a) == 1 && a <= INT32_MAX)
 		c->m->self_pid = (int32_t)a;
 	else if (sscanf(line, "mem_start %llu %llu %llu", &a, &b, &v[0]) == 3 && a &&

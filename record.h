@@ -24,6 +24,7 @@
  *                   incomplete TEXT (why not), page_size, byte_order big|little, word_size 4|8
  *                   (the traced kernel's), max_pfn REACH [RAM], initmod START END,
  *                   rename_events 0|1, uptime SECONDS, cpu_lost CPU N,
+ *                   kernel RELEASE, host NAME, started UNIX_SECONDS,
  *                   module_before NAME (in /proc/modules when tracing began),
  *                   module_kib NAME KIB,
  *                   module_untraced NAME KIB (in /proc/modules at the end, no entry),
@@ -32,6 +33,7 @@
  *                   module_boot NAME TID LOAD_TS FREE_TS (from the boot buffer)
  */
 #define META_FILE	"memtrace.meta"
+
 #define SEED_FILE	"memtrace.seed"
 
 struct meta {
@@ -45,6 +47,9 @@ struct meta {
 	double uptime_s;
 	int32_t self_pid;		/* the recording memtrace's pid (its allocations are skipped) */
 	struct proc_mem mem_start;	/* /proc/meminfo before memtrace's buffers and tables */
+	char kernel[65];		/* the traced kernel's release (uname -r); "": not known */
+	char host[65];			/* its host name (uname -n); "": not known */
+	int64_t started_at;		/* the wall clock as tracing began, Unix seconds; 0: not known */
 	bool boot_used;			/* --boot-buffer was read */
 	struct boot_buffer boot;	/* its counters (boot.ev only while live) */
 	struct mt_module *extra;	/* untraced modules at the last report (caller's array) */
@@ -52,6 +57,20 @@ struct meta {
 	bool incomplete;		/* "complete 0": not all was saved (or memtrace died) */
 	char why[192];			/* "incomplete TEXT": what was not */
 };
+
+/*
+ * meta_word() - a kernel release or host name as the meta and the reports keep it:
+ * at most @size - 1 bytes of @src up to its end or a newline, each byte that is
+ * not printable ASCII or is a blank made '?' (one word on a meta line, safe on a
+ * console). Pure.
+ */
+void meta_word(char *dst, size_t size, const char *src);
+
+/*
+ * meta_when() - @m->started_at in UTC into @buf: "2026-11-27 01:13:40 UTC", or
+ * with @iso "2026-11-27T01:13:40Z"; "" when not known. Pure.
+ */
+void meta_when(const struct meta *m, bool iso, char buf[32]);
 
 /**
  * record_check() - whether record_start() could use @dir, found before tracing

@@ -209,6 +209,11 @@ static int replay_setup(struct run *r)
 		return EXIT_RUNTIME;
 	if (rp.meta_len >= 0)
 		meta_parse(rp.meta, (size_t)rp.meta_len, &r->meta, NULL, NULL, &bad_first);
+	/* older recordings say no kernel: make e2e's guests keep uname -r in a file beside */
+	if (!r->meta.kernel[0] && read_rec(r, "uname-r", text, sizeof(r->meta.kernel)) > 0)
+		meta_word(r->meta.kernel, sizeof(r->meta.kernel), text);
+	if (rp.refused)
+		return EXIT_RUNTIME;
 	/*
 	 * No page size in the meta: the sub-buffer's, which is the kernel's page
 	 * (memtrace never changes buffer_subbuf_size_kb), never an assumed 4096.

@@ -165,6 +165,18 @@ static void text_mem_start(struct out *o, const struct run *r)
 	out_puts(o, " (/proc/meminfo before memtrace's ring buffers and tables)\n");
 }
 
+/* The traced kernel, its host and when tracing began: what --diff and --svg head with. */
+static void text_identity(struct out *o, const struct run *r)
+{
+	const struct meta *m = &r->meta;
+	char when[32];
+
+	meta_when(m, false, when);
+	out_printf(o, "kernel: %s, host %s, tracing began %s\n",
+		   m->kernel[0] ? m->kernel : "not known", m->host[0] ? m->host : "not known",
+		   when[0] ? when : "at a time not known");
+}
+
 static void report_text(struct out *o, const struct report_model *md)
 {
 	const struct run *r = md->r;
@@ -181,6 +193,7 @@ static void report_text(struct out *o, const struct report_model *md)
 			   r->meta.why[0] ? r->meta.why : "no reason given");
 	out_printf(o, "uptime: %.3f s; events from %.6f to %.6f s (trace clock)\n",
 		   r->uptime_s, secs(st->first_ts), secs(st->last_ts));
+	text_identity(o, r);
 	text_mem_start(o, r);
 	out_printf(o, "tracefs: %s", md->tracefs);
 	if (*md->instance)
@@ -392,6 +405,25 @@ static void json_mem_start(struct out *o, const struct proc_mem *m)
 		out_puts(o, "null}");
 }
 
+/* "kernel", "host" and "started_at" (ISO 8601 UTC): null where not known */
+static void json_identity(struct out *o, const struct meta *m)
+{
+	char when[32];
+
+	const char *key[3] = { "kernel", "host", "started_at" }, *val[3] = { m->kernel, m->host,
+									      when };
+	int i;
+
+	meta_when(m, true, when);
+	for (i = 0; i < 3; i++) {
+		out_printf(o, ",\"%s\":", key[i]);
+		if (val[i][0])
+			rows_json_str(o, val[i]);
+		else
+			out_puts(o, "null");
+	}
+}
+
 static void report_json(struct out *o, const struct report_model *md)
 {
 	const struct run *r = md->r;
@@ -415,6 +447,7 @@ static void report_json(struct out *o, const struct report_model *md)
 		   "\"page_size\":%u,\"memory_at_start\":", r->uptime_s, secs(st->first_ts),
 		   secs(st->last_ts), r->meta.page_size);
 	json_mem_start(o, &r->meta.mem_start);
+	json_identity(o, &r->meta);
 	out_puts(o, ",\"tracefs\":{\"path\":");
 	rows_json_str(o, md->tracefs);
 	out_puts(o, ",\"instance\":");

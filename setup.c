@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -504,6 +505,19 @@ static int record_end(struct run *r)
 	return record_failed() ? EXIT_RUNTIME : EXIT_OK;
 }
 
+void setup_identity(struct meta *m)
+{
+	struct utsname u;
+	struct timespec now;
+
+	if (!uname(&u)) {
+		meta_word(m->kernel, sizeof(m->kernel), u.release);
+		meta_word(m->host, sizeof(m->host), u.nodename);
+	}
+	if (!clock_gettime(CLOCK_REALTIME, &now) && now.tv_sec > 0)
+		m->started_at = now.tv_sec;
+}
+
 int setup_tracing(struct run *r)
 {
 	char err[PATH_MAX + 256];
@@ -519,6 +533,7 @@ int setup_tracing(struct run *r)
 	 * must hold besides the capture's own): in the report; unknown where unreadable */
 	if (proc_mem("/proc", &r->meta.mem_start))
 		mt_warn("warning: cannot read /proc/meminfo: the memory at the start is not reported");
+	setup_identity(&r->meta);
 	code = setup_instance(r);
 	if (code)
 		return code;

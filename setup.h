@@ -39,6 +39,9 @@ int setup_stats(struct run *r, uint64_t max_pfn);
 /* setup_stats(), with a smaller map (@ram_pfn frames) where @max_pfn's cannot be reserved. */
 int setup_stats_reach(struct run *r, uint64_t max_pfn, uint64_t ram_pfn);
 
+/* The kernel release, host name and wall clock of a live run's start into @m. */
+void setup_identity(struct meta *m);
+
 /**
  * setup_tracing() - everything a live mode needs before its loop
  *

@@ -16,7 +16,6 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/utsname.h>
 #include <time.h>
 
 #include "escape.h"
@@ -416,32 +415,32 @@ static void gen(struct out *o, void *ctx)
 	svg_render(o, c->r, c->r->series, c->title);
 }
 
-/* The title: kernel, host and start time of a live run; a replay's recording. */
+/* The title: kernel, host and start time (the report's, those known), a replay's recording. */
 static void title_of(const struct run *r, char *buf, size_t size)
 {
-	struct utsname u;
-	struct timespec now;
-	char when[64] = "?";
-	time_t start;
-	struct tm tm;
+	const struct meta *m = &r->meta;
+	const char *what[3] = { "kernel", "host", "started" }, *sep = "";
+	char when[32];
+	const char *val[3] = { m->kernel, m->host, when };
+	size_t n = 0;
+	int i, k;
 
+	meta_when(m, false, when);
+	buf[0] = '\0';
 	if (r->opt.replay_dir) {
-		snprintf(buf, size, "replay of %s", r->opt.replay_dir);
-		return;
+		k = snprintf(buf, size, "replay of %s", r->opt.replay_dir);
+		n = k < 0 ? 0 : (size_t)k;
+		sep = ": ";
 	}
-	if (uname(&u))
-		snprintf(u.release, sizeof(u.release), "?"), snprintf(u.nodename,
-								     sizeof(u.nodename), "?");
-	clock_gettime(CLOCK_REALTIME, &now);
-	start = now.tv_sec;
-	if (r->tf.clock_mono && r->st.first_ts) {
-		uint64_t ago = mono_ns() > r->st.first_ts ? mono_ns() - r->st.first_ts : 0;
-
-		start -= (time_t)(ago / 1000000000ull);
+	for (i = 0; i < 3 && n < size; i++) {
+		if (!val[i][0])
+			continue;
+		k = snprintf(buf + n, size - n, "%s%s %s", sep, what[i], val[i]);
+		if (k < 0)
+			break;
+		n += (size_t)k;
+		sep = ", ";
 	}
-	if (gmtime_r(&start, &tm))
-		strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S UTC", &tm);
-	snprintf(buf, size, "kernel %s, host %s, started %s", u.release, u.nodename, when);
 }
 
 int svg_write(struct run *r, const char *path)

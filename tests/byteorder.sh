@@ -33,8 +33,8 @@ trap 'rm -rf "$T"' EXIT
 
 # the report less its "ring buffer:" line (text) or ring_buffer object (JSON), and less
 # what depends on when and where the replay ran (none of it comes from the pages)
-# (memory at start: a line newer than the guest's report.txt; the same meta gives the same line)
-strip_text() { grep -v -e '^ring buffer: ' -e '^memtrace itself: ' -e '^tracefs: ' -e '^memory at start: ' "$1"; }
+# (memory at start, kernel: lines newer than the guest's report.txt; the same meta gives the same line)
+strip_text() { grep -v -e '^ring buffer: ' -e '^memtrace itself: ' -e '^tracefs: ' -e '^memory at start: ' -e '^kernel: ' "$1"; }
 strip_json() {
 	python3 -c '
 import json, sys

@@ -140,6 +140,13 @@ strip() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); [d[s].pop
 check "two JSON reports: exit 0" [ $? = 0 ]
 check "two JSON reports: every row as the reports say" expect "$T/old.json" "$T/new.json" "$T/jj.json"
 check "two JSON reports: the same rows as the recordings" [ "$(strip "$T/jj.json")" = "$(strip "$T/rr.json")" ]
+check "two JSON reports: the header's kernel is the reports' own (the recordings' uname-r)" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+for side, rec in (("old", sys.argv[2]), ("new", sys.argv[3])):
+    assert d[side]["kernel"] == json.load(open(sys.argv[4 if side == "old" else 5]))["kernel"] \
+        == open(rec + "/uname-r").read().strip(), d[side]
+' "$T/jj.json" "$OLD" "$NEW" "$T/old.json" "$T/new.json"
 "$MT" --diff "$T/old.json" "$NEW" -f json -n 0 >"$T/jr.json" && "$MT" --diff "$OLD" "$T/new.json" -f json -n 0 >"$T/rj.json"
 check "mixed (report and recording, both ways): exit 0" [ $? = 0 ]
 check "mixed: the same rows" [ "$(strip "$T/jr.json")" = "$(strip "$T/rr.json")" ] && [ "$(strip "$T/rj.json")" = "$(strip "$T/rr.json")" ]

@@ -40,11 +40,13 @@ opts_tests() {
 
 # ---------------------------------------------------------------- live tests
 peak_test() {
-	local before after peak total free mem
+	local before after peak total free mem t0 t1 id
 	before=$(tfs_state)
 	total=$(awk '$1 == "MemTotal:" { print $2 }' /proc/meminfo)
 	free=$(awk '$1 == "MemFree:" { print $2 }' /proc/meminfo)
+	t0=$(date +%s)
 	start_mt -f json -n 0 -o "$T/log.json" || { bad "64 MiB: memtrace did not start: $(cat "$T/err")"; return; }
+	t1=$(date +%s)
 	"$WL" 64 200
 	sleep 0.3
 	kill -TERM "$MTPID"; wait_exit "$MTPID"; rc=$?
@@ -62,6 +64,14 @@ peak_test() {
 	check "memory at start: MemTotal $total kB, MemFree ~$free kB (report: $mem)" \
 		python3 -c 'import sys; t, f = int(sys.argv[1]), int(sys.argv[2]); rt, rf, ra = eval(sys.argv[3])
 sys.exit(not (rt == t and abs(rf - f) <= t / 50 and 0 < rf <= ra <= rt))' "$total" "$free" "$mem"
+	# the kernel, host and start time (what --diff and --svg head with): uname's, and the
+	# wall clock between memtrace's start and its return (--daemon returns once tracing)
+	id=$(json "$T/log.json" "d['kernel'], d['host'], d['started_at']")
+	check "kernel $(uname -r), host $(uname -n), tracing began at $t0..$t1 (report: $id)" \
+		python3 -c 'import sys, calendar, time; k, h, s = eval(sys.argv[1])
+t = calendar.timegm(time.strptime(s, "%Y-%m-%dT%H:%M:%SZ"))
+sys.exit(not (k == sys.argv[2] and h == sys.argv[3] and int(sys.argv[4]) <= t <= int(sys.argv[5])))' \
+		"$id" "$(uname -r)" "$(uname -n)" "$t0" "$t1"
 	if [ ! -d "$TFS/events/module" ]; then
 		# this kernel has no module events: memtrace runs and names what is missing
 		check "optional events missing here (module:*) are named in the report, with their cost" \
@@ -421,6 +431,13 @@ PY
 )
 	check "replay gives the same report as live ($cmp)" test "$cmp" = same
 	check "replay report trigger" test "$(json "$T/replay.json" "d['trigger']")" = replay
+	check "the recording keeps the kernel, host and start time ($(json "$T/replay.json" "d['kernel'], d['host'], d['started_at']"))" \
+		test "$(json "$T/replay.json" "d['kernel'], d['host'], d['started_at']")" = \
+		"$(json "$T/live.json" "d['kernel'], d['host'], d['started_at']")" -a \
+		"$(json "$T/live.json" "d['kernel'] == '$(uname -r)' and d['started_at'] is not None")" = True
+	"$MT" --replay "$T/rec" -n 0 > "$T/replay.txt" 2> /dev/null
+	check "the text report says them ($(grep -m1 '^kernel: ' "$T/replay.txt"))" \
+		grep -q -x "kernel: $(uname -r), host $(uname -n), tracing began $(json "$T/live.json" "d['started_at'].replace('T', ' ').replace('Z', ' UTC')")" "$T/replay.txt"
 	check "the recording keeps the memory at the start ($(json "$T/replay.json" "d['memory_at_start']"))" \
 		test "$(json "$T/replay.json" "d['memory_at_start']")" = "$(json "$T/live.json" "d['memory_at_start']")" -a \
 		"$(json "$T/live.json" "d['memory_at_start']['total_kib'] > 0")" = True

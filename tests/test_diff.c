@@ -394,6 +394,57 @@ START_TEST(test_hostile_names)
 }
 END_TEST
 
+/* The header's kernel, host and start time: from the report, escaped in text, null when not said. */
+START_TEST(test_header_identity)
+{
+	static char with[65536 + 128];
+	struct diff_side a, b;
+	struct diff_result d;
+	struct diff_view v = { "old", "new", 0, NULL };
+	struct json_val root, side_v, x;
+	char *text, str[128];
+	size_t len, i;
+
+	snprintf(with, sizeof(with), "{\"kernel\":\"6.1.0-56-amd64\",\"host\":\"h\\u001b[2J\","
+		 "\"started_at\":\"2026-11-27T01:03:40Z\",%s", report(4096, 10, 0, MOD("m", 1), "") + 1);
+	side(&a, with);
+	side(&b, report(4096, 12, 0, MOD("m", 2), ""));
+	ck_assert_str_eq(a.kernel, "6.1.0-56-amd64");
+	ck_assert_str_eq(a.host, "h\x1b[2J");
+	ck_assert_str_eq(a.started, "2026-11-27T01:03:40Z");
+	ck_assert_str_eq(b.kernel, "");
+	ck_assert(diff_compute(&d, &a, &b));
+	diffout_text(test_out_begin(), &d, &v);
+	text = test_out_end(&len);
+	for (i = 0; i < len; i++)
+		ck_assert_msg(text[i] == '\n' || (unsigned char)text[i] >= 0x20,
+			      "control byte %#x at %zu", text[i], i);
+	ck_assert_msg(strstr(text, "\n  kernel 6.1.0-56-amd64, host h"), "%s", text);
+	ck_assert_msg(strstr(text, ", tracing began 2026-11-27T01:03:40Z\n"), "%s", text);
+	ck_assert_msg(strstr(text, "\n  kernel not known, host not known, tracing began at a time "
+			     "not known\n"), "%s", text);
+	free(text);
+	diffout_json(test_out_begin(), &d, &v);
+	text = test_out_end(&len);
+	ck_assert_msg(json_parse(text, len, &root), "%s", text);
+	ck_assert(json_get(root, "old", &side_v) && json_get(side_v, "host", &x));
+	json_str(x, str, sizeof(str));
+	ck_assert_str_eq(str, "h\x1b[2J");
+	ck_assert(json_get(side_v, "started_at", &x));
+	json_str(x, str, sizeof(str));
+	ck_assert_str_eq(str, "2026-11-27T01:03:40Z");
+	ck_assert(json_get(root, "new", &side_v));
+	for (i = 0; i < 3; i++) {
+		ck_assert(json_get(side_v, (const char *[]){ "kernel", "host", "started_at" }[i], &x));
+		ck_assert(x.len == 4 && !memcmp(x.p, "null", 4));
+	}
+	free(text);
+	diff_result_free(&d);
+	diff_side_free(&a);
+	diff_side_free(&b);
+}
+END_TEST
+
 Suite *suite_diff(void)
 {
 	Suite *s = suite_create("diff");
@@ -410,6 +461,7 @@ Suite *suite_diff(void)
 	tcase_add_test(tc, test_bad_input);
 	tcase_add_test(tc, test_json_lines);
 	tcase_add_test(tc, test_hostile_names);
+	tcase_add_test(tc, test_header_identity);
 	suite_add_tcase(s, tc);
 	return s;
 }

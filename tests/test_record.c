@@ -411,6 +411,61 @@ START_TEST(test_meta_write_exact)
 }
 END_TEST
 
+/*
+ * The traced kernel, host and start time: written when known, read back; a release
+ * with '-' is no negative number; hostile bytes become '?', never a second word
+ * or a control byte in a report; a start time out of range is bad and not taken.
+ */
+START_TEST(test_meta_identity)
+{
+	struct meta m = { .page_size = 4096, .started_at = 1795741420 }, back;
+	char *got, when[32];
+	size_t len;
+	uint32_t bad = 0;
+
+	meta_word(m.kernel, sizeof(m.kernel), "6.1.0-56-cloud-amd64\nrest");
+	meta_word(m.host, sizeof(m.host), "build host\033[2J\xff");
+	ck_assert_str_eq(m.kernel, "6.1.0-56-cloud-amd64");
+	ck_assert_str_eq(m.host, "build?host?[2J?");
+	ck_assert_int_eq(record_write_meta(dir, &m, NULL, NULL), 0);
+	got = slurp(META_FILE, &len);
+	ck_assert_ptr_nonnull(strstr(got, "\nkernel 6.1.0-56-cloud-amd64\nhost build?host?[2J?\n"
+				      "started 1795741420\n"));
+	memset(&back, 0, sizeof(back));
+	meta_parse(got, len, &back, NULL, NULL, &bad);
+	free(got);
+	ck_assert_uint_eq(bad, 0);
+	ck_assert_str_eq(back.kernel, "6.1.0-56-cloud-amd64");
+	ck_assert_str_eq(back.host, "build?host?[2J?");
+	ck_assert_int_eq(back.started_at, 1795741420);
+	/* date -u -d @1795741420: Fri Nov 27 01:03:40 UTC 2026 */
+	meta_when(&back, false, when);
+	ck_assert_str_eq(when, "2026-11-27 01:03:40 UTC");
+	meta_when(&back, true, when);
+	ck_assert_str_eq(when, "2026-11-27T01:03:40Z");
+	/* not known: no lines, "" */
+	memset(&m, 0, sizeof(m));
+	m.page_size = 4096;
+	ck_assert_int_eq(record_write_meta(dir, &m, NULL, NULL), 0);
+	got = slurp(META_FILE, &len);
+	ck_assert_ptr_null(strstr(got, "kernel"));
+	ck_assert_ptr_null(strstr(got, "host"));
+	ck_assert_ptr_null(strstr(got, "started"));
+	free(got);
+	meta_when(&m, false, when);
+	ck_assert_str_eq(when, "");
+	/* read from a hostile meta: a long name cut at 64 bytes, a tab made '?', bad times */
+	memset(&back, 0, sizeof(back));
+	meta_parse("kernel 0123456789012345678901234567890123456789012345678901234567890123456789\n"
+		   "host a\tb\nstarted 0\nstarted -5\nstarted 99999999999999\n", 131, &back, NULL,
+		   NULL, &bad);
+	ck_assert_uint_eq(strlen(back.kernel), 64);
+	ck_assert_str_eq(back.host, "a?b");
+	ck_assert_int_eq(back.started_at, 0);
+	ck_assert_uint_eq(bad, 3);
+}
+END_TEST
+
 /* An incomplete recording says so (second line) and why; older ones without the key are whole. */
 START_TEST(test_meta_complete)
 {
@@ -1007,6 +1062,7 @@ Suite *suite_record(void)
 	tcase_add_checked_fixture(tc, dir_setup, dir_teardown);
 	tcase_add_test(tc, test_meta_write_exact);
 	tcase_add_test(tc, test_meta_complete);
+	tcase_add_test(tc, test_meta_identity);
 	tcase_add_test(tc, test_meta_round_trip);
 	tcase_add_test(tc, test_meta_malformed);
 	tcase_add_test(tc, test_meta_untouched);
