@@ -59,9 +59,11 @@
 #                 (systemd/memtrace.service.in) started, USR2, stopped by systemctl, with
 #                 the --prometheus opt-in (a drop-in) writing node_exporter's directory
 #   zramdiff4, zramdiff12  the disk's own memtrace --stacks -f json while zram holds
-#                 4 MiB of random data, and 12 MiB with crc7 loaded too: memtrace --diff
-#                 of their JSON reports says zsmalloc + zram grew by 8 MiB (+-2%, and
-#                 +-2% of zram's own mem_used_total growth), crc7 is new; --fail-over
+#                 4 MiB of random data and workload touches 4 MiB, and 12 MiB of both
+#                 with crc7 loaded too: memtrace --diff of their JSON reports says
+#                 zsmalloc + zram grew by 8 MiB (+-2%, and +-2% of zram's own
+#                 mem_used_total growth), the process workload by 8 MiB (+-2%), crc7
+#                 is new; --fail-over
 #   oom           -m 256; the disk's init runs memtrace, workload and a hog
 #   fixture       (E2E_RECORD_FIXTURE only) shell flavour, rd.memtrace.record
 #
@@ -974,6 +976,7 @@ check_zramdiff_boot() {	# check_zramdiff_boot NAME MIB: its JSON report in $W/zd
 	check "$n: the disk's memtrace --stacks -f json started" has_tag $n "MT_START rc=0"
 	check "$n: $2 MiB of random data written into zram ($(fact $n ZRAM_MM_STAT))" \
 		has_tag $n "ZRAM_WRITE rc=0 mib=$2"
+	check "$n: workload touched $2 MiB" has_tag $n "WORKLOAD rc=0 mib=$2"
 	check "$n: its JSON report received over ttyS1" receive $n "$W/zd/$n"
 	check "$n: the report is a whole JSON report" \
 		python3 -c 'import json, sys; json.load(open(sys.argv[1]))["modules"]' "$W/zd/$n/report.json"
@@ -1007,6 +1010,22 @@ assert rows["crc7"]["state"] == "new", rows["crc7"]
 assert d["modules"][0]["name"] == "zsmalloc", d["modules"][0]
 assert all(r["state"] == "both" for n, r in rows.items() if n != "crc7"), rows
 assert d["system_peak"]["delta_bytes"] >= 8 << 20, d["system_peak"]
+' "$a" "$b" "$W/zd/diff.json"
+	check "--diff $1 $2: the process workload grew by 8 MiB (+-2%), one instance each, as the reports say" \
+		python3 -c '
+import json, sys
+a, b, d = sys.argv[1], sys.argv[2], json.load(open(sys.argv[3]))
+ra, rb = (json.load(open(x + "/report.json")) for x in (a, b))
+w = [r for r in d["processes"] if r["name"] == "workload"]
+assert len(w) == 1, w
+w = w[0]
+peaks = [[p["peak_pages"] for p in r["processes"] if p["comm"] == "workload"] for r in (ra, rb)]
+print("      workload: %s pages -> %s pages, grew by %d bytes (8 MiB = %d)"
+      % (peaks[0], peaks[1], w["delta_bytes"], 8 << 20))
+assert [len(p) for p in peaks] == [1, 1], peaks
+assert w["delta_bytes"] == (peaks[1][0] - peaks[0][0]) * rb["page_size"], (w, peaks)
+assert abs(w["delta_bytes"] - (8 << 20)) <= 0.02 * (8 << 20), w
+assert w["state"] == "both", w
 ' "$a" "$b" "$W/zd/diff.json"
 	"$W/memtrace" --diff "$a/report.json" "$b/report.json" --fail-over 6MiB > /dev/null \
 		2> "$W/zd/gate.err"

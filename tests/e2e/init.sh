@@ -16,7 +16,8 @@
 #            zram are loaded (insmod, from /lib/modules/e2e) and 4 MiB of random
 #            data go into zram; the recording goes over ttyS1 as in fixture
 #   zramdiff the disk's own memtrace -f json --stacks while zram is loaded and
-#            e2e.zram_mib=N MiB (default 4) of random data go into it, and the
+#            e2e.zram_mib=N MiB (default 4) of random data go into it, workload
+#            touches N MiB, and the
 #            modules of e2e.extra_mod=M1,M2 are loaded too; its JSON report goes over
 #            ttyS1 as in fixture (two such boots: --diff, issue 25)
 #   kdumptools  (a kdump capture kernel, initramfs-tools' capture initrd) check, then
@@ -229,6 +230,9 @@ zramrec() {
     dd if=/dev/urandom of=/dev/zram0 bs=64k count=64 conv=fsync 2> /dev/null
     say "ZRAM_WRITE rc=$?"
     say "ZRAM_MM_STAT $(cat /sys/block/zram0/mm_stat)"
+    # a process that needs the same MiB as zram holds: the diff's process row
+    /bin/workload $mib 200
+    say "WORKLOAD rc=$? mib=$mib"
     sleep 0.5
     term_wait "$mtpid"
     say_file MTERR /tmp/mt.err
@@ -261,6 +265,9 @@ zramdiff() {
     dd if=/dev/urandom of=/dev/zram0 bs=64k count=$((mib * 16)) conv=fsync 2> /dev/null
     say "ZRAM_WRITE rc=$? mib=$mib"
     say "ZRAM_MM_STAT $(cat /sys/block/zram0/mm_stat)"
+    # a process that needs the same MiB as zram holds: the diff's process row
+    /bin/workload $mib 200
+    say "WORKLOAD rc=$? mib=$mib"
     sleep 0.5
     term_wait "$mtpid"
     say_file MTERR /tmp/mt.err
