@@ -199,6 +199,9 @@ endif
 # them all, a line per suite and the total over all of them last
 TEST_BINS := $(addprefix $(B)/tests/,memtrace-hooks unit workload threads forker remap thpmove \
 	swaporder)
+# the programs make check runs, built (make -j test-programs, then make check: CI)
+test-programs: $(TEST_BINS) $(CROSSCHECK_BIN)
+
 check: memtrace $(TEST_BINS) $(CROSSCHECK_BIN)
 	$(Q)./tests/check.sh \
 		'CK_DEFAULT_TIMEOUT=60 $(B)/tests/unit' \
@@ -471,6 +474,6 @@ check-package:
 clean:
 	rm -rf $(B) memtrace memtrace-static
 
-PHONY_EXTRA := demo e2e e2e-arch fuzz static bench lint install-bin install-man install-systemd \
+PHONY_EXTRA := test-programs demo e2e e2e-arch fuzz static bench lint install-bin install-man install-systemd \
 	install-dracut install-initramfs-tools uninstall check-cross dist check-package
 .PHONY: all check check-unit $(PHONY_EXTRA) check-valgrind sanitize install clean docs-pictures
