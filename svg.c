@@ -68,6 +68,16 @@ struct line {
 	uint64_t peak_ts;
 };
 
+/* A peak's label, placed before anything is drawn so that no two overlap. */
+struct label {
+	bool on;		/* a label to draw */
+	int size;		/* font size, px */
+	double px, py;		/* the peak's point */
+	double x, y;		/* the text's anchor (its baseline) */
+	double w;		/* its width, estimated: 0.6 em a character */
+	bool end;		/* anchored at its end: left of the point (near the right edge) */
+};
+
 struct pic {
 	const struct run *r;
 	const struct series *se;
@@ -75,6 +85,7 @@ struct pic {
 	double ymax;		/* pages at the top of the plot */
 	struct line lines[2 * SVG_LINES];
 	uint32_t nlines;
+	struct label labels[2 * SVG_LINES + 1];	/* [0] the system peak's, [1 + k] line k's */
 };
 
 static double px_x(const struct pic *p, uint64_t ts)
@@ -143,15 +154,55 @@ static void axes(struct out *o, const struct pic *p)
 		   "stroke=\"#333\"/>\n</g>\n", X_LEFT, H_TOP, X_RIGHT - X_LEFT, H_PLOT);
 }
 
-/* A peak's label beside its point, to the left near the right edge so that it stays inside. */
-static void label_at(struct out *o, double x, double y, int size)
+static bool labels_overlap(const struct label *a, const struct label *b)
 {
-	if (x > X_RIGHT - 150)
-		out_printf(o, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"%d\" fill=\"#222\" "
-			   "text-anchor=\"end\">", x - 6, y, size);
-	else
-		out_printf(o, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"%d\" fill=\"#222\">",
-			   x + 6, y, size);
+	double ax = a->end ? a->x - a->w : a->x, bx = b->end ? b->x - b->w : b->x;
+
+	return ax < bx + b->w && bx < ax + a->w && a->y - a->size < b->y + 2 &&
+	       b->y - b->size < a->y + 2;
+}
+
+/*
+ * Label @i of @text (its characters, for the width) at its peak: beside the point
+ * (to the left near the right edge, so that it stays inside), else the nearest
+ * row above or below, within the plot, that overlaps no label placed before it;
+ * where none is free, beside the point after all.
+ */
+static void place_label(struct pic *p, uint32_t i, double px, double py, int size,
+			size_t chars)
+{
+	struct label *l = &p->labels[i];
+	int step, k;
+	uint32_t j;
+
+	*l = (struct label){ .on = true, .size = size, .px = px, .py = py,
+			     .w = 0.6 * size * (double)chars, .end = px > X_RIGHT - 150 };
+	l->x = l->end ? px - 6 : px + 6;
+	for (step = 0; step <= 24; step++) {
+		k = step % 2 ? -(step + 1) / 2 : step / 2;	/* 0, -1, 1, -2, 2, ...: rows up first */
+		l->y = py - 5 + k * (size + 3);
+		if (l->y - size < H_TOP || l->y > Y_BOTTOM - 2)
+			continue;
+		for (j = 0; j < i && !(p->labels[j].on && labels_overlap(l, &p->labels[j])); j++)
+			;
+		if (j == i)
+			return;
+	}
+	l->y = py - 5;
+}
+
+/* A placed label's text element (opened: the caller writes the text and closes it); a
+ * thin leader from the point where it was moved off it. */
+static void label_at(struct out *o, const struct label *l)
+{
+	double moved = l->y - (l->py - 5);
+
+	if (moved > 0.5 || moved < -0.5)
+		out_printf(o, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
+			   "stroke=\"#999\" stroke-width=\"0.8\"/>", l->px, l->py, l->x,
+			   l->y - l->size / 3.0);
+	out_printf(o, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"%d\" fill=\"#222\"%s>", l->x,
+		   l->y, l->size, l->end ? " text-anchor=\"end\"" : "");
 }
 
 /* The system's traced pages: the samples, and the report's system peak where it was. */
@@ -180,7 +231,7 @@ static void system_area(struct out *o, const struct pic *p)
 		out_printf(o, "<g class=\"peak\" data-row=\"system\" data-peak-pages=\"%lld\">"
 			   "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"#4a6f8f\"/>",
 			   (long long)st->sys_peak, px_x(p, st->sys_peak_ts), px_y(p, st->sys_peak));
-		label_at(o, px_x(p, st->sys_peak_ts), px_y(p, st->sys_peak) - 6, 12);
+		label_at(o, &p->labels[0]);
 		out_printf(o, "system peak %llu KiB</text></g>\n",
 			   (unsigned long long)kib(p->r, st->sys_peak));
 	}
@@ -233,7 +284,7 @@ static void draw_line(struct out *o, const struct pic *p, uint32_t k)
 	svg_escape(o, l->name, l->len);
 	out_printf(o, "\"><circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"%s\"/>",
 		   px_x(p, l->peak_ts), px_y(p, l->peak), colours[k % 8]);
-	label_at(o, px_x(p, l->peak_ts), px_y(p, l->peak) - 5, 11);
+	label_at(o, &p->labels[1 + k]);
 	out_printf(o, "%llu KiB</text></g>\n", (unsigned long long)kib(p->r, l->peak));
 }
 
@@ -369,6 +420,15 @@ void svg_render(struct out *o, const struct run *r, const struct series *se, con
 		if (p.lines[i].peak > top)
 			top = p.lines[i].peak;
 	p.ymax = top > 0 ? (double)top * 1.08 : 1;
+	/* the labels' places: the system peak's first, then the lines' in the report's order */
+	if (r->st.sys_peak > 0)
+		place_label(&p, 0, px_x(&p, r->st.sys_peak_ts), px_y(&p, r->st.sys_peak), 12,
+			    (size_t)snprintf(NULL, 0, "system peak %llu KiB",
+					     (unsigned long long)kib(r, r->st.sys_peak)));
+	for (i = 0; i < p.nlines; i++)
+		place_label(&p, 1 + i, px_x(&p, p.lines[i].peak_ts), px_y(&p, p.lines[i].peak), 11,
+			    (size_t)snprintf(NULL, 0, "%llu KiB",
+					     (unsigned long long)kib(r, p.lines[i].peak)));
 	legend_y = Y_BOTTOM + MARK_BAND + 64;
 	height = legend_y + ((int)(p.nlines + 2) / 2) * LEGEND_ROW + 64;
 

@@ -118,6 +118,25 @@ ok = (w, h) == (int(sys.argv[2]), int(sys.argv[3])) and len(colours) > 8
 print("ok" if ok else "size %dx%d (want %sx%s), %d colours" % (w, h, sys.argv[2], sys.argv[3], len(colours)))
 PY
 
+# labels.py SVG: no two peak labels overlap (each a box of 0.6 em a character, the font's
+# size high: generous for sans-serif digits); prints "ok N labels" or the pairs
+cat > "$T/labels.py" <<'PY'
+import sys, xml.etree.ElementTree as ET
+ns = "{http://www.w3.org/2000/svg}"
+boxes = []
+for g in ET.parse(sys.argv[1]).getroot().iter(ns + "g"):
+    if g.get("class") != "peak":
+        continue
+    t = g.find(ns + "text")
+    x, y, size = float(t.get("x")), float(t.get("y")), float(t.get("font-size"))
+    w = len(t.text) * size * 0.6
+    x0 = x - w if t.get("text-anchor") == "end" else x
+    boxes.append((x0, y - size, x0 + w, y + 2, g.get("data-name") or "system"))
+bad = [(a[4], b[4]) for i, a in enumerate(boxes) for b in boxes[i + 1:]
+       if a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]]
+print("overlapping labels: %r" % bad if bad else "ok %d labels" % len(boxes))
+PY
+
 RSVG=$(command -v rsvg-convert)
 
 # render NAME SVG: rsvg-convert draws it; the PNG's size is the SVG's, not one colour
@@ -147,6 +166,8 @@ for fx in debian-6.1-boot debian-6.1-zram; do
 	r=$(python3 "$T/peaks.py" "$T/$fx.svg" "$T/$fx.json" 2>&1)
 	[[ $r == ok* ]] && ok "$fx: well-formed XML, self-contained, peaks = the JSON report's ($r)" ||
 		bad "$fx: $r"
+	r=$(python3 "$T/labels.py" "$T/$fx.svg" 2>&1)
+	[[ $r == ok* ]] && ok "$fx: no two peak labels overlap ($r)" || bad "$fx: $r"
 	render "$fx" "$T/$fx.svg"
 done
 
