@@ -352,6 +352,20 @@ START_TEST(test_json_lines)
 }
 END_TEST
 
+/* The text diff of @d, checked to hold no control byte but newlines (a console's safety). */
+static char *text_of(const struct diff_result *d, const struct diff_view *v, size_t *len)
+{
+	char *text;
+	size_t i;
+
+	diffout_text(test_out_begin(), d, v);
+	text = test_out_end(len);
+	for (i = 0; i < *len; i++)
+		ck_assert_msg(text[i] == '\n' || (unsigned char)text[i] >= 0x20,
+			      "control byte %#x at %zu", text[i], i);
+	return text;
+}
+
 /* Names are the kernel's bytes: the text has no control character, the JSON parses back. */
 START_TEST(test_hostile_names)
 {
@@ -360,17 +374,13 @@ START_TEST(test_hostile_names)
 	struct diff_view v = { "old\n\x1b[2J", "new\"", 0, NULL };
 	struct json_val root, arr, el, k, nm;
 	char *text, name[256];
-	size_t len, i, pos = 0;
+	size_t len, pos = 0;
 	bool found = false;
 
 	side(&a, report(4096, 10, 5, "", PROC("a\\u001b[31m\\nb\\\"\\\\", 1)));
 	side(&b, report(4096, 10, 0, MOD("m\\u0007", 1), PROC("a\\u001b[31m\\nb\\\"\\\\", 3)));
 	ck_assert(diff_compute(&d, &a, &b));
-	diffout_text(test_out_begin(), &d, &v);
-	text = test_out_end(&len);
-	for (i = 0; i < len; i++)
-		ck_assert_msg(text[i] == '\n' || (unsigned char)text[i] >= 0x20,
-			      "control byte %#x at %zu", text[i], i);
+	text = text_of(&d, &v, &len);
 	ck_assert(strstr(text, "warning: events were lost"));
 	ck_assert_msg(strstr(text, "\nold: old"), "%s", text);
 	ck_assert(!strstr(text, "old\n"));
@@ -414,11 +424,7 @@ START_TEST(test_header_identity)
 	ck_assert_str_eq(a.started, "2026-11-27T01:03:40Z");
 	ck_assert_str_eq(b.kernel, "");
 	ck_assert(diff_compute(&d, &a, &b));
-	diffout_text(test_out_begin(), &d, &v);
-	text = test_out_end(&len);
-	for (i = 0; i < len; i++)
-		ck_assert_msg(text[i] == '\n' || (unsigned char)text[i] >= 0x20,
-			      "control byte %#x at %zu", text[i], i);
+	text = text_of(&d, &v, &len);
 	ck_assert_msg(strstr(text, "\n  kernel 6.1.0-56-amd64, host h"), "%s", text);
 	ck_assert_msg(strstr(text, ", tracing began 2026-11-27T01:03:40Z\n"), "%s", text);
 	ck_assert_msg(strstr(text, "\n  kernel not known, host not known, tracing began at a time "
