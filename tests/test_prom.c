@@ -504,13 +504,7 @@ static void fx_init(struct fixture *fx, uint32_t max_tasks)
 	ck_assert_uint_le(max_tasks, 256);
 	memset(fx, 0, sizeof(*fx));
 	ck_assert_int_eq(stats_init(&fx->r.st, &cfg), 0);
-	fx->r.meta.page_size = 4096;
-	fx->r.rd.ncpus = 1;
-	fx->r.rd.cpus = &fx->cpu0;
-	fx->r.order = fx->order;
-	fx->r.threads = fx->threads;
-	fx->r.pages = fx->pages;
-	fx->r.mod_order = fx->mod_order;
+	test_run_wire(&fx->r, &fx->cpu0, fx->order, fx->threads, fx->pages, fx->mod_order);
 	fx->r.opt_set.top = 30;
 }
 

@@ -621,13 +621,7 @@ static void fx_init(struct fixture *fx, uint32_t max_tasks)
 	fx->r.enabled[0] = "kmem:mm_page_alloc";
 	fx->r.enabled[1] = "kmem:mm_page_free";
 	fx->r.nenabled = 2;
-	fx->r.meta.page_size = 4096;
-	fx->r.rd.ncpus = 1;
-	fx->r.rd.cpus = &fx->cpu0;
-	fx->r.order = fx->order;
-	fx->r.threads = fx->threads;
-	fx->r.pages = fx->pages;
-	fx->r.mod_order = fx->mod_order;
+	test_run_wire(&fx->r, &fx->cpu0, fx->order, fx->threads, fx->pages, fx->mod_order);
 	fx->r.self_rss_kib = -1;
 	fx->r.self_hwm_kib = -1;
 }

@@ -199,13 +199,7 @@ START_TEST(render_hostile_name)
 	ck_assert_ptr_nonnull(fx);
 	ck_assert_int_eq(stats_init(&fx->r.st, &cfg), 0);
 	ck_assert_int_eq(series_init(&fx->se, 16, 4), 0);
-	fx->r.meta.page_size = 4096;
-	fx->r.rd.ncpus = 1;
-	fx->r.rd.cpus = &fx->cpu0;
-	fx->r.order = fx->order;
-	fx->r.threads = fx->threads;
-	fx->r.pages = fx->pages;
-	fx->r.mod_order = fx->mod_order;
+	test_run_wire(&fx->r, &fx->cpu0, fx->order, fx->threads, fx->pages, fx->mod_order);
 	fx->r.opt_set.top = 30;
 	fx->r.series = &fx->se;
 	ev.u.newtask.pid = 42;

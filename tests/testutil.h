@@ -40,6 +40,16 @@ void test_root_file(const char *rel, const char *s, size_t len);
  * in *@len if not NULL). One at a time.
  */
 struct out;
+/*
+ * @r wired as a report wants it in a unit test: one CPU (@cpu0), 4096-byte pages, and the
+ * scratch arrays of the report's rows (order, threads, pages: one per task slot; mod_order:
+ * one per module, untraced ones too), which the caller sizes. Nothing else is set.
+ */
+struct run;
+struct reader_cpu;
+void test_run_wire(struct run *r, struct reader_cpu *cpu0, uint32_t *order, uint32_t *threads,
+		   int64_t *pages, uint32_t *mod_order);
+
 struct out *test_out_begin(void);
 char *test_out_end(size_t *len);
 

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "logfile.h"
+#include "run.h"
 #include "testutil.h"
 
 const char *fixtures_dir = "tests/fixtures";
@@ -80,6 +81,18 @@ void test_root_file(const char *rel, const char *s, size_t len)
 	ck_assert_msg(fd >= 0, "%s: %s", path, strerror(errno));
 	ck_assert_int_eq(write(fd, s, len), (ssize_t)len);
 	close(fd);
+}
+
+void test_run_wire(struct run *r, struct reader_cpu *cpu0, uint32_t *order, uint32_t *threads,
+		   int64_t *pages, uint32_t *mod_order)
+{
+	r->meta.page_size = 4096;
+	r->rd.ncpus = 1;
+	r->rd.cpus = cpu0;
+	r->order = order;
+	r->threads = threads;
+	r->pages = pages;
+	r->mod_order = mod_order;
 }
 
 static struct out test_out;
