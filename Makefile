@@ -157,12 +157,12 @@ $(B)/bench/churn $(B)/bench/rusage: $(B)/%: %.c
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $<
 
 # the CPU of one frame of --top with a full task table (no tracing)
-$(B)/bench/topframe: bench/topframe.c $(LIB_OBJS) $(wildcard *.h)
+$(B)/bench/topframe: bench/topframe.c bench/benchutil.h $(LIB_OBJS) $(wildcard *.h)
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(CPPFLAGS) -I. $(CFLAGS) -o $@ bench/topframe.c $(LIB_OBJS) $(LDLIBS)
 
 # the CPU of one --svg sample with a full task table (no tracing)
-$(B)/bench/series: bench/series.c $(LIB_OBJS) $(wildcard *.h)
+$(B)/bench/series: bench/series.c bench/benchutil.h $(LIB_OBJS) $(wildcard *.h)
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(CPPFLAGS) -I. $(CFLAGS) -o $@ bench/series.c $(LIB_OBJS) $(LDLIBS)
 

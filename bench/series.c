@@ -17,28 +17,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench/benchutil.h"
 #include "series.h"
 #include "stats.h"
-
-static double cpu_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
-}
-
-static void event(struct stats *s, enum mt_kind kind, uint64_t ts, int32_t tid, uint64_t pfn)
-{
-	struct mt_event ev;
-
-	memset(&ev, 0, sizeof(ev));
-	ev.kind = kind;
-	ev.ts = ts;
-	ev.tid = tid;
-	ev.u.page.pfn = pfn;
-	stats_apply(s, &ev);
-}
 
 int main(int argc, char **argv)
 {
@@ -59,25 +40,25 @@ int main(int argc, char **argv)
 	}
 	for (i = 0; i < tasks; i++)
 		for (k = 0; k < 1 + i % 64; k++)
-			event(&st, EV_PAGE_ALLOC, ts++, (int32_t)(1000 + i), pfn++);
-	t0 = cpu_us();
+			bench_page_event(&st, EV_PAGE_ALLOC, ts++, (int32_t)(1000 + i), pfn++);
+	t0 = bench_cpu_us();
 	for (i = 0; i < samples; i++) {
 		for (k = 0; k < 8; k++)	/* a machine that is not idle */
-			event(&st, EV_PAGE_ALLOC, ts++, (int32_t)(1000 + (i * 8 + k) % tasks), pfn++);
+			bench_page_event(&st, EV_PAGE_ALLOC, ts++, (int32_t)(1000 + (i * 8 + k) % tasks), pfn++);
 		series_take(&x, &st, ts);
 		series_add(&se, &x);
 	}
-	t1 = cpu_us();
+	t1 = bench_cpu_us();
 	printf("%u tasks: %.1f us per sample (%u samples, %u halvings, %zu bytes)\n", tasks,
 	       (t1 - t0) / samples, samples, se.halvings, se.bytes);
 	printf("RESULT svg_sample_us %.1f\n", (t1 - t0) / samples);
 	se.next_ts = UINT64_MAX;
-	t0 = cpu_us();
+	t0 = bench_cpu_us();
 	for (i = 0; i < 100000000u; i++) {
 		ev.ts = i;
 		due += series_due(&se, &ev);
 	}
-	t1 = cpu_us();
+	t1 = bench_cpu_us();
 	printf("series_due(): %.2f ns per event (%llu due)\n", (t1 - t0) * 1e3 / 1e8,
 	       (unsigned long long)due);
 	series_free(&se);

@@ -17,30 +17,11 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench/benchutil.h"
 #include "frame.h"
 #include "stats.h"
 #include "term.h"
 #include "view.h"
-
-static double cpu_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
-static void page_event(struct stats *s, enum mt_kind kind, uint64_t ts, int32_t tid, uint64_t pfn)
-{
-	struct mt_event ev;
-
-	memset(&ev, 0, sizeof(ev));
-	ev.kind = kind;
-	ev.ts = ts;
-	ev.tid = tid;
-	ev.u.page.pfn = pfn;
-	stats_apply(s, &ev);
-}
 
 static void exit_event(struct stats *s, uint64_t ts, int32_t tid)
 {
@@ -104,7 +85,7 @@ int main(int argc, char **argv)
 		uint32_t n;
 
 		for (n = 0; i % 4 && n <= i % 5; n++)
-			page_event(&st, EV_PAGE_ALLOC, ts, 1000 + (int32_t)i, pfn++);
+			bench_page_event(&st, EV_PAGE_ALLOC, ts, 1000 + (int32_t)i, pfn++);
 	}
 	printf("topframe: %u tasks, %d frames per case, 80x24\n", ntasks, frames);
 	printf("%-10s %-18s %10s\n", "view", "order", "ms/frame");
@@ -114,11 +95,11 @@ int main(int argc, char **argv)
 			double t0, ms;
 
 			v.sort[v.kind] = (enum view_sort)s;
-			t0 = cpu_ms();
+			t0 = (bench_cpu_us() / 1e3);
 			for (f = 0; f < frames; f++) {
 				/* what a busy machine does between frames: pages, a few exits */
 				for (i = 0; i < 300; i++)
-					page_event(&st, EV_PAGE_ALLOC, ts, 1000 + (int32_t)((pfn * 37) % ntasks),
+					bench_page_event(&st, EV_PAGE_ALLOC, ts, 1000 + (int32_t)((pfn * 37) % ntasks),
 						   pfn), pfn++;
 				exit_event(&st, ts, 1000 + (int32_t)((ts / 1000) % ntasks));
 				ts += 200000000ull;
@@ -126,17 +107,17 @@ int main(int argc, char **argv)
 				view_build(&v, &st, ts, true);
 				view_render(&v, &st, &facts);
 			}
-			ms = (cpu_ms() - t0) / frames;
+			ms = ((bench_cpu_us() / 1e3) - t0) / frames;
 			/* take the events' own cost out: the same loop without the frame */
-			t0 = cpu_ms();
+			t0 = (bench_cpu_us() / 1e3);
 			for (f = 0; f < frames; f++) {
 				for (i = 0; i < 300; i++)
-					page_event(&st, EV_PAGE_ALLOC, ts, 1000 + (int32_t)((pfn * 37) % ntasks),
+					bench_page_event(&st, EV_PAGE_ALLOC, ts, 1000 + (int32_t)((pfn * 37) % ntasks),
 						   pfn), pfn++;
 				exit_event(&st, ts, 1000 + (int32_t)((ts / 1000) % ntasks));
 				ts += 200000000ull;
 			}
-			ms -= (cpu_ms() - t0) / frames;
+			ms -= ((bench_cpu_us() / 1e3) - t0) / frames;
 			printf("%-10s %-18s %10.3f\n", views[k], view_sort_name((enum view_sort)s), ms);
 			if (ms > worst)
 				worst = ms;
