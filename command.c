@@ -188,23 +188,30 @@ bool command_reap(struct run *r)
 	}
 }
 
-static enum loop_next command_on_signal(struct run *r, int action,
-					const struct signalfd_siginfo *si)
+bool command_signal(struct run *r, int action, const struct signalfd_siginfo *si)
 {
 	switch (action) {
-	case SIGACT_REPORT_COMMAND:
-		report_catch_up(r);
-		report_out(r, false);
-		break;
 	case SIGACT_FORWARD:
 		kill(r->cmd.pid, (int)si->ssi_signo);
-		break;
+		return true;
 	case SIGACT_STOP_WAITING:
 		r->stop = STOP_SIGNAL;
 		r->stop_signo = (int)si->ssi_signo;
-		break;
+		return true;
 	default:
-		break;	/* SIGACT_WAIT: the command got it from the terminal; SIGACT_CHILD */
+		return false;
+	}
+}
+
+static enum loop_next command_on_signal(struct run *r, int action,
+					const struct signalfd_siginfo *si)
+{
+	if (action == SIGACT_REPORT_COMMAND) {
+		report_catch_up(r);
+		report_out(r, false);
+	} else {
+		/* SIGACT_WAIT: the command got it from the terminal; SIGACT_CHILD: reaped */
+		command_signal(r, action, si);
 	}
 	return LOOP_GO_ON;
 }

@@ -596,14 +596,8 @@ static enum loop_next stream_on_signal(struct run *r, int action,
 				  "SIGUSR1");
 		}
 		break;
-	case SIGACT_FORWARD:
-		kill(r->cmd.pid, (int)si->ssi_signo);
-		break;
-	case SIGACT_STOP_WAITING:
-		r->stop = STOP_SIGNAL;
-		r->stop_signo = (int)si->ssi_signo;
-		break;
 	default:
+		command_signal(r, action, si);
 		break;
 	}
 	return LOOP_GO_ON;
