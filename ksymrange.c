@@ -4,9 +4,7 @@
 
 #include <ctype.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "util.h"
 
@@ -51,45 +49,31 @@ void ksym_range_line(struct ksym_range *r, const char *line, size_t len)
 		r->end = addr;
 }
 
+/* A piece of whole lines (read_lines()), a line at a time. */
+static void range_piece(void *ctx, const char *text, size_t len)
+{
+	const char *p = text, *nl;
+
+	while ((nl = memchr(p, '\n', len - (size_t)(p - text)))) {
+		ksym_range_line(ctx, p, (size_t)(nl - p));
+		p = nl + 1;
+	}
+	if (p < text + len)	/* the file's last line, unterminated */
+		ksym_range_line(ctx, p, len - (size_t)(p - text));
+}
+
 int proc_initmod_range(const char *proc_root, uint64_t *start, uint64_t *end)
 {
 	char path[256], buf[65536];
 	struct ksym_range r;
-	size_t have = 0;
-	int fd;
+	int e;
 
 	if (path_fmt(path, sizeof(path), "%s/kallsyms", proc_root))
 		return -ENAMETOOLONG;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
 	ksym_range_init(&r, "do_init_module");
-	for (;;) {
-		ssize_t n = read(fd, buf + have, sizeof(buf) - have);
-		char *p, *nl;
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			int e = -errno;
-
-			close(fd);
-			return e;
-		}
-		if (!n)
-			break;
-		have += (size_t)n;
-		p = buf;
-		while ((nl = memchr(p, '\n', have - (size_t)(p - buf)))) {
-			ksym_range_line(&r, p, (size_t)(nl - p));
-			p = nl + 1;
-		}
-		have -= (size_t)(p - buf);
-		memmove(buf, p, have);
-		if (have == sizeof(buf))
-			have = 0;	/* absurd line: drop it */
-	}
-	close(fd);
+	e = read_lines(path, buf, sizeof(buf), range_piece, &r);
+	if (e)
+		return e;
 	if (!r.found || !r.end)
 		return -ENOENT;
 	*start = r.start;

@@ -4,10 +4,10 @@
 
 #include <ctype.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
+
+#include "util.h"
 
 void ksyms_init(struct ksyms *k)
 {
@@ -219,44 +219,25 @@ void ksyms_between(struct ksyms *k)
 			k->sym[i] = k->sym[i - 1];
 }
 
+struct feed_ctx {
+	struct ksyms *k;
+	int pass;
+};
+
+static void feed_piece(void *ctx, const char *text, size_t len)
+{
+	struct feed_ctx *f = ctx;
+
+	ksyms_feed(f->k, f->pass, text, len);
+}
+
 /* Feed a whole file in pieces of whole lines. */
 static int feed_file(struct ksyms *k, int pass, const char *path)
 {
 	static char buf[65536];
-	size_t have = 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct feed_ctx f = { k, pass };
 
-	if (fd < 0)
-		return -errno;
-	for (;;) {
-		ssize_t n = read(fd, buf + have, sizeof(buf) - have);
-		char *last;
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			int e = -errno;
-
-			close(fd);
-			return e;
-		}
-		if (!n)
-			break;
-		have += (size_t)n;
-		last = memrchr(buf, '\n', have);
-		if (!last) {
-			if (have == sizeof(buf))
-				have = 0;	/* an absurd line: dropped */
-			continue;
-		}
-		ksyms_feed(k, pass, buf, (size_t)(last + 1 - buf));
-		have -= (size_t)(last + 1 - buf);
-		memmove(buf, last + 1, have);
-	}
-	if (have)
-		ksyms_feed(k, pass, buf, have);
-	close(fd);
-	return 0;
+	return read_lines(path, buf, sizeof(buf), feed_piece, &f);
 }
 
 int ksyms_resolve(struct ksyms *k, const char *path)

@@ -51,6 +51,58 @@ ssize_t read_file(const char *path, char *buf, size_t size)
 	return (ssize_t)len;
 }
 
+int read_lines(const char *path, char *buf, size_t size,
+	       void (*fn)(void *ctx, const char *text, size_t len), void *ctx)
+{
+	size_t have = 0;
+	bool skip = false;	/* in a line too long for @buf: dropped up to its end */
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	for (;;) {
+		ssize_t n = read(fd, buf + have, size - have);
+		char *last, *first;
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			int e = -errno;
+
+			close(fd);
+			return e;
+		}
+		if (!n)
+			break;
+		have += (size_t)n;
+		if (skip) {
+			first = memchr(buf, '\n', have);
+			if (!first) {
+				have = 0;
+				continue;
+			}
+			have -= (size_t)(first + 1 - buf);
+			memmove(buf, first + 1, have);
+			skip = false;
+		}
+		last = memrchr(buf, '\n', have);
+		if (!last) {
+			if (have == size) {
+				have = 0;	/* an absurd line: dropped */
+				skip = true;
+			}
+			continue;
+		}
+		fn(ctx, buf, (size_t)(last + 1 - buf));
+		have -= (size_t)(last + 1 - buf);
+		memmove(buf, last + 1, have);
+	}
+	if (have)
+		fn(ctx, buf, have);
+	close(fd);
+	return 0;
+}
+
 int write_file(const char *path, const char *s)
 {
 	/* O_NONBLOCK: a FIFO must not hold us up; O_TRUNC at the open, as tracefs wants it */

@@ -17,6 +17,14 @@
 ssize_t read_file(const char *path, char *buf, size_t size);
 
 /*
+ * read_lines() - @path read through @buf (@size bytes) and handed to @fn in pieces of
+ * whole lines (each piece ends with '\n', but the last, the file's unterminated end); a
+ * line longer than @buf is dropped. Return: 0, or -errno of the open or a read.
+ */
+int read_lines(const char *path, char *buf, size_t size,
+	       void (*fn)(void *ctx, const char *text, size_t len), void *ctx);
+
+/*
  * Write a string to an existing regular file (O_WRONLY|O_TRUNC, no create; a
  * FIFO or a device is EINVAL, without waiting); 0 or -errno.
  */

@@ -185,6 +185,46 @@ START_TEST(test_read_fd_alloc)
 }
 END_TEST
 
+/* read_lines(): the collected pieces of its callback, and how many there were */
+struct pieces {
+	char text[256];
+	size_t len;
+	int n;
+	bool whole;	/* every piece but the last ended with a newline */
+};
+
+static void collect(void *ctx, const char *text, size_t len)
+{
+	struct pieces *p = ctx;
+
+	if (p->n && p->text[p->len - 1] != '\n')
+		p->whole = false;
+	ck_assert_uint_le(p->len + len, sizeof(p->text));
+	memcpy(p->text + p->len, text, len);
+	p->len += len;
+	p->n++;
+}
+
+/* Whole lines through a small buffer, the unterminated end last, a line too long dropped. */
+START_TEST(test_read_lines)
+{
+	static const char file[] = "one\ntwo two\nthree three three\n0123456789012345\nend";
+	struct pieces p = { .whole = true };
+	char path[PATH_MAX], buf[16];
+
+	test_root_file("lines", file, sizeof(file) - 1);
+	snprintf(path, sizeof(path), "%s/lines", test_root);
+	ck_assert_int_eq(read_lines(path, buf, sizeof(buf), collect, &p), 0);
+	p.text[p.len] = '\0';
+	/* "three three three\n" (18) and "0123456789012345\n" (17) do not fit 16 bytes */
+	ck_assert_str_eq(p.text, "one\ntwo two\nend");
+	ck_assert(p.whole);
+	ck_assert_int_ge(p.n, 2);
+	snprintf(path, sizeof(path), "%s/none", test_root);
+	ck_assert_int_eq(read_lines(path, buf, sizeof(buf), collect, &p), -ENOENT);
+}
+END_TEST
+
 /*
  * The one helper that options.c, tracefs.c, logfile.c and format.c report
  * failures through: the message as formatted, cut to the buffer, the caller's
@@ -222,6 +262,7 @@ Suite *suite_util(void)
 	tcase_add_test(tc, test_open_regular);
 	tcase_add_test(tc, test_read_fd_alloc);
 	tcase_add_test(tc, test_err_fmt);
+	tcase_add_test(tc, test_read_lines);
 	suite_add_tcase(s, tc);
 	return s;
 }
