@@ -131,7 +131,7 @@ static void command_view(const struct run *r, struct cmd_view *v)
 	v->nalive = pages_at_peak(r);
 	v->nproc = rows_processes(r, true);
 	v->maxp = v->nproc ? &st->tb.tasks[r->order[0]] : NULL;
-	v->rows = r->opt.top && r->opt.top < v->nproc ? r->opt.top : v->nproc;
+	v->rows = rows_top(r) && rows_top(r) < v->nproc ? rows_top(r) : v->nproc;
 	v->end_ts = st->last_ts;
 	v->peak_rel_ns = st->tree_peak_ts > r->cmd.start_ts ? st->tree_peak_ts - r->cmd.start_ts : 0;
 }
@@ -176,7 +176,7 @@ void report_command_json(struct out *o, const struct run *r)
 		   c->sys_s, (long long)st->tree_peak, (unsigned long long)kib(r, st->tree_peak),
 		   secs(v.peak_rel_ns));
 	for (i = next_at_peak(r, UINT32_MAX), k = 0; i != UINT32_MAX &&
-	     (!r->opt.top || k < r->opt.top); i = next_at_peak(r, i)) {
+	     (!rows_top(r) || k < rows_top(r)); i = next_at_peak(r, i)) {
 		const struct mt_task *t = &st->tb.tasks[i];
 
 		out_printf(o, "%s{\"pid\":%d,\"comm\":", k++ ? "," : "", pid_of(t));
@@ -329,7 +329,7 @@ void report_command_text(struct out *o, const struct run *r)
 
 void report_command(struct out *o, const struct run *r)
 {
-	if (r->opt.format == FMT_JSON)
+	if (rows_json(r))
 		report_command_json(o, r);
 	else
 		report_command_text(o, r);

@@ -399,6 +399,10 @@ int run_lifecycle(struct run *r)
 	if (ops->live)
 		ended = run_stop(r);
 	code = ops->finish ? ops->finish(r) : EXIT_OK;
+	/* --json: the final report again, whole; one that cannot be written is said, status 1 */
+	if (r->opt.json_path && report_json_file(r, r->opt.replay_dir ? "replay" : stop_trigger(r)) &&
+	    code == EXIT_OK)
+		code = EXIT_RUNTIME;
 	/* the picture after the final report; one that cannot be written is said, status 1 */
 	if (r->series && svg_write(r, r->opt.svg_path) && code == EXIT_OK)
 		code = EXIT_RUNTIME;

@@ -21,7 +21,7 @@ enum {
 	OPT_RECORD, OPT_INSTANCE, OPT_NO_SEED, OPT_KMSG, OPT_BOOT_BUFFER, OPT_EXITS, OPT_PID,
 	OPT_COMM, OPT_BY, OPT_NO_WAIT, OPT_KEEP_OOM, OPT_STACKS, OPT_MAX_STACKS, OPT_STACK_TOP,
 	OPT_TOP, OPT_COUNT, OPT_PROMETHEUS, OPT_INTERVAL, OPT_STREAM, OPT_ALL, OPT_EVENTS,
-	OPT_QUEUE_SIZE, OPT_DIFF, OPT_FAIL_OVER, OPT_SVG,
+	OPT_QUEUE_SIZE, OPT_DIFF, OPT_FAIL_OVER, OPT_SVG, OPT_JSON,
 };
 
 void options_usage(FILE *f)
@@ -52,7 +52,7 @@ void options_usage(FILE *f)
 		"      --max-stacks N, --stack-top N  stacks kept (default %d), shown (%d)\n"
 		"      --boot-buffer       take (and empty) the top-level buffer's module loads\n"
 		"      --by process        reports list processes (threads summed), not tasks\n"
-		"      --svg FILE          the final report's memory over time as an SVG\n"
+		"      --svg FILE, --json FILE  final report: a memory picture; whole, as JSON\n"
 		"      --prometheus FILE   daemon: metrics for node_exporter, every interval\n"
 		"      --interval S        seconds between --prometheus writes (default %d); -f\n"
 		"                          json: JSON lines to the log; --stream: summaries\n"
@@ -247,6 +247,7 @@ static const struct path_opt {
 	{ OPT_REPLAY, "--replay", FIELD(replay_dir, const char *) },
 	{ OPT_PROMETHEUS, "--prometheus", FIELD(prom_path, const char *) },
 	{ OPT_SVG, "--svg", FIELD(svg_path, const char *) },
+	{ OPT_JSON, "--json", FIELD(json_path, const char *) },
 };
 
 /* Options that take a number in [min, max], as given. */
@@ -490,6 +491,13 @@ static int intervals(struct options *o, char *err, size_t errlen)
 			   "--stream, --top, --exits or --prometheus)");
 	if (o->svg_path && !strcmp(o->svg_path, o->log_path))
 		return bad(err, errlen, "--svg FILE must not be the log file");
+	if (o->json_path && (o->stream || o->live_view || o->prom_path || o->exits))
+		return bad(err, errlen, "--json is the final report of the daemon, a COMMAND or "
+			   "--replay, kept for --diff (--stream and --exits write no report of rows; "
+			   "--top and --prometheus are for watching a run, not for keeping one)");
+	if (o->json_path && (!strcmp(o->json_path, o->log_path) ||
+			     (o->svg_path && !strcmp(o->json_path, o->svg_path))))
+		return bad(err, errlen, "--json FILE must be neither the log file nor the --svg file");
 	if (o->stream) {
 		if (o->prom_path)
 			return bad(err, errlen, "--prometheus is for the daemon (not with --stream)");
@@ -593,6 +601,7 @@ int options_parse(struct options *o, int argc, char **argv, char *err, size_t er
 		{ "stack-top", required_argument, NULL, OPT_STACK_TOP },
 		{ "prometheus", required_argument, NULL, OPT_PROMETHEUS },
 		{ "svg", required_argument, NULL, OPT_SVG },
+		{ "json", required_argument, NULL, OPT_JSON },
 		{ "interval", required_argument, NULL, OPT_INTERVAL },
 		{ "stream", no_argument, NULL, OPT_STREAM },
 		{ "cond", required_argument, NULL, 'c' },
@@ -696,7 +705,8 @@ int options_parse(struct options *o, int argc, char **argv, char *err, size_t er
 				   "recordings");
 		if (o->command || o->replay_dir || o->record_dir || o->daemon || o->exits ||
 		    o->live_view || o->stream || o->boot_buffer || o->stacks || o->output_set ||
-		    o->prom_path || o->interval_s || o->by_process || o->pidfile || o->kmsg)
+		    o->prom_path || o->interval_s || o->by_process || o->pidfile || o->kmsg ||
+		    o->json_path)
 			return bad(err, errlen, "--diff takes only OLD NEW, -f, -n and --fail-over");
 		o->diff_old = pos[0];
 		o->diff_new = pos[1];

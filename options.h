@@ -51,6 +51,7 @@ struct options {
 	uint32_t max_stacks;		/* distinct stacks kept */
 	uint32_t stack_top;		/* stacks printed per module and task (0: none) */
 	const char *svg_path;		/* --svg FILE: memory over time as a picture, at the final report */
+	const char *json_path;		/* --json FILE: the final report again, whole, as JSON */
 	const char *prom_path;		/* --prometheus FILE: the daemon's textfile for node_exporter */
 	uint32_t interval_s;		/* --interval S (0: none); DEFAULT_INTERVAL_S with --prometheus;
 				   --stream: a summary per process instead of events */

@@ -57,6 +57,8 @@ int outcheck_run(const struct run *r)
 		return refused("--prometheus", o->prom_path, err);
 	if (o->svg_path && logfile_check(o->svg_path, false, err, sizeof(err)))
 		return refused("--svg", o->svg_path, err);
+	if (o->json_path && logfile_check(o->json_path, false, err, sizeof(err)))
+		return refused("--json", o->json_path, err);
 	if (o->record_dir && record_check(o->record_dir, err, sizeof(err)))
 		return refused("--record", o->record_dir, err);
 	if (o->pidfile && pidfile_check(o->pidfile, err, sizeof(err)))

@@ -103,13 +103,13 @@ static void model_fill(struct report_model *m, const struct run *r, const char *
 	m->corrupt_pages = corrupt_pages(&r->rd);
 	m->skipped = r->rd.unknown_ids || r->rd.bad_records || m->corrupt_pages ||
 		     m->corrupt_records || r->st.c.bad_order;
-	m->by_process = r->opt.by_process;
+	m->by_process = rows_by_process(r);
 	m->with_pages = rows_tasks(r);
 	if (m->by_process)
 		m->with_pages = rows_processes(r, false);
-	m->rows = r->opt.top && r->opt.top < m->with_pages ? r->opt.top : m->with_pages;
+	m->rows = rows_top(r) && rows_top(r) < m->with_pages ? rows_top(r) : m->with_pages;
 	m->nmods = rows_modules(r);
-	m->mod_rows = r->opt.top && r->opt.top < m->nmods ? r->opt.top : m->nmods;
+	m->mod_rows = rows_top(r) && rows_top(r) < m->nmods ? rows_top(r) : m->nmods;
 	m->no_module_events = !m->nmods && rows_module_events_missing(r);
 	for (i = 0; i < m->mod_rows; i++) {
 		m->mods_before += rows_mod_at(r, r->mod_order[i])->state == MOD_BEFORE;
@@ -361,7 +361,7 @@ modules:
 /* Between the rows of a JSON array: a newline, none when each report is one JSON line. */
 static const char *row_break(const struct run *r)
 {
-	return r->opt.json_lines ? "" : "\n";
+	return r->opt.json_lines && !r->whole_report ? "" : "\n";
 }
 
 static void json_processes(struct out *o, const struct report_model *md)
@@ -613,7 +613,7 @@ void report_write(struct out *o, const struct run *r, const char *trigger)
 			stackreport_want_task(r, &ks, &r->st.tb.tasks[r->order[i]]);
 	}
 	stackreport_resolve(r, &ks);
-	if (r->opt.format == FMT_JSON)
+	if (rows_json(r))
 		report_json(o, &md);
 	else
 		report_text(o, &md);

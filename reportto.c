@@ -136,6 +136,31 @@ static int final_to_tmp(struct run *r, const char *trigger, const char *err, int
 	return e;
 }
 
+/* --json FILE's report: the mode's final one (a COMMAND's, else the daemon's or the replay's) */
+static void gen_whole(struct out *o, void *p)
+{
+	struct gen_ctx *g = p;
+
+	if (g->r->opt.command)
+		report_command(o, g->r);
+	else
+		report_write(o, g->r, g->trigger);
+}
+
+int report_json_file(struct run *r, const char *trigger)
+{
+	struct gen_ctx g = { r, trigger };
+	char err[PATH_MAX + 128];
+	int e;
+
+	r->whole_report = true;
+	e = logfile_write(r->opt.json_path, gen_whole, &g, err, sizeof(err));
+	r->whole_report = false;
+	if (e)
+		mt_warn("--json %s: %s (the final report is not in it)", r->opt.json_path, err);
+	return e;
+}
+
 int report_final(struct run *r, const char *trigger, char *err, size_t errlen)
 {
 	int e = report_to(r, REPORT_LOG_AS_IS(err, errlen), trigger);

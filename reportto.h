@@ -72,4 +72,15 @@ int report_to(struct run *r, struct report_sink sink, const char *trigger);
  */
 int report_final(struct run *r, const char *trigger, char *err, size_t errlen);
 
+/**
+ * report_json_file() - the final report again, to --json FILE, whole: JSON,
+ * every row, by process, every stack, whatever -f, -n, --by and --stack-top
+ * say (r->whole_report, for this write only); a COMMAND's is its command
+ * report. Of the run as it stands, after the mode's own final report; written
+ * as the log file is (logfile_write(): atomic, a symlink replaced, never
+ * followed). A failure is said on stderr.
+ * Return: 0 or -errno.
+ */
+int report_json_file(struct run *r, const char *trigger);
+
 #endif

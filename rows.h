@@ -29,6 +29,25 @@ static inline uint64_t kib(const struct run *r, int64_t pages)
 	return (uint64_t)(pages < 0 ? 0 : pages) * r->meta.page_size / 1024;
 }
 
+/*
+ * How a report is cut: -n's rows (0: all), --by process, -f json; the whole
+ * report of --json FILE (r->whole_report) has every row, by process, in JSON.
+ */
+static inline uint32_t rows_top(const struct run *r)
+{
+	return r->whole_report ? 0 : r->opt.top;
+}
+
+static inline bool rows_by_process(const struct run *r)
+{
+	return r->whole_report || r->opt.by_process;
+}
+
+static inline bool rows_json(const struct run *r)
+{
+	return r->whole_report || r->opt.format == FMT_JSON;
+}
+
 const char *task_state_name(const struct mt_task *t);
 const char *module_state_name(const struct mt_module *m);
 

@@ -216,6 +216,12 @@ struct run {
 	const char *proc_root;		/* --stream's /proc: NULL, /proc (unit tests: a directory) */
 	struct interval_state iv;	/* --interval, --prometheus */
 	bool stdout_stalled;		/* the last report on stdout (--stream: its fd) was not read in time */
+	/*
+	 * The report being written is --json FILE's (report_json_file()): JSON,
+	 * every row, by process, every stack, whatever -f, -n, --by and
+	 * --stack-top say (rows_top() and its kin). Set for that one write only.
+	 */
+	bool whole_report;
 	uint32_t replay_bad;		/* --replay: malformed lines of memtrace.{meta,seed} */
 	/* --diff: a recording replayed in this process (main's), its JSON report to @fd */
 	int (*replay_json)(const char *dir, int fd);

@@ -158,7 +158,8 @@ static uint32_t task_top(const struct run *r, const struct mt_task *t, struct pi
 
 static uint32_t top_k(const struct run *r)
 {
-	return r->opt.stack_top < TOP_MAX ? r->opt.stack_top : TOP_MAX;
+	/* --json's whole report: every stack, to --stack-top's bound (as --diff's replays) */
+	return r->opt.stack_top < TOP_MAX && !r->whole_report ? r->opt.stack_top : TOP_MAX;
 }
 
 static bool stacks_shown(const struct run *r)

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
-# command.sh - memtrace's command mode, --exits and --by process on the real tracefs
+# command.sh - memtrace's command mode, --exits, --by process and --json FILE on the real tracefs
 #
 # Needs root and a tracefs; each test says SKIP with a reason when it cannot run.
 # Every run checks that tracefs is left exactly as it was found.
@@ -476,6 +476,90 @@ by_process_test() {
 	check "--by process: tracefs identical after the run" test "$before" = "$after"
 }
 
+# ---------------------------------------------------------------- --json FILE
+# text_rows FILE: "PID PEAK_PAGES" of each PROCESSES row of a text report
+text_rows() { sed -n '/^PROCESSES:/,/^$/p' "$1" | awk '$1 ~ /^[0-9]+$/ { print $1, $4 }' | sort; }
+# json_rows FILE: "PID PEAK_PAGES" of each process of a JSON report
+json_rows() { json "$1" '"\n".join("%d %d" % (p["pid"], p["peak_pages"]) for p in d["processes"])' | sort; }
+# in_json TEXT JSON: every process row of the text report is in the JSON, same peak
+in_json() { [ -n "$(text_rows "$1")" ] && [ -z "$(comm -23 <(text_rows "$1") <(json_rows "$2"))" ]; }
+
+json_file_test() {
+	local before after rc i wp
+	# the daemon: a text log of 3 rows by process, and the whole run as JSON beside it
+	before=$(tfs_state)
+	"$MT" --instance "$INST" --by process -n 3 -o "$T/jd.txt" --json "$T/jd.json" \
+		--record "$T/jd.rec" > /dev/null 2> "$T/jd.err" &
+	MTPID=$!; PIDS+=("$MTPID")
+	for i in $(seq 100); do grep -q "tracing in" "$T/jd.err" && break; sleep 0.05; done
+	"$WL" 16 0 & wp=$!; wait "$wp"
+	"$TH" 2 4 100
+	sleep 0.3
+	kill -TERM "$MTPID"; wait_exit "$MTPID"; rc=$?
+	after=$(tfs_state)
+	check "daemon --json F: SIGTERM exits 0 ($rc), tracefs identical after the run" \
+		eval '[ $rc = 0 ] && [ "$before" = "$after" ]'
+	check "daemon --json F: the text log as asked (3 rows), F parses: every process, by process" \
+		eval 'grep -q "^PROCESSES: 3 of " "$T/jd.txt" &&
+			[ "$(json "$T/jd.json" "d[\"view\"] == \"process\" and len(d[\"processes\"]) == d[\"processes_with_pages\"] > 3")" = True ]'
+	check "daemon --json F: every process row of the text log is in F with the same peak" \
+		in_json "$T/jd.txt" "$T/jd.json"
+	check "daemon --json F: the workload's row ($(json "$T/jd.json" "[p['peak_pages'] for p in d['processes'] if p['pid'] == $wp]") pages) holds its 16 MiB" \
+		test "$(json "$T/jd.json" "[4096 <= p['peak_pages'] <= 4600 for p in d['processes'] if p['pid'] == $wp]")" = "[True]"
+	# the same run replayed: the same processes with the same peaks
+	"$MT" --replay "$T/jd.rec" -f json -n 0 --by process > "$T/jd.ref" 2> /dev/null
+	check "daemon --json F: its processes and peaks are the replay's (-f json -n 0 --by process) of the run" \
+		eval '[ -n "$(json_rows "$T/jd.ref")" ] && [ "$(json_rows "$T/jd.json")" = "$(json_rows "$T/jd.ref")" ]'
+	"$MT" --diff "$T/jd.json" "$T/jd.json" > /dev/null 2>&1
+	check "daemon --json F: memtrace --diff F F exits 0" test $? = 0
+
+	# command mode: the command report, every process of the tree, as JSON
+	run_cmd jc-log --json "$T/jc.json" -- sh -c "\"$WL\" 8 0 & \"$WL\" 4 0; wait"
+	check "COMMAND --json F: exit 0, F is the command report as JSON, its tree's processes all listed" \
+		eval '[ $RC = 0 ] && [ "$(json "$T/jc.json" "d[\"command\"][0] == \"sh\" and len(d[\"processes\"]) == d[\"processes_with_pages\"] >= 3")" = True ]'
+	timeout -k 5 20 "$MT" --instance "$INST" -n 1 -o "$T/jt.txt" --json "$T/jt.json" -- \
+		sh -c "\"$WL\" 8 0 & \"$WL\" 4 0; wait" > /dev/null 2> "$T/jt.err"; RC=$?
+	check "COMMAND -n 1 --json F: exit 0, the text report of 1 row, F of every process" \
+		eval '[ $RC = 0 ] && grep -q "^PROCESSES: 1 of 3 " "$T/jt.txt" &&
+			[ "$(json "$T/jt.json" "len(d[\"processes\"])")" = 3 ]'
+	check "COMMAND --json F: the text report's process row is in F with the same peak" \
+		in_json "$T/jt.txt" "$T/jt.json"
+	"$MT" --diff "$T/jt.json" "$T/jt.json" > /dev/null 2>&1
+	check "COMMAND --json F: memtrace --diff F F exits 0" test $? = 0
+
+	# a symlink at F is replaced, never followed
+	echo keep > "$T/jtarget"
+	ln -sf "$T/jtarget" "$T/jlink.json"
+	timeout -k 5 20 "$MT" --instance "$INST" -o "$T/jl.txt" --json "$T/jlink.json" -- true \
+		> /dev/null 2>&1; RC=$?
+	check "COMMAND --json at a symlink: exit 0, the link replaced by the report, its target unchanged" \
+		eval '[ $RC = 0 ] && [ ! -L "$T/jlink.json" ] && [ "$(cat "$T/jtarget")" = keep ] &&
+			[ "$(json "$T/jlink.json" "d[\"command\"] == [\"true\"]")" = True ]'
+	# F that became a directory during the run: exit 1, said, the main report written
+	rm -rf "$T/jdir"
+	timeout -k 5 20 "$MT" --instance "$INST" -o "$T/jx.txt" --json "$T/jdir" -- mkdir "$T/jdir" \
+		> /dev/null 2> "$T/jx.err"; RC=$?
+	check "COMMAND --json F, F a directory at the end: exit 1, said, the text report written ($(grep -- --json "$T/jx.err" | head -c 160))" \
+		eval '[ $RC = 1 ] && grep -q "^memtrace: --json $T/jdir: " "$T/jx.err" &&
+			grep -q "^memtrace .* command report" "$T/jx.txt" && [ -d "$T/jdir" ]'
+	before=$(tfs_state)
+	"$MT" --instance "$INST" -o "$T/jy.txt" --json "$T/jy.json" > /dev/null 2> "$T/jy.err" &
+	MTPID=$!; PIDS+=("$MTPID")
+	for i in $(seq 100); do grep -q "tracing in" "$T/jy.err" && break; sleep 0.05; done
+	mkdir "$T/jy.json"
+	kill -TERM "$MTPID"; wait_exit "$MTPID"; rc=$?
+	after=$(tfs_state)
+	check "daemon --json F, F a directory at the end: exit 1, said, the log written, tracefs as found" \
+		eval '[ $rc = 1 ] && grep -q "^memtrace: --json $T/jy.json: " "$T/jy.err" &&
+			grep -q "^memtrace .* report (trigger: SIGTERM" "$T/jy.txt" && [ "$before" = "$after" ]'
+	# one there at the start: refused before anything runs
+	rm -f "$T/jz.ran"
+	timeout -k 5 20 "$MT" --instance "$INST" --json "$T/jdir" -- touch "$T/jz.ran" \
+		> /dev/null 2> "$T/jz.err"; RC=$?
+	check "COMMAND --json at a directory at the start: exit 1 before the command runs" \
+		eval '[ $RC = 1 ] && [ ! -e "$T/jz.ran" ] && grep -q "checked before tracing" "$T/jz.err"'
+}
+
 nonroot_test() {
 	local rc
 	command -v setpriv > /dev/null || { skip "no setpriv to drop privileges"; return; }
@@ -513,6 +597,7 @@ else
 	exits_test
 	exits_pipe_test
 	by_process_test
+	json_file_test
 	nonroot_test
 fi
 echo "# $(( ($(now_ms) - t_start) / 1000 )) s"

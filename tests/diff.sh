@@ -239,5 +239,42 @@ done
 "$MT" --replay "$OLD" --fail-over 1MiB >/dev/null 2>"$T/err"; rc=$?
 check "--fail-over without --diff: exit 2" [ $rc = 2 ] && grep -q "needs --diff" "$T/err"
 
+# 6. --json FILE: the final report again, whole (every row, by process, every stack), whatever
+#    -f, -n, --by and --stack-top the report on stdout has; what --diff compares
+"$MT" --replay "$OLD" -n 3 --json "$T/j-old.json" >"$T/j-old.txt" 2>"$T/err"; rc=$?
+"$MT" --replay "$OLD" -f json -n 0 --by process >"$T/j-old.ref" 2>/dev/null
+check "--replay -n 3 --json F: exit 0, the text report of 3 tasks on stdout as without it" \
+	eval '[ $rc = 0 ] && [ ! -s "$T/err" ] && grep -q "^TASKS: 3 of " "$T/j-old.txt" &&
+		cmp -s "$T/j-old.txt" <("$MT" --replay "$OLD" -n 3 2>/dev/null)'
+check "--json F is --replay's -f json -n 0 --by process report byte for byte (nothing differs)" \
+	eval '[ -s "$T/j-old.json" ] && cmp -s "$T/j-old.json" "$T/j-old.ref"'
+check "--json F: every process (processes_with_pages of them), more than -n's 3" \
+	[ "$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["view"], len(d["processes"]) == d["processes_with_pages"] > 3, len(d["modules"]) == d["modules_total"])' "$T/j-old.json")" = "process True True" ]
+# a recording with stacks: every stack (--stack-top's bound, 1000), not -n 2 --stack-top 1's
+"$MT" --replay "$NEW" -n 2 --stack-top 1 -f json --json "$T/j-new.json" >/dev/null 2>&1; rc=$?
+"$MT" --replay "$NEW" -f json -n 0 --by process --stack-top 1000 >"$T/j-new.ref" 2>/dev/null
+check "--replay (stacks) -n 2 --stack-top 1 --json F: F is -n 0 --by process --stack-top 1000's report" \
+	eval '[ $rc = 0 ] && cmp -s "$T/j-new.json" "$T/j-new.ref" &&
+		[ "$(python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(max(len(m.get(\"stacks\", [])) for m in d[\"modules\"]) > 1)" "$T/j-new.json")" = True ]'
+"$MT" --diff "$T/j-old.json" "$T/j-old.json" >"$T/out" 2>"$T/err"; rc=$?
+check "--diff F F: exit 0, nothing grew" eval '[ $rc = 0 ] && [ ! -s "$T/err" ] && ! grep -q "^new \|^gone " "$T/out"'
+"$MT" --diff "$T/j-old.json" "$T/j-new.json" -n 0 | sed 1,3d | sed /^new:/,+1d >"$T/out.json" 2>/dev/null
+"$MT" --diff "$OLD" "$NEW" -n 0 | sed 1,3d | sed /^new:/,+1d >"$T/out.rec" 2>/dev/null
+check "--diff of the two --json files says what --diff of the two recordings says (but the header's paths)" \
+	eval '[ -s "$T/out.json" ] && diff "$T/out.json" "$T/out.rec" >/dev/null'
+echo keep >"$T/j-target"
+ln -s "$T/j-target" "$T/j-link.json"
+"$MT" --replay "$OLD" --json "$T/j-link.json" >/dev/null 2>&1; rc=$?
+check "--json at a symlink: replaced, not followed (its target unchanged)" \
+	eval '[ $rc = 0 ] && [ ! -L "$T/j-link.json" ] && [ "$(cat "$T/j-target")" = keep ] &&
+		cmp -s "$T/j-link.json" "$T/j-old.ref"'
+check "--json F: mode 0600, as the log file" [ "$(stat -c %a "$T/j-link.json")" = 600 ]
+mkdir "$T/j-dir"
+"$MT" --replay "$OLD" --json "$T/j-dir" >"$T/out" 2>"$T/err"; rc=$?
+check "--json at a directory: refused before the replay (exit 1, said, no report)" \
+	eval '[ $rc = 1 ] && [ ! -s "$T/out" ] && grep -q "^memtrace: --json $T/j-dir: .*checked before tracing" "$T/err"'
+"$MT" --replay "$OLD" --json "$T/same" -o "$T/same" >"$T/out" 2>"$T/err"; rc=$?
+check "--json F -o F: refused (exit 2)" eval '[ $rc = 2 ] && grep -q "neither the log file" "$T/err"'
+
 echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" = 0 ]

@@ -6,7 +6,8 @@
 # stat file of a fake memtrace), with busybox as the initramfs' shell and tools and a stub
 # memtrace that records its arguments and plays the daemon. Checks: nothing starts without
 # memtrace= or with memtrace=0; each level's exact options (those of dracut's rd.memtrace);
-# init-bottom's SIGTERM, report on the console and in /run/initramfs, its bounded waits
+# init-bottom's SIGTERM, report on the console and in /run/initramfs (the JSON one beside
+# it, --json, kept), its bounded waits
 # (15 s, a second TERM, KILL) and the instance a dead memtrace left removed; the hook
 # copies the binary with copy_exec. Root (chroot); no tracefs, no QEMU. KEEP=1 keeps the
 # temporary directory (its name is in the first failing check's paths).
@@ -60,7 +61,7 @@ stub_memtrace() {
 #!/bin/sh
 printf '%s\n' "$@" > /argv
 while [ $# -gt 0 ]; do
-	case "$1" in --pidfile) pidfile=$2; shift ;; -o) log=$2; shift ;; esac
+	case "$1" in --pidfile) pidfile=$2; shift ;; -o) log=$2; shift ;; --json) js=$2; shift ;; esac
 	shift
 done
 mkdir /sys/kernel/tracing/instances/memtrace
@@ -68,7 +69,7 @@ if [ "$(cat /stub.mode)" = died ]; then
 	echo $$ > "$pidfile"
 	exit 0
 fi
-/bin/sh /stubd "$log" > /dev/null 2>&1 < /dev/null &
+/bin/sh /stubd "$log" "$js" > /dev/null 2>&1 < /dev/null &
 echo $! > "$pidfile"
 n=0
 while [ ! -e "/proc/$!/stat" ] && [ $n -lt 200 ]; do sleep 0.05; n=$((n + 1)); done
@@ -82,11 +83,12 @@ on_term() {
 	[ "$(cat /stub.mode)" = ignore-term ] && return
 	echo "memtrace 0.1.0 report (trigger: SIGTERM, live)" > "$1"
 	echo "virtio_blk fake module row" >> "$1"
+	echo '{"memtrace_version":"0.1.0","trigger":"SIGTERM"}' > "$2"
 	rmdir /sys/kernel/tracing/instances/memtrace
 	rm -f "/proc/$$/stat"
 	exit 0
 }
-trap 'on_term "$1"' TERM
+trap 'on_term "$1" "$2"' TERM
 while :; do sleep 0.05; done
 EOF
 	chmod 755 "$R/usr/sbin/memtrace"
@@ -160,8 +162,8 @@ for line in "quiet" "memtrace=0" "rd.memtrace=4 rd.memdebug=5" "memtrace=4 memtr
 done
 
 # 2. the options of each level: rd.memtrace's (dracut/99memtrace/memtrace-dracut.sh)
-summary_argv="--daemon --pidfile /run/memtrace.pid --kmsg --stacks -b 2048 -n 30 --stack-top 0 --instance memtrace -o /run/initramfs/mem_debug_log"
-full_argv="--daemon --pidfile /run/memtrace.pid --kmsg --stacks -b 2048 -n 0 --instance memtrace -o /run/initramfs/mem_debug_log"
+summary_argv="--daemon --pidfile /run/memtrace.pid --kmsg --stacks -b 2048 -n 30 --stack-top 0 --instance memtrace -o /run/initramfs/mem_debug_log --json /run/initramfs/mem_debug_log.json"
+full_argv="--daemon --pidfile /run/memtrace.pid --kmsg --stacks -b 2048 -n 0 --instance memtrace -o /run/initramfs/mem_debug_log --json /run/initramfs/mem_debug_log.json"
 argv() { tr '\n' ' ' < "$R/argv" | sed 's/ $//'; }
 for c in "memtrace=1:$summary_argv" "memtrace=4:$summary_argv" "memtrace:$summary_argv" \
 	"memtrace=5:$full_argv" "memtrace=0 memtrace=5:$full_argv" \
@@ -211,6 +213,8 @@ check "init-bottom: exit 0, one TERM, memtrace gone, its pidfile removed" \
 check "init-bottom: the report on the console, and kept in /run/initramfs/mem_debug_log" \
 	eval 'grep -q "^memtrace 0.1.0 report (trigger: SIGTERM" "$R/dev/console" &&
 		cmp -s "$R/dev/console" "$R/run/initramfs/mem_debug_log"'
+check "init-bottom: the JSON report kept beside it, /run/initramfs/mem_debug_log.json" \
+	grep -q '"trigger":"SIGTERM"' "$R/run/initramfs/mem_debug_log.json"
 check "init-bottom: no instance left, none removed by hand (memtrace did it)" \
 	eval '[ -z "$(ls "$R/sys/kernel/tracing/instances")" ] &&
 		! grep -v "^/sys/kernel/tracing/instances/memtrace$" "$R/rmdirs" 2> /dev/null | grep -q . &&

@@ -47,6 +47,10 @@ check "installed binary is this build" cmp -s memtrace "$D/usr/local/bin/memtrac
 check "installed man page is memtrace.8" cmp -s memtrace.8 "$D/usr/local/share/man/man8/memtrace.8"
 check "initramfs-tools' start/stop helper is the dracut module's" \
 	cmp -s dracut/99memtrace/memtrace-dracut.sh "$D/usr/share/initramfs-tools/scripts/memtrace-initrd"
+# (tests/initramfs-tools.sh runs the helper: its exact start line, the JSON file kept)
+check "dracut module: the start line keeps a JSON report beside the log (--json /run/initramfs/mem_debug_log.json)" \
+	eval 'grep -qx "MEMTRACE_LOG=/run/initramfs/mem_debug_log" "$D/usr/lib/dracut/modules.d/99memtrace/memtrace-dracut.sh" &&
+		grep -q -- "-o \"\$MEMTRACE_LOG\" --json \"\$MEMTRACE_LOG.json\"" "$D/usr/lib/dracut/modules.d/99memtrace/memtrace-dracut.sh"'
 U=$D/usr/local/lib/systemd/system/memtrace.service
 check "unit: ExecStart runs BINDIR's memtrace" grep -q '^ExecStart=/usr/local/bin/memtrace --daemon' "$U"
 check "unit: the log goes to LOGDIR" grep -q -- '-o /var/log/memtrace/memtrace.log' "$U"

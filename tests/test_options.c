@@ -563,7 +563,7 @@ START_TEST(test_usage_lists_options)
 		{ "--exits" }, { "--pid", "1", "--exits" }, { "--comm", "c", "--exits" },
 		{ "--prometheus", "m.prom" }, { "--interval", "5", "-f", "json" },
 		{ "--stacks" }, { "--max-stacks", "16" }, { "--stack-top", "1" },
-		{ "--help" }, { "--version" },
+		{ "--svg", "m.svg" }, { "--json", "m.json" }, { "--help" }, { "--version" },
 	};
 	char buf[8192];
 	FILE *f = fmemopen(buf, sizeof(buf), "w");
@@ -599,6 +599,41 @@ START_TEST(test_svg)
 }
 END_TEST
 
+/*
+ * --json FILE: the final report of the daemon, a COMMAND, --replay again as
+ * JSON; refused where there is no report of rows to keep, and on the other files
+ */
+START_TEST(test_json)
+{
+	ck_assert_int_eq(parse(NULL), OPT_RUN);
+	ck_assert_ptr_null(O.json_path);
+	ck_assert_int_eq(parse("--json", "/tmp/m.json", NULL), OPT_RUN);
+	ck_assert_str_eq(O.json_path, "/tmp/m.json");
+	ck_assert_int_eq(O.format, FMT_TEXT);	/* the log's own format is untouched */
+	ck_assert_int_eq(parse("--json", "m.json", "--replay", "/x", "-n", "3", NULL), OPT_RUN);
+	ck_assert_uint_eq(O.top, 3);
+	ck_assert_int_eq(parse("--json", "m.json", "--", "ls", NULL), OPT_RUN);
+	ck_assert_int_eq(parse("--json", "m.json", "--daemon", "--record", "/x", "--svg", "m.svg",
+			       NULL), OPT_RUN);
+	/* the final report of a run whose log is JSON lines: one whole report beside them */
+	ck_assert_int_eq(parse("--json", "m.json", "--interval", "5", "-f", "json", NULL), OPT_RUN);
+	ck_assert(O.json_lines);
+	BAD("--json is the final report of the daemon, a COMMAND or --replay", "--json", "m.json",
+	    "--stream", "--all");
+	BAD("--top and --prometheus are for watching a run", "--json", "m.json", "--top");
+	BAD("--stream and --exits write no report of rows", "--json", "m.json", "--exits");
+	BAD("--json is the final report", "--json", "m.json", "--prometheus", "m.prom");
+	BAD("--json FILE must be neither the log file nor the --svg file", "--json", "/tmp/l",
+	    "-o", "/tmp/l");
+	BAD("--json FILE must be neither the log file nor the --svg file", "--json", DEFAULT_LOG);
+	BAD("--json FILE must be neither the log file nor the --svg file", "--json", "p",
+	    "--svg", "p");
+	BAD("--diff takes only OLD NEW", "--diff", "a", "b", "--json", "c");
+	BAD("empty value for --json", "--json", "");
+	BAD("--json needs a value", "--json");
+}
+END_TEST
+
 Suite *suite_options(void)
 {
 	Suite *s = suite_create("options");
@@ -618,6 +653,7 @@ Suite *suite_options(void)
 	tcase_add_test(tc, test_usage_lists_options);
 	tcase_add_test(tc, test_top);
 	tcase_add_test(tc, test_svg);
+	tcase_add_test(tc, test_json);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -41,7 +41,9 @@
 #       beside the log, so it asks nothing of the boot the log does not: a picture
 #       that cannot be written is said on stderr, the report and the boot go on
 # Files: /run/initramfs/mem_debug_log (report; /run survives switch_root),
-#        /run/memtrace.pid
+#        /run/initramfs/mem_debug_log.json (always: the same final report whole, as
+#        JSON, for `memtrace --diff` of two boots; one that cannot be written is said
+#        on stderr, the report and the boot go on), /run/memtrace.pid
 
 MEMTRACE=/usr/sbin/memtrace
 MEMTRACE_LOG=/run/initramfs/mem_debug_log
@@ -153,9 +155,11 @@ mt_start() {
     # memtrace says on stderr why it could not start; the boot goes on.
     # shellcheck disable=SC2086
     # -b 2048: the default under --stacks is 4096 KiB per CPU (allocation storms);
-    # a boot's rates are low (0 lost in every e2e boot) and its memory is short
+    # a boot's rates are low (0 lost in every e2e boot) and its memory is short.
+    # --json: every boot leaves a report --diff can compare, whatever the level
     exec "$MEMTRACE" --daemon --pidfile "$MEMTRACE_PIDFILE" $kmsg --stacks -b 2048 $top \
-        --instance "$MEMTRACE_INSTANCE" -o "$MEMTRACE_LOG" $rec $boot $svg
+        --instance "$MEMTRACE_INSTANCE" -o "$MEMTRACE_LOG" --json "$MEMTRACE_LOG.json" \
+        $rec $boot $svg
 }
 
 # wait up to $1 tenths of a second for memtrace to exit
