@@ -604,13 +604,35 @@ parse_report() {	# parse_report REPORT OUTPREFIX
 }
 
 # ---- checks on a boot in which memtrace ran in the initramfs
-# check_svg NAME: rd.memtrace.svg=1's picture (the disk init copied it onto the root disk,
-# read here with debugfs): well-formed XML, its system peak the report's, and each module
-# drawn with the peak of its row in the report (issue 25: the picture says what the report says)
+# check_svg NAME: rd.memtrace.svg=1's picture and the JSON report the module keeps (the disk
+# init copied both onto the root disk, read here with debugfs): the JSON report's peaks the
+# text report's, --diff reads it; the picture well-formed XML, its system peak the report's,
+# and each module drawn with the peak of its row in the report (issue 25: the picture says
+# what the report says)
 check_svg() {
 	local n=$1 r=$W/$1 got
 	debugfs -R "dump /e2e-picture.svg $r.svg" "$W/$n.disk" > /dev/null 2>&1
+	debugfs -R "dump /e2e-report.json $r.json" "$W/$n.disk" > /dev/null 2>&1
 	[ -n "${KEEP_WORK:-}" ] || rm -f "$W/$n.disk"
+	# the JSON report the module keeps beside the text one: every module row and the
+	# system peak the text report's; --diff reads it (with itself: nothing grew)
+	got=$(python3 - "$r.json" "$W/$n.report" "$r.mods" <<'PY' 2>&1
+import json, re, sys
+d = json.load(open(sys.argv[1]))
+m = re.search(r"^system peak: (\d+) pages", open(sys.argv[2]).read(), re.M)
+rows = {l.split()[0]: int(l.split()[1]) for l in open(sys.argv[3]) if l.strip()}
+js = {x["name"]: x["peak_pages"] for x in d["modules"]}
+bad = [k for k, v in rows.items() if js.get(k) != v]
+ok = m and d["system_peak"]["pages"] == int(m.group(1)) and rows and not bad and d["trigger"] == "SIGTERM"
+print(("ok" if ok else "bad") + ": system peak %s (text %s), %d module rows as the text's, %d processes, kernel %s"
+      % (d["system_peak"]["pages"], m and m.group(1), len(rows) - len(bad), len(d.get("processes", [])), d.get("kernel"))
+      + (" differ: %r" % bad if bad else ""))
+PY
+)
+	check "$n: the JSON report beside the log (/run/initramfs/mem_debug_log.json) says the text report's peaks ($got)" \
+		eval '[[ $got == ok* ]]'
+	"$W/memtrace" --diff "$r.json" "$r.json" --fail-over 0 > /dev/null 2>&1
+	check "$n: memtrace --diff of that JSON report with itself: exit 0" test $? = 0
 	check "$n: rd.memtrace.svg=1 wrote the picture beside the log ($(fact "$n" SVGFILE))" test -s "$r.svg"
 	got=$(python3 - "$r.svg" "$W/$n.report" "$r.mods" <<'PY' 2>&1
 import re, sys, xml.etree.ElementTree as ET
@@ -643,6 +665,7 @@ check_traced() {	# check_traced NAME FLAVOUR LEVEL [MODE]
 		grep -q -E '^memtrace [^ ]+ report \(trigger: SIGTERM' "$W/$n.console"
 	check "$n: log file /run/initramfs/mem_debug_log survived switch_root" \
 		has_tag "$n" "LOGFILE yes"
+	check "$n: the JSON report beside it too ($(fact "$n" JSONFILE))" has_tag "$n" "JSONFILE yes"
 	check "$n: log file holds the final report (trigger SIGTERM, $mode)" \
 		grep -q -E "^memtrace [^ ]+ report \\(trigger: SIGTERM, $mode\\)" "$rep"
 	check "$n: report was taken in instance memtrace" \

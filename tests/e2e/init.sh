@@ -140,6 +140,13 @@ check() {
         say "SVGFILE yes $(wc -c < $L.svg) bytes"
         cp $L.svg /e2e-picture.svg && sync
     fi
+    # the JSON report the module keeps beside the log (issue 25), also onto the root disk
+    if [ -f $L.json ]; then
+        say "JSONFILE yes $(wc -c < $L.json) bytes"
+        cp $L.json /e2e-report.json && sync
+    else
+        say "JSONFILE no"
+    fi
     while read -r name rest; do
         say "MOD $name"
     done < /proc/modules
