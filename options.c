@@ -706,7 +706,7 @@ int options_parse(struct options *o, int argc, char **argv, char *err, size_t er
 		if (o->command || o->replay_dir || o->record_dir || o->daemon || o->exits ||
 		    o->live_view || o->stream || o->boot_buffer || o->stacks || o->output_set ||
 		    o->prom_path || o->interval_s || o->by_process || o->pidfile || o->kmsg ||
-		    o->json_path)
+		    o->json_path || o->svg_path)
 			return bad(err, errlen, "--diff takes only OLD NEW, -f, -n and --fail-over");
 		o->diff_old = pos[0];
 		o->diff_new = pos[1];

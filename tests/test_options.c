@@ -629,6 +629,7 @@ START_TEST(test_json)
 	BAD("--json FILE must be neither the log file nor the --svg file", "--json", "p",
 	    "--svg", "p");
 	BAD("--diff takes only OLD NEW", "--diff", "a", "b", "--json", "c");
+	BAD("--diff takes only OLD NEW", "--diff", "a", "b", "--svg", "c");
 	BAD("empty value for --json", "--json", "");
 	BAD("--json needs a value", "--json");
 }
