@@ -157,7 +157,9 @@ void report_command_json(struct out *o, const struct run *r)
 
 	command_view(r, &v);
 	command_symbols(r, &v, &ks);
-	out_printf(o, "{\"memtrace_version\":\"%s\",\"command\":[", MEMTRACE_VERSION);
+	out_printf(o, "{\"memtrace_version\":\"%s\"", MEMTRACE_VERSION);
+	report_identity_json(o, &r->meta);
+	out_puts(o, ",\"command\":[");
 	for (i = 0; c->argv && c->argv[i]; i++) {
 		out_puts(o, i ? ",\"" : "\"");
 		escape_json(o, c->argv[i], strlen(c->argv[i]));
@@ -243,6 +245,7 @@ void report_command_text(struct out *o, const struct run *r)
 	out_printf(o, "memtrace %s command report\ncommand: ", MEMTRACE_VERSION);
 	text_argv(o, c->argv);
 	out_puts(o, "\n");
+	report_identity_text(o, r);
 	if (c->exec_failed)
 		out_puts(o, "exit status: 127 (could not be executed)\n");
 	else if (c->reaped && WIFEXITED(c->status))

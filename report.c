@@ -166,7 +166,7 @@ static void text_mem_start(struct out *o, const struct run *r)
 }
 
 /* The traced kernel, its host and when tracing began: what --diff and --svg head with. */
-static void text_identity(struct out *o, const struct run *r)
+void report_identity_text(struct out *o, const struct run *r)
 {
 	const struct meta *m = &r->meta;
 	char when[32];
@@ -193,7 +193,7 @@ static void report_text(struct out *o, const struct report_model *md)
 			   r->meta.why[0] ? r->meta.why : "no reason given");
 	out_printf(o, "uptime: %.3f s; events from %.6f to %.6f s (trace clock)\n",
 		   r->uptime_s, secs(st->first_ts), secs(st->last_ts));
-	text_identity(o, r);
+	report_identity_text(o, r);
 	text_mem_start(o, r);
 	out_printf(o, "tracefs: %s", md->tracefs);
 	if (*md->instance)
@@ -406,7 +406,7 @@ static void json_mem_start(struct out *o, const struct proc_mem *m)
 }
 
 /* "kernel", "host" and "started_at" (ISO 8601 UTC): null where not known */
-static void json_identity(struct out *o, const struct meta *m)
+void report_identity_json(struct out *o, const struct meta *m)
 {
 	char when[32];
 
@@ -447,7 +447,7 @@ static void report_json(struct out *o, const struct report_model *md)
 		   "\"page_size\":%u,\"memory_at_start\":", r->uptime_s, secs(st->first_ts),
 		   secs(st->last_ts), r->meta.page_size);
 	json_mem_start(o, &r->meta.mem_start);
-	json_identity(o, &r->meta);
+	report_identity_json(o, &r->meta);
 	out_puts(o, ",\"tracefs\":{\"path\":");
 	rows_json_str(o, md->tracefs);
 	out_puts(o, ",\"instance\":");

@@ -23,6 +23,12 @@
 void report_write(struct out *o, const struct run *r, const char *trigger);
 
 /* Command mode: tree peak, processes at the peak, top processes by peak (r->cmd). */
+/*
+ * The traced kernel, its host and when tracing began (r->meta): the "kernel:" line of a
+ * text report; the JSON members ,"kernel":...,"host":...,"started_at":... (a comma first).
+ */
+void report_identity_text(struct out *o, const struct run *r);
+void report_identity_json(struct out *o, const struct meta *m);
 void report_command_text(struct out *o, const struct run *r);
 void report_command_json(struct out *o, const struct run *r);
 
