@@ -247,11 +247,23 @@ check-unit: $(B)/tests/unit
 check-valgrind: $(B)/tests/unit
 	$(Q)./tests/valgrind.sh
 
+# make sanitize: the unit tests, then memtrace itself (robust.sh's replays, root) under
+# ASan and UBSan. Its halves apart: sanitize-unit builds in build/asan and leaves the
+# normal build as it is (CI runs it beside make check: no tracefs); sanitize-live
+# rebuilds the tree's memtrace with them (make clean first).
+SAN_MAKE = $(MAKE) OPT="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer" \
+	LDFLAGS="-fsanitize=address,undefined"
 sanitize:
+	$(MAKE) sanitize-unit
+	$(MAKE) sanitize-live
+
+sanitize-unit:
+	$(SAN_MAKE) B=$(B)/asan $(B)/asan/tests/unit
+	CK_DEFAULT_TIMEOUT=60 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 $(B)/asan/tests/unit
+
+sanitize-live:
 	$(MAKE) clean
-	$(MAKE) OPT="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer" \
-		LDFLAGS="-fsanitize=address,undefined" $(B)/tests/unit memtrace
-	CK_DEFAULT_TIMEOUT=60 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 $(B)/tests/unit
+	$(SAN_MAKE) memtrace
 	$(MAKE) $(B)/tests/workload $(B)/tests/memtrace-hooks
 	MEMTRACE_ASAN=$(CURDIR)/memtrace ./tests/robust.sh
 
@@ -476,4 +488,4 @@ clean:
 
 PHONY_EXTRA := test-programs demo e2e e2e-arch fuzz static bench lint install-bin install-man install-systemd \
 	install-dracut install-initramfs-tools uninstall check-cross dist check-package
-.PHONY: all check check-unit $(PHONY_EXTRA) check-valgrind sanitize install clean docs-pictures
+.PHONY: all check check-unit $(PHONY_EXTRA) check-valgrind sanitize sanitize-unit sanitize-live install clean docs-pictures
