@@ -2388,6 +2388,7 @@ START_TEST(test_command_text)
 	static const char want[] =
 		CMD_HEAD
 		"command: make -j4 'CFLAGS=-O2 -g'\n"
+		"kernel: 6.1.0-56-amd64, host build, tracing began 2026-11-27 01:03:40 UTC\n"
 		"exit status: 3\n"
 		"wall 2.500 s, user 1.250 s, sys 0.125 s\n"
 		"tree peak: 14 pages (56 KiB) at 0.500 s; processes with pages then: 2\n"
@@ -2408,6 +2409,9 @@ START_TEST(test_command_text)
 	size_t len;
 
 	cmd_fixture(&fx, &c, false);
+	strcpy(fx.r.meta.kernel, "6.1.0-56-amd64");
+	strcpy(fx.r.meta.host, "build");
+	fx.r.meta.started_at = 1795741420;	/* date -u -d @1795741420 */
 	t = render_cmd(&fx, FMT_TEXT, &c, &len);
 	assert_ascii(t, len);
 	ck_assert_str_eq(t, want);
@@ -2628,6 +2632,7 @@ START_TEST(test_command_exec_failed)
 	static const char want[] =
 		CMD_HEAD
 		"command: ./no-such-cmd\n"
+		"kernel: not known, host not known, tracing began at a time not known\n"
 		"exit status: 127 (could not be executed)\n"
 		"wall 0.002 s, user 0.000 s, sys 0.001 s\n"
 		"tree peak: 0 pages (0 KiB) at 0.000 s; processes with pages then: 0\n"
@@ -2793,7 +2798,8 @@ START_TEST(test_command_hostile)
 	static const char want_cmd[] =
 		"\ncommand: printf 'it'\\''s' ''\\''' 'a\\\\b' 'two\\x0alines' '\\x1b[31mred' "
 		"'\\xff\\xfe' '' 'caf\\xc3\\xa9' 'x\"y $HOME' ok-word_1.2/3:4=5@6%7+8,9 '~' "
-		"'tab\\x09here'\nexit status: 0\n";
+		"'tab\\x09here'\nkernel: not known, host not known, tracing began at a time not "
+		"known\nexit status: 0\n";
 	static const char *const want_json[] = {
 		"printf", "it's", "'", "a\\b", "two\nlines", "\x1b[31mred", "\xef\xbf\xbd\xef\xbf\xbd",
 		"", "caf\xc3\xa9", "x\"y $HOME", "ok-word_1.2/3:4=5@6%7+8,9", "~", "tab\there",
@@ -2815,7 +2821,7 @@ START_TEST(test_command_hostile)
 	/* as many lines as with a plain command line and names */
 	for (p = t; *p; p++)
 		lines += *p == '\n';
-	ck_assert_uint_eq(lines, 20);
+	ck_assert_uint_eq(lines, 21);	/* test_command_text's, kernel: line included */
 	ck_assert_ptr_nonnull(strstr(t, "), pid 2000 (new\\x0aline\\x1b\\xff\")\n"));
 	ck_assert_ptr_nonnull(strstr(t, "\n    2000         10  new\\x0aline\\x1b\\xff\"\n"));
 	ck_assert_ptr_nonnull(strstr(t, "exited   new\\x0aline\\x1b\\xff\"\n"));
