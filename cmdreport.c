@@ -131,7 +131,7 @@ static void command_view(const struct run *r, struct cmd_view *v)
 	v->nalive = pages_at_peak(r);
 	v->nproc = rows_processes(r, true);
 	v->maxp = v->nproc ? &st->tb.tasks[r->order[0]] : NULL;
-	v->rows = rows_top(r) && rows_top(r) < v->nproc ? rows_top(r) : v->nproc;
+	v->rows = rows_listed(r, v->nproc);
 	v->end_ts = st->last_ts;
 	v->peak_rel_ns = st->tree_peak_ts > r->cmd.start_ts ? st->tree_peak_ts - r->cmd.start_ts : 0;
 }

@@ -107,9 +107,9 @@ static void model_fill(struct report_model *m, const struct run *r, const char *
 	m->with_pages = rows_tasks(r);
 	if (m->by_process)
 		m->with_pages = rows_processes(r, false);
-	m->rows = rows_top(r) && rows_top(r) < m->with_pages ? rows_top(r) : m->with_pages;
+	m->rows = rows_listed(r, m->with_pages);
 	m->nmods = rows_modules(r);
-	m->mod_rows = rows_top(r) && rows_top(r) < m->nmods ? rows_top(r) : m->nmods;
+	m->mod_rows = rows_listed(r, m->nmods);
 	m->no_module_events = !m->nmods && rows_module_events_missing(r);
 	for (i = 0; i < m->mod_rows; i++) {
 		m->mods_before += rows_mod_at(r, r->mod_order[i])->state == MOD_BEFORE;
@@ -408,10 +408,9 @@ static void json_mem_start(struct out *o, const struct proc_mem *m)
 /* "kernel", "host" and "started_at" (ISO 8601 UTC): null where not known */
 void report_identity_json(struct out *o, const struct meta *m)
 {
+	const char *key[3] = { "kernel", "host", "started_at" };
 	char when[32];
-
-	const char *key[3] = { "kernel", "host", "started_at" }, *val[3] = { m->kernel, m->host,
-									      when };
+	const char *val[3] = { m->kernel, m->host, when };
 	int i;
 
 	meta_when(m, true, when);
@@ -630,7 +629,7 @@ void report_summary(const struct run *r, const char *trigger, const char *where,
 	const char *what = procs ? "process" : "task";
 	uint32_t ntasks = procs ? rows_processes(r, false) : rows_tasks(r);
 	uint32_t nmods = rows_modules(r), i;
-	uint32_t listed = r->opt.top && r->opt.top < nmods ? r->opt.top : nmods;
+	uint32_t listed = rows_listed(r, nmods);
 	uint32_t shown = ntop < listed ? ntop : listed;
 	char line[512], name[4 * MODNAME_LEN], trig[32], path[256];
 	int n;

@@ -38,6 +38,12 @@ static inline uint32_t rows_top(const struct run *r)
 	return r->whole_report ? 0 : r->opt.top;
 }
 
+/* Of @n rows, how many a report lists: all, or -n's (rows_top()) if fewer. */
+static inline uint32_t rows_listed(const struct run *r, uint32_t n)
+{
+	return rows_top(r) && rows_top(r) < n ? rows_top(r) : n;
+}
+
 static inline bool rows_by_process(const struct run *r)
 {
 	return r->whole_report || r->opt.by_process;
