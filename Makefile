@@ -215,6 +215,7 @@ check: memtrace $(TEST_BINS) $(CROSSCHECK_BIN)
 		./tests/stacks.sh \
 		./tests/byteorder.sh \
 		./tests/robust.sh \
+		./tests/faults.sh \
 		./tests/hostile.sh \
 		./tests/stress.sh \
 		./tests/scale.sh \

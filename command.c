@@ -122,6 +122,7 @@ int command_spawn(struct run *r)
 	}
 	if (c->pid == 0)
 		command_child(r, go[0], go[1], errp[1]);
+	signals_fault_child(c->pid);
 	close(go[0]);
 	close(errp[1]);
 	c->go_fd = go[1];
@@ -178,6 +179,7 @@ bool command_reap(struct run *r)
 				c->status = st;
 				c->reaped = true;
 				c->sigs.command_gone = true;
+				signals_fault_child(0);
 			}
 			continue;
 		}

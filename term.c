@@ -23,62 +23,42 @@
 #define ENTER_WAIT_MS	1000	/* a terminal that takes nothing for this long is left alone */
 #define LEAVE_WAIT_MS	300
 
-static const int fatal_sigs[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT };
-#define NFATAL	(sizeof(fatal_sigs) / sizeof(fatal_sigs[0]))
-
 /*
  * The one mutable global of the live view, as tracefs.c has one for tracefs:
- * a fatal signal's handler cannot be handed the context, and it must put the
- * terminal back before the process dies. It holds prepared bytes and the saved
- * settings only, written before the handlers are armed; the handler computes
- * nothing and calls only write() and tcsetattr() (async-signal-safe).
+ * a fault signal's handler (signals.c) cannot be handed the context, and it
+ * must put the terminal back before the process dies. It holds prepared bytes
+ * and the saved settings only, written before it is armed;
+ * term_emergency_restore() computes nothing and calls only write() and
+ * tcsetattr() (async-signal-safe).
  */
 static struct {
 	volatile sig_atomic_t armed;
 	int fd;
 	bool ansi;
 	struct termios saved;
-	struct sigaction old[NFATAL];
 } emerg;
 
-static void crash_restore(int sig)
+void term_emergency_restore(void)
 {
-	if (emerg.armed) {
-		emerg.armed = 0;
-		if (emerg.ansi && write(emerg.fd, LEAVE_SEQ, sizeof(LEAVE_SEQ) - 1) < 0)
-			emerg.ansi = false;	/* nothing more can be done */
-		tcsetattr(emerg.fd, TCSANOW, &emerg.saved);
-	}
-	/* SA_RESETHAND made the action the default: die of it as the signal says */
-	raise(sig);
+	if (!emerg.armed)
+		return;
+	emerg.armed = 0;
+	if (emerg.ansi && write(emerg.fd, LEAVE_SEQ, sizeof(LEAVE_SEQ) - 1) < 0)
+		emerg.ansi = false;	/* nothing more can be done */
+	tcsetattr(emerg.fd, TCSANOW, &emerg.saved);
 }
 
 static void emerg_arm(const struct term *t)
 {
-	struct sigaction sa;
-	size_t i;
-
 	emerg.fd = t->fd;
 	emerg.ansi = t->caps.ansi;
 	emerg.saved = t->saved;
 	emerg.armed = 1;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = crash_restore;
-	sa.sa_flags = (int)SA_RESETHAND;
-	sigemptyset(&sa.sa_mask);
-	for (i = 0; i < NFATAL; i++)
-		sigaction(fatal_sigs[i], &sa, &emerg.old[i]);
 }
 
 static void emerg_disarm(void)
 {
-	size_t i;
-
-	if (!emerg.armed)
-		return;
 	emerg.armed = 0;
-	for (i = 0; i < NFATAL; i++)
-		sigaction(fatal_sigs[i], &emerg.old[i], NULL);
 }
 
 /* Terminals known to have colours (8 at least); anything else gets attributes only. */

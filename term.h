@@ -78,10 +78,17 @@ void term_close(struct term *t);
  * term_enter() - raw keys, no echo, the alternate screen, no cursor
  *
  * From here until term_leave(), a crash of the process (SIGSEGV, SIGBUS,
- * SIGFPE, SIGILL, SIGABRT) restores the terminal first. Nothing for a
- * stream that is not a terminal. Return: 0 or -errno.
+ * SIGFPE, SIGILL, SIGABRT: signals.c's fault teardown) restores the terminal
+ * first, through term_emergency_restore(). Nothing for a stream that is not a
+ * terminal. Return: 0 or -errno.
  */
 int term_enter(struct term *t);
+
+/*
+ * The terminal as term_enter() found it, from a signal handler: prepared
+ * bytes and settings only (async-signal-safe); nothing when not entered.
+ */
+void term_emergency_restore(void);
 
 /* Undo term_enter(): the settings, the main screen and the cursor back; idempotent. */
 void term_leave(struct term *t);
