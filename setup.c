@@ -323,6 +323,56 @@ static int ingest_boot_buffer(struct run *r)
 	return 0;
 }
 
+/*
+ * One fd per CPU (one more with --record, one more while --boot-buffer reads
+ * the top level), and a few others: RLIMIT_NOFILE's soft limit is raised when
+ * it is lower (memstrack fails on 224 CPUs there), and said when the hard limit
+ * is lower still: then the CPUs that fit are traced. A hard limit that leaves
+ * no CPU the fds it needs is an error before anything in tracefs is made, not
+ * a failure halfway through the setup. The CPUs are those of the top level's
+ * per_cpu (an instance has the same). The command of command mode gets back
+ * the limit it had. 0, or an exit code (said).
+ */
+static int setup_fd_limit(struct run *r)
+{
+	char dir[PATH_MAX];
+	unsigned long need, each;
+	int *ids, n, first_out, last;
+	long have;
+
+	if (path_fmt(dir, sizeof(dir), "%s/per_cpu", r->tf.root) || (n = cpu_dirs(dir, &ids)) <= 0)
+		return 0;	/* said later, by tracefs_open_cpus() */
+	first_out = ids[0];
+	last = ids[n - 1];
+	each = 1u + (r->opt.record_dir != NULL) + (r->opt.boot_buffer && !r->tf.top_level);
+	need = SETUP_FD_MARGIN + (unsigned long)n * each;
+	have = nofile_raise(need, &r->nofile_was);
+	if (have < 0 || (unsigned long)have >= need) {
+		free(ids);
+		r->nofile_raised = have >= 0 && r->nofile_was.rlim_cur != RLIM_INFINITY &&
+				   (unsigned long)have > r->nofile_was.rlim_cur;
+		return 0;
+	}
+	r->nofile_raised = r->nofile_was.rlim_cur != RLIM_INFINITY &&
+			   (unsigned long)have > r->nofile_was.rlim_cur;
+	if ((unsigned long)have < SETUP_FD_MARGIN + each) {
+		free(ids);
+		return mt_fail(EXIT_RUNTIME, "RLIMIT_NOFILE's hard limit is %ld open files; memtrace "
+			       "needs at least %lu (%d for itself and its outputs, %lu for a CPU), "
+			       "%lu to trace all %d CPUs: raise it (ulimit -n %lu; LimitNOFILE= in a "
+			       "unit); nothing was traced or run", have, SETUP_FD_MARGIN + each,
+			       SETUP_FD_MARGIN, each, need, n, need);
+	}
+	/* the CPUs that fit, leaving the fds everything else needs */
+	r->tf.max_cpu_fds = (int)(((unsigned long)have - SETUP_FD_MARGIN) / each);
+	first_out = ids[r->tf.max_cpu_fds];
+	free(ids);
+	mt_warn("warning: %d CPUs need %lu open files; RLIMIT_NOFILE's hard limit is %ld: "
+		"%d of %d CPUs traced, cpu%d..cpu%d not (raise it: ulimit -Hn, LimitNOFILE=)", n,
+		need, have, r->tf.max_cpu_fds, n, first_out, last);
+	return 0;
+}
+
 /* tracefs found, the instance made and configured, its sub-buffer layout read. */
 static int setup_instance(struct run *r)
 {
@@ -337,6 +387,9 @@ static int setup_instance(struct run *r)
 	r->tracefs_up = true;	/* from here on every exit path tears down */
 	if (TEST_FAIL_AT(r, "find"))
 		return EXIT_RUNTIME;
+	code = setup_fd_limit(r);
+	if (code)
+		return code;
 	code = tracefs_instance_create(&r->tf, r->opt.instance, "/proc", err, sizeof(err));
 	if (!code && TEST_FAIL_AT(r, "instance"))
 		return EXIT_RUNTIME;
@@ -430,41 +483,6 @@ static int setup_live_stats(struct run *r)
 	return code;
 }
 
-/*
- * One fd per CPU (one more with --record, one more while --boot-buffer reads
- * the top level), and a few others: RLIMIT_NOFILE's soft limit is raised when
- * it is lower (memstrack fails on 224 CPUs there), and said when the hard limit
- * is lower still. The command of command mode gets back the limit it had.
- */
-static void setup_fd_limit(struct run *r)
-{
-	char dir[PATH_MAX];
-	unsigned long need, each;
-	int *ids, n;
-	long have;
-
-	if (path_fmt(dir, sizeof(dir), "%s/per_cpu", r->tf.inst) || (n = cpu_dirs(dir, &ids)) < 0)
-		return;
-	free(ids);
-	each = 1u + (r->opt.record_dir != NULL) + (r->opt.boot_buffer && !r->tf.top_level);
-	need = SETUP_FD_MARGIN + (unsigned long)n * each;
-	have = nofile_raise(need, &r->nofile_was);
-	if (have < 0)
-		return;
-	r->nofile_raised = r->nofile_was.rlim_cur != RLIM_INFINITY &&
-			   (unsigned long)have > r->nofile_was.rlim_cur;
-	if ((unsigned long)have >= need)
-		return;
-	/* the CPUs that fit, leaving the fds everything else needs */
-	r->tf.max_cpu_fds = have > SETUP_FD_MARGIN ?
-			    (int)(((unsigned long)have - SETUP_FD_MARGIN) / each) : 0;
-	if (!r->tf.max_cpu_fds)
-		r->tf.max_cpu_fds = 1;
-	mt_warn("warning: %d CPUs need %lu open files; RLIMIT_NOFILE's hard limit is %ld: "
-		"%d CPUs traced (raise it: ulimit -Hn, LimitNOFILE=)", n, need, have,
-		r->tf.max_cpu_fds);
-}
-
 /* The running tasks, as the seed of their pages (after tracing is on). */
 static void seed(struct run *r)
 {
@@ -551,7 +569,6 @@ int setup_tracing(struct run *r)
 		enrich_module_ranges(r, 0);
 	if (TEST_FAIL_AT(r, "stats"))
 		return EXIT_RUNTIME;
-	setup_fd_limit(r);
 	code = tracefs_open_cpus(&r->tf, err, sizeof(err));
 	if (code)
 		return tracefs_error(code, err);
@@ -610,8 +627,18 @@ void setup_self_protect(void)
 
 void setup_banner(const struct run *r)
 {
-	fprintf(stderr, "memtrace %s: tracing in %s (%d CPUs, %u KiB per CPU, %d events), pid %d, "
-		"log %s\n", MEMTRACE_VERSION, r->tf.inst, r->tf.ncpus, r->opt.buffer_kb, r->nenabled,
+	char cpus[48];
+	int i, open = 0;
+
+	/* the CPUs read: those left without an fd (RLIMIT_NOFILE) or offline are not */
+	for (i = 0; r->tf.fds && i < r->tf.ncpus; i++)
+		open += r->tf.fds[i] >= 0;
+	if (open == r->tf.ncpus)
+		snprintf(cpus, sizeof(cpus), "%d CPUs", r->tf.ncpus);
+	else
+		snprintf(cpus, sizeof(cpus), "%d of %d CPUs", open, r->tf.ncpus);
+	fprintf(stderr, "memtrace %s: tracing in %s (%s, %u KiB per CPU, %d events), pid %d, "
+		"log %s\n", MEMTRACE_VERSION, r->tf.inst, cpus, r->opt.buffer_kb, r->nenabled,
 		(int)getpid(), r->ops->log_without_o && !r->opt.output_set ? r->ops->log_without_o :
 		r->opt.log_path);
 }

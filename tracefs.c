@@ -761,11 +761,13 @@ int tracefs_open_cpus(struct tracefs *t, char *err, size_t errlen)
 		if (fd == -EMFILE || fd == -ENFILE) {
 			/*
 			 * no more fds: one line, not one per CPU, nor a try per second;
-			 * said as such, not as an offline CPU
+			 * said as such, not as an offline CPU (past max_cpu_fds the
+			 * setup said it already)
 			 */
-			fprintf(stderr, "memtrace: cpu%d..cpu%d (%d of %d CPUs) not traced: %s; "
-				"raise the limit (ulimit -n, LimitNOFILE=)\n", t->cpu_ids[i],
-				t->cpu_ids[n - 1], n - i, n, errno_text(fd));
+			if (!t->max_cpu_fds || i < t->max_cpu_fds)
+				fprintf(stderr, "memtrace: cpu%d..cpu%d (%d of %d CPUs) not traced: "
+					"%s; raise the limit (ulimit -n, LimitNOFILE=)\n",
+					t->cpu_ids[i], t->cpu_ids[n - 1], n - i, n, errno_text(fd));
 			t->no_fd_from = i;
 			nofd = fd;
 			break;
