@@ -699,6 +699,7 @@ struct seed_ctx {
 	uint64_t pages;
 	uint32_t n;
 	uint32_t *bad;
+	uint32_t *full;		/* well-formed, but no slot left in the task table */
 };
 
 static int unhex(char ch)
@@ -745,7 +746,7 @@ static void seed_line(char *line, void *p)
 	}
 	if (!stats_seed_task(c->s, (int32_t)tid, (int32_t)tgid, (int32_t)ppid, comm, n, pages, ts,
 			     kthread != 0)) {
-		(*c->bad)++;
+		(*c->full)++;	/* a table smaller than the recorder's: not a bad line */
 		return;
 	}
 	c->n++;
@@ -753,9 +754,9 @@ static void seed_line(char *line, void *p)
 }
 
 uint32_t seed_parse(const char *text, size_t len, struct stats *s, uint64_t *pages,
-		    uint32_t *bad)
+		    uint32_t *bad, uint32_t *full)
 {
-	struct seed_ctx c = { s, 0, 0, bad };
+	struct seed_ctx c = { s, 0, 0, bad, full };
 
 	each_line(text, len, seed_line, &c, bad);
 	*pages = c.pages;

@@ -128,8 +128,12 @@ void meta_parse(const char *text, size_t len, struct meta *m, struct reader *r,
  */
 void meta_parse_boot(const char *text, size_t len, struct stats *s, uint32_t *bad);
 
-/* Parse memtrace.seed text and seed @s; returns tasks seeded, malformed lines in *bad. */
+/*
+ * Parse memtrace.seed text and seed @s; returns tasks seeded. Malformed lines
+ * are added to *@bad, well-formed ones that found no slot in @s's task table
+ * (--max-tasks smaller than the recorder's machine had tasks) to *@full.
+ */
 uint32_t seed_parse(const char *text, size_t len, struct stats *s, uint64_t *pages,
-		    uint32_t *bad);
+		    uint32_t *bad, uint32_t *full);
 
 #endif

@@ -26,19 +26,52 @@
 static struct {
 	int dfd;
 	bool refused;		/* a symlink or a live file was found: said, exit 1 */
+	uint32_t seeds_full;	/* seeds that found no slot in the task table (--max-tasks) */
 	char *meta;		/* memtrace.meta, NULL if none */
 	ssize_t meta_len;
-} rp = { -1, false, NULL, -1 };
+} rp = { .dfd = -1, .meta_len = -1 };
 
 #define META_MAX	(64u << 20)	/* memtrace.meta, memtrace.seed: beyond is an error */
 #define SEED_MAX	(1u << 30)
 
+/*
+ * The part of @rel that is a symlink (a directory such as "events" as well as
+ * the file itself): the first component lstat() says is one; @rel if none is
+ * found (it changed meanwhile). Into @buf.
+ */
+static const char *symlink_part(const char *rel, char *buf, size_t size)
+{
+	struct stat st;
+	size_t n = strlen(rel), i;
+
+	if (n >= size)
+		return rel;
+	memcpy(buf, rel, n + 1);
+	for (i = 0; i <= n; i++) {
+		if (buf[i] != '/' && buf[i] != '\0')
+			continue;
+		buf[i] = '\0';
+		if (!fstatat(rp.dfd, buf, &st, AT_SYMLINK_NOFOLLOW) && S_ISLNK(st.st_mode))
+			return buf;
+		buf[i] = rel[i];
+	}
+	return rel;
+}
+
 /* a symlink or a special file where a recording has regular files: refused, said once */
 static int refuse(const struct run *r, const char *rel, int e)
 {
-	mt_warn("%s/%s: %s: refused (a recording holds regular files only)", r->opt.replay_dir,
-		rel, e == -ELOOP ? "a symbolic link" : e == -EXDEV ?
-		"on a live kernel filesystem (tracefs, proc, sysfs, ...)" : "not a regular file");
+	char part[PATH_MAX];
+
+	if (e == -ELOOP)
+		mt_warn("%s/%s: a symbolic link: refused (a recording holds directories and regular "
+			"files only; copy the recording with cp -rL to follow its links)",
+			r->opt.replay_dir, symlink_part(rel, part, sizeof(part)));
+	else
+		mt_warn("%s/%s: %s: refused (a recording holds regular files only)",
+			r->opt.replay_dir, rel, e == -EXDEV ?
+			"on a live kernel filesystem (tracefs, proc, sysfs, ...)" :
+			"not a regular file");
 	rp.refused = true;
 	return e;
 }
@@ -291,7 +324,11 @@ static int replay_setup(struct run *r)
 		return EXIT_RUNTIME;
 	if (len >= 0)
 		r->seed_tasks = seed_parse(seeds, (size_t)len, &r->st, &r->seed_pages,
-					   &r->replay_bad);
+					   &r->replay_bad, &rp.seeds_full);
+	if (rp.seeds_full)
+		mt_warn("%u tasks of %s/" SEED_FILE " did not fit the task table (--max-tasks): "
+			"their seeded pages are not counted; replay with --max-tasks %u or more",
+			rp.seeds_full, r->opt.replay_dir, r->seed_tasks + rp.seeds_full);
 	free(seeds);
 	stats_link_threads(&r->st);
 	return 0;

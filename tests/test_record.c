@@ -125,7 +125,7 @@ END_TEST
 START_TEST(test_seed_round_trip)
 {
 	struct stats a, b;
-	uint32_t n, bad = 0;
+	uint32_t n, bad = 0, full = 0;
 	uint64_t pages = 0;
 	char *text;
 	size_t len, i;
@@ -135,7 +135,7 @@ START_TEST(test_seed_round_trip)
 	ck_assert_int_eq(record_write_seed(dir, &a), 0);
 	text = slurp(SEED_FILE, &len);
 	new_stats(&b, 32);
-	n = seed_parse(text, len, &b, &pages, &bad);
+	n = seed_parse(text, len, &b, &pages, &bad, &full);
 	ck_assert_uint_eq(n, NSEEDS);
 	ck_assert_uint_eq(bad, 0);
 	ck_assert_uint_eq(pages, 250 + 3 + 1099511627776ull + 12);
@@ -166,7 +166,7 @@ START_TEST(test_seed_malformed)
 	static char text[4096];
 	struct stats st;
 	struct mt_task *t;
-	uint32_t n, bad = 0;
+	uint32_t n, bad = 0, full = 0;
 	uint64_t pages = 0;
 	size_t len;
 	char *p = text;
@@ -198,7 +198,7 @@ START_TEST(test_seed_malformed)
 	len = (size_t)(p - text);
 
 	new_stats(&st, 32);
-	n = seed_parse(text, len, &st, &pages, &bad);
+	n = seed_parse(text, len, &st, &pages, &bad, &full);
 	ck_assert_uint_eq(bad, 16);
 	ck_assert_uint_eq(n, 6);
 	ck_assert_uint_eq(pages, 5 + 1099511627776ull + 1 + 2);
@@ -229,12 +229,14 @@ START_TEST(test_seed_table_full)
 {
 	static const char text[] = "seed 10 10 1 0 5 1 61\nseed 11 11 1 0 6 1 62\n";
 	struct stats st;
-	uint32_t bad = 0;
+	uint32_t bad = 0, full = 0;
 	uint64_t pages = 0;
 
 	new_stats(&st, SLOT_FIRST + 1);
-	ck_assert_uint_eq(seed_parse(text, sizeof(text) - 1, &st, &pages, &bad), 1);
-	ck_assert_uint_eq(bad, 1);
+	ck_assert_uint_eq(seed_parse(text, sizeof(text) - 1, &st, &pages, &bad, &full), 1);
+	/* a table too small is not a malformed line (issue 36: "15105 malformed lines") */
+	ck_assert_uint_eq(bad, 0);
+	ck_assert_uint_eq(full, 1);
 	ck_assert_uint_eq(pages, 5);
 	stats_free(&st);
 }
@@ -243,14 +245,14 @@ END_TEST
 START_TEST(test_seed_empty)
 {
 	struct stats st;
-	uint32_t bad = 0;
+	uint32_t bad = 0, full = 0;
 	uint64_t pages = 9;
 
 	new_stats(&st, 8);
-	ck_assert_uint_eq(seed_parse("", 0, &st, &pages, &bad), 0);
+	ck_assert_uint_eq(seed_parse("", 0, &st, &pages, &bad, &full), 0);
 	ck_assert_uint_eq(pages, 0);
 	ck_assert_uint_eq(bad, 0);
-	ck_assert_uint_eq(seed_parse("\n\n\n", 3, &st, &pages, &bad), 0);
+	ck_assert_uint_eq(seed_parse("\n\n\n", 3, &st, &pages, &bad, &full), 0);
 	ck_assert_uint_eq(bad, 0);
 	/* an empty table writes an empty file */
 	ck_assert_int_eq(record_write_seed(dir, &st), 0);

@@ -42,7 +42,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct meta m;
 	const char *t = (const char *)data + 1;
 	size_t n = size ? size - 1 : 0;
-	uint32_t bad = 0;
+	uint32_t bad = 0, full = 0;
 	uint64_t pages;
 
 	if (!size || stats_init(&s, &cfg))
@@ -57,7 +57,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		meta_parse(t, n, &m, NULL, &s, &bad);
 		break;
 	case 1:
-		seed_parse(t, n, &s, &pages, &bad);
+		seed_parse(t, n, &s, &pages, &bad, &full);
 		stats_link_threads(&s);
 		break;
 	case 3: {
