@@ -9,9 +9,9 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "term.h"
+#include "ui/term.h"
 #include "tracefs.h"
-#include "util.h"
+#include "lib/util.h"
 
 /*
  * Signals whose default action ends the process and that are not reports, nor

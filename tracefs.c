@@ -16,8 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "err.h"
-#include "util.h"
+#include "lib/util.h"
 
 #define DEFAULT_MOUNT	"/sys/kernel/tracing"
 

@@ -20,9 +20,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "seed.h"
+#include "input/seed.h"
 #include "stats.h"
-#include "util.h"
+#include "lib/util.h"
 
 static void put(const char *path, const char *text)
 {

@@ -18,10 +18,10 @@
 #include <time.h>
 
 #include "bench/benchutil.h"
-#include "frame.h"
+#include "ui/frame.h"
 #include "stats.h"
-#include "term.h"
-#include "view.h"
+#include "ui/term.h"
+#include "ui/view.h"
 
 static void exit_event(struct stats *s, uint64_t ts, int32_t tid)
 {

@@ -8,10 +8,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "boot.h"
-#include "format.h"
-#include "record.h"
-#include "report.h"
+#include "input/boot.h"
+#include "kernel/format.h"
+#include "input/record.h"
+#include "output/report.h"
 #include "module.h"
 #include "stats.h"
 #include "testutil.h"

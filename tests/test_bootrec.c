@@ -17,10 +17,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "format.h"
-#include "reader.h"
-#include "record.h"
-#include "report.h"
+#include "kernel/format.h"
+#include "kernel/reader.h"
+#include "input/record.h"
+#include "output/report.h"
 #include "module.h"
 #include "stats.h"
 #include "testutil.h"

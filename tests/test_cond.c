@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cond.h"
+#include "core/cond.h"
 #include "testutil.h"
 
 static struct cond C;

@@ -17,20 +17,20 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "exits.h"
-#include "kmsg.h"
-#include "loop.h"
-#include "oom.h"
-#include "out.h"
-#include "options.h"
-#include "reportto.h"
-#include "rows.h"
-#include "run.h"
-#include "stream.h"
+#include "modes/exits.h"
+#include "output/logfile.h"
+#include "run/loop.h"
+#include "run/oom.h"
+#include "lib/out.h"
+#include "core/options.h"
+#include "output/reportto.h"
+#include "output/rows.h"
+#include "core/run.h"
+#include "modes/stream.h"
 #include "testpage.h"
 #include "testutil.h"
-#include "top.h"
-#include "util.h"
+#include "modes/top.h"
+#include "lib/util.h"
 
 #define FX		"linux-6.18"	/* 2 CPUs, 1114 events (its trace.txt) */
 #define NCPU		2

@@ -6,11 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "event.h"
-#include "options.h"
-#include "table.h"
+#include "kernel/event.h"
+#include "core/options.h"
+#include "model/table.h"
 #include "testutil.h"
-#include "util.h"
+#include "lib/util.h"
 
 static struct options O;
 static char E[512];

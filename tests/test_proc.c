@@ -11,9 +11,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "ksymrange.h"
-#include "proc.h"
-#include "seed.h"
+#include "kernel/ksyms.h"
+#include "kernel/proc.h"
+#include "input/seed.h"
 #include "stats.h"
 #include "testutil.h"
 

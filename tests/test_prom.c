@@ -5,11 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "escape.h"
+#include "lib/escape.h"
 #include "module.h"
-#include "prom.h"
-#include "reader.h"
-#include "rows.h"
+#include "output/prom.h"
+#include "kernel/reader.h"
+#include "output/rows.h"
 #include "stats.h"
 #include "testutil.h"
 

@@ -12,14 +12,14 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "frame.h"
-#include "jsonl.h"
-#include "prom.h"
-#include "reader.h"
-#include "report.h"
+#include "ui/frame.h"
+#include "stream/jsonl.h"
+#include "output/prom.h"
+#include "kernel/reader.h"
+#include "output/report.h"
 #include "stats.h"
 #include "testutil.h"
-#include "view.h"
+#include "ui/view.h"
 
 static const uint32_t sizes[] = { 4096, 16384, 65536 };
 #define NSIZES	(sizeof(sizes) / sizeof(sizes[0]))

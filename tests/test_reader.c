@@ -10,9 +10,9 @@
 
 #include "testutil.h"
 #include "testpage.h"
-#include "event.h"
-#include "format.h"
-#include "reader.h"
+#include "kernel/event.h"
+#include "kernel/format.h"
+#include "kernel/reader.h"
 #include "stats.h"
 
 /* event ids of the debian-6.1 fixture formats */

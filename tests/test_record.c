@@ -10,12 +10,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "record.h"
-#include "reader.h"
+#include "input/record.h"
+#include "kernel/reader.h"
 #include "module.h"
 #include "stats.h"
 #include "testutil.h"
-#include "util.h"
+#include "lib/util.h"
 
 static char dir[PATH_MAX / 2];
 

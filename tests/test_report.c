@@ -9,14 +9,14 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "reader.h"
-#include "escape.h"
-#include "report.h"
-#include "reportto.h"
+#include "kernel/reader.h"
+#include "lib/escape.h"
+#include "output/report.h"
+#include "output/reportto.h"
 #include "module.h"
 #include "stats.h"
 #include "testutil.h"
-#include "util.h"
+#include "lib/util.h"
 
 /* ---- a strict JSON parser (RFC 8259) building a small tree ---- */
 

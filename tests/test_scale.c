@@ -9,11 +9,11 @@
 #include <unistd.h>
 
 #include "testutil.h"
-#include "pfnmap.h"
-#include "proc.h"
-#include "record.h"
+#include "model/pfnmap.h"
+#include "kernel/proc.h"
+#include "input/record.h"
 #include "stats.h"
-#include "tidset.h"
+#include "model/tidset.h"
 
 #define S(lit)	lit, sizeof(lit) - 1
 #define GI	(1ull << 30)

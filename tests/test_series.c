@@ -5,11 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "reader.h"
-#include "rows.h"
-#include "series.h"
+#include "kernel/reader.h"
+#include "output/rows.h"
+#include "model/series.h"
 #include "stats.h"
-#include "svg.h"
+#include "output/svg.h"
 #include "testutil.h"
 
 static struct series_sample sample(uint64_t ts, int64_t sys)

@@ -5,11 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "frame.h"
-#include "proc.h"
-#include "term.h"
+#include "ui/frame.h"
+#include "kernel/proc.h"
+#include "ui/term.h"
 #include "testutil.h"
-#include "view.h"
+#include "ui/view.h"
 
 #define MAX_PFN		(1u << 20)
 #define SEC		1000000000ull

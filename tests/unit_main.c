@@ -8,8 +8,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "logfile.h"
-#include "run.h"
+#include "output/logfile.h"
+#include "core/run.h"
 #include "testutil.h"
 
 const char *fixtures_dir = "tests/fixtures";

@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "cond.h"
+#include "core/cond.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -9,10 +9,10 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "reader.h"
-#include "boot.h"
+#include "kernel/reader.h"
+#include "input/boot.h"
 #include "common.h"
-#include "record.h"
+#include "input/record.h"
 
 static struct rb_layout L;
 static struct mt_decoder D;

@@ -1,0 +1,307 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* modes/command.c - command mode: run COMMAND once tracing is live, follow its tree, report its peak */
+#include "modes/command.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "output/logfile.h"
+#include "run/loop.h"
+#include "output/report.h"
+#include "output/reportto.h"
+#include "lib/util.h"
+
+#define BATCH	65536
+
+static void gen_command(struct out *o, void *p)
+{
+	report_command(o, p);
+}
+
+/*
+ * The command report to -o FILE (atomic), else to stderr. The @final one, if
+ * FILE cannot be written, goes to stderr after saying so: memtrace is ending.
+ * Return: 0, or -errno of the write (to FILE, if it was asked for).
+ */
+static int report_out(struct run *r, bool final)
+{
+	static struct out o;
+	char err[PATH_MAX + 128];
+	int e = 0, flushed;
+
+	if (r->opt.output_set) {
+		e = logfile_write(r->opt.log_path, gen_command, r, err, sizeof(err));
+		if (!e)
+			return 0;
+		if (!final) {
+			mt_warn("%s", err);
+			return e;
+		}
+		mt_warn("command report not written: %s; it follows on stderr instead (%s is "
+			"unchanged)", err, r->opt.log_path);
+	}
+	out_init(&o, STDERR_FILENO);
+	gen_command(&o, r);
+	flushed = out_flush(&o);
+	return r->opt.output_set ? e : flushed;
+}
+
+/* Before the setup: what the command must get back of memtrace's own settings. */
+static int command_prepare(struct run *r)
+{
+	/* the command inherits our oom_score_adj: it gets its own back */
+	if (read_file("/proc/self/oom_score_adj", r->cmd.oom_adj, sizeof(r->cmd.oom_adj)) <= 0)
+		r->cmd.oom_adj[0] = '\0';
+	r->seed = false;	/* only the command's tree counts, and it starts later */
+	return 0;
+}
+
+/* Child: wait for the go, then become the command. Never returns. */
+__attribute__((noreturn))
+static void command_child(const struct run *r, int go, int go_w, int errp)
+{
+	char c;
+	int e;
+
+	/* if memtrace dies before the go, read() must see the end of the pipe */
+	close(go_w);
+	signals_restore_for_exec(&r->sig);
+	if (r->cmd.stdout_to_stderr && dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
+		_exit(EXIT_EXEC);
+	if (r->cmd.oom_adj[0])
+		write_file("/proc/self/oom_score_adj", r->cmd.oom_adj);
+	if (r->nofile_raised)
+		setrlimit(RLIMIT_NOFILE, &r->nofile_was);
+	while (read(go, &c, 1) < 0 && errno == EINTR)
+		;
+	close(go);
+	execvp(r->opt.command[0], r->opt.command);
+	e = errno;
+	if (write(errp, &e, sizeof(e)) != (ssize_t)sizeof(e))
+		_exit(EXIT_EXEC);
+	_exit(EXIT_EXEC);
+}
+
+/* Fork the command; it waits for command_go(). 0 or an exit code. */
+int command_spawn(struct run *r)
+{
+	struct cmd_info *c = &r->cmd;
+	int go[2], errp[2];
+
+	c->go_fd = c->err_fd = -1;
+	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0))
+		mt_warn("warning: cannot become a subreaper (%s): orphaned descendants are not "
+			"waited for", strerror(errno));
+	if (pipe2(go, O_CLOEXEC))
+		return mt_fail(EXIT_RUNTIME, "pipe: %s", strerror(errno));
+	if (pipe2(errp, O_CLOEXEC)) {
+		close(go[0]);
+		close(go[1]);
+		return mt_fail(EXIT_RUNTIME, "pipe: %s", strerror(errno));
+	}
+	c->argv = r->opt.command;
+	c->waited = !r->opt.no_wait;
+	c->start_ts = mono_ns();
+	c->pid = fork();
+	if (c->pid < 0) {
+		c->pid = 0;
+		close(go[0]);
+		close(go[1]);
+		close(errp[0]);
+		close(errp[1]);
+		return mt_fail(EXIT_RUNTIME, "fork: %s", strerror(errno));
+	}
+	if (c->pid == 0)
+		command_child(r, go[0], go[1], errp[1]);
+	signals_fault_child(c->pid);
+	close(go[0]);
+	close(errp[1]);
+	c->go_fd = go[1];
+	c->err_fd = errp[0];
+	return 0;
+}
+
+/* Let the command exec; note whether it could. 0. */
+int command_go(struct run *r)
+{
+	struct cmd_info *c = &r->cmd;
+	ssize_t n;
+	int e;
+
+	if (write(c->go_fd, "x", 1) != 1)
+		mt_warn("starting the command: %s", strerror(errno));
+	close(c->go_fd);
+	c->go_fd = -1;
+	do {
+		n = read(c->err_fd, &e, sizeof(e));
+	} while (n < 0 && errno == EINTR);
+	close(c->err_fd);
+	c->err_fd = -1;
+	if (n == (ssize_t)sizeof(e)) {
+		c->exec_failed = true;
+		mt_warn("cannot run '%s': %s", r->opt.command[0], strerror(e));
+	}
+	return 0;
+}
+
+/* Tracing is live: start the command, rooted as the tree when its fork event is read. */
+static int command_start(struct run *r)
+{
+	int code = command_spawn(r);
+
+	if (code)
+		return code;
+	/* the tree is rooted at the event of this fork, when the reader gets to it */
+	stats_tree_root(&r->st, r->cmd.pid, (int32_t)getpid());
+	return command_go(r);
+}
+
+/* Reap what has exited; true once the command is reaped and nothing else is left. */
+bool command_reap(struct run *r)
+{
+	struct cmd_info *c = &r->cmd;
+
+	for (;;) {
+		int st;
+		pid_t p = waitpid(-1, &st, WNOHANG);
+
+		if (p > 0) {
+			if (p == c->pid) {
+				c->status = st;
+				c->reaped = true;
+				c->sigs.command_gone = true;
+				signals_fault_child(0);
+			}
+			continue;
+		}
+		if (p < 0 && errno == EINTR)
+			continue;
+		/* p == 0: children left; ECHILD: none (we are their subreaper) */
+		return c->reaped && (r->opt.no_wait || (p < 0 && errno == ECHILD));
+	}
+}
+
+bool command_signal(struct run *r, int action, const struct signalfd_siginfo *si)
+{
+	switch (action) {
+	case SIGACT_FORWARD:
+		kill(r->cmd.pid, (int)si->ssi_signo);
+		return true;
+	case SIGACT_STOP_WAITING:
+		r->stop = STOP_SIGNAL;
+		r->stop_signo = (int)si->ssi_signo;
+		return true;
+	default:
+		return false;
+	}
+}
+
+static enum loop_next command_on_signal(struct run *r, int action,
+					const struct signalfd_siginfo *si)
+{
+	if (action == SIGACT_REPORT_COMMAND) {
+		report_catch_up(r);
+		report_out(r, false);
+	} else {
+		/* SIGACT_WAIT: the command got it from the terminal; SIGACT_CHILD: reaped */
+		command_signal(r, action, si);
+	}
+	return LOOP_GO_ON;
+}
+
+/* The loop ends: the command's wall time ends here, before the stop and drain. */
+static enum loop_next command_done(struct run *r)
+{
+	r->cmd.wall_s = (double)(mono_ns() - r->cmd.start_ts) / 1e9;
+	return LOOP_STOP;
+}
+
+/* After each round: the tree is done, or memtrace was told to stop waiting for it. */
+static enum loop_next command_check(struct run *r)
+{
+	struct cmd_info *c = &r->cmd;
+
+	if (command_reap(r))
+		return command_done(r);
+	if (r->stop == STOP_NONE)
+		return LOOP_GO_ON;
+	/* what is left is reported as still running */
+	c->waited = false;
+	if (!c->reaped)
+		mt_warn("stopped waiting for the command (second signal)");
+	return command_done(r);
+}
+
+static void command_abort(struct run *r)
+{
+	if (r->cmd.pid > 0 && !r->cmd.reaped)
+		kill(r->cmd.pid, SIGKILL);
+}
+
+static int command_finish(struct run *r)
+{
+	struct cmd_info *c = &r->cmd;
+	struct table *tb = &r->st.tb;
+	struct rusage ru;
+	uint32_t i;
+	int code;
+
+	if (!getrusage(RUSAGE_CHILDREN, &ru)) {
+		c->user_s = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6;
+		c->sys_s = (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+		c->max_rss_kib = ru.ru_maxrss;
+	}
+	/* processes of the tree with a thread still alive (their leader may be gone) */
+	memset(r->threads, 0, tb->ntasks_used * sizeof(*r->threads));
+	for (i = SLOT_FIRST; i < tb->ntasks_used; i++) {
+		const struct mt_task *t = &tb->tasks[i];
+		uint32_t p = (uint32_t)(table_process_of(tb, t) - tb->tasks);
+
+		if ((t->flags & TF_TREE) && t->state == TASK_ALIVE && !r->threads[p]++)
+			c->still_running++;
+	}
+	code = command_exit_code(r);
+	/* the report is on stderr instead of -o FILE: 1 rather than the command's 0 */
+	if (report_out(r, true) && r->opt.output_set && code == EXIT_OK)
+		code = EXIT_RUNTIME;
+	return code;
+}
+
+int command_exit_code(const struct run *r)
+{
+	const struct cmd_info *c = &r->cmd;
+
+	if (c->exec_failed)
+		return EXIT_EXEC;
+	/* left running after a second signal (or --stream's output gone): as if killed by it */
+	if (!c->reaped)
+		return 128 + (r->stop == STOP_SIGNAL ? r->stop_signo :
+			      r->stop == STOP_OUTPUT_GONE ? SIGPIPE : SIGTERM);
+	if (WIFSIGNALED(c->status))
+		return 128 + WTERMSIG(c->status);
+	return WEXITSTATUS(c->status);
+}
+
+const struct mode_ops command_ops = {
+	.name = "command",
+	.live = true,
+	.batch = BATCH,
+	.signals = &signals_command,
+	.log_without_o = "stderr",		/* the report: -o FILE, else stderr */
+	.final_to_log = true,
+	.prepare = command_prepare,
+	.start = command_start,
+	.on_signal = command_on_signal,
+	.check = command_check,
+	.abort = command_abort,
+	.finish = command_finish,
+};

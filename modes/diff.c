@@ -1,0 +1,207 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* diffmode.c - --diff OLD NEW: the mode (its inputs read, replayed; the output; the gate) */
+#include "modes/diff.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "diff/diff.h"
+#include "diff/diffout.h"
+#include "core/options.h"
+#include "lib/out.h"
+#include "lib/util.h"
+
+#define INPUT_MAX	(1u << 30)	/* a report larger than 1 GiB is refused */
+
+/* All of @fd into a new buffer (NUL-terminated); NULL with errno on failure. */
+static char *read_all(int fd, size_t *len)
+{
+	size_t cap = 1 << 16, n = 0;
+	char *buf = malloc(cap), *p;
+	ssize_t r;
+
+	while (buf) {
+		if (n + 1 >= cap) {
+			if (cap >= INPUT_MAX) {
+				free(buf);
+				errno = EFBIG;
+				return NULL;
+			}
+			p = realloc(buf, cap * 2);
+			if (!p)
+				break;
+			buf = p;
+			cap *= 2;
+		}
+		r = read(fd, buf + n, cap - n - 1);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			break;
+		if (!r) {
+			buf[n] = '\0';
+			*len = n;
+			return buf;
+		}
+		n += (size_t)r;
+	}
+	free(buf);
+	return NULL;
+}
+
+/*
+ * A recording replayed by the replay code in a child of this process (a run of
+ * its own, as --replay DIR -f json --by process --stacks -n 0 makes it); its
+ * report read from a pipe. NULL with errno 0 when its replay failed (said), else
+ * with the errno of what failed here.
+ */
+static char *replayed(const struct run *r, const char *dir, size_t *len)
+{
+	int fds[2], status, e;
+	pid_t pid;
+	char *text;
+
+	if (pipe2(fds, O_CLOEXEC) < 0)
+		return NULL;
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		e = errno;
+		close(fds[0]);
+		close(fds[1]);
+		errno = e;
+		return NULL;
+	}
+	if (!pid) {
+		close(fds[0]);
+		_exit(r->replay_json(dir, fds[1]));
+	}
+	close(fds[1]);
+	text = read_all(fds[0], len);
+	e = errno;
+	close(fds[0]);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (text && WIFEXITED(status) && WEXITSTATUS(status) == EXIT_RUNTIME && *len)
+		mt_warn("--diff: %s: its replay exited 1 (why: above); compared as it stands",
+			dir);
+	else if (text && !(WIFEXITED(status) && WEXITSTATUS(status) == 0)) {
+		mt_warn("--diff: %s: not compared: its replay failed (%s %d; why: above)", dir,
+			WIFEXITED(status) ? "exit status" : "signal",
+			WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
+		free(text);
+		errno = 0;	/* said */
+		return NULL;
+	}
+	errno = e;
+	return text;
+}
+
+/* One input, a JSON report or a recording, into @s; 0 or EXIT_USAGE (said). */
+static int load(const struct run *r, const char *path, struct diff_side *s)
+{
+	struct stat st;
+	char err[512];
+	char *text;
+	size_t len = 0;
+	int fd, rc;
+
+	if (stat(path, &st) < 0) {
+		mt_warn("--diff: %s: %s", path, strerror(errno));
+		return EXIT_USAGE;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		text = replayed(r, path, &len);
+	} else {
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		text = fd < 0 ? NULL : read_all(fd, &len);
+		if (fd >= 0)
+			close(fd);
+	}
+	if (!text && !errno)
+		return EXIT_USAGE;	/* the replay said why */
+	if (!text) {
+		mt_warn("--diff: %s: %s", path, errno == EFBIG ? "larger than 1 GiB" :
+			strerror(errno));
+		return EXIT_USAGE;
+	}
+	rc = diff_side_parse(s, text, len, err, sizeof(err));
+	free(text);
+	if (rc < 0) {
+		mt_warn("--diff: %s: %s", path, err);
+		return EXIT_USAGE;
+	}
+	return 0;
+}
+
+static int diff_none(struct run *r)
+{
+	(void)r;
+	return 0;
+}
+
+static int diff_finish(struct run *r)
+{
+	const struct options *o = &r->opt;
+	struct diff_side a, b;
+	struct diff_result d;
+	struct diff_threshold gate;
+	struct diff_view v = { o->diff_old, o->diff_new, o->top, NULL };
+	char err[256];
+	struct out out;
+	int code;
+	uint32_t hits;
+
+	if (o->fail_over) {
+		if (diff_threshold_parse(o->fail_over, &gate, err, sizeof(err)) < 0) {
+			mt_warn("%s", err);
+			return EXIT_USAGE;
+		}
+		v.gate = &gate;
+	}
+	code = load(r, o->diff_old, &a);
+	if (code)
+		return code;
+	code = load(r, o->diff_new, &b);
+	if (code) {
+		diff_side_free(&a);
+		return code;
+	}
+	if (!diff_compute(&d, &a, &b)) {
+		mt_warn("--diff: out of memory");
+		code = EXIT_RUNTIME;
+		goto out;
+	}
+	out_init(&out, STDOUT_FILENO);
+	if (o->format == FMT_JSON)
+		diffout_json(&out, &d, &v);
+	else
+		diffout_text(&out, &d, &v);
+	if (out_flush(&out))
+		code = EXIT_RUNTIME;
+	out_init(&out, STDERR_FILENO);
+	hits = diffout_gate(&out, &d, &v);
+	out_flush(&out);
+	if (hits && !code)
+		code = EXIT_GREW;
+	diff_result_free(&d);
+out:
+	diff_side_free(&a);
+	diff_side_free(&b);
+	return code;
+}
+
+const struct mode_ops diff_ops = {
+	.name = "diff",
+	.live = false,
+	.log_without_o = "stdout",
+	.setup = diff_none,		/* nothing traced, nothing replayed here */
+	.loop = diff_none,
+	.finish = diff_finish,		/* the whole comparison */
+};
