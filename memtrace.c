@@ -39,7 +39,7 @@ static const struct mode_ops *mode_of(const struct options *o)
 		return &diff_ops;
 	if (o->stream)
 		return &stream_ops;
-	if (o->live_view)
+	if (o->top)
 		return &top_ops;
 	if (o->command)
 		return &command_ops;
@@ -135,12 +135,12 @@ int main(int argc, char **argv)
 	if (code)
 		goto out;
 	/* --daemon: the parent waits for the child's word and returns it */
-	if (r->opt.daemon && (code = daemon_fork(r)) >= 0)
+	if (r->opt.daemon && (code = daemonize_fork(r)) >= 0)
 		goto out;
 	code = run_lifecycle(r);
 out:
 	run_cleanup(r);
-	daemon_ready(r, code);	/* a setup error reaches the parent after tracefs is restored */
+	daemonize_ready(r, code);	/* a setup error reaches the parent after tracefs is restored */
 	return code;
 }
 

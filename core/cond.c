@@ -584,11 +584,6 @@ enum cond_truth cond_value(const struct cond *c, const struct cond_subject *s, u
 	return v;
 }
 
-bool cond_eval(const struct cond *c, const struct cond_subject *s, uint32_t *unknown)
-{
-	return cond_value(c, s, unknown) == COND_TRUE;
-}
-
 /*
  * Bytes a kernel filter string takes as they are: no quotes, backslashes,
  * blanks, no glob bytes but '*' (the kernel would read "?[" as globs), no

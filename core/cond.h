@@ -124,12 +124,6 @@ enum cond_truth { COND_FALSE = 0, COND_TRUE = 1, COND_UNKNOWN = 2 };
  */
 enum cond_truth cond_value(const struct cond *c, const struct cond_subject *s, uint32_t *unknown);
 
-/**
- * cond_eval() - is @s picked: does every condition hold for sure?
- * Unknown is never picked (cond_value() tells it from false).
- */
-bool cond_eval(const struct cond *c, const struct cond_subject *s, uint32_t *unknown);
-
 /* '*' matches any run of bytes (also none); every other byte itself. */
 bool cond_glob(const char *pat, size_t plen, const char *s, size_t slen);
 

@@ -256,7 +256,7 @@ static const struct num_opt {
 	unsigned long min, max;
 	size_t field;		/* a uint32_t */
 } num_opts[] = {
-	{ 'n', "--rows", 0, UINT32_MAX, FIELD(top, uint32_t) },
+	{ 'n', "--rows", 0, UINT32_MAX, FIELD(rows, uint32_t) },
 	{ OPT_MAX_MODULES, "--max-modules", 1, 1u << 16, FIELD(max_modules, uint32_t) },
 	{ OPT_MAX_STACKS, "--max-stacks", 16, 1u << 22, FIELD(max_stacks, uint32_t) },
 	{ OPT_STACK_TOP, "--stack-top", 0, 1000, FIELD(stack_top, uint32_t) },
@@ -452,7 +452,7 @@ static int conflicts(struct options *o, char *err, size_t errlen)
 
 	if (res != OPT_RUN)
 		return res;
-	if (o->live_view) {
+	if (o->top) {
 		if (o->command || exits || o->replay_dir || o->daemon || o->stream)
 			return bad(err, errlen, "--top takes no COMMAND, --exits, --replay, --daemon "
 				   "or --stream");
@@ -483,14 +483,14 @@ static int conflicts(struct options *o, char *err, size_t errlen)
  */
 static int intervals(struct options *o, char *err, size_t errlen)
 {
-	bool daemon_mode = !o->command && !o->exits && !o->replay_dir && !o->live_view;
+	bool daemon_mode = !o->command && !o->exits && !o->replay_dir && !o->top;
 
-	if (o->svg_path && (o->stream || o->live_view || o->prom_path || o->exits))
+	if (o->svg_path && (o->stream || o->top || o->prom_path || o->exits))
 		return bad(err, errlen, "--svg is for the daemon, a COMMAND and --replay (not with "
 			   "--stream, --top, --exits or --prometheus)");
 	if (o->svg_path && !strcmp(o->svg_path, o->log_path))
 		return bad(err, errlen, "--svg FILE must not be the log file");
-	if (o->json_path && (o->stream || o->live_view || o->prom_path || o->exits))
+	if (o->json_path && (o->stream || o->top || o->prom_path || o->exits))
 		return bad(err, errlen, "--json is the final report of the daemon, a COMMAND or "
 			   "--replay, kept for --diff (--stream and --exits write no report of rows; "
 			   "--top and --prometheus are for watching a run, not for keeping one)");
@@ -621,7 +621,7 @@ int options_parse(struct options *o, int argc, char **argv, char *err, size_t er
 	o->log_path = DEFAULT_LOG;
 	o->instance = DEFAULT_INSTANCE;
 	o->buffer_kb = DEFAULT_BUFFER_KB;
-	o->top = DEFAULT_TOP;
+	o->rows = DEFAULT_TOP;
 	o->kmsg_level = 6;
 	o->max_tasks = DEFAULT_MAX_TASKS;
 	o->max_modules = DEFAULT_MAX_MODULES;
@@ -675,7 +675,7 @@ int options_parse(struct options *o, int argc, char **argv, char *err, size_t er
 				return bad(err, errlen, isdigit((unsigned char)*optarg) ?
 					   "--top takes no number: rows are -n %s" :
 					   "--top takes no value: '%s'", optarg);
-			o->live_view = true;
+			o->top = true;
 			break;
 		default:
 			res = set_option(o, c, optarg, err, errlen);
@@ -703,7 +703,7 @@ int options_parse(struct options *o, int argc, char **argv, char *err, size_t er
 			return bad(err, errlen, "--diff needs OLD and NEW: two JSON reports or "
 				   "recordings");
 		if (o->command || o->replay_dir || o->record_dir || o->daemon || o->exits ||
-		    o->live_view || o->stream || o->boot_buffer || o->stacks || o->output_set ||
+		    o->top || o->stream || o->boot_buffer || o->stacks || o->output_set ||
 		    o->prom_path || o->interval_s || o->by_process || o->pidfile || o->kmsg ||
 		    o->json_path || o->svg_path)
 			return bad(err, errlen, "--diff takes only OLD NEW, -f, -n and --fail-over");

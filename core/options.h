@@ -43,7 +43,7 @@ struct options {
 	unsigned buffer_kb;
 	bool buffer_set;		/* -b given */
 	enum report_format format;
-	uint32_t top;
+	uint32_t rows;			/* -n: task and module rows in a report, 0 = all */
 	uint32_t max_tasks;		/* slots, the pseudo tasks included */
 	uint32_t max_modules;
 	uint32_t keep_oom;		/* OOM snapshots kept as LOG.oom.N */
@@ -64,7 +64,7 @@ struct options {
 	bool output_set;		/* -o given */
 	bool by_process;		/* --by process */
 	bool exits;			/* --exits: a line per exiting process */
-	bool live_view;			/* --top alone: the live view (--top N: the rows) */
+	bool top;			/* --top alone: the live view (--top N: the rows) */
 	char **command;			/* -- COMMAND [ARGS...] */
 	bool no_wait;
 	int32_t pids[MAX_FILTERS];	/* --exits --pid */

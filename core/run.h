@@ -202,7 +202,7 @@ struct run {
 	int ready_fd;
 	pid_t ready_parent;		/* the parent waiting on it (not seeded) */
 	bool pidfile_written;		/* --pidfile: ours to remove at the end */
-	/* --daemon let go of the caller's stdout, stderr (daemon_detach()): reports to the log */
+	/* --daemon let go of the caller's stdout, stderr (daemonize_detach()): reports to the log */
 	bool stdout_let_go, stderr_let_go;
 	struct rlimit nofile_was;	/* RLIMIT_NOFILE before memtrace raised it */
 	bool nofile_raised;		/* ... which the command of command mode gets back */

@@ -67,7 +67,7 @@ skip:
 	res->skipped++;
 }
 
-int proc_seed(const char *proc_root, struct stats *s, uint64_t (*now)(void), int32_t self,
+int seed_from_proc(const char *proc_root, struct stats *s, uint64_t (*now)(void), int32_t self,
 	      int32_t also, struct seed_result *res)
 {
 	struct dirent *de, *te;

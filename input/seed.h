@@ -14,7 +14,7 @@ struct seed_result {
 };
 
 /**
- * proc_seed() - seed every task alive now from /proc
+ * seed_from_proc() - seed every task alive now from /proc
  * @now: clock for the seed time stamps (CLOCK_MONOTONIC in ns)
  * @self: our own pid, not seeded
  * @also: another pid not seeded (--daemon: the parent waiting for readiness), or 0
@@ -23,7 +23,7 @@ struct seed_result {
  * tasks seen before a readdir() error are seeded); a task directory that cannot
  * be listed counts in @res->skipped.
  */
-int proc_seed(const char *proc_root, struct stats *s, uint64_t (*now)(void), int32_t self,
+int seed_from_proc(const char *proc_root, struct stats *s, uint64_t (*now)(void), int32_t self,
 	      int32_t also,
 	      struct seed_result *res);
 

@@ -615,15 +615,6 @@ bool reader_cpu_first_offline(struct reader *r, int i)
 	return first;
 }
 
-int reader_cpus_offline(const struct reader *r)
-{
-	int i, n = 0;
-
-	for (i = 0; i < r->ncpus; i++)
-		n += r->cpus[i].offline;
-	return n;
-}
-
 uint64_t reader_lost(const struct reader *r)
 {
 	uint64_t total = 0;

@@ -161,9 +161,6 @@ static inline bool reader_cpu_done(const struct reader *r, int i)
 /* True the first time it is asked for CPU @i only: the caller says it is offline once. */
 bool reader_cpu_first_offline(struct reader *r, int i);
 
-/* CPUs not readable now. */
-int reader_cpus_offline(const struct reader *r);
-
 /*
  * Data was read but not one record of it could be decoded (every id unknown,
  * every record or page malformed): the report would be empty for no reason a

@@ -190,7 +190,8 @@ void sleep_ms(long ms)
 		;
 }
 
-int cmp_int(const void *a, const void *b)
+/* qsort comparison of two ints. */
+static int cmp_int(const void *a, const void *b)
 {
 	int x = *(const int *)a, y = *(const int *)b;
 

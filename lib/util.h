@@ -48,9 +48,6 @@ int write_all(int fd, const void *buf, size_t len);
 /* Sleep @ms milliseconds, whatever signals interrupt it. */
 void sleep_ms(long ms);
 
-/* qsort comparison of two ints. */
-int cmp_int(const void *a, const void *b);
-
 /**
  * cpu_dirs() - the CPUs of a per_cpu directory (tracefs or a recording)
  * @dir: the per_cpu directory

@@ -141,7 +141,7 @@ static void interval_final(struct run *r)
  */
 static int daemon_start(struct run *r)
 {
-	int code = daemon_write_pidfile(r);
+	int code = pidfile_write(r);
 
 	if (!code && TEST_FAIL_AT(r, "pidfile"))
 		code = EXIT_RUNTIME;
@@ -150,8 +150,8 @@ static int daemon_start(struct run *r)
 	if (code)
 		return code;
 	setup_banner(r);
-	daemon_detach(r, false);
-	daemon_ready(r, 0);
+	daemonize_detach(r, false);
+	daemonize_ready(r, 0);
 	return 0;
 }
 

@@ -152,7 +152,7 @@ static int diff_finish(struct run *r)
 	struct diff_side a, b;
 	struct diff_result d;
 	struct diff_threshold gate;
-	struct diff_view v = { o->diff_old, o->diff_new, o->top, NULL };
+	struct diff_view v = { o->diff_old, o->diff_new, o->rows, NULL };
 	char err[256];
 	struct out out;
 	int code;

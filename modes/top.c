@@ -190,7 +190,7 @@ static void frame(struct run *r, bool tick)
 		view_build(v, &r->st, now, tick && !v->frozen);
 	refresh(r, now);
 	facts(r, &f, now, tick);
-	view_render(v, &r->st, &f);
+	frame_render(v, &r->st, &f);
 	ts->redraw = ts->rebuild = false;
 	ts->out_off = 0;
 	ts->pending = v->frame_len > 0;
@@ -244,6 +244,22 @@ static int top_prepare(struct run *r)
 	return 0;
 }
 
+/**
+ * top_set_stacks() - what Enter/space shows: a row's top stacks
+ *
+ * With --stacks (stackreport_row_lines()): without a provider the view says
+ * "no stacks: run with --stacks". Call it from the mode's start, once the
+ * view exists (r->top); @fn NULL takes the provider away.
+ */
+static void top_set_stacks(struct run *r, view_stacks_fn fn, void *ctx)
+{
+	if (!r->top)
+		return;
+	r->top->view.stacks = fn;
+	r->top->view.stacks_ctx = ctx;
+	r->top->view.expanded = false;
+}
+
 static int top_start(struct run *r)
 {
 	struct view_config cfg;
@@ -265,7 +281,7 @@ static int top_start(struct run *r)
 	cfg.max_modules = r->st.tb.max_modules;
 	cfg.page_size = r->meta.page_size;
 	cfg.batch = !ts->term.tty;
-	cfg.batch_rows = r->opt.top;
+	cfg.batch_rows = r->opt.rows;
 	cfg.ansi = ts->term.caps.ansi;
 	cfg.colour = ts->term.caps.colour;
 	cfg.age_ns = AGE_FRAMES * ts->interval_ns > AGE_MIN_NS ? AGE_FRAMES * ts->interval_ns :
@@ -289,15 +305,6 @@ static int top_start(struct run *r)
 	}
 	ts->next_ns = mono_ns();	/* the first frame at once */
 	return 0;
-}
-
-void top_set_stacks(struct run *r, view_stacks_fn fn, void *ctx)
-{
-	if (!r->top)
-		return;
-	r->top->view.stacks = fn;
-	r->top->view.stacks_ctx = ctx;
-	r->top->view.expanded = false;
 }
 
 /* The terminal's keys (interactive), and room to write a frame that waits. */

@@ -301,10 +301,10 @@ void report_command_text(struct out *o, const struct run *r)
 	stackreport_counters_text(o, r);
 
 	out_printf(o, "\nAT THE PEAK: processes with pages then: %u%s\n%8s %10s  %s\n", v.nalive,
-		   r->opt.top && v.nalive > r->opt.top ? " (the largest listed)" : "", "PID", "PAGES",
+		   r->opt.rows && v.nalive > r->opt.rows ? " (the largest listed)" : "", "PID", "PAGES",
 		   "COMM");
 	for (i = next_at_peak(r, UINT32_MAX), k = 0; i != UINT32_MAX &&
-	     (!r->opt.top || k < r->opt.top); i = next_at_peak(r, i), k++) {
+	     (!r->opt.rows || k < r->opt.rows); i = next_at_peak(r, i), k++) {
 		const struct mt_task *t = &st->tb.tasks[i];
 
 		out_printf(o, "%8d %10lld  ", pid_of(t), (long long)r->pages[i]);

@@ -158,7 +158,7 @@ static uint32_t pow2_above(uint64_t n)
 void prom_write(struct out *o, const struct run *r, const char *kernel)
 {
 	const struct stats *st = &r->st;
-	uint32_t top = r->opt.top ? r->opt.top : UINT32_MAX, nm = rows_nmods(r), n, rows, i;
+	uint32_t top = r->opt.rows ? r->opt.rows : UINT32_MAX, nm = rows_nmods(r), n, rows, i;
 	uint32_t most = st->tb.ntasks_used < top ? st->tb.ntasks_used : top;
 	uint32_t mask = pow2_above(most > nm ? most : nm) - 1;
 	uint32_t *seen = calloc((size_t)mask + 1, sizeof(*seen));

@@ -682,13 +682,13 @@ void report_summary(const struct run *r, const char *trigger, const char *where,
 	/* the rest: in the full report, or left out of it too (-n) */
 	if (listed > shown && nmods > listed)
 		snprintf(line, sizeof(line), "memtrace: %u more modules in the full report, %u not "
-			 "listed there (-n %u)", listed - shown, nmods - listed, r->opt.top);
+			 "listed there (-n %u)", listed - shown, nmods - listed, r->opt.rows);
 	else if (listed > shown)
 		snprintf(line, sizeof(line), "memtrace: %u more modules in the full report",
 			 listed - shown);
 	else if (nmods > listed)
 		snprintf(line, sizeof(line), "memtrace: %u more modules, not listed in the full "
-			 "report (-n %u)", nmods - listed, r->opt.top);
+			 "report (-n %u)", nmods - listed, r->opt.rows);
 	if (nmods > shown)
 		emit(ctx, line);
 	/* what a crashkernel= size needs: all tracked pages at once, at their highest */

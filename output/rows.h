@@ -35,7 +35,7 @@ static inline uint64_t kib(const struct run *r, int64_t pages)
  */
 static inline uint32_t rows_top(const struct run *r)
 {
-	return r->whole_report ? 0 : r->opt.top;
+	return r->whole_report ? 0 : r->opt.rows;
 }
 
 /* Of @n rows, how many a report lists: all, or -n's (rows_top()) if fewer. */

@@ -361,8 +361,8 @@ static void pick_lines(struct pic *p)
 	const struct table *tb = &r->st.tb;
 	uint32_t n, i, most = SVG_LINES;
 
-	if (r->opt.top && r->opt.top < most)
-		most = r->opt.top;
+	if (r->opt.rows && r->opt.rows < most)
+		most = r->opt.rows;
 	n = rows_processes(r, r->opt.command != NULL);
 	for (i = 0; i < n && i < most; i++) {
 		const struct mt_task *t = &tb->tasks[r->order[i]];

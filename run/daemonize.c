@@ -15,7 +15,7 @@
 
 #include "lib/util.h"
 
-int daemon_fork(struct run *r)
+int daemonize_fork(struct run *r)
 {
 	unsigned char code = EXIT_RUNTIME;
 	int p[2], timeout = (int)TEST_HOOK_OR(r, ready_timeout_ms, READY_TIMEOUT_MS);
@@ -94,7 +94,7 @@ static bool let_go(int fd)
 	return !(S_ISCHR(st.st_mode) && st.st_rdev == makedev(1, 3));	/* /dev/null */
 }
 
-void daemon_detach(struct run *r, bool keep_stdout)
+void daemonize_detach(struct run *r, bool keep_stdout)
 {
 	int null, err;
 
@@ -121,7 +121,7 @@ void daemon_detach(struct run *r, bool keep_stdout)
 	close(null);
 }
 
-void daemon_ready(struct run *r, int code)
+void daemonize_ready(struct run *r, int code)
 {
 	unsigned char c = (unsigned char)code;
 
@@ -140,7 +140,7 @@ static struct {
 	pid_t pid;
 } pidf;
 
-int daemon_write_pidfile(struct run *r)
+int pidfile_write(struct run *r)
 {
 	char buf[32];
 	struct stat st;
@@ -174,7 +174,7 @@ int daemon_write_pidfile(struct run *r)
 	return 0;
 }
 
-void daemon_remove_pidfile(struct run *r)
+void pidfile_remove(struct run *r)
 {
 	char buf[32];
 	struct stat st;

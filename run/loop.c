@@ -420,7 +420,7 @@ void run_cleanup(struct run *r)
 	if (r->tracefs_up)
 		tracefs_teardown(&r->tf);
 	r->tracefs_up = false;
-	daemon_remove_pidfile(r);
+	pidfile_remove(r);
 	if (r->reader_up)
 		reader_free(&r->rd);
 	r->reader_up = false;

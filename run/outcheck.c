@@ -20,7 +20,7 @@ static bool writes_log(const struct run *r)
 }
 
 /*
- * --pidfile as daemon_write_pidfile() takes it: a regular file there is opened
+ * --pidfile as pidfile_write() takes it: a regular file there is opened
  * for writing (not truncated), anything else there refused (a symlink, a FIFO,
  * a device); a new one must be one its directory can hold.
  */

@@ -178,11 +178,6 @@ bool setup_have_event(const struct run *r, const char *name)
 	return false;
 }
 
-int setup_stats(struct run *r, uint64_t max_pfn)
-{
-	return setup_stats_reach(r, max_pfn, 0);
-}
-
 int setup_stats_reach(struct run *r, uint64_t max_pfn, uint64_t ram_pfn)
 {
 	struct stats_config cfg = {
@@ -490,7 +485,7 @@ static void seed(struct run *r)
 	int e;
 
 	/* not us, nor the parent that waits for readiness (it exits then) */
-	e = proc_seed("/proc", &r->st, mono_ns, getpid(), r->ready_fd >= 0 ? r->ready_parent : 0,
+	e = seed_from_proc("/proc", &r->st, mono_ns, getpid(), r->ready_fd >= 0 ? r->ready_parent : 0,
 		      &res);
 	if (e)
 		mt_warn("warning: cannot seed tasks from /proc: %s (%u seeded before it)",
@@ -523,7 +518,8 @@ static int record_end(struct run *r)
 	return record_failed() ? EXIT_RUNTIME : EXIT_OK;
 }
 
-void setup_identity(struct meta *m)
+/* The kernel release, host name and wall clock of a live run's start into @m. */
+static void setup_identity(struct meta *m)
 {
 	struct utsname u;
 	struct timespec now;

@@ -33,14 +33,11 @@ void setup_sink(void *ctx, const struct mt_event *ev);
 /* Whether "sys:name" was enabled (or found in the recording). */
 bool setup_have_event(const struct run *r, const char *name);
 
-/* The tables and the report scratch, sized from the options; 0 or an exit code. */
-int setup_stats(struct run *r, uint64_t max_pfn);
-
-/* setup_stats(), with a smaller map (@ram_pfn frames) where @max_pfn's cannot be reserved. */
+/*
+ * The tables and the report scratch, sized from the options, the pfn maps reaching
+ * @max_pfn frames, or @ram_pfn where @max_pfn's cannot be reserved; 0 or an exit code.
+ */
 int setup_stats_reach(struct run *r, uint64_t max_pfn, uint64_t ram_pfn);
-
-/* The kernel release, host name and wall clock of a live run's start into @m. */
-void setup_identity(struct meta *m);
 
 /**
  * setup_tracing() - everything a live mode needs before its loop

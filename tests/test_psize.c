@@ -77,7 +77,7 @@ static void fx_init(uint32_t page_size)
 	fx.r.pages = fx.pages;
 	fx.r.mod_order = fx.mod_order;
 	fx.r.self_rss_kib = fx.r.self_hwm_kib = fx.r.self_map_kib = -1;
-	fx.r.opt_set.top = 30;
+	fx.r.opt_set.rows = 30;
 
 	ck_assert_ptr_nonnull(stats_seed_task(&fx.r.st, 100, 100, 1, "alpha", 5, 0, 0, false));
 	ck_assert_ptr_nonnull(stats_seed_task(&fx.r.st, 101, 100, 1, "alpha", 5, 0, 0, false));
@@ -488,7 +488,7 @@ START_TEST(test_top_frame)
 	view_build(&v, &fx.r.st, 1000000000ull, true);
 
 	v.unit = UNIT_KIB;
-	view_render(&v, &fx.r.st, &facts);
+	frame_render(&v, &fx.r.st, &facts);
 	frame = strndup(v.frame, v.frame_len);
 	ck_assert_ptr_nonnull(frame);
 	snprintf(want, sizeof(want), "(page = %u bytes)", ps);
@@ -504,7 +504,7 @@ START_TEST(test_top_frame)
 	free(frame);
 
 	v.unit = UNIT_MIB;
-	view_render(&v, &fx.r.st, &facts);
+	frame_render(&v, &fx.r.st, &facts);
 	frame = strndup(v.frame, v.frame_len);
 	ck_assert_ptr_nonnull(frame);
 	snprintf(want, sizeof(want), "      7       7 %8" PRIu64 ".0 %8" PRIu64 ".0 ", mib, mib);
@@ -512,7 +512,7 @@ START_TEST(test_top_frame)
 	free(frame);
 
 	v.unit = UNIT_PAGES;
-	view_render(&v, &fx.r.st, &facts);
+	frame_render(&v, &fx.r.st, &facts);
 	frame = strndup(v.frame, v.frame_len);
 	ck_assert_ptr_nonnull(frame);
 	snprintf(want, sizeof(want), "      7       7 %10" PRIu64 " %10" PRIu64 " ", pages, pages);

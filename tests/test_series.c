@@ -200,7 +200,7 @@ START_TEST(render_hostile_name)
 	ck_assert_int_eq(stats_init(&fx->r.st, &cfg), 0);
 	ck_assert_int_eq(series_init(&fx->se, 16, 4), 0);
 	test_run_wire(&fx->r, &fx->cpu0, fx->order, fx->threads, fx->pages, fx->mod_order);
-	fx->r.opt_set.top = 30;
+	fx->r.opt_set.rows = 30;
 	fx->r.series = &fx->se;
 	ev.u.newtask.pid = 42;
 	ev.u.newtask.comm.s = comm;

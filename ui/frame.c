@@ -513,7 +513,7 @@ static void empty_modules(struct line *l, const struct view_facts *f)
 		l_text(l, not_yet, sizeof(not_yet) - 1);
 }
 
-void view_render(struct view *v, const struct stats *st, const struct view_facts *f)
+void frame_render(struct view *v, const struct stats *st, const struct view_facts *f)
 {
 	int y = 0, lines = v->cfg.batch ? INT32_MAX : plain(v) ? v->lines - 1 : v->lines;
 	struct line l;

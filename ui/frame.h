@@ -6,7 +6,7 @@
 #include "ui/view.h"
 
 /**
- * view_render() - the frame of @v into v->frame (v->frame_len bytes; pure)
+ * frame_render() - the frame of @v into v->frame (v->frame_len bytes; pure)
  *
  * Interactive: every line of the screen addressed (nothing scrolls), cut to
  * the width, cleared to its end, attributes and colours as the terminal has
@@ -15,6 +15,6 @@
  * Names are escaped as the reports escape them: no byte of a task or module
  * name reaches the terminal raw.
  */
-void view_render(struct view *v, const struct stats *st, const struct view_facts *f);
+void frame_render(struct view *v, const struct stats *st, const struct view_facts *f);
 
 #endif
