@@ -169,9 +169,11 @@ void stream_exec_facts(struct run *r, const struct mt_event *ev)
  * A rename of a process's leader, reached: an exec renames it before its
  * sched_process_exec, and what the new image does in between (its setup)
  * must not be decided on the old program's facts. Read again from /proc;
- * where it is gone, what an exec changes (exe, cmd, capabilities) is withheld
- * (unknown) until the exec event says the new ones, or the process is seen
- * back in user space (a memory syscall, a fork: the rename was prctl()'s).
+ * where it is gone (and always before its exec, when /proc cannot tell its
+ * parent's program from a later one), what an exec changes (exe, cmd,
+ * capabilities) is withheld (unknown) until the exec event says the new ones,
+ * or the process is seen back in user space (a memory syscall, a fork: the
+ * rename was prctl()'s).
  */
 void stream_rename_facts(struct run *r, const struct mt_event *ev)
 {
@@ -189,6 +191,19 @@ void stream_rename_facts(struct run *r, const struct mt_event *ev)
 	if (t != p || !pi)
 		return;		/* a thread's own name; or no facts to keep right */
 	f = facts_entry(pi);
+	/*
+	 * Before its exec it runs its parent's program (its fork's facts):
+	 * /proc, read later, may tell of one it has exec'd since. Withheld
+	 * until its exec event, or until it is back in user space (then the
+	 * rename was prctl()'s, and its fork's facts are its own again).
+	 */
+	if (stream_slot_of(r, p)->pre_exec) {
+		if (!f->held && (pi->have & PI_PROGRAM))
+			s->nheld++;
+		f->held |= pi->have & PI_PROGRAM;
+		pi->have &= ~f->held;
+		return;
+	}
 	want = wanted(s, p);
 	got = *pi;
 	got.have |= f->held;
@@ -233,11 +248,11 @@ void stream_resume_facts(struct run *r, int32_t tid)
 /*
  * A new process, reached: until its exec it runs its parent's program, with
  * its parent's capabilities and container. Read from the parent's /proc now;
- * the parent's facts if it is gone too.
+ * the parent's facts if it is gone too (its container then its own /proc's).
  */
 void stream_fork_facts(struct run *r, const struct mt_event *ev)
 {
-	static struct procinfo got;	/* (the parent's facts may be the ring's oldest) */
+	static struct procinfo got, own;	/* (the parent's facts may be the ring's oldest) */
 	struct stream *s = r->stream;
 	struct mt_task *c = stats_find_task(&r->st, ev->u.fork.child), *parent, *pp;
 	const struct procinfo *from;
@@ -262,6 +277,18 @@ void stream_fork_facts(struct run *r, const struct mt_event *ev)
 		if (from) {
 			got = *from;
 			got.have &= PI_STATUS | PI_CMDLINE | PI_EXEPATH | PI_CGROUP;
+		}
+		/*
+		 * Its container: its own /proc's now, where it still runs (it
+		 * was born in its parent's cgroup, and an exec moves it to no
+		 * other) rather than its parent's facts, read earlier: runc
+		 * moves its set-up's first process into the container, which
+		 * then forks the container's first ones.
+		 */
+		own.have = 0;
+		if (!pi_read(&s->pi, c->tid, PI_CGROUP, &own) && (own.have & PI_CGROUP)) {
+			got.container = own.container;
+			got.have |= PI_CGROUP;
 		}
 	}
 	/* the child's own: its ids and name; not the parent's namespace or start */
