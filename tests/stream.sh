@@ -432,7 +432,7 @@ podman_test() {
 # it on its /proc, read later, and wrote the fork's facts (no container) into its lines.
 # podman_agree_test IMAGE NAME
 podman_agree_test() {
-	local img=$1 name=$2 f=$T/podman-a.jsonl n bad maps unmaps faults lost who
+	local img=$1 name=$2 f=$T/podman-a.jsonl n bad maps unmaps faults lost setup who
 	CONTAINERS+=("$name")
 	start_mt --stream -b 16384 -c "container.name:$name" -o "$f" ||
 		{ bad "podman (agree): memtrace did not start: $(cat "$T/err")"; return; }
@@ -445,8 +445,8 @@ podman_agree_test() {
 	podman rm -f "$name" > /dev/null 2>&1
 	# the lines, those not saying the container (and whose they were), the workload's
 	# maps and unmaps of 16 MiB, its faults, the events lost
-	read -r n bad maps unmaps faults lost who < <(python3 -c 'import json,sys
-n = bad = maps = unmaps = faults = lost = 0
+	read -r n bad maps unmaps faults lost setup who < <(python3 -c 'import json,sys
+n = bad = maps = unmaps = faults = lost = setup = 0
 who = set()
 for l in open(sys.argv[1]):
     d = json.loads(l)
@@ -463,11 +463,14 @@ for l in open(sys.argv[1]):
         maps += e["evt_type"] == "memoryMap" and e["size"] == 16 << 20
         unmaps += e["evt_type"] == "memoryUnmap" and e["size"] == 16 << 20
         faults += e["evt_type"] == "pageFault"
-print(n, bad, maps, unmaps, faults, lost, ",".join(sorted(who)[:4]) or "-")' "$f" "$name" "$WN")
+    setup += p["name"].startswith("runc:[") and p.get("pre_exec", False)
+print(n, bad, maps, unmaps, faults, lost, setup, ",".join(sorted(who)[:4]) or "-")' "$f" "$name" "$WN")
 	check "podman: every line of -c container.name:NAME says that container ($bad of ${n:-0} do not: $who)" \
 		test "${n:-0}" -gt 0 -a "$bad" = 0
 	check "podman: the container's workload's lines are all there: 16 MiB mapped, 4096 pages touched, unmapped, nothing lost (maps $maps, unmaps $unmaps, faults $faults, lost $lost)" \
 		test "$maps $unmaps $lost" = "1 1 0" -a "$faults" -ge 4096
+	check "podman: runc's set-up in the container (runc:[1:CHILD], runc:[2:INIT] before the exec) is there too ($setup lines)" \
+		test "${setup:-0}" -gt 0
 }
 
 # A cgroup made here with a runtime's path pattern, its files laid out under a root of
