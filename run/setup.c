@@ -2,6 +2,7 @@
 /* run/setup.c - the start of a run: tracefs, events, tables, reader, boot buffer, tracing on, seed */
 #include "run/setup.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -319,47 +320,90 @@ static int ingest_boot_buffer(struct run *r)
 }
 
 /*
+ * Descriptors open now below @limit (inherited ones too): a new one takes the
+ * lowest number free, so only those below the limit take room under it.
+ */
+static unsigned long fds_open_below(long limit)
+{
+	DIR *d = opendir("/proc/self/fd");
+	unsigned long n = 0;
+	struct dirent *de;
+	int self;
+
+	if (!d)
+		return 3;	/* no /proc: stdio */
+	self = dirfd(d);
+	while ((de = readdir(d))) {
+		long fd = strtol(de->d_name, NULL, 10);
+
+		n += de->d_name[0] != '.' && fd != self && fd < limit;
+	}
+	closedir(d);
+	return n;
+}
+
+/*
+ * What memtrace opens beside the CPUs' fds and what is open at the setup,
+ * measured per mode (tests/scale.sh finds the least limit each runs at): the
+ * instance's lock and trace_pipe, free_buffer, the instances' lock and one
+ * file read or written at a time; a COMMAND's go and error pipes, --record's
+ * meta and seed files (--daemon's ready pipe and --stream's output are open by
+ * then).
+ */
+static unsigned long fds_own(const struct run *r)
+{
+	return SETUP_FD_OWN + (r->opt.command ? 4 : 0) + (r->opt.record_dir ? 3 : 0);
+}
+
+/*
  * One fd per CPU (one more with --record, one more while --boot-buffer reads
- * the top level), and a few others: RLIMIT_NOFILE's soft limit is raised when
- * it is lower (memstrack fails on 224 CPUs there), and said when the hard limit
- * is lower still: then the CPUs that fit are traced. A hard limit that leaves
- * no CPU the fds it needs is an error before anything in tracefs is made, not
- * a failure halfway through the setup. The CPUs are those of the top level's
- * per_cpu (an instance has the same). The command of command mode gets back
- * the limit it had. 0, or an exit code (said).
+ * the top level), and what memtrace holds beside them (fds_own()):
+ * RLIMIT_NOFILE's soft limit is raised when it is lower (memstrack fails on
+ * 224 CPUs there), with SETUP_FD_MARGIN to spare, and said when the hard
+ * limit is lower still: then the CPUs that fit are traced. A hard limit that
+ * leaves no CPU the fds it needs is an error before anything in tracefs is
+ * made, not a failure halfway through the setup. The CPUs are those of the
+ * top level's per_cpu (an instance has the same). The command of command mode
+ * gets back the limit it had. 0, or an exit code (said).
  */
 static int setup_fd_limit(struct run *r)
 {
 	char dir[PATH_MAX];
-	unsigned long need, each;
+	unsigned long need, own, each, spare;
 	int *ids, n, first_out, last;
 	long have;
 
 	if (path_fmt(dir, sizeof(dir), "%s/per_cpu", r->tf.root) || (n = cpu_dirs(dir, &ids)) <= 0)
 		return 0;	/* said later, by tracefs_open_cpus() */
-	first_out = ids[0];
 	last = ids[n - 1];
 	each = 1u + (r->opt.record_dir != NULL) + (r->opt.boot_buffer && !r->tf.top_level);
-	need = SETUP_FD_MARGIN + (unsigned long)n * each;
-	have = nofile_raise(need, &r->nofile_was);
-	if (have < 0 || (unsigned long)have >= need) {
+	spare = SETUP_FD_MARGIN + (unsigned long)n * each;
+	own = fds_open_below(LONG_MAX) + fds_own(r);
+	need = own + (unsigned long)n * each;
+	have = nofile_raise(need > spare ? need : spare, &r->nofile_was);
+	r->nofile_raised = have >= 0 && r->nofile_was.rlim_cur != RLIM_INFINITY &&
+			   (unsigned long)have > r->nofile_was.rlim_cur;
+	if (have < 0) {
 		free(ids);
-		r->nofile_raised = have >= 0 && r->nofile_was.rlim_cur != RLIM_INFINITY &&
-				   (unsigned long)have > r->nofile_was.rlim_cur;
 		return 0;
 	}
-	r->nofile_raised = r->nofile_was.rlim_cur != RLIM_INFINITY &&
-			   (unsigned long)have > r->nofile_was.rlim_cur;
-	if ((unsigned long)have < SETUP_FD_MARGIN + each) {
+	/* what is open now takes room only below the limit */
+	own = fds_open_below(have) + fds_own(r);
+	need = own + (unsigned long)n * each;
+	if ((unsigned long)have >= need) {
+		free(ids);
+		return 0;
+	}
+	if ((unsigned long)have < own + each) {
 		free(ids);
 		return mt_fail(EXIT_RUNTIME, "RLIMIT_NOFILE's hard limit is %ld open files; memtrace "
-			       "needs at least %lu (%d for itself and its outputs, %lu for a CPU), "
-			       "%lu to trace all %d CPUs: raise it (ulimit -n %lu; LimitNOFILE= in a "
-			       "unit); nothing was traced or run", have, SETUP_FD_MARGIN + each,
-			       SETUP_FD_MARGIN, each, need, n, need);
+			       "needs at least %lu here (%lu for itself and its outputs, %lu for a "
+			       "CPU), %lu to trace all %d CPUs: raise it (ulimit -n %lu; LimitNOFILE= "
+			       "in a unit); nothing was traced or run", have, own + each, own, each,
+			       need, n, need);
 	}
 	/* the CPUs that fit, leaving the fds everything else needs */
-	r->tf.max_cpu_fds = (int)(((unsigned long)have - SETUP_FD_MARGIN) / each);
+	r->tf.max_cpu_fds = (int)(((unsigned long)have - own) / each);
 	first_out = ids[r->tf.max_cpu_fds];
 	free(ids);
 	mt_warn("warning: %d CPUs need %lu open files; RLIMIT_NOFILE's hard limit is %ld: "

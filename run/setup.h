@@ -10,7 +10,8 @@
 
 #include "core/run.h"
 
-#define SETUP_FD_MARGIN	16	/* fds beside the CPUs': stdio, signalfd, trace_pipe, logs, /proc */
+#define SETUP_FD_MARGIN	16	/* fds beside the CPUs' that a raised soft limit leaves to spare */
+#define SETUP_FD_OWN	6	/* memtrace's own beside what is open at the setup (setup.c) */
 /* page frames when not recorded: 256 GiB of 4 KiB pages, 4 TiB of 64 KiB ones */
 #define REPLAY_MAX_PFN	(1ull << 26)
 

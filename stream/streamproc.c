@@ -125,11 +125,16 @@ static bool exe_from_filename(struct procinfo *pi, struct mt_str f)
 	return true;
 }
 
+#define CONT_UNKNOWN	(-2)	/* not a container index, nor -1 (in none) */
+
 /* An exec, reached: the new program's facts, from /proc while it runs, else from the event. */
 void stream_exec_facts(struct run *r, const struct mt_event *ev)
 {
 	struct stream *s = r->stream;
 	struct mt_task *t = stats_find_task(&r->st, ev->u.exec.pid), *p;
+	const struct procinfo *before;
+	const struct st_proc *sp;
+	int32_t cont = CONT_UNKNOWN;
 	struct procinfo *pi;
 	uint32_t want;
 
@@ -139,6 +144,11 @@ void stream_exec_facts(struct run *r, const struct mt_event *ev)
 	want = wanted(s, p);
 	if (!want)
 		return;		/* the events alone answer (process.name, process.pid) */
+	/* an exec moves a process to no other cgroup: its container, as known before */
+	if ((before = facts_of(r, p)) && (before->have & PI_CGROUP))
+		cont = before->container;
+	else if ((sp = entry_of(r, p)) && (sp->pi.have & PI_CGROUP))
+		cont = sp->pi.container;
 	pi = facts_new(r, p);
 	if (facts_entry(pi)->held) {
 		facts_entry(pi)->held = 0;
@@ -148,6 +158,10 @@ void stream_exec_facts(struct run *r, const struct mt_event *ev)
 	pi_read(&s->pi, t->tid, want | PI_FACTS | PI_NS | PI_START, pi);
 	if (!(pi->have & PI_EXEPATH) && exe_from_filename(pi, ev->u.exec.filename))
 		s->exe_from_exec++;
+	if (!(pi->have & PI_CGROUP) && cont != CONT_UNKNOWN) {
+		pi->container = cont;	/* gone by now */
+		pi->have |= PI_CGROUP;
+	}
 	s->facts_exec++;
 }
 
@@ -155,9 +169,11 @@ void stream_exec_facts(struct run *r, const struct mt_event *ev)
  * A rename of a process's leader, reached: an exec renames it before its
  * sched_process_exec, and what the new image does in between (its setup)
  * must not be decided on the old program's facts. Read again from /proc;
- * where it is gone, what an exec changes (exe, cmd, capabilities) is withheld
- * (unknown) until the exec event says the new ones, or the process is seen
- * back in user space (a memory syscall, a fork: the rename was prctl()'s).
+ * where it is gone (and always before its exec, when /proc cannot tell its
+ * parent's program from a later one), what an exec changes (exe, cmd,
+ * capabilities) is withheld (unknown) until the exec event says the new ones,
+ * or the process is seen back in user space (a memory syscall, a fork: the
+ * rename was prctl()'s).
  */
 void stream_rename_facts(struct run *r, const struct mt_event *ev)
 {
@@ -175,6 +191,19 @@ void stream_rename_facts(struct run *r, const struct mt_event *ev)
 	if (t != p || !pi)
 		return;		/* a thread's own name; or no facts to keep right */
 	f = facts_entry(pi);
+	/*
+	 * Before its exec it runs its parent's program (its fork's facts):
+	 * /proc, read later, may tell of one it has exec'd since. Withheld
+	 * until its exec event, or until it is back in user space (then the
+	 * rename was prctl()'s, and its fork's facts are its own again).
+	 */
+	if (stream_slot_of(r, p)->pre_exec) {
+		if (!f->held && (pi->have & PI_PROGRAM))
+			s->nheld++;
+		f->held |= pi->have & PI_PROGRAM;
+		pi->have &= ~f->held;
+		return;
+	}
 	want = wanted(s, p);
 	got = *pi;
 	got.have |= f->held;
@@ -219,11 +248,11 @@ void stream_resume_facts(struct run *r, int32_t tid)
 /*
  * A new process, reached: until its exec it runs its parent's program, with
  * its parent's capabilities and container. Read from the parent's /proc now;
- * the parent's facts if it is gone too.
+ * the parent's facts if it is gone too (its container then its own /proc's).
  */
 void stream_fork_facts(struct run *r, const struct mt_event *ev)
 {
-	static struct procinfo got;	/* (the parent's facts may be the ring's oldest) */
+	static struct procinfo got, own;	/* (the parent's facts may be the ring's oldest) */
 	struct stream *s = r->stream;
 	struct mt_task *c = stats_find_task(&r->st, ev->u.fork.child), *parent, *pp;
 	const struct procinfo *from;
@@ -249,6 +278,18 @@ void stream_fork_facts(struct run *r, const struct mt_event *ev)
 			got = *from;
 			got.have &= PI_STATUS | PI_CMDLINE | PI_EXEPATH | PI_CGROUP;
 		}
+		/*
+		 * Its container: its own /proc's now, where it still runs (it
+		 * was born in its parent's cgroup, and an exec moves it to no
+		 * other) rather than its parent's facts, read earlier: runc
+		 * moves its set-up's first process into the container, which
+		 * then forks the container's first ones.
+		 */
+		own.have = 0;
+		if (!pi_read(&s->pi, c->tid, PI_CGROUP, &own) && (own.have & PI_CGROUP)) {
+			got.container = own.container;
+			got.have |= PI_CGROUP;
+		}
 	}
 	/* the child's own: its ids and name; not the parent's namespace or start */
 	got.pid = c->tid;
@@ -262,53 +303,119 @@ void stream_fork_facts(struct run *r, const struct mt_event *ev)
 	s->facts_fork++;
 }
 
-/* Read (again) everything a line says of the process of @p, and render it. */
-static void describe(struct run *r, struct st_proc *sp, const struct mt_task *p,
-		     const struct mt_task *t)
+/* Into @to, the facts of @bits that @from has and @to has not; a parent's (!@own) keep @to's ids. */
+static void take(struct procinfo *to, const struct procinfo *from, uint32_t bits, bool own)
 {
+	bits &= from->have & ~to->have;
+	if ((bits & PI_STATUS) && own) {
+		to->pid = from->pid;
+		to->ppid = from->ppid;
+	}
+	if (bits & PI_STATUS)
+		memcpy(to->cap, from->cap, sizeof(to->cap));
+	if (bits & PI_CMDLINE) {
+		memcpy(to->cmd, from->cmd, from->cmd_len);
+		to->cmd_len = from->cmd_len;
+		to->cmd_cut = from->cmd_cut;
+	}
+	if (bits & PI_EXEPATH) {
+		memcpy(to->exe, from->exe, from->exe_len);
+		to->exe_len = from->exe_len;
+	}
+	if (bits & PI_CGROUP)
+		to->container = from->container;
+	if (bits & PI_NS) {
+		to->ns_dev = from->ns_dev;
+		to->ns_ino = from->ns_ino;
+	}
+	if (bits & PI_START)
+		to->started_s = from->started_s;
+	if (bits & PI_NAME) {
+		memcpy(to->name, from->name, from->name_len);
+		to->name_len = from->name_len;
+	}
+	to->have |= bits;
+}
+
+/*
+ * @bits more of @p's process's facts into @pi, never changing one it has:
+ * from /proc now, through task @t. Before its exec (pre_exec) it runs its
+ * parent's program: what an exec changes (exe, cmd, capabilities) never comes
+ * from its own /proc (it may have exec'd since), only from its fork's facts
+ * or, where none were kept (@kept false), its parent's /proc; its container,
+ * namespace and start are its own (a child is born in its parent's cgroup, and
+ * an exec moves it to no other). A container still not known: its parent's,
+ * if its parent is picked.
+ */
+static void fill(struct run *r, const struct mt_task *p, const struct mt_task *t,
+		 struct procinfo *pi, uint32_t bits, bool kept)
+{
+	static struct procinfo got;
 	struct stream *s = r->stream;
 	const struct mt_task *parent;
-	struct procinfo *f = facts_of(r, p);
-	struct st_proc *pp;
-
+	const struct st_proc *pp;
 	bool pre = stream_slot_of(r, p)->pre_exec;
-	int32_t pid, ppid;
+	uint32_t miss = bits & ~pi->have, own = pre ? miss & ~PI_PROGRAM : miss;
 
-	/* what its fork or exec told, where /proc is gone now */
-	if (f)
-		sp->pi = *f;
-	else
-		from_events(p, &sp->pi);
-	if (pre) {
-		/*
-		 * Before its exec it runs its parent's program: the fork's facts
-		 * (or the parent's /proc), never what /proc says once it has
-		 * exec'd (read later than the events); its own ids, ns and start.
-		 */
-		pid = sp->pi.pid;
-		ppid = sp->pi.ppid;
-		if (!f && ppid > 0)
-			pi_read(&s->pi, ppid, PI_CMDLINE | PI_EXEPATH | PI_CGROUP, &sp->pi);
-		sp->pi.pid = pid;
-		sp->pi.ppid = ppid;
-		pi_read(&s->pi, t->tid, PI_NS | PI_START, &sp->pi);
-		sp->pi.pid = pid;
-		sp->pi.ppid = ppid;
-	} else if (pi_read(&s->pi, t->tid, PI_ALL, &sp->pi) && t != p) {
-		pi_read(&s->pi, p->tid, PI_ALL, &sp->pi);
+	if (own) {
+		got.have = 0;
+		if (pi_read(&s->pi, t->tid, own, &got) && t != p)
+			pi_read(&s->pi, p->tid, own, &got);
+		take(pi, &got, own, true);
 	}
-	sp->pi.pre_exec = pre;
-	/* the process's name as the events keep it (renames, exec) */
+	miss = bits & ~pi->have & (PI_PROGRAM | PI_CGROUP);
+	if (pre && !kept && miss && pi->ppid > 0) {
+		got.have = 0;
+		pi_read(&s->pi, pi->ppid, miss, &got);
+		take(pi, &got, miss, false);
+	}
+	/* gone before it was read: its parent's container, if the parent is picked */
+	if ((bits & ~pi->have & PI_CGROUP) && pi->ppid > 0 &&
+	    (parent = stats_find_task(&r->st, pi->ppid)) && (pp = entry_of(r, parent)) &&
+	    (pp->pi.have & PI_CGROUP)) {
+		pi->container = pp->pi.container;
+		pi->have |= PI_CGROUP;
+	}
+}
+
+/*
+ * The facts of @p's process at @t's event, as far as @want asks: what its
+ * fork, exec or rename left (taken as soon as the batch reached them; /proc
+ * may be gone now, or tell of a later program), the rest from /proc now.
+ */
+static void facts_at(struct run *r, const struct mt_task *p, const struct mt_task *t,
+		     uint32_t want, struct procinfo *pi)
+{
+	const struct procinfo *f = facts_of(r, p);
+
+	if (f)
+		*pi = *f;
+	else
+		from_events(p, pi);
+	fill(r, p, t, pi, want, f != NULL);
+}
+
+/*
+ * What the lines of @p's process say, rendered: @decided, the facts its
+ * verdict was made on (the keys of @want, known or not, exactly as decided),
+ * and what the conditions do not read, added by the same rules.
+ */
+static void describe(struct run *r, struct st_proc *sp, const struct mt_task *p,
+		     const struct mt_task *t, const struct procinfo *decided, uint32_t want)
+{
+	struct stream *s = r->stream;
+	uint32_t known;
+
+	sp->pi = *decided;
+	known = sp->pi.have;
+	sp->pi.have |= want;	/* not asked again: the verdict took them as they were */
+	fill(r, p, t, &sp->pi, PI_ALL, facts_of(r, p) != NULL);
+	sp->pi.have &= ~(want & ~known);
+	sp->pi.pre_exec = stream_slot_of(r, p)->pre_exec;
+	/* the process's name as the events keep it (renames, exec): the one decided on */
 	if (p->flags & TF_COMM_KNOWN) {
 		memcpy(sp->pi.name, p->comm, p->comm_len);
 		sp->pi.name_len = p->comm_len;
-	}
-	/* gone before it was read: its parent's container, if the parent is picked */
-	if (!(sp->pi.have & PI_CGROUP) && sp->pi.ppid > 0 &&
-	    (parent = stats_find_task(&r->st, sp->pi.ppid)) && (pp = entry_of(r, parent)) &&
-	    (pp->pi.have & PI_CGROUP)) {
-		sp->pi.container = pp->pi.container;
-		sp->pi.have |= PI_CGROUP;
 	}
 	sp->pid = sp->pi.pid;
 	sp->stale = false;
@@ -332,8 +439,8 @@ bool stream_ended(struct run *r, struct st_proc *sp)
 	return sp->exited;
 }
 
-/* A new entry for the process of @p (the oldest exited one is replaced); NULL if none. */
-static struct st_proc *entry_new(struct run *r, const struct mt_task *p, const struct mt_task *t)
+/* Room for a new entry: a free one, else the oldest of an ended process; NULL if none. */
+static struct st_proc *entry_room(struct run *r)
 {
 	struct stream *s = r->stream;
 	struct st_proc *sp = NULL;
@@ -342,21 +449,27 @@ static struct st_proc *entry_new(struct run *r, const struct mt_task *p, const s
 	for (i = 0; i < s->nprocs; i++) {
 		struct st_proc *e = &s->procs[i];
 
-		if (!e->leader_serial) {
-			sp = e;
-			break;
-		}
+		if (!e->leader_serial)
+			return e;
 		if (stream_ended(r, e) && (!s->interval_ns || e->final_done) &&
 		    (!sp || e->last_ts < sp->last_ts))
 			sp = e;
 	}
+	return sp;
+}
+
+/* A new entry for the process of @p, described by describe(); NULL if none (counted). */
+static struct st_proc *entry_new(struct run *r, const struct mt_task *p)
+{
+	struct stream *s = r->stream;
+	struct st_proc *sp = entry_room(r);
+
 	if (!sp) {
 		s->proc_overflow++;
 		return NULL;
 	}
 	memset(sp, 0, offsetof(struct st_proc, pi));
 	sp->leader_serial = p->serial;
-	describe(r, sp, p, t);
 	stream_slot_of(r, p)->pentry = (uint32_t)(sp - s->procs) + 1;
 	s->picked_procs++;
 	return sp;
@@ -420,9 +533,11 @@ void stream_say_unanswered(const struct stream *s)
 }
 
 /*
- * Is @t picked? Once per task (and after its exec or rename). On the facts
- * its process's fork or exec left if /proc is not read for it any more; a
- * term whose fact is not known is unknown, and unknown is not picked.
+ * Is @t picked? Once per task (and after its exec or rename). On its
+ * process's entry's facts, the ones its lines say; without one (or a stale
+ * one), on the facts its process's fork or exec left and /proc now, into
+ * s->scratch, which then describe the lines if it is picked. A term whose
+ * fact is not known is unknown, and unknown is not picked.
  */
 static void decide(struct run *r, struct mt_task *t, struct st_task *x)
 {
@@ -430,30 +545,22 @@ static void decide(struct run *r, struct mt_task *t, struct st_task *x)
 	struct stream *s = r->stream;
 	struct mt_task *p = stats_process_of(&r->st, t);
 	struct st_proc *sp = entry_of(r, p);
-	struct procinfo *pi = &s->scratch, *f;
+	struct procinfo *pi = &s->scratch;
 	struct cond_subject subj;
-	uint32_t unknown = 0, want;
+	uint32_t unknown = 0;
 	enum cond_truth v;
 	struct st_task *lx;
 
 	x->verdict = V_NO;
 	if ((t->flags & TF_PSEUDO) || (s->tree && !(t->flags & TF_TREE)))
 		return;
+	if (sp && !sp->stale) {
+		pi = &sp->pi;
+	} else {
+		s->scratch_want = s->all ? 0 : wanted(s, p);
+		facts_at(r, p, t, s->scratch_want, pi);
+	}
 	if (!s->all) {
-		if (sp && !sp->stale) {
-			pi = &sp->pi;
-		} else {
-			want = wanted(s, p);
-			f = facts_of(r, p);
-			if (f) {
-				*pi = *f;
-				want &= ~pi->have;
-			} else {
-				from_events(p, pi);
-			}
-			if (want)
-				pi_read(&s->pi, t->tid, want, pi);
-		}
 		/* process.name: the leader's; thread.name: the task's own */
 		pi_subject(&s->pi, pi, p->comm, (p->flags & TF_COMM_KNOWN) ? p->comm_len : 0,
 			   t->comm, (t->flags & TF_COMM_KNOWN) ? t->comm_len : 0, labels, &subj);
@@ -489,6 +596,7 @@ struct st_proc *stream_picked(struct run *r, int32_t tid, uint64_t ts)
 	struct mt_task *t, *p;
 	struct st_task *x, *lx;
 	struct st_proc *sp;
+	bool fresh;
 
 	if (tid <= 0 || tid == s->self)
 		return NULL;
@@ -498,20 +606,32 @@ struct st_proc *stream_picked(struct run *r, int32_t tid, uint64_t ts)
 	x = stream_slot_of(r, t);
 	p = stats_process_of(&r->st, t);
 	lx = stream_slot_of(r, p);
-	/* decided again after its own rename or exec, or its leader's (process.name) */
-	if (x->verdict == V_UNKNOWN || x->pgen != lx->gen) {
+	sp = entry_of(r, p);
+	fresh = !sp || sp->stale;	/* its lines are to be described (again) */
+	/*
+	 * Decided again after its own rename or exec, or its leader's
+	 * (process.name), and whenever its process's lines are described
+	 * anew: a line is picked by the verdict on the very facts it says.
+	 */
+	if (x->verdict == V_UNKNOWN || x->pgen != lx->gen || (x->verdict == V_YES && fresh)) {
+		/* picked, but no entry was free: decided again once one is */
+		if (x->verdict == V_YES && x->pgen == lx->gen && !sp && !entry_room(r)) {
+			s->proc_overflow++;
+			return NULL;
+		}
 		x->pgen = lx->gen;
 		decide(r, t, x);
+		if (x->verdict == V_YES && fresh) {
+			if (!sp && !(sp = entry_new(r, p)))
+				return NULL;
+			describe(r, sp, p, t, &s->scratch, s->scratch_want);
+			/* its other threads are decided again, on these facts */
+			x->pgen = ++lx->gen;
+		}
 	}
 	if (x->verdict != V_YES)
 		return NULL;
-	sp = entry_of(r, p);
-	if (!sp)
-		sp = entry_new(r, p, t);
-	else if (sp->stale)
-		describe(r, sp, p, t);
-	if (sp)
-		sp->last_ts = ts;
+	sp->last_ts = ts;
 	return sp;
 }
 

@@ -21,6 +21,8 @@
 #define UNANSWERED	8		/* containers named in the end's warning */
 /* taken at a fork or exec besides what the conditions need: what a line says */
 #define PI_FACTS	(PI_STATUS | PI_CMDLINE | PI_EXEPATH | PI_CGROUP)
+/* what an exec changes: a fork child has its parent's until its exec */
+#define PI_PROGRAM	(PI_STATUS | PI_CMDLINE | PI_EXEPATH)
 
 enum { V_UNKNOWN = 0, V_NO, V_YES };
 
@@ -82,7 +84,8 @@ struct stream {
 	uint64_t facts_exec, facts_fork;	/* facts taken at an exec, at a fork */
 	uint64_t exe_from_exec;		/* exe from the exec event's filename (/proc was gone) */
 	uint32_t nheld;			/* facts withheld after a rename (held != 0) */
-	struct procinfo scratch;
+	struct procinfo scratch;	/* the facts of the last verdict made without an entry */
+	uint32_t scratch_want;		/* the PI_* its conditions read of them */
 	int32_t self;
 	uint32_t page_size;
 	uint64_t interval_ns, next_summary, next_loss;

@@ -96,6 +96,18 @@ start_mt() {
 	return 1
 }
 
+# only_stdio: close every descriptor but 0, 1 and 2 in this shell (a subshell, before it execs
+# memtrace under a small ulimit -n): an inherited one (make's jobserver, time -v's output, a
+# terminal multiplexer's) would take room under the limit that the test did not count
+only_stdio() {
+	local f n
+	for f in /proc/$BASHPID/fd/*; do
+		n=${f##*/}
+		[ "$n" -gt 2 ] 2> /dev/null && eval "exec $n>&-"
+	done
+	return 0
+}
+
 json() {	# json FILE EXPR: evaluate a python expression on the parsed JSON (d)
 	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2" 2>/dev/null
 }
