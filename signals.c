@@ -9,7 +9,6 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "ui/term.h"
 #include "tracefs.h"
 #include "lib/util.h"
 
@@ -68,7 +67,8 @@ const struct sig_table signals_command = {
  * The fault signals: no mask holds them back (a real fault is delivered at
  * once) and no work can wait for the loop. Their handler is the one place
  * where work is done in a handler: the prepared, async-signal-safe teardown
- * (the terminal back, tracing off, the instance removed), a line on stderr
+ * (the terminal back, through what the live view registered; tracing off, the
+ * instance removed), a line on stderr
  * and in the kernel log, then death by the same signal, core dump and all.
  */
 static const int fault_sigs[] = { SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL };
@@ -77,6 +77,7 @@ static const int fault_sigs[] = { SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL };
 static struct {
 	bool armed;
 	pid_t child;			/* a command memtrace runs: it goes on without memtrace */
+	void (*restore)(void);		/* the terminal's (ui/term.c), while it is raw */
 	struct sigaction old[ARRAY_SIZE(fault_sigs)];	/* restored before dying */
 } fault;
 
@@ -168,7 +169,8 @@ static void on_fault(int sig)
 	ssize_t w;
 	size_t i;
 
-	term_emergency_restore();
+	if (fault.restore)
+		fault.restore();
 	undone = tracefs_emergency_cleanup();
 	len = fault_line(line, sizeof(line), sig, undone);
 	w = write(STDERR_FILENO, line, len);
@@ -225,6 +227,11 @@ static void arm_faults(void)
 void signals_fault_child(pid_t pid)
 {
 	fault.child = pid;
+}
+
+void signals_fault_restore(void (*fn)(void))
+{
+	fault.restore = fn;
 }
 
 int signals_setup(struct signals *sg, const struct sig_table *t)

@@ -142,6 +142,13 @@ void signals_arm_teardown(void);
  */
 void signals_fault_child(pid_t pid);
 
+/*
+ * What a fault signal's handler calls first, before tracefs: the live view's
+ * terminal put back (ui/term.c registers term_emergency_restore() while the
+ * terminal is raw, NULL after). It must be async-signal-safe.
+ */
+void signals_fault_restore(void (*fn)(void));
+
 /* In the child that becomes a command: the caller's mask and SIGPIPE back. */
 void signals_restore_for_exec(const struct signals *sg);
 

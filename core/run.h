@@ -13,7 +13,7 @@
 #include "kernel/event.h"
 #include "core/options.h"
 #include "kernel/reader.h"
-#include "input/record.h"
+#include "input/recording.h"
 #include "kernel/ringbuf.h"
 #include "signals.h"
 #include "stats.h"
@@ -117,7 +117,7 @@ struct cmd_info {
 	char oom_adj[16];	/* memtrace's caller's oom_score_adj, for the command */
 	struct sig_cmd_state sigs;
 	bool stdout_to_stderr;	/* its stdout is memtrace's stderr (--stream on stdout) */
-	int go_fd, err_fd;	/* between command_spawn() and command_go() */
+	int go_fd, err_fd;	/* between child_spawn() and child_go() */
 };
 
 /* OOM kills: the snapshots kept beside the log file, the console summaries (oom.c). */

@@ -10,6 +10,10 @@
 #include "kernel/format.h"
 #include "kernel/ringbuf.h"
 
+/* the kernel's sizes of a task name (TASK_COMM_LEN) and a module name (MODULE_NAME_LEN) */
+#define COMM_LEN	16
+#define MODNAME_LEN	56
+
 /*
  * Every tracepoint memtrace knows, in one table (event.c). Consumers (the
  * accounting in stats.c today; an event stream or a live view later) only see

@@ -6,7 +6,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "model/table.h"
+#include "kernel/event.h"
 #include "lib/util.h"
 
 /* Parse an unsigned decimal at *p (after spaces); advance *p. */

@@ -7,8 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define COMM_LEN	16
-#define MODNAME_LEN	56
+#include "kernel/event.h"
+
 
 enum task_state { TASK_UNUSED = 0, TASK_ALIVE, TASK_EXITED };
 

@@ -11,7 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "modes/command.h"
+#include "run/child.h"
 #include "run/daemonize.h"
 #include "stream/jsonl.h"
 #include "run/loop.h"
@@ -555,7 +555,7 @@ static int stream_start(struct run *r)
 	gethostname(host, sizeof(host) - 1);
 	s->src_len = jl_src(s->src, sizeof(s->src), host);
 	if (s->tree) {
-		code = command_spawn(r);
+		code = child_spawn(r);
 		if (code)
 			return code;
 		roots[nroots++] = r->cmd.pid;
@@ -577,7 +577,7 @@ static int stream_start(struct run *r)
 	s->next_loss = mono_ns() + LOSS_POLL_NS;
 	s->next_summary = mono_ns() + s->interval_ns;
 	if (s->tree)
-		return command_go(r);
+		return child_go(r);
 	return 0;
 }
 
@@ -661,7 +661,7 @@ static enum loop_next stream_check(struct run *r)
 	}
 	if (!s->tree)
 		return LOOP_GO_ON;
-	if (command_reap(r) || r->stop != STOP_NONE)
+	if (child_reap(r) || r->stop != STOP_NONE)
 		return LOOP_STOP;
 	return LOOP_GO_ON;
 }
@@ -681,7 +681,7 @@ static enum loop_next stream_on_signal(struct run *r, int action,
 		}
 		break;
 	default:
-		command_signal(r, action, si);
+		child_signal(r, action, si);
 		break;
 	}
 	return LOOP_GO_ON;
@@ -748,7 +748,7 @@ static int stream_finish(struct run *r)
 		mt_warn("%llu events of picked processes not shown: more than %u at once",
 			(unsigned long long)s->proc_overflow, PROCS);
 	if (s->tree)
-		code = command_exit_code(r);
+		code = child_exit_code(r);
 	if (errs) {
 		mt_warn("error: %llu lines dropped: %s could not be written (%s)%s",
 			(unsigned long long)errs, s->q.path ? s->q.path : "stdout",

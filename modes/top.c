@@ -215,7 +215,7 @@ static void top_free(struct run *r)
 }
 
 /* Enter/space: the selected row's top stacks (a process: its leader thread's). */
-static int row_stacks(void *ctx, enum view_kind kind, uint32_t idx, struct view_stack *sk,
+static int row_stacks(void *ctx, enum view_kind kind, uint32_t idx, struct stack_lines *sk,
 		      int max)
 {
 	struct run *r = ctx;

@@ -572,7 +572,7 @@ void stackreport_cache_free(struct stackreport_cache *c)
 	c->n = 0;
 }
 
-int stackreport_row_stacks(const struct run *r, bool module, uint32_t idx, struct view_stack *out,
+int stackreport_row_stacks(const struct run *r, bool module, uint32_t idx, struct stack_lines *out,
 			   int max, struct stackreport_cache *c)
 {
 	static struct pick top[32];
@@ -609,7 +609,7 @@ int stackreport_row_stacks(const struct run *r, bool module, uint32_t idx, struc
 	for (i = 0; i < n; i++) {
 		const uint64_t *f = stacks_frames(sk, top[i].sid);
 		uint32_t nf = sk->st[top[i].sid].nframes;
-		struct view_stack *o = &out[i];
+		struct stack_lines *o = &out[i];
 		bool first = true;
 		int w;
 
@@ -617,13 +617,13 @@ int stackreport_row_stacks(const struct run *r, bool module, uint32_t idx, struc
 		o->cur = top[i].cur;
 		o->peak = top[i].peak;
 		o->nframes = 0;
-		for (j = 0; j < nf && o->nframes < VIEW_FRAMES_MAX; j++) {
+		for (j = 0; j < nf && o->nframes < STACK_LINES_FRAMES; j++) {
 			/* from the allocator's caller on, as the reports */
 			if (first && j + 1 < nf &&
 			    (tracing_frame(&c->k, f[j]) || allocator_frame(&c->k, f[j])))
 				continue;
 			first = false;
-			w = frame_str(o->frame[o->nframes], VIEW_FRAME_LEN, &c->k, f[j]);
+			w = frame_str(o->frame[o->nframes], STACK_LINE_LEN, &c->k, f[j]);
 			if (w < 0)
 				o->frame[o->nframes][0] = '\0';
 			o->nframes++;

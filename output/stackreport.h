@@ -8,7 +8,6 @@
 #include "kernel/ksyms.h"
 #include "lib/out.h"
 #include "core/run.h"
-#include "ui/view.h"
 
 /*
  * Names for every frame a report prints, read from /proc/kallsyms live or
@@ -50,6 +49,17 @@ void stackreport_counters_json(struct out *o, const struct run *r, const char *b
 			       const char *after);
 void stackreport_counters_text(struct out *o, const struct run *r);
 
+#define STACK_LINES_FRAMES	32	/* frames of a stack as lines */
+#define STACK_LINE_LEN		128	/* a frame's text: symbol+off/size [module] */
+
+/* One stack as lines of text: its pages and its frames, innermost (the allocation's caller) first. */
+struct stack_lines {
+	uint32_t id;		/* the stack table's id */
+	int64_t cur, peak;	/* pages */
+	int nframes;
+	char frame[STACK_LINES_FRAMES][STACK_LINE_LEN];	/* raw text (the writer escapes it) */
+};
+
 /* The names a live view's expanded row needs, kept while its stacks stay the same. */
 struct stackreport_cache {
 	struct ksyms k;
@@ -63,11 +73,11 @@ struct stackreport_cache {
  * @module: @idx is a module's index in the table, else a task's slot
  * @sk: at most @max stacks: id, pages now and at peak, and the frames one
  *      each, innermost first from the allocator's caller on (the tracing
- *      machinery's and the allocator's frames left out), VIEW_FRAMES_MAX at most
+ *      machinery's and the allocator's frames left out), STACK_LINES_FRAMES at most
  * @c: names are read from /proc/kallsyms only when the row's stacks change
  * Return: the stacks written, or -1 without a stack table.
  */
-int stackreport_row_stacks(const struct run *r, bool module, uint32_t idx, struct view_stack *sk,
+int stackreport_row_stacks(const struct run *r, bool module, uint32_t idx, struct stack_lines *sk,
 			   int max, struct stackreport_cache *c);
 void stackreport_cache_free(struct stackreport_cache *c);
 

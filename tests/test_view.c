@@ -762,7 +762,7 @@ START_TEST(test_hostile_names)
 END_TEST
 
 /* an expanded row's stacks: from the provider, a tree under the row, one line a frame, escaped */
-static int fake_stacks(void *ctx, enum view_kind kind, uint32_t idx, struct view_stack *sk, int max)
+static int fake_stacks(void *ctx, enum view_kind kind, uint32_t idx, struct stack_lines *sk, int max)
 {
 	int *calls = ctx;
 

@@ -427,13 +427,13 @@ static int tree_lines(struct view *v, struct line *l, int y, int y_end, bool row
 			l_printf(l, "   %s", v->stacks ? "(no stacks for this row)" :
 				 "(no stacks: start memtrace --top --stacks to record them)");
 		} else if (f < 0) {
-			const struct view_stack *sk = &v->stk[i];
+			const struct stack_lines *sk = &v->stk[i];
 			char cur[32], peak[32];
 
 			fmt_pages(v, cur, sizeof(cur), sk->cur);
 			fmt_pages(v, peak, sizeof(peak), sk->peak);
 			l_printf(l, "   [%c] stack %d of %d: %s/%s %s (now/peak), %d frames",
-				 sk->folded ? '+' : '-', i + 1, v->nstk, cur, peak, unit_name(v),
+				 v->stk_folded[i] ? '+' : '-', i + 1, v->nstk, cur, peak, unit_name(v),
 				 sk->nframes);
 		} else {
 			const char *fr = v->stk[i].frame[f];
@@ -460,7 +460,7 @@ static void fetch_stacks(struct view *v)
 		return;
 	for (i = 0; i < had && i < VIEW_STACKS_MAX; i++) {
 		id[i] = v->stk[i].id;
-		folded[i] = v->stk[i].folded;
+		folded[i] = v->stk_folded[i];
 	}
 	n = v->stacks(v->stacks_ctx, v->exp_kind, v->exp_idx, v->stk, VIEW_STACKS_MAX);
 	if (n < 0) {
@@ -471,12 +471,12 @@ static void fetch_stacks(struct view *v)
 	}
 	v->nstk = n > VIEW_STACKS_MAX ? VIEW_STACKS_MAX : n;
 	for (i = 0; i < v->nstk; i++) {
-		v->stk[i].folded = false;
+		v->stk_folded[i] = false;
 		if (v->stk[i].nframes > VIEW_FRAMES_MAX)
 			v->stk[i].nframes = VIEW_FRAMES_MAX;
 		for (j = 0; j < had && j < VIEW_STACKS_MAX; j++)
 			if (id[j] == v->stk[i].id)
-				v->stk[i].folded = folded[j];
+				v->stk_folded[i] = folded[j];
 	}
 }
 

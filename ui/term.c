@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "lib/util.h"
+#include "signals.h"
 
 /* the main screen, the cursor and plain attributes back */
 #define LEAVE_SEQ	"\033[0m\033[?25h\033[?1049l"
@@ -54,11 +55,13 @@ static void emerg_arm(const struct term *t)
 	emerg.ansi = t->caps.ansi;
 	emerg.saved = t->saved;
 	emerg.armed = 1;
+	signals_fault_restore(term_emergency_restore);
 }
 
 static void emerg_disarm(void)
 {
 	emerg.armed = 0;
+	signals_fault_restore(NULL);
 }
 
 /* Terminals known to have colours (8 at least); anything else gets attributes only. */

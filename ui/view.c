@@ -45,6 +45,7 @@ int view_init(struct view *v, const struct view_config *cfg)
 	v->prev_serial = calloc(cfg->max_tasks, sizeof(*v->prev_serial));
 	v->prev_mcur = calloc(cfg->max_modules, sizeof(*v->prev_mcur));
 	v->stk = calloc(VIEW_STACKS_MAX, sizeof(*v->stk));
+	v->stk_folded = calloc(VIEW_STACKS_MAX, sizeof(*v->stk_folded));
 	/* touched only for the processes c shows: the rest never resident */
 	v->cmd = calloc(cfg->max_tasks, sizeof(*v->cmd));
 	v->cmd_len = calloc(cfg->max_tasks, sizeof(*v->cmd_len));
@@ -52,7 +53,7 @@ int view_init(struct view *v, const struct view_config *cfg)
 	v->tsel = -1;
 	v->frame = malloc(v->frame_cap);
 	if (!v->row || !v->order || !v->thr || !v->prev_cur || !v->prev_pcur ||
-	    !v->prev_serial || !v->prev_mcur || !v->stk || !v->cmd || !v->cmd_len || !v->cmd_serial || !v->frame) {
+	    !v->prev_serial || !v->prev_mcur || !v->stk || !v->stk_folded || !v->cmd || !v->cmd_len || !v->cmd_serial || !v->frame) {
 		view_free(v);
 		return -ENOMEM;
 	}
@@ -69,6 +70,7 @@ void view_free(struct view *v)
 	free(v->prev_serial);
 	free(v->prev_mcur);
 	free(v->stk);
+	free(v->stk_folded);
 	free(v->cmd);
 	free(v->cmd_len);
 	free(v->cmd_serial);
@@ -478,7 +480,7 @@ int view_tree_lines(const struct view *v)
 	if (!v->stacks || v->nstk <= 0)
 		return 1;	/* how to get them, or that the row has none */
 	for (i = 0; i < v->nstk; i++)
-		n += 1 + (v->stk[i].folded ? 0 : v->stk[i].nframes);
+		n += 1 + (v->stk_folded[i] ? 0 : v->stk[i].nframes);
 	return n;
 }
 
@@ -501,7 +503,7 @@ int view_tree_at(const struct view *v, int k, int *frame)
 	if (!v->stacks || v->nstk <= 0)
 		return -1;
 	for (i = 0; i < v->nstk; i++) {
-		int n = 1 + (v->stk[i].folded ? 0 : v->stk[i].nframes);
+		int n = 1 + (v->stk_folded[i] ? 0 : v->stk[i].nframes);
 
 		if (k < n) {
 			*frame = k - 1;
@@ -601,10 +603,10 @@ static enum view_act fold(struct view *v)
 
 	if (i < 0)
 		return VA_NONE;
-	v->stk[i].folded = !v->stk[i].folded;
+	v->stk_folded[i] = !v->stk_folded[i];
 	/* the selection on the stack's own line, where it was when folded */
 	for (v->tsel = 0, f = 0; f < i; f++)
-		v->tsel += 1 + (v->stk[f].folded ? 0 : v->stk[f].nframes);
+		v->tsel += 1 + (v->stk_folded[f] ? 0 : v->stk[f].nframes);
 	tree_keep_visible(v);
 	return VA_DRAW;
 }

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "output/stackreport.h"
 #include "stats.h"
 
 #define VIEW_HEAD_LINES	4	/* two header lines, the status line, the column names */
@@ -15,8 +16,8 @@
 #define VIEW_BATCH_COLS	160	/* batch frames: lines are never cut before this */
 #define VIEW_LINE_EXTRA	96	/* bytes of a line beyond its columns: escape sequences */
 #define VIEW_STACKS_MAX	8	/* stacks of an expanded row */
-#define VIEW_FRAMES_MAX	32	/* frames shown of one stack */
-#define VIEW_FRAME_LEN	128	/* a frame's text: symbol+off/size [module] */
+#define VIEW_FRAMES_MAX	STACK_LINES_FRAMES	/* frames shown of one stack */
+#define VIEW_FRAME_LEN	STACK_LINE_LEN	/* a frame's text: symbol+off/size [module] */
 #define VIEW_CMD_LEN	256	/* bytes of a command line kept (c), /proc/PID/cmdline's first */
 #define VIEW_HSCROLL	8	/* columns Left/Right move the stack lines */
 
@@ -34,24 +35,16 @@ enum view_act {
 	VA_QUIT,	/* q: leave */
 };
 
-/* One stack of an expanded row: its pages and its frames, innermost (the allocation's caller) first. */
-struct view_stack {
-	uint32_t id;		/* the stack table's id: a folded stack stays folded across frames */
-	int64_t cur, peak;	/* pages */
-	int nframes;
-	bool folded;		/* Space/Enter on one of its lines: its frames hidden */
-	char frame[VIEW_FRAMES_MAX][VIEW_FRAME_LEN];	/* raw text (the view escapes it) */
-};
 
 /*
  * Stacks of a row, for Enter/space (the stack table of --stacks): fill at
- * most @max stacks (id, pages, frames; not .folded) for the task slot,
+ * most @max stacks (id, pages, frames) for the task slot,
  * process leader slot or module index @idx. Return their number, or -1 when
  * there is no stack table. NULL: none (tracing without --stacks); the view
  * then says how to get them, under the row.
  */
 typedef int (*view_stacks_fn)(void *ctx, enum view_kind kind, uint32_t idx,
-			      struct view_stack *sk, int max);
+			      struct stack_lines *sk, int max);
 
 /* One row: a task, a process (its leader's slot) or a module, as it was at the build. */
 struct view_row {
@@ -133,7 +126,8 @@ struct view {
 	bool expanded;
 	enum view_kind exp_kind;
 	uint32_t exp_idx, exp_serial;
-	struct view_stack *stk;
+	struct stack_lines *stk;
+	bool *stk_folded;	/* Space/Enter on one of its lines: its frames hidden (kept by id) */
 	int nstk;
 	int tsel, tfirst;
 	int hscroll;
