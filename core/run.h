@@ -102,6 +102,20 @@ struct mode_ops {
 	int (*finish)(struct run *r);		/* after the stop: final report; the exit code */
 };
 
+/*
+ * What a report works out on its way to its model (output/rows.c and the
+ * reports), sized at the setup, one entry per task slot (mod_order: per module
+ * slot and per untraced module): passed as itself to what writes it, never
+ * written through a const struct run.
+ */
+struct report_scratch {
+	uint32_t *order;	/* the task or process slots a report lists, in its order */
+	uint32_t *threads;	/* per process slot: its threads; PROC_ALIVE if one is alive */
+	int64_t *pages;		/* per process slot: its pages at the command's tree peak */
+	uint32_t *sel;		/* rows_select()'s picks: the processes at the tree peak */
+	uint32_t *mod_order;	/* the module rows (rows_modules()) */
+};
+
 /* Command mode: how the command ended and what it cost (command.c fills it). */
 struct cmd_info {
 	char *const *argv;
@@ -188,11 +202,7 @@ struct run {
 	char event_names[RUN_MAX_EVENTS][96];
 	uint32_t seed_tasks;
 	uint64_t seed_pages;
-	/* report scratch, one entry per task slot */
-	uint32_t *order;
-	uint32_t *threads;
-	int64_t *pages;
-	uint32_t *mod_order;		/* one entry per module slot and per untraced one (rows_modules) */
+	struct report_scratch rs;	/* what a report works out on its way (output/) */
 	/* report-time facts (enrich.c) */
 	double uptime_s;		/* seconds since boot at report time */
 	long self_rss_kib;		/* memtrace's own VmRSS, -1 if unknown */

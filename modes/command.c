@@ -25,7 +25,9 @@
 
 static void gen_command(struct out *o, void *p)
 {
-	report_command(o, p);
+	struct run *r = p;
+
+	report_command(o, r, &r->rs);
 }
 
 /*
@@ -134,12 +136,12 @@ static int command_finish(struct run *r)
 		c->max_rss_kib = ru.ru_maxrss;
 	}
 	/* processes of the tree with a thread still alive (their leader may be gone) */
-	memset(r->threads, 0, tb->ntasks_used * sizeof(*r->threads));
+	memset(r->rs.threads, 0, tb->ntasks_used * sizeof(*r->rs.threads));
 	for (i = SLOT_FIRST; i < tb->ntasks_used; i++) {
 		const struct mt_task *t = &tb->tasks[i];
 		uint32_t p = (uint32_t)(table_process_of(tb, t) - tb->tasks);
 
-		if ((t->flags & TF_TREE) && t->state == TASK_ALIVE && !r->threads[p]++)
+		if ((t->flags & TF_TREE) && t->state == TASK_ALIVE && !r->rs.threads[p]++)
 			c->still_running++;
 	}
 	code = child_exit_code(r);

@@ -23,9 +23,9 @@
 
 static void gen_prom(struct out *o, void *p)
 {
-	const struct run *r = p;
+	struct run *r = p;
 
-	prom_write(o, r, r->iv.kernel);
+	prom_write(o, r, &r->rs, r->iv.kernel);
 }
 
 /*

@@ -52,111 +52,92 @@ static const char *sig_name(int sig)
 }
 
 /*
- * Pages of each tree process at the tree's peak, in r->pages[slot of its
+ * Pages of each tree process at the tree's peak, in rs->pages[slot of its
  * process]; returns how many processes had pages then.
  */
-static uint32_t pages_at_peak(const struct run *r)
+static uint32_t pages_at_peak(const struct run *r, struct report_scratch *rs)
 {
 	const struct stats *st = &r->st;
 	uint32_t i, n = 0;
 
-	memset(r->pages, 0, st->tb.ntasks_used * sizeof(*r->pages));
+	memset(rs->pages, 0, st->tb.ntasks_used * sizeof(*rs->pages));
 	/* from slot 0: <tree-overflow> is the tree's too */
 	for (i = 0; i < st->tb.ntasks_used; i++) {
 		const struct mt_task *t = &st->tb.tasks[i];
 
 		if (t->state != TASK_UNUSED && (t->flags & TF_TREE))
-			r->pages[rows_slot(st, stats_process_of(st, t))] +=
+			rs->pages[rows_slot(st, stats_process_of(st, t))] +=
 				stats_tree_pages_at_peak(st, t);
 	}
 	for (i = 0; i < st->tb.ntasks_used; i++)
-		n += r->pages[i] > 0;
+		n += rs->pages[i] > 0;
 	return n;
 }
 
-/* slot a comes after slot b: fewer pages, or as many and a later slot */
-static bool ranks_after(const int64_t *pg, uint32_t a, uint32_t b)
+static int64_t pages_then(const void *ctx, uint32_t slot)
 {
-	int64_t pa = pg[a], pb = pg[b];
-
-	return pa != pb ? pa < pb : a > b;
-}
-
-/*
- * The k-th process by pages at the tree's peak (then by slot), after @prev
- * (slot of the (k-1)-th, or UINT32_MAX): selection, no scratch needed.
- */
-static uint32_t next_at_peak(const struct run *r, uint32_t prev)
-{
-	const struct stats *st = &r->st;
-	uint32_t i, best = UINT32_MAX;
-
-	for (i = 0; i < st->tb.ntasks_used; i++) {
-		const int64_t *pg = r->pages;
-
-		if (pg[i] <= 0)
-			continue;
-		if (prev != UINT32_MAX && !ranks_after(pg, i, prev))
-			continue;
-		if (best == UINT32_MAX || ranks_after(pg, best, i))
-			best = i;
-	}
-	return best;
+	return ((const struct report_scratch *)ctx)->pages[slot];
 }
 
 /* From the process's start to its end (its last thread), or to @end_ts if alive. */
-static double lifetime(const struct run *r, uint32_t slot, uint64_t end_ts)
+static double lifetime(const struct run *r, const struct report_scratch *rs, uint32_t slot,
+		       uint64_t end_ts)
 {
 	const struct mt_task *t = &r->st.tb.tasks[slot];
-	uint64_t end = r->threads[slot] & PROC_ALIVE ? end_ts :
+	uint64_t end = rs->threads[slot] & PROC_ALIVE ? end_ts :
 		       t->pexit_ts ? t->pexit_ts : t->exit_ts;
 
 	return end > t->start_ts ? secs(end - t->start_ts) : 0;
 }
 
-/* What both forms of the command report show, computed once. */
-struct cmd_view {
-	uint32_t nalive;		/* processes with pages at the tree's peak */
-	uint32_t nproc;			/* tree processes with pages, sorted in r->order */
-	uint32_t rows;			/* of them, listed */
-	const struct mt_task *maxp;	/* the largest process peak, NULL if none */
-	uint64_t end_ts;		/* "now" for lifetimes of processes still alive */
-	uint64_t peak_rel_ns;		/* the tree peak, from the command's start */
+/*
+ * The command report's model: what both forms show, worked out once (the
+ * processes at the tree's peak chosen, the processes sorted, the names of
+ * their frames read), so that the text and JSON writers only format it.
+ */
+struct cmd_model {
+	const struct run *r;
+	const struct report_scratch *rs;	/* order: the processes; sel: those at the peak */
+	struct ksyms ks;			/* the names of the listed processes' frames */
+	uint32_t nalive;			/* processes with pages at the tree's peak */
+	uint32_t nsel;				/* of them, listed (rs->sel) */
+	uint32_t nproc;				/* tree processes with pages (rs->order) */
+	uint32_t rows;				/* of them, listed */
+	const struct mt_task *maxp;		/* the largest process peak, NULL if none */
+	uint64_t end_ts;			/* "now" for lifetimes of processes still alive */
+	uint64_t peak_rel_ns;			/* the tree peak, from the command's start */
+	struct sys_top sys;			/* who held the most at the system peak */
 };
 
-static void command_view(const struct run *r, struct cmd_view *v)
+static void cmd_model_fill(struct cmd_model *m, const struct run *r, struct report_scratch *rs)
 {
 	const struct stats *st = &r->st;
-
-	v->nalive = pages_at_peak(r);
-	v->nproc = rows_processes(r, true);
-	v->maxp = v->nproc ? &st->tb.tasks[r->order[0]] : NULL;
-	v->rows = rows_listed(r, v->nproc);
-	v->end_ts = st->last_ts;
-	v->peak_rel_ns = st->tree_peak_ts > r->cmd.start_ts ? st->tree_peak_ts - r->cmd.start_ts : 0;
-}
-
-/* The names of the frames of the listed processes' stacks (--stacks). */
-static void command_symbols(const struct run *r, const struct cmd_view *v, struct ksyms *ks)
-{
 	uint32_t i;
 
-	stackreport_begin(r, ks);
-	for (i = 0; i < v->rows; i++)
-		stackreport_want_process(r, ks, r->order[i]);
-	stackreport_resolve(r, ks);
+	m->r = r;
+	m->rs = rs;
+	m->nalive = pages_at_peak(r, rs);
+	m->nsel = rows_select(st->tb.ntasks_used, pages_then, rs, rows_top(r), rs->sel);
+	m->nproc = rows_processes(r, rs, true);
+	m->maxp = m->nproc ? &st->tb.tasks[rs->order[0]] : NULL;
+	m->rows = rows_listed(r, m->nproc);
+	m->end_ts = st->last_ts;
+	m->peak_rel_ns = st->tree_peak_ts > r->cmd.start_ts ? st->tree_peak_ts - r->cmd.start_ts : 0;
+	rows_sys_peak_top(r, &m->sys);
+	/* the names of the frames of the listed processes' stacks (--stacks) */
+	stackreport_begin(r, &m->ks);
+	for (i = 0; i < m->rows; i++)
+		stackreport_want_process(r, &m->ks, rs->order[i]);
+	stackreport_resolve(r, &m->ks);
 }
 
-void report_command_json(struct out *o, const struct run *r)
+static void command_json(struct out *o, const struct cmd_model *m)
 {
-	struct ksyms ks;
+	const struct run *r = m->r;
+	const struct report_scratch *rs = m->rs;
 	const struct cmd_info *c = &r->cmd;
 	const struct stats *st = &r->st;
-	struct cmd_view v;
-	uint32_t i, k;
-
-	command_view(r, &v);
-	command_symbols(r, &v, &ks);
+	uint32_t i;
 	out_printf(o, "{\"memtrace_version\":\"%s\"", MEMTRACE_VERSION);
 	report_identity_json(o, &r->meta);
 	out_puts(o, ",\"command\":[");
@@ -176,24 +157,23 @@ void report_command_json(struct out *o, const struct run *r)
 		   "\"tree_peak_pages\":%lld,\"tree_peak_kib\":%llu,\"tree_peak_time_s\":%.6f,"
 		   "\"alive_at_peak\":[", c->exec_failed ? "true" : "false", c->wall_s, c->user_s,
 		   c->sys_s, (long long)st->tree_peak, (unsigned long long)kib(r, st->tree_peak),
-		   secs(v.peak_rel_ns));
-	for (i = next_at_peak(r, UINT32_MAX), k = 0; i != UINT32_MAX &&
-	     (!rows_top(r) || k < rows_top(r)); i = next_at_peak(r, i)) {
-		const struct mt_task *t = &st->tb.tasks[i];
+		   secs(m->peak_rel_ns));
+	for (i = 0; i < m->nsel; i++) {
+		const struct mt_task *t = &st->tb.tasks[rs->sel[i]];
 
-		out_printf(o, "%s{\"pid\":%d,\"comm\":", k++ ? "," : "", pid_of(t));
+		out_printf(o, "%s{\"pid\":%d,\"comm\":", i ? "," : "", pid_of(t));
 		rows_json_comm(o, t);
-		out_printf(o, ",\"pages\":%lld}", (long long)r->pages[i]);
+		out_printf(o, ",\"pages\":%lld}", (long long)rs->pages[rs->sel[i]]);
 	}
 	out_printf(o, "],\"max_process_peak_pages\":%lld,\"max_process_peak_pid\":",
-		   v.maxp ? (long long)v.maxp->ppeak : 0LL);
-	if (v.maxp)
-		out_printf(o, "%d,", pid_of(v.maxp));
+		   m->maxp ? (long long)m->maxp->ppeak : 0LL);
+	if (m->maxp)
+		out_printf(o, "%d,", pid_of(m->maxp));
 	else
 		out_puts(o, "null,");
 	out_printf(o, "\"processes_at_peak\":%u,\"oom_kills\":%llu,\"task_overflow_events\":%llu,"
 		   "\"task_overflow_pages\":%llu,\"tasks_recycled\":%llu,\"tree_overflow_tasks\":%llu,"
-		   "\"tree_overflow_pages\":%llu,\"tree_tasks_lost\":%llu,", v.nalive,
+		   "\"tree_overflow_pages\":%llu,\"tree_tasks_lost\":%llu,", m->nalive,
 		   (unsigned long long)st->oom_count,
 		   (unsigned long long)st->tb.c.task_overflow_events,
 		   (unsigned long long)st->c.task_overflow_pages,
@@ -206,42 +186,38 @@ void report_command_json(struct out *o, const struct run *r)
 		   (unsigned long long)st->tree_processes + st->tree_threads, c->max_rss_kib);
 	rows_json_lost(o, r);
 	rows_json_cpus(o, r);
-	rows_json_sys_peak(o, r);
+	rows_json_sys_peak(o, r, &m->sys);
 	rows_json_moved(o, r);
 	out_printf(o, "\"out_of_order\":%llu,\"waited\":%s,\"still_running\":%u,\"page_size\":%u,"
 		   "\"processes_with_pages\":%u,\"processes\":[",
 		   (unsigned long long)r->rd.out_of_order, c->waited ? "true" : "false",
-		   c->still_running, r->meta.page_size, v.nproc);
-	for (i = 0; i < v.rows; i++) {
-		const struct mt_task *t = &st->tb.tasks[r->order[i]];
+		   c->still_running, r->meta.page_size, m->nproc);
+	for (i = 0; i < m->rows; i++) {
+		const struct mt_task *t = &st->tb.tasks[rs->order[i]];
 
 		out_printf(o, "%s\n{\"pid\":%d,\"ppid\":%d,\"comm\":", i ? "," : "", pid_of(t),
 			   t->ppid);
 		rows_json_comm(o, t);
 		out_printf(o, ",\"threads\":%u,\"peak_pages\":%lld,\"peak_kib\":%llu,"
 			   "\"lifetime_s\":%.6f,\"state\":\"%s\"",
-			   rows_threads(r, r->order[i]), (long long)t->ppeak,
+			   rows_threads(rs, rs->order[i]), (long long)t->ppeak,
 			   (unsigned long long)kib(r, t->ppeak),
-			   lifetime(r, r->order[i], v.end_ts), rows_state(r, r->order[i]));
-		stackreport_process_json(o, r, &ks, r->order[i]);
+			   lifetime(r, rs, rs->order[i], m->end_ts), rows_state(r, rs, rs->order[i]));
+		stackreport_process_json(o, r, &m->ks, rs->order[i]);
 		out_puts(o, "}");
 	}
 	out_puts(o, "]");
 	stackreport_counters_json(o, r, ",", "");
 	out_puts(o, "}\n");
-	stackreport_end(&ks);
 }
 
-void report_command_text(struct out *o, const struct run *r)
+static void command_text(struct out *o, const struct cmd_model *m)
 {
+	const struct run *r = m->r;
+	const struct report_scratch *rs = m->rs;
 	const struct cmd_info *c = &r->cmd;
 	const struct stats *st = &r->st;
-	struct cmd_view v;
-	struct ksyms ks;
-	uint32_t i, k;
-
-	command_view(r, &v);
-	command_symbols(r, &v, &ks);
+	uint32_t i;
 	out_printf(o, "memtrace %s command report\ncommand: ", MEMTRACE_VERSION);
 	text_argv(o, c->argv);
 	out_puts(o, "\n");
@@ -258,12 +234,12 @@ void report_command_text(struct out *o, const struct run *r)
 	out_printf(o, "wall %.3f s, user %.3f s, sys %.3f s\n", c->wall_s, c->user_s, c->sys_s);
 	out_printf(o, "tree peak: %lld pages (%llu KiB) at %.3f s; processes with pages then: %u\n",
 		   (long long)st->tree_peak, (unsigned long long)kib(r, st->tree_peak),
-		   secs(v.peak_rel_ns), v.nalive);
-	if (v.maxp) {
+		   secs(m->peak_rel_ns), m->nalive);
+	if (m->maxp) {
 		out_printf(o, "largest process peak: %lld pages (%llu KiB), pid %d (",
-			   (long long)v.maxp->ppeak, (unsigned long long)kib(r, v.maxp->ppeak),
-			   pid_of(v.maxp));
-		rows_text_comm(o, v.maxp);
+			   (long long)m->maxp->ppeak, (unsigned long long)kib(r, m->maxp->ppeak),
+			   pid_of(m->maxp));
+		rows_text_comm(o, m->maxp);
 		out_puts(o, ")\n");
 	}
 	out_printf(o, "processes: %llu, threads: %llu; largest ru_maxrss: %ld KiB (time(1)'s "
@@ -280,7 +256,7 @@ void report_command_text(struct out *o, const struct run *r)
 	rows_lost_line(o, r);
 	rows_out_of_order_line(o, r);
 	rows_cpus_line(o, r);
-	rows_sys_peak_line(o, r);
+	rows_sys_peak_line(o, r, &m->sys);
 	if (st->tb.c.task_overflow_events || st->tb.c.tasks_recycled)
 		out_printf(o, "task table: %llu events of %llu pages found no slot%s; %llu exited "
 			   "tasks recycled (--max-tasks)\n",
@@ -300,42 +276,44 @@ void report_command_text(struct out *o, const struct run *r)
 	rows_moved_line(o, r);
 	stackreport_counters_text(o, r);
 
-	out_printf(o, "\nAT THE PEAK: processes with pages then: %u%s\n%8s %10s  %s\n", v.nalive,
-		   r->opt.rows && v.nalive > r->opt.rows ? " (the largest listed)" : "", "PID", "PAGES",
+	out_printf(o, "\nAT THE PEAK: processes with pages then: %u%s\n%8s %10s  %s\n", m->nalive,
+		   r->opt.rows && m->nalive > r->opt.rows ? " (the largest listed)" : "", "PID", "PAGES",
 		   "COMM");
-	for (i = next_at_peak(r, UINT32_MAX), k = 0; i != UINT32_MAX &&
-	     (!r->opt.rows || k < r->opt.rows); i = next_at_peak(r, i), k++) {
-		const struct mt_task *t = &st->tb.tasks[i];
+	for (i = 0; i < m->nsel; i++) {
+		const struct mt_task *t = &st->tb.tasks[rs->sel[i]];
 
-		out_printf(o, "%8d %10lld  ", pid_of(t), (long long)r->pages[i]);
+		out_printf(o, "%8d %10lld  ", pid_of(t), (long long)rs->pages[rs->sel[i]]);
 		rows_text_comm(o, t);
 		out_puts(o, "\n");
 	}
 	out_printf(o, "\nPROCESSES: %u of %u with pages, by peak, threads summed (page = %u "
-		   "bytes)\n", v.rows, v.nproc, r->meta.page_size);
+		   "bytes)\n", m->rows, m->nproc, r->meta.page_size);
 	out_printf(o, "%8s %8s %7s %10s %10s %10s %-7s  %s\n", "PID", "PPID", "THREADS",
 		   "PEAK_PAGES", "PEAK_KIB", "LIFETIME_S", "STATE", "COMM");
-	for (i = 0; i < v.rows; i++) {
-		const struct mt_task *t = &st->tb.tasks[r->order[i]];
+	for (i = 0; i < m->rows; i++) {
+		const struct mt_task *t = &st->tb.tasks[rs->order[i]];
 
 		out_printf(o, "%8d %8d %7u %10lld %10llu %10.3f %-7s  ", pid_of(t), t->ppid,
-			   rows_threads(r, r->order[i]), (long long)t->ppeak,
-			   (unsigned long long)kib(r, t->ppeak), lifetime(r, r->order[i], v.end_ts),
-			   rows_state(r, r->order[i]));
+			   rows_threads(rs, rs->order[i]), (long long)t->ppeak,
+			   (unsigned long long)kib(r, t->ppeak), lifetime(r, rs, rs->order[i], m->end_ts),
+			   rows_state(r, rs, rs->order[i]));
 		rows_text_comm(o, t);
 		out_puts(o, "\n");
 	}
-	for (i = 0; i < v.rows; i++)
-		stackreport_process_text(o, r, &ks, r->order[i]);
-	stackreport_end(&ks);
+	for (i = 0; i < m->rows; i++)
+		stackreport_process_text(o, r, &m->ks, rs->order[i]);
 }
 
-void report_command(struct out *o, const struct run *r)
+void report_command(struct out *o, const struct run *r, struct report_scratch *rs)
 {
+	struct cmd_model m;
+
+	cmd_model_fill(&m, r, rs);
 	if (rows_json(r))
-		report_command_json(o, r);
+		command_json(o, &m);
 	else
-		report_command_text(o, r);
+		command_text(o, &m);
+	stackreport_end(&m.ks);
 }
 
 /* ---------------------------------------------------------------- --exits -- */

@@ -104,15 +104,15 @@ static void counter(struct out *o, const char *name, const char *help, uint64_t 
 /* What a task or process series shows. */
 enum task_value { TV_CUR, TV_PEAK, TV_PROCESS_PEAK };
 
-static void task_family(struct out *o, const struct run *r, uint32_t rows, const char *name,
-			const char *help, enum task_value v)
+static void task_family(struct out *o, const struct run *r, const uint32_t *order,
+			uint32_t rows, const char *name, const char *help, enum task_value v)
 {
 	char comm[ESCAPE_PROM_MAX(COMM_LEN)];
 	uint32_t i;
 
 	family(o, name, "gauge", help);
 	for (i = 0; i < rows; i++) {
-		const struct mt_task *t = &r->st.tb.tasks[r->order[i]];
+		const struct mt_task *t = &r->st.tb.tasks[order[i]];
 		int64_t pages = v == TV_CUR ? t->cur : v == TV_PEAK ? t->peak : t->ppeak;
 
 		comm_label(comm, sizeof(comm), t);
@@ -155,7 +155,7 @@ static uint32_t pow2_above(uint64_t n)
 	return c;
 }
 
-void prom_write(struct out *o, const struct run *r, const char *kernel)
+void prom_write(struct out *o, const struct run *r, struct report_scratch *rs, const char *kernel)
 {
 	const struct stats *st = &r->st;
 	uint32_t top = r->opt.rows ? r->opt.rows : UINT32_MAX, nm = rows_nmods(r), n, rows, i;
@@ -186,15 +186,15 @@ void prom_write(struct out *o, const struct run *r, const char *kernel)
 	out_printf(o, "memtrace_system_peak_bytes %llu\n",
 		   (unsigned long long)bytes(r, st->sys_peak));
 
-	n = rows_tasks(r);
-	rows = unique(r, ROW_TASK, r->order, n, top, seen, mask);
-	task_family(o, r, rows, "memtrace_task_current_bytes", "Memory a task (thread) holds "
+	n = rows_tasks(r, rs);
+	rows = unique(r, ROW_TASK, rs->order, n, top, seen, mask);
+	task_family(o, r, rs->order, rows, "memtrace_task_current_bytes", "Memory a task (thread) holds "
 		    "now, the top tasks by peak (-n).", TV_CUR);
-	task_family(o, r, rows, "memtrace_task_peak_bytes", "The most memory a task (thread) "
+	task_family(o, r, rs->order, rows, "memtrace_task_peak_bytes", "The most memory a task (thread) "
 		    "held at once, the top tasks by peak (-n), exited ones included.", TV_PEAK);
-	n = rows_processes(r, false);
-	rows = unique(r, ROW_PROCESS, r->order, n, top, seen, mask);
-	task_family(o, r, rows, "memtrace_process_peak_bytes", "The most memory a process "
+	n = rows_processes(r, rs, false);
+	rows = unique(r, ROW_PROCESS, rs->order, n, top, seen, mask);
+	task_family(o, r, rs->order, rows, "memtrace_process_peak_bytes", "The most memory a process "
 		    "(threads summed) held at once, the top processes by peak (-n), exited "
 		    "ones included.", TV_PROCESS_PEAK);
 

@@ -17,8 +17,8 @@
  * a pid have been reused under the same name); every module once (the latest
  * entry of its name). Label values are escaped (escape_prom()). No time
  * stamps: the textfile collector refuses them. Pure: writes to @o only; uses
- * the run's report scratch (r->order, r->threads).
+ * the report scratch @rs (its order, threads).
  */
-void prom_write(struct out *o, const struct run *r, const char *kernel);
+void prom_write(struct out *o, const struct run *r, struct report_scratch *rs, const char *kernel);
 
 #endif

@@ -20,20 +20,21 @@
  * the run as it is now goes through report_to() (reportto.h), which does the
  * report-time steps first.
  */
-void report_write(struct out *o, const struct run *r, const char *trigger);
+void report_write(struct out *o, const struct run *r, struct report_scratch *rs,
+		  const char *trigger);
 
-/* Command mode: tree peak, processes at the peak, top processes by peak (r->cmd). */
 /*
  * The traced kernel, its host and when tracing began (r->meta): the "kernel:" line of a
  * text report; the JSON members ,"kernel":...,"host":...,"started_at":... (a comma first).
  */
 void report_identity_text(struct out *o, const struct run *r);
 void report_identity_json(struct out *o, const struct meta *m);
-void report_command_text(struct out *o, const struct run *r);
-void report_command_json(struct out *o, const struct run *r);
 
-/* As r->opt.format says. */
-void report_command(struct out *o, const struct run *r);
+/*
+ * Command mode: tree peak, processes at the peak, top processes by peak
+ * (r->cmd), as r->opt.format says: a model filled once, written as text or JSON.
+ */
+void report_command(struct out *o, const struct run *r, struct report_scratch *rs);
 
 /* --exits: the header line of the text format (nothing for JSON). */
 void report_exits_header(struct out *o, enum report_format f);
@@ -47,8 +48,9 @@ void report_exit_line(struct out *o, enum report_format f, const struct mt_exit 
  * lost events, the top @ntop tasks and the top @ntop modules by peak. @emit gets one line at a time, without newline,
  * plain ASCII. @where names the full report.
  */
-void report_summary(const struct run *r, const char *trigger, const char *where, unsigned ntop,
-		    void (*emit)(void *ctx, const char *line), void *ctx);
+void report_summary(const struct run *r, struct report_scratch *rs, const char *trigger,
+		    const char *where, unsigned ntop, void (*emit)(void *ctx, const char *line),
+		    void *ctx);
 
 
 /*
@@ -57,7 +59,8 @@ void report_summary(const struct run *r, const char *trigger, const char *where,
  * the system peak so far, and lost events (and @not_summarized OOM kills that
  * the rate limit kept off the console).
  */
-void report_oom_summary(const struct run *r, unsigned ntop, uint64_t not_summarized,
-			void (*emit)(void *ctx, const char *line), void *ctx);
+void report_oom_summary(const struct run *r, struct report_scratch *rs, unsigned ntop,
+			uint64_t not_summarized, void (*emit)(void *ctx, const char *line),
+			void *ctx);
 
 #endif

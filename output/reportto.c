@@ -54,7 +54,7 @@ static void gen_report(struct out *o, void *p)
 {
 	struct gen_ctx *g = p;
 
-	report_write(o, g->r, g->trigger);
+	report_write(o, g->r, &g->r->rs, g->trigger);
 }
 
 static int to_log(struct run *r, struct report_sink sink, const char *trigger)
@@ -91,12 +91,12 @@ int report_to(struct run *r, struct report_sink sink, const char *trigger)
 		return to_log(r, sink, trigger);
 	if (sink.fd < 0) {
 		out_init_mem(&o, sink.mem);
-		report_write(&o, r, trigger);
+		report_write(&o, r, &r->rs, trigger);
 		return out_flush(&o);
 	}
 	out_init(&o, sink.fd);
 	out_bound(&o, r->stdout_stalled ? 0 : REPORT_WAIT_MS);
-	report_write(&o, r, trigger);
+	report_write(&o, r, &r->rs, trigger);
 	out_flush(&o);
 	r->stdout_stalled = o.err == -ETIMEDOUT;
 	if (o.err == -ETIMEDOUT)
@@ -142,9 +142,9 @@ static void gen_whole(struct out *o, void *p)
 	struct gen_ctx *g = p;
 
 	if (g->r->opt.command)
-		report_command(o, g->r);
+		report_command(o, g->r, &g->r->rs);
 	else
-		report_write(o, g->r, g->trigger);
+		report_write(o, g->r, &g->r->rs, g->trigger);
 }
 
 int report_json_file(struct run *r, const char *trigger)

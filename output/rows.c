@@ -43,6 +43,51 @@ struct sort_ctx {
 	enum sort_key key;
 };
 
+struct select_ctx {
+	int64_t (*key)(const void *ctx, uint32_t i);
+	const void *ctx;
+};
+
+/* larger key first, then the lower index */
+static int by_key(const void *a, const void *b, void *p)
+{
+	const struct select_ctx *c = p;
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	int64_t kx = c->key(c->ctx, x), ky = c->key(c->ctx, y);
+
+	if (kx != ky)
+		return kx < ky ? 1 : -1;
+	return x < y ? -1 : 1;
+}
+
+uint32_t rows_select(uint32_t n, int64_t (*key)(const void *ctx, uint32_t i), const void *ctx,
+		     uint32_t k, uint32_t *out)
+{
+	struct select_ctx c = { key, ctx };
+	uint32_t i, m = 0, j;
+
+	if (!k || k > n)
+		k = n;
+	/* few wanted: kept sorted as they come (a report's 5, an OOM summary's) */
+	for (i = 0; k <= SELECT_SMALL && i < n; i++) {
+		int64_t v = key(ctx, i);
+
+		if (v <= 0 || (m == k && v <= key(ctx, out[m - 1])))
+			continue;
+		for (j = m < k ? m++ : m - 1; j > 0 && key(ctx, out[j - 1]) < v; j--)
+			out[j] = out[j - 1];
+		out[j] = i;
+	}
+	if (k <= SELECT_SMALL)
+		return m;
+	/* many: every one with a key, sorted, the first k kept */
+	for (i = 0; i < n; i++)
+		if (key(ctx, i) > 0)
+			out[m++] = i;
+	qsort_r(out, m, sizeof(*out), by_key, &c);
+	return m < k ? m : k;
+}
+
 /* Largest peak first, then pid, then slot serial: the order of every report. */
 static int by_peak(const void *a, const void *b, void *p)
 {
@@ -59,36 +104,37 @@ static int by_peak(const void *a, const void *b, void *p)
 	return x->serial < y->serial ? -1 : 1;
 }
 
-/* The one sort of task slots (r->order) by peak. */
-static void sort_slots(const struct run *r, uint32_t n, enum sort_key key)
+/* The one sort of task slots (rs->order) by peak. */
+static void sort_slots(const struct run *r, struct report_scratch *rs, uint32_t n,
+		       enum sort_key key)
 {
 	struct sort_ctx c = { &r->st.tb, key };
 
-	qsort_r(r->order, n, sizeof(*r->order), by_peak, &c);
+	qsort_r(rs->order, n, sizeof(*rs->order), by_peak, &c);
 }
 
 /* Tasks with a non-zero peak, sorted by peak; returns their number. */
-uint32_t rows_tasks(const struct run *r)
+uint32_t rows_tasks(const struct run *r, struct report_scratch *rs)
 {
 	const struct table *tb = &r->st.tb;
 	uint32_t i, n = 0;
 
 	for (i = 0; i < tb->ntasks_used; i++)
 		if (tb->tasks[i].state != TASK_UNUSED && tb->tasks[i].peak > 0)
-			r->order[n++] = i;
-	sort_slots(r, n, BY_TASK_PEAK);
+			rs->order[n++] = i;
+	sort_slots(r, rs, n, BY_TASK_PEAK);
 	return n;
 }
 
-uint32_t rows_tasks_now(const struct run *r)
+uint32_t rows_tasks_now(const struct run *r, struct report_scratch *rs)
 {
 	const struct table *tb = &r->st.tb;
 	uint32_t i, n = 0;
 
 	for (i = 0; i < tb->ntasks_used; i++)
 		if (tb->tasks[i].state != TASK_UNUSED && tb->tasks[i].cur > 0)
-			r->order[n++] = i;
-	sort_slots(r, n, BY_TASK_NOW);
+			rs->order[n++] = i;
+	sort_slots(r, rs, n, BY_TASK_NOW);
 	return n;
 }
 
@@ -126,29 +172,29 @@ void rows_sort_modules(const struct run *r, uint32_t *idx, uint32_t n)
 	qsort_r(idx, n, sizeof(*idx), by_module_peak, &r);
 }
 
-uint32_t rows_modules(const struct run *r)
+uint32_t rows_modules(const struct run *r, struct report_scratch *rs)
 {
 	uint32_t i, n = rows_nmods(r);
 
 	for (i = 0; i < n; i++)
-		r->mod_order[i] = i;
-	rows_sort_modules(r, r->mod_order, n);
+		rs->mod_order[i] = i;
+	rows_sort_modules(r, rs->mod_order, n);
 	return n;
 }
 
-uint32_t rows_threads(const struct run *r, uint32_t slot)
+uint32_t rows_threads(const struct report_scratch *rs, uint32_t slot)
 {
-	return r->threads[slot] & ~PROC_ALIVE;
+	return rs->threads[slot] & ~PROC_ALIVE;
 }
 
 /* A process is alive while one of its threads is, whatever its leader did. */
-const char *rows_state(const struct run *r, uint32_t slot)
+const char *rows_state(const struct run *r, const struct report_scratch *rs, uint32_t slot)
 {
 	const struct mt_task *t = &r->st.tb.tasks[slot];
 
 	if (t->flags & TF_PSEUDO)
 		return "pseudo";
-	return r->threads[slot] & PROC_ALIVE ? "alive" : "exited";
+	return rs->threads[slot] & PROC_ALIVE ? "alive" : "exited";
 }
 
 /* Slot of task @t in the table. */
@@ -159,15 +205,15 @@ uint32_t rows_slot(const struct stats *st, const struct mt_task *t)
 
 /*
  * Processes (a leader, or a task whose leader is unknown) with a non-zero
- * peak, sorted by peak; r->threads[slot] gets each one's thread count.
+ * peak, sorted by peak; rs->threads[slot] gets each one's thread count.
  * With @tree_only, only processes of the command's tree.
  */
-uint32_t rows_processes(const struct run *r, bool tree_only)
+uint32_t rows_processes(const struct run *r, struct report_scratch *rs, bool tree_only)
 {
 	const struct stats *st = &r->st;
 	uint32_t i, n = 0;
 
-	memset(r->threads, 0, st->tb.ntasks_used * sizeof(*r->threads));
+	memset(rs->threads, 0, st->tb.ntasks_used * sizeof(*rs->threads));
 	for (i = SLOT_FIRST; i < st->tb.ntasks_used; i++) {
 		const struct mt_task *t = &st->tb.tasks[i];
 		uint32_t p;
@@ -175,9 +221,9 @@ uint32_t rows_processes(const struct run *r, bool tree_only)
 		if (t->state == TASK_UNUSED)
 			continue;
 		p = rows_slot(st, stats_process_of(st, t));
-		r->threads[p]++;
+		rs->threads[p]++;
 		if (t->state == TASK_ALIVE)
-			r->threads[p] |= PROC_ALIVE;
+			rs->threads[p] |= PROC_ALIVE;
 	}
 	for (i = 0; i < st->tb.ntasks_used; i++) {
 		const struct mt_task *t = &st->tb.tasks[i];
@@ -186,9 +232,9 @@ uint32_t rows_processes(const struct run *r, bool tree_only)
 			continue;
 		if (tree_only && !(t->flags & TF_TREE))
 			continue;
-		r->order[n++] = i;
+		rs->order[n++] = i;
 	}
-	sort_slots(r, n, BY_PROCESS_PEAK);
+	sort_slots(r, rs, n, BY_PROCESS_PEAK);
 	return n;
 }
 
@@ -343,7 +389,6 @@ void rows_json_cpus(struct out *o, const struct run *r)
 	out_puts(o, "],");
 }
 
-#define SYS_TOP	5	/* tasks and modules named at the system peak */
 
 /* What task or module @i held at the system peak (no scratch: reports use it around this). */
 static int64_t sys_value(const struct run *r, bool module, uint32_t i)
@@ -356,33 +401,28 @@ static int64_t sys_value(const struct run *r, bool module, uint32_t i)
 	       stats_sys_pages_at_peak(&r->st, &tb->tasks[i]);
 }
 
-/* The next task (or module) by pages at the system peak after @prev (UINT32_MAX: the first). */
-static uint32_t next_at_sys_peak(const struct run *r, bool module, uint32_t prev)
+static int64_t sys_task_key(const void *ctx, uint32_t i)
 {
-	uint32_t n = module ? r->st.tb.nmods : r->st.tb.ntasks_used, i, best = UINT32_MAX;
-	int64_t pv = prev != UINT32_MAX ? sys_value(r, module, prev) : 0, bv = 0;
-
-	for (i = 0; i < n; i++) {
-		int64_t v = sys_value(r, module, i);
-
-		if (v <= 0)
-			continue;
-		if (prev != UINT32_MAX && (v > pv || (v == pv && i <= prev)))
-			continue;
-		if (best == UINT32_MAX || v > bv) {
-			best = i;
-			bv = v;
-		}
-	}
-	return best;
+	return sys_value(ctx, false, i);
 }
 
-void rows_sys_peak_line(struct out *o, const struct run *r)
+static int64_t sys_module_key(const void *ctx, uint32_t i)
+{
+	return sys_value(ctx, true, i);
+}
+
+void rows_sys_peak_top(const struct run *r, struct sys_top *t)
+{
+	t->ntasks = rows_select(r->st.tb.ntasks_used, sys_task_key, r, SYS_TOP, t->task);
+	t->nmods = rows_select(r->st.tb.nmods, sys_module_key, r, SYS_TOP, t->mod);
+}
+
+void rows_sys_peak_line(struct out *o, const struct run *r, const struct sys_top *t)
 {
 	const struct stats *st = &r->st;
 	const struct table *tb = &st->tb;
-	uint32_t i, k;
 	const char *sep = "";
+	uint32_t k;
 
 	out_printf(o, "system peak: %lld pages (%llu KiB) above the start, at %.6f s",
 		   (long long)st->sys_peak, (unsigned long long)kib(r, st->sys_peak),
@@ -392,44 +432,41 @@ void rows_sys_peak_line(struct out *o, const struct run *r)
 		return;
 	}
 	out_puts(o, "; then: ");
-	for (i = next_at_sys_peak(r, false, UINT32_MAX), k = 0; i != UINT32_MAX && k < SYS_TOP;
-	     i = next_at_sys_peak(r, false, i), k++) {
-		out_printf(o, "%spid %d (", sep, tb->tasks[i].tid);
-		rows_text_comm(o, &tb->tasks[i]);
-		out_printf(o, ") %lld", (long long)sys_value(r, false, i));
+	for (k = 0; k < t->ntasks; k++) {
+		out_printf(o, "%spid %d (", sep, tb->tasks[t->task[k]].tid);
+		rows_text_comm(o, &tb->tasks[t->task[k]]);
+		out_printf(o, ") %lld", (long long)sys_value(r, false, t->task[k]));
 		sep = ", ";
 	}
-	for (i = next_at_sys_peak(r, true, UINT32_MAX), k = 0; i != UINT32_MAX && k < SYS_TOP;
-	     i = next_at_sys_peak(r, true, i), k++) {
-		out_printf(o, "%smodule %s %lld", sep, tb->mods[i].name,
-			   (long long)sys_value(r, true, i));
+	for (k = 0; k < t->nmods; k++) {
+		out_printf(o, "%smodule %s %lld", sep, tb->mods[t->mod[k]].name,
+			   (long long)sys_value(r, true, t->mod[k]));
 		sep = ", ";
 	}
 	out_puts(o, "\n");
 }
 
-void rows_json_sys_peak(struct out *o, const struct run *r)
+void rows_json_sys_peak(struct out *o, const struct run *r, const struct sys_top *t)
 {
 	const struct stats *st = &r->st;
 	const struct table *tb = &st->tb;
-	uint32_t i, k;
+	uint32_t k;
 
 	out_printf(o, "\"system_peak\":{\"pages\":%lld,\"kib\":%llu,\"time_s\":%.6f,\"tasks\":[",
 		   (long long)st->sys_peak, (unsigned long long)kib(r, st->sys_peak),
 		   secs(st->sys_peak_ts));
-	for (i = next_at_sys_peak(r, false, UINT32_MAX), k = 0; i != UINT32_MAX && k < SYS_TOP;
-	     i = next_at_sys_peak(r, false, i), k++) {
-		out_printf(o, "%s{\"pid\":%d,\"tgid\":%d,\"comm\":", k ? "," : "",
-			   tb->tasks[i].tid, tb->tasks[i].tgid);
-		rows_json_comm(o, &tb->tasks[i]);
-		out_printf(o, ",\"pages\":%lld}", (long long)sys_value(r, false, i));
+	for (k = 0; k < t->ntasks; k++) {
+		const struct mt_task *p = &tb->tasks[t->task[k]];
+
+		out_printf(o, "%s{\"pid\":%d,\"tgid\":%d,\"comm\":", k ? "," : "", p->tid, p->tgid);
+		rows_json_comm(o, p);
+		out_printf(o, ",\"pages\":%lld}", (long long)sys_value(r, false, t->task[k]));
 	}
 	out_puts(o, "],\"modules\":[");
-	for (i = next_at_sys_peak(r, true, UINT32_MAX), k = 0; i != UINT32_MAX && k < SYS_TOP;
-	     i = next_at_sys_peak(r, true, i), k++) {
+	for (k = 0; k < t->nmods; k++) {
 		out_printf(o, "%s{\"name\":", k ? "," : "");
-		rows_json_str(o, tb->mods[i].name);
-		out_printf(o, ",\"pages\":%lld}", (long long)sys_value(r, true, i));
+		rows_json_str(o, tb->mods[t->mod[k]].name);
+		out_printf(o, ",\"pages\":%lld}", (long long)sys_value(r, true, t->mod[k]));
 	}
 	out_puts(o, "]},");
 }

@@ -9,7 +9,26 @@
 #include "lib/out.h"
 #include "core/run.h"
 
-/* In r->threads[slot of a process]: one of its threads is alive (the rest is a count). */
+/*
+ * rows_select() - the (at most) @k of indices 0..@n-1 with the largest
+ * positive @key, largest first and of equal keys the lowest index first, into
+ * @out (room for @k; for all @n when @k is 0 or larger): the one top-k
+ * selection of the reports (the system peak's holders, the processes at a
+ * command's tree peak, an OOM summary's modules). Return: how many.
+ */
+#define SELECT_SMALL	64	/* up to this k, kept sorted as they come; beyond, sorted */
+uint32_t rows_select(uint32_t n, int64_t (*key)(const void *ctx, uint32_t i), const void *ctx,
+		     uint32_t k, uint32_t *out);
+
+/* The tasks and modules that held the most at the system peak, SYS_TOP of each. */
+#define SYS_TOP	5
+struct sys_top {
+	uint32_t ntasks, nmods;
+	uint32_t task[SYS_TOP], mod[SYS_TOP];	/* task slots, module indices */
+};
+void rows_sys_peak_top(const struct run *r, struct sys_top *t);
+
+/* In rs->threads[slot of a process]: one of its threads is alive (the rest is a count). */
 #define PROC_ALIVE	0x80000000u
 
 /* A task's process id: its tgid when known, else its own tid. */
@@ -57,34 +76,34 @@ static inline bool rows_json(const struct run *r)
 const char *task_state_name(const struct mt_task *t);
 const char *module_state_name(const struct mt_module *m);
 
-/* Tasks with a non-zero peak in r->order, largest peak first (then pid); their number. */
-uint32_t rows_tasks(const struct run *r);
+/* Tasks with a non-zero peak in rs->order, largest peak first (then pid); their number. */
+uint32_t rows_tasks(const struct run *r, struct report_scratch *rs);
 
-/* Tasks holding pages now in r->order, most first (then pid); their number. */
-uint32_t rows_tasks_now(const struct run *r);
+/* Tasks holding pages now in rs->order, most first (then pid); their number. */
+uint32_t rows_tasks_now(const struct run *r, struct report_scratch *rs);
 
 /*
  * Processes (a leader, or a task whose leader is unknown) with a non-zero
- * peak in r->order, by peak; r->threads[slot] gets each one's thread count
+ * peak in rs->order, by peak; rs->threads[slot] gets each one's thread count
  * and PROC_ALIVE. With @tree_only, only processes of the command's tree.
  */
-uint32_t rows_processes(const struct run *r, bool tree_only);
+uint32_t rows_processes(const struct run *r, struct report_scratch *rs, bool tree_only);
 
 /* Modules as the reports list them: the table's, then the report-time extra list (untraced). */
 uint32_t rows_nmods(const struct run *r);
 const struct mt_module *rows_mod_at(const struct run *r, uint32_t i);
 
 /*
- * Every listed module (rows_mod_at()'s index) in r->mod_order, largest peak
+ * Every listed module (rows_mod_at()'s index) in rs->mod_order, largest peak
  * first, then the larger static size, then the table's order (the untraced
  * last); their number. rows_sort_modules() puts any such indexes in that order.
  */
-uint32_t rows_modules(const struct run *r);
+uint32_t rows_modules(const struct run *r, struct report_scratch *rs);
 void rows_sort_modules(const struct run *r, uint32_t *idx, uint32_t n);
 
 /* After rows_processes(): threads of the process in @slot, and its state. */
-uint32_t rows_threads(const struct run *r, uint32_t slot);
-const char *rows_state(const struct run *r, uint32_t slot);
+uint32_t rows_threads(const struct report_scratch *rs, uint32_t slot);
+const char *rows_state(const struct run *r, const struct report_scratch *rs, uint32_t slot);
 
 /* Slot of task @t in the table. */
 uint32_t rows_slot(const struct stats *st, const struct mt_task *t);
@@ -117,8 +136,8 @@ void rows_json_cpus(struct out *o, const struct run *r);
  * tracked page once: tasks, <irq>, modules' own), when, and the top 5 tasks and
  * modules then; a text line, and the "system_peak" key with a comma.
  */
-void rows_sys_peak_line(struct out *o, const struct run *r);
-void rows_json_sys_peak(struct out *o, const struct run *r);
+void rows_sys_peak_line(struct out *o, const struct run *r, const struct sys_top *t);
+void rows_json_sys_peak(struct out *o, const struct run *r, const struct sys_top *t);
 
 /* The keys every JSON report has: "lost_events" and "lost_unknown_subbuffers", each with a comma. */
 void rows_json_lost(struct out *o, const struct run *r);

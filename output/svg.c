@@ -355,7 +355,7 @@ static void legend(struct out *o, const struct pic *p, int y0)
 }
 
 /* The report's rows: processes (a command's tree only, as its report), then modules. */
-static void pick_lines(struct pic *p)
+static void pick_lines(struct pic *p, struct report_scratch *rs)
 {
 	const struct run *r = p->r;
 	const struct table *tb = &r->st.tb;
@@ -363,12 +363,12 @@ static void pick_lines(struct pic *p)
 
 	if (r->opt.rows && r->opt.rows < most)
 		most = r->opt.rows;
-	n = rows_processes(r, r->opt.command != NULL);
+	n = rows_processes(r, rs, r->opt.command != NULL);
 	for (i = 0; i < n && i < most; i++) {
-		const struct mt_task *t = &tb->tasks[r->order[i]];
+		const struct mt_task *t = &tb->tasks[rs->order[i]];
 		struct line *l = &p->lines[p->nlines++];
 
-		l->id = r->order[i];
+		l->id = rs->order[i];
 		l->gen = t->gen;
 		l->name = t->comm;
 		l->len = (t->flags & TF_COMM_KNOWN) || t->comm_len ? t->comm_len : 0;
@@ -378,15 +378,15 @@ static void pick_lines(struct pic *p)
 	}
 	if (r->opt.command)
 		return;		/* its report lists no modules */
-	n = rows_modules(r);
+	n = rows_modules(r, rs);
 	for (i = 0; i < n && i < most; i++) {
-		const struct mt_module *m = rows_mod_at(r, r->mod_order[i]);
+		const struct mt_module *m = rows_mod_at(r, rs->mod_order[i]);
 		struct line *l;
 
-		if (r->mod_order[i] >= tb->nmods || m->all_peak <= 0)
+		if (rs->mod_order[i] >= tb->nmods || m->all_peak <= 0)
 			break;	/* sorted by peak: the rest took no pages */
 		l = &p->lines[p->nlines++];
-		l->id = SERIES_MOD | r->mod_order[i];
+		l->id = SERIES_MOD | rs->mod_order[i];
 		l->gen = 0;
 		l->name = m->name;
 		l->len = strnlen(m->name, sizeof(m->name));
@@ -396,7 +396,8 @@ static void pick_lines(struct pic *p)
 	}
 }
 
-void svg_render(struct out *o, const struct run *r, const struct series *se, const char *title)
+void svg_render(struct out *o, const struct run *r, struct report_scratch *rs,
+		const struct series *se, const char *title)
 {
 	struct pic p = { .r = r, .se = se };
 	uint64_t end;
@@ -404,7 +405,7 @@ void svg_render(struct out *o, const struct run *r, const struct series *se, con
 	int64_t top;
 	int legend_y, height;
 
-	pick_lines(&p);
+	pick_lines(&p, rs);
 	p.t0 = r->st.first_ts;
 	if (se->n && (!p.t0 || se->s[0].ts < p.t0))
 		p.t0 = se->s[0].ts;
@@ -465,6 +466,7 @@ void svg_render(struct out *o, const struct run *r, const struct series *se, con
 
 struct svg_ctx {
 	const struct run *r;
+	struct report_scratch *rs;
 	const char *title;
 };
 
@@ -472,7 +474,7 @@ static void gen(struct out *o, void *ctx)
 {
 	const struct svg_ctx *c = ctx;
 
-	svg_render(o, c->r, c->r->series, c->title);
+	svg_render(o, c->r, c->rs, c->r->series, c->title);
 }
 
 /* The title: kernel, host and start time (the report's, those known), a replay's recording. */
@@ -506,7 +508,7 @@ static void title_of(const struct run *r, char *buf, size_t size)
 int svg_write(struct run *r, const char *path)
 {
 	char title[512], err[PATH_MAX + 128];
-	struct svg_ctx c = { .r = r, .title = title };
+	struct svg_ctx c = { .r = r, .rs = &r->rs, .title = title };
 	int res;
 
 	series_final(r->series, &r->st, r->st.last_ts, reader_lost(&r->rd));

@@ -20,7 +20,8 @@
 void svg_escape(struct out *o, const char *s, size_t len);
 
 /* The picture of run @r and its series @se into @o; @title: what the title says after the version. */
-void svg_render(struct out *o, const struct run *r, const struct series *se, const char *title);
+void svg_render(struct out *o, const struct run *r, struct report_scratch *rs,
+		const struct series *se, const char *title);
 
 /*
  * svg_write() - the final series sample, then the picture into @path, replaced

@@ -62,7 +62,7 @@ int run_report_final(struct run *r, bool to_log)
 
 	if (r->opt.kmsg) {
 		enrich_now(r);
-		report_summary(r, trigger, e ? "stderr (the log file could not be written)" :
+		report_summary(r, &r->rs, trigger, e ? "stderr (the log file could not be written)" :
 			       r->opt.log_path, KMSG_TOP, kmsg_emit, r);
 	}
 	return e ? EXIT_RUNTIME : EXIT_OK;
@@ -425,18 +425,17 @@ void run_cleanup(struct run *r)
 		reader_free(&r->rd);
 	r->reader_up = false;
 	stats_free(&r->st);
-	free(r->order);
-	free(r->threads);
-	free(r->pages);
-	free(r->mod_order);
+	free(r->rs.order);
+	free(r->rs.threads);
+	free(r->rs.pages);
+	free(r->rs.sel);
+	free(r->rs.mod_order);
 	free(r->meta.extra);
 	if (r->series)
 		series_free(r->series);
 	free(r->series);
 	r->series = NULL;
-	r->order = r->threads = NULL;
-	r->pages = NULL;
-	r->mod_order = NULL;
+	memset(&r->rs, 0, sizeof(r->rs));
 	r->meta.extra = NULL;
 	signals_close(&r->sig);
 }

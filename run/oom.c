@@ -146,7 +146,7 @@ static void oom_console(struct run *r)
 		 r->st.oom_pid, name, os->last[0] ? os->last : r->opt.log_path);
 	kmsg_line(r->kmsg_dev, line);
 	enrich_now(r);
-	report_oom_summary(r, KMSG_TOP, os->not_summarized, kmsg_warn, r);
+	report_oom_summary(r, &r->rs, KMSG_TOP, os->not_summarized, kmsg_warn, r);
 	os->not_summarized = 0;
 }
 

@@ -203,14 +203,16 @@ int setup_stats_reach(struct run *r, uint64_t max_pfn, uint64_t ram_pfn)
 	if (e)
 		return mt_fail(EXIT_RUNTIME, "cannot allocate tables (%u tasks, %llu page frames): %s",
 			       cfg.max_tasks, (unsigned long long)max_pfn, strerror(-e));
-	r->order = calloc(cfg.max_tasks, sizeof(*r->order));
-	r->threads = calloc(cfg.max_tasks, sizeof(*r->threads));
-	r->pages = calloc(cfg.max_tasks, sizeof(*r->pages));
+	r->rs.order = calloc(cfg.max_tasks, sizeof(*r->rs.order));
+	r->rs.threads = calloc(cfg.max_tasks, sizeof(*r->rs.threads));
+	r->rs.pages = calloc(cfg.max_tasks, sizeof(*r->rs.pages));
+	r->rs.sel = calloc(cfg.max_tasks, sizeof(*r->rs.sel));
 	/* the table's modules and as many untraced ones (meta.extra) */
-	r->mod_order = calloc(2 * (size_t)cfg.max_modules, sizeof(*r->mod_order));
+	r->rs.mod_order = calloc(2 * (size_t)cfg.max_modules, sizeof(*r->rs.mod_order));
 	r->meta.extra = calloc(cfg.max_modules, sizeof(*r->meta.extra));
 	r->meta.extra_cap = cfg.max_modules;
-	if (!r->order || !r->threads || !r->pages || !r->mod_order || !r->meta.extra)
+	if (!r->rs.order || !r->rs.threads || !r->rs.pages || !r->rs.sel || !r->rs.mod_order ||
+	    !r->meta.extra)
 		return mt_fail(EXIT_RUNTIME, "out of memory");
 	return 0;
 }

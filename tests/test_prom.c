@@ -492,6 +492,7 @@ struct fixture {
 	struct run r;
 	struct reader_cpu cpu0;
 	uint32_t order[256];
+	uint32_t sel[256];
 	uint32_t threads[256];
 	int64_t pages[256];
 	uint32_t mod_order[16];	/* the fixtures' 8 modules and 8 untraced */
@@ -504,13 +505,13 @@ static void fx_init(struct fixture *fx, uint32_t max_tasks)
 	ck_assert_uint_le(max_tasks, 256);
 	memset(fx, 0, sizeof(*fx));
 	ck_assert_int_eq(stats_init(&fx->r.st, &cfg), 0);
-	test_run_wire(&fx->r, &fx->cpu0, fx->order, fx->threads, fx->pages, fx->mod_order);
+	test_run_wire(&fx->r, &fx->cpu0, fx->order, fx->threads, fx->pages, fx->sel, fx->mod_order);
 	fx->r.opt_set.rows = 30;
 }
 
 static char *render(struct fixture *fx, size_t *len)
 {
-	prom_write(test_out_begin(), &fx->r, "6.18.0-test");
+	prom_write(test_out_begin(), &fx->r, &fx->r.rs, "6.18.0-test");
 	return test_out_end(len);
 }
 
@@ -811,7 +812,7 @@ START_TEST(test_unique_series)
 	alloc_pages(&fx.r.st, 501, 4000, 5, 90);
 	newtask(&fx.r.st, 95, 1, 502, false, "c");
 	alloc_pages(&fx.r.st, 502, 5000, 2, 99);
-	ck_assert_uint_eq(rows_tasks(&fx.r), 5);
+	ck_assert_uint_eq(rows_tasks(&fx.r, &fx.r.rs), 5);
 	fx.r.opt_set.rows = 3;
 	render_parse(&fx, &pf);		/* the parser refuses a series twice */
 	ck_assert_int_eq(pfam(&pf, "memtrace_task_peak_bytes")->n, 3);

@@ -600,6 +600,7 @@ struct fixture {
 	struct reader_cpu cpu0;
 	const char *trigger;
 	uint32_t order[256];
+	uint32_t sel[256];
 	uint32_t threads[256];
 	int64_t pages[256];
 	uint32_t mod_order[16];	/* the fixtures' 8 modules and 8 untraced */
@@ -621,7 +622,7 @@ static void fx_init(struct fixture *fx, uint32_t max_tasks)
 	fx->r.enabled[0] = "kmem:mm_page_alloc";
 	fx->r.enabled[1] = "kmem:mm_page_free";
 	fx->r.nenabled = 2;
-	test_run_wire(&fx->r, &fx->cpu0, fx->order, fx->threads, fx->pages, fx->mod_order);
+	test_run_wire(&fx->r, &fx->cpu0, fx->order, fx->threads, fx->pages, fx->sel, fx->mod_order);
 	fx->r.self_rss_kib = -1;
 	fx->r.self_hwm_kib = -1;
 }
@@ -629,7 +630,7 @@ static void fx_init(struct fixture *fx, uint32_t max_tasks)
 static char *render(struct fixture *fx, enum report_format fmt, size_t *len)
 {
 	fx->r.opt_set.format = fmt;
-	report_write(test_out_begin(), &fx->r, fx->trigger);
+	report_write(test_out_begin(), &fx->r, &fx->r.rs, fx->trigger);
 	return test_out_end(len);
 }
 
@@ -1726,7 +1727,7 @@ static void lines_free(struct lines *ls)
 static void summary(struct fixture *fx, unsigned ntop, struct lines *ls)
 {
 	lines_free(ls);
-	report_summary(&fx->r, fx->trigger, "/var/log/memtrace.log", ntop, collect_line, ls);
+	report_summary(&fx->r, &fx->r.rs, fx->trigger, "/var/log/memtrace.log", ntop, collect_line, ls);
 }
 
 /* Two tasks with pages (peaks 50 and 18, 2 events), one without; four modules. */
@@ -2318,7 +2319,7 @@ static char *render_cmd(struct fixture *fx, enum report_format fmt, const struct
 {
 	fx->r.opt_set.format = fmt;
 	fx->r.cmd = *c;
-	report_command(test_out_begin(), &fx->r);
+	report_command(test_out_begin(), &fx->r, &fx->r.rs);
 	return test_out_end(len);
 }
 
