@@ -167,6 +167,44 @@ static bool stacks_shown(const struct run *r)
 	return r->st.stacks_on && top_k(r);
 }
 
+/*
+ * A row's stacks as a report shows them: the model of a module's or a task's
+ * stack report, built once by set_of_module() or set_of_task() and written by
+ * the text or the JSON writer (and read for the names its frames need). One
+ * at a time: report-time scratch, kept off the stack.
+ */
+struct stack_set {
+	uint32_t n, all;		/* the stacks chosen, and all the row has */
+	struct pick top[TOP_MAX];	/* largest peak first */
+};
+
+static struct stack_set *set_scratch(void)
+{
+	static struct stack_set set;
+
+	return &set;
+}
+
+/* Module @m's top @k stacks (by the stack's own peak). */
+static const struct stack_set *set_of_module(const struct run *r, const struct mt_module *m,
+					     uint32_t k)
+{
+	struct stack_set *set = set_scratch();
+
+	set->n = module_top(r, m, set->top, k, &set->all);
+	return set;
+}
+
+/* Task @t's top @k stacks (by its own pages through each). */
+static const struct stack_set *set_of_task(const struct run *r, const struct mt_task *t,
+					   uint32_t k)
+{
+	struct stack_set *set = set_scratch();
+
+	set->n = task_top(r, t, set->top, k, &set->all);
+	return set;
+}
+
 static void want_stack(struct ksyms *k, const struct stacks *sk, uint32_t sid)
 {
 	const uint64_t *f = stacks_frames(sk, sid);
@@ -184,28 +222,24 @@ void stackreport_begin(const struct run *r, struct ksyms *k)
 	bytask_build(&r->st.sk);
 }
 
+static void want_set(struct ksyms *k, const struct stacks *sk, const struct stack_set *set)
+{
+	uint32_t j;
+
+	for (j = 0; j < set->n; j++)
+		want_stack(k, sk, set->top[j].sid);
+}
+
 void stackreport_want_module(const struct run *r, struct ksyms *k, const struct mt_module *m)
 {
-	static struct pick top[TOP_MAX];
-	uint32_t j, n, all;
-
-	if (!stacks_shown(r))
-		return;
-	n = module_top(r, m, top, top_k(r), &all);
-	for (j = 0; j < n; j++)
-		want_stack(k, &r->st.sk, top[j].sid);
+	if (stacks_shown(r))
+		want_set(k, &r->st.sk, set_of_module(r, m, top_k(r)));
 }
 
 void stackreport_want_task(const struct run *r, struct ksyms *k, const struct mt_task *t)
 {
-	static struct pick top[TOP_MAX];
-	uint32_t j, n, all;
-
-	if (!stacks_shown(r))
-		return;
-	n = task_top(r, t, top, top_k(r), &all);
-	for (j = 0; j < n; j++)
-		want_stack(k, &r->st.sk, top[j].sid);
+	if (stacks_shown(r))
+		want_set(k, &r->st.sk, set_of_task(r, t, top_k(r)));
 }
 
 /* The threads of the process in slot @leader (itself included), one by one. */
@@ -340,24 +374,24 @@ static void print_level(struct out *o, const struct stacks *sk, const struct ksy
 void stackreport_modules_text(struct out *o, const struct run *r, const struct ksyms *k,
 			      const uint32_t *idx, uint32_t nidx)
 {
-	static struct pick top[TOP_MAX];
 	static struct path paths[64];
-	uint32_t i, j, n, all;
+	uint32_t i, j;
 
 	if (!stacks_shown(r))
 		return;
 	for (i = 0; i < nidx; i++) {
 		const struct mt_module *m = rows_mod_at(r, idx[i]);
+		const struct stack_set *set = set_of_module(r, m, top_k(r) < 64 ? top_k(r) : 64);
 
-		n = module_top(r, m, top, top_k(r) < 64 ? top_k(r) : 64, &all);
-		if (!n)
+		if (!set->n)
 			continue;
 		out_printf(o, "\nSTACKS OF MODULE %s: %lld pages now, peak %lld; its top %u of %u "
 			   "stacks by peak, as a tree (pages now, peak, frame)\n", m->name,
-			   (long long)m->all_cur, (long long)m->all_peak, n, all);
-		for (j = 0; j < n; j++)
-			path_of(&r->st.sk, top[j].sid, &paths[j]);
-		print_level(o, &r->st.sk, k, paths, n, n < 64 ? (1ull << n) - 1 : ~0ull, 0);
+			   (long long)m->all_cur, (long long)m->all_peak, set->n, set->all);
+		for (j = 0; j < set->n; j++)
+			path_of(&r->st.sk, set->top[j].sid, &paths[j]);
+		print_level(o, &r->st.sk, k, paths, set->n, set->n < 64 ? (1ull << set->n) - 1 :
+			    ~0ull, 0);
 	}
 }
 
@@ -386,20 +420,20 @@ static void text_stack(struct out *o, const struct stacks *sk, const struct ksym
 void stackreport_task_text(struct out *o, const struct run *r, const struct ksyms *k,
 			   const struct mt_task *t)
 {
-	static struct pick top[TOP_MAX];
-	uint32_t j, n, all;
+	const struct stack_set *set;
+	uint32_t j;
 
 	if (!stacks_shown(r))
 		return;
-	n = task_top(r, t, top, top_k(r), &all);
-	if (!n)
+	set = set_of_task(r, t, top_k(r));
+	if (!set->n)
 		return;
 	out_printf(o, "\nSTACKS OF TASK %d (", t->tid);
 	rows_text_comm(o, t);
 	out_printf(o, "): its top %u of %u stacks by its own pages through each (pages now, "
-		   "peak, frames from the outermost)\n", n, all);
-	for (j = 0; j < n; j++)
-		text_stack(o, &r->st.sk, k, &top[j]);
+		   "peak, frames from the outermost)\n", set->n, set->all);
+	for (j = 0; j < set->n; j++)
+		text_stack(o, &r->st.sk, k, &set->top[j]);
 }
 
 void stackreport_process_text(struct out *o, const struct run *r, const struct ksyms *k,
@@ -449,38 +483,37 @@ static void json_stack(struct out *o, const struct stacks *sk, const struct ksym
 		   (long long)p->peak);
 }
 
+/* ,"stacks":[...] of a set */
+static void json_set(struct out *o, const struct stacks *sk, const struct ksyms *k,
+		     const struct stack_set *set)
+{
+	uint32_t j;
+
+	out_puts(o, ",\"stacks\":[");
+	for (j = 0; j < set->n; j++) {
+		out_puts(o, j ? "," : "");
+		json_stack(o, sk, k, &set->top[j]);
+	}
+	out_puts(o, "]");
+}
+
 void stackreport_module_json(struct out *o, const struct run *r, const struct ksyms *k,
 			     const struct mt_module *m)
 {
-	static struct pick top[TOP_MAX];
-	uint32_t j, n, all;
+	const struct stack_set *set;
 
 	if (!r->st.stacks_on)
 		return;
-	n = module_top(r, m, top, top_k(r), &all);
-	out_printf(o, ",\"stacks_total\":%u,\"stacks\":[", all);
-	for (j = 0; j < n; j++) {
-		out_puts(o, j ? "," : "");
-		json_stack(o, &r->st.sk, k, &top[j]);
-	}
-	out_puts(o, "]");
+	set = set_of_module(r, m, top_k(r));
+	out_printf(o, ",\"stacks_total\":%u", set->all);
+	json_set(o, &r->st.sk, k, set);
 }
 
 void stackreport_task_json(struct out *o, const struct run *r, const struct ksyms *k,
 			   const struct mt_task *t)
 {
-	static struct pick top[TOP_MAX];
-	uint32_t j, n, all;
-
-	if (!r->st.stacks_on)
-		return;
-	n = task_top(r, t, top, top_k(r), &all);
-	out_puts(o, ",\"stacks\":[");
-	for (j = 0; j < n; j++) {
-		out_puts(o, j ? "," : "");
-		json_stack(o, &r->st.sk, k, &top[j]);
-	}
-	out_puts(o, "]");
+	if (r->st.stacks_on)
+		json_set(o, &r->st.sk, k, set_of_task(r, t, top_k(r)));
 }
 
 void stackreport_process_json(struct out *o, const struct run *r, const struct ksyms *k,
@@ -575,10 +608,12 @@ void stackreport_cache_free(struct stackreport_cache *c)
 int stackreport_row_stacks(const struct run *r, bool module, uint32_t idx, struct stack_lines *out,
 			   int max, struct stackreport_cache *c)
 {
-	static struct pick top[32];
+	const struct stack_set *set;
+	const struct pick *top;
 	const struct stacks *sk = &r->st.sk;
 	const struct table *tb = &r->st.tb;
-	uint32_t k = top_k(r) ? top_k(r) : 5, n, all, i, j;
+	static const struct stack_set none;
+	uint32_t k = top_k(r) ? top_k(r) : 5, n, i, j;
 	bool same;
 
 	if (!r->st.stacks_on)
@@ -587,10 +622,14 @@ int stackreport_row_stacks(const struct run *r, bool module, uint32_t idx, struc
 		k = 32;
 	if ((int)k > max)
 		k = (uint32_t)max;
-	if (module)
-		n = idx < tb->nmods ? module_top(r, &tb->mods[idx], top, k, &all) : 0;
+	if (module ? idx >= tb->nmods : idx >= tb->ntasks_used)
+		set = &none;
+	else if (module)
+		set = set_of_module(r, &tb->mods[idx], k);
 	else
-		n = idx < tb->ntasks_used ? task_top(r, &tb->tasks[idx], top, k, &all) : 0;
+		set = set_of_task(r, &tb->tasks[idx], k);
+	n = set->n;
+	top = set->top;
 	/* the names again only when the stacks shown change */
 	same = c->valid && c->n == n;
 	for (i = 0; same && i < n; i++)
