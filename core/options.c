@@ -569,54 +569,52 @@ static int unknown(const struct option *longopts, const char *word, char *err, s
 	return bad(err, errlen, "--%s needs a value", hit->name);
 }
 
-int options_parse(struct options *o, int argc, char **argv, char *err, size_t errlen)
-{
-	static const struct option longopts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "buffer-size", required_argument, NULL, 'b' },
-		{ "format", required_argument, NULL, 'f' },
-		{ "rows", required_argument, NULL, 'n' },
-		{ "top", optional_argument, NULL, OPT_TOP },
-		{ "delay", required_argument, NULL, 'd' },
-		{ "count", required_argument, NULL, OPT_COUNT },
-		{ "max-tasks", required_argument, NULL, OPT_MAX_TASKS },
-		{ "max-modules", required_argument, NULL, OPT_MAX_MODULES },
-		{ "instance", required_argument, NULL, OPT_INSTANCE },
-		{ "daemon", no_argument, NULL, OPT_DAEMON },
-		{ "pidfile", required_argument, NULL, OPT_PIDFILE },
-		{ "record", required_argument, NULL, OPT_RECORD },
-		{ "replay", required_argument, NULL, OPT_REPLAY },
-		{ "no-seed", no_argument, NULL, OPT_NO_SEED },
-		{ "kmsg", optional_argument, NULL, OPT_KMSG },
-		{ "boot-buffer", no_argument, NULL, OPT_BOOT_BUFFER },
-		{ "exits", no_argument, NULL, OPT_EXITS },
-		{ "pid", required_argument, NULL, OPT_PID },
-		{ "comm", required_argument, NULL, OPT_COMM },
-		{ "by", required_argument, NULL, OPT_BY },
-		{ "no-wait", no_argument, NULL, OPT_NO_WAIT },
-		{ "keep-oom", required_argument, NULL, OPT_KEEP_OOM },
-		{ "stacks", no_argument, NULL, OPT_STACKS },
-		{ "max-stacks", required_argument, NULL, OPT_MAX_STACKS },
-		{ "stack-top", required_argument, NULL, OPT_STACK_TOP },
-		{ "prometheus", required_argument, NULL, OPT_PROMETHEUS },
-		{ "svg", required_argument, NULL, OPT_SVG },
-		{ "json", required_argument, NULL, OPT_JSON },
-		{ "interval", required_argument, NULL, OPT_INTERVAL },
-		{ "stream", no_argument, NULL, OPT_STREAM },
-		{ "cond", required_argument, NULL, 'c' },
-		{ "all", no_argument, NULL, OPT_ALL },
-		{ "events", required_argument, NULL, OPT_EVENTS },
-		{ "queue-size", required_argument, NULL, OPT_QUEUE_SIZE },
-		{ "diff", no_argument, NULL, OPT_DIFF },
-		{ "fail-over", required_argument, NULL, OPT_FAIL_OVER },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *pos[3] = { NULL };	/* TRACEFS_DIR, LOG_PATH, one too many */
-	int c, res, npos = 0, done = 1;	/* done: argv[] before it are taken */
-	int last = 0;			/* the option in the word just before */
+/* The long options, for getopt_long() (their values: set_option(), options_usage()). */
+static const struct option longopts[] = {
+	{ "output", required_argument, NULL, 'o' },
+	{ "buffer-size", required_argument, NULL, 'b' },
+	{ "format", required_argument, NULL, 'f' },
+	{ "rows", required_argument, NULL, 'n' },
+	{ "top", optional_argument, NULL, OPT_TOP },
+	{ "delay", required_argument, NULL, 'd' },
+	{ "count", required_argument, NULL, OPT_COUNT },
+	{ "max-tasks", required_argument, NULL, OPT_MAX_TASKS },
+	{ "max-modules", required_argument, NULL, OPT_MAX_MODULES },
+	{ "instance", required_argument, NULL, OPT_INSTANCE },
+	{ "daemon", no_argument, NULL, OPT_DAEMON },
+	{ "pidfile", required_argument, NULL, OPT_PIDFILE },
+	{ "record", required_argument, NULL, OPT_RECORD },
+	{ "replay", required_argument, NULL, OPT_REPLAY },
+	{ "no-seed", no_argument, NULL, OPT_NO_SEED },
+	{ "kmsg", optional_argument, NULL, OPT_KMSG },
+	{ "boot-buffer", no_argument, NULL, OPT_BOOT_BUFFER },
+	{ "exits", no_argument, NULL, OPT_EXITS },
+	{ "pid", required_argument, NULL, OPT_PID },
+	{ "comm", required_argument, NULL, OPT_COMM },
+	{ "by", required_argument, NULL, OPT_BY },
+	{ "no-wait", no_argument, NULL, OPT_NO_WAIT },
+	{ "keep-oom", required_argument, NULL, OPT_KEEP_OOM },
+	{ "stacks", no_argument, NULL, OPT_STACKS },
+	{ "max-stacks", required_argument, NULL, OPT_MAX_STACKS },
+	{ "stack-top", required_argument, NULL, OPT_STACK_TOP },
+	{ "prometheus", required_argument, NULL, OPT_PROMETHEUS },
+	{ "svg", required_argument, NULL, OPT_SVG },
+	{ "json", required_argument, NULL, OPT_JSON },
+	{ "interval", required_argument, NULL, OPT_INTERVAL },
+	{ "stream", no_argument, NULL, OPT_STREAM },
+	{ "cond", required_argument, NULL, 'c' },
+	{ "all", no_argument, NULL, OPT_ALL },
+	{ "events", required_argument, NULL, OPT_EVENTS },
+	{ "queue-size", required_argument, NULL, OPT_QUEUE_SIZE },
+	{ "diff", no_argument, NULL, OPT_DIFF },
+	{ "fail-over", required_argument, NULL, OPT_FAIL_OVER },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
+	{ NULL, 0, NULL, 0 },
+};
 
+static void defaults(struct options *o)
+{
 	memset(o, 0, sizeof(*o));
 	o->log_path = DEFAULT_LOG;
 	o->instance = DEFAULT_INSTANCE;
@@ -630,16 +628,24 @@ int options_parse(struct options *o, int argc, char **argv, char *err, size_t er
 	o->stack_top = DEFAULT_STACK_TOP;
 	o->stream_events = MT_EVT_ALL;
 	o->queue_kb = DEFAULT_QUEUE_KB;
-	err[0] = '\0';
+}
+
+/*
+ * The words of the command line, GNU style, options anywhere before "--":
+ * '+' stops getopt at each word that is not an option, which is taken here as
+ * TRACEFS_DIR or LOG_PATH (into @pos, *@npos of them), and the scan goes on
+ * after it. argv is never permuted (whatever POSIXLY_CORRECT says), and "--"
+ * ends the options: the COMMAND's words after it are its own (memtrace -- cmd
+ * -o x passes -o to cmd). OPT_RUN, or what ends the parse.
+ */
+static int scan(struct options *o, int argc, char **argv, const char **pos, int *npos,
+		char *err, size_t errlen)
+{
+	int c, res, done = 1;	/* done: argv[] before it are taken */
+	int last = 0;		/* the option in the word just before */
+
 	opterr = 0;
 	optind = 0;	/* glibc: a full new scan, so that tests may parse again */
-	/*
-	 * GNU style, options anywhere before "--": '+' stops getopt at each word
-	 * that is not an option, which is taken here as TRACEFS_DIR or LOG_PATH,
-	 * and the scan goes on after it. argv is never permuted (whatever
-	 * POSIXLY_CORRECT says), and "--" ends the options: the COMMAND's words
-	 * after it are its own (memtrace -- cmd -o x passes -o to cmd).
-	 */
 	for (;;) {
 		c = getopt_long(argc, argv, "+o:b:f:n:d:c:hV", longopts, NULL);
 		if (c == -1) {
@@ -648,12 +654,12 @@ int options_parse(struct options *o, int argc, char **argv, char *err, size_t er
 				if (optind >= argc)
 					return bad(err, errlen, "'--' must be followed by a COMMAND");
 				o->command = argv + optind;
-				break;
+				return OPT_RUN;
 			}
 			if (optind >= argc)
-				break;
+				return OPT_RUN;
 			res = positional(argv[optind], last == OPT_TOP && done == optind, pos,
-					 &npos, err, errlen);
+					 npos, err, errlen);
 			if (res != OPT_RUN)
 				return res;
 			done = ++optind;
@@ -683,6 +689,34 @@ int options_parse(struct options *o, int argc, char **argv, char *err, size_t er
 				return res;
 		}
 	}
+}
+
+/* --diff OLD NEW: the two words, and nothing that is not --diff's. */
+static int diff_words(struct options *o, const char **pos, int npos, char *err, size_t errlen)
+{
+	if (npos != 2)
+		return bad(err, errlen, "--diff needs OLD and NEW: two JSON reports or "
+			   "recordings");
+	if (o->command || o->replay_dir || o->record_dir || o->daemon || o->exits ||
+	    o->top || o->stream || o->boot_buffer || o->stacks || o->output_set ||
+	    o->prom_path || o->interval_s || o->by_process || o->pidfile || o->kmsg ||
+	    o->json_path || o->svg_path)
+		return bad(err, errlen, "--diff takes only OLD NEW, -f, -n and --fail-over");
+	o->diff_old = pos[0];
+	o->diff_new = pos[1];
+	return OPT_RUN;
+}
+
+int options_parse(struct options *o, int argc, char **argv, char *err, size_t errlen)
+{
+	const char *pos[3] = { NULL };	/* TRACEFS_DIR, LOG_PATH, one too many */
+	int res, npos = 0;
+
+	defaults(o);
+	err[0] = '\0';
+	res = scan(o, argc, argv, pos, &npos, err, errlen);
+	if (res != OPT_RUN)
+		return res;
 	/*
 	 * --stacks: each allocation also writes its stack (about 150 bytes with
 	 * the usual 15 frames, to mm_page_alloc's 40): the default buffer holds
@@ -698,19 +732,8 @@ int options_parse(struct options *o, int argc, char **argv, char *err, size_t er
 		return bad(err, errlen, "too many arguments: '%s'", pos[2]);
 	if (o->fail_over && !o->diff)
 		return bad(err, errlen, "--fail-over needs --diff");
-	if (o->diff) {
-		if (npos != 2)
-			return bad(err, errlen, "--diff needs OLD and NEW: two JSON reports or "
-				   "recordings");
-		if (o->command || o->replay_dir || o->record_dir || o->daemon || o->exits ||
-		    o->top || o->stream || o->boot_buffer || o->stacks || o->output_set ||
-		    o->prom_path || o->interval_s || o->by_process || o->pidfile || o->kmsg ||
-		    o->json_path || o->svg_path)
-			return bad(err, errlen, "--diff takes only OLD NEW, -f, -n and --fail-over");
-		o->diff_old = pos[0];
-		o->diff_new = pos[1];
-		return OPT_RUN;
-	}
+	if (o->diff)
+		return diff_words(o, pos, npos, err, errlen);
 	if (npos && o->command)
 		return bad(err, errlen, "a COMMAND takes no TRACEFS_DIR or LOG_PATH ('%s'): the "
 			   "options go before --, the COMMAND after it", pos[0]);
