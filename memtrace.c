@@ -66,6 +66,8 @@ static int run_init(struct run *r)
 	r->ready_fd = -1;
 	r->sig.fd = -1;
 	r->ops = mode_of(&r->opt);
+	if (r->ops->state_size && !(r->mode = calloc(1, r->ops->state_size)))
+		return mt_fail(EXIT_RUNTIME, "out of memory");
 	r->stacks = r->opt.stacks;	/* as asked, until the setup finds otherwise */
 	r->seed = !r->opt.no_seed;	/* ... or a mode's prepare() */
 	r->replay_json = replay_json;

@@ -23,8 +23,6 @@
 #define RUN_MAX_EVENTS	64	/* tracepoints named in a report (enabled or missing) */
 
 struct run;
-struct top_state;
-struct stream;
 struct series;
 
 /*
@@ -56,6 +54,7 @@ enum stop_reason {
  */
 struct mode_ops {
 	const char *name;
+	size_t state_size;			/* the mode's own state at r->mode (0: none) */
 	bool live;				/* traces the kernel (else: replays a recording) */
 	uint64_t batch;				/* events per read batch in the loop */
 	/* what each signal means (NULL: signals_default); a COMMAND: signals_command */
@@ -146,21 +145,6 @@ struct oom_state {
 	uint64_t not_summarized;/* OOM kills without a console summary (rate limit) */
 };
 
-/* --exits: what has been said on stdout so far (exits.c). */
-struct exits_state {
-	bool closed;		/* stdout is gone: memtrace stops */
-	uint64_t dropped_shown, lost_shown;
-};
-
-/* The daemon's outputs every --interval (interval.c). */
-struct interval_state {
-	uint64_t next_ns;	/* CLOCK_MONOTONIC end of the current interval; 0: no intervals */
-	char kernel[65];	/* uname's release: the memtrace_info label */
-	bool prom_failing;	/* the last write of the --prometheus file failed (said once) */
-	bool lines_failing;	/* the last JSON line of an interval could not be appended */
-	uint64_t prom_writes;	/* the --prometheus file written */
-};
-
 struct run {
 	/*
 	 * The options as the user gave them: read-only (const) for the whole
@@ -217,14 +201,16 @@ struct run {
 	struct rlimit nofile_was;	/* RLIMIT_NOFILE before memtrace raised it */
 	bool nofile_raised;		/* ... which the command of command mode gets back */
 	struct cmd_info cmd;		/* command mode */
-	struct exits_state exits;	/* --exits */
-	struct top_state *top;		/* --top: the live view (top.c) */
-	struct stream *stream;		/* --stream (stream.c), allocated at its start */
+	/*
+	 * The mode's own state (its file's struct, mode_ops.state_size bytes):
+	 * zeroed before its prepare(), freed after the run; what the mode
+	 * allocates inside it, its hooks free. No other file reads it.
+	 */
+	void *mode;
 	struct series *series;		/* --svg: memory over time (series.c), allocated before the setup */
 	struct oom_state oom;
 	const char *kmsg_dev;		/* the kernel log's device: NULL, /dev/kmsg (unit tests: a file) */
 	const char *proc_root;		/* --stream's /proc: NULL, /proc (unit tests: a directory) */
-	struct interval_state iv;	/* --interval, --prometheus */
 	bool stdout_stalled;		/* the last report on stdout (--stream: its fd) was not read in time */
 	/*
 	 * The report being written is --json FILE's (report_json_file()): JSON,

@@ -17,6 +17,15 @@
 #include "run/oom.h"
 #include "run/setup.h"
 
+/* The daemon's outputs every --interval: the mode's state (r->mode). */
+struct daemon_state {
+	uint64_t next_ns;	/* CLOCK_MONOTONIC end of the current interval; 0: no intervals */
+	char kernel[65];	/* uname's release: the memtrace_info label */
+	bool prom_failing;	/* the last write of the --prometheus file failed (said once) */
+	bool lines_failing;	/* the last JSON line of an interval could not be appended */
+	uint64_t prom_writes;	/* the --prometheus file written */
+};
+
 #define PROM_MODE	0644	/* node_exporter runs as another user and must read it */
 
 /* node_exporter runs as another user and must read it */
@@ -24,8 +33,9 @@
 static void gen_prom(struct out *o, void *p)
 {
 	struct run *r = p;
+	struct daemon_state *d = r->mode;
 
-	prom_write(o, r, &r->rs, r->iv.kernel);
+	prom_write(o, r, &r->rs, d->kernel);
 }
 
 /*
@@ -35,28 +45,30 @@ static void gen_prom(struct out *o, void *p)
  */
 static int prom_out(struct run *r, char *err, size_t errlen)
 {
+	struct daemon_state *d = r->mode;
 	int e = logfile_replace(r->opt.prom_path, PROM_MODE, false, gen_prom, r, err, errlen);
 
-	if (e && !r->iv.prom_failing)
+	if (e && !d->prom_failing)
 		mt_warn("%s (the metrics are not updated until it can be written; still "
 			"tracing)", err);
-	else if (!e && r->iv.prom_failing)
+	else if (!e && d->prom_failing)
 		mt_warn("%s: written again", r->opt.prom_path);
-	r->iv.prom_failing = e != 0;
-	r->iv.prom_writes += !e;
+	d->prom_failing = e != 0;
+	d->prom_writes += !e;
 	return e;
 }
 
 /* A report with trigger "interval" appended to the log file; failures said as prom_out() says them. */
 static void lines_out(struct run *r, char *err, size_t errlen)
 {
+	struct daemon_state *d = r->mode;
 	int e = report_to(r, REPORT_LOG_AS_IS(err, errlen), "interval");
 
-	if (e && !r->iv.lines_failing)
+	if (e && !d->lines_failing)
 		mt_warn("%s (no interval lines until it can be written; still tracing)", err);
-	else if (!e && r->iv.lines_failing)
+	else if (!e && d->lines_failing)
 		mt_warn("%s: interval lines written again", r->opt.log_path);
-	r->iv.lines_failing = e != 0;
+	d->lines_failing = e != 0;
 }
 
 /**
@@ -69,33 +81,35 @@ static void lines_out(struct run *r, char *err, size_t errlen)
  */
 static int interval_start(struct run *r)
 {
+	struct daemon_state *d = r->mode;
 	struct utsname u;
 	char err[PATH_MAX + 128];
 	int e;
 
 	if (!r->opt.interval_s)
 		return 0;
-	snprintf(r->iv.kernel, sizeof(r->iv.kernel), "%s", uname(&u) ? "unknown" : u.release);
-	r->iv.next_ns = mono_ns() + (uint64_t)r->opt.interval_s * 1000000000ull;
+	snprintf(d->kernel, sizeof(d->kernel), "%s", uname(&u) ? "unknown" : u.release);
+	d->next_ns = mono_ns() + (uint64_t)r->opt.interval_s * 1000000000ull;
 	if (!r->opt.prom_path)
 		return 0;
 	e = logfile_replace(r->opt.prom_path, PROM_MODE, false, gen_prom, r, err, sizeof(err));
 	if (e)
 		return mt_fail(exit_code_for_errno(-e), "--prometheus %s: %s", r->opt.prom_path,
 			       err);
-	r->iv.prom_writes++;
+	d->prom_writes++;
 	return 0;
 }
 
 /* The loop's next_ms hook: ms until the next interval ends; -1 without intervals. */
 static long interval_next_ms(struct run *r)
 {
+	struct daemon_state *d = r->mode;
 	uint64_t now;
 
-	if (!r->iv.next_ns)
+	if (!d->next_ns)
 		return -1;
 	now = mono_ns();
-	return now >= r->iv.next_ns ? 0 : (long)((r->iv.next_ns - now + 999999) / 1000000);
+	return now >= d->next_ns ? 0 : (long)((d->next_ns - now + 999999) / 1000000);
 }
 
 /*
@@ -107,13 +121,14 @@ static long interval_next_ms(struct run *r)
  */
 static enum loop_next interval_check(struct run *r)
 {
+	struct daemon_state *d = r->mode;
 	uint64_t now, step = (uint64_t)r->opt.interval_s * 1000000000ull;
 	char err[PATH_MAX + 128];
 
-	if (!r->iv.next_ns || (now = mono_ns()) < r->iv.next_ns)
+	if (!d->next_ns || (now = mono_ns()) < d->next_ns)
 		return LOOP_GO_ON;
-	while (r->iv.next_ns <= now)
-		r->iv.next_ns += step;
+	while (d->next_ns <= now)
+		d->next_ns += step;
 	report_catch_up(r);
 	if (r->opt.prom_path)
 		prom_out(r, err, sizeof(err));
@@ -165,6 +180,7 @@ static int daemon_finish(struct run *r)
 
 const struct mode_ops daemon_ops = {
 	.name = "daemon",
+	.state_size = sizeof(struct daemon_state),
 	.live = true,
 	.batch = BATCH,
 	.reports_modules = true,

@@ -14,6 +14,12 @@
 #include "run/setup.h"
 #include "lib/util.h"
 
+/* What --exits has said on stdout so far: the mode's state (r->mode). */
+struct exits_state {
+	bool closed;		/* stdout is gone: memtrace stops */
+	uint64_t dropped_shown, lost_shown;
+};
+
 #define EXIT_RING	4096	/* process exits queued per batch (stats.c fills them) */
 #define EXIT_BATCH	4096	/* events per batch: no more exits than the queue holds */
 
@@ -37,19 +43,21 @@ static bool wanted(const struct options *o, const struct mt_exit *e)
 static void note(struct run *r, struct out *o, const char *key, const char *text,
 		 unsigned long long n)
 {
+	struct exits_state *x = r->mode;
+
 	if (r->opt.format == FMT_JSON)
 		out_printf(o, "{\"%s\":%llu}\n", key, n);
 	else
 		out_printf(o, "# %llu %s\n", n, text);
 	if (out_flush(o))
-		r->exits.closed = true;
+		x->closed = true;
 }
 
 /* The queued process exits on stdout, a line each, flushed per line. */
 static enum loop_next print_exits(struct run *r)
 {
 	static struct out o;
-	struct exits_state *x = &r->exits;
+	struct exits_state *x = r->mode;
 	struct mt_exit e;
 
 	out_init(&o, STDOUT_FILENO);
@@ -106,6 +114,7 @@ static int exits_finish(struct run *r)
 
 const struct mode_ops exits_ops = {
 	.name = "exits",
+	.state_size = sizeof(struct exits_state),
 	.live = true,
 	.batch = EXIT_BATCH,
 	.exit_ring = EXIT_RING,

@@ -255,7 +255,7 @@ static void syscall_line(struct stream *s, struct st_proc *sp, const struct mt_e
 static void stream_sink(void *ctx, const struct mt_event *ev)
 {
 	struct run *r = ctx;
-	struct stream *s = r->stream;
+	struct stream *s = r->mode;
 	struct jl_event e = { 0 };
 	struct mt_task *owner = NULL;
 	struct st_proc *sp;
@@ -276,7 +276,7 @@ static void stream_sink(void *ctx, const struct mt_event *ev)
 	case EV_PAGE_ALLOC:
 	case EV_PAGE_FREE:
 		if (ev->u.page.pfn == UINT64_MAX || ev->u.page.order > MAX_ORDER_SEEN ||
-		    mt_event_in_irq(ev) || !(sp = stream_picked(r, ev->tid, ev->ts)))
+		    mt_event_in_irq(ev) || !(sp = stream_picked(r, s, ev->tid, ev->ts)))
 			return;
 		e.evt = ev->kind == EV_PAGE_ALLOC ? JL_ALLOC : JL_FREE;
 		e.order = ev->u.page.order;
@@ -285,7 +285,7 @@ static void stream_sink(void *ctx, const struct mt_event *ev)
 		event(s, sp, &e);
 		break;
 	case EV_FAULT:
-		if (!(sp = stream_picked(r, ev->tid, ev->ts)))
+		if (!(sp = stream_picked(r, s, ev->tid, ev->ts)))
 			return;
 		e.evt = JL_FAULT;
 		e.size = jl_page_bytes(s->page_size, 0);
@@ -295,13 +295,13 @@ static void stream_sink(void *ctx, const struct mt_event *ev)
 		event(s, sp, &e);
 		break;
 	case EV_MEMSYS_ENTER:
-		stream_resume_facts(r, ev->tid);
-		if (stream_picked(r, ev->tid, ev->ts))
+		stream_resume_facts(r, s, ev->tid);
+		if (stream_picked(r, s, ev->tid, ev->ts))
 			mempair_enter(&s->pair, ev->tid, ev->u.memsys.call, ev->ts, ev->u.memsys.arg);
 		break;
 	case EV_MEMSYS_EXIT:
-		stream_resume_facts(r, ev->tid);
-		if ((sp = stream_picked(r, ev->tid, ev->ts)) &&
+		stream_resume_facts(r, s, ev->tid);
+		if ((sp = stream_picked(r, s, ev->tid, ev->ts)) &&
 		    mempair_exit(&s->pair, ev->tid, ev->u.memsys.call, &in))
 			syscall_line(s, sp, ev, &in);
 		break;
@@ -309,21 +309,21 @@ static void stream_sink(void *ctx, const struct mt_event *ev)
 		/* a new process: its parent's program until its exec */
 		if ((owner = stats_find_task(&r->st, ev->u.fork.child)) &&
 		    !(owner->flags & TF_PSEUDO) && stats_process_of(&r->st, owner) == owner)
-			stream_slot_of(r, owner)->pre_exec = true;
-		stream_fork_facts(r, ev);
+			stream_slot_of(r, s, owner)->pre_exec = true;
+		stream_fork_facts(r, s, ev);
 		break;
 	case EV_EXEC:
 		if ((owner = stats_find_task(&r->st, ev->u.exec.pid)) && !(owner->flags & TF_PSEUDO))
-			stream_slot_of(r, stats_process_of(&r->st, owner))->pre_exec = false;
-		stream_changed(r, ev->u.exec.pid);
-		stream_exec_facts(r, ev);
+			stream_slot_of(r, s, stats_process_of(&r->st, owner))->pre_exec = false;
+		stream_changed(r, s, ev->u.exec.pid);
+		stream_exec_facts(r, s, ev);
 		break;
 	case EV_RENAME:
-		stream_changed(r, ev->u.rename.pid);
-		stream_rename_facts(r, ev);
+		stream_changed(r, s, ev->u.rename.pid);
+		stream_rename_facts(r, s, ev);
 		break;
 	case EV_EXIT:
-		stream_exited(r, ev);
+		stream_exited(r, s, ev);
 		break;
 	default:
 		break;
@@ -334,7 +334,7 @@ static void stream_sink(void *ctx, const struct mt_event *ev)
 
 static void summaries(struct run *r, uint64_t now, bool last)
 {
-	struct stream *s = r->stream;
+	struct stream *s = r->mode;
 	struct jl_summary sm;
 	uint32_t i;
 
@@ -488,10 +488,8 @@ static int stream_prepare(struct run *r)
 	struct stream *s;
 	int i, code;
 
-	s = calloc(1, sizeof(*s));
-	if (!s)
-		return mt_fail(EXIT_RUNTIME, "out of memory");
-	r->stream = s;
+	s = r->mode;
+	s->up = true;
 	cond_init(&s->cond);
 	for (i = 0; i < r->opt.nconds; i++)
 		if (cond_add(&s->cond, r->opt.conds[i], strlen(r->opt.conds[i]), err, sizeof(err)))
@@ -521,7 +519,7 @@ static int stream_prepare(struct run *r)
 
 static int stream_start(struct run *r)
 {
-	struct stream *s = r->stream;
+	struct stream *s = r->mode;
 	char host[256] = "";
 	struct timespec a, b, c;
 	int32_t roots[COND_MAX_PIDS];
@@ -583,7 +581,7 @@ static int stream_start(struct run *r)
 
 static enum loop_next stream_after_batch(struct run *r)
 {
-	struct stream *s = r->stream;
+	struct stream *s = r->mode;
 	uint64_t now = mono_ns();
 	int e;
 
@@ -599,7 +597,7 @@ static enum loop_next stream_after_batch(struct run *r)
 
 static int stream_poll_fds(struct run *r, struct pollfd *pfd, int max)
 {
-	struct stream *s = r->stream;
+	struct stream *s = r->mode;
 
 	if (max < 1 || !outq_wants_pollout(&s->q))
 		return 0;
@@ -619,7 +617,7 @@ static enum loop_next stream_on_poll(struct run *r, const struct pollfd *pfd, in
 /* Events wait in the kernel's buffer while the queue has no room for a batch of lines. */
 static bool stream_hold(struct run *r)
 {
-	struct stream *s = r->stream;
+	struct stream *s = r->mode;
 	size_t room = s->q.cap - outq_pending(&s->q);
 
 	return !s->q.err && !s->gone && !s->interval_ns &&
@@ -628,7 +626,7 @@ static bool stream_hold(struct run *r)
 
 static long stream_next_ms(struct run *r)
 {
-	struct stream *s = r->stream;
+	struct stream *s = r->mode;
 	uint64_t now = mono_ns();
 
 	if (!s->interval_ns)
@@ -638,7 +636,7 @@ static long stream_next_ms(struct run *r)
 
 static enum loop_next stream_check(struct run *r)
 {
-	struct stream *s = r->stream;
+	struct stream *s = r->mode;
 	uint64_t now = mono_ns();
 	int c;
 
@@ -689,18 +687,17 @@ static enum loop_next stream_on_signal(struct run *r, int action,
 
 static void stream_free(struct run *r)
 {
-	struct stream *s = r->stream;
+	struct stream *s = r->mode;
 
-	if (!s)
+	if (!s->up)
 		return;
+	s->up = false;
 	outq_close(&s->q);
 	pi_free(&s->pi);
 	mempair_free(&s->pair);
 	free(s->tasks);
 	free(s->procs);
 	free(s->facts);
-	free(s);
-	r->stream = NULL;
 }
 
 static void stream_abort(struct run *r)
@@ -713,7 +710,7 @@ static void stream_abort(struct run *r)
 /* Everything written that a reader takes within DRAIN_MS; the rest counted; one line said. */
 static int stream_finish(struct run *r)
 {
-	struct stream *s = r->stream;
+	struct stream *s = r->mode;
 	uint64_t now = mono_ns(), dropped, errs;
 	bool failed;
 	int code = EXIT_OK;
@@ -771,6 +768,7 @@ static const struct sig_table stream_signals = {
 
 const struct mode_ops stream_ops = {
 	.name = "stream",
+	.state_size = sizeof(struct stream),
 	.live = true,
 	.batch = BATCH,
 	.signals = &stream_signals,

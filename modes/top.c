@@ -27,8 +27,9 @@
 #define AGE_FRAMES	3		/* ... or 3 frames */
 #define LOST_EVERY_NS	1000000000ull	/* the kernel's loss counters, read once a second */
 
-/* The live view's state (r->top), from the start to the finish. */
+/* The live view's state: the mode's (r->mode), up from the start to the finish. */
 struct top_state {
+	bool up;		/* the terminal opened, the view made: top_free() undoes them */
 	struct term term;
 	struct view view;
 	struct term_keys keys;
@@ -100,7 +101,7 @@ static void read_cmd(struct run *r, struct view *v, const struct mt_task *t)
  */
 static void refresh(struct run *r, uint64_t now)
 {
-	struct top_state *ts = r->top;
+	struct top_state *ts = r->mode;
 	struct view *v = &ts->view;
 	uint32_t i, vis = v->cfg.batch ? v->cfg.batch_rows : view_rows_shown(v);
 	int c;
@@ -145,7 +146,7 @@ static void refresh(struct run *r, uint64_t now)
 
 static void facts(struct run *r, struct view_facts *f, uint64_t now, bool tick)
 {
-	struct top_state *ts = r->top;
+	struct top_state *ts = r->mode;
 	uint64_t avail, total, ev = rows_events(&r->st);
 	struct timespec bt;
 	time_t wall;
@@ -181,7 +182,7 @@ static void facts(struct run *r, struct view_facts *f, uint64_t now, bool tick)
 /* A frame into the view's buffer, and as much of it as the terminal takes now. */
 static void frame(struct run *r, bool tick)
 {
-	struct top_state *ts = r->top;
+	struct top_state *ts = r->mode;
 	struct view *v = &ts->view;
 	struct view_facts f;
 	uint64_t now = mono_ns();
@@ -202,16 +203,15 @@ static void frame(struct run *r, bool tick)
 
 static void top_free(struct run *r)
 {
-	struct top_state *ts = r->top;
+	struct top_state *ts = r->mode;
 
-	if (!ts)
+	if (!ts->up)
 		return;
+	ts->up = false;
 	term_leave(&ts->term);
 	term_close(&ts->term);
 	view_free(&ts->view);
 	stackreport_cache_free(&ts->stacks);
-	free(ts);
-	r->top = NULL;
 }
 
 /* Enter/space: the selected row's top stacks (a process: its leader thread's). */
@@ -220,13 +220,17 @@ static int row_stacks(void *ctx, enum view_kind kind, uint32_t idx, struct stack
 {
 	struct run *r = ctx;
 
-	return stackreport_row_stacks(r, kind == VIEW_MODULES, idx, sk, max, &r->top->stacks);
+	struct top_state *ts = r->mode;
+
+	return stackreport_row_stacks(r, kind == VIEW_MODULES, idx, sk, max, &ts->stacks);
 }
 
 /* Stop the loop: the terminal back first (a second TERM during the stop exits at once). */
 static enum loop_next stop(struct run *r, enum stop_reason why, int sig)
 {
-	term_leave(&r->top->term);
+	struct top_state *ts = r->mode;
+
+	term_leave(&ts->term);
 	r->stop = why;
 	r->stop_signo = sig;
 	return LOOP_STOP;
@@ -249,15 +253,17 @@ static int top_prepare(struct run *r)
  *
  * With --stacks (stackreport_row_lines()): without a provider the view says
  * "no stacks: run with --stacks". Call it from the mode's start, once the
- * view exists (r->top); @fn NULL takes the provider away.
+ * view exists; @fn NULL takes the provider away.
  */
 static void top_set_stacks(struct run *r, view_stacks_fn fn, void *ctx)
 {
-	if (!r->top)
+	struct top_state *ts = r->mode;
+
+	if (!ts->up)
 		return;
-	r->top->view.stacks = fn;
-	r->top->view.stacks_ctx = ctx;
-	r->top->view.expanded = false;
+	ts->view.stacks = fn;
+	ts->view.stacks_ctx = ctx;
+	ts->view.expanded = false;
 }
 
 static int top_start(struct run *r)
@@ -266,12 +272,9 @@ static int top_start(struct run *r)
 	struct top_state *ts;
 	int e;
 
-	ts = calloc(1, sizeof(*ts));
-	if (!ts)
-		return mt_fail(EXIT_RUNTIME, "--top: out of memory");
+	ts = r->mode;
 	e = term_open(&ts->term, STDOUT_FILENO, getenv("TERM"), getenv("NO_COLOR"));
 	if (e) {
-		free(ts);
 		return mt_fail(e == -ENOTTY ? EXIT_USAGE : EXIT_RUNTIME, "--top: the terminal: %s",
 			       e == -ENOTTY ? "not in its foreground" : strerror(-e));
 	}
@@ -286,7 +289,7 @@ static int top_start(struct run *r)
 	cfg.colour = ts->term.caps.colour;
 	cfg.age_ns = AGE_FRAMES * ts->interval_ns > AGE_MIN_NS ? AGE_FRAMES * ts->interval_ns :
 		     AGE_MIN_NS;
-	r->top = ts;
+	ts->up = true;
 	if (view_init(&ts->view, &cfg)) {
 		top_free(r);
 		return mt_fail(EXIT_RUNTIME, "--top: out of memory");
@@ -310,7 +313,7 @@ static int top_start(struct run *r)
 /* The terminal's keys (interactive), and room to write a frame that waits. */
 static int top_poll_fds(struct run *r, struct pollfd *pfd, int max)
 {
-	struct top_state *ts = r->top;
+	struct top_state *ts = r->mode;
 
 	if (max < 1 || ts->gone || (!ts->term.tty && !ts->pending))
 		return 0;
@@ -322,7 +325,7 @@ static int top_poll_fds(struct run *r, struct pollfd *pfd, int max)
 
 static void key(struct run *r, int k, bool *quit)
 {
-	struct top_state *ts = r->top;
+	struct top_state *ts = r->mode;
 
 	switch (view_key(&ts->view, k)) {
 	case VA_QUIT:
@@ -345,7 +348,7 @@ static void key(struct run *r, int k, bool *quit)
 
 static enum loop_next top_on_poll(struct run *r, const struct pollfd *pfd, int n)
 {
-	struct top_state *ts = r->top;
+	struct top_state *ts = r->mode;
 	bool quit = false;
 	int k;
 
@@ -370,7 +373,7 @@ static enum loop_next top_on_poll(struct run *r, const struct pollfd *pfd, int n
 
 static long top_next_ms(struct run *r)
 {
-	struct top_state *ts = r->top;
+	struct top_state *ts = r->mode;
 	uint64_t now = mono_ns();
 
 	if (ts->pending)
@@ -383,7 +386,7 @@ static long top_next_ms(struct run *r)
 /* At the end of each round of the loop: a frame when one is due and the last one is out. */
 static enum loop_next top_check(struct run *r)
 {
-	struct top_state *ts = r->top;
+	struct top_state *ts = r->mode;
 	uint64_t now = mono_ns();
 	bool tick = now >= ts->next_ns;
 
@@ -405,7 +408,7 @@ static enum loop_next top_check(struct run *r)
 
 static enum loop_next top_on_signal(struct run *r, int action, const struct signalfd_siginfo *si)
 {
-	struct top_state *ts = r->top;
+	struct top_state *ts = r->mode;
 
 	if (action == SIGACT_QUIT)
 		return stop(r, STOP_SIGNAL, (int)si->ssi_signo);
@@ -444,6 +447,7 @@ static const struct sig_table top_signals = {
 
 const struct mode_ops top_ops = {
 	.name = "top",
+	.state_size = sizeof(struct top_state),
 	.live = true,
 	.batch = BATCH,
 	.signals = &top_signals,

@@ -437,5 +437,7 @@ void run_cleanup(struct run *r)
 	r->series = NULL;
 	memset(&r->rs, 0, sizeof(r->rs));
 	r->meta.extra = NULL;
+	free(r->mode);
+	r->mode = NULL;
 	signals_close(&r->sig);
 }

@@ -40,9 +40,9 @@ static void from_events(const struct mt_task *p, struct procinfo *pi)
 	}
 }
 
-struct st_task *stream_slot_of(struct run *r, const struct mt_task *t)
+struct st_task *stream_slot_of(struct run *r, struct stream *s, const struct mt_task *t)
 {
-	struct st_task *x = &r->stream->tasks[t - r->st.tb.tasks];
+	struct st_task *x = &s->tasks[t - r->st.tb.tasks];
 
 	if (x->serial != t->serial) {
 		x->serial = t->serial;
@@ -58,10 +58,9 @@ struct st_task *stream_slot_of(struct run *r, const struct mt_task *t)
 }
 
 /* The entry of @p's process if it has one. */
-static struct st_proc *entry_of(struct run *r, const struct mt_task *p)
+static struct st_proc *entry_of(struct run *r, struct stream *s, const struct mt_task *p)
 {
-	struct stream *s = r->stream;
-	struct st_task *lx = stream_slot_of(r, p);
+	struct st_task *lx = stream_slot_of(r, s, p);
 	struct st_proc *sp;
 
 	if (!lx->pentry || lx->pentry > s->nprocs)
@@ -71,10 +70,9 @@ static struct st_proc *entry_of(struct run *r, const struct mt_task *p)
 }
 
 /* The facts taken of @p's process at its fork or exec, if they are still kept. */
-static struct procinfo *facts_of(struct run *r, const struct mt_task *p)
+static struct procinfo *facts_of(struct run *r, struct stream *s, const struct mt_task *p)
 {
-	struct stream *s = r->stream;
-	struct st_task *lx = stream_slot_of(r, p);
+	struct st_task *lx = stream_slot_of(r, s, p);
 	struct st_facts *f;
 
 	if (!lx->fentry || lx->fentry > s->nfacts)
@@ -90,16 +88,15 @@ static struct st_facts *facts_entry(struct procinfo *pi)
 }
 
 /* Room for the facts of @p's process (its own again, or the oldest of the ring). */
-static struct procinfo *facts_new(struct run *r, const struct mt_task *p)
+static struct procinfo *facts_new(struct run *r, struct stream *s, const struct mt_task *p)
 {
-	struct stream *s = r->stream;
-	struct procinfo *pi = facts_of(r, p);
+	struct procinfo *pi = facts_of(r, s, p);
 	struct st_facts *f;
 
 	if (pi)
 		return pi;
 	f = &s->facts[s->next_facts];
-	stream_slot_of(r, p)->fentry = (uint16_t)(s->next_facts + 1);
+	stream_slot_of(r, s, p)->fentry = (uint16_t)(s->next_facts + 1);
 	s->next_facts = (s->next_facts + 1) % s->nfacts;
 	if (f->held)
 		s->nheld--;
@@ -128,9 +125,8 @@ static bool exe_from_filename(struct procinfo *pi, struct mt_str f)
 #define CONT_UNKNOWN	(-2)	/* not a container index, nor -1 (in none) */
 
 /* An exec, reached: the new program's facts, from /proc while it runs, else from the event. */
-void stream_exec_facts(struct run *r, const struct mt_event *ev)
+void stream_exec_facts(struct run *r, struct stream *s, const struct mt_event *ev)
 {
-	struct stream *s = r->stream;
 	struct mt_task *t = stats_find_task(&r->st, ev->u.exec.pid), *p;
 	const struct procinfo *before;
 	const struct st_proc *sp;
@@ -145,11 +141,11 @@ void stream_exec_facts(struct run *r, const struct mt_event *ev)
 	if (!want)
 		return;		/* the events alone answer (process.name, process.pid) */
 	/* an exec moves a process to no other cgroup: its container, as known before */
-	if ((before = facts_of(r, p)) && (before->have & PI_CGROUP))
+	if ((before = facts_of(r, s, p)) && (before->have & PI_CGROUP))
 		cont = before->container;
-	else if ((sp = entry_of(r, p)) && (sp->pi.have & PI_CGROUP))
+	else if ((sp = entry_of(r, s, p)) && (sp->pi.have & PI_CGROUP))
 		cont = sp->pi.container;
-	pi = facts_new(r, p);
+	pi = facts_new(r, s, p);
 	if (facts_entry(pi)->held) {
 		facts_entry(pi)->held = 0;
 		s->nheld--;
@@ -175,10 +171,9 @@ void stream_exec_facts(struct run *r, const struct mt_event *ev)
  * or the process is seen back in user space (a memory syscall, a fork: the
  * rename was prctl()'s).
  */
-void stream_rename_facts(struct run *r, const struct mt_event *ev)
+void stream_rename_facts(struct run *r, struct stream *s, const struct mt_event *ev)
 {
 	static struct procinfo got;
-	struct stream *s = r->stream;
 	struct mt_task *t = stats_find_task(&r->st, ev->u.rename.pid), *p;
 	struct st_facts *f;
 	struct procinfo *pi;
@@ -187,7 +182,7 @@ void stream_rename_facts(struct run *r, const struct mt_event *ev)
 	if (s->all || !t || (t->flags & TF_PSEUDO))
 		return;
 	p = stats_process_of(&r->st, t);
-	pi = facts_of(r, p);
+	pi = facts_of(r, s, p);
 	if (t != p || !pi)
 		return;		/* a thread's own name; or no facts to keep right */
 	f = facts_entry(pi);
@@ -197,7 +192,7 @@ void stream_rename_facts(struct run *r, const struct mt_event *ev)
 	 * until its exec event, or until it is back in user space (then the
 	 * rename was prctl()'s, and its fork's facts are its own again).
 	 */
-	if (stream_slot_of(r, p)->pre_exec) {
+	if (stream_slot_of(r, s, p)->pre_exec) {
 		if (!f->held && (pi->have & PI_PROGRAM))
 			s->nheld++;
 		f->held |= pi->have & PI_PROGRAM;
@@ -224,9 +219,8 @@ void stream_rename_facts(struct run *r, const struct mt_event *ev)
 }
 
 /* Task @tid is in user space: facts withheld since its process's rename are its own again. */
-void stream_resume_facts(struct run *r, int32_t tid)
+void stream_resume_facts(struct run *r, struct stream *s, int32_t tid)
 {
-	struct stream *s = r->stream;
 	struct mt_task *t, *p;
 	struct procinfo *pi;
 	struct st_facts *f;
@@ -234,15 +228,15 @@ void stream_resume_facts(struct run *r, int32_t tid)
 	if (!s->nheld || !(t = stats_find_task(&r->st, tid)) || (t->flags & TF_PSEUDO))
 		return;
 	p = stats_process_of(&r->st, t);
-	pi = facts_of(r, p);
+	pi = facts_of(r, s, p);
 	if (!pi || !(f = facts_entry(pi))->held)
 		return;
 	pi->have |= f->held;
 	f->held = 0;
 	s->nheld--;
-	stream_changed(r, p->tid);	/* decided again on them */
+	stream_changed(r, s, p->tid);	/* decided again on them */
 	if (t != p)
-		stream_changed(r, tid);
+		stream_changed(r, s, tid);
 }
 
 /*
@@ -250,10 +244,9 @@ void stream_resume_facts(struct run *r, int32_t tid)
  * its parent's capabilities and container. Read from the parent's /proc now;
  * the parent's facts if it is gone too (its container then its own /proc's).
  */
-void stream_fork_facts(struct run *r, const struct mt_event *ev)
+void stream_fork_facts(struct run *r, struct stream *s, const struct mt_event *ev)
 {
 	static struct procinfo got, own;	/* (the parent's facts may be the ring's oldest) */
-	struct stream *s = r->stream;
 	struct mt_task *c = stats_find_task(&r->st, ev->u.fork.child), *parent, *pp;
 	const struct procinfo *from;
 	struct st_proc *pe;
@@ -265,14 +258,14 @@ void stream_fork_facts(struct run *r, const struct mt_event *ev)
 	if (!parent || (parent->flags & TF_PSEUDO))
 		return;
 	pp = stats_process_of(&r->st, parent);
-	stream_resume_facts(r, parent->tid);	/* a fork is a syscall: not inside an exec */
+	stream_resume_facts(r, s, parent->tid);	/* a fork is a syscall: not inside an exec */
 	want = wanted(s, c);
 	if (!want)
 		return;		/* the events alone answer (process.name, process.pid) */
 	from_events(c, &got);
 	if (pi_read(&s->pi, parent->tid, want | PI_FACTS, &got)) {
-		from = facts_of(r, pp);
-		if (!from && (pe = entry_of(r, pp)))
+		from = facts_of(r, s, pp);
+		if (!from && (pe = entry_of(r, s, pp)))
 			from = &pe->pi;
 		if (from) {
 			got = *from;
@@ -299,7 +292,7 @@ void stream_fork_facts(struct run *r, const struct mt_event *ev)
 		memcpy(got.name, c->comm, c->comm_len);
 		got.name_len = c->comm_len;
 	}
-	*facts_new(r, c) = got;
+	*facts_new(r, s, c) = got;
 	s->facts_fork++;
 }
 
@@ -347,14 +340,13 @@ static void take(struct procinfo *to, const struct procinfo *from, uint32_t bits
  * an exec moves it to no other). A container still not known: its parent's,
  * if its parent is picked.
  */
-static void fill(struct run *r, const struct mt_task *p, const struct mt_task *t,
+static void fill(struct run *r, struct stream *s, const struct mt_task *p, const struct mt_task *t,
 		 struct procinfo *pi, uint32_t bits, bool kept)
 {
 	static struct procinfo got;
-	struct stream *s = r->stream;
 	const struct mt_task *parent;
 	const struct st_proc *pp;
-	bool pre = stream_slot_of(r, p)->pre_exec;
+	bool pre = stream_slot_of(r, s, p)->pre_exec;
 	uint32_t miss = bits & ~pi->have, own = pre ? miss & ~PI_PROGRAM : miss;
 
 	if (own) {
@@ -371,7 +363,7 @@ static void fill(struct run *r, const struct mt_task *p, const struct mt_task *t
 	}
 	/* gone before it was read: its parent's container, if the parent is picked */
 	if ((bits & ~pi->have & PI_CGROUP) && pi->ppid > 0 &&
-	    (parent = stats_find_task(&r->st, pi->ppid)) && (pp = entry_of(r, parent)) &&
+	    (parent = stats_find_task(&r->st, pi->ppid)) && (pp = entry_of(r, s, parent)) &&
 	    (pp->pi.have & PI_CGROUP)) {
 		pi->container = pp->pi.container;
 		pi->have |= PI_CGROUP;
@@ -383,16 +375,16 @@ static void fill(struct run *r, const struct mt_task *p, const struct mt_task *t
  * fork, exec or rename left (taken as soon as the batch reached them; /proc
  * may be gone now, or tell of a later program), the rest from /proc now.
  */
-static void facts_at(struct run *r, const struct mt_task *p, const struct mt_task *t,
+static void facts_at(struct run *r, struct stream *s, const struct mt_task *p, const struct mt_task *t,
 		     uint32_t want, struct procinfo *pi)
 {
-	const struct procinfo *f = facts_of(r, p);
+	const struct procinfo *f = facts_of(r, s, p);
 
 	if (f)
 		*pi = *f;
 	else
 		from_events(p, pi);
-	fill(r, p, t, pi, want, f != NULL);
+	fill(r, s, p, t, pi, want, f != NULL);
 }
 
 /*
@@ -400,18 +392,17 @@ static void facts_at(struct run *r, const struct mt_task *p, const struct mt_tas
  * verdict was made on (the keys of @want, known or not, exactly as decided),
  * and what the conditions do not read, added by the same rules.
  */
-static void describe(struct run *r, struct st_proc *sp, const struct mt_task *p,
+static void describe(struct run *r, struct stream *s, struct st_proc *sp, const struct mt_task *p,
 		     const struct mt_task *t, const struct procinfo *decided, uint32_t want)
 {
-	struct stream *s = r->stream;
 	uint32_t known;
 
 	sp->pi = *decided;
 	known = sp->pi.have;
 	sp->pi.have |= want;	/* not asked again: the verdict took them as they were */
-	fill(r, p, t, &sp->pi, PI_ALL, facts_of(r, p) != NULL);
+	fill(r, s, p, t, &sp->pi, PI_ALL, facts_of(r, s, p) != NULL);
 	sp->pi.have &= ~(want & ~known);
-	sp->pi.pre_exec = stream_slot_of(r, p)->pre_exec;
+	sp->pi.pre_exec = stream_slot_of(r, s, p)->pre_exec;
 	/* the process's name as the events keep it (renames, exec): the one decided on */
 	if (p->flags & TF_COMM_KNOWN) {
 		memcpy(sp->pi.name, p->comm, p->comm_len);
@@ -440,9 +431,8 @@ bool stream_ended(struct run *r, struct st_proc *sp)
 }
 
 /* Room for a new entry: a free one, else the oldest of an ended process; NULL if none. */
-static struct st_proc *entry_room(struct run *r)
+static struct st_proc *entry_room(struct run *r, struct stream *s)
 {
-	struct stream *s = r->stream;
 	struct st_proc *sp = NULL;
 	uint32_t i;
 
@@ -459,10 +449,9 @@ static struct st_proc *entry_room(struct run *r)
 }
 
 /* A new entry for the process of @p, described by describe(); NULL if none (counted). */
-static struct st_proc *entry_new(struct run *r, const struct mt_task *p)
+static struct st_proc *entry_new(struct run *r, struct stream *s, const struct mt_task *p)
 {
-	struct stream *s = r->stream;
-	struct st_proc *sp = entry_room(r);
+	struct st_proc *sp = entry_room(r, s);
 
 	if (!sp) {
 		s->proc_overflow++;
@@ -470,7 +459,7 @@ static struct st_proc *entry_new(struct run *r, const struct mt_task *p)
 	}
 	memset(sp, 0, offsetof(struct st_proc, pi));
 	sp->leader_serial = p->serial;
-	stream_slot_of(r, p)->pentry = (uint32_t)(sp - s->procs) + 1;
+	stream_slot_of(r, s, p)->pentry = (uint32_t)(sp - s->procs) + 1;
 	s->picked_procs++;
 	return sp;
 }
@@ -539,12 +528,11 @@ void stream_say_unanswered(const struct stream *s)
  * s->scratch, which then describe the lines if it is picked. A term whose
  * fact is not known is unknown, and unknown is not picked.
  */
-static void decide(struct run *r, struct mt_task *t, struct st_task *x)
+static void decide(struct run *r, struct stream *s, struct mt_task *t, struct st_task *x)
 {
 	static struct cond_label labels[RT_LABELS];
-	struct stream *s = r->stream;
 	struct mt_task *p = stats_process_of(&r->st, t);
-	struct st_proc *sp = entry_of(r, p);
+	struct st_proc *sp = entry_of(r, s, p);
 	struct procinfo *pi = &s->scratch;
 	struct cond_subject subj;
 	uint32_t unknown = 0;
@@ -558,7 +546,7 @@ static void decide(struct run *r, struct mt_task *t, struct st_task *x)
 		pi = &sp->pi;
 	} else {
 		s->scratch_want = s->all ? 0 : wanted(s, p);
-		facts_at(r, p, t, s->scratch_want, pi);
+		facts_at(r, s, p, t, s->scratch_want, pi);
 	}
 	if (!s->all) {
 		/* process.name: the leader's; thread.name: the task's own */
@@ -573,7 +561,7 @@ static void decide(struct run *r, struct mt_task *t, struct st_task *x)
 		 * exec does and its sched_process_exec, say) and picked later
 		 * is not: it is picked.
 		 */
-		lx = stream_slot_of(r, p);
+		lx = stream_slot_of(r, s, p);
 		if (v == COND_UNKNOWN && !lx->unsure && !lx->was_picked) {
 			s->unsure_procs++;
 			lx->unsure = true;
@@ -590,9 +578,8 @@ static void decide(struct run *r, struct mt_task *t, struct st_task *x)
 }
 
 /* The entry of a picked task's process, or NULL when @tid is not picked. */
-struct st_proc *stream_picked(struct run *r, int32_t tid, uint64_t ts)
+struct st_proc *stream_picked(struct run *r, struct stream *s, int32_t tid, uint64_t ts)
 {
-	struct stream *s = r->stream;
 	struct mt_task *t, *p;
 	struct st_task *x, *lx;
 	struct st_proc *sp;
@@ -603,10 +590,10 @@ struct st_proc *stream_picked(struct run *r, int32_t tid, uint64_t ts)
 	t = stats_task(&r->st, tid, ts);
 	if (!t || (t->flags & TF_PSEUDO))
 		return NULL;
-	x = stream_slot_of(r, t);
+	x = stream_slot_of(r, s, t);
 	p = stats_process_of(&r->st, t);
-	lx = stream_slot_of(r, p);
-	sp = entry_of(r, p);
+	lx = stream_slot_of(r, s, p);
+	sp = entry_of(r, s, p);
 	fresh = !sp || sp->stale;	/* its lines are to be described (again) */
 	/*
 	 * Decided again after its own rename or exec, or its leader's
@@ -615,16 +602,16 @@ struct st_proc *stream_picked(struct run *r, int32_t tid, uint64_t ts)
 	 */
 	if (x->verdict == V_UNKNOWN || x->pgen != lx->gen || (x->verdict == V_YES && fresh)) {
 		/* picked, but no entry was free: decided again once one is */
-		if (x->verdict == V_YES && x->pgen == lx->gen && !sp && !entry_room(r)) {
+		if (x->verdict == V_YES && x->pgen == lx->gen && !sp && !entry_room(r, s)) {
 			s->proc_overflow++;
 			return NULL;
 		}
 		x->pgen = lx->gen;
-		decide(r, t, x);
+		decide(r, s, t, x);
 		if (x->verdict == V_YES && fresh) {
-			if (!sp && !(sp = entry_new(r, p)))
+			if (!sp && !(sp = entry_new(r, s, p)))
 				return NULL;
-			describe(r, sp, p, t, &s->scratch, s->scratch_want);
+			describe(r, s, sp, p, t, &s->scratch, s->scratch_want);
 			/* its other threads are decided again, on these facts */
 			x->pgen = ++lx->gen;
 		}
@@ -636,31 +623,31 @@ struct st_proc *stream_picked(struct run *r, int32_t tid, uint64_t ts)
 }
 
 /* exec or rename: the task is decided again, its process described again. */
-void stream_changed(struct run *r, int32_t tid)
+void stream_changed(struct run *r, struct stream *s, int32_t tid)
 {
 	struct mt_task *t = stats_find_task(&r->st, tid), *p;
 	struct st_proc *sp;
 
 	if (!t || (t->flags & TF_PSEUDO))
 		return;
-	stream_slot_of(r, t)->verdict = V_UNKNOWN;
+	stream_slot_of(r, s, t)->verdict = V_UNKNOWN;
 	p = stats_process_of(&r->st, t);
 	if (p == t)
-		stream_slot_of(r, p)->gen++;	/* its threads too: process.name is the leader's */
-	sp = entry_of(r, p);
+		stream_slot_of(r, s, p)->gen++;	/* its threads too: process.name is the leader's */
+	sp = entry_of(r, s, p);
 	if (sp)
 		sp->stale = true;
 }
 
-void stream_exited(struct run *r, const struct mt_event *ev)
+void stream_exited(struct run *r, struct stream *s, const struct mt_event *ev)
 {
 	struct mt_task *t = stats_find_task(&r->st, ev->u.exit.pid);
 	struct st_proc *sp;
 
-	mempair_forget(&r->stream->pair, ev->u.exit.pid);
+	mempair_forget(&s->pair, ev->u.exit.pid);
 	if (!t || ev->u.exit.group_dead == 0)
 		return;
-	sp = entry_of(r, stats_process_of(&r->st, t));
+	sp = entry_of(r, s, stats_process_of(&r->st, t));
 	if (sp && (ev->u.exit.group_dead == 1 || !t->leader))
 		sp->exited = true;
 }

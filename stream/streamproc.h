@@ -66,6 +66,7 @@ struct st_proc {
 };
 
 struct stream {
+	bool up;			/* prepared: stream_free() undoes it (once) */
 	struct cond cond;
 	bool all, tree;
 	uint8_t events;			/* MT_EVT_* asked for */
@@ -105,19 +106,19 @@ struct stream {
 };
 
 /* The task slot's verdict entry of @t (reset when the slot's task changed). */
-struct st_task *stream_slot_of(struct run *r, const struct mt_task *t);
+struct st_task *stream_slot_of(struct run *r, struct stream *s, const struct mt_task *t);
 /* The facts of a process, taken as soon as the batch reaches its exec, fork or rename. */
-void stream_exec_facts(struct run *r, const struct mt_event *ev);
-void stream_fork_facts(struct run *r, const struct mt_event *ev);
-void stream_rename_facts(struct run *r, const struct mt_event *ev);
+void stream_exec_facts(struct run *r, struct stream *s, const struct mt_event *ev);
+void stream_fork_facts(struct run *r, struct stream *s, const struct mt_event *ev);
+void stream_rename_facts(struct run *r, struct stream *s, const struct mt_event *ev);
 /* Task @tid is back in user space: facts withheld since a rename are its own again. */
-void stream_resume_facts(struct run *r, int32_t tid);
+void stream_resume_facts(struct run *r, struct stream *s, int32_t tid);
 /* The entry of a picked task's process, or NULL when @tid is not picked. */
-struct st_proc *stream_picked(struct run *r, int32_t tid, uint64_t ts);
+struct st_proc *stream_picked(struct run *r, struct stream *s, int32_t tid, uint64_t ts);
 /* exec or rename: the task is decided again, its process described again. */
-void stream_changed(struct run *r, int32_t tid);
+void stream_changed(struct run *r, struct stream *s, int32_t tid);
 /* A task's exit: its process's entry ended with its leader. */
-void stream_exited(struct run *r, const struct mt_event *ev);
+void stream_exited(struct run *r, struct stream *s, const struct mt_event *ev);
 /* Whether @sp's process has ended. */
 bool stream_ended(struct run *r, struct st_proc *sp);
 /* At the end: the containers whose keys could not be answered, in one line. */

@@ -159,8 +159,8 @@ static int feed_start(struct run *r)
 	 * by --stream (not picked).
 	 */
 	r->st.cfg.self_pid = 0;
-	if (r->stream)
-		r->stream->self = 0;
+	if (inner == &stream_ops)
+		((struct stream *)r->mode)->self = 0;
 	for (c = 0; c < NCPU; c++) {
 		char *pages;
 		size_t i;
@@ -242,6 +242,8 @@ static int run_mt(const struct mode_ops *mode, int signo, const char *const *arg
 	test_ops.check = feed_check;
 	stop_signo = signo;
 	R.ops = &test_ops;
+	R.mode = mode->state_size ? calloc(1, mode->state_size) : NULL;	/* as run_init() does */
+	ck_assert(!mode->state_size || R.mode);
 	R.stacks = R.opt.stacks;	/* as main() does */
 	R.seed = !R.opt.no_seed;
 	R.ready_fd = -1;
