@@ -64,6 +64,7 @@ static int replay_json(const char *dir, int fd);
 static int run_init(struct run *r)
 {
 	r->ready_fd = -1;
+	r->rec = (struct recorder)RECORDER_NONE;
 	r->sig.fd = -1;
 	r->ops = mode_of(&r->opt);
 	if (r->ops->state_size && !(r->mode = calloc(1, r->ops->state_size)))

@@ -13,6 +13,7 @@
 #include "kernel/event.h"
 #include "core/options.h"
 #include "kernel/reader.h"
+#include "input/record.h"
 #include "input/recording.h"
 #include "kernel/ringbuf.h"
 #include "signals.h"
@@ -195,7 +196,13 @@ struct run {
 	/* --daemon: the child writes its exit code (0: tracing is live) here */
 	int ready_fd;
 	pid_t ready_parent;		/* the parent waiting on it (not seeded) */
-	bool pidfile_written;		/* --pidfile: ours to remove at the end */
+	bool pidfile_written;		/* --pidfile: ours to remove at the end ... */
+	struct {
+		dev_t dev;
+		ino_t ino;
+		pid_t pid;
+	} pidfile;			/* ... if it is still the file we wrote, and says us */
+	struct recorder rec;		/* --record: the recording being written */
 	/* --daemon let go of the caller's stdout, stderr (daemonize_detach()): reports to the log */
 	bool stdout_let_go, stderr_let_go;
 	struct rlimit nofile_was;	/* RLIMIT_NOFILE before memtrace raised it */

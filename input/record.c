@@ -27,31 +27,25 @@
  * a symlink; memtrace.meta, made at the start saying "complete 0" and rewritten
  * at the end; the first write that failed, which makes the recording incomplete.
  */
-static struct {
-	int dfd;
-	int meta_fd;
-	int err;		/* errno of the first failed write, 0 if none */
-	char what[192];		/* what it was */
-} rec = { -1, -1, 0, "" };
 
 /* the offset of the 0 of "complete 0": the second line, after "memtrace-meta 1\n" */
 #define COMPLETE_AT	(sizeof("memtrace-meta 1\ncomplete ") - 1)
 
-static void rec_failed(int err, const char *what)
+static void rec_failed(struct recorder *rec, int err, const char *what)
 {
-	if (rec.err)
+	if (rec->err)
 		return;
-	rec.err = err;
-	snprintf(rec.what, sizeof(rec.what), "%s", what);
+	rec->err = err;
+	snprintf(rec->what, sizeof(rec->what), "%s", what);
 }
 
 /*
  * @name in the recording (in @dir when none was started: the unit tests),
  * created or emptied; -1 with errno set on failure, like open()
  */
-static int open_new(const char *dir, const char *name)
+static int open_new(const struct recorder *rec, const char *dir, const char *name)
 {
-	int dfd = rec.dfd, fd;
+	int dfd = rec->dfd, fd;
 
 	if (dfd < 0 && (dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
 		return -1;
@@ -59,7 +53,7 @@ static int open_new(const char *dir, const char *name)
 		fd = -ENAMETOOLONG;
 	else
 		fd = open_beneath(dfd, name, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	if (dfd != rec.dfd)
+	if (dfd != rec->dfd)
 		close(dfd);
 	if (fd < 0) {
 		errno = -fd;
@@ -83,9 +77,10 @@ static void hex(struct out *o, const char *s, size_t len)
 }
 
 /* Copy @n bytes of @text to @dir/@rel (created, never through a symlink). */
-static int save(const char *dir, const char *rel, const char *text, size_t n)
+static int save(const struct recorder *rec, const char *dir, const char *rel, const char *text,
+		size_t n)
 {
-	int fd = open_new(dir, rel), e;
+	int fd = open_new(rec, dir, rel), e;
 
 	if (fd < 0)
 		return -1;
@@ -199,8 +194,8 @@ int record_check(const char *dir, char *err, size_t errlen)
 	return 0;
 }
 
-int record_start(const char *dir, const struct tracefs *tf, const char *const *enabled,
-		 int nenabled, struct reader *rd)
+int record_start(struct recorder *rec, const char *dir, const struct tracefs *tf,
+		 const char *const *enabled, int nenabled, struct reader *rd)
 {
 	static char text[65536];
 	static const char start_meta[] = "memtrace-meta 1\ncomplete 0\n"
@@ -215,17 +210,17 @@ int record_start(const char *dir, const struct tracefs *tf, const char *const *e
 		errno = -fd;
 		goto fail;
 	}
-	rec.dfd = fd;
-	rec.err = 0;
+	rec->dfd = fd;
+	rec->err = 0;
 	/*
 	 * memtrace.meta first, saying the recording is not complete: so it stays
 	 * if we are killed or the disk fills; room kept for the final one, which
 	 * then fits on a full disk (where the filesystem can keep room)
 	 */
-	fd = open_new(dir, META_FILE);
+	fd = open_new(rec, dir, META_FILE);
 	if (fd < 0)
 		goto fail;
-	rec.meta_fd = fd;
+	rec->meta_fd = fd;
 	if (fallocate(fd, FALLOC_FL_KEEP_SIZE, 0, 65536) && errno != EOPNOTSUPP && errno != ENOSYS)
 		goto fail;
 	if ((i = write_all(fd, start_meta, sizeof(start_meta) - 1))) {
@@ -238,7 +233,7 @@ int record_start(const char *dir, const struct tracefs *tf, const char *const *e
 		if (tracefs_path(tf, src, sizeof(src), f))
 			goto fail;
 		n = read_file(src, text, sizeof(text));
-		if (n >= 0 && save(dir, f, text, (size_t)n))
+		if (n >= 0 && save(rec, dir, f, text, (size_t)n))
 			goto fail;
 	}
 	for (i = 0; i < nenabled; i++) {
@@ -255,13 +250,13 @@ int record_start(const char *dir, const struct tracefs *tf, const char *const *e
 		if (n < 0)
 			continue;
 		if (path_fmt(rel, sizeof(rel), "events/%s/%s/format", sys, name) ||
-		    save(dir, rel, text, (size_t)n))
+		    save(rec, dir, rel, text, (size_t)n))
 			goto fail;
 	}
 	for (i = 0; i < rd->ncpus; i++) {
 		if (path_fmt(p, sizeof(p), "per_cpu/cpu%d/trace_pipe_raw", rd->cpus[i].cpu))
 			goto fail;
-		fd = open_new(dir, p);
+		fd = open_new(rec, dir, p);
 		if (fd < 0)
 			goto fail;
 		rd->cpus[i].rec_fd = fd;
@@ -273,12 +268,13 @@ fail:
 	return -i;
 }
 
-bool record_failed(void)
+bool record_failed(const struct recorder *rec)
 {
-	return rec.err != 0;
+	return rec->err != 0;
 }
 
-int record_finish(const char *dir, struct meta *m, struct reader *rd, const struct stats *s)
+int record_finish(struct recorder *rec, const char *dir, struct meta *m, struct reader *rd,
+		  const struct stats *s)
 {
 	struct rlimit fsz;
 	bool limited = !getrlimit(RLIMIT_FSIZE, &fsz) && fsz.rlim_cur != RLIM_INFINITY;
@@ -309,29 +305,29 @@ int record_finish(const char *dir, struct meta *m, struct reader *rd, const stru
 				 (unsigned long long)c->record_errors, c->cpu,
 				 strerror(c->record_err ? c->record_err : EIO));
 		fprintf(stderr, "memtrace: --record: %s\n", what);
-		rec_failed(c->record_err ? c->record_err : EIO, what);
+		rec_failed(rec, c->record_err ? c->record_err : EIO, what);
 	}
-	m->incomplete = rec.err != 0;
+	m->incomplete = rec->err != 0;
 	if (m->incomplete)
-		snprintf(m->why, sizeof(m->why), "%s", rec.what);
-	e = record_write_meta(dir, m, rd, s);
+		snprintf(m->why, sizeof(m->why), "%s", rec->what);
+	e = record_write_meta(rec, dir, m, rd, s);
 	if (e) {
 		fprintf(stderr, "memtrace: --record: %s/" META_FILE ": %s\n", dir, strerror(-e));
-		rec_failed(-e, META_FILE " not written");
+		rec_failed(rec, -e, META_FILE " not written");
 	}
-	if (rec.meta_fd >= 0)
-		close(rec.meta_fd);
-	rec.meta_fd = -1;
-	if (rec.err)
+	if (rec->meta_fd >= 0)
+		close(rec->meta_fd);
+	rec->meta_fd = -1;
+	if (rec->err)
 		fprintf(stderr, "memtrace: --record %s: the recording is incomplete: %s\n", dir,
-			rec.what);
-	return rec.err ? -rec.err : 0;
+			rec->what);
+	return rec->err ? -rec->err : 0;
 }
 
-int record_write_seed(const char *dir, const struct stats *s)
+int record_write_seed(struct recorder *rec, const char *dir, const struct stats *s)
 {
 	static struct out o;
-	int fd = open_new(dir, SEED_FILE), e;
+	int fd = open_new(rec, dir, SEED_FILE), e;
 	uint32_t i;
 
 	if (fd < 0) {
@@ -357,23 +353,23 @@ out:
 		char what[96];
 
 		snprintf(what, sizeof(what), SEED_FILE " not written (%s)", strerror(-e));
-		rec_failed(-e, what);
+		rec_failed(rec, -e, what);
 	}
 	return e;
 }
 
-int record_write_meta(const char *dir, const struct meta *m, const struct reader *r,
-		      const struct stats *s)
+int record_write_meta(struct recorder *rec, const char *dir, const struct meta *m,
+		      const struct reader *r, const struct stats *s)
 {
 	static struct out o;
-	int fd = rec.meta_fd >= 0 ? rec.meta_fd : open_new(dir, META_FILE), e, i;
+	int fd = rec->meta_fd >= 0 ? rec->meta_fd : open_new(rec, dir, META_FILE), e, i;
 	uint32_t k;
 	off_t end;
 
 	if (fd < 0)
 		return -errno;
 	/* over the one of the start (its room kept), cut to length below */
-	if (fd == rec.meta_fd && lseek(fd, 0, SEEK_SET))
+	if (fd == rec->meta_fd && lseek(fd, 0, SEEK_SET))
 		return -errno;
 	out_init(&o, fd);
 	/* "complete 0" until all of it is written: a torn file is never taken for whole */
@@ -439,7 +435,7 @@ int record_write_meta(const char *dir, const struct meta *m, const struct reader
 		e = -errno;
 	if (!e && !m->incomplete && pwrite(fd, "1", 1, COMPLETE_AT) != 1)
 		e = errno ? -errno : -EIO;
-	if (fd != rec.meta_fd && close(fd) && !e)
+	if (fd != rec->meta_fd && close(fd) && !e)
 		e = -errno;
 	return e;
 }

@@ -12,6 +12,17 @@
 #include "stats.h"
 #include "tracefs.h"
 
+/* A recording being written: its directory, its memtrace.meta, the first failure. */
+struct recorder {
+	int dfd;		/* the directory, locked (-1: none: the files are made in DIR) */
+	int meta_fd;		/* memtrace.meta, open from the start (-1: none) */
+	int err;		/* errno of the first failed write, 0 if none */
+	char what[192];		/* what it was */
+};
+
+/* No recording started: the files are written in the directory they are given. */
+#define RECORDER_NONE	{ .dfd = -1, .meta_fd = -1 }
+
 /**
  * record_check() - whether record_start() could use @dir, found before tracing
  * starts: an existing @dir is checked as it would be (a directory, empty, ours
@@ -33,8 +44,8 @@ int record_check(const char *dir, char *err, size_t errlen);
  * sub-buffer there as it reads it).
  * Return: 0, or -errno (what failed is said on stderr).
  */
-int record_start(const char *dir, const struct tracefs *tf, const char *const *enabled,
-		 int nenabled, struct reader *rd);
+int record_start(struct recorder *rec, const char *dir, const struct tracefs *tf,
+		 const char *const *enabled, int nenabled, struct reader *rd);
 
 /*
  * The end of a recording: the per-CPU files closed (pages not saved are said
@@ -42,16 +53,17 @@ int record_start(const char *dir, const struct tracefs *tf, const char *const *e
  * the recording succeeded (else m->incomplete and m->why are set and said).
  * 0, or -errno of the first failure.
  */
-int record_finish(const char *dir, struct meta *m, struct reader *rd, const struct stats *s);
+int record_finish(struct recorder *rec, const char *dir, struct meta *m, struct reader *rd,
+		  const struct stats *s);
 
 /* Whether a write of this run's recording failed: the run exits non-zero. */
-bool record_failed(void);
+bool record_failed(const struct recorder *rec);
 
 /* Write memtrace.seed with every seeded task of @s; 0 or -errno. */
-int record_write_seed(const char *dir, const struct stats *s);
+int record_write_seed(struct recorder *rec, const char *dir, const struct stats *s);
 
 /* Write memtrace.meta; 0 or -errno. */
-int record_write_meta(const char *dir, const struct meta *m, const struct reader *r,
-		      const struct stats *s);
+int record_write_meta(struct recorder *rec, const char *dir, const struct meta *m,
+		      const struct reader *r, const struct stats *s);
 
 #endif

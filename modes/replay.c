@@ -23,13 +23,13 @@
  * through no symlink, and only regular files on a plain filesystem (never live
  * kernel files: reading a trace_pipe_raw consumes another tracer's events).
  */
-static struct {
-	int dfd;
+struct replay_state {
+	int dfd;		/* the recording's directory (open_recording()) */
 	bool refused;		/* a symlink or a live file was found: said, exit 1 */
 	uint32_t seeds_full;	/* seeds that found no slot in the task table (--max-tasks) */
 	char *meta;		/* memtrace.meta, NULL if none */
-	ssize_t meta_len;
-} rp = { .dfd = -1, .meta_len = -1 };
+	ssize_t meta_len;	/* its length, -1 if none */
+};
 
 #define META_MAX	(64u << 20)	/* memtrace.meta, memtrace.seed: beyond is an error */
 #define SEED_MAX	(1u << 30)
@@ -39,7 +39,7 @@ static struct {
  * the file itself): the first component lstat() says is one; @rel if none is
  * found (it changed meanwhile). Into @buf.
  */
-static const char *symlink_part(const char *rel, char *buf, size_t size)
+static const char *symlink_part(int dfd, const char *rel, char *buf, size_t size)
 {
 	struct stat st;
 	size_t n = strlen(rel), i;
@@ -51,7 +51,7 @@ static const char *symlink_part(const char *rel, char *buf, size_t size)
 		if (buf[i] != '/' && buf[i] != '\0')
 			continue;
 		buf[i] = '\0';
-		if (!fstatat(rp.dfd, buf, &st, AT_SYMLINK_NOFOLLOW) && S_ISLNK(st.st_mode))
+		if (!fstatat(dfd, buf, &st, AT_SYMLINK_NOFOLLOW) && S_ISLNK(st.st_mode))
 			return buf;
 		buf[i] = rel[i];
 	}
@@ -61,25 +61,27 @@ static const char *symlink_part(const char *rel, char *buf, size_t size)
 /* a symlink or a special file where a recording has regular files: refused, said once */
 static int refuse(const struct run *r, const char *rel, int e)
 {
+	struct replay_state *rp = r->mode;
 	char part[PATH_MAX];
 
 	if (e == -ELOOP)
 		mt_warn("%s/%s: a symbolic link: refused (a recording holds directories and regular "
 			"files only; copy the recording with cp -rL to follow its links)",
-			r->opt.replay_dir, symlink_part(rel, part, sizeof(part)));
+			r->opt.replay_dir, symlink_part(rp->dfd, rel, part, sizeof(part)));
 	else
 		mt_warn("%s/%s: %s: refused (a recording holds regular files only)",
 			r->opt.replay_dir, rel, e == -EXDEV ?
 			"on a live kernel filesystem (tracefs, proc, sysfs, ...)" :
 			"not a regular file");
-	rp.refused = true;
+	rp->refused = true;
 	return e;
 }
 
 /* @rel of the recording, opened for reading; -errno (a symlink or live file said) */
 static int rec_open(const struct run *r, const char *rel, int flags)
 {
-	int fd = open_beneath(rp.dfd, rel, O_RDONLY | flags, 0);
+	struct replay_state *rp = r->mode;
+	int fd = open_beneath(rp->dfd, rel, O_RDONLY | flags, 0);
 
 	if (fd == -ELOOP)
 		return refuse(r, rel, fd);
@@ -176,15 +178,16 @@ static int open_cpu(const struct run *r, int cpu)
  */
 static int open_recording(struct run *r)
 {
+	struct replay_state *rp = r->mode;
 	struct stat st;
 
-	rp.dfd = open(r->opt.replay_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (rp.dfd < 0)
+	rp->dfd = open(r->opt.replay_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (rp->dfd < 0)
 		return mt_fail(EXIT_RUNTIME, "--replay %s: %s", r->opt.replay_dir, strerror(errno));
-	if (fs_special(rp.dfd))
+	if (fs_special(rp->dfd))
 		return refuse(r, ".", -EXDEV), EXIT_RUNTIME;
 	/* stackreport.c opens it by name: it must be what a recording holds */
-	if (!fstatat(rp.dfd, "memtrace.kallsyms", &st, AT_SYMLINK_NOFOLLOW) &&
+	if (!fstatat(rp->dfd, "memtrace.kallsyms", &st, AT_SYMLINK_NOFOLLOW) &&
 	    !S_ISREG(st.st_mode))
 		return refuse(r, "memtrace.kallsyms", S_ISLNK(st.st_mode) ? -ELOOP : -EINVAL),
 		       EXIT_RUNTIME;
@@ -217,6 +220,7 @@ static int rec_cpus(struct run *r, int **ids)
 /* The recording's layout, events, tables, seed and CPUs, read as live setup would make them. */
 static int replay_setup(struct run *r)
 {
+	struct replay_state *rp = r->mode;
 	static char text[65536];
 	char err[256], *seeds;
 	int *cpu_ids = NULL, *fds, n, i, code;
@@ -232,20 +236,20 @@ static int replay_setup(struct run *r)
 		return code;
 	len = read_rec(r, "events/header_page", text, sizeof(text));
 	if (len < 0)
-		return rp.refused ? EXIT_RUNTIME :
+		return rp->refused ? EXIT_RUNTIME :
 		       mt_fail(EXIT_RUNTIME, "%s/events/header_page: %s", r->opt.replay_dir,
 			       strerror((int)-len));
 	if (fmt_parse_header_page(&r->layout, text, (size_t)len, err, sizeof(err)))
 		return mt_fail(EXIT_RUNTIME, "%s/events/header_page: %s", r->opt.replay_dir, err);
-	rp.meta_len = read_rec_alloc(r, META_FILE, &rp.meta, META_MAX);
-	if (rp.refused || rp.meta_len == -EFBIG || rp.meta_len == -ENOMEM)
+	rp->meta_len = read_rec_alloc(r, META_FILE, &rp->meta, META_MAX);
+	if (rp->refused || rp->meta_len == -EFBIG || rp->meta_len == -ENOMEM)
 		return EXIT_RUNTIME;
-	if (rp.meta_len >= 0)
-		meta_parse(rp.meta, (size_t)rp.meta_len, &r->meta, NULL, NULL, &bad_first);
+	if (rp->meta_len >= 0)
+		meta_parse(rp->meta, (size_t)rp->meta_len, &r->meta, NULL, NULL, &bad_first);
 	/* older recordings say no kernel: make e2e's guests keep uname -r in a file beside */
 	if (!r->meta.kernel[0] && read_rec(r, "uname-r", text, sizeof(r->meta.kernel)) > 0)
 		meta_word(r->meta.kernel, sizeof(r->meta.kernel), text);
-	if (rp.refused)
+	if (rp->refused)
 		return EXIT_RUNTIME;
 	/*
 	 * No page size in the meta: the sub-buffer's, which is the kernel's page
@@ -255,7 +259,7 @@ static int replay_setup(struct run *r)
 		uint32_t sub = rb_subbuf_size(&r->layout);
 
 		r->meta.page_size = page_size_ok(sub) ? sub : 4096;
-		if (rp.meta_len >= 0)
+		if (rp->meta_len >= 0)
 			mt_warn("warning: %s/%s gives no page size: %u bytes, the sub-buffer's",
 				r->opt.replay_dir, META_FILE, r->meta.page_size);
 	}
@@ -267,7 +271,7 @@ static int replay_setup(struct run *r)
 			"header_page's are used", r->opt.replay_dir, r->meta.word_size,
 			r->layout.commit_size);
 	code = setup_events(r, replay_format, r, false);
-	if (rp.refused)
+	if (rp->refused)
 		return EXIT_RUNTIME;
 	if (code)
 		return code;
@@ -295,8 +299,8 @@ static int replay_setup(struct run *r)
 		mt_warn("warning: no address space for the recording's page-frame map; pages "
 			"beyond its memory at the start are counted, not tracked");
 	/* modules from the boot buffer came before every event, as when live */
-	if (rp.meta_len >= 0)
-		meta_parse_boot(rp.meta, (size_t)rp.meta_len, &r->st, &r->replay_bad);
+	if (rp->meta_len >= 0)
+		meta_parse_boot(rp->meta, (size_t)rp->meta_len, &r->st, &r->replay_bad);
 	fds = calloc((size_t)n + 1, sizeof(*fds));
 	if (!fds) {
 		free(cpu_ids);
@@ -304,7 +308,7 @@ static int replay_setup(struct run *r)
 	}
 	for (i = 0; i < n; i++)
 		fds[i] = open_cpu(r, cpu_ids[i]);
-	if (rp.refused) {	/* no CPU file is read: close what was opened */
+	if (rp->refused) {	/* no CPU file is read: close what was opened */
 		for (i = 0; i < n; i++)
 			if (fds[i] >= 0)
 				close(fds[i]);
@@ -320,15 +324,15 @@ static int replay_setup(struct run *r)
 	r->reader_up = true;
 	/* all of it, however many tasks the recorder had: a limit hit is an error */
 	len = read_rec_alloc(r, SEED_FILE, &seeds, SEED_MAX);
-	if (rp.refused || len == -EFBIG || len == -ENOMEM)
+	if (rp->refused || len == -EFBIG || len == -ENOMEM)
 		return EXIT_RUNTIME;
 	if (len >= 0)
 		r->seed_tasks = seed_parse(seeds, (size_t)len, &r->st, &r->seed_pages,
-					   &r->replay_bad, &rp.seeds_full);
-	if (rp.seeds_full)
+					   &r->replay_bad, &rp->seeds_full);
+	if (rp->seeds_full)
 		mt_warn("%u tasks of %s/" SEED_FILE " did not fit the task table (--max-tasks): "
 			"their seeded pages are not counted; replay with --max-tasks %u or more",
-			rp.seeds_full, r->opt.replay_dir, r->seed_tasks + rp.seeds_full);
+			rp->seeds_full, r->opt.replay_dir, r->seed_tasks + rp->seeds_full);
 	free(seeds);
 	stats_link_threads(&r->st);
 	return 0;
@@ -337,6 +341,7 @@ static int replay_setup(struct run *r)
 /* Every recorded event, then what the recording says of the end. */
 static int replay_loop(struct run *r)
 {
+	struct replay_state *rp = r->mode;
 	int i;
 
 	reader_run(&r->rd, true, 0);
@@ -346,11 +351,11 @@ static int replay_loop(struct run *r)
 		r->rd.cpus[i].fd = -1;
 	}
 	/* per-CPU loss and module sizes as recorded at the end */
-	if (rp.meta_len >= 0)
-		meta_parse(rp.meta, (size_t)rp.meta_len, &r->meta, &r->rd, &r->st, &r->replay_bad);
-	free(rp.meta);
-	rp.meta = NULL;
-	rp.meta_len = -1;
+	if (rp->meta_len >= 0)
+		meta_parse(rp->meta, (size_t)rp->meta_len, &r->meta, &r->rd, &r->st, &r->replay_bad);
+	free(rp->meta);
+	rp->meta = NULL;
+	rp->meta_len = -1;
 	if (r->replay_bad)
 		mt_warn("%u malformed lines in %s/memtrace.{meta,seed} skipped", r->replay_bad,
 			r->opt.replay_dir);
@@ -381,6 +386,7 @@ static const struct sig_table replay_signals = { .none = true };
 
 const struct mode_ops replay_ops = {
 	.name = "replay",
+	.state_size = sizeof(struct replay_state),
 	.live = false,
 	.signals = &replay_signals,
 	.reports_modules = true,

@@ -134,11 +134,6 @@ void daemonize_ready(struct run *r, int code)
 }
 
 /* The pidfile we made: only that file is removed at the end (never a device given). */
-static struct {
-	dev_t dev;
-	ino_t ino;
-	pid_t pid;
-} pidf;
 
 int pidfile_write(struct run *r)
 {
@@ -156,8 +151,8 @@ int pidfile_write(struct run *r)
 	if (fd < 0)
 		return mt_fail(EXIT_RUNTIME, "--pidfile %s: %s", r->opt.pidfile,
 			       fd == -EINVAL ? "not a regular file: refused" : strerror(-fd));
-	pidf.pid = getpid();
-	snprintf(buf, sizeof(buf), "%d\n", (int)pidf.pid);
+	r->pidfile.pid = getpid();
+	snprintf(buf, sizeof(buf), "%d\n", (int)r->pidfile.pid);
 	if (fstat(fd, &st))
 		e = -errno;
 	if (!e)
@@ -168,8 +163,8 @@ int pidfile_write(struct run *r)
 		unlink(r->opt.pidfile);	/* the regular file we made or emptied just now */
 		return mt_fail(EXIT_RUNTIME, "--pidfile %s: %s", r->opt.pidfile, strerror(-e));
 	}
-	pidf.dev = st.st_dev;
-	pidf.ino = st.st_ino;
+	r->pidfile.dev = st.st_dev;
+	r->pidfile.ino = st.st_ino;
 	r->pidfile_written = true;
 	return 0;
 }
@@ -190,9 +185,9 @@ void pidfile_remove(struct run *r)
 		return;
 	n = fstat(fd, &st) ? -1 : read(fd, buf, sizeof(buf) - 1);
 	close(fd);
-	if (n <= 0 || st.st_dev != pidf.dev || st.st_ino != pidf.ino || getpid() != pidf.pid)
+	if (n <= 0 || st.st_dev != r->pidfile.dev || st.st_ino != r->pidfile.ino || getpid() != r->pidfile.pid)
 		return;
 	buf[n] = '\0';
-	if (atoi(buf) == (int)pidf.pid)
+	if (atoi(buf) == (int)r->pidfile.pid)
 		unlink(r->opt.pidfile);
 }

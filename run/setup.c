@@ -539,7 +539,7 @@ static void seed(struct run *r)
 	r->seed_tasks = res.tasks;
 	r->seed_pages = res.pages;
 	stats_link_threads(&r->st);
-	if (r->opt.record_dir && record_write_seed(r->opt.record_dir, &r->st))
+	if (r->opt.record_dir && record_write_seed(&r->rec, r->opt.record_dir, &r->st))
 		mt_warn("--record: cannot write the seed file");
 }
 
@@ -556,12 +556,12 @@ static int record_end(struct run *r)
 
 	clock_gettime(CLOCK_BOOTTIME, &ts);
 	r->meta.uptime_s = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-	record_finish(r->opt.record_dir, &r->meta, &r->rd, &r->st);
+	record_finish(&r->rec, r->opt.record_dir, &r->meta, &r->rd, &r->st);
 	e = stackreport_save_symbols(r, r->opt.record_dir);
 	if (e)
 		mt_warn("--record: cannot save the stacks' symbols (%s/memtrace.kallsyms): %s",
 			r->opt.record_dir, strerror(-e));
-	return record_failed() ? EXIT_RUNTIME : EXIT_OK;
+	return record_failed(&r->rec) ? EXIT_RUNTIME : EXIT_OK;
 }
 
 /* The kernel release, host name and wall clock of a live run's start into @m. */
@@ -621,7 +621,7 @@ int setup_tracing(struct run *r)
 		return mt_fail(EXIT_RUNTIME, "out of memory");
 	r->reader_up = true;
 	if (r->opt.record_dir) {
-		if (record_start(r->opt.record_dir, &r->tf, r->enabled, r->nenabled, &r->rd))
+		if (record_start(&r->rec, r->opt.record_dir, &r->tf, r->enabled, r->nenabled, &r->rd))
 			return EXIT_RUNTIME;
 		r->at_stop = record_end;
 	}

@@ -248,6 +248,7 @@ static int run_mt(const struct mode_ops *mode, int signo, const char *const *arg
 	R.seed = !R.opt.no_seed;
 	R.ready_fd = -1;
 	R.sig.fd = -1;
+	R.rec = (struct recorder)RECORDER_NONE;
 	fd = open(at("err"), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	ck_assert_int_ge(fd, 0);
 	ck_assert_int_ge(dup2(fd, STDERR_FILENO), 0);
