@@ -4,7 +4,9 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "kernel/event.h"
 #include "lib/util.h"
@@ -69,6 +71,8 @@ int proc_parse_meminfo(const char *text, size_t len, uint64_t *avail_kib, uint64
 
 int proc_parse_mem(const char *text, size_t len, struct proc_mem *m)
 {
+	uint64_t v;
+
 	*m = (struct proc_mem){ 0 };
 	if (!meminfo_value(text, len, "MemTotal:", &m->total_kib) ||
 	    !meminfo_value(text, len, "MemFree:", &m->free_kib) || m->free_kib > m->total_kib) {
@@ -77,6 +81,16 @@ int proc_parse_mem(const char *text, size_t len, struct proc_mem *m)
 	}
 	if (!meminfo_value(text, len, "MemAvailable:", &m->avail_kib))
 		m->avail_kib = 0;
+	/* each 0 where the kernel does not say it */
+	if (meminfo_value(text, len, "Active(file):", &m->file_kib) &&
+	    meminfo_value(text, len, "Inactive(file):", &v))
+		m->file_kib += v;
+	else
+		m->file_kib = 0;
+	meminfo_value(text, len, "Dirty:", &m->dirty_kib);
+	meminfo_value(text, len, "Writeback:", &m->writeback_kib);
+	meminfo_value(text, len, "Mapped:", &m->mapped_kib);
+	meminfo_value(text, len, "SwapTotal:", &m->swap_kib);
 	return 0;
 }
 
@@ -299,6 +313,176 @@ int proc_meminfo(const char *proc_root, uint64_t *avail_kib, uint64_t *total_kib
 	if (n < 0)
 		return (int)n;
 	return proc_parse_meminfo(buf, (size_t)n, avail_kib, total_kib) ? -EINVAL : 0;
+}
+
+int proc_parse_zoneinfo_min(const char *text, size_t len, uint64_t *pages)
+{
+	const char *p = text, *end = text + len;
+	uint64_t v, sum = 0;
+	bool any = false;
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p)), *le = nl ? nl : end;
+		const char *s = p;
+
+		while (s < le && (*s == ' ' || *s == '\t'))
+			s++;
+		/* "        min      1234" (not "min_slab_ratio", not "protection:") */
+		if ((size_t)(le - s) > 4 && !strncmp(s, "min", 3) && (s[3] == ' ' || s[3] == '\t')) {
+			s += 3;
+			if (take_u64(&s, le, &v)) {
+				sum += v;
+				any = true;
+			}
+		}
+		p = nl ? nl + 1 : end;
+	}
+	if (!any)
+		return -1;
+	*pages = sum;
+	return 0;
+}
+
+/* Hex digits at *@p into @v; false if there are none. */
+static bool take_hex(const char **p, const char *end, uint64_t *v)
+{
+	const char *s = *p;
+	uint64_t n = 0;
+
+	if (s >= end || !isxdigit((unsigned char)*s))
+		return false;
+	while (s < end && isxdigit((unsigned char)*s)) {
+		if (n >> 60)
+			return false;
+		n = n * 16 + (uint64_t)(isdigit((unsigned char)*s) ? *s - '0' :
+					tolower((unsigned char)*s) - 'a' + 10);
+		s++;
+	}
+	*p = s;
+	*v = n;
+	return true;
+}
+
+int proc_parse_iomem_ram(const char *text, size_t len, uint64_t block, struct iomem_ram *m)
+{
+	static const char ram[] = " : System RAM";
+	const char *p = text, *end = text + len;
+	uint64_t a, b, last = UINT64_MAX, k;
+	bool any = false;
+
+	*m = (struct iomem_ram){ 0 };
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p)), *le = nl ? nl : end;
+		const char *s = p;
+		uint32_t nb = 0;
+
+		/* top level only: a range at the start of its line */
+		if (take_hex(&s, le, &a) && s < le && *s == '-' && (s++, take_hex(&s, le, &b)) &&
+		    b >= a && (size_t)(le - s) == sizeof(ram) - 1 && !memcmp(s, ram, sizeof(ram) - 1)) {
+			m->bytes += b - a + 1;
+			any = true;
+			for (k = block ? a / block : 0; block && k <= b / block; k++) {
+				nb++;
+				m->blocks += k != last;
+				last = k;
+			}
+			if (b - a + 1 > m->largest) {
+				m->largest = b - a + 1;
+				m->largest_blocks = nb;
+			}
+		}
+		p = nl ? nl + 1 : end;
+	}
+	return any ? 0 : -1;
+}
+
+int proc_parse_kmsg_initrd(const char *rec, size_t len, uint64_t *kib, uint64_t *ts_ns)
+{
+	static const char key[] = "Freeing initrd memory: ";
+	const char *semi = memchr(rec, ';', len), *p = rec, *end = rec + len, *t;
+	uint64_t pri, seq, us, k;
+
+	if (!semi || !take_u64(&p, semi, &pri) || p >= semi || *p++ != ',' ||
+	    !take_u64(&p, semi, &seq) || p >= semi || *p++ != ',' || !take_u64(&p, semi, &us))
+		return -1;
+	t = semi + 1;
+	if ((size_t)(end - t) <= sizeof(key) - 1 || memcmp(t, key, sizeof(key) - 1))
+		return -1;
+	t += sizeof(key) - 1;
+	if (!take_u64(&t, end, &k) || t >= end || *t != 'K')
+		return -1;
+	*kib = k;
+	*ts_ns = us * 1000;
+	return 0;
+}
+
+uint64_t proc_min_free(const char *proc_root)
+{
+	static char buf[256 * 1024];
+	char path[256];
+	uint64_t min = 0;
+	ssize_t n;
+
+	if (path_fmt(path, sizeof(path), "%s/zoneinfo", proc_root))
+		return 0;
+	n = read_file(path, buf, sizeof(buf));
+	if (n <= 0 || proc_parse_zoneinfo_min(buf, (size_t)n, &min))
+		return 0;
+	return min;
+}
+
+int proc_iomem_ram(const char *proc_root, uint64_t block, struct iomem_ram *m)
+{
+	static char buf[64 * 1024];
+	char path[256];
+	ssize_t n;
+
+	*m = (struct iomem_ram){ 0 };
+	if (path_fmt(path, sizeof(path), "%s/iomem", proc_root))
+		return -ENAMETOOLONG;
+	n = read_file(path, buf, sizeof(buf));
+	if (n < 0)
+		return (int)n;
+	return proc_parse_iomem_ram(buf, (size_t)n, block, m) ? -ENOENT : 0;
+}
+
+uint64_t sys_memory_block(const char *sys_root)
+{
+	char path[256], buf[64];
+	const char *p = buf;
+	uint64_t v;
+	ssize_t n;
+
+	if (path_fmt(path, sizeof(path), "%s/devices/system/memory/block_size_bytes", sys_root))
+		return 0;
+	n = read_file(path, buf, sizeof(buf));
+	if (n <= 0 || !take_hex(&p, buf + n, &v))
+		return 0;
+	return v;
+}
+
+int kmsg_initrd(const char *dev, uint64_t *kib, uint64_t *ts_ns)
+{
+	char rec[2048];
+	int fd = open(dev ? dev : "/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC), e = -ENOENT;
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	/* one record a read, from the oldest kept; EAGAIN at the end (EPIPE: one overwritten) */
+	for (;;) {
+		n = read(fd, rec, sizeof(rec) - 1);
+		if (n < 0 && (errno == EPIPE || errno == EINTR))
+			continue;
+		if (n <= 0)
+			break;
+		if (!proc_parse_kmsg_initrd(rec, (size_t)n, kib, ts_ns)) {
+			e = 0;
+			break;
+		}
+	}
+	close(fd);
+	return e;
 }
 
 int proc_mem(const char *proc_root, struct proc_mem *m)

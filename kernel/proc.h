@@ -22,7 +22,23 @@ int proc_parse_meminfo(const char *text, size_t len, uint64_t *avail_kib, uint64
 struct proc_mem {
 	uint64_t total_kib, free_kib;
 	uint64_t avail_kib;		/* 0 on a kernel without MemAvailable (before 3.14) */
+	/* what reclaim could take back and what it cannot (0 where the kernel does not say) */
+	uint64_t file_kib;		/* Active(file) + Inactive(file): page cache on the file LRU */
+	uint64_t dirty_kib, writeback_kib;	/* of it, not yet written */
+	uint64_t mapped_kib;		/* file pages mapped by processes (their code) */
+	uint64_t swap_kib;		/* SwapTotal: without swap, anonymous memory stays */
 };
+
+/*
+ * The page cache reclaim can take back at once: on the file LRU, clean, not
+ * mapped (KiB; 0 when the kernel's counters say less).
+ */
+static inline uint64_t proc_mem_clean_kib(const struct proc_mem *m)
+{
+	uint64_t held = m->dirty_kib + m->writeback_kib + m->mapped_kib;
+
+	return m->file_kib > held ? m->file_kib - held : 0;
+}
 /* MemTotal and MemFree are needed (-1 without them, and zeroes), MemAvailable is not */
 int proc_parse_mem(const char *text, size_t len, struct proc_mem *m);
 
@@ -62,8 +78,49 @@ int proc_meminfo(const char *proc_root, uint64_t *avail_kib, uint64_t *total_kib
 /* proc_parse_mem() of @proc_root/meminfo; 0 or -errno (-EINVAL: malformed) */
 int proc_mem(const char *proc_root, struct proc_mem *m);
 
+/*
+ * The zones' min watermarks summed, in pages ("min" of each zone in
+ * /proc/zoneinfo): the free memory the kernel keeps for itself, below which an
+ * allocation waits for reclaim or the OOM killer. -1 if none is said.
+ */
+int proc_parse_zoneinfo_min(const char *text, size_t len, uint64_t *pages);
+
+/* The top-level "System RAM" ranges of /proc/iomem. */
+struct iomem_ram {
+	uint64_t bytes;			/* in all */
+	uint32_t blocks;		/* blocks of the given size (memory sections) they touch */
+	uint64_t largest;		/* the largest range's bytes (a capture's: the reservation) */
+	uint32_t largest_blocks;	/* ... and the blocks it touches */
+};
+
+/* /proc/iomem's System RAM, blocks of @block bytes; -1 if it has none. */
+int proc_parse_iomem_ram(const char *text, size_t len, uint64_t block, struct iomem_ram *m);
+
+/*
+ * "Freeing initrd memory: NNNNK" in a kernel log record of /dev/kmsg
+ * ("PRI,SEQ,USEC,FLAGS;TEXT"): the KiB freed and the record's time in ns
+ * (the printk clock, as the trace's local clock). -1 if @rec is not it.
+ */
+int proc_parse_kmsg_initrd(const char *rec, size_t len, uint64_t *kib, uint64_t *ts_ns);
+
 /* Largest page frame number + 1, from /proc/zoneinfo; 0 if unknown. */
 uint64_t proc_max_pfn(const char *proc_root);
+
+/* The zones' min watermarks summed, pages, from @proc_root/zoneinfo; 0 if unknown. */
+uint64_t proc_min_free(const char *proc_root);
+
+/* @proc_root/iomem's System RAM, blocks of @block bytes; 0 or -errno. */
+int proc_iomem_ram(const char *proc_root, uint64_t block, struct iomem_ram *m);
+
+/* The memory block (section) size, /sys/devices/system/memory/block_size_bytes; 0 if unknown. */
+uint64_t sys_memory_block(const char *sys_root);
+
+/*
+ * The initramfs the kernel unpacked: "Freeing initrd memory" in the kernel log
+ * (@dev, /dev/kmsg when NULL), its KiB and time; -ENOENT when the log (or what
+ * is left of it) does not say, -errno when it cannot be read.
+ */
+int kmsg_initrd(const char *dev, uint64_t *kib, uint64_t *ts_ns);
 
 /* The CPU's physical address bits, from /proc/cpuinfo; 0 if it does not say. */
 unsigned int proc_phys_bits(const char *proc_root);

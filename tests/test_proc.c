@@ -66,6 +66,99 @@ START_TEST(test_statm)
 }
 END_TEST
 
+/* ---- crashkernel=: reclaimable page cache, min watermarks, System RAM, the initrd ---- */
+
+START_TEST(test_mem_reclaim)
+{
+	static const char text[] = "MemTotal:          90188 kB\nMemFree:           35724 kB\n"
+				   "Active(file):       3000 kB\nInactive(file):     5000 kB\n"
+				   "Dirty:               700 kB\nWriteback:           300 kB\n"
+				   "Mapped:             1000 kB\nSwapTotal:             0 kB\n";
+	struct proc_mem m;
+
+	ck_assert_int_eq(proc_parse_mem(S(text), &m), 0);
+	ck_assert_uint_eq(m.file_kib, 8000);
+	ck_assert_uint_eq(m.dirty_kib, 700);
+	ck_assert_uint_eq(m.writeback_kib, 300);
+	ck_assert_uint_eq(m.mapped_kib, 1000);
+	ck_assert_uint_eq(m.swap_kib, 0);
+	/* clean, not mapped: 8000 - 700 - 300 - 1000 */
+	ck_assert_uint_eq(proc_mem_clean_kib(&m), 6000);
+	/* more held than on the lists: none to take back */
+	m.mapped_kib = 9000;
+	ck_assert_uint_eq(proc_mem_clean_kib(&m), 0);
+	/* an old kernel that says none of it: 0 */
+	ck_assert_int_eq(proc_parse_mem(S("MemTotal: 100 kB\nMemFree: 7 kB\n"), &m), 0);
+	ck_assert_uint_eq(m.file_kib + m.dirty_kib + proc_mem_clean_kib(&m), 0);
+}
+END_TEST
+
+START_TEST(test_zoneinfo_min)
+{
+	/* two zones of a capture kernel, and what must not count: protection, min_slab */
+	static const char text[] = "Node 0, zone      DMA\n  pages free     100\n        min      20\n"
+		"        low      25\n        protection: (0, 90, 90)\n  node_unreclaimable: 0\n"
+		"Node 0, zone    DMA32\n  pages free     9000\n        min      298\n"
+		"        low      372\n    nr_free_pages 9000\n  min_slab 4\n";
+	uint64_t min = 7;
+
+	ck_assert_int_eq(proc_parse_zoneinfo_min(S(text), &min), 0);
+	ck_assert_uint_eq(min, 318);
+	ck_assert_int_eq(proc_parse_zoneinfo_min(S("Node 0, zone DMA\n  low 5\n"), &min), -1);
+	ck_assert_uint_eq(min, 318);
+	/* this machine's */
+	ck_assert_uint_gt(proc_min_free("/proc"), 0);
+}
+END_TEST
+
+START_TEST(test_iomem_ram)
+{
+	/*
+	 * A capture kernel's /proc/iomem (crashkernel=128M at 0x31000000): the
+	 * first 640 KiB and the reservation, across two 128 MiB blocks; nested
+	 * lines and other ranges do not count
+	 */
+	static const char text[] = "00000000-00000fff : Reserved\n"
+		"00001000-0009fbff : System RAM\n"
+		"000a0000-000fffff : Reserved\n"
+		"31000000-38ffffff : System RAM\n"
+		"  31000000-31ffffff : Kernel code\n"
+		"fd000000-fdffffff : PCI Bus 0000:00\n";
+	struct iomem_ram m;
+
+	ck_assert_int_eq(proc_parse_iomem_ram(S(text), 128ull << 20, &m), 0);
+	ck_assert_uint_eq(m.bytes, 0x9ec00 + (128ull << 20));
+	/* block 0 (the low range), blocks 6 and 7 (0x31000000 .. 0x38ffffff) */
+	ck_assert_uint_eq(m.blocks, 3);
+	ck_assert_uint_eq(m.largest, 128ull << 20);
+	ck_assert_uint_eq(m.largest_blocks, 2);
+	/* the same reservation aligned to a block: one block */
+	ck_assert_int_eq(proc_parse_iomem_ram(S("30000000-37ffffff : System RAM\n"), 128ull << 20,
+					      &m), 0);
+	ck_assert_uint_eq(m.blocks, 1);
+	ck_assert_int_eq(proc_parse_iomem_ram(S("00000000-00000fff : Reserved\n"), 1, &m), -1);
+	ck_assert_int_eq(proc_parse_iomem_ram(S("zz-00000fff : System RAM\n"), 1, &m), -1);
+}
+END_TEST
+
+START_TEST(test_kmsg_initrd)
+{
+	uint64_t kib = 0, ts = 0;
+
+	ck_assert_int_eq(proc_parse_kmsg_initrd(S("6,412,1744123,-;Freeing initrd memory: 11680K"),
+						&kib, &ts), 0);
+	ck_assert_uint_eq(kib, 11680);
+	ck_assert_uint_eq(ts, 1744123000ull);
+	ck_assert_int_eq(proc_parse_kmsg_initrd(S("6,413,1744200,-;Freeing unused kernel image"),
+						&kib, &ts), -1);
+	ck_assert_int_eq(proc_parse_kmsg_initrd(S("6,1,x,-;Freeing initrd memory: 1K"), &kib, &ts),
+			 -1);
+	ck_assert_int_eq(proc_parse_kmsg_initrd(S("6,1,5,-;Freeing initrd memory: 12"), &kib, &ts),
+			 -1);
+	ck_assert_uint_eq(kib, 11680);
+}
+END_TEST
+
 /* ---- meminfo: the memory at the start ---- */
 
 START_TEST(test_mem)
@@ -1255,6 +1348,10 @@ Suite *suite_proc(void)
 
 	tcase_add_test(tc, test_statm);
 	tcase_add_test(tc, test_mem);
+	tcase_add_test(tc, test_mem_reclaim);
+	tcase_add_test(tc, test_zoneinfo_min);
+	tcase_add_test(tc, test_iomem_ram);
+	tcase_add_test(tc, test_kmsg_initrd);
 	tcase_add_test(tc, test_stat_normal);
 	tcase_add_test(tc, test_stat_kthread);
 	tcase_add_test(tc, test_stat_comm);
