@@ -57,11 +57,18 @@ static int maps_init(struct stats *s, uint64_t npfn)
 	s->pfn_owner = pfnmap_reserve(s->pfn_map_bytes);
 	if (!s->pfn_owner)
 		return -ENOMEM;
+	if (s->cfg.classes && !(s->pfn_class = pfnmap_reserve((size_t)npfn))) {
+		pfnmap_release(s->pfn_owner, s->pfn_map_bytes);
+		s->pfn_owner = NULL;
+		return -ENOMEM;
+	}
 	if (s->cfg.max_stacks) {
 		e = stacks_init(&s->sk, s->cfg.max_stacks, npfn, s->cfg.cpu_ids ? s->cfg.cpu_ids : 1);
 		if (e) {
 			pfnmap_release(s->pfn_owner, s->pfn_map_bytes);
+			pfnmap_release(s->pfn_class, (size_t)npfn);
 			s->pfn_owner = NULL;
+			s->pfn_class = NULL;
 			return e;
 		}
 		s->sk.tb = &s->tb;
@@ -108,6 +115,7 @@ void stats_free(struct stats *s)
 	free(s->exits);
 	tidset_free(&s->tree_lost);
 	pfnmap_release(s->pfn_owner, s->pfn_map_bytes);
+	pfnmap_release(s->pfn_class, s->pfn_map_bytes / sizeof(*s->pfn_owner));
 	memset(s, 0, sizeof(*s));
 }
 
@@ -215,6 +223,17 @@ static void task_pages(struct stats *s, struct mt_task *t, int64_t n, uint64_t t
 			t->tree_epoch = s->tb.tree_epoch;
 		}
 	}
+}
+
+void stats_restart_level(struct stats *s)
+{
+	pfnmap_clear(s->pfn_owner, s->pfn_map_bytes);
+	pfnmap_clear(s->pfn_class, s->pfn_map_bytes / sizeof(*s->pfn_owner));
+	s->pfn_hi = 0;
+	s->file_blk_cur = s->file_mem_cur = s->file_blk_at_peak = s->file_mem_at_peak = 0;
+	s->sys_cur = s->sys_peak = 0;
+	s->sys_peak_ts = 0;
+	s->sys_epoch++;
 }
 
 int64_t stats_tree_pages_at_peak(const struct stats *s, const struct mt_task *t)
@@ -454,6 +473,51 @@ static void credit(struct stats *s, uint32_t owner, uint32_t sid, int64_t k)
 	task_pages(s, t, -k, 0);
 }
 
+enum { PAGE_NOT_FILE = 0, PAGE_FILE_BLOCK, PAGE_FILE_MEMORY };
+
+/* A tracked page leaves the page cache (its free, or its removal): its class counted down. */
+static void unclass(struct stats *s, uint64_t pfn)
+{
+	uint8_t c = s->pfn_class[pfn];
+
+	if (c == PAGE_FILE_BLOCK)
+		s->file_blk_cur--;
+	else if (c == PAGE_FILE_MEMORY)
+		s->file_mem_cur--;
+	s->pfn_class[pfn] = PAGE_NOT_FILE;
+}
+
+/*
+ * A page into (or out of) the page cache: of a tracked page, whether it is a
+ * block device's file (a device with a major number: reclaim may write or
+ * drop it) or a tmpfs, ramfs, rootfs one (major 0: it stays), counted. Pages
+ * not in the map (taken before tracing) are not the system's level's.
+ */
+static void on_file(struct stats *s, const struct mt_event *ev)
+{
+	uint64_t pfn = ev->u.file.pfn, i, n;
+	bool block = (ev->u.file.dev >> 20) != 0;	/* the kernel's dev_t: major << 20 */
+
+	if (!s->pfn_class || ev->u.file.order > MAX_ORDER_SEEN)
+		return;
+	n = 1ull << ev->u.file.order;
+	if (pfn >= s->cfg.max_pfn || n > s->cfg.max_pfn - pfn)
+		return;
+	for (i = pfn; i < pfn + n; i++) {
+		if (ev->kind == EV_FILE_DEL || !s->pfn_owner[i]) {
+			unclass(s, i);
+			continue;
+		}
+		if (s->pfn_class[i] != PAGE_NOT_FILE)
+			continue;
+		s->pfn_class[i] = block ? PAGE_FILE_BLOCK : PAGE_FILE_MEMORY;
+		if (block)
+			s->file_blk_cur++;
+		else
+			s->file_mem_cur++;
+	}
+}
+
 /* Clear [pfn, pfn+n) in the maps, crediting owners run by run; returns untracked pages. */
 /*
  * One block of at most 1 << MAX_ORDER_SEEN pages (so 32 bits, on any machine),
@@ -471,9 +535,14 @@ static uint32_t release_range(struct stats *s, uint64_t pfn, uint32_t n)
 		while (j < n && map[j] == owner && (!smap || smap[j] == sid))
 			j++;
 		if (owner) {
+			uint32_t k;
+
 			s->sys_cur -= (int64_t)(j - i);
 			credit(s, owner, sid, (int64_t)(j - i));
 			memset(map + i, 0, (j - i) * sizeof(*map));
+			for (k = i; s->pfn_class && k < j; k++)
+				if (s->pfn_class[pfn + k])
+					unclass(s, pfn + k);
 			if (smap)
 				memset(smap + i, 0, (j - i) * sizeof(*smap));
 		} else {
@@ -552,6 +621,8 @@ static void page_alloc(struct stats *s, const struct mt_event *ev)
 		s->sys_peak = s->sys_cur;
 		s->sys_peak_ts = ev->ts;
 		s->sys_epoch++;
+		s->file_blk_at_peak = s->file_blk_cur;
+		s->file_mem_at_peak = s->file_mem_cur;
 		t->cur_at_sys_peak = t->cur - (int64_t)t->seed_left;
 		t->sys_epoch = s->sys_epoch;
 		if (m) {
@@ -984,6 +1055,10 @@ void stats_apply(struct stats *s, const struct mt_event *ev)
 		break;
 	case EV_OOM_VICTIM:
 		on_oom(s, ev);
+		break;
+	case EV_FILE_ADD:
+	case EV_FILE_DEL:
+		on_file(s, ev);
 		break;
 	case EV_STACK:
 		if (s->stacks_on)

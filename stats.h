@@ -38,6 +38,7 @@ struct stats_config {
 	uint32_t serial_limit;	/* task serials stay below it (0: the most the map holds) */
 	uint32_t max_stacks;	/* --stacks: distinct stacks kept (0: no stacks) */
 	uint32_t cpu_ids;	/* --stacks: CPU numbers are below this */
+	bool classes;		/* crashkernel=: each tracked page's page cache told apart */
 };
 
 struct stats_counters {
@@ -77,6 +78,14 @@ struct stats {
 	/* the system: every page in the pfn map, each once (tasks, <irq>, modules' own) */
 	int64_t sys_cur, sys_peak;
 	uint64_t sys_peak_ts;
+	/*
+	 * cfg.classes: of those pages, the page cache (filemap events): on a
+	 * block device's filesystem (clean, reclaim takes it back) and on tmpfs,
+	 * ramfs (it stays); now and at the system peak. A byte a page frame.
+	 */
+	uint8_t *pfn_class;
+	int64_t file_blk_cur, file_mem_cur;
+	int64_t file_blk_at_peak, file_mem_at_peak;
 	uint32_t sys_epoch;		/* bumped at every new system peak */
 	/* the process tree of a command memtrace runs (stats_tree_root()) */
 	int64_t tree_cur, tree_peak;
@@ -176,6 +185,13 @@ int64_t stats_tree_pages_at_peak(const struct stats *s, const struct mt_task *t)
  * pfn map held at once since the start): what kdump's crashkernel= must fit.
  */
 int64_t stats_sys_pages_at_peak(const struct stats *s, const struct mt_task *t);
+
+/*
+ * The system's level starts again at 0 (and its peak): the pfn map is emptied,
+ * so that the pages held now are no page of the map's any more (the boot
+ * buffer's, which become the tasks' seeds: input/boot.c).
+ */
+void stats_restart_level(struct stats *s);
 int64_t stats_sys_module_at_peak(const struct stats *s, const struct mt_module *m);
 
 /* Link seeded threads to their leaders (after seeding from /proc). */

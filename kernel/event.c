@@ -54,6 +54,11 @@ const struct mt_tracepoint mt_tracepoints[] = {
 	       "pages moved by compaction or migration are not counted as such"),
 	ALWAYS("migrate", "mm_migrate_pages", EV_MIGRATE_END, NEED_OPTIONAL,
 	       "pages moved by compaction or migration are not counted as such"),
+	/* crashkernel=: the page cache, on a block device (reclaim takes it back) or not */
+	{ "filemap", "mm_filemap_add_to_page_cache", EV_FILE_ADD, NEED_OPTIONAL,
+	  "the system peak is not split into page cache and the rest", WHEN_SIZING, 0, CALL_NONE },
+	{ "filemap", "mm_filemap_delete_from_page_cache", EV_FILE_DEL, NEED_OPTIONAL,
+	  "the system peak is not split into page cache and the rest", WHEN_SIZING, 0, CALL_NONE },
 	{ "ftrace", "kernel_stack", EV_STACK, NEED_OPTIONAL,
 	  "no kernel stacks: modules are attributed by their load brackets only", WHEN_STACKS,
 	  0, CALL_NONE },
@@ -107,6 +112,8 @@ static const char *const kind_names[EV__COUNT] = {
 	[EV_MEMSYS_ENTER] = "mem_syscall_enter",
 	[EV_MEMSYS_EXIT] = "mem_syscall_exit",
 	[EV_FAULT] = "page_fault_user",
+	[EV_FILE_ADD] = "file_add",
+	[EV_FILE_DEL] = "file_delete",
 };
 
 const char *mt_kind_name(enum mt_kind k)
@@ -136,6 +143,7 @@ enum { COLLAPSE_STATUS };
 enum { MIGRATE_REASON };				/* mm_migrate_pages_start, _pages */
 enum { MEMSYS_RET };					/* sys_exit_mmap, ... */
 enum { FAULT_ADDRESS, FAULT_IP, FAULT_ERROR_CODE };
+enum { FILE_PFN, FILE_DEV, FILE_ORDER };		/* mm_filemap_{add_to,delete_from}_page_cache */
 
 /* Per kind: the fields used, at their slots; a leading '!' marks required. */
 static const char *const kind_fields[EV__COUNT][MT_SLOTS] = {
@@ -166,6 +174,9 @@ static const char *const kind_fields[EV__COUNT][MT_SLOTS] = {
 	[EV_MEMSYS_EXIT] = { [MEMSYS_RET] = "!ret" },
 	[EV_FAULT] = { [FAULT_ADDRESS] = "!address", [FAULT_IP] = "ip",
 		       [FAULT_ERROR_CODE] = "error_code" },
+	/* order: 6.x (large folios); before, a page at a time */
+	[EV_FILE_ADD] = { [FILE_PFN] = "!pfn", [FILE_DEV] = "!s_dev", [FILE_ORDER] = "order" },
+	[EV_FILE_DEL] = { [FILE_PFN] = "!pfn", [FILE_DEV] = "!s_dev", [FILE_ORDER] = "order" },
 };
 
 /*
@@ -345,6 +356,18 @@ static int decode_page(const struct mt_evdesc *ds, const struct rb_record *r, st
 	return DEC_OK;
 }
 
+static int decode_file(const struct mt_evdesc *ds, const struct rb_record *r, struct mt_event *ev)
+{
+	uint64_t v, dev, order;
+
+	if (!get_int(ds, FILE_PFN, r, &v) || !get_int(ds, FILE_DEV, r, &dev))
+		return DEC_BAD;
+	ev->u.file.pfn = v;
+	ev->u.file.dev = dev;
+	ev->u.file.order = get_int(ds, FILE_ORDER, r, &order) ? (uint32_t)order : 0;
+	return DEC_OK;
+}
+
 /*
  * The format says caller[8], but the kernel writes @size words and sizes the
  * record to them: take what the record holds.
@@ -429,6 +452,9 @@ int decoder_decode(const struct mt_decoder *d, const struct rb_record *r,
 	case EV_PAGE_ALLOC:
 	case EV_PAGE_FREE:
 		return decode_page(ds, r, ev);
+	case EV_FILE_ADD:
+	case EV_FILE_DEL:
+		return decode_file(ds, r, ev);
 	case EV_FORK:
 		if (!get_int(ds, FORK_PARENT_PID, r, &v) || !get_int(ds, FORK_CHILD_PID, r, &v2))
 			return DEC_BAD;

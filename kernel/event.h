@@ -42,6 +42,8 @@ enum mt_kind {
 	EV_MEMSYS_ENTER,	/* syscalls:sys_enter_{mmap,munmap,brk,mremap} (--stream) */
 	EV_MEMSYS_EXIT,		/* syscalls:sys_exit_{mmap,munmap,brk,mremap} (--stream) */
 	EV_FAULT,		/* exceptions:page_fault_user (--stream) */
+	EV_FILE_ADD,		/* filemap:mm_filemap_add_to_page_cache (crashkernel=) */
+	EV_FILE_DEL,		/* filemap:mm_filemap_delete_from_page_cache (crashkernel=) */
 	EV__COUNT
 };
 
@@ -55,6 +57,7 @@ enum mt_need {
 enum mt_when {
 	WHEN_ALWAYS = 0,
 	WHEN_STACKS,		/* with --stacks: made by the stacktrace trigger, never enabled */
+	WHEN_SIZING,		/* in a capture kernel, or --crashkernel: page cache told apart */
 };
 
 /* The memory syscalls of EV_MEMSYS_ENTER / EV_MEMSYS_EXIT. */
@@ -124,6 +127,8 @@ struct mt_event {
 	uint8_t flags;		/* common_flags */
 	union {
 		struct { uint64_t pfn; uint32_t order; } page;
+		/* a page into or out of the page cache; @dev the file's (its major 0: tmpfs, ramfs) */
+		struct { uint64_t pfn; uint32_t order; uint64_t dev; } file;
 		struct { int32_t parent, child; struct mt_str comm; } fork;
 		struct { int32_t pid; int group_dead; struct mt_str comm; } exit;	/* group_dead -1: unknown */
 		struct { int32_t pid, old_pid; struct mt_str filename; } exec;

@@ -39,6 +39,13 @@ void pfnmap_release(void *map, size_t bytes)
 		munmap(map, bytes);
 }
 
+void pfnmap_clear(void *map, size_t bytes)
+{
+	/* a private anonymous mapping reads as zeroes after MADV_DONTNEED */
+	if (map && madvise(map, bytes, MADV_DONTNEED))
+		memset(map, 0, bytes);
+}
+
 long pfnmap_resident_kib(const void *map, size_t bytes)
 {
 	static unsigned char vec[4096];

@@ -32,6 +32,9 @@ void *pfnmap_reserve(size_t bytes);
 
 void pfnmap_release(void *map, size_t bytes);
 
+/* Every entry of a map 0 again, its pages given back (not resident until used again). */
+void pfnmap_clear(void *map, size_t bytes);
+
 /* KiB resident now of the first @bytes of @map (mincore), -1 if unknown. */
 long pfnmap_resident_kib(const void *map, size_t bytes);
 
