@@ -20,7 +20,7 @@ enum {
 	OPT_RECORD, OPT_INSTANCE, OPT_NO_SEED, OPT_KMSG, OPT_BOOT_BUFFER, OPT_EXITS, OPT_PID,
 	OPT_COMM, OPT_BY, OPT_NO_WAIT, OPT_KEEP_OOM, OPT_STACKS, OPT_MAX_STACKS, OPT_STACK_TOP,
 	OPT_TOP, OPT_COUNT, OPT_PROMETHEUS, OPT_INTERVAL, OPT_STREAM, OPT_ALL, OPT_EVENTS,
-	OPT_QUEUE_SIZE, OPT_DIFF, OPT_FAIL_OVER, OPT_SVG, OPT_JSON,
+	OPT_QUEUE_SIZE, OPT_DIFF, OPT_FAIL_OVER, OPT_SVG, OPT_JSON, OPT_CRASHKERNEL,
 };
 
 void options_usage(FILE *f)
@@ -45,11 +45,12 @@ void options_usage(FILE *f)
 		"      --daemon, --pidfile FILE  fork, return once tracing is live; pid to FILE\n"
 		"      --record DIR, --replay DIR  save raw buffers in DIR; report on one, exit\n"
 		"      --no-seed           do not seed running tasks from /proc/PID/statm\n"
-		"      --kmsg[=LEVEL]      a summary to /dev/kmsg at the end (level 6; 4: quiet)\n"
-		"      --keep-oom N        OOM reports kept as LOG.oom.1.. (default %d, 0 none)\n"
+		"      --kmsg[=LEVEL], --keep-oom N  a summary to /dev/kmsg at the end (level\n"
+		"                          6; 4: quiet); OOM reports kept (default %d, 0 none)\n"
 		"      --stacks            kernel stacks: pages by module code, top stacks shown\n"
 		"      --max-stacks N, --stack-top N  stacks kept (default %d), shown (%d)\n"
-		"      --boot-buffer       take (and empty) the top-level buffer's module loads\n"
+		"      --boot-buffer, --crashkernel  take the boot's own events; in a capture,\n"
+		"                          answer how much crashkernel= (on by itself there)\n"
 		"      --by process        reports list processes (threads summed), not tasks\n"
 		"      --svg FILE, --json FILE  final report: a memory picture; whole, as JSON\n"
 		"      --prometheus FILE   daemon: metrics for node_exporter, every interval\n"
@@ -59,8 +60,7 @@ void options_usage(FILE *f)
 		"      --exits             print a line per exiting process, until TERM/INT\n"
 		"      --top               live view of tasks, processes, modules (h: keys);\n"
 		"                          not a terminal: a frame of -n rows every -d s\n"
-		"  -d, --delay SECONDS     --top: between frames (default 1, at least 0.1)\n"
-		"      --count N           --top: stop after N frames\n"
+		"  -d, --delay S, --count N  --top: S seconds a frame (1), stop after N frames\n"
 		"      --pid N, --comm NAME  --exits: only these processes (may repeat)\n"
 		"      --stream            memory events of picked processes as JSON lines\n"
 		"  -c, --cond COND         --stream: pick by KEY:VALUE, AND, OR, NOT, ( )\n"
@@ -227,6 +227,7 @@ static const struct flag_opt {
 	{ OPT_DAEMON, FIELD(daemon, bool) },
 	{ OPT_NO_SEED, FIELD(no_seed, bool) },
 	{ OPT_BOOT_BUFFER, FIELD(boot_buffer, bool) },
+	{ OPT_CRASHKERNEL, FIELD(crashkernel, bool) },
 	{ OPT_EXITS, FIELD(exits, bool) },
 	{ OPT_NO_WAIT, FIELD(no_wait, bool) },
 	{ OPT_STACKS, FIELD(stacks, bool) },
@@ -472,6 +473,9 @@ static int conflicts(struct options *o, char *err, size_t errlen)
 	}
 	if ((o->npids || o->ncomms) && !exits)
 		return bad(err, errlen, "--pid and --comm need --exits");
+	if (o->crashkernel && (o->command || exits || o->replay_dir || o->top || o->stream))
+		return bad(err, errlen, "--crashkernel is the daemon's (a capture's memtrace): not "
+			   "with a COMMAND, --exits, --replay, --top or --stream");
 	if (exits && (o->replay_dir || o->daemon))
 		return bad(err, errlen, "--exits takes no --replay or --daemon");
 	return OPT_RUN;
@@ -588,6 +592,7 @@ static const struct option longopts[] = {
 	{ "no-seed", no_argument, NULL, OPT_NO_SEED },
 	{ "kmsg", optional_argument, NULL, OPT_KMSG },
 	{ "boot-buffer", no_argument, NULL, OPT_BOOT_BUFFER },
+	{ "crashkernel", no_argument, NULL, OPT_CRASHKERNEL },
 	{ "exits", no_argument, NULL, OPT_EXITS },
 	{ "pid", required_argument, NULL, OPT_PID },
 	{ "comm", required_argument, NULL, OPT_COMM },

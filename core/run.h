@@ -13,6 +13,7 @@
 #include "kernel/event.h"
 #include "core/options.h"
 #include "kernel/reader.h"
+#include "model/sizing.h"
 #include "input/record.h"
 #include "input/recording.h"
 #include "kernel/ringbuf.h"
@@ -159,6 +160,7 @@ struct run {
 	};
 	bool stacks;			/* kernel stacks are traced (--stacks and possible; recorded) */
 	bool seed;			/* running tasks are seeded (no --no-seed, nor a command's tree) */
+	bool seed_from_boot;		/* ... from the boot buffer's page events instead */
 	const struct mode_ops *ops;
 	const char *mode_name;		/* in reports: live, record, replay */
 	struct signals sig;
@@ -216,6 +218,10 @@ struct run {
 	void *mode;
 	struct series *series;		/* --svg: memory over time (series.c), allocated before the setup */
 	struct oom_state oom;
+	/* crashkernel=: a capture kernel's memory watched (run/memwatch.c) */
+	struct sizing sz;
+	int64_t mw_next;		/* the traced level of the next sample */
+	uint64_t mw_ring_kib;		/* memtrace's ring buffers (the instance's) */
 	const char *kmsg_dev;		/* the kernel log's device: NULL, /dev/kmsg (unit tests: a file) */
 	const char *proc_root;		/* --stream's /proc: NULL, /proc (unit tests: a directory) */
 	bool stdout_stalled;		/* the last report on stdout (--stream: its fd) was not read in time */

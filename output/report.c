@@ -4,6 +4,7 @@
 
 #include "lib/escape.h"
 #include "lib/util.h"
+#include "output/crashkernel.h"
 #include "output/rows.h"
 #include "output/stackreport.h"
 
@@ -495,7 +496,15 @@ static void seed_text(struct out *o, const struct report_model *md)
 	 * A long-running process's resident pages can dwarf what it took while
 	 * traced: say that they are in the figures, and how to leave them out.
 	 */
-	if (r->seed_tasks)
+	if (r->seed_tasks && r->seed_from_boot)
+		out_printf(o, "seeded at start: %u tasks, %llu pages (from the boot buffer's page "
+			   "events: what each held then); freed since %llu, dropped at exit %llu\n"
+			   "seeded pages are in PEAK_PAGES and CUR_PAGES (SEEDED: a row's), and "
+			   "not in the system peak, which is what was taken above the start\n",
+			   r->seed_tasks, (unsigned long long)r->seed_pages,
+			   (unsigned long long)c->seed_freed_pages,
+			   (unsigned long long)c->seed_dropped_pages);
+	else if (r->seed_tasks)
 		out_printf(o, "seeded at start: %u tasks, %llu pages (statm resident); freed since "
 			   "%llu, dropped at exit %llu\nseeded pages are in PEAK_PAGES and CUR_PAGES "
 			   "(SEEDED: a row's); for only what was used while tracing: --no-seed, or "
@@ -529,6 +538,66 @@ static void seed_json(struct out *o, const struct report_model *md)
 /* ---- the kernel's boot buffer, where it was read ---- */
 
 
+/* Pages in use at the start by /proc/meminfo (MemTotal - MemFree), 0 if not known. */
+static int64_t in_use_at_start(const struct run *r)
+{
+	const struct proc_mem *m = &r->meta.mem_start;
+
+	return m->total_kib && r->meta.page_size ?
+	       (int64_t)((m->total_kib - m->free_kib) * 1024 / r->meta.page_size) : 0;
+}
+
+/*
+ * The boot buffer's page events: what they explain of the memory in use when
+ * memtrace started, what they do not, the boot's own peak, what was lost.
+ */
+static void boot_pages_text(struct out *o, const struct report_model *md)
+{
+	const struct boot_buffer *b = md->boot;
+	const struct run *r = md->r;
+	int64_t use = in_use_at_start(r), peak = b->peak_before > b->peak_after ?
+		      b->peak_before : b->peak_after;
+
+	if (!b->page_events)
+		return;
+	out_printf(o, "before memtrace: %lld pages in use at the start (MemTotal - MemFree); the "
+		   "boot buffer's %llu page events (%.6f to %.6f s) explain %lld, held then by the "
+		   "tasks they seed; %lld unexplained (taken before the events were on, by the "
+		   "untraced bulk allocator: the modules' code, the boot buffer itself; or lost)\n",
+		   (long long)use, (unsigned long long)b->page_events, secs(b->first_ts),
+		   secs(b->last_ts), (long long)b->end, (long long)(use - b->end));
+	out_printf(o, "the boot's peak: %lld pages held at once at %.6f s (%lld before the "
+		   "compressed initramfs was freed", (long long)peak, secs(b->peak_ts),
+		   (long long)b->peak_before);
+	if (r->sz.initrd_known)
+		out_printf(o, ", which held %llu KiB more then", (unsigned long long)r->sz.initrd_kib);
+	out_puts(o, ")\n");
+	if (b->lost || b->lost_unknown)
+		out_printf(o, "the boot buffer lost %llu%s events, its oldest (overwritten): a larger "
+			   "trace_buf_size= (about %llu KiB an event more) keeps them\n",
+			   (unsigned long long)b->lost, b->lost_unknown ? " (at least)" : "",
+			   (unsigned long long)(b->records ? b->pages * rb_subbuf_size(&r->rd.layout) /
+						b->records : 0) / 1024 + 1);
+}
+
+static void boot_pages_json(struct out *o, const struct report_model *md)
+{
+	const struct boot_buffer *b = md->boot;
+	int64_t use = in_use_at_start(md->r);
+
+	if (!b->page_events) {
+		out_puts(o, ",\"page_events\":0");
+		return;
+	}
+	out_printf(o, ",\"page_events\":%llu,\"first_s\":%.6f,\"last_s\":%.6f,"
+		   "\"in_use_at_start_pages\":%lld,\"explained_pages\":%lld,"
+		   "\"unexplained_pages\":%lld,\"peak_before_initrd_free_pages\":%lld,"
+		   "\"peak_after_pages\":%lld,\"peak_time_s\":%.6f",
+		   (unsigned long long)b->page_events, secs(b->first_ts), secs(b->last_ts),
+		   (long long)use, (long long)b->end, (long long)(use - b->end),
+		   (long long)b->peak_before, (long long)b->peak_after, secs(b->peak_ts));
+}
+
 static void boot_text(struct out *o, const struct report_model *md)
 {
 	const struct boot_buffer *boot = md->boot;
@@ -546,6 +615,7 @@ static void boot_text(struct out *o, const struct report_model *md)
 			out_printf(o, "; %u CPUs not read to the end (the top level kept "
 				   "recording)", boot->truncated);
 		out_puts(o, "\n");
+		boot_pages_text(o, md);
 	}
 }
 
@@ -554,17 +624,20 @@ static void boot_json(struct out *o, const struct report_model *md)
 {
 	const struct boot_buffer *boot = md->boot;
 
-	if (boot)
-		out_printf(o, "\"boot_buffer\":{\"sub_buffers\":%llu,\"records\":%llu,"
-			   "\"module_events_used\":%u,\"module_events_dropped\":%llu,"
-			   "\"lost_events\":%llu,\"lost_unknown_pages\":%llu,\"malformed\":%llu,"
-			   "\"cpus_not_drained\":%u},",
-			   (unsigned long long)boot->pages,
-			   (unsigned long long)boot->records, boot->applied,
-			   (unsigned long long)boot->dropped,
-			   (unsigned long long)boot->lost,
-			   (unsigned long long)boot->lost_unknown,
-			   (unsigned long long)boot->bad, boot->truncated);
+	if (!boot)
+		return;
+	out_printf(o, "\"boot_buffer\":{\"sub_buffers\":%llu,\"records\":%llu,"
+		   "\"module_events_used\":%u,\"module_events_dropped\":%llu,"
+		   "\"lost_events\":%llu,\"lost_unknown_pages\":%llu,\"malformed\":%llu,"
+		   "\"cpus_not_drained\":%u",
+		   (unsigned long long)boot->pages,
+		   (unsigned long long)boot->records, boot->applied,
+		   (unsigned long long)boot->dropped,
+		   (unsigned long long)boot->lost,
+		   (unsigned long long)boot->lost_unknown,
+		   (unsigned long long)boot->bad, boot->truncated);
+	boot_pages_json(o, md);
+	out_puts(o, "},");
 }
 
 
@@ -783,7 +856,20 @@ static void modules_json(struct out *o, const struct report_model *md)
 		stackreport_module_json(o, r, md->ks, m);
 		out_puts(o, "}");
 	}
-	out_printf(o, "],\"modules_not_listed\":%u}\n", r->meta.extra_dropped);
+	out_printf(o, "],\"modules_not_listed\":%u", r->meta.extra_dropped);
+}
+
+/* ---- a capture kernel's answer: how much crashkernel=; the end ---- */
+
+static void answer_text(struct out *o, const struct report_model *md)
+{
+	crashkernel_text(o, md->r);
+}
+
+static void answer_json(struct out *o, const struct report_model *md)
+{
+	crashkernel_json(o, md->r);
+	out_puts(o, "}\n");
 }
 
 /*
@@ -806,6 +892,7 @@ static const struct report_section {
 	{ self_text, self_json },
 	{ table_text, table_json },
 	{ modules_text, modules_json },
+	{ answer_text, answer_json },
 };
 
 void report_write(struct out *o, const struct run *r, struct report_scratch *rs,
@@ -845,7 +932,7 @@ void report_summary(const struct run *r, struct report_scratch *rs, const char *
 	uint32_t nmods = rows_modules(r, rs), i;
 	uint32_t listed = rows_listed(r, nmods);
 	uint32_t shown = ntop < listed ? ntop : listed;
-	char line[512], name[4 * MODNAME_LEN], trig[32], path[256];
+	char line[512], name[4 * MODNAME_LEN], trig[32], path[256], ckline[1024];
 	int n;
 
 	escape_ascii(trig, sizeof(trig), trigger, strlen(trigger), false);
@@ -910,6 +997,11 @@ void report_summary(const struct run *r, struct report_scratch *rs, const char *
 		 "at %.3f s", (long long)st->sys_peak, (unsigned long long)kib(r, st->sys_peak),
 		 secs(st->sys_peak_ts));
 	emit(ctx, line);
+	/* in a capture kernel, the answer last: what its crashkernel= must hold */
+	if (crashkernel_line(ckline + 10, sizeof(ckline) - 10, r)) {
+		memcpy(ckline, "memtrace: ", 10);
+		emit(ctx, ckline);
+	}
 }
 
 

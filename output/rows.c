@@ -431,6 +431,12 @@ void rows_sys_peak_line(struct out *o, const struct run *r, const struct sys_top
 		out_puts(o, "\n");
 		return;
 	}
+	/* crashkernel=: what of it reclaim could take back (a block device's page cache) */
+	if (st->pfn_class)
+		out_printf(o, "; of it page cache on block devices %lld (reclaim takes it back), on "
+			   "tmpfs and ramfs %lld, the rest %lld (anonymous and kernel memory)",
+			   (long long)st->file_blk_at_peak, (long long)st->file_mem_at_peak,
+			   (long long)(st->sys_peak - st->file_blk_at_peak - st->file_mem_at_peak));
 	out_puts(o, "; then: ");
 	for (k = 0; k < t->ntasks; k++) {
 		out_printf(o, "%spid %d (", sep, tb->tasks[t->task[k]].tid);
@@ -468,7 +474,11 @@ void rows_json_sys_peak(struct out *o, const struct run *r, const struct sys_top
 		rows_json_str(o, tb->mods[t->mod[k]].name);
 		out_printf(o, ",\"pages\":%lld}", (long long)sys_value(r, true, t->mod[k]));
 	}
-	out_puts(o, "]},");
+	out_puts(o, "]");
+	if (st->pfn_class)
+		out_printf(o, ",\"page_cache_block_pages\":%lld,\"page_cache_memory_pages\":%lld",
+			   (long long)st->file_blk_at_peak, (long long)st->file_mem_at_peak);
+	out_puts(o, "},");
 }
 
 static bool have_moves(const struct run *r)

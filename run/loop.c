@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* run/loop.c - the lifecycle every mode goes through: the poll loop, stop and drain, reports, cleanup */
 #include "run/loop.h"
+#include "run/memwatch.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -285,6 +286,8 @@ static int poll_loop(struct run *r)
 			r->stop = STOP_OUTPUT_GONE;
 			break;
 		}
+		if (r->sz.on)	/* a capture kernel: its memory now, each round */
+			memwatch_sample(r);
 		if (report_oom_pending(r))	/* it ended the batch: the rest is read at once */
 			busy = true;
 		if (read_signals(r) == LOOP_STOP)

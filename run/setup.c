@@ -2,6 +2,8 @@
 /* run/setup.c - the start of a run: tracefs, events, tables, reader, boot buffer, tracing on, seed */
 #include "run/setup.h"
 
+#include "run/memwatch.h"
+
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -43,6 +45,8 @@ void setup_sink(void *ctx, const struct mt_event *ev)
 	struct run *r = ctx;
 
 	stats_apply(&r->st, ev);
+	if (memwatch_due(r, ev))
+		memwatch_sample(r);
 	if (r->series && series_due(r->series, ev))
 		series_event(r->series, &r->st, ev, reader_lost(&r->rd));
 	if ((r->st.want_ranges || (r->st.oom_pending && r->ops->on_oom)) && r->ops->live)
@@ -110,6 +114,9 @@ int setup_events(struct run *r, format_reader rdfmt, void *ctx, bool live)
 		snprintf(name, sizeof(r->event_names[i]), "%s:%s", tp->system, tp->name);
 		/* stacks cost nothing unless asked for; a recording made with them has them */
 		if (tp->when == WHEN_STACKS && !r->stacks && (live || n <= 0))
+			continue;
+		/* the page cache's events: only where crashkernel= is answered (or recorded) */
+		if (tp->when == WHEN_SIZING && !r->sz.on && (live || n <= 0))
 			continue;
 		if (n < 0 && n != -ENOENT) {	/* there, but not readable (EMFILE, EACCES, ...) */
 			snprintf(err, sizeof(err), "%s", errno_text((int)n));
@@ -197,6 +204,7 @@ int setup_stats_reach(struct run *r, uint64_t max_pfn, uint64_t ram_pfn)
 		.self_pid = r->meta.self_pid,
 		.max_stacks = r->stacks ? r->opt.max_stacks : 0,
 		.cpu_ids = r->cpu_id_bound,
+		.classes = r->sz.on,
 	};
 	int e = stats_init(&r->st, &cfg);
 
@@ -257,6 +265,67 @@ static int tracefs_error(int code, const char *err)
 }
 
 /*
+ * Whether the kernel command line asked for the boot buffer's page events
+ * (trace_event= naming kmem:mm_page_alloc): then that buffer was filled for
+ * memtrace, which may switch those events off and give its memory back once
+ * it has read it (the one change memtrace makes at the top level; docs/boot.md).
+ */
+static bool boot_pages_asked(void)
+{
+	char cmdline[4096];
+	const char *p;
+
+	if (read_file("/proc/cmdline", cmdline, sizeof(cmdline)) <= 0)
+		return false;
+	for (p = cmdline; (p = strstr(p, "trace_event=")); p++)
+		if (p == cmdline || p[-1] == ' ') {
+			size_t n = strcspn(p, " \n");
+
+			if (memmem(p, n, "kmem:mm_page_alloc", 18))
+				return true;
+		}
+	return false;
+}
+
+/*
+ * The boot buffer's page events, applied: what each task holds now is its
+ * seed (no statm seed: it would count those pages twice). Where the command
+ * line asked for them, the top level's page events are switched off (they
+ * cost every allocation) and its buffer shrunk to a page a CPU: what it gives
+ * back is not the capture's (sizing: bootbuf_kib).
+ */
+static void boot_pages_seed(struct run *r)
+{
+	static const char *const ev[] = { "events/kmem/mm_page_alloc/enable",
+					   "events/kmem/mm_page_free/enable" };
+	char p[PATH_MAX], text[64];
+	uint64_t before = 0, after = 0, pages;
+	size_t i;
+
+	if (!r->meta.boot.page_events)
+		return;
+	r->seed_tasks = boot_seed(&r->meta.boot, &pages);
+	r->seed_pages = pages;
+	r->seed = false;
+	r->seed_from_boot = true;
+	if (!boot_pages_asked())
+		return;
+	for (i = 0; i < ARRAY_SIZE(ev); i++)
+		if (!path_fmt(p, sizeof(p), "%s/%s", r->tf.root, ev[i]))
+			write_file(p, "0");
+	if (path_fmt(p, sizeof(p), "%s/buffer_total_size_kb", r->tf.root) ||
+	    read_file(p, text, sizeof(text)) <= 0)
+		return;
+	before = strtoull(text, NULL, 10);
+	if (!path_fmt(p, sizeof(p), "%s/buffer_size_kb", r->tf.root) && !write_file(p, "1") &&
+	    !path_fmt(p, sizeof(p), "%s/buffer_total_size_kb", r->tf.root) &&
+	    read_file(p, text, sizeof(text)) > 0)
+		after = strtoull(text, NULL, 10);
+	if (after && after < before)
+		r->sz.bootbuf_kib = before - after;
+}
+
+/*
  * --boot-buffer: drain the top-level per-CPU buffers once, before our own
  * instance starts (so no event is seen twice), and keep their module events.
  */
@@ -303,6 +372,7 @@ static int ingest_boot_buffer(struct run *r)
 		    read_file(p, text, sizeof(text)) > 0 && (kb = strtoull(text, NULL, 10)))
 			max_pages[i] = kb * 1024 / sub + 4;
 	}
+	b->st = &r->st;		/* its page events (trace_event=kmem:...) through the accounting */
 	e = boot_read(b, &r->layout, &r->dec, r->tf.ncpus, r->tf.cpu_ids, fds, max_pages,
 		      mono_ns() + BOOT_MAX_NS);
 	for (i = 0; i < r->tf.ncpus; i++)
@@ -315,9 +385,12 @@ static int ingest_boot_buffer(struct run *r)
 	boot_apply(b, &r->st);
 	boot_free(b);	/* the counters stay for the reports */
 	r->meta.boot_used = true;
-	mt_warn("boot buffer: %llu records, %u module events used, %llu lost%s",
-		(unsigned long long)b->records, b->applied, (unsigned long long)b->lost,
+	boot_pages_seed(r);
+	mt_warn("boot buffer: %llu records, %u module events used, %llu page events, %llu lost%s",
+		(unsigned long long)b->records, b->applied, (unsigned long long)b->page_events,
+		(unsigned long long)b->lost,
 		b->truncated ? "; not read to the end (still recording)" : "");
+	memwatch_boot(r);
 	return 0;
 }
 
@@ -594,6 +667,7 @@ int setup_tracing(struct run *r)
 	if (proc_mem("/proc", &r->meta.mem_start))
 		mt_warn("warning: cannot read /proc/meminfo: the memory at the start is not reported");
 	setup_identity(&r->meta);
+	memwatch_setup(r);
 	code = setup_instance(r);
 	if (code)
 		return code;
@@ -638,6 +712,7 @@ int setup_tracing(struct run *r)
 	code = tracefs_tracing_on(&r->tf, true);
 	if (code)
 		return mt_fail(EXIT_RUNTIME, "cannot start tracing: %s", errno_text(code));
+	memwatch_start(r);
 	if (TEST_FAIL_AT(r, "tracing"))
 		return EXIT_RUNTIME;
 	if (r->seed)

@@ -88,6 +88,7 @@ SUITE(tracefs);
 SUITE(loop);
 SUITE(diff);
 SUITE(series);
+SUITE(sizing);
 #undef SUITE
 
 #endif

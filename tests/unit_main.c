@@ -169,7 +169,7 @@ int main(void)
 		suite_reader, suite_merge, suite_scale, suite_report, suite_logfile, suite_proc, suite_record,
 		suite_boot, suite_bootrec, suite_options, suite_signals, suite_stacks, suite_view, suite_prom,
 		suite_cond, suite_jsonl, suite_runtime, suite_mempair, suite_psize, suite_util,
-		suite_tracefs, suite_loop, suite_diff, suite_series,
+		suite_tracefs, suite_loop, suite_diff, suite_series, suite_sizing,
 	};
 	SRunner *sr = NULL;
 	const char *env = getenv("MEMTRACE_FIXTURES");

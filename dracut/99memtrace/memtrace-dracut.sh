@@ -31,6 +31,12 @@
 #   trace_event=module:module_load,module:module_free (a kernel parameter) makes
 #       the kernel record the module loads done before memtrace starts (systemd
 #       PID 1 loads some); memtrace then reads them with --boot-buffer
+#   trace_event=kmem:mm_page_alloc,kmem:mm_page_free (with trace_buf_size=1M or
+#       more) records the page events of the boot before memtrace: what the
+#       tasks held at its start, the initramfs unpacked, the boot's own peak;
+#       in a kdump kernel the crashkernel= answer needs them (without them it
+#       is a lower bound, said at the start). The words may be one trace_event=
+#       (comma-separated) or several.
 #   initramfs-tools (no dracut-lib in the image): memtrace=<level> on the
 #       kernel command line, the same levels as rd.memtrace (a bare memtrace
 #       = 4); nothing else is read (no rd.memdebug, rd.memtrace.*)
@@ -115,7 +121,7 @@ mt_running() {
 }
 
 mt_start() {
-    local level top w rec= boot= kmsg=--kmsg svg=
+    local level top w rec= boot= kmsg=--kmsg svg= pages=
     mt_lib
     level=$(mt_level)
     [ "$level" -ge 4 ] || return 0
@@ -140,6 +146,7 @@ mt_start() {
     for w in $(cat /proc/cmdline); do
         case "$w" in
         trace_event=*module*) boot=--boot-buffer ;;
+        trace_event=*kmem:mm_page_alloc*) boot=--boot-buffer pages=1 ;;
         # initramfs-tools: no getarg; its own name, as memtrace=<level>
         memtrace.svg=1) command -v getargbool > /dev/null 2>&1 || svg="--svg $MEMTRACE_LOG.svg" ;;
         esac
@@ -147,6 +154,9 @@ mt_start() {
     # before a capture step the summary at shutdown is all the console may get:
     # at warning level, so that it shows on a console booted with quiet
     mt_capture && kmsg=--kmsg=4
+    # a kdump kernel: the crashkernel= answer wants the boot's page events
+    mt_capture && [ -z "$pages" ] && mt_say "no trace_event=kmem:mm_page_alloc,kmem:mm_page_free" \
+        "on this capture kernel's command line: the crashkernel= answer will be a lower bound"
     # if memtrace mounts tracefs and is then killed, the stop path unmounts it
     mt_tracefs > /dev/null || : > "$MEMTRACE_MOUNTED"
     # --daemon returns only when the events are enabled and the buffers open;

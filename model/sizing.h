@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* model/sizing.h - how much crashkernel= a capture needs: the terms measured on its boot, and their sum (pure) */
+#ifndef MEMTRACE_MODEL_SIZING_H
+#define MEMTRACE_MODEL_SIZING_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/*
+ * A capture kernel runs in the reservation crashkernel= made and nothing
+ * else. What it needs, in KiB, each part measured on this boot (run/memwatch.c
+ * fills them; docs/boot.md, "Sizing crashkernel="):
+ *
+ *  K  the kernel's own: the reservation (System RAM) less MemTotal (its code,
+ *     its struct pages, what it reserved at boot), and one memory block's
+ *     struct pages more where the reservation spans fewer blocks than it could
+ *     (KASLR places it anywhere: one boot's MemTotal is about 2 MiB below
+ *     another's of the same size);
+ *  B  before memtrace: MemTotal - MemFree at memtrace's start, less the clean
+ *     page cache reclaim could take back and the boot buffer memtrace gives
+ *     back once read: the unpacked initramfs, kernel threads, what ran before;
+ *  P  the peak above that which reclaim cannot take back: MemTotal - MemFree -
+ *     clean page cache, sampled while memtrace runs, at its highest, less
+ *     memtrace's own then (anonymous memory without swap, tmpfs and ramfs,
+ *     dirty and mapped pages, kernel memory, the modules' code the page
+ *     events do not show);
+ *  T  memtrace itself then: its resident memory and its ring buffers;
+ *  U  the boot's own peak above B (the compressed initramfs held while it was
+ *     unpacked, what was freed before memtrace started), from the boot
+ *     buffer's page events: the capture needs the larger of U and P + T;
+ *  W  the kernel's free-memory reserve: the zones' min watermarks, below
+ *     which an allocation waits for reclaim or the OOM killer.
+ *
+ * The answer is K + B + max(U, P + T) + W rounded up to a whole MiB. A term
+ * that could not be measured (no boot buffer, or one that lost events: U) makes
+ * it a lower bound, said with the reason. P and T come from /proc/meminfo, not
+ * from the events: events lost while tracing leave them whole.
+ */
+struct sizing {
+	bool on;			/* a capture kernel (/proc/vmcore) or --crashkernel */
+	bool capture;			/* /proc/vmcore is there */
+	/* K */
+	uint64_t ram_kib;		/* System RAM of /proc/iomem: the reservation */
+	uint64_t total_kib;		/* MemTotal at the start */
+	uint64_t memmap_kib;		/* one memory block's struct pages (0: not known) */
+	uint32_t blocks, blocks_worst;	/* memory blocks the RAM spans, and could span */
+	/* B */
+	uint64_t start_need_kib;	/* MemTotal - MemFree - clean page cache at the start */
+	uint64_t bootbuf_kib;		/* the boot buffer given back once read */
+	/* U */
+	bool boot_known;		/* the boot buffer's page events were read */
+	bool initrd_known;		/* "Freeing initrd memory" is in the kernel log */
+	uint64_t initrd_kib;
+	uint64_t boot_extra_kib;	/* the boot's peak above the start */
+	/* P and T */
+	uint64_t samples;		/* /proc/meminfo samples */
+	uint64_t need_max_kib;		/* MemTotal - MemFree - clean page cache, at its highest */
+	uint64_t self_at_max_kib;	/* memtrace's own then */
+	uint64_t max_uptime_ms;		/* when (CLOCK_BOOTTIME) */
+	/* W */
+	uint64_t min_free_kib;		/* the zones' min watermarks */
+	bool swap;			/* swap there: anonymous memory could go (not counted as such) */
+};
+
+/* The answer: its terms (KiB) and their sum, rounded up to MiB. */
+struct sizing_answer {
+	uint64_t k, b, p, t, u, w;
+	uint64_t kaslr;			/* of k: the block more KASLR may cost */
+	uint64_t sum_kib;		/* k + b + max(u, p + t) + w */
+	uint32_t mib;			/* sum_kib rounded up to whole MiB */
+	bool boot_sets;			/* u > p + t: the boot's unpack sets the answer */
+	bool lower;			/* a lower bound: ... */
+	const char *why;		/* ... for this reason (NULL if not) */
+};
+
+/* Add up @z's terms; @boot_lost: events the boot buffer lost (its peak may be low). */
+void sizing_answer(const struct sizing *z, uint64_t boot_lost, struct sizing_answer *a);
+
+/* One memory block's struct pages, KiB: @block_bytes / @page_size pages of 64 bytes. */
+uint64_t sizing_memmap_kib(uint64_t block_bytes, uint32_t page_size);
+
+/*
+ * The memory blocks a range of @bytes can span at worst: one more than its
+ * size needs, when it does not start at a block's start (where KASLR puts the
+ * reservation, it mostly does not).
+ */
+uint32_t sizing_blocks_worst(uint64_t bytes, uint64_t block_bytes);
+
+#endif

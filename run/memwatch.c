@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* run/memwatch.c - a capture kernel's memory watched for crashkernel= (model/sizing.h): its facts, /proc/meminfo sampled */
+#include "run/memwatch.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "kernel/proc.h"
+#include "lib/util.h"
+
+static uint64_t page_kib(const struct run *r)
+{
+	return r->meta.page_size >= 1024 ? r->meta.page_size / 1024 : 1;
+}
+
+void memwatch_setup(struct run *r)
+{
+	struct sizing *z = &r->sz;
+	struct iomem_ram ram;
+	uint64_t block, ts;
+
+	z->capture = !access("/proc/vmcore", F_OK);
+	z->on = z->capture || r->opt.crashkernel;
+	if (!z->on)
+		return;
+	block = sys_memory_block("/sys");
+	if (!proc_iomem_ram("/proc", block, &ram)) {
+		z->ram_kib = ram.bytes / 1024;
+		z->blocks = ram.blocks;
+		/* the reservation is the largest range: where KASLR put it, it may span one more */
+		z->blocks_worst = ram.blocks - ram.largest_blocks +
+				  sizing_blocks_worst(ram.largest, block);
+		z->memmap_kib = sizing_memmap_kib(block, r->meta.page_size);
+	} else {
+		mt_warn("warning: crashkernel=: /proc/iomem says no System RAM: the kernel's own "
+			"memory is not known");
+	}
+	z->min_free_kib = proc_min_free("/proc") * page_kib(r);
+	z->swap = r->meta.mem_start.swap_kib > 0;
+	z->total_kib = r->meta.mem_start.total_kib;
+	z->start_need_kib = r->meta.mem_start.total_kib - r->meta.mem_start.free_kib -
+			    proc_mem_clean_kib(&r->meta.mem_start);
+	if (!kmsg_initrd(NULL, &z->initrd_kib, &ts)) {
+		z->initrd_known = true;
+		r->meta.boot.initrd_ts = ts;
+	}
+}
+
+void memwatch_boot(struct run *r)
+{
+	const struct boot_buffer *b = &r->meta.boot;
+	struct sizing *z = &r->sz;
+	int64_t before, high;
+
+	if (!z->on || !b->page_events)
+		return;
+	z->boot_known = true;
+	/* the compressed initramfs was held (outside MemTotal) until it was freed */
+	before = b->peak_before + (int64_t)(z->initrd_kib / page_kib(r));
+	high = before > b->peak_after ? before : b->peak_after;
+	z->boot_extra_kib = high > b->end ? (uint64_t)(high - b->end) * page_kib(r) : 0;
+}
+
+/* memtrace's own resident memory (statm), KiB; 0 if it cannot be read */
+static uint64_t self_rss_kib(const struct run *r)
+{
+	char buf[128];
+	uint64_t resident = 0;
+	ssize_t n = read_file("/proc/self/statm", buf, sizeof(buf));
+
+	if (n <= 0 || proc_parse_statm(buf, (size_t)n, &resident))
+		return 0;
+	return resident * page_kib(r);
+}
+
+void memwatch_start(struct run *r)
+{
+	char buf[64], p[PATH_MAX];
+
+	if (!r->sz.on)
+		return;
+	/* the instance's buffers, every CPU's: memtrace's own, allocated after the start */
+	if (!tracefs_path(&r->tf, p, sizeof(p), "buffer_total_size_kb") &&
+	    read_file(p, buf, sizeof(buf)) > 0)
+		r->mw_ring_kib = strtoull(buf, NULL, 10);
+	memwatch_sample(r);
+}
+
+void memwatch_sample(struct run *r)
+{
+	struct sizing *z = &r->sz;
+	struct proc_mem m;
+	struct timespec ts;
+	uint64_t need;
+
+	r->mw_next = r->st.sys_cur + MEMWATCH_STEP;
+	if (proc_mem("/proc", &m))
+		return;
+	z->samples++;
+	need = m.total_kib - m.free_kib - proc_mem_clean_kib(&m);
+	if (need <= z->need_max_kib)
+		return;
+	z->need_max_kib = need;
+	z->self_at_max_kib = self_rss_kib(r) + r->mw_ring_kib;
+	if (!clock_gettime(CLOCK_BOOTTIME, &ts))
+		z->max_uptime_ms = (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}

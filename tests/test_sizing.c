@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* test_sizing.c - the crashkernel= answer: its terms and their sum (model/sizing.c) */
+#include <check.h>
+#include <string.h>
+
+#include "model/sizing.h"
+
+/* a capture as the e2e kdump boot measured it (crashkernel=128M, KiB) */
+static struct sizing capture(void)
+{
+	struct sizing z;
+
+	memset(&z, 0, sizeof(z));
+	z.on = z.capture = true;
+	z.ram_kib = 131072;
+	z.total_kib = 90188;
+	z.memmap_kib = sizing_memmap_kib(128ull << 20, 4096);
+	z.blocks = 1;
+	z.blocks_worst = 2;
+	z.start_need_kib = 54368;
+	z.boot_known = z.initrd_known = true;
+	z.initrd_kib = 11680;
+	z.boot_extra_kib = 11000;
+	z.samples = 300;
+	z.need_max_kib = 70000;
+	z.self_at_max_kib = 6000;
+	z.min_free_kib = 1300;
+	return z;
+}
+
+START_TEST(test_blocks)
+{
+	/* 128 MiB of 4 KiB pages, 64 bytes each: 2 MiB of struct pages */
+	ck_assert_uint_eq(sizing_memmap_kib(128ull << 20, 4096), 2048);
+	ck_assert_uint_eq(sizing_memmap_kib(0, 4096), 0);
+	/* 120 MiB in 128 MiB blocks: 1 if it starts at one, else 2; 256 MiB: 2 or 3 */
+	ck_assert_uint_eq(sizing_blocks_worst(120ull << 20, 128ull << 20), 2);
+	ck_assert_uint_eq(sizing_blocks_worst(128ull << 20, 128ull << 20), 2);
+	ck_assert_uint_eq(sizing_blocks_worst(256ull << 20, 128ull << 20), 3);
+	ck_assert_uint_eq(sizing_blocks_worst(1, 128ull << 20), 2);
+	ck_assert_uint_eq(sizing_blocks_worst(0, 128ull << 20), 0);
+}
+END_TEST
+
+START_TEST(test_sum)
+{
+	struct sizing z = capture();
+	struct sizing_answer a;
+
+	sizing_answer(&z, 0, &a);
+	ck_assert_uint_eq(a.kaslr, 2048);
+	ck_assert_uint_eq(a.k, 131072 - 90188 + 2048);
+	ck_assert_uint_eq(a.b, 54368);
+	ck_assert_uint_eq(a.t, 6000);
+	ck_assert_uint_eq(a.p, 70000 - 6000 - 54368);
+	ck_assert_uint_eq(a.u, 11000);
+	ck_assert_uint_eq(a.w, 1300);
+	ck_assert(!a.boot_sets);
+	ck_assert_uint_eq(a.sum_kib, a.k + a.b + a.p + a.t + a.w);
+	ck_assert_uint_eq(a.sum_kib, 114232);
+	ck_assert_uint_eq(a.mib, 112);		/* 111.55 MiB, rounded up */
+	ck_assert(!a.lower);
+	ck_assert_ptr_null(a.why);
+	/* the boot's unpack above the run's peak: it sets the answer */
+	z.boot_extra_kib = 20000;
+	sizing_answer(&z, 0, &a);
+	ck_assert(a.boot_sets);
+	ck_assert_uint_eq(a.sum_kib, a.k + a.b + 20000 + a.w);
+	/* the boot buffer given back is not the capture's */
+	z.bootbuf_kib = 1000;
+	sizing_answer(&z, 0, &a);
+	ck_assert_uint_eq(a.b, 53368);
+	/* a whole MiB stays as it is */
+	z = capture();
+	z.min_free_kib += 1024 - 114232 % 1024;
+	sizing_answer(&z, 0, &a);
+	ck_assert_uint_eq(a.sum_kib % 1024, 0);
+	ck_assert_uint_eq(a.mib, a.sum_kib / 1024);
+}
+END_TEST
+
+START_TEST(test_lower_bound)
+{
+	struct sizing z = capture();
+	struct sizing_answer a;
+
+	/* what could not be measured makes it a lower bound, and says why */
+	z.boot_known = false;
+	z.boot_extra_kib = 0;
+	sizing_answer(&z, 0, &a);
+	ck_assert(a.lower);
+	ck_assert_ptr_nonnull(strstr(a.why, "no boot buffer"));
+	z = capture();
+	z.initrd_known = false;
+	sizing_answer(&z, 0, &a);
+	ck_assert(a.lower && strstr(a.why, "initrd"));
+	z = capture();
+	sizing_answer(&z, 3, &a);
+	ck_assert(a.lower && strstr(a.why, "lost"));
+	z = capture();
+	z.ram_kib = 0;
+	sizing_answer(&z, 0, &a);
+	ck_assert(a.lower && strstr(a.why, "System RAM"));
+	ck_assert_uint_eq(a.k, 2048);	/* the KASLR block alone: no negative term */
+	/* memory given back since the start: P is 0, never below */
+	z = capture();
+	z.need_max_kib = 50000;
+	sizing_answer(&z, 0, &a);
+	ck_assert_uint_eq(a.p, 0);
+}
+END_TEST
+
+Suite *suite_sizing(void)
+{
+	Suite *s = suite_create("sizing");
+	TCase *tc = tcase_create("answer");
+
+	tcase_add_test(tc, test_blocks);
+	tcase_add_test(tc, test_sum);
+	tcase_add_test(tc, test_lower_bound);
+	suite_add_tcase(s, tc);
+	return s;
+}
