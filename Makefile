@@ -127,7 +127,7 @@ $(B)/tests/unit: $(TEST_OBJS) $(LIB_OBJS)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(TEST_OBJS) $(LIB_OBJS) $(CHECK_LIBS) $(LDLIBS)
 
-# the test build: the fault hooks (MEMTRACE_TEST_*, testhook.h) compiled in; never installed
+# the test build: the fault hooks (MEMTRACE_TEST_*, core/testhook.h) compiled in; never installed
 HOOK_OBJS := $(patsubst $(B)/%,$(B)/hooks/%,$(OBJS))
 
 $(B)/hooks/%.o: %.c

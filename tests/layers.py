@@ -189,7 +189,7 @@ check(f"every mutable static ({len(found)}) is in docs/architecture.md's table o
 check("docs/architecture.md's table of state lists no static that is gone", listed <= found,
       " ".join(f"{p}:{n}" for p, n in sorted(listed - found)))
 # the picture of the folders: in the order above
-pic = re.search(r"```text\n(.*?)```", doc[doc.find("## The folders"):], re.S)
+pic = re.search(r"```\n(.*?)```", doc[doc.find("## The folders"):], re.S)
 shown = re.findall(r"^\s*(\w+)/", pic.group(1), re.M) if pic else []
 check("docs/architecture.md's picture of the folders is the order, top first",
       shown == list(reversed(ORDER)), " ".join(shown))

@@ -170,7 +170,7 @@ fds_low_test() {
 			! grep -q "Too many\|no event filter\|pipe:" "$T/low.err"'
 	check "ulimit -n $((need - 1)): the report names the CPU not read" \
 		test "$(json "$T/low.json" 'len(d["cpus_not_read"])')" = 1
-	# the least limit of each mode with all CPUs (what SETUP_FD_OWN and setup.c's
+	# the least limit of each mode with all CPUs (what SETUP_FD_OWN and run/setup.c's
 	# fds_own() stand on): one less is refused or leaves a CPU out, this one traces all
 	for m in "daemon:0" "daemon --record:3:2" "COMMAND:4" "--daemon:1" "--stream --all:1"; do
 		fds_least "$m" "$cpus"
