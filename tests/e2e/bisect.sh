@@ -125,11 +125,12 @@ bisect_estimate() {
 		heavy) img=$W/initrd-heavy.img ;; esac
 	ksz=$(bisect_kernel_size)
 	isz=$(stat -c %s "$img")
+	# (a table row has the header's fields; the table ends at the first other line)
 	msz=$(cat "$BISECT_KEEP"/bisect-"$1"-*.console 2> /dev/null | tr -d '\r' |
 		awk '/^(@@e2e@@ LOG )?MODULES: / { f = 1; s = 0; next } f && /^(@@e2e@@ LOG )?NAME / {
-			for (i = 1; i <= NF; i++) if ($i == "STATIC_KIB") c = i; next }
-			f && NF > 3 && c && $c ~ /^[0-9]+$/ { s += $c; next } f { f = 0; if (s > m) m = s }
-			END { print m + 0 }')
+			for (i = 1; i <= NF; i++) if ($i == "STATIC_KIB") c = i; n = NF; next }
+			f && c && NF == n && $c ~ /^[0-9]+$/ { s += $c; next }
+			f { f = 0; if (s > m) m = s } END { if (f && s > m) m = s; print m + 0 }')
 	awk -v k="$ksz" -v i="$isz" -v m="$msz" 'BEGIN {
 		printf "%.1f MiB (kernel %.1f + modules %.1f + 3 x initrd %.1f + 16)\n",
 			k / 1048576 + m / 1024 + 3 * i / 1048576 + 16, k / 1048576, m / 1024, i / 1048576 }'

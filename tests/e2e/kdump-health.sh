@@ -12,11 +12,12 @@ KD_KILL_RE='Out of memory: Killed process [0-9]+'
 KD_OOM_RE=' invoked oom-killer: '
 KD_ALLOCFAIL_RE=': page allocation failure: '
 KD_PANIC_RE='Kernel panic - not syncing'
-# failures: udev workers slow, killed or dead, udevadm settle giving up, dracut's initqueue
-# or initramfs-tools giving up on the root, an initramfs only partly unpacked, a systemd
-# unit failed or timed out (the kdump-tools capture runs systemd), makedumpfile failing
-# (kdump-tools then copies /proc/vmcore whole)
-KD_FAIL_RE='systemd-udevd\[[0-9]+\]: .*(is taking a long time|killed|[Tt]imed? ?out|terminated by signal)|udevadm.*[Tt]imed out|dracut-initqueue.*timeout|Could not boot|Gave up waiting|Initramfs unpacking failed|\[FAILED\]|Failed to start |Timed out waiting for|Dependency failed for|makedumpfile failed'
+# failures: a udev worker slow, killed or dead (systemd-udevd's "Worker [N] ..."), a
+# program udev ran timed out, udevadm settle giving up ("Timed out for waiting the udev
+# queue being empty.": 120 s), dracut's initqueue or initramfs-tools giving up on the root,
+# an initramfs only partly unpacked, a systemd unit failed or timed out (the kdump-tools
+# capture runs systemd), makedumpfile failing (kdump-tools then copies /proc/vmcore whole)
+KD_FAIL_RE='Worker \[[0-9]+\] (processing SEQNUM=[0-9]+ (is taking a long time|killed)|terminated by signal|did not accept message)|Spawned process .* timed out|Timed out for waiting|dracut-initqueue.*timeout|Could not boot|Gave up waiting|Initramfs unpacking failed|Failed to start |Timed out waiting for|Dependency failed for|makedumpfile failed'
 
 # kd_capture_console CONSOLE: the capture kernel's part of a kdump boot's console (from
 # its command line with elfcorehdr=, which kexec -p adds)
