@@ -495,3 +495,11 @@ clean:
 PHONY_EXTRA := test-programs demo e2e e2e-arch fuzz static bench lint install-bin install-man install-systemd \
 	install-dracut install-initramfs-tools uninstall check-cross dist check-package
 .PHONY: all check check-unit $(PHONY_EXTRA) check-valgrind sanitize sanitize-unit sanitize-live install clean docs-pictures
+
+# issue 38 (root, not in make check): the smallest healthy crashkernel= of make e2e's kdumps,
+# bisected (30-90 min), and Debian's own kdump-tools with this tree's .deb (debootstrap, cached)
+kdump-bisect: memtrace
+	$(Q)./tests/kdump-bisect.sh
+e2e-kdump-tools:
+	$(Q)./tests/e2e-kdump-tools.sh
+.PHONY: kdump-bisect e2e-kdump-tools

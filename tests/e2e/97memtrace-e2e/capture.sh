@@ -19,6 +19,12 @@ if [ -e /proc/vmcore ]; then
     makedumpfile --message-level 6 -l -d 31 /proc/vmcore /sysroot/var/crash/vmcore > /dev/console 2>&1
     kd_rc=$?
     echo "$kd_rc" > /sysroot/var/crash/makedumpfile.rc
+    # the heavy capture's hold (hold.sh) ends with the dump
+    if read -r kd_hold 2> /dev/null < /run/e2e-hold.pid; then
+        kill "$kd_hold"
+        wait "$kd_hold" 2> /dev/null
+        echo "@@e2e-hook@@ kdump: hold of pid $kd_hold released after makedumpfile" > /dev/console
+    fi
     echo "@@e2e-hook@@ kdump: makedumpfile rc=$kd_rc, vmcore $(stat -c %s /sysroot/var/crash/vmcore 2> /dev/null) bytes;" \
         "$(grep -E '^(MemTotal|MemFree):' /proc/meminfo | tr -s ' ' | tr '\n' ' ')" > /dev/console
     /usr/sbin/memtrace-dracut stop

@@ -5,7 +5,8 @@
 # stop hook (99), to prove that the stop hook cleans up after a dead memtrace.
 # e2e.zram: 16 MiB into zram at pre-pivot 30; e2e.capture: a kdump-like capture
 # step at pre-pivot 9999 that ends the boot without switch_root; in a kdump kernel
-# the same hook is the capture step (makedumpfile: installed with MEMTRACE_E2E_KDUMP=1).
+# the same hook is the capture step (makedumpfile: installed with MEMTRACE_E2E_KDUMP=1),
+# and cmdline hook 01 the heavy capture's hold (hold.sh).
 # In the systemd flavour, with MEMTRACE_E2E_UNIT naming a generated copy of the
 # running-system unit: install it as memtrace-watch.service, and pre-pivot hook 40
 # drives it when e2e.unit is on the kernel command line.
@@ -25,6 +26,8 @@ install() {
     if [ -n "${MEMTRACE_E2E_KDUMP:-}" ]; then
         inst_multiple makedumpfile stat grep tr mkdir cp sync umount
         inst_hook cmdline 00 "$moddir/meminfo.sh"
+        # the heavy capture's hold (only with /etc/e2e-heavy, which tests/e2e.sh appends)
+        inst_hook cmdline 01 "$moddir/hold.sh"
     fi
     if [ -n "${MEMTRACE_E2E_UNIT:-}" ] && dracut_module_included systemd; then
         inst_simple "$MEMTRACE_E2E_UNIT" "$systemdsystemunitdir/memtrace-watch.service"
