@@ -55,6 +55,8 @@ static const struct sig_table *signal_table(const struct run *r)
 {
 	if (r->opt.command)
 		return &signals_command;
+	if (r->opt.switch_root)
+		return &signals_switch_root;
 	return r->ops->signals ? r->ops->signals : &signals_default;
 }
 
@@ -64,6 +66,7 @@ static int replay_json(const char *dir, int fd);
 static int run_init(struct run *r)
 {
 	r->ready_fd = -1;
+	r->swroot_fd = -1;
 	r->rec = (struct recorder)RECORDER_NONE;
 	r->sig.fd = -1;
 	r->ops = mode_of(&r->opt);

@@ -56,6 +56,13 @@ const struct sig_table signals_default = {
 	.hup = SIGACT_IGNORE,		/* a console hangup must not stop us */
 };
 
+const struct sig_table signals_switch_root = {
+	.stop = SIGACT_STOP,
+	.usr1 = SIGACT_REPORT_STDOUT,
+	.usr2 = SIGACT_REPORT_LOG,
+	.hup = SIGACT_SWITCH_ROOT,	/* only the initramfs's script sends it (no terminal) */
+};
+
 const struct sig_table signals_command = {
 	.command = true,
 	.usr1 = SIGACT_REPORT_COMMAND,

@@ -60,6 +60,7 @@ enum sig_action {
 	SIGACT_QUIT,		/* live view: leave the terminal, then stop as SIGACT_STOP */
 	SIGACT_RESIZE,		/* live view: the terminal changed size */
 	SIGACT_REPORT_MODE,	/* the mode's own report, where it says (on_signal; --stream) */
+	SIGACT_SWITCH_ROOT,	/* --switch-root: follow the initramfs's switch to the root */
 };
 
 /*
@@ -82,6 +83,9 @@ struct sig_table {
 
 /* The daemon's meanings, and those of every mode that has no table of its own. */
 extern const struct sig_table signals_default;
+
+/* The daemon's with --switch-root: HUP asks it to follow the switch to the root. */
+extern const struct sig_table signals_switch_root;
 
 /*
  * Those of every mode that runs a COMMAND (command mode, --stream -- COMMAND):

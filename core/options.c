@@ -21,6 +21,7 @@ enum {
 	OPT_COMM, OPT_BY, OPT_NO_WAIT, OPT_KEEP_OOM, OPT_STACKS, OPT_MAX_STACKS, OPT_STACK_TOP,
 	OPT_TOP, OPT_COUNT, OPT_PROMETHEUS, OPT_INTERVAL, OPT_STREAM, OPT_ALL, OPT_EVENTS,
 	OPT_QUEUE_SIZE, OPT_DIFF, OPT_FAIL_OVER, OPT_SVG, OPT_JSON, OPT_CRASHKERNEL,
+	OPT_SWITCH_ROOT,
 };
 
 void options_usage(FILE *f)
@@ -44,14 +45,15 @@ void options_usage(FILE *f)
 		"      --instance NAME     tracefs instance name (default " DEFAULT_INSTANCE ")\n"
 		"      --daemon, --pidfile FILE  fork, return once tracing is live; pid to FILE\n"
 		"      --record DIR, --replay DIR  save raw buffers in DIR; report on one, exit\n"
-		"      --no-seed           do not seed running tasks from /proc/PID/statm\n"
+		"      --no-seed, --by process  no seed from /proc/PID/statm; rows by process\n"
 		"      --kmsg[=LEVEL], --keep-oom N  a summary to /dev/kmsg at the end (level\n"
 		"                          6; 4: quiet); OOM reports kept (default %d, 0 none)\n"
 		"      --stacks            kernel stacks: pages by module code, top stacks shown\n"
 		"      --max-stacks N, --stack-top N  stacks kept (default %d), shown (%d)\n"
-		"      --boot-buffer, --crashkernel  take the boot's own events; in a capture,\n"
-		"                          answer how much crashkernel= (on by itself there)\n"
-		"      --by process        reports list processes (threads summed), not tasks\n"
+		"      --boot-buffer       take the boot's own events (trace_event=) first\n"
+		"      --crashkernel       answer how much crashkernel= (a capture: always)\n"
+		"      --switch-root DIR   at HUP, go on in the root mounted at DIR once an\n"
+		"                          initramfs switched to it (a kdump-tools capture)\n"
 		"      --svg FILE, --json FILE  final report: a memory picture; whole, as JSON\n"
 		"      --prometheus FILE   daemon: metrics for node_exporter, every interval\n"
 		"      --interval S        seconds between --prometheus writes (default %d); -f\n"
@@ -60,7 +62,7 @@ void options_usage(FILE *f)
 		"      --exits             print a line per exiting process, until TERM/INT\n"
 		"      --top               live view of tasks, processes, modules (h: keys);\n"
 		"                          not a terminal: a frame of -n rows every -d s\n"
-		"  -d, --delay S, --count N  --top: S seconds a frame (1), stop after N frames\n"
+		"  -d, --delay SECONDS, --count N  --top: a frame every SECONDS (1); N of them\n"
 		"      --pid N, --comm NAME  --exits: only these processes (may repeat)\n"
 		"      --stream            memory events of picked processes as JSON lines\n"
 		"  -c, --cond COND         --stream: pick by KEY:VALUE, AND, OR, NOT, ( )\n"
@@ -68,8 +70,7 @@ void options_usage(FILE *f)
 		"      --events LIST       --stream: evt_types (default all), failed (calls)\n"
 		"      --queue-size KB     --stream: output queue (default %d)\n"
 		"      --diff OLD NEW, --fail-over N  compare two runs; exit 3 if one grew past N\n"
-		"  -h, --help              show this help and exit\n"
-		"  -V, --version           show the version and exit\n"
+		"  -h, --help, -V, --version  show this help, or the version, and exit\n"
 		"\n"
 		"Signals: USR1 report to stdout; USR2 report to the log file;\n"
 		"TERM/INT final report to the log file, clean up, exit.\n"
@@ -248,6 +249,7 @@ static const struct path_opt {
 	{ OPT_PROMETHEUS, "--prometheus", FIELD(prom_path, const char *) },
 	{ OPT_SVG, "--svg", FIELD(svg_path, const char *) },
 	{ OPT_JSON, "--json", FIELD(json_path, const char *) },
+	{ OPT_SWITCH_ROOT, "--switch-root", FIELD(switch_root, const char *) },
 };
 
 /* Options that take a number in [min, max], as given. */
@@ -462,6 +464,13 @@ static int conflicts(struct options *o, char *err, size_t errlen)
 	} else if (o->delay_ms || o->count) {
 		return bad(err, errlen, "--delay and --count need --top");
 	}
+	if ((o->crashkernel || o->switch_root) &&
+	    (o->command || exits || o->replay_dir || o->top || o->stream))
+		return bad(err, errlen, "%s is the daemon's (a capture kernel's memtrace): not with "
+			   "a COMMAND, --exits, --replay, --top or --stream",
+			   o->crashkernel ? "--crashkernel" : "--switch-root");
+	if (o->switch_root && o->switch_root[0] != '/')
+		return bad(err, errlen, "--switch-root %s: not an absolute path", o->switch_root);
 	if (o->stream)
 		return OPT_RUN;
 	if (o->command) {
@@ -473,9 +482,6 @@ static int conflicts(struct options *o, char *err, size_t errlen)
 	}
 	if ((o->npids || o->ncomms) && !exits)
 		return bad(err, errlen, "--pid and --comm need --exits");
-	if (o->crashkernel && (o->command || exits || o->replay_dir || o->top || o->stream))
-		return bad(err, errlen, "--crashkernel is the daemon's (a capture's memtrace): not "
-			   "with a COMMAND, --exits, --replay, --top or --stream");
 	if (exits && (o->replay_dir || o->daemon))
 		return bad(err, errlen, "--exits takes no --replay or --daemon");
 	return OPT_RUN;
@@ -593,6 +599,7 @@ static const struct option longopts[] = {
 	{ "kmsg", optional_argument, NULL, OPT_KMSG },
 	{ "boot-buffer", no_argument, NULL, OPT_BOOT_BUFFER },
 	{ "crashkernel", no_argument, NULL, OPT_CRASHKERNEL },
+	{ "switch-root", required_argument, NULL, OPT_SWITCH_ROOT },
 	{ "exits", no_argument, NULL, OPT_EXITS },
 	{ "pid", required_argument, NULL, OPT_PID },
 	{ "comm", required_argument, NULL, OPT_COMM },

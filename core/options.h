@@ -62,6 +62,7 @@ struct options {
 	uint32_t kmsg_level;		/* of the summary lines (--kmsg=LEVEL; default 6) */
 	bool boot_buffer;
 	bool crashkernel;		/* the crashkernel= answer, as in a capture kernel */
+	const char *switch_root;	/* at SIGHUP, follow the switch to the root mounted here */
 	bool output_set;		/* -o given */
 	bool by_process;		/* --by process */
 	bool exits;			/* --exits: a line per exiting process */

@@ -222,6 +222,9 @@ struct run {
 	struct sizing sz;
 	int64_t mw_next;		/* the traced level of the next sample */
 	uint64_t mw_ring_kib;		/* memtrace's ring buffers (the instance's) */
+	/* --switch-root: the root to follow, held from SIGHUP until the switch (run/switchroot.c) */
+	int swroot_fd;			/* -1: none asked for, or followed */
+	bool swroot_done;
 	const char *kmsg_dev;		/* the kernel log's device: NULL, /dev/kmsg (unit tests: a file) */
 	const char *proc_root;		/* --stream's /proc: NULL, /proc (unit tests: a directory) */
 	bool stdout_stalled;		/* the last report on stdout (--stream: its fd) was not read in time */

@@ -2,6 +2,7 @@
 /* run/loop.c - the lifecycle every mode goes through: the poll loop, stop and drain, reports, cleanup */
 #include "run/loop.h"
 #include "run/memwatch.h"
+#include "run/switchroot.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -209,6 +210,9 @@ static enum loop_next read_signals(struct run *r)
 		case SIGACT_REPORT_LOG:
 			report_to(r, REPORT_LOG, "SIGUSR2");
 			break;
+		case SIGACT_SWITCH_ROOT:
+			switchroot_arm(r);
+			break;
 		case SIGACT_STOP:
 			r->stop = STOP_SIGNAL;
 			r->stop_signo = (int)si.ssi_signo;
@@ -288,6 +292,8 @@ static int poll_loop(struct run *r)
 		}
 		if (r->sz.on)	/* a capture kernel: its memory now, each round */
 			memwatch_sample(r);
+		if (r->swroot_fd >= 0)	/* --switch-root, after HUP: has the switch happened? */
+			switchroot_poll(r);
 		if (report_oom_pending(r))	/* it ended the batch: the rest is read at once */
 			busy = true;
 		if (read_signals(r) == LOOP_STOP)

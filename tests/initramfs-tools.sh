@@ -89,6 +89,9 @@ on_term() {
 	exit 0
 }
 trap 'on_term "$1" "$2"' TERM
+# --switch-root: HUP (follow the switch) and USR2 (the report so far)
+trap 'echo "HUP $(date +%s)" >> /signals' HUP
+trap 'echo "USR2 $(date +%s)" >> /signals; echo "memtrace 0.1.0 report (trigger: SIGUSR2, live)" > "$1"' USR2
 while :; do sleep 0.05; done
 EOF
 	chmod 755 "$R/usr/sbin/memtrace"
@@ -181,12 +184,21 @@ done
 mkroot "memtrace=4"
 : > "$R/proc/vmcore"
 inroot /scripts/init-top/memtrace > "$T/top.out" 2>&1
-check "[memtrace=4, a kdump kernel] the console summary at warning level (--kmsg=4)" \
-	eval '[ "$(argv)" = "${summary_argv/--kmsg/--kmsg=4}" ]'
+check "[memtrace=4, a kdump kernel] the console summary at warning level (--kmsg=4), --switch-root /root (kdump-tools dumps after the switch)" \
+	eval '[ "$(argv)" = "${summary_argv/--kmsg/--kmsg=4} --switch-root /root" ]'
 inroot /scripts/init-bottom/memtrace > "$T/bottom.out" 2>&1
-check "[memtrace=4, a kdump kernel] init-bottom stops it all the same (one TERM, report)" \
-	eval '[ "$(grep -c TERM "$R/signals")" = 1 ] && stub_gone &&
-		grep -q "trigger: SIGTERM" "$R/dev/console"'
+rc=$?
+check "[memtrace=4, a kdump kernel] init-bottom: HUP then USR2 (follow the switch; the report so far), no TERM, memtrace goes on" \
+	eval '[ $rc = 0 ] && [ "$(cut -d" " -f1 "$R/signals" | tr "\n" " ")" = "HUP USR2 " ] && ! stub_gone'
+check "[memtrace=4, a kdump kernel] init-bottom: says memtrace follows the switch, shows the report so far" \
+	eval 'grep -q "follows it there and goes on tracing" "$R/dev/console" &&
+		grep -q "trigger: SIGUSR2" "$R/dev/console"'
+reap
+mkroot "memtrace=4 rootmnt-test"
+: > "$R/proc/vmcore"
+env -i PATH=/usr/bin:/sbin:/bin rootmnt=/newroot chroot "$R" /scripts/init-top/memtrace > "$T/top.out" 2>&1
+check "[memtrace=4, a kdump kernel, rootmnt=/newroot] --switch-root follows initramfs-tools' rootmnt" \
+	eval '[ "$(argv)" = "${summary_argv/--kmsg/--kmsg=4} --switch-root /newroot" ]'
 reap
 for line in memtrace=6 memtrace=x; do
 	mkroot "$line"

@@ -645,6 +645,90 @@ nolock_test() {
 	check "tracefs identical after the run without CAP_IPC_LOCK" test "$before" = "$after"
 }
 
+# --switch-root (issue 38): a kdump-tools capture dumps after initramfs-tools switched to
+# the root. Played in a mount namespace of its own: a tmpfs as the real root mounted at
+# DIR; memtrace --daemon with --switch-root DIR, its log and pidfile in a /run of its own;
+# HUP (and USR2, as init-bottom sends them), then the moves /init makes (/run, /sys, and
+# /proc last) into DIR: memtrace must make DIR its root, report there, clean up tracefs
+# from there. First a HUP with nothing mounted at DIR: refused, tracing goes on.
+switch_root_test() {
+	local before after S=$T/swr
+	if ! command -v unshare > /dev/null; then
+		skip_live "--switch-root: no unshare (util-linux)"
+		return
+	fi
+	before=$(tfs_state)
+	mkdir -p "$S"
+	cat > "$S/play.sh" <<'EOS'
+set -u
+MT=$1 S=$2 INST=$3 WL=$4
+R=$S/root RUN=/run/memtrace-swr-$$
+say() { echo "$*" >> "$S/facts"; }
+until_grep() {	# until_grep SECONDS PATTERN FILE
+	local i
+	for ((i = 0; i < $1 * 20; i++)); do grep -q -- "$2" "$3" 2>/dev/null && return 0; sleep 0.05; done
+	return 1
+}
+gone() { local i; for ((i = 0; i < 200; i++)); do kill -0 "$1" 2>/dev/null || return 0; sleep 0.05; done; return 1; }
+mkdir -p "$R" "$S/plain" "$RUN"
+mount -t tmpfs swr-root "$R" && mkdir -p "$R/proc" "$R/sys" "$R$RUN"
+mount -t tmpfs swr-run "$RUN"
+# 1. nothing mounted at DIR
+"$MT" --instance "$INST-plain" --switch-root "$S/plain" -o "$RUN/plain.log" 2> "$S/plain.err" &
+a=$!
+until_grep 10 "tracing in" "$S/plain.err"
+kill -HUP "$a"
+until_grep 10 "nothing is mounted there" "$S/plain.err" && say "plain refused"
+sleep 0.2
+kill -0 "$a" 2>/dev/null && say "plain still tracing"
+kill -TERM "$a"
+gone "$a" && grep -q "trigger: SIGTERM" "$RUN/plain.log" && say "plain final report"
+# 2. the switch
+"$MT" --daemon --pidfile "$RUN/pid" --instance "$INST" --switch-root "$R" -o "$RUN/log" 2> "$S/err"
+pid=$(cat "$RUN/pid")
+kill -HUP "$pid"
+kill -USR2 "$pid"
+until_grep 10 "(trigger: SIGUSR2," "$RUN/log" && say "usr2 report before the switch"
+until_grep 10 "following the switch to the root mounted there" "$S/err" && say "holding the root"
+say "root before $(readlink "/proc/$pid/root")"
+mount --move "$RUN" "$R$RUN"
+mount --rbind /sys "$R/sys"
+sleep 0.5
+say "root between $(readlink "/proc/$pid/root")"
+mount -t proc proc "$R/proc"
+until_grep 10 "now in that root" "$S/err" && say "followed"
+say "root after $(readlink "/proc/$pid/root")"
+"$WL" 16 100
+kill -USR2 "$pid"
+until_grep 10 "(trigger: SIGUSR2," "$R$RUN/log" && say "usr2 report in the root"
+grep -q "workload" "$R$RUN/log" && say "workload traced after the switch"
+kill -TERM "$pid"
+gone "$pid" && say "exited"
+grep -q "(trigger: SIGTERM," "$R$RUN/log" && say "final report in the root"
+[ ! -e "$R$RUN/pid" ] && say "pidfile removed"
+EOS
+	: > "$S/facts"
+	unshare -m --propagation private bash "$S/play.sh" "$MT" "$S" "$INST" "$WL" > "$S/play.out" 2>&1
+	has() { grep -qx "$1" "$S/facts"; }
+	check "--switch-root, HUP with nothing mounted at DIR: refused, said ($(grep -m1 'switch-root' "$S/plain.err"))" has "plain refused"
+	check "--switch-root, HUP with nothing mounted at DIR: tracing goes on, final report at TERM" \
+		eval 'has "plain still tracing" && has "plain final report"'
+	check "--switch-root: HUP held the root (said), USR2's report still in the old root's /run" \
+		eval 'has "holding the root" && has "usr2 report before the switch"'
+	check "--switch-root: memtrace stays in the old root until /proc is in the new one" \
+		eval 'has "root before /" && has "root between /"'
+	check "--switch-root: then DIR is its root ($(grep '^root after' "$S/facts"))" \
+		eval 'has "followed" && has "root after $S/root"'
+	check "--switch-root: after the switch, reports go to the log in the new root, with what ran there" \
+		eval 'has "usr2 report in the root" && has "workload traced after the switch"'
+	check "--switch-root: TERM: final report in the new root, pidfile removed, exit" \
+		eval 'has "exited" && has "final report in the root" && has "pidfile removed"'
+	after=$(tfs_state)
+	check "--switch-root: tracefs identical after (the instance removed from the new root's /sys)" \
+		test "$before" = "$after"
+	[ "$fail" = 0 ] || sed 's/^/      /' "$S/facts" "$S/err" "$S/play.out"
+}
+
 find_tracefs
 opts_tests
 fake_test
@@ -667,6 +751,7 @@ if can_trace "live tests"; then
 	record_replay_test
 	oom_test
 	nonroot_test
+	switch_root_test
 fi
 summary
 [ "$fail" = 0 ]

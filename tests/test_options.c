@@ -426,6 +426,20 @@ START_TEST(test_conflicts)
 	BAD("--replay takes no", "--replay", "d", "--boot-buffer");
 	BAD("--replay takes no", "--replay", "d", "/sys/kernel/tracing");
 	BAD("--pidfile needs --daemon", "--pidfile", "/run/p");
+	/* a capture kernel's: the daemon's alone */
+	BAD("--crashkernel is the daemon's", "--crashkernel", "--", "true");
+	BAD("--crashkernel is the daemon's", "--crashkernel", "--exits");
+	BAD("--crashkernel is the daemon's", "--crashkernel", "--replay", "d");
+	BAD("--crashkernel is the daemon's", "--crashkernel", "--top");
+	BAD("--crashkernel is the daemon's", "--crashkernel", "--stream", "--all");
+	BAD("--switch-root is the daemon's", "--switch-root", "/root", "--", "true");
+	BAD("--switch-root is the daemon's", "--switch-root", "/root", "--stream", "--all");
+	BAD("--switch-root root: not an absolute path", "--switch-root", "root");
+	BAD("--switch-root", "--switch-root", "");
+	ck_assert_int_eq(parse("--crashkernel", "--switch-root", "/root", "--daemon", NULL), OPT_RUN);
+	ck_assert(O.crashkernel);
+	ck_assert_str_eq(O.switch_root, "/root");
+	ck_assert(daemon_asked());
 }
 END_TEST
 
@@ -564,6 +578,7 @@ START_TEST(test_usage_lists_options)
 		{ "--prometheus", "m.prom" }, { "--interval", "5", "-f", "json" },
 		{ "--stacks" }, { "--max-stacks", "16" }, { "--stack-top", "1" },
 		{ "--svg", "m.svg" }, { "--json", "m.json" }, { "--help" }, { "--version" },
+		{ "--crashkernel" }, { "--switch-root", "/root" },
 	};
 	char buf[8192];
 	FILE *f = fmemopen(buf, sizeof(buf), "w");

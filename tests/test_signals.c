@@ -58,6 +58,19 @@ START_TEST(test_daemon_meanings)
 }
 END_TEST
 
+/* the daemon with --switch-root: HUP asks it to follow the switch; the rest as the daemon's */
+START_TEST(test_switch_root_meanings)
+{
+	const struct sig_table *t = &signals_switch_root;
+	int sigs[] = { SIGUSR1, SIGUSR2, SIGTERM, SIGINT, SIGQUIT, SIGWINCH, SIGCHLD };
+	size_t i;
+
+	ck_assert_int_eq(act(t, SIGHUP, SI_USER, NULL), SIGACT_SWITCH_ROOT);
+	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		ck_assert_int_eq(act(t, sigs[i], SI_USER, NULL), act(DAEMON, sigs[i], SI_USER, NULL));
+}
+END_TEST
+
 /*
  * The live view: stdout is the screen (USR1's report goes to the log), TERM,
  * INT and HUP leave the terminal and stop, WINCH redraws.
@@ -279,6 +292,7 @@ Suite *suite_signals(void)
 	TCase *tc = tcase_create("signals");
 
 	tcase_add_test(tc, test_daemon_meanings);
+	tcase_add_test(tc, test_switch_root_meanings);
 	tcase_add_test(tc, test_command_meanings);
 	tcase_add_test(tc, test_top_meanings);
 	tcase_add_test(tc, test_top_blocks_winch);

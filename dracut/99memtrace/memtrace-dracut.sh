@@ -12,6 +12,11 @@
 #   memtrace-dracut pre-pivot the pre-pivot hook: stop, unless a capture step
 #                             follows (rd.memtrace.kdump, or /proc/vmcore: a kdump
 #                             kernel): then a report so far, and tracing goes on
+#   memtrace-dracut bottom    initramfs-tools' init-bottom: stop; but in a kdump
+#                             kernel kdump-tools takes the dump after the switch
+#                             to the root: memtrace (started with --switch-root)
+#                             follows it there (SIGHUP), a report so far is shown,
+#                             and the final one comes at shutdown
 #
 # Levels (kernel command line, also /etc/cmdline.d/*.conf in the image):
 #   rd.memtrace=<level> wins when given:  0 = off, 5 = full report (every task,
@@ -31,12 +36,15 @@
 #   trace_event=module:module_load,module:module_free (a kernel parameter) makes
 #       the kernel record the module loads done before memtrace starts (systemd
 #       PID 1 loads some); memtrace then reads them with --boot-buffer
-#   trace_event=kmem:mm_page_alloc,kmem:mm_page_free (with trace_buf_size=1M or
-#       more) records the page events of the boot before memtrace: what the
-#       tasks held at its start, the initramfs unpacked, the boot's own peak;
-#       in a kdump kernel the crashkernel= answer needs them (without them it
-#       is a lower bound, said at the start). The words may be one trace_event=
-#       (comma-separated) or several.
+#   trace_event=kmem:mm_page_alloc,kmem:mm_page_free trace_buf_size=4M (kernel
+#       parameters) record the page events of the boot before memtrace: what
+#       the tasks held at its start, the initramfs unpacked, the boot's own
+#       peak; memtrace reads them with --boot-buffer and then gives the buffer
+#       back. A kdump kernel's crashkernel= answer needs them: without them it
+#       is a lower bound, said at the start. The words may be one trace_event=
+#       (comma-separated) or several; about 40 bytes an event (a capture's
+#       boot: 36,000 events, 1.4 MB), and the report says what a buffer too
+#       small lost.
 #   initramfs-tools (no dracut-lib in the image): memtrace=<level> on the
 #       kernel command line, the same levels as rd.memtrace (a bare memtrace
 #       = 4); nothing else is read (no rd.memdebug, rd.memtrace.*)
@@ -57,6 +65,7 @@ MEMTRACE_PIDFILE=/run/memtrace.pid
 MEMTRACE_INSTANCE=memtrace
 MEMTRACE_RECORD=/run/initramfs/memtrace-record
 MEMTRACE_MOUNTED=/run/memtrace.tracefs-was-unmounted
+MEMTRACE_FOLLOW=/run/memtrace.switch-root
 
 # dracut-lib (getarg) only where the command line is read: the stop path runs
 # inside the traced boot and should cost as little as possible
@@ -121,7 +130,7 @@ mt_running() {
 }
 
 mt_start() {
-    local level top w rec= boot= kmsg=--kmsg svg= pages=
+    local level top w rec= boot= kmsg=--kmsg svg= pages= follow=
     mt_lib
     level=$(mt_level)
     [ "$level" -ge 4 ] || return 0
@@ -156,7 +165,14 @@ mt_start() {
     mt_capture && kmsg=--kmsg=4
     # a kdump kernel: the crashkernel= answer wants the boot's page events
     mt_capture && [ -z "$pages" ] && mt_say "no trace_event=kmem:mm_page_alloc,kmem:mm_page_free" \
-        "on this capture kernel's command line: the crashkernel= answer will be a lower bound"
+        "trace_buf_size=4M on this capture kernel's command line: the crashkernel= answer" \
+        "will be a lower bound"
+    # initramfs-tools in a kdump kernel: kdump-tools dumps after the switch to
+    # the root (mounted at $rootmnt by then): init-bottom has memtrace follow it
+    if ! command -v getargbool > /dev/null 2>&1 && mt_capture; then
+        follow="--switch-root ${rootmnt:-/root}"
+        : > "$MEMTRACE_FOLLOW"
+    fi
     # if memtrace mounts tracefs and is then killed, the stop path unmounts it
     mt_tracefs > /dev/null || : > "$MEMTRACE_MOUNTED"
     # --daemon returns only when the events are enabled and the buffers open;
@@ -169,7 +185,7 @@ mt_start() {
     # --json: every boot leaves a report --diff can compare, whatever the level
     exec "$MEMTRACE" --daemon --pidfile "$MEMTRACE_PIDFILE" $kmsg --stacks -b 2048 $top \
         --instance "$MEMTRACE_INSTANCE" -o "$MEMTRACE_LOG" --json "$MEMTRACE_LOG.json" \
-        $rec $boot $svg
+        $rec $boot $svg $follow
 }
 
 # wait up to $1 tenths of a second for memtrace to exit
@@ -270,14 +286,41 @@ mt_pre_pivot() {
     mt_stop
 }
 
+# initramfs-tools' init-bottom: memtrace follows the switch to the root when
+# it was started to (a kdump kernel: --switch-root); else the stop
+mt_bottom() {
+    local pid n=0 first=
+    if [ -e "$MEMTRACE_FOLLOW" ] && pid=$(mt_running); then
+        # HUP: hold the root mounted at $rootmnt (handled before USR2, a lower
+        # signal: once the report so far is there, memtrace holds it)
+        kill -HUP "$pid" 2> /dev/null
+        kill -USR2 "$pid" 2> /dev/null
+        while [ "$n" -lt 50 ]; do
+            read -r first 2> /dev/null < "$MEMTRACE_LOG"
+            case "$first" in *"(trigger: SIGUSR2,"*) break ;; esac
+            sleep 0.1
+            n=$((n + 1))
+        done
+        {
+            echo "memtrace: the dump is taken after the switch to the root: memtrace" \
+                "follows it there and goes on tracing; the final report comes at" \
+                "shutdown (the report so far follows)"
+            [ -s "$MEMTRACE_LOG" ] && cat "$MEMTRACE_LOG"
+        } > /dev/console 2> /dev/null
+        return 0
+    fi
+    mt_stop
+}
+
 case "${1:-}" in
     level) mt_level ;;
     enabled) [ "$(mt_level)" -ge 4 ] ;;
     start) mt_start ;;
     stop) mt_stop ;;
     pre-pivot) mt_pre_pivot ;;
+    bottom) mt_bottom ;;
     *)
-        echo "usage: ${0##*/} level|enabled|start|stop|pre-pivot" >&2
+        echo "usage: ${0##*/} level|enabled|start|stop|pre-pivot|bottom" >&2
         false
         ;;
 esac
