@@ -38,14 +38,14 @@ static void boot_pages(struct boot_buffer *b, const struct mt_event *ev)
 		b->first_ts = ev->ts;
 	b->last_ts = ev->ts;
 	level = b->st->sys_cur;
+	if (level > b->peak_before && level > b->peak_after)
+		b->peak_ts = ev->ts;	/* the first time at the highest */
 	if (b->initrd_ts && ev->ts < b->initrd_ts) {
 		if (level > b->peak_before)
 			b->peak_before = level;
 	} else if (level > b->peak_after) {
 		b->peak_after = level;
 	}
-	if (level >= b->peak_before && level >= b->peak_after)
-		b->peak_ts = ev->ts;
 	b->end = level;
 }
 

@@ -35,7 +35,10 @@ void sizing_answer(const struct sizing *z, uint64_t boot_lost, struct sizing_ans
 	a->t = z->self_at_max_kib;
 	/* the run's peak, memtrace's own left out; what was given back of the start too */
 	a->p = minus(minus(z->need_max_kib, z->self_at_max_kib), z->start_need_kib);
-	a->u = z->boot_extra_kib;
+	/* the boot buffer held: through the boot, and beside memtrace's own at its start */
+	a->boot_peak = z->boot_extra_kib;
+	a->u = z->bootbuf_kib + (z->boot_extra_kib > z->self_start_kib ? z->boot_extra_kib :
+				 z->self_start_kib);
 	a->w = z->min_free_kib;
 	run = a->p + a->t;
 	a->boot_sets = a->u > run;

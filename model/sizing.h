@@ -25,9 +25,11 @@
  *     dirty and mapped pages, kernel memory, the modules' code the page
  *     events do not show);
  *  T  memtrace itself then: its resident memory and its ring buffers;
- *  U  the boot's own peak above B (the compressed initramfs held while it was
- *     unpacked, what was freed before memtrace started), from the boot
- *     buffer's page events: the capture needs the larger of U and P + T;
+ *  U  the boot's own peak above B, from the boot buffer's page events: the
+ *     compressed initramfs held while it was unpacked, what was freed before
+ *     memtrace started, and the boot buffer itself, held until memtrace read
+ *     it (also while memtrace set up its own buffers beside it): the capture
+ *     needs the larger of U and P + T;
  *  W  the kernel's free-memory reserve: the zones' min watermarks, below
  *     which an allocation waits for reclaim or the OOM killer.
  *
@@ -51,11 +53,13 @@ struct sizing {
 	bool boot_known;		/* the boot buffer's page events were read */
 	bool initrd_known;		/* "Freeing initrd memory" is in the kernel log */
 	uint64_t initrd_kib;
+	uint64_t initrd_ts;		/* when (ns, the kernel log's clock) */
 	uint64_t boot_extra_kib;	/* the boot's peak above the start */
 	/* P and T */
 	uint64_t samples;		/* /proc/meminfo samples */
 	uint64_t need_max_kib;		/* MemTotal - MemFree - clean page cache, at its highest */
 	uint64_t self_at_max_kib;	/* memtrace's own then */
+	uint64_t self_start_kib;	/* memtrace's own when tracing began */
 	uint64_t max_uptime_ms;		/* when (CLOCK_BOOTTIME) */
 	/* W */
 	uint64_t min_free_kib;		/* the zones' min watermarks */
@@ -66,6 +70,7 @@ struct sizing {
 struct sizing_answer {
 	uint64_t k, b, p, t, u, w;
 	uint64_t kaslr;			/* of k: the block more KASLR may cost */
+	uint64_t boot_peak;		/* of u: the boot's peak above its end */
 	uint64_t sum_kib;		/* k + b + max(u, p + t) + w */
 	uint32_t mib;			/* sum_kib rounded up to whole MiB */
 	bool boot_sets;			/* u > p + t: the boot's unpack sets the answer */

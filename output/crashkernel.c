@@ -16,7 +16,7 @@ bool crashkernel_line(char *buf, size_t size, const struct run *r)
 {
 	const struct sizing *z = &r->sz;
 	struct sizing_answer a;
-	char kaslr[48] = "", tail[320] = "";
+	char kaslr[48] = "", mid[160], other[160] = "", tail[320] = "";
 	int n;
 
 	if (!z->on)
@@ -24,23 +24,26 @@ bool crashkernel_line(char *buf, size_t size, const struct run *r)
 	sizing_answer(z, r->meta.boot.lost + r->meta.boot.lost_unknown, &a);
 	if (a.kaslr)
 		snprintf(kaslr, sizeof(kaslr), " (%.1f of it where KASLR may place it)", mib(a.kaslr));
+	/* the larger of the boot's own peak and the run's goes into the sum, the other is said */
+	if (a.boot_sets) {
+		snprintf(mid, sizeof(mid), "the boot's own peak above that (the initramfs unpacked, "
+			 "the boot buffer) %.1f", mib(a.u));
+		snprintf(other, sizeof(other), "; the run's peak that cannot be reclaimed %.1f + "
+			 "memtrace itself %.1f is less", mib(a.p), mib(a.t));
+	} else {
+		snprintf(mid, sizeof(mid), "peak that cannot be reclaimed %.1f + memtrace itself %.1f",
+			 mib(a.p), mib(a.t));
+		if (z->boot_known)
+			snprintf(other, sizeof(other), "; the boot's own peak above the start (the "
+				 "initramfs unpacked, the boot buffer) %.1f is less", mib(a.u));
+	}
 	if (a.lower)
 		snprintf(tail, sizeof(tail), "; a lower bound: %s", a.why);
-	if (a.boot_sets)
-		n = snprintf(buf, size, "crashkernel: at least %u MiB for this kernel, initramfs "
-			     "and dump target (kernel %.1f%s + before memtrace %.1f + the boot's "
-			     "peak unpacking the initramfs %.1f + the kernel's free-memory reserve "
-			     "%.1f MiB, rounded up; the run's peak that cannot be reclaimed %.1f + "
-			     "memtrace itself %.1f is less%s)", a.mib, mib(a.k), kaslr, mib(a.b),
-			     mib(a.u), mib(a.w), mib(a.p), mib(a.t), tail);
-	else
-		n = snprintf(buf, size, "crashkernel: at least %u MiB for this kernel, initramfs "
-			     "and dump target (kernel %.1f%s + before memtrace %.1f + peak that "
-			     "cannot be reclaimed %.1f + the kernel's free-memory reserve %.1f + "
-			     "memtrace itself %.1f MiB, rounded up; the boot's peak unpacking the "
-			     "initramfs %.1f is less%s)", a.mib, mib(a.k), kaslr, mib(a.b), mib(a.p),
-			     mib(a.w), mib(a.t), mib(a.u), tail);
-	return n > 0;
+	n = snprintf(buf, size, "crashkernel: at least %u MiB for this kernel, initramfs and dump "
+		     "target (kernel %.1f%s + before memtrace %.1f + %s + the kernel's free-memory "
+		     "reserve %.1f MiB, rounded up%s%s)", a.mib, mib(a.k), kaslr, mib(a.b), mid,
+		     mib(a.w), other, tail);
+	return n > 0 && (size_t)n < size;
 }
 
 void crashkernel_text(struct out *o, const struct run *r)
@@ -67,13 +70,14 @@ void crashkernel_json(struct out *o, const struct run *r)
 		out_puts(o, "null");
 	out_printf(o, ",\"capture_kernel\":%s,\"kib\":{\"sum\":%" PRIu64 ",\"kernel\":%" PRIu64
 		   ",\"kaslr\":%" PRIu64 ",\"before_memtrace\":%" PRIu64 ",\"peak_not_reclaimable\":%"
-		   PRIu64 ",\"memtrace\":%" PRIu64 ",\"boot_unpack\":%" PRIu64 ",\"free_reserve\":%"
+		   PRIu64 ",\"memtrace\":%" PRIu64 ",\"boot\":%" PRIu64 ",\"free_reserve\":%"
 		   PRIu64 "},\"boot_sets_it\":%s,\"facts\":{\"system_ram_kib\":%" PRIu64
 		   ",\"mem_total_kib\":%" PRIu64 ",\"memory_blocks\":%u,\"memory_blocks_worst\":%u,"
 		   "\"block_memmap_kib\":%" PRIu64 ",\"boot_buffer_given_back_kib\":%" PRIu64
+		   ",\"boot_peak_above_end_kib\":%" PRIu64 ",\"memtrace_at_start_kib\":%" PRIu64
 		   ",\"initrd_kib\":", z->capture ? "true" : "false", a.sum_kib, a.k, a.kaslr, a.b, a.p,
 		   a.t, a.u, a.w, a.boot_sets ? "true" : "false", z->ram_kib, z->total_kib, z->blocks,
-		   z->blocks_worst, z->memmap_kib, z->bootbuf_kib);
+		   z->blocks_worst, z->memmap_kib, z->bootbuf_kib, a.boot_peak, z->self_start_kib);
 	if (z->initrd_known)
 		out_printf(o, "%" PRIu64, z->initrd_kib);
 	else

@@ -46,7 +46,7 @@ void memwatch_setup(struct run *r)
 			    proc_mem_clean_kib(&r->meta.mem_start);
 	if (!kmsg_initrd(NULL, &z->initrd_kib, &ts)) {
 		z->initrd_known = true;
-		r->meta.boot.initrd_ts = ts;
+		z->initrd_ts = ts;
 	}
 }
 
@@ -87,6 +87,7 @@ void memwatch_start(struct run *r)
 	if (!tracefs_path(&r->tf, p, sizeof(p), "buffer_total_size_kb") &&
 	    read_file(p, buf, sizeof(buf)) > 0)
 		r->mw_ring_kib = strtoull(buf, NULL, 10);
+	r->sz.self_start_kib = self_rss_kib(r) + r->mw_ring_kib;
 	memwatch_sample(r);
 }
 

@@ -373,6 +373,7 @@ static int ingest_boot_buffer(struct run *r)
 			max_pages[i] = kb * 1024 / sub + 4;
 	}
 	b->st = &r->st;		/* its page events (trace_event=kmem:...) through the accounting */
+	b->initrd_ts = r->sz.initrd_ts;
 	e = boot_read(b, &r->layout, &r->dec, r->tf.ncpus, r->tf.cpu_ids, fds, max_pages,
 		      mono_ns() + BOOT_MAX_NS);
 	for (i = 0; i < r->tf.ncpus; i++)

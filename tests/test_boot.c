@@ -358,6 +358,65 @@ START_TEST(test_boot_read_limits)
 }
 END_TEST
 
+/*
+ * The fixture's page events through the accounting (B.st): trace.txt has 133
+ * mm_page_alloc and 188 mm_page_free (from 1.649595 to 1.749282 s); replayed
+ * on their own (tests' independent count, a page a pfn, the last alloc owning
+ * it) they leave 43 pages held: modprobe-91 21, init-1 14, kworker/1:0H-23 5,
+ * modprobe-93 3; the level is 72 at its highest, first at 1.697069 s, and 65
+ * at most after 1.700000 s.
+ */
+START_TEST(test_boot_page_events)
+{
+	int cpus[2] = { 0, 1 }, fds[2] = { open_cpu_file(0), open_cpu_file(1) };
+	uint64_t pages;
+
+	B.st = &S;
+	B.initrd_ts = 1700000000ull;
+	ck_assert_int_eq(boot_read(&B, &lay, &dec, 2, cpus, fds, NULL, 0), 0);
+	close(fds[0]);
+	close(fds[1]);
+	ck_assert_uint_eq(B.page_events, 321);
+	ck_assert_uint_eq((B.first_ts + 500) / 1000, 1649595);
+	ck_assert_uint_eq((B.last_ts + 500) / 1000, 1749282);
+	ck_assert_int_eq(B.end, 43);
+	ck_assert_int_eq(B.peak_before, 72);
+	ck_assert_int_eq(B.peak_after, 65);
+	ck_assert_uint_eq((B.peak_ts + 500) / 1000, 1697069);
+	ck_assert_int_eq(S.sys_cur, 43);
+	/* what they hold becomes their seeds; the level starts again at 0 */
+	ck_assert_uint_eq(boot_seed(&B, &pages), 4);
+	ck_assert_uint_eq(pages, 43);
+	ck_assert_int_eq(S.sys_cur, 0);
+	ck_assert_int_eq(S.sys_peak, 0);
+	ck_assert_uint_eq(stats_find_task(&S, 91)->seed, 21);
+	ck_assert_uint_eq(stats_find_task(&S, 1)->seed, 14);
+	ck_assert_uint_eq(stats_find_task(&S, 23)->seed, 5);
+	ck_assert_uint_eq(stats_find_task(&S, 93)->seed, 3);
+	ck_assert(stats_find_task(&S, 91)->flags & TF_SEEDED);
+	/* a boot page freed now: credited to its task's seed, the level untouched */
+	test_page_event(&S, EV_PAGE_FREE, 2000000000ull, 91, 0, 130508, 0);
+	ck_assert_uint_eq(stats_find_task(&S, 91)->seed_left, 20);
+	ck_assert_int_eq(S.sys_cur, 0);
+	/* a page taken now: above the start */
+	test_page_event(&S, EV_PAGE_ALLOC, 2000000001ull, 91, 0, 130508, 0);
+	ck_assert_int_eq(S.sys_cur, 1);
+}
+END_TEST
+
+/* a buffer with no page events seeds nothing and leaves the level alone */
+START_TEST(test_boot_no_page_events)
+{
+	uint64_t pages = 7;
+
+	B.st = &S;
+	test_page_event(&S, EV_PAGE_ALLOC, 1, 91, 0, 100, 0);
+	ck_assert_uint_eq(boot_seed(&B, &pages), 0);
+	ck_assert_uint_eq(pages, 0);
+	ck_assert_int_eq(S.sys_cur, 1);
+}
+END_TEST
+
 Suite *suite_boot(void)
 {
 	Suite *s = suite_create("boot");
@@ -373,6 +432,8 @@ Suite *suite_boot(void)
 	tcase_add_test(tc, test_boot_meta_round_trip);
 	tcase_add_test(tc, test_boot_read_merged);
 	tcase_add_test(tc, test_boot_read_limits);
+	tcase_add_test(tc, test_boot_page_events);
+	tcase_add_test(tc, test_boot_no_page_events);
 	suite_add_tcase(s, tc);
 	return s;
 }

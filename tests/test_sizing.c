@@ -54,6 +54,7 @@ START_TEST(test_sum)
 	ck_assert_uint_eq(a.t, 6000);
 	ck_assert_uint_eq(a.p, 70000 - 6000 - 54368);
 	ck_assert_uint_eq(a.u, 11000);
+	ck_assert_uint_eq(a.boot_peak, 11000);
 	ck_assert_uint_eq(a.w, 1300);
 	ck_assert(!a.boot_sets);
 	ck_assert_uint_eq(a.sum_kib, a.k + a.b + a.p + a.t + a.w);
@@ -66,10 +67,19 @@ START_TEST(test_sum)
 	sizing_answer(&z, 0, &a);
 	ck_assert(a.boot_sets);
 	ck_assert_uint_eq(a.sum_kib, a.k + a.b + 20000 + a.w);
-	/* the boot buffer given back is not the capture's */
+	/* the boot buffer, given back once read: out of B, in U (held through the boot) */
 	z.bootbuf_kib = 1000;
 	sizing_answer(&z, 0, &a);
 	ck_assert_uint_eq(a.b, 53368);
+	ck_assert_uint_eq(a.u, 21000);
+	ck_assert_uint_eq(a.boot_peak, 20000);
+	ck_assert_uint_eq(a.sum_kib, a.k + 53368 + 21000 + a.w);
+	/* memtrace's own buffers set up beside it: U when more than the boot's peak */
+	z.boot_extra_kib = 100;
+	z.self_start_kib = 3000;
+	sizing_answer(&z, 0, &a);
+	ck_assert_uint_eq(a.u, 4000);
+	ck_assert(!a.boot_sets);
 	/* a whole MiB stays as it is */
 	z = capture();
 	z.min_free_kib += 1024 - 114232 % 1024;

@@ -2162,6 +2162,81 @@ START_TEST(test_system_peak)
 }
 END_TEST
 
+static void file_ev(enum mt_kind kind, uint64_t pfn, uint32_t order, uint64_t dev)
+{
+	struct mt_event ev;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.kind = kind;
+	ev.ts = 1;
+	ev.tid = 5;
+	ev.u.file.pfn = pfn;
+	ev.u.file.order = order;
+	ev.u.file.dev = dev;
+	stats_apply(&S, &ev);
+}
+
+/* crashkernel=: tracked pages into the page cache, of a block device's file or a memory one */
+START_TEST(test_page_cache_classes)
+{
+	struct stats_config cfg = { .max_tasks = 8, .max_modules = 2, .max_pfn = MAX_PFN,
+				    .classes = true };
+	const uint64_t sda1 = (8ull << 20) | 1;	/* the kernel's dev_t: major << 20 | minor */
+
+	stats_free(&S);
+	ck_assert_int_eq(stats_init(&S, &cfg), 0);
+	alloc(1, 5, 16, 2);				/* pfn 16..19 */
+	file_ev(EV_FILE_ADD, 16, 0, sda1);
+	file_ev(EV_FILE_ADD, 17, 0, 0);			/* major 0: tmpfs, ramfs */
+	file_ev(EV_FILE_ADD, 16, 0, sda1);		/* again: counted once */
+	file_ev(EV_FILE_ADD, 100, 0, sda1);		/* not a tracked page */
+	file_ev(EV_FILE_ADD, MAX_PFN - 1, 3, sda1);	/* past the map: skipped */
+	ck_assert_int_eq(S.file_blk_cur, 1);
+	ck_assert_int_eq(S.file_mem_cur, 1);
+	/* they were not page cache at the peak (4 pages), they are at the next one */
+	ck_assert_int_eq(S.sys_peak, 4);
+	ck_assert_int_eq(S.file_blk_at_peak, 0);
+	alloc(2, 5, 32, 0);
+	ck_assert_int_eq(S.sys_peak, 5);
+	ck_assert_int_eq(S.file_blk_at_peak, 1);
+	ck_assert_int_eq(S.file_mem_at_peak, 1);
+	/* a large folio: order 1 at 18..19 */
+	file_ev(EV_FILE_ADD, 18, 1, sda1);
+	ck_assert_int_eq(S.file_blk_cur, 3);
+	/* out of the page cache, or freed: counted down; the peak's split stays */
+	file_ev(EV_FILE_DEL, 16, 0, sda1);
+	ck_assert_int_eq(S.file_blk_cur, 2);
+	pfree(3, 5, 17, 0);
+	ck_assert_int_eq(S.file_mem_cur, 0);
+	pfree(4, 5, 18, 1);
+	ck_assert_int_eq(S.file_blk_cur, 0);
+	ck_assert_int_eq(S.file_blk_at_peak, 1);
+	/* a page freed and taken again is not page cache until it is added */
+	alloc(5, 5, 17, 0);
+	ck_assert_int_eq(S.file_mem_cur, 0);
+	file_ev(EV_FILE_ADD, 17, 0, 0);
+	ck_assert_int_eq(S.file_mem_cur, 1);
+	/* the level restarts: no page held, no page cache, no peak */
+	stats_restart_level(&S);
+	ck_assert_int_eq(S.sys_cur, 0);
+	ck_assert_int_eq(S.sys_peak, 0);
+	ck_assert_int_eq(S.file_mem_cur + S.file_blk_cur + S.file_mem_at_peak + S.file_blk_at_peak, 0);
+	pfree(6, 5, 17, 0);				/* no page of the map any more */
+	ck_assert_int_eq(S.sys_cur, 0);
+	ck_assert_int_eq(S.file_mem_cur, 0);
+}
+END_TEST
+
+/* without classes (the default) filemap events change nothing */
+START_TEST(test_page_cache_off)
+{
+	alloc(1, 5, 16, 0);
+	file_ev(EV_FILE_ADD, 16, 0, 8ull << 20);
+	ck_assert_int_eq(S.file_blk_cur, 0);
+	ck_assert_int_eq(S.sys_cur, 1);
+}
+END_TEST
+
 Suite *suite_stats(void)
 {
 	Suite *s = suite_create("stats");
@@ -2169,6 +2244,8 @@ Suite *suite_stats(void)
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_order_and_peak);
+	tcase_add_test(tc, test_page_cache_classes);
+	tcase_add_test(tc, test_page_cache_off);
 	tcase_add_test(tc, test_bad_order_skipped);
 	tcase_add_test(tc, test_failed_alloc);
 	tcase_add_test(tc, test_self_allocs_skipped);
