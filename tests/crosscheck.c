@@ -253,6 +253,10 @@ static const struct want wants[EV__COUNT][6] = {
 	[EV_COLLAPSE] = { { "status", true, false } },
 	[EV_MIGRATE_START] = { { "reason", false, false } },
 	[EV_MIGRATE_END] = { { "reason", false, false } },
+	[EV_FILE_ADD] = { { "pfn", true, false }, { "s_dev", true, false },
+			  { "order", false, false } },
+	[EV_FILE_DEL] = { { "pfn", true, false }, { "s_dev", true, false },
+			  { "order", false, false } },
 };
 
 struct ref_desc {
@@ -599,6 +603,14 @@ static int ref_decode(struct tep_record *rec, uint32_t cpu, struct mt_event *ev)
 	case EV_MIGRATE_END:
 		ev->u.migrate.reason = ref_int(d->f[0], rec, &v) ? (int32_t)v : -1;
 		break;
+	case EV_FILE_ADD:
+	case EV_FILE_DEL:
+		if (!ref_int(d->f[0], rec, &v) || !ref_int(d->f[1], rec, &v2))
+			return DEC_BAD;
+		ev->u.file.pfn = v;
+		ev->u.file.dev = v2;
+		ev->u.file.order = d->f[2] && ref_int(d->f[2], rec, &v) ? (uint32_t)v : 0;
+		break;
 	case EV_STACK: {
 		/*
 		 * The format's caller[8] is a minimum: the kernel writes @size
@@ -732,6 +744,12 @@ static void compare_events(const struct mt_event *m, const struct mt_event *r)
 	case EV_MIGRATE_START:
 	case EV_MIGRATE_END:
 		diff_s("migrate reason", m->u.migrate.reason, r->u.migrate.reason);
+		break;
+	case EV_FILE_ADD:
+	case EV_FILE_DEL:
+		diff_u("file pfn", m->u.file.pfn, r->u.file.pfn);
+		diff_u("file dev", m->u.file.dev, r->u.file.dev);
+		diff_u("file order", m->u.file.order, r->u.file.order);
 		break;
 	case EV_STACK: {
 		uint32_t i;

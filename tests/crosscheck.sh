@@ -230,7 +230,8 @@ elif [ -e "$TFS/instances/$INST" ]; then
 else
 	before=$(ls "$TFS/instances")
 	INST_OURS=1
-	./memtrace --stacks --instance "$INST" --record "$tmp/rec" -o "$tmp/log" \
+	# --crashkernel: the page cache's filemap events too
+	./memtrace --stacks --crashkernel --instance "$INST" --record "$tmp/rec" -o "$tmp/log" \
 		> "$tmp/memtrace.out" 2> "$tmp/memtrace.err" &
 	MT_PID=$!
 	started=0
@@ -252,6 +253,9 @@ else
 		[ -x ./build/tests/threads ] && ./build/tests/threads 2 1 0
 		# a THP collapse by another process: huge_memory events (where THP is on)
 		[ -x ./build/tests/thpmove ] && ./build/tests/thpmove 4 > /dev/null
+		# a file written and removed: pages into and out of the page cache
+		dd if=/dev/zero of="$tmp/pagecache" bs=64k count=16 status=none conv=fsync
+		rm -f "$tmp/pagecache"
 		sleep 0.3
 	fi
 	kill -TERM "$MT_PID" 2>/dev/null
@@ -290,7 +294,14 @@ if [ -n "$REC" ]; then
 		   "($(awk '/^total:/ { print $4 }' "$tmp/live.out") records," \
 		   "$(awk '$1 == "(total)" { print $2 }' "$tmp/live.out") events; kernel stacks" \
 		   "$(awk '$1 == "stack" { print $2 }' "$tmp/live.out"), THP collapses" \
-		   "$(awk '$1 == "collapse" { print $2 + 0 }' "$tmp/live.out"))"
+		   "$(awk '$1 == "collapse" { print $2 + 0 }' "$tmp/live.out"), page cache adds" \
+		   "$(awk '$1 == "file_add" { print $2 + 0 }' "$tmp/live.out"))"
+		nf=$(awk '$1 == "file_add" { print $2 + 0 }' "$tmp/live.out")
+		if [ "${nf:-0}" -gt 0 ]; then
+			ok "live recording: $nf page cache adds (filemap, --crashkernel) compared"
+		else
+			notok "live recording: no page cache add compared (filemap events missing?)"
+		fi
 	else
 		notok "live recording cross-check (exit $rc)"
 		indent < "$tmp/live.out"

@@ -745,8 +745,16 @@ check_traced() {	# check_traced NAME FLAVOUR LEVEL [MODE]
 	parse_report "$rep" "$W/$n"
 	r=$W/$n
 
-	check "$n: report on the console (cat by the pre-pivot hook, or init-bottom)" \
-		grep -q -E '^memtrace [^ ]+ report \(trigger: SIGTERM' "$W/$n.console"
+	if [ -n "${FOLLOWED:-}" ]; then
+		# a kdump-tools capture: init-bottom shows the report so far, memtrace follows
+		# the switch to the root; the final report at the TERM there, in the log file
+		check "$n: the report so far on the console (init-bottom), memtrace following the switch to the root" \
+			eval 'grep -q -E "^memtrace [^ ]+ report \(trigger: SIGUSR2" "$W/$n.console" &&
+				grep -q "follows it there and goes on tracing" "$W/$n.console"'
+	else
+		check "$n: report on the console (cat by the pre-pivot hook, or init-bottom)" \
+			grep -q -E '^memtrace [^ ]+ report \(trigger: SIGTERM' "$W/$n.console"
+	fi
 	check "$n: log file /run/initramfs/mem_debug_log survived switch_root" \
 		has_tag "$n" "LOGFILE yes"
 	check "$n: the JSON report beside it too ($(fact "$n" JSONFILE))" has_tag "$n" "JSONFILE yes"
@@ -1334,9 +1342,13 @@ check_kdump_itools() {	# check_kdump_itools NAME
 	local n=$1
 	kdump_crashed "$n" ' memtrace=4'
 	check_kdump_health "$n" healthy
-	check_traced "$n" itools 4
+	FOLLOWED=1 check_traced "$n" itools 4
+	check "$n: memtrace followed the switch to the root (--switch-root /root): $(fact "$n" MT_FOLLOWED)" \
+		has_tag "$n" 'MT_FOLLOWED [0-9]+ in this root'
 	check "$n: the root's dump step ran after switch_root: $(fact "$n" KDUMP)" \
 		grep -q -E '^KDUMP makedumpfile rc=0 [1-9][0-9]{6,} bytes' "$W/$n.e2e"
+	check "$n: the final report, taken in the root, has the dump step (makedumpfile in its task table)" \
+		awk '$2 == "makedumpfile" && $1 > 0 { f = 1 } END { exit !f }' "$W/$n.tasks"
 	# the dump on the root disk (kdump_health took it off), checked as kdump's
 	check "$n: the vmcore is on the root disk ($KD_VSZ bytes), a kdump-compressed dump" \
 		eval '[ "$KD_VSZ" -gt 1000000 ] && [ "$(head -c 5 "$W/$n.vmcore")" = KDUMP ]'

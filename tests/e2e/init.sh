@@ -20,8 +20,9 @@
 #            touches N MiB, and the
 #            modules of e2e.extra_mod=M1,M2 are loaded too; its JSON report goes over
 #            ttyS1 as in fixture (two such boots: --diff, issue 25)
-#   kdumptools  (a kdump capture kernel, initramfs-tools' capture initrd) check, then
-#            the dump, as kdump-tools-dump.service takes it after switch_root
+#   kdumptools  (a kdump capture kernel, initramfs-tools' capture initrd) the dump, as
+#            kdump-tools-dump.service takes it after switch_root, traced by the memtrace
+#            that followed the switch; then its TERM, as at shutdown; then check
 export PATH=/bin:/sbin:/usr/bin:/usr/sbin
 # switch_root moved /proc, /sys, /dev and /run (with /run/initramfs) here
 [ -e /proc/self ] || mount -t proc proc /proc
@@ -323,15 +324,29 @@ kdumptools() {
         say "KDUMP no /proc/vmcore"
         return
     fi
+    # memtrace followed the switch to this root (--switch-root, init-bottom's HUP)
+    for p in $(memtrace_pids); do
+        # the same directory as this root's /, or not (the old root, out of reach)
+        if [ "$(stat -L -c %d:%i "/proc/$p/root")" = "$(stat -c %d:%i /)" ]; then
+            say "MT_FOLLOWED $p in this root"
+        else
+            say "MT_FOLLOWED $p not in this root"
+        fi
+    done
     makedumpfile --message-level 6 -l -d 31 /proc/vmcore /var/crash/vmcore > /tmp/mdf.log 2>&1
     rc=$?
     say "KDUMP makedumpfile rc=$rc $(stat -c %s /var/crash/vmcore 2> /dev/null) bytes"
     say_file MDF /tmp/mdf.log
+    # the shutdown's TERM (systemd's, after kdump-tools-dump.service): the final report,
+    # the dump step in it, its --kmsg summary with the crashkernel= answer on the console
+    for p in $(memtrace_pids); do
+        term_wait "$p"
+    done
 }
 
 case "$MODE" in
     check) check ;;
-    kdumptools) check; kdumptools ;;
+    kdumptools) kdumptools; check ;;
     oom) oom ;;
     fixture) check; fixture ;;
     cpus) cpus ;;
