@@ -222,6 +222,12 @@ struct run {
 	struct sizing sz;
 	int64_t mw_next;		/* the traced level of the next sample */
 	uint64_t mw_ring_kib;		/* memtrace's ring buffers (the instance's) */
+	/* between two samples: the last one's need less the traced level then, memtrace's own
+	 * then, and the highest traced level since (the need followed event by event) */
+	bool mw_based;
+	int64_t mw_base_kib;
+	uint64_t mw_self_kib;
+	int64_t mw_hi;
 	/* --switch-root: the root to follow, held from SIGHUP until the switch (run/switchroot.c) */
 	int swroot_fd;			/* -1: none asked for, or followed */
 	bool swroot_done;

@@ -5,6 +5,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -315,32 +316,77 @@ int proc_meminfo(const char *proc_root, uint64_t *avail_kib, uint64_t *total_kib
 	return proc_parse_meminfo(buf, (size_t)n, avail_kib, total_kib) ? -EINVAL : 0;
 }
 
-int proc_parse_zoneinfo_min(const char *text, size_t len, uint64_t *pages)
+/* "        NAME     1234" at @s (not NAME_more, not NAME:): its value */
+static bool zone_value(const char *s, const char *le, const char *name, uint64_t *v)
+{
+	size_t n = strlen(name);
+
+	while (s < le && (*s == ' ' || *s == '\t'))
+		s++;
+	if ((size_t)(le - s) <= n || strncmp(s, name, n) || (s[n] != ' ' && s[n] != '\t'))
+		return false;
+	s += n;
+	return take_u64(&s, le, v);
+}
+
+/* One zone's watermarks into the sums, if it manages any memory. */
+static void zone_add(const uint64_t z[3], uint32_t factor, uint64_t block_pages,
+		     struct zone_reserve *r)
+{
+	uint64_t boost;
+
+	if (!z[2])
+		return;
+	r->min += z[0];
+	/* mm/page_alloc.c boost_watermark(): up to high * factor / 10000, at least a pageblock */
+	boost = factor ? z[1] * factor / 10000 : 0;
+	if (factor && boost < block_pages)
+		boost = block_pages;
+	r->boost += boost;
+	r->zones++;
+}
+
+int proc_parse_zoneinfo_reserve(const char *text, size_t len, uint32_t boost_factor,
+				uint64_t block_pages, struct zone_reserve *r)
 {
 	const char *p = text, *end = text + len;
-	uint64_t v, sum = 0;
-	bool any = false;
+	uint64_t z[3] = { 0 }, v;	/* min, high, managed of the zone being read */
+	bool in_zone = false, any = false;
 
+	*r = (struct zone_reserve){ 0 };
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p)), *le = nl ? nl : end;
-		const char *s = p;
 
-		while (s < le && (*s == ' ' || *s == '\t'))
-			s++;
-		/* "        min      1234" (not "min_slab_ratio", not "protection:") */
-		if ((size_t)(le - s) > 4 && !strncmp(s, "min", 3) && (s[3] == ' ' || s[3] == '\t')) {
-			s += 3;
-			if (take_u64(&s, le, &v)) {
-				sum += v;
+		if ((size_t)(le - p) > 5 && !strncmp(p, "Node ", 5)) {
+			if (in_zone)
+				zone_add(z, boost_factor, block_pages, r);
+			memset(z, 0, sizeof(z));
+			in_zone = true;
+		} else if (in_zone) {
+			if (zone_value(p, le, "min", &v)) {
+				z[0] = v;
 				any = true;
+			} else if (zone_value(p, le, "high", &v)) {
+				z[1] = v;
+			} else if (zone_value(p, le, "managed", &v)) {
+				z[2] = v;
 			}
 		}
 		p = nl ? nl + 1 : end;
 	}
-	if (!any)
+	if (in_zone)
+		zone_add(z, boost_factor, block_pages, r);
+	return any ? 0 : -1;
+}
+
+int proc_parse_pageblock(const char *text, size_t len, uint64_t *pages)
+{
+	const char *p = memmem(text, len, "Pages per block:", 16), *end = text + len;
+
+	if (!p)
 		return -1;
-	*pages = sum;
-	return 0;
+	p += 16;
+	return take_u64(&p, end, pages) && *pages ? 0 : -1;
 }
 
 /* Hex digits at *@p into @v; false if there are none. */
@@ -416,19 +462,31 @@ int proc_parse_kmsg_initrd(const char *rec, size_t len, uint64_t *kib, uint64_t 
 	return 0;
 }
 
-uint64_t proc_min_free(const char *proc_root)
+int proc_reserve(const char *proc_root, struct zone_reserve *r)
 {
 	static char buf[256 * 1024];
-	char path[256];
-	uint64_t min = 0;
+	char path[256], text[64];
+	uint64_t block = 0;
+	uint32_t factor = 0;
 	ssize_t n;
 
+	*r = (struct zone_reserve){ 0 };
+	if (!path_fmt(path, sizeof(path), "%s/sys/vm/watermark_boost_factor", proc_root) &&
+	    read_file(path, text, sizeof(text)) > 0)
+		factor = (uint32_t)strtoul(text, NULL, 10);
+	if (!path_fmt(path, sizeof(path), "%s/pagetypeinfo", proc_root) &&
+	    (n = read_file(path, buf, sizeof(buf))) > 0)
+		proc_parse_pageblock(buf, (size_t)n, &block);
 	if (path_fmt(path, sizeof(path), "%s/zoneinfo", proc_root))
-		return 0;
+		return -ENAMETOOLONG;
 	n = read_file(path, buf, sizeof(buf));
-	if (n <= 0 || proc_parse_zoneinfo_min(buf, (size_t)n, &min))
-		return 0;
-	return min;
+	if (n < 0)
+		return (int)n;
+	if (proc_parse_zoneinfo_reserve(buf, (size_t)n, factor, block, r))
+		return -ENOENT;
+	r->factor = factor;
+	r->block_pages = block;
+	return 0;
 }
 
 int proc_iomem_ram(const char *proc_root, uint64_t block, struct iomem_ram *m)

@@ -79,11 +79,24 @@ int proc_meminfo(const char *proc_root, uint64_t *avail_kib, uint64_t *total_kib
 int proc_mem(const char *proc_root, struct proc_mem *m);
 
 /*
- * The zones' min watermarks summed, in pages ("min" of each zone in
- * /proc/zoneinfo): the free memory the kernel keeps for itself, below which an
- * allocation waits for reclaim or the OOM killer. -1 if none is said.
+ * The free memory the kernel keeps back, in pages, of each zone that manages
+ * memory (/proc/zoneinfo): its min watermark, below which an allocation waits
+ * for reclaim or the OOM killer, and the most that watermark boosting adds to
+ * it after a fragmenting fallback (mm/page_alloc.c boost_watermark(): high *
+ * watermark_boost_factor / 10000, at least a pageblock; none with the factor
+ * 0): a tight capture hits its OOM killer with the boost on.
  */
-int proc_parse_zoneinfo_min(const char *text, size_t len, uint64_t *pages);
+struct zone_reserve {
+	uint64_t min, boost;		/* summed over the zones */
+	uint32_t zones;			/* that manage memory */
+	uint32_t factor;		/* vm.watermark_boost_factor */
+	uint64_t block_pages;		/* pages per pageblock (0: not known) */
+};
+int proc_parse_zoneinfo_reserve(const char *text, size_t len, uint32_t boost_factor,
+				uint64_t block_pages, struct zone_reserve *r);
+
+/* "Pages per block:" of /proc/pagetypeinfo; -1 if not said. */
+int proc_parse_pageblock(const char *text, size_t len, uint64_t *pages);
 
 /* The top-level "System RAM" ranges of /proc/iomem. */
 struct iomem_ram {
@@ -106,8 +119,8 @@ int proc_parse_kmsg_initrd(const char *rec, size_t len, uint64_t *kib, uint64_t 
 /* Largest page frame number + 1, from /proc/zoneinfo; 0 if unknown. */
 uint64_t proc_max_pfn(const char *proc_root);
 
-/* The zones' min watermarks summed, pages, from @proc_root/zoneinfo; 0 if unknown. */
-uint64_t proc_min_free(const char *proc_root);
+/* @proc_root's zoneinfo, sys/vm/watermark_boost_factor and pagetypeinfo read into @r; 0 or -errno. */
+int proc_reserve(const char *proc_root, struct zone_reserve *r);
 
 /* @proc_root/iomem's System RAM, blocks of @block bytes; 0 or -errno. */
 int proc_iomem_ram(const char *proc_root, uint64_t block, struct iomem_ram *m);

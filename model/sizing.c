@@ -39,7 +39,7 @@ void sizing_answer(const struct sizing *z, uint64_t boot_lost, struct sizing_ans
 	a->boot_peak = z->boot_extra_kib;
 	a->u = z->bootbuf_kib + (z->boot_extra_kib > z->self_start_kib ? z->boot_extra_kib :
 				 z->self_start_kib);
-	a->w = z->min_free_kib;
+	a->w = z->min_free_kib + z->boost_kib;
 	run = a->p + a->t;
 	a->boot_sets = a->u > run;
 	a->sum_kib = a->k + a->b + (a->boot_sets ? a->u : run) + a->w;

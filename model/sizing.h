@@ -31,7 +31,9 @@
  *     it (also while memtrace set up its own buffers beside it): the capture
  *     needs the larger of U and P + T;
  *  W  the kernel's free-memory reserve: the zones' min watermarks, below
- *     which an allocation waits for reclaim or the OOM killer.
+ *     which an allocation waits for reclaim or the OOM killer, and the most
+ *     watermark boosting raises them by after a fragmenting fallback (a tight
+ *     capture meets its OOM killer with the boost on).
  *
  * The answer is K + B + max(U, P + T) + W rounded up to a whole MiB. A term
  * that could not be measured (no boot buffer, or one that lost events: U) makes
@@ -61,8 +63,11 @@ struct sizing {
 	uint64_t self_at_max_kib;	/* memtrace's own then */
 	uint64_t self_start_kib;	/* memtrace's own when tracing began */
 	uint64_t max_uptime_ms;		/* when (CLOCK_BOOTTIME) */
+	uint64_t between;		/* maxima found between samples, from the traced level */
 	/* W */
 	uint64_t min_free_kib;		/* the zones' min watermarks */
+	uint64_t boost_kib;		/* the most watermark boosting adds to them */
+	uint32_t zones;			/* that manage memory */
 	bool swap;			/* swap there: anonymous memory could go (not counted as such) */
 };
 

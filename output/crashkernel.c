@@ -82,7 +82,9 @@ void crashkernel_json(struct out *o, const struct run *r)
 		out_printf(o, "%" PRIu64, z->initrd_kib);
 	else
 		out_puts(o, "null");
-	out_printf(o, ",\"meminfo_samples\":%" PRIu64 ",\"need_max_kib\":%" PRIu64
-		   ",\"need_max_uptime_s\":%.3f,\"swap\":%s}}", z->samples, z->need_max_kib,
-		   (double)z->max_uptime_ms / 1000, z->swap ? "true" : "false");
+	out_printf(o, ",\"meminfo_samples\":%" PRIu64 ",\"maxima_between_samples\":%" PRIu64
+		   ",\"need_max_kib\":%" PRIu64 ",\"need_max_uptime_s\":%.3f,\"min_watermarks_kib\":%"
+		   PRIu64 ",\"watermark_boost_kib\":%" PRIu64 ",\"zones\":%u,\"swap\":%s}}",
+		   z->samples, z->between, z->need_max_kib, (double)z->max_uptime_ms / 1000,
+		   z->min_free_kib, z->boost_kib, z->zones, z->swap ? "true" : "false");
 }

@@ -20,6 +20,7 @@ static uint64_t page_kib(const struct run *r)
 void memwatch_setup(struct run *r)
 {
 	struct sizing *z = &r->sz;
+	struct zone_reserve res;
 	struct iomem_ram ram;
 	uint64_t block, ts;
 
@@ -39,7 +40,11 @@ void memwatch_setup(struct run *r)
 		mt_warn("warning: crashkernel=: /proc/iomem says no System RAM: the kernel's own "
 			"memory is not known");
 	}
-	z->min_free_kib = proc_min_free("/proc") * page_kib(r);
+	if (!proc_reserve("/proc", &res)) {
+		z->min_free_kib = res.min * page_kib(r);
+		z->boost_kib = res.boost * page_kib(r);
+		z->zones = res.zones;
+	}
 	z->swap = r->meta.mem_start.swap_kib > 0;
 	z->total_kib = r->meta.mem_start.total_kib;
 	z->start_need_kib = r->meta.mem_start.total_kib - r->meta.mem_start.free_kib -
@@ -88,25 +93,51 @@ void memwatch_start(struct run *r)
 	    read_file(p, buf, sizeof(buf)) > 0)
 		r->mw_ring_kib = strtoull(buf, NULL, 10);
 	r->sz.self_start_kib = self_rss_kib(r) + r->mw_ring_kib;
+	r->mw_hi = r->st.sys_cur;
 	memwatch_sample(r);
+}
+
+static uint64_t uptime_ms(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_BOOTTIME, &ts))
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* @need (KiB) is the highest yet: kept, with memtrace's own then and when */
+static void keep_max(struct sizing *z, uint64_t need, uint64_t self)
+{
+	if (need <= z->need_max_kib)
+		return;
+	z->need_max_kib = need;
+	z->self_at_max_kib = self;
+	z->max_uptime_ms = uptime_ms();
 }
 
 void memwatch_sample(struct run *r)
 {
 	struct sizing *z = &r->sz;
+	int64_t pk = (int64_t)page_kib(r), between;
 	struct proc_mem m;
-	struct timespec ts;
-	uint64_t need;
+	uint64_t need, self;
 
 	r->mw_next = r->st.sys_cur + MEMWATCH_STEP;
+	/* the traced level rose since the last sample: its need then, plus that */
+	if (r->mw_based && (between = r->mw_base_kib + r->mw_hi * pk) > 0 &&
+	    (uint64_t)between > z->need_max_kib) {
+		keep_max(z, (uint64_t)between, r->mw_self_kib);
+		z->between++;
+	}
+	r->mw_hi = r->st.sys_cur;
 	if (proc_mem("/proc", &m))
 		return;
 	z->samples++;
 	need = m.total_kib - m.free_kib - proc_mem_clean_kib(&m);
-	if (need <= z->need_max_kib)
-		return;
-	z->need_max_kib = need;
-	z->self_at_max_kib = self_rss_kib(r) + r->mw_ring_kib;
-	if (!clock_gettime(CLOCK_BOOTTIME, &ts))
-		z->max_uptime_ms = (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+	self = self_rss_kib(r) + r->mw_ring_kib;
+	r->mw_based = true;
+	r->mw_base_kib = (int64_t)need - r->st.sys_cur * pk;
+	r->mw_self_kib = self;
+	keep_max(z, need, self);
 }

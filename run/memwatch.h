@@ -30,13 +30,20 @@ void memwatch_start(struct run *r);
  * A sample now: MemTotal - MemFree - the clean page cache, and memtrace's own
  * (its resident memory, its ring buffers); the highest kept. The loop takes
  * one each round, the event sink one at each module load and at each
- * MEMWATCH_STEP pages the traced level grew by (memwatch_due()).
+ * MEMWATCH_STEP pages the traced level grew by (memwatch_due()). Between two
+ * samples the need is followed event by event: the last sample's, plus what
+ * the traced level rose to since (what the events do not show, the same as
+ * then), so that a peak between samples is not missed.
  */
 void memwatch_sample(struct run *r);
 
-static inline bool memwatch_due(const struct run *r, const struct mt_event *ev)
+static inline bool memwatch_due(struct run *r, const struct mt_event *ev)
 {
-	return r->sz.on && (r->st.sys_cur >= r->mw_next || ev->kind == EV_MOD_LOAD);
+	if (!r->sz.on)
+		return false;
+	if (r->st.sys_cur > r->mw_hi)
+		r->mw_hi = r->st.sys_cur;
+	return r->st.sys_cur >= r->mw_next || ev->kind == EV_MOD_LOAD;
 }
 
 #endif

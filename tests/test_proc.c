@@ -95,19 +95,42 @@ END_TEST
 
 START_TEST(test_zoneinfo_min)
 {
-	/* two zones of a capture kernel, and what must not count: protection, min_slab */
-	static const char text[] = "Node 0, zone      DMA\n  pages free     100\n        min      20\n"
-		"        low      25\n        protection: (0, 90, 90)\n  node_unreclaimable: 0\n"
-		"Node 0, zone    DMA32\n  pages free     9000\n        min      298\n"
-		"        low      372\n    nr_free_pages 9000\n  min_slab 4\n";
-	uint64_t min = 7;
+	/*
+	 * A capture kernel's zones: DMA manages nothing (the reservation is above
+	 * 16 MiB: its min does not count), DMA32 does; what must not count:
+	 * protection, min_slab, nr_free_pages
+	 */
+	static const char text[] = "Node 0, zone      DMA\n  pages free     0\n        boost    0\n"
+		"        min      20\n        low      25\n        high     30\n"
+		"        managed  0\n        protection: (0, 90, 90)\n  node_unreclaimable: 0\n"
+		"Node 0, zone    DMA32\n  pages free     9000\n        boost    512\n"
+		"        min      219\n        low      273\n        high     327\n"
+		"        managed  16147\n    nr_free_pages 9000\n  min_slab 4\n";
+	static const char ptinfo[] = "Page block order: 9\nPages per block:  512\n\nFree pages";
+	struct zone_reserve r;
+	uint64_t block = 0;
 
-	ck_assert_int_eq(proc_parse_zoneinfo_min(S(text), &min), 0);
-	ck_assert_uint_eq(min, 318);
-	ck_assert_int_eq(proc_parse_zoneinfo_min(S("Node 0, zone DMA\n  low 5\n"), &min), -1);
-	ck_assert_uint_eq(min, 318);
-	/* this machine's */
-	ck_assert_uint_gt(proc_min_free("/proc"), 0);
+	ck_assert_int_eq(proc_parse_pageblock(S(ptinfo), &block), 0);
+	ck_assert_uint_eq(block, 512);
+	ck_assert_int_eq(proc_parse_pageblock(S("Page block order: 9\n"), &block), -1);
+	/* boosting on (15000): 327 * 1.5 = 490 pages, so a pageblock, 512 */
+	ck_assert_int_eq(proc_parse_zoneinfo_reserve(S(text), 15000, 512, &r), 0);
+	ck_assert_uint_eq(r.min, 219);
+	ck_assert_uint_eq(r.boost, 512);
+	ck_assert_uint_eq(r.zones, 1);
+	/* a larger high: high * factor / 10000 */
+	ck_assert_int_eq(proc_parse_zoneinfo_reserve(S(text), 20000, 64, &r), 0);
+	ck_assert_uint_eq(r.boost, 654);
+	/* boosting off */
+	ck_assert_int_eq(proc_parse_zoneinfo_reserve(S(text), 0, 512, &r), 0);
+	ck_assert_uint_eq(r.min, 219);
+	ck_assert_uint_eq(r.boost, 0);
+	ck_assert_int_eq(proc_parse_zoneinfo_reserve(S("Node 0, zone DMA\n  low 5\n"), 15000, 512,
+						     &r), -1);
+	/* this machine's: read, every zone that manages memory */
+	ck_assert_int_eq(proc_reserve("/proc", &r), 0);
+	ck_assert_uint_gt(r.min, 0);
+	ck_assert_uint_gt(r.zones, 0);
 }
 END_TEST
 

@@ -80,6 +80,12 @@ START_TEST(test_sum)
 	sizing_answer(&z, 0, &a);
 	ck_assert_uint_eq(a.u, 4000);
 	ck_assert(!a.boot_sets);
+	/* the reserve: the min watermarks and the most boosting adds */
+	z = capture();
+	z.boost_kib = 2048;
+	sizing_answer(&z, 0, &a);
+	ck_assert_uint_eq(a.w, 1300 + 2048);
+	ck_assert_uint_eq(a.sum_kib, 114232 + 2048);
 	/* a whole MiB stays as it is */
 	z = capture();
 	z.min_free_kib += 1024 - 114232 % 1024;
