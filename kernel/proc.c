@@ -92,6 +92,7 @@ int proc_parse_mem(const char *text, size_t len, struct proc_mem *m)
 	meminfo_value(text, len, "Writeback:", &m->writeback_kib);
 	meminfo_value(text, len, "Mapped:", &m->mapped_kib);
 	meminfo_value(text, len, "SwapTotal:", &m->swap_kib);
+	meminfo_value(text, len, "VmallocUsed:", &m->vmalloc_kib);
 	return 0;
 }
 

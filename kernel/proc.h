@@ -27,6 +27,7 @@ struct proc_mem {
 	uint64_t dirty_kib, writeback_kib;	/* of it, not yet written */
 	uint64_t mapped_kib;		/* file pages mapped by processes (their code) */
 	uint64_t swap_kib;		/* SwapTotal: without swap, anonymous memory stays */
+	uint64_t vmalloc_kib;		/* VmallocUsed: kernel stacks, modules' code (in bulk: no page event) */
 };
 
 /*

@@ -551,21 +551,52 @@ static int64_t in_use_at_start(const struct run *r)
  * The boot buffer's page events: what they explain of the memory in use when
  * memtrace started, what they do not, the boot's own peak, what was lost.
  */
+/*
+ * What the boot buffer's page events leave unexplained of the pages in use at
+ * the start, in pages: the boot buffer itself, vmalloc'd memory (kernel stacks,
+ * the modules' code: allocated in bulk, which makes no page event), and the
+ * rest (taken before the events were on, or lost). The rest can be negative:
+ * pages freed since the start read /proc/meminfo.
+ */
+struct boot_unexplained {
+	int64_t use, all, buffer, vmalloc, rest;
+};
+
+static void boot_unexplained(const struct run *r, const struct boot_buffer *b,
+			     struct boot_unexplained *u)
+{
+	int64_t pk = r->meta.page_size >= 1024 ? r->meta.page_size / 1024 : 1;
+
+	u->use = in_use_at_start(r);
+	u->all = u->use - b->end;
+	u->buffer = (int64_t)r->sz.bootbuf_kib / pk;
+	u->vmalloc = (int64_t)r->meta.mem_start.vmalloc_kib / pk;
+	u->rest = u->all - u->buffer - u->vmalloc;
+}
+
+/*
+ * The boot buffer's page events: what they explain of the memory in use when
+ * memtrace started, what they do not, the boot's own peak, what was lost.
+ */
 static void boot_pages_text(struct out *o, const struct report_model *md)
 {
 	const struct boot_buffer *b = md->boot;
 	const struct run *r = md->r;
-	int64_t use = in_use_at_start(r), peak = b->peak_before > b->peak_after ?
-		      b->peak_before : b->peak_after;
+	struct boot_unexplained u;
+	int64_t peak = b->peak_before > b->peak_after ? b->peak_before : b->peak_after;
 
 	if (!b->page_events)
 		return;
+	boot_unexplained(r, b, &u);
 	out_printf(o, "before memtrace: %lld pages in use at the start (MemTotal - MemFree); the "
 		   "boot buffer's %llu page events (%.6f to %.6f s) explain %lld, held then by the "
-		   "tasks they seed; %lld unexplained (taken before the events were on, by the "
-		   "untraced bulk allocator: the modules' code, the boot buffer itself; or lost)\n",
-		   (long long)use, (unsigned long long)b->page_events, secs(b->first_ts),
-		   secs(b->last_ts), (long long)b->end, (long long)(use - b->end));
+		   "tasks they seed; %lld not: the boot buffer itself %lld, vmalloc'd memory %lld "
+		   "(kernel stacks, modules' code: allocated in bulk, no page event), the rest %lld "
+		   "(%.1f%% of the pages in use: taken before the events were on, or lost)\n",
+		   (long long)u.use, (unsigned long long)b->page_events, secs(b->first_ts),
+		   secs(b->last_ts), (long long)b->end, (long long)u.all, (long long)u.buffer,
+		   (long long)u.vmalloc, (long long)u.rest,
+		   u.use ? 100.0 * (double)u.rest / (double)u.use : 0.0);
 	out_printf(o, "the boot's peak: %lld pages held at once at %.6f s (%lld before the "
 		   "compressed initramfs was freed", (long long)peak, secs(b->peak_ts),
 		   (long long)b->peak_before);
@@ -583,19 +614,22 @@ static void boot_pages_text(struct out *o, const struct report_model *md)
 static void boot_pages_json(struct out *o, const struct report_model *md)
 {
 	const struct boot_buffer *b = md->boot;
-	int64_t use = in_use_at_start(md->r);
+	struct boot_unexplained u;
 
 	if (!b->page_events) {
 		out_puts(o, ",\"page_events\":0");
 		return;
 	}
+	boot_unexplained(md->r, b, &u);
 	out_printf(o, ",\"page_events\":%llu,\"first_s\":%.6f,\"last_s\":%.6f,"
 		   "\"in_use_at_start_pages\":%lld,\"explained_pages\":%lld,"
-		   "\"unexplained_pages\":%lld,\"peak_before_initrd_free_pages\":%lld,"
+		   "\"unexplained_pages\":{\"all\":%lld,\"boot_buffer\":%lld,\"vmalloc\":%lld,"
+		   "\"rest\":%lld},\"peak_before_initrd_free_pages\":%lld,"
 		   "\"peak_after_pages\":%lld,\"peak_time_s\":%.6f",
 		   (unsigned long long)b->page_events, secs(b->first_ts), secs(b->last_ts),
-		   (long long)use, (long long)b->end, (long long)(use - b->end),
-		   (long long)b->peak_before, (long long)b->peak_after, secs(b->peak_ts));
+		   (long long)u.use, (long long)b->end, (long long)u.all, (long long)u.buffer,
+		   (long long)u.vmalloc, (long long)u.rest, (long long)b->peak_before,
+		   (long long)b->peak_after, secs(b->peak_ts));
 }
 
 static void boot_text(struct out *o, const struct report_model *md)

@@ -73,7 +73,8 @@ START_TEST(test_mem_reclaim)
 	static const char text[] = "MemTotal:          90188 kB\nMemFree:           35724 kB\n"
 				   "Active(file):       3000 kB\nInactive(file):     5000 kB\n"
 				   "Dirty:               700 kB\nWriteback:           300 kB\n"
-				   "Mapped:             1000 kB\nSwapTotal:             0 kB\n";
+				   "Mapped:             1000 kB\nSwapTotal:             0 kB\n"
+				   "VmallocUsed:        2240 kB\nVmallocChunk:          0 kB\n";
 	struct proc_mem m;
 
 	ck_assert_int_eq(proc_parse_mem(S(text), &m), 0);
@@ -82,6 +83,7 @@ START_TEST(test_mem_reclaim)
 	ck_assert_uint_eq(m.writeback_kib, 300);
 	ck_assert_uint_eq(m.mapped_kib, 1000);
 	ck_assert_uint_eq(m.swap_kib, 0);
+	ck_assert_uint_eq(m.vmalloc_kib, 2240);
 	/* clean, not mapped: 8000 - 700 - 300 - 1000 */
 	ck_assert_uint_eq(proc_mem_clean_kib(&m), 6000);
 	/* more held than on the lists: none to take back */
