@@ -33,8 +33,12 @@ void sizing_answer(const struct sizing *z, uint64_t boot_lost, struct sizing_ans
 	a->k = minus(z->ram_kib, z->total_kib) + a->kaslr;
 	a->b = minus(z->start_need_kib, z->bootbuf_kib);
 	a->t = z->self_at_max_kib;
-	/* the run's peak, memtrace's own left out; what was given back of the start too */
-	a->p = minus(minus(z->need_max_kib, z->self_at_max_kib), z->start_need_kib);
+	/*
+	 * the run's peak above B, memtrace's own left out; sampled once the boot
+	 * buffer was given back, so above B, not above the start (B + P + T is the
+	 * highest need); what was given back of the start makes it 0, never less
+	 */
+	a->p = minus(minus(z->need_max_kib, z->self_at_max_kib), a->b);
 	/* the boot buffer held: through the boot, and beside memtrace's own at its start */
 	a->boot_peak = z->boot_extra_kib;
 	a->u = z->bootbuf_kib + (z->boot_extra_kib > z->self_start_kib ? z->boot_extra_kib :

@@ -20,10 +20,11 @@
  *     page cache reclaim could take back and the boot buffer memtrace gives
  *     back once read: the unpacked initramfs, kernel threads, what ran before;
  *  P  the peak above that which reclaim cannot take back: MemTotal - MemFree -
- *     clean page cache, sampled while memtrace runs, at its highest, less
- *     memtrace's own then (anonymous memory without swap, tmpfs and ramfs,
- *     dirty and mapped pages, kernel memory, the modules' code the page
- *     events do not show);
+ *     clean page cache, sampled while memtrace runs (after it gave the boot
+ *     buffer back), at its highest, less B and memtrace's own then (anonymous
+ *     memory without swap, tmpfs and ramfs, dirty and mapped pages, kernel
+ *     memory, the modules' code the page events do not show): B + P + T is
+ *     that highest need;
  *  T  memtrace itself then: its resident memory and its ring buffers;
  *  U  the boot's own peak above B, from the boot buffer's page events: the
  *     compressed initramfs held while it was unpacked, what was freed before

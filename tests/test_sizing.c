@@ -71,6 +71,9 @@ START_TEST(test_sum)
 	z.bootbuf_kib = 1000;
 	sizing_answer(&z, 0, &a);
 	ck_assert_uint_eq(a.b, 53368);
+	/* the samples came after it was given back: B + P + T is the highest need */
+	ck_assert_uint_eq(a.p, 70000 - 6000 - 53368);
+	ck_assert_uint_eq(a.b + a.p + a.t, 70000);
 	ck_assert_uint_eq(a.u, 21000);
 	ck_assert_uint_eq(a.boot_peak, 20000);
 	ck_assert_uint_eq(a.sum_kib, a.k + 53368 + 21000 + a.w);
