@@ -966,7 +966,7 @@ void report_summary(const struct run *r, struct report_scratch *rs, const char *
 	uint32_t nmods = rows_modules(r, rs), i;
 	uint32_t listed = rows_listed(r, nmods);
 	uint32_t shown = ntop < listed ? ntop : listed;
-	char line[512], name[4 * MODNAME_LEN], trig[32], path[256], ckline[1024];
+	char line[960], name[4 * MODNAME_LEN], trig[32], path[256], ckline[980];
 	int n;
 
 	escape_ascii(trig, sizeof(trig), trigger, strlen(trigger), false);
@@ -1032,12 +1032,11 @@ void report_summary(const struct run *r, struct report_scratch *rs, const char *
 		 secs(st->sys_peak_ts));
 	emit(ctx, line);
 	/* in a capture kernel, the answer last: what its crashkernel= must hold */
-	if (crashkernel_line(ckline + 10, sizeof(ckline) - 10, r)) {
-		memcpy(ckline, "memtrace: ", 10);
+	if (crashkernel_line(line, sizeof(line), r)) {
+		snprintf(ckline, sizeof(ckline), "memtrace: %s", line);
 		emit(ctx, ckline);
 	}
 }
-
 
 #define OOM_TOP_MAX	32	/* modules an OOM summary may name */
 
