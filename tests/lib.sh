@@ -84,6 +84,9 @@ wait_exit() {
 # it has not said "tracing in" within 5 s or has exited.
 start_mt() {
 	local i
+	# emptied here, before the start: the background job's own redirection may come after the
+	# first look below, which would then read the last run's "tracing in" (seen under load)
+	: > "$T/err"
 	# shellcheck disable=SC2086
 	${MT_WRAP:-} "$MT" --instance "$INST" "$@" > "$T/stdout" 2> "$T/err" &
 	MTPID=$!

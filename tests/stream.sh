@@ -541,6 +541,7 @@ stalled_reader_test() {
 	before=$(tfs_state)
 	mkfifo "$T/fifo"
 	exec 8<> "$T/fifo"	# a reader that never reads
+	: > "$T/err"
 	"$MT" --instance "$INST" --stream -c "process.name:$WN" > "$T/fifo" 2> "$T/err" &
 	MTPID=$!
 	PIDS+=("$MTPID")
