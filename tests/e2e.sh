@@ -320,9 +320,11 @@ build_initrd() {	# build_initrd FLAVOUR MODULES (COMPRESS=...: default cat)
 KDUMP_BOOTBUF=${E2E_KDUMP_BOOTBUF-trace_event=kmem:mm_page_alloc,kmem:mm_page_free trace_buf_size=4M}
 KDUMP_CMDLINE="console=ttyS0 root=/dev/vda rw rd.memtrace=4 irqpoll nr_cpus=1 reset_devices panic=-1 rd.shell=0 rd.emergency=poweroff no_timer_check${KDUMP_BOOTBUF:+ $KDUMP_BOOTBUF}"
 HEAVY_BLOB_MIB=16 HEAVY_HOLD_MIB=16
-# crashkernel= of the kdump boot (the capture needs 120M: measured, see docs/boot.md)
-# and of the kdump-oom boot (112M: the capture runs out of memory in udev; 96M and less
-# panic while unpacking the initramfs, before any process)
+# crashkernel= of the kdump boot (the capture needs 120M: measured, see docs/boot.md),
+# of the heavy capture's (it needs 152M) and of the kdump-oom boot: 112M, the largest size
+# at which the capture failed every time with OOM kills in udev (10 of 10 boots; at 114M
+# 1 boot of 4 was healthy; from 108M the kernel panics while unpacking
+# the initramfs, before any process)
 KDUMP_CRASH=${E2E_KDUMP_CRASH:-128M}
 KDUMP_HEAVY_CRASH=${E2E_KDUMP_HEAVY_CRASH:-192M}
 # kdump-tools' capture command line: the running kernel's less crashkernel=, then its

@@ -16,8 +16,10 @@ KD_PANIC_RE='Kernel panic - not syncing'
 # program udev ran timed out, udevadm settle giving up ("Timed out for waiting the udev
 # queue being empty.": 120 s), dracut's initqueue or initramfs-tools giving up on the root,
 # an initramfs only partly unpacked, a systemd unit failed or timed out (the kdump-tools
-# capture runs systemd), makedumpfile failing (kdump-tools then copies /proc/vmcore whole)
-KD_FAIL_RE='Worker \[[0-9]+\] (processing SEQNUM=[0-9]+ (is taking a long time|killed)|terminated by signal|did not accept message)|Spawned process .* timed out|Timed out for waiting|dracut-initqueue.*timeout|Could not boot|Gave up waiting|Initramfs unpacking failed|Failed to start |Timed out waiting for|Dependency failed for|makedumpfile failed'
+# capture runs systemd), makedumpfile failing (kdump-tools then copies /proc/vmcore whole),
+# a driver's probe failing for want of memory (virtio_blk: "blk-mq: failed to allocate
+# request map", "probe of virtio0 failed with error -12": the disk never shows up)
+KD_FAIL_RE='Worker \[[0-9]+\] (processing SEQNUM=[0-9]+ (is taking a long time|killed)|terminated by signal|did not accept message)|Spawned process .* timed out|Timed out for waiting|dracut-initqueue.*timeout|Could not boot|Gave up waiting|Initramfs unpacking failed|Failed to start |Timed out waiting for|Dependency failed for|makedumpfile failed|probe of [^ ]+ failed with error -12|failed to allocate request map'
 
 # kd_capture_console CONSOLE: the capture kernel's part of a kdump boot's console (from
 # its command line with elfcorehdr=, which kexec -p adds)
