@@ -46,7 +46,7 @@ MIRROR=http://deb.debian.org/debian
 # the guest root's recipe: a new one (another list, another configuration) is another cache
 RECIPE=bookworm-kt-1
 PKGS="linux-image-cloud-amd64 systemd-sysv udev kmod kdump-tools makedumpfile kexec-tools initramfs-tools busybox e2fsprogs procps"
-KDUMP_APPEND="reset_devices systemd.unit=kdump-tools-dump.service nr_cpus=1 irqpoll usbcore.nousb memtrace=4"
+KDUMP_APPEND="reset_devices systemd.unit=kdump-tools-dump.service nr_cpus=1 irqpoll usbcore.nousb memtrace=4 ${E2E_KDUMP_BOOTBUF-trace_event=kmem:mm_page_alloc,kmem:mm_page_free trace_buf_size=4M}"
 P='@@kt@@'
 
 pass=0 fail=0
@@ -310,20 +310,25 @@ kt_checks() {	# kt_checks NAME SIZE: the checks of one boot
 	sed -n "s/.*$P \(STATUS\|SHOW\) /      kdump-config: /p" "$c" | grep -v '^      kdump-config: *$' | head -12
 	check "$n: the capture kernel booted with kdump-tools' line and memtrace=4 ($(grep -o 'systemd.unit=[^ ]*' "$r.capture" | head -1))" \
 		grep -q -E "Command line: .*systemd\.unit=kdump-tools-dump\.service .*memtrace=4.*elfcorehdr=" "$r.capture"
-	check "$n: memtrace traced the capture initramfs (init-top) and reported at init-bottom (trigger SIGTERM)" \
+	check "$n: memtrace traced the capture initramfs (init-top, --switch-root /root) and reported so far at init-bottom (trigger SIGUSR2)" \
 		eval 'grep -q -E "^memtrace [^ ]+: tracing in /sys/kernel/tracing/instances/memtrace " "$r.capture" &&
-			grep -q -E "^memtrace [^ ]+ report \(trigger: SIGTERM, live\)" "$r.capture"'
-	check "$n: its --kmsg summary reached the console" \
-		grep -q -E '\] memtrace: report \(SIGTERM\): [0-9]+ events, [0-9]+ lost' "$r.capture"
-	sed -n '/^memtrace [^ ]* report (trigger: SIGTERM/,/^$/p' "$r.capture" > "$r.report"
+			grep -q -E "^memtrace [^ ]+ report \(trigger: SIGUSR2, live\)" "$r.capture"'
+	check "$n: init-bottom said that memtrace follows the switch to the root" \
+		grep -q 'memtrace: the dump is taken after the switch to the root: memtrace follows it' "$r.capture"
+	sed -n '/^memtrace [^ ]* report (trigger: SIGUSR2/,/^$/p' "$r.capture" > "$r.report"
 	note "$n: $(grep -m1 '^memory at start:' "$r.report")"
-	note "$n: $(grep -m1 '^system peak:' "$r.report")"
-	line=$(grep -h -o 'crashkernel: at least [0-9]* MiB.*' "$r.capture" | tail -1)
-	if [ -n "$line" ]; then
-		note "$n: memtrace's answer: $line"
-	else
-		note "$n: no 'crashkernel: at least N MiB' line from memtrace yet"
-	fi
+	note "$n: at init-bottom: $(grep -m1 '^system peak:' "$r.report")"
+	# the final report comes at the SIGTERM of systemd's shutdown after the dump: its
+	# --kmsg=4 summary on the console, makedumpfile among its processes
+	sed -n 's/.*\] memtrace: //p' "$r.capture" > "$r.summary"
+	check "$n: the final --kmsg summary (SIGTERM at shutdown, after the dump) reached the console" \
+		grep -q -E '^report \(SIGTERM\): [0-9]+ events, [0-9]+ lost' "$r.summary"
+	check "$n: makedumpfile, run by kdump-tools-dump.service in the root, is in the final summary" \
+		grep -q -E 'makedumpfile' "$r.summary"
+	note "$n: final: $(grep -m1 -E '^system peak' "$r.summary")"
+	line=$(grep -h -o 'crashkernel: at least [0-9]* MiB.*' "$r.summary" | tail -1)
+	check "$n: the final summary ends with memtrace's answer ($line)" \
+		eval 'tail -1 "$r.summary" | grep -q "^crashkernel: at least [0-9]* MiB"'
 	check "$n: kdump-tools-dump.service saved the vmcore (kdump-config savecore: $(grep -o 'saved vmcore in [^ ]*' "$r.capture" | head -1))" \
 		grep -q 'kdump-tools: saved vmcore in /var/crash' "$r.capture"
 	check "$n: the dump on the disk (/var/crash/${KT_STAMP:-?}/dump.${KT_STAMP:-?}, makedumpfile -F -c -d 31, $(stat -c %s "$r.flat" 2> /dev/null) bytes) rearranged is a kdump-compressed dump holding the crashed kernel's log" \
