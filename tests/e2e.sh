@@ -25,6 +25,9 @@
 #                        has no `crashkernel: at least N MiB` line (else R comes from the
 #                        generous boot's report): a boot at R must be healthy, one at
 #                        R - max(8 MiB, 10% of R) - 4 MiB must not (kdump-r-* boots)
+#   E2E_KDUMP_BOOTBUF=WORDS  the capture kernel's boot buffer words (default
+#                        trace_event=kmem:mm_page_alloc,kmem:mm_page_free trace_buf_size=4M;
+#                        empty: none, and the answer is a lower bound)
 #   E2E_BISECT=KINDS     instead of the boots: bisect crashkernel= for the captures
 #                        KINDS (dracut,itools,heavy; tests/kdump-bisect.sh, make
 #                        kdump-bisect; tests/e2e/bisect.sh says how)
@@ -36,7 +39,7 @@
 #                        --stacks --record while zram is loaded and written to; the
 #                        recording to DIR (replaced), e.g. tests/fixtures/debian-6.1-zram
 #
-# Boots (15-35 s each, the kdump boots 35-50 s):
+# Boots (15-35 s each, the kdump boots 35-120 s):
 #   kdump         the first kernel (busybox initramfs, crashkernel=128M) loads the
 #                 capture kernel and a gzip dracut capture initrd (rd.memtrace=4) with
 #                 Debian's kexec -p and crashes (sysrq c); the capture's makedumpfile
@@ -47,8 +50,12 @@
 #                 udev; memtrace's OOM summary must reach the console (the capture then
 #                 hangs: the boot is ended 3 s after the summary)
 #   kdump-itools  kdump-tools' way: the itools-mt4 image as the capture initrd with
-#                 memtrace=4, the dump taken by the root disk's init after switch_root;
-#                 the vmcore checked as kdump's, the capture must be healthy
+#                 memtrace=4, the dump taken by the root disk's init after switch_root,
+#                 memtrace following the switch (--switch-root: makedumpfile in its
+#                 final report); the vmcore checked as kdump's, the capture must be
+#                 healthy
+#   Every kdump capture boots with the boot buffer's page events (E2E_KDUMP_BOOTBUF)
+#   and its report must end with the crashkernel answer.
 #   kdump-heavy   the dracut capture made heavier on purpose (crashkernel=192M): 16 MiB
 #                 of random data more in its initrd, and 16 MiB of anonymous memory held
 #                 from memtrace's start until the dump is written; must be healthy
@@ -1466,6 +1473,19 @@ kdump_below() {	# kdump_below R (MiB)
 	[ "$d" -ge 8 ] || d=8
 	echo $(($1 - d - 4))
 }
+# M per capture: the smallest crashkernel= healthy in every boot, as make kdump-bisect measured
+# it (docs/boot.md, with boot buffer words on the capture's line; E2E_KDUMP_M_<KIND>=MiB to
+# give another after a bisection of another kernel or initramfs)
+KDUMP_M_DRACUT=${E2E_KDUMP_M_DRACUT:-120} KDUMP_M_ITOOLS=${E2E_KDUMP_M_ITOOLS:-108}
+KDUMP_M_HEAVY=${E2E_KDUMP_M_HEAVY:-152}
+kdump_r_bound() {	# kdump_r_bound KIND R: M <= R <= M + max(8 MiB, 10% of M) (issue 38)
+	local v m hi
+	v=KDUMP_M_$(echo "$1" | tr a-z A-Z)
+	m=${!v}
+	hi=$((m + (m / 10 > 8 ? m / 10 : 8)))
+	check "kdump-r-$1: memtrace's answer R = $2 MiB of the generous boot is within [M, M + max(8 MiB, 10% of M)] = [$m, $hi] (M measured by make kdump-bisect)" \
+		test "$2" -ge "$m" -a "$2" -le "$hi"
+}
 kdump_expect() {	# kdump_expect KIND SIZE healthy|unhealthy NAME
 	local ok=$KDUMP_OK
 	[ "$1" != itools ] || [ -n "$ITOOLS_OK" ] || ok=
@@ -1488,6 +1508,7 @@ kdump_r_boots() {
 				note "kdump-r-$kind: not booted: no 'crashkernel: at least N MiB' in the report of $(kdump_generous_name "$kind") and no E2E_KDUMP_R_$(echo "$kind" | tr a-z A-Z)"
 			continue
 		fi
+		[ "$PASS" = collect ] && kdump_r_bound "$kind" "$r"
 		kdump_expect "$kind" "${r}M" healthy "kdump-r-$kind"
 		kdump_expect "$kind" "$(kdump_below "$r")M" unhealthy "kdump-r-$kind-below"
 	done
