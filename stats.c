@@ -936,8 +936,11 @@ static void on_exit_event(struct stats *s, const struct mt_event *ev)
 		table_task_exited(&s->tb, t, ev->ts);
 		module_task_exit(&s->tb, t, ev->ts);
 		/* the process ends with its last thread (group_dead), else with its leader */
-		if (ev->u.exit.group_dead == 1 || (ev->u.exit.group_dead < 0 && !t->leader))
+		if (ev->u.exit.group_dead == 1 || (ev->u.exit.group_dead < 0 && !t->leader)) {
 			process_end(s, stats_process_of(s, t), ev->ts);
+			if (!strncmp(t->comm, DUMP_WRITER, sizeof(t->comm)))
+				s->c.dump_writer_exits++;
+		}
 	}
 }
 

@@ -41,6 +41,9 @@ struct stats_config {
 	bool classes;		/* crashkernel=: each tracked page's page cache told apart */
 };
 
+/* kdump's dump writer: its exit is a capture's last step before a reboot that may signal nobody */
+#define DUMP_WRITER	"makedumpfile"
+
 struct stats_counters {
 	uint64_t events[EV__COUNT];	/* applied events by kind */
 	uint64_t failed_allocs;		/* mm_page_alloc with pfn all ones */
@@ -64,6 +67,7 @@ struct stats_counters {
 	uint64_t tree_overflow_tasks;	/* command tree tasks without a slot: <tree-overflow> */
 	uint64_t tree_overflow_pages;	/* their allocated pages */
 	uint64_t tree_lost_tasks;	/* ... and those the tree-overflow set had no room for */
+	uint64_t dump_writer_exits;	/* processes named makedumpfile that ended (--switch-root) */
 };
 
 struct stats {

@@ -231,6 +231,7 @@ struct run {
 	/* --switch-root: the root to follow, held from SIGHUP until the switch (run/switchroot.c) */
 	int swroot_fd;			/* -1: none asked for, or followed */
 	bool swroot_done;
+	uint64_t dump_exits_said;	/* the dump writer's exits a report was written for */
 	const char *kmsg_dev;		/* the kernel log's device: NULL, /dev/kmsg (unit tests: a file) */
 	const char *proc_root;		/* --stream's /proc: NULL, /proc (unit tests: a directory) */
 	bool stdout_stalled;		/* the last report on stdout (--stream: its fd) was not read in time */

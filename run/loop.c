@@ -71,6 +71,25 @@ int run_report_final(struct run *r, bool to_log)
 }
 
 /*
+ * --switch-root, followed: the dump writer (makedumpfile) ended. kdump-tools
+ * saves the dump and then runs reboot -f, which signals nobody: the report so
+ * far to the log and the --kmsg summary now, each time it ends (the kernel log
+ * is read after the dump; its last is the capture's answer), and the final
+ * report still at a SIGTERM.
+ */
+static void report_dump_written(struct run *r)
+{
+	static const char trigger[] = DUMP_WRITER " exited";
+
+	r->dump_exits_said = r->st.c.dump_writer_exits;
+	report_to(r, REPORT_LOG, trigger);
+	if (r->opt.kmsg) {
+		enrich_now(r);
+		report_summary(r, &r->rs, trigger, r->opt.log_path, KMSG_TOP, kmsg_emit, r);
+	}
+}
+
+/*
  * The CPUs in the poll set: all, but those that got no fd for want of fds
  * (RLIMIT_NOFILE): poll() refuses more entries than that limit allows.
  */
@@ -294,6 +313,8 @@ static int poll_loop(struct run *r)
 			memwatch_sample(r);
 		if (r->swroot_fd >= 0)	/* --switch-root, after HUP: has the switch happened? */
 			switchroot_poll(r);
+		if (r->swroot_done && r->st.c.dump_writer_exits != r->dump_exits_said)
+			report_dump_written(r);
 		if (report_oom_pending(r))	/* it ended the batch: the rest is read at once */
 			busy = true;
 		if (read_signals(r) == LOOP_STOP)

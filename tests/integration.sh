@@ -687,6 +687,9 @@ gone "$a" && grep -q "trigger: SIGTERM" "$RUN/plain.log" && say "plain final rep
 # 2. the switch
 "$MT" --daemon --pidfile "$RUN/pid" --instance "$INST" --switch-root "$R" -o "$RUN/log" 2> "$S/err"
 pid=$(cat "$RUN/pid")
+# a dump writer before the switch is not the capture's last step (dracut's own, or none)
+cp "$WL" "$S/makedumpfile"
+"$S/makedumpfile" 1 10
 kill -HUP "$pid"
 kill -USR2 "$pid"
 until_grep 10 "(trigger: SIGUSR2," "$RUN/log" && say "usr2 report before the switch"
@@ -703,6 +706,11 @@ say "root after $(readlink "/proc/$pid/root")"
 kill -USR2 "$pid"
 until_grep 10 "(trigger: SIGUSR2," "$R$RUN/log" && say "usr2 report in the root"
 grep -q "workload" "$R$RUN/log" && say "workload traced after the switch"
+grep -q "makedumpfile exited" "$R$RUN/log" || say "no dump writer report before the switch"
+# kdump-tools' reboot -f after the dump signals nobody: its end is reported at once
+"$S/makedumpfile" 8 100
+until_grep 10 "(trigger: makedumpfile exited," "$R$RUN/log" && say "dump writer report"
+grep -q " makedumpfile$" "$R$RUN/log" && say "dump writer in it"
 kill -TERM "$pid"
 gone "$pid" && say "exited"
 grep -q "(trigger: SIGTERM," "$R$RUN/log" && say "final report in the root"
@@ -722,6 +730,8 @@ EOS
 		eval 'has "followed" && has "root after $S/root"'
 	check "--switch-root: after the switch, reports go to the log in the new root, with what ran there" \
 		eval 'has "usr2 report in the root" && has "workload traced after the switch"'
+	check "--switch-root: a makedumpfile that ends after the switch writes the report so far at once, with it (kdump-tools' reboot -f signals nobody); one before the switch does not" \
+		eval 'has "dump writer report" && has "dump writer in it" && has "no dump writer report before the switch"'
 	check "--switch-root: TERM: final report in the new root, pidfile removed, exit" \
 		eval 'has "exited" && has "final report in the root" && has "pidfile removed"'
 	after=$(tfs_state)
