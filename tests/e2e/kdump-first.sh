@@ -11,13 +11,24 @@ mount -t proc proc /proc
 mount -t sysfs sys /sys
 mount -t devtmpfs dev /dev
 P=@@e2e@@
-K=capture
+K=capture NOBB=
 for a in $(cat /proc/cmdline); do
-	case $a in e2e.kdump=*) K=${a#e2e.kdump=} ;; esac
+	case $a in
+	e2e.kdump=*) K=${a#e2e.kdump=} ;;
+	e2e.kdump.nobootbuf) NOBB=1 ;;	# the capture without the boot buffer's words
+	esac
 done
+APPEND=$(cat "/$K.cmdline")
+if [ -n "$NOBB" ]; then
+	A=
+	for a in $APPEND; do
+		case $a in trace_event=* | trace_buf_size=*) ;; *) A="$A $a" ;; esac
+	done
+	APPEND=${A# }
+fi
 echo "$P FIRST crashkernel $(cat /sys/kernel/kexec_crash_size) bytes, capture initrd $K"
 export LD_LIBRARY_PATH=/usr/lib/x86_64-linux-gnu:/lib/x86_64-linux-gnu
-/sbin/kexec -p /boot/vmlinuz --initrd="/boot/$K.img" --append="$(cat "/$K.cmdline")"
+/sbin/kexec -p /boot/vmlinuz --initrd="/boot/$K.img" --append="$APPEND"
 rc=$?
 echo "$P FIRST kexec -p rc=$rc, kexec_crash_loaded=$(cat /sys/kernel/kexec_crash_loaded)"
 if [ "$rc" = 0 ]; then
