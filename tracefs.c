@@ -357,6 +357,72 @@ static int lock_instances(const char *dir)
 	return -1;
 }
 
+/* Remove @inst, a dead memtrace's (@owner), whose lock @lock we hold; 0 or -errno. */
+static int remove_dead(const char *inst, pid_t owner, int lock)
+{
+	char p[PATH_MAX];
+	int e;
+
+	fprintf(stderr, "memtrace: removing stale instance %s (owner %d is gone)\n", inst,
+		(int)owner);
+	if (!path_fmt(p, sizeof(p), "%s/events/enable", inst))
+		write_file(p, "0");
+	e = rmdir_retry(inst);
+	close(lock);
+	return e;
+}
+
+/* A run's own name, memtrace-MODE-PID (run/setup.c), not the daemon's well-known one. */
+static bool run_name(const char *name)
+{
+	const char *p;
+	size_t n;
+
+	if (strncmp(name, "memtrace-", 9))
+		return false;
+	p = name + 9;
+	n = strspn(p, "abcdefghijklmnopqrstuvwxyz");
+	if (!n || p[n] != '-')
+		return false;
+	p += n + 1;
+	return *p && strspn(p, "0123456789") == strlen(p);
+}
+
+/*
+ * The instances of runs' own names that a memtrace killed with SIGKILL (or by the
+ * OOM killer) left: no later run takes the same name to remove them, so each start
+ * removes those, by remove_stale()'s proof (the mark whole, the lock free, the pid
+ * gone). Any other is left alone, unsaid: it is not in this run's way.
+ */
+static void sweep_dead_runs(const char *dir, const char *self, const char *proc_root)
+{
+	char inst[PATH_MAX];
+	struct dirent *de;
+	pid_t owner;
+	DIR *d = opendir(dir);
+	int lock, e;
+
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		if (!run_name(de->d_name) || !strcmp(de->d_name, self) ||
+		    path_fmt(inst, sizeof(inst), "%s/%s", dir, de->d_name))
+			continue;
+		owner = instance_owner(inst);
+		if (!owner || (lock = lock_instance(inst)) < 0)
+			continue;
+		if (owner != getpid() && pid_alive(proc_root, owner)) {
+			close(lock);
+			continue;
+		}
+		e = remove_dead(inst, owner, lock);
+		if (e)
+			fprintf(stderr, "memtrace: warning: cannot remove stale instance %s: %s\n",
+				inst, strerror(-e));
+	}
+	closedir(d);
+}
+
 /*
  * An instance of our name exists: remove it only if it is provably a dead
  * memtrace's (its owner mark exactly ours, its lock free, the marked pid
@@ -365,7 +431,6 @@ static int lock_instances(const char *dir)
 static int remove_stale(struct tracefs *t, const char *proc_root, char *err, size_t errlen)
 {
 	pid_t owner = instance_owner(t->inst);
-	char p[PATH_MAX];
 	int lock, e;
 
 	if (!owner && bare_pid_filter(t->inst))
@@ -395,12 +460,7 @@ static int remove_stale(struct tracefs *t, const char *proc_root, char *err, siz
 			    "the pid reused): left alone; pick another name with --instance, or "
 			    "remove it", t->inst, (int)owner);
 	}
-	fprintf(stderr, "memtrace: removing stale instance %s (owner %d is gone)\n",
-		t->inst, (int)owner);
-	if (!path_fmt(p, sizeof(p), "%s/events/enable", t->inst))
-		write_file(p, "0");
-	e = rmdir_retry(t->inst);
-	close(lock);
+	e = remove_dead(t->inst, owner, lock);
 	if (e)
 		return fail(err, errlen, "cannot remove stale instance %s: %s", t->inst,
 			    strerror(-e));
@@ -466,6 +526,7 @@ int tracefs_instance_create(struct tracefs *t, const char *name, const char *pro
 	if (path_fmt(t->inst, sizeof(t->inst), "%s/instances/%s", t->root, name))
 		return fail(err, errlen, "path too long");
 	lock = lock_instances(dir);
+	sweep_dead_runs(dir, name, proc_root);
 	code = create_locked(t, proc_root, err, errlen);
 	if (lock >= 0)
 		close(lock);	/* the instance is locked and marked ours: the next one may look */
