@@ -597,6 +597,37 @@ nonroot_test() {
 	rm -f "$T.ran"
 }
 
+# ---------------------------------------------------------------- the wait said (issue 40, 4)
+# The command exits, its tree still has a process: memtrace says so at once (which, how many,
+# how to stop waiting) instead of waiting in silence; TERM then stops the wait.
+left_running_test() {
+	local gp before after
+	before=$(tfs_state)
+	: > "$T/lr.err"
+	"$MT" --instance "$INST" -n 0 -o "$T/lr.txt" -- \
+		sh -c "sleep 30 & echo \$! > $T/lr.pid; exit 4" > /dev/null 2> "$T/lr.err" &
+	MTPID=$!; PIDS+=("$MTPID")
+	wait_file "$T/lr.pid" 50
+	gp=$(cat "$T/lr.pid" 2> /dev/null)
+	# the name is the child's when memtrace looks: sh's until its exec of sleep is read
+	wait_for 10 grep -q 'the command exited' "$T/lr.err"
+	check "the command exited, its child runs on: said while memtrace waits ($(grep -m1 'command exited' "$T/lr.err"))" \
+		eval "kill -0 $MTPID && grep -qE '^memtrace: the command exited \(exit status 4\), 1 process of its tree still runs: $gp \((sleep|sh)\); waiting for it \(Ctrl-C or kill -TERM $MTPID: stop waiting, report it as still running; --no-wait: never wait\)$' '$T/lr.err'"
+	kill -TERM "$MTPID"; wait_exit "$MTPID"
+	check "... TERM, as it says, stops the wait: the report has it still running" \
+		grep -q 'processes of the tree still running then: 1$' "$T/lr.txt"
+	[ -n "$gp" ] && kill -TERM "$gp" 2> /dev/null
+	# nothing said where nothing is left, nor with --no-wait
+	timeout -k 5 20 "$MT" --instance "$INST" -n 0 -o "$T/lr2.txt" -- sh -c "$WL 1 0; exit 0" \
+		> /dev/null 2> "$T/lr2.err"
+	timeout -k 5 20 "$MT" --instance "$INST" --no-wait -n 0 -o "$T/lr3.txt" -- \
+		sh -c "sleep 1 & exit 0" > /dev/null 2> "$T/lr3.err"
+	check "... said neither when the tree ended with the command nor with --no-wait" \
+		eval "! grep -q 'command exited' '$T/lr2.err' '$T/lr3.err'"
+	after=$(tfs_state)
+	check "tracefs identical after the runs that left processes" test "$before" = "$after"
+}
+
 # ---------------------------------------------------------------- beside a daemon (issue 40, 3)
 # inst_of FILE: the instance a run's stderr says it traces in
 inst_of() { sed -n 's|.*tracing in [^ ]*/instances/\([^ ]*\) .*|\1|p' "$1" | head -1; }
@@ -699,6 +730,7 @@ else
 	json_file_test
 	same_file_test
 	nonroot_test
+	left_running_test
 	beside_daemon_test
 fi
 echo "# $(( ($(now_ms) - t_start) / 1000 )) s"
