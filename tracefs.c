@@ -97,6 +97,39 @@ static bool is_tracefs_dir(const char *dir)
 	return stat(p, &st) == 0;
 }
 
+/*
+ * TRACEFS_DIR as given: a tracefs mount has events/ (a mistyped path, an empty
+ * directory must not read as a kernel without tracepoints), named as the
+ * argument it is, with where to find the right one.
+ */
+static int given_dir(const char *dir, char *err, size_t errlen)
+{
+	static const char *const hint = "name the directory tracefs is mounted on "
+					 "(findmnt -t tracefs), or leave TRACEFS_DIR out";
+	char p[PATH_MAX];
+	struct stat st;
+	int e;
+
+	if (stat(dir, &st)) {
+		e = errno;
+		return (fail(err, errlen, "TRACEFS_DIR %s: %s: %s", dir, strerror(e), hint),
+			errclass(e));
+	}
+	if (!S_ISDIR(st.st_mode))
+		return fail(err, errlen, "TRACEFS_DIR %s: not a directory: %s", dir, hint);
+	if (path_fmt(p, sizeof(p), "%s/events", dir))
+		return fail(err, errlen, "TRACEFS_DIR %s: path too long", dir);
+	if (stat(p, &st)) {
+		e = errno;
+		if (e != ENOENT)
+			return (fail(err, errlen, "TRACEFS_DIR %s: %s: %s", dir, p, strerror(e)),
+				errclass(e));
+		return fail(err, errlen, "TRACEFS_DIR %s: not a tracefs mount (no events/ in it): "
+			    "%s", dir, hint);
+	}
+	return TFS_OK;
+}
+
 int tracefs_find(struct tracefs *t, const char *given, const char *proc_root,
 		 char *err, size_t errlen)
 {
@@ -112,9 +145,7 @@ int tracefs_find(struct tracefs *t, const char *given, const char *proc_root,
 		if (strlen(given) >= sizeof(t->root))
 			return fail(err, errlen, "tracefs path too long");
 		strcpy(t->root, given);
-		if (!is_tracefs_dir(t->root) && access(t->root, F_OK))
-			return fail(err, errlen, "%s: %s", t->root, strerror(errno));
-		return TFS_OK;
+		return given_dir(t->root, err, errlen);
 	}
 	if (!path_fmt(path, sizeof(path), "%s/mounts", proc_root) && (f = fopen(path, "re"))) {
 		while (fgets(line, sizeof(line), f)) {

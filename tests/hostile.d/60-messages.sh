@@ -89,7 +89,23 @@ final_report_part() {
 	check "SIGUSR2 report lost: the instance is removed" msg_gone fin
 }
 
+# TRACEFS_DIR mistakes (issue 40, 5): an empty directory is not a kernel without
+# tracepoints, a missing path is named as the argument it is
+tracefs_dir_part() {
+	local rc hint='name the directory tracefs is mounted on (findmnt -t tracefs), or leave TRACEFS_DIR out'
+	mkdir -p "$T/notfs"
+	"$MT" "$T/notfs" "$T/notfs.log" > /dev/null 2> "$T/notfs.err"; rc=$?
+	check "TRACEFS_DIR an empty directory: exit 1, not 5 ($rc)" test "$rc" = 1
+	check "... said as not a tracefs mount, naming the argument ($(head -c 150 "$T/notfs.err"))" \
+		test "$(cat "$T/notfs.err")" = "memtrace: TRACEFS_DIR $T/notfs: not a tracefs mount (no events/ in it): $hint"
+	check "... nothing made in it" test -z "$(ls -A "$T/notfs")"
+	"$MT" --top "$T/nowhere" > /dev/null 2> "$T/nowhere.err"; rc=$?
+	check "TRACEFS_DIR missing: exit 1 ($rc), the argument named ($(head -c 150 "$T/nowhere.err"))" \
+		eval 'test "$rc" = 1 && test "$(cat "$T/nowhere.err")" = "memtrace: TRACEFS_DIR $T/nowhere: No such file or directory: $hint"'
+}
+
 if can_trace "messages"; then
+	tracefs_dir_part
 	nofile_tiny_part
 	bad_format_part
 	nofile_cpus_part
