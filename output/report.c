@@ -404,7 +404,7 @@ static void loss_text(struct out *o, const struct report_model *md)
 
 	rows_lost_line(o, r);
 	rows_cpus_line(o, r);
-	rows_sys_peak_line(o, r, &md->sys);
+	rows_sys_peak_line(o, r, &md->sys, "system peak");
 	if (md->skipped)
 		out_printf(o, "records skipped: %llu unknown ids, %llu malformed, %llu with an "
 			   "absurd order; sub-buffers: %llu cut short by a malformed record, %llu unusable\n",

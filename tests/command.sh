@@ -118,6 +118,9 @@ single_test() {
 	check "without -o: exit 0 and a report naming the workload on stderr" \
 		test "$RC" = 0 -a "$(grep -c 'workload' "$T/stderr.err")" -ge 1
 	check "without -o: nothing on stdout" test ! -s "$T/stderr.out"
+	# the machine's peak beside the tree's is said as the machine's (issue 40, 2)
+	check "the text report's system peak line says it is the machine's ($(grep -m1 'system peak' "$T/stderr.err" | cut -c1-60))" \
+		eval "grep -q '^machine-wide system peak: [0-9]* pages' '$T/stderr.err' && ! grep -q '^system peak' '$T/stderr.err'"
 }
 
 # 4 children one after another: the tree holds one at a time
