@@ -364,15 +364,16 @@ exits_pipe_test() {
 	local before after rc t0 ms
 	before=$(tfs_state)
 	t0=$(now_ms)
-	( "$MT" --instance "$INST" --exits 2> "$T/exp.err" | head -2 > "$T/exp.out" ) &
+	# -o: an OOM kill meanwhile writes its report beside the log, never /tmp/mem_debug_log's
+	( "$MT" --instance "$INST" -o "$T/exp.log" --exits 2> "$T/exp.err" | head -2 > "$T/exp.out" ) &
 	local sub=$!
 	wait_for 10 grep -q "tracing in" "$T/exp.err"
 	# processes end until head has its lines and memtrace notices the closed pipe
 	for i in $(seq 100); do kill -0 "$sub" 2>/dev/null || break; "$WL" 1 0; sleep 0.1; done
 	ms=$(( $(now_ms) - t0 ))
 	check "--exits | head -2: memtrace ends when head has gone (${ms} ms)" \
-		test -z "$(pgrep -f -- "--instance $INST --exits$")"
-	pkill -TERM -f -- "--instance $INST --exits$" 2>/dev/null
+		test -z "$(pgrep -f -- "--instance $INST -o $T/exp.log --exits$")"
+	pkill -TERM -f -- "--instance $INST -o $T/exp.log --exits$" 2>/dev/null
 	wait "$sub" 2>/dev/null
 	check "--exits | head -2: head got its two lines" test "$(wc -l < "$T/exp.out")" = 2
 	after=$(tfs_state)
@@ -382,7 +383,7 @@ exits_pipe_test() {
 # ---------------------------------------------------------------- --exits
 start_exits() {	# start_exits NAME OPTIONS...: MTPID, stdout $T/NAME.out
 	local name=$1 i; shift
-	"$MT" --instance "$INST" --exits "$@" > "$T/$name.out" 2> "$T/$name.err" &
+	"$MT" --instance "$INST" -o "$T/$name.log" --exits "$@" > "$T/$name.out" 2> "$T/$name.err" &
 	MTPID=$!; PIDS+=("$MTPID")
 	for i in $(seq 100); do
 		grep -q "tracing in" "$T/$name.err" 2>/dev/null && return 0
