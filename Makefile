@@ -217,6 +217,7 @@ check: memtrace $(TEST_BINS) $(CROSSCHECK_BIN)
 		./tests/layers.py \
 		./tests/nohooks.sh \
 		./tests/docs.sh \
+		./tests/ci.sh \
 		./tests/install.sh \
 		./tests/initramfs-tools.sh \
 		./tests/integration.sh \
