@@ -1792,6 +1792,36 @@ START_TEST(test_summary_lines)
 }
 END_TEST
 
+/*
+ * The memory at start, where known, just before the system peak (which stays last):
+ * in a capture that reboots, the kernel log keeps the summary, not the full report.
+ */
+START_TEST(test_summary_mem_start)
+{
+	static struct fixture fx;
+	struct lines ls = { 0 };
+
+	summary_fixture(&fx);
+	fx.r.meta.mem_start.total_kib = 2013264;
+	fx.r.meta.mem_start.free_kib = 1800000;
+	fx.r.meta.mem_start.avail_kib = 1900000;
+	summary(&fx, 5, &ls);
+	ck_assert_int_eq(ls.n, 9);
+	ck_assert_str_eq(ls.l[7], "memtrace: memory at start: MemTotal 2013264 kB, MemFree "
+			 "1800000 kB, MemAvailable 1900000 kB (/proc/meminfo before memtrace's "
+			 "ring buffers and tables)");
+	ck_assert_str_eq(ls.l[8], "memtrace: system peak: 8 pages (32 KiB) above the start, "
+			 "at 1.000 s");
+	/* a kernel without MemAvailable: the two it has */
+	fx.r.meta.mem_start.avail_kib = 0;
+	summary(&fx, 5, &ls);
+	ck_assert_str_eq(ls.l[7], "memtrace: memory at start: MemTotal 2013264 kB, MemFree "
+			 "1800000 kB (/proc/meminfo before memtrace's ring buffers and tables)");
+	lines_free(&ls);
+	stats_free(&fx.r.st);
+}
+END_TEST
+
 START_TEST(test_summary_limits)
 {
 	static struct fixture fx;
@@ -3026,6 +3056,7 @@ Suite *suite_report(void)
 	tc = tcase_create("summary");
 	tcase_add_test(tc, test_summary_lines);
 	tcase_add_test(tc, test_summary_limits);
+	tcase_add_test(tc, test_summary_mem_start);
 	tcase_add_test(tc, test_summary_empty);
 	tcase_add_test(tc, test_summary_module_order);
 	tcase_add_test(tc, test_summary_module_ties);
