@@ -117,6 +117,26 @@ static const char *ended_how(const struct cmd_info *c, char *buf, size_t size)
 }
 
 /*
+ * A live process's name as /proc has it now, into @out (escaped): the events
+ * read so far may not have its exec yet; else the table's @t.
+ */
+static void name_now(const struct mt_task *t, int32_t pid, char *out, size_t size)
+{
+	char p[32], buf[COMM_LEN + 2];
+	ssize_t n;
+
+	snprintf(p, sizeof(p), "/proc/%d/comm", (int)pid);
+	n = read_file(p, buf, sizeof(buf) - 1);
+	if (n > 0) {
+		if (buf[n - 1] == '\n')
+			n--;
+		escape_ascii(out, size, buf, (size_t)n, false);
+	} else {
+		escape_ascii(out, size, t->comm, t->comm_len, false);
+	}
+}
+
+/*
  * The command exited and its tree still has processes, which memtrace waits
  * for: said at once (else it looks hung until they end), with how many, which
  * (the tree as the events so far tell it) and how to stop waiting.
@@ -137,9 +157,11 @@ static void say_left(struct run *r)
 		if (!(t->flags & TF_TREE) || t->state != TASK_ALIVE || r->rs.threads[p - tb->tasks]++)
 			continue;
 		if (n++ < LEFT_SHOWN && len < sizeof(names)) {
-			escape_ascii(comm, sizeof(comm), p->comm, p->comm_len, false);
+			int32_t pid = p->tgid ? p->tgid : p->tid;
+
+			name_now(p, pid, comm, sizeof(comm));
 			len += (size_t)snprintf(names + len, sizeof(names) - len, "%s%d (%s)",
-						n > 1 ? ", " : "", p->tgid ? p->tgid : p->tid, comm);
+						n > 1 ? ", " : "", pid, comm);
 		}
 	}
 	if (n)
