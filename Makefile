@@ -85,6 +85,13 @@ Q :=
 else
 Q := @
 endif
+# the short "  CC      file" lines: not with V=1 (the full ones show), nor with make -s
+# (silent: its single-letter flags are MAKEFLAGS' first word, if any; "-" before it for
+# make 3.x's, which has no dash; a long option there is none of them)
+SAY := $(Q)
+ifneq ($(findstring s,$(filter-out --%,$(firstword -$(MAKEFLAGS)))),)
+SAY :=
+endif
 
 # The sources (docs/architecture.md, "The folders"): the design card's files at the root,
 # every other one in a folder by concern, each .c of a folder part of the program; a new
@@ -109,22 +116,22 @@ CHECK_LIBS := $(shell $(PKG_CONFIG) --libs check 2>/dev/null || echo -lcheck -ls
 all: memtrace
 
 memtrace: $(OBJS)
-	@$(if $(Q),echo "  LD      $@")
+	@$(if $(SAY),echo "  LD      $@")
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(OBJS) $(LDLIBS)
 
 $(B)/%.o: %.c
 	@mkdir -p $(@D)
-	@$(if $(Q),echo "  CC      $@")
+	@$(if $(SAY),echo "  CC      $@")
 	$(Q)$(CC) $(CPPFLAGS) $(DEPFLAGS) $(CFLAGS) -c -o $@ $<
 
 $(B)/tests/%.o: tests/%.c
 	@mkdir -p $(@D)
-	@$(if $(Q),echo "  CC      $@")
+	@$(if $(SAY),echo "  CC      $@")
 	$(Q)$(CC) $(CPPFLAGS) $(DEPFLAGS) $(CHECK_CFLAGS) $(CFLAGS) -Wno-missing-prototypes -c -o $@ $<
 
 $(B)/tests/unit: $(TEST_OBJS) $(LIB_OBJS)
 	@mkdir -p $(@D)
-	@$(if $(Q),echo "  LD      $@")
+	@$(if $(SAY),echo "  LD      $@")
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(TEST_OBJS) $(LIB_OBJS) $(CHECK_LIBS) $(LDLIBS)
 
 # the test build: the fault hooks (MEMTRACE_TEST_*, core/testhook.h) compiled in; never installed
@@ -132,12 +139,12 @@ HOOK_OBJS := $(patsubst $(B)/%,$(B)/hooks/%,$(OBJS))
 
 $(B)/hooks/%.o: %.c
 	@mkdir -p $(@D)
-	@$(if $(Q),echo "  CC      $@ (test hooks)")
+	@$(if $(SAY),echo "  CC      $@ (test hooks)")
 	$(Q)$(CC) $(CPPFLAGS) $(DEPFLAGS) -DMEMTRACE_TEST_HOOKS $(CFLAGS) -c -o $@ $<
 
 $(B)/tests/memtrace-hooks: $(HOOK_OBJS)
 	@mkdir -p $(@D)
-	@$(if $(Q),echo "  LD      $@")
+	@$(if $(SAY),echo "  LD      $@")
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(HOOK_OBJS) $(LDLIBS)
 
 # the test helpers: one program of one source file each
@@ -184,7 +191,7 @@ CROSSCHECK_BIN := $(B)/tests/crosscheck
 CROSSCHECK_RUN := ./tests/crosscheck.sh
 $(B)/tests/crosscheck: tests/crosscheck.c $(LIB_OBJS) $(HDRS)
 	@mkdir -p $(@D)
-	@$(if $(Q),echo "  LD      $@")
+	@$(if $(SAY),echo "  LD      $@")
 	$(Q)$(CC) $(CPPFLAGS) -I. $(TEP_CFLAGS) $(CFLAGS) -o $@ tests/crosscheck.c $(LIB_OBJS) \
 		$(TEP_LIBS) $(LDLIBS)
 else
@@ -210,6 +217,7 @@ check: memtrace $(TEST_BINS) $(CROSSCHECK_BIN)
 		./tests/layers.py \
 		./tests/nohooks.sh \
 		./tests/docs.sh \
+		./tests/ci.sh \
 		./tests/install.sh \
 		./tests/initramfs-tools.sh \
 		./tests/integration.sh \
@@ -286,13 +294,13 @@ FUZZ_OBJS := $(addprefix $(B)/fuzzobj/,$(FUZZ_SRCS:.c=.o))
 
 $(B)/fuzzobj/%.o: %.c $(HDRS)
 	@mkdir -p $(@D)
-	@$(if $(Q),echo "  FUZZCC  $@")
+	@$(if $(SAY),echo "  FUZZCC  $@")
 	$(Q)$(FUZZ_CC) $(CPPFLAGS) $(subst fuzzer$(COMMA),fuzzer-no-link$(COMMA),$(FUZZ_FLAGS)) \
 		-c -o $@ $<
 
 $(B)/fuzz/%: tests/fuzz/%.c tests/fuzz/common.h $(FUZZ_OBJS)
 	@mkdir -p $(@D)
-	@$(if $(Q),echo "  FUZZ    $@")
+	@$(if $(SAY),echo "  FUZZ    $@")
 	$(Q)$(FUZZ_CC) $(CPPFLAGS) -I. $(FUZZ_FLAGS) -o $@ $< $(FUZZ_OBJS)
 
 fuzz: $(addprefix $(B)/fuzz/,$(FUZZ_TARGETS))
@@ -306,11 +314,11 @@ STATIC_OBJS := $(patsubst $(B)/%,$(B)/static/%,$(OBJS))
 
 $(B)/static/%.o: %.c
 	@mkdir -p $(@D)
-	@$(if $(Q),echo "  CC      $@ (static)")
+	@$(if $(SAY),echo "  CC      $@ (static)")
 	$(Q)$(STATIC_CC) $(CPPFLAGS) $(DEPFLAGS) $(STATIC_FLAGS) -c -o $@ $<
 
 memtrace-static: $(STATIC_OBJS)
-	@$(if $(Q),echo "  LD      $@")
+	@$(if $(SAY),echo "  LD      $@")
 	$(Q)$(STATIC_CC) -static -Wl,--gc-sections -s -o $@ $(STATIC_OBJS)
 
 static: memtrace-static
@@ -325,7 +333,7 @@ cross_triplet = $(or $(if $(filter s390x,$1),s390x-linux-gnu),$(if $(filter arm6
 
 $(B)/cross/%/memtrace: memtrace.c $(LIB_SRCS) $(HDRS)
 	@mkdir -p $(@D)
-	@$(if $(Q),echo "  CROSS   $@")
+	@$(if $(SAY),echo "  CROSS   $@")
 	$(Q)$(call cross_triplet,$*)-gcc $(CPPFLAGS) $(CFLAGS) -static -o $@ memtrace.c $(LIB_SRCS)
 
 $(B)/cross/%/workload: tests/workload.c
@@ -340,7 +348,7 @@ CROSS_TEST_ARCHS := s390x i386 armhf
 cross_libdir = /usr/lib/$(if $(filter i386,$1),i386-linux-gnu,$(call cross_triplet,$1))
 $(B)/cross/%/unit: $(TEST_SRCS) $(LIB_SRCS) $(HDRS) $(wildcard tests/*.h)
 	@mkdir -p $(@D)
-	@$(if $(Q),echo "  CROSS   $@")
+	@$(if $(SAY),echo "  CROSS   $@")
 	$(Q)$(call cross_triplet,$*)-gcc $(CPPFLAGS) -I. $(CFLAGS) -Wno-missing-prototypes -pthread \
 		-static -o $@ $(TEST_SRCS) $(LIB_SRCS) -L$(call cross_libdir,$*) \
 		-lcheck -lsubunit -lm -lrt -lpthread

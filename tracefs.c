@@ -97,6 +97,39 @@ static bool is_tracefs_dir(const char *dir)
 	return stat(p, &st) == 0;
 }
 
+/*
+ * TRACEFS_DIR as given: a tracefs mount has events/ (a mistyped path, an empty
+ * directory must not read as a kernel without tracepoints), named as the
+ * argument it is, with where to find the right one.
+ */
+static int given_dir(const char *dir, char *err, size_t errlen)
+{
+	static const char *const hint = "name the directory tracefs is mounted on "
+					 "(findmnt -t tracefs), or leave TRACEFS_DIR out";
+	char p[PATH_MAX];
+	struct stat st;
+	int e;
+
+	if (stat(dir, &st)) {
+		e = errno;
+		return (fail(err, errlen, "TRACEFS_DIR %s: %s: %s", dir, strerror(e), hint),
+			errclass(e));
+	}
+	if (!S_ISDIR(st.st_mode))
+		return fail(err, errlen, "TRACEFS_DIR %s: not a directory: %s", dir, hint);
+	if (path_fmt(p, sizeof(p), "%s/events", dir))
+		return fail(err, errlen, "TRACEFS_DIR %s: path too long", dir);
+	if (stat(p, &st)) {
+		e = errno;
+		if (e != ENOENT)
+			return (fail(err, errlen, "TRACEFS_DIR %s: %s: %s", dir, p, strerror(e)),
+				errclass(e));
+		return fail(err, errlen, "TRACEFS_DIR %s: not a tracefs mount (no events/ in it): "
+			    "%s", dir, hint);
+	}
+	return TFS_OK;
+}
+
 int tracefs_find(struct tracefs *t, const char *given, const char *proc_root,
 		 char *err, size_t errlen)
 {
@@ -112,9 +145,7 @@ int tracefs_find(struct tracefs *t, const char *given, const char *proc_root,
 		if (strlen(given) >= sizeof(t->root))
 			return fail(err, errlen, "tracefs path too long");
 		strcpy(t->root, given);
-		if (!is_tracefs_dir(t->root) && access(t->root, F_OK))
-			return fail(err, errlen, "%s: %s", t->root, strerror(errno));
-		return TFS_OK;
+		return given_dir(t->root, err, errlen);
 	}
 	if (!path_fmt(path, sizeof(path), "%s/mounts", proc_root) && (f = fopen(path, "re"))) {
 		while (fgets(line, sizeof(line), f)) {
@@ -357,6 +388,72 @@ static int lock_instances(const char *dir)
 	return -1;
 }
 
+/* Remove @inst, a dead memtrace's (@owner), whose lock @lock we hold; 0 or -errno. */
+static int remove_dead(const char *inst, pid_t owner, int lock)
+{
+	char p[PATH_MAX];
+	int e;
+
+	fprintf(stderr, "memtrace: removing stale instance %s (owner %d is gone)\n", inst,
+		(int)owner);
+	if (!path_fmt(p, sizeof(p), "%s/events/enable", inst))
+		write_file(p, "0");
+	e = rmdir_retry(inst);
+	close(lock);
+	return e;
+}
+
+/* A run's own name, memtrace-MODE-PID (run/setup.c), not the daemon's well-known one. */
+static bool run_name(const char *name)
+{
+	const char *p;
+	size_t n;
+
+	if (strncmp(name, "memtrace-", 9))
+		return false;
+	p = name + 9;
+	n = strspn(p, "abcdefghijklmnopqrstuvwxyz");
+	if (!n || p[n] != '-')
+		return false;
+	p += n + 1;
+	return *p && strspn(p, "0123456789") == strlen(p);
+}
+
+/*
+ * The instances of runs' own names that a memtrace killed with SIGKILL (or by the
+ * OOM killer) left: no later run takes the same name to remove them, so each start
+ * removes those, by remove_stale()'s proof (the mark whole, the lock free, the pid
+ * gone). Any other is left alone, unsaid: it is not in this run's way.
+ */
+static void sweep_dead_runs(const char *dir, const char *self, const char *proc_root)
+{
+	char inst[PATH_MAX];
+	struct dirent *de;
+	pid_t owner;
+	DIR *d = opendir(dir);
+	int lock, e;
+
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		if (!run_name(de->d_name) || !strcmp(de->d_name, self) ||
+		    path_fmt(inst, sizeof(inst), "%s/%s", dir, de->d_name))
+			continue;
+		owner = instance_owner(inst);
+		if (!owner || (lock = lock_instance(inst)) < 0)
+			continue;
+		if (owner != getpid() && pid_alive(proc_root, owner)) {
+			close(lock);
+			continue;
+		}
+		e = remove_dead(inst, owner, lock);
+		if (e)
+			fprintf(stderr, "memtrace: warning: cannot remove stale instance %s: %s\n",
+				inst, strerror(-e));
+	}
+	closedir(d);
+}
+
 /*
  * An instance of our name exists: remove it only if it is provably a dead
  * memtrace's (its owner mark exactly ours, its lock free, the marked pid
@@ -365,7 +462,6 @@ static int lock_instances(const char *dir)
 static int remove_stale(struct tracefs *t, const char *proc_root, char *err, size_t errlen)
 {
 	pid_t owner = instance_owner(t->inst);
-	char p[PATH_MAX];
 	int lock, e;
 
 	if (!owner && bare_pid_filter(t->inst))
@@ -395,12 +491,7 @@ static int remove_stale(struct tracefs *t, const char *proc_root, char *err, siz
 			    "the pid reused): left alone; pick another name with --instance, or "
 			    "remove it", t->inst, (int)owner);
 	}
-	fprintf(stderr, "memtrace: removing stale instance %s (owner %d is gone)\n",
-		t->inst, (int)owner);
-	if (!path_fmt(p, sizeof(p), "%s/events/enable", t->inst))
-		write_file(p, "0");
-	e = rmdir_retry(t->inst);
-	close(lock);
+	e = remove_dead(t->inst, owner, lock);
 	if (e)
 		return fail(err, errlen, "cannot remove stale instance %s: %s", t->inst,
 			    strerror(-e));
@@ -466,6 +557,7 @@ int tracefs_instance_create(struct tracefs *t, const char *name, const char *pro
 	if (path_fmt(t->inst, sizeof(t->inst), "%s/instances/%s", t->root, name))
 		return fail(err, errlen, "path too long");
 	lock = lock_instances(dir);
+	sweep_dead_runs(dir, name, proc_root);
 	code = create_locked(t, proc_root, err, errlen);
 	if (lock >= 0)
 		close(lock);	/* the instance is locked and marked ours: the next one may look */

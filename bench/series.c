@@ -45,7 +45,7 @@ int main(int argc, char **argv)
 	for (i = 0; i < samples; i++) {
 		for (k = 0; k < 8; k++)	/* a machine that is not idle */
 			bench_page_event(&st, EV_PAGE_ALLOC, ts++, (int32_t)(1000 + (i * 8 + k) % tasks), pfn++);
-		series_take(&x, &st, ts);
+		series_take(&x, &st, ts, false);
 		series_add(&se, &x);
 	}
 	t1 = bench_cpu_us();

@@ -42,7 +42,7 @@ void options_usage(FILE *f)
 		"  -f, --format FMT        report format: text or json (default text)\n"
 		"  -n, --rows N            task and module rows, 0 = all (default %d)\n"
 		"      --max-tasks N, --max-modules N  table sizes (default %d, %d)\n"
-		"      --instance NAME     tracefs instance name (default " DEFAULT_INSTANCE ")\n"
+		"      --instance NAME     instance (daemon: " DEFAULT_INSTANCE "; others memtrace-MODE-PID)\n"
 		"      --daemon, --pidfile FILE  fork, return once tracing is live; pid to FILE\n"
 		"      --record DIR, --replay DIR  save raw buffers in DIR; report on one, exit\n"
 		"      --no-seed, --by process  no seed from /proc/PID/statm; rows by process\n"
@@ -629,7 +629,6 @@ static void defaults(struct options *o)
 {
 	memset(o, 0, sizeof(*o));
 	o->log_path = DEFAULT_LOG;
-	o->instance = DEFAULT_INSTANCE;
 	o->buffer_kb = DEFAULT_BUFFER_KB;
 	o->rows = DEFAULT_TOP;
 	o->kmsg_level = 6;

@@ -39,7 +39,7 @@ struct options {
 	const char *pidfile;
 	const char *replay_dir;
 	const char *record_dir;
-	const char *instance;
+	const char *instance;		/* --instance; NULL: the mode's default (setup.c) */
 	unsigned buffer_kb;
 	bool buffer_set;		/* -b given */
 	enum report_format format;

@@ -58,6 +58,13 @@ struct mode_ops {
 	const char *name;
 	size_t state_size;			/* the mode's own state at r->mode (0: none) */
 	bool live;				/* traces the kernel (else: replays a recording) */
+	/*
+	 * Traces in DEFAULT_INSTANCE unless --instance names one: the name a service,
+	 * the boot scripts and a user's tools know. Every other mode takes a name of its
+	 * run's own (memtrace-MODE-PID), so that it runs beside such a daemon and beside
+	 * the others, as time(1) does.
+	 */
+	bool well_known_instance;
 	uint64_t batch;				/* events per read batch in the loop */
 	/* what each signal means (NULL: signals_default); a COMMAND: signals_command */
 	const struct sig_table *signals;

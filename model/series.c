@@ -68,27 +68,28 @@ static void top_insert(struct series_sample *x, const struct series_ent *e)
 	x->top[i] = *e;
 }
 
-void series_take(struct series_sample *x, const struct stats *st, uint64_t ts)
+void series_take(struct series_sample *x, const struct stats *st, uint64_t ts, bool tree)
 {
 	const struct table *tb = &st->tb;
 	struct series_ent e;
 	uint32_t i;
 
 	x->ts = ts;
-	x->sys = st->sys_cur;
+	x->sys = tree ? st->tree_cur : st->sys_cur;
 	x->n = 0;
 	/* processes as the report's rows are: a leader, or a task whose leader is unknown */
 	for (i = 0; i < tb->ntasks_used; i++) {
 		const struct mt_task *t = &tb->tasks[i];
 
-		if (t->state == TASK_UNUSED || t->pcur <= 0 || table_process_of(tb, t) != t)
+		if (t->state == TASK_UNUSED || t->pcur <= 0 || table_process_of(tb, t) != t ||
+		    (tree && !(t->flags & TF_TREE)))
 			continue;
 		e.id = i;
 		e.gen = t->gen;
 		e.pages = t->pcur;
 		top_insert(x, &e);
 	}
-	for (i = 0; i < tb->nmods; i++) {
+	for (i = 0; i < tb->nmods && !tree; i++) {
 		if (tb->mods[i].all_cur <= 0)
 			continue;
 		e.id = SERIES_MOD | i;
@@ -178,7 +179,7 @@ static void sample_now(struct series *se, const struct stats *st, uint64_t ts, u
 		series_mark(&se->lost, ts, lost - se->lost_seen, 0, NULL, 0);
 		se->lost_seen = lost;
 	}
-	series_take(&x, st, ts);
+	series_take(&x, st, ts, se->tree);
 	series_add(se, &x);
 }
 

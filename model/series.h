@@ -26,7 +26,8 @@ struct series_ent {
 
 struct series_sample {
 	uint64_t ts;		/* trace clock, ns (merged samples: the first one's) */
-	int64_t sys;		/* the system's traced pages (stats sys_cur) */
+	int64_t sys;		/* the total: the system's traced pages (stats sys_cur), or the
+				   command's tree's (tree_cur) in a series of a tree */
 	uint32_t n;		/* entities in top[] */
 	struct series_ent top[SERIES_K];	/* largest first */
 };
@@ -55,6 +56,12 @@ struct series {
 	struct series_marks oom, mods, lost;
 	uint64_t lost_seen;	/* lost events already marked */
 	size_t bytes;		/* what series_init() allocated */
+	/*
+	 * A command's tree, not the machine (set after series_init()): the total is
+	 * the tree's pages and the entities kept are its processes, as its report's
+	 * are; the machine's other work is not what the picture is of.
+	 */
+	bool tree;
 };
 
 /* Every table once, @cap samples (at least 2) and @marks markers per kind. Return: 0 or -ENOMEM. */
@@ -78,8 +85,11 @@ void series_event(struct series *se, const struct stats *st, const struct mt_eve
 /* The last sample at the end (@ts: the last event's time stamp), and any loss not marked yet. */
 void series_final(struct series *se, const struct stats *st, uint64_t ts, uint64_t lost);
 
-/* A sample of @st now at @ts: the system's pages and the SERIES_K largest entities. */
-void series_take(struct series_sample *x, const struct stats *st, uint64_t ts);
+/*
+ * A sample of @st now at @ts: the system's pages and the SERIES_K largest entities;
+ * with @tree, the command's tree's pages and its SERIES_K largest processes.
+ */
+void series_take(struct series_sample *x, const struct stats *st, uint64_t ts, bool tree);
 
 /*
  * series_add() - append @x; when full, halve first: neighbours merge into one

@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "lib/escape.h"
 #include "output/logfile.h"
 #include "run/loop.h"
 #include "output/report.h"
@@ -22,6 +23,11 @@
 #include "lib/util.h"
 
 #define BATCH	65536
+#define LEFT_SHOWN	5	/* processes named when the command's exit leaves some */
+
+struct command_state {
+	bool said_left;		/* the command exited with its tree left: said so */
+};
 
 static void gen_command(struct out *o, void *p)
 {
@@ -100,13 +106,88 @@ static enum loop_next command_done(struct run *r)
 	return LOOP_STOP;
 }
 
+/* How the command ended, as a wait status says, into @buf. */
+static const char *ended_how(const struct cmd_info *c, char *buf, size_t size)
+{
+	if (WIFSIGNALED(c->status))
+		snprintf(buf, size, "killed by signal %d", WTERMSIG(c->status));
+	else
+		snprintf(buf, size, "exit status %d", WEXITSTATUS(c->status));
+	return buf;
+}
+
+/*
+ * A live process's name as /proc has it now, into @out (escaped): the events
+ * read so far may not have its exec yet; else the table's @t.
+ */
+static void name_now(const struct mt_task *t, int32_t pid, char *out, size_t size)
+{
+	char p[32], buf[COMM_LEN + 2];
+	ssize_t n;
+
+	snprintf(p, sizeof(p), "/proc/%d/comm", (int)pid);
+	n = read_file(p, buf, sizeof(buf) - 1);
+	if (n > 0) {
+		if (buf[n - 1] == '\n')
+			n--;
+		escape_ascii(out, size, buf, (size_t)n, false);
+	} else {
+		escape_ascii(out, size, t->comm, t->comm_len, false);
+	}
+}
+
+/*
+ * The command exited and its tree still has processes, which memtrace waits
+ * for: said at once (else it looks hung until they end), with how many, which
+ * (the tree as the events so far tell it) and how to stop waiting.
+ */
+static void say_left(struct run *r)
+{
+	struct table *tb = &r->st.tb;
+	char names[LEFT_SHOWN * 40] = "", comm[COMM_LEN + 1], how[40];
+	uint32_t i, n = 0;
+	size_t len = 0;
+
+	report_catch_up(r);	/* the tree's forks and exits up to now */
+	memset(r->rs.threads, 0, tb->ntasks_used * sizeof(*r->rs.threads));
+	for (i = SLOT_FIRST; i < tb->ntasks_used; i++) {
+		const struct mt_task *t = &tb->tasks[i];
+		const struct mt_task *p = table_process_of(tb, t);
+
+		if (!(t->flags & TF_TREE) || t->state != TASK_ALIVE || r->rs.threads[p - tb->tasks]++)
+			continue;
+		if (n++ < LEFT_SHOWN && len < sizeof(names)) {
+			int32_t pid = p->tgid ? p->tgid : p->tid;
+
+			name_now(p, pid, comm, sizeof(comm));
+			len += (size_t)snprintf(names + len, sizeof(names) - len, "%s%d (%s)",
+						n > 1 ? ", " : "", pid, comm);
+		}
+	}
+	if (n)
+		mt_warn("the command exited (%s), %u process%s of its tree still run%s: %s%s; "
+			"waiting for %s (Ctrl-C or kill -TERM %d: stop waiting, report %s as still "
+			"running; --no-wait: never wait)", ended_how(&r->cmd, how, sizeof(how)), n,
+			n == 1 ? "" : "es", n == 1 ? "s" : "", names, n > LEFT_SHOWN ? ", ..." : "",
+			n == 1 ? "it" : "them", (int)getpid(), n == 1 ? "it" : "them");
+	else
+		mt_warn("the command exited (%s), processes it started still run; waiting for them "
+			"(Ctrl-C or kill -TERM %d: stop waiting, report them as still running; "
+			"--no-wait: never wait)", ended_how(&r->cmd, how, sizeof(how)), (int)getpid());
+}
+
 /* After each round: the tree is done, or memtrace was told to stop waiting for it. */
 static enum loop_next command_check(struct run *r)
 {
+	struct command_state *cs = r->mode;
 	struct cmd_info *c = &r->cmd;
 
 	if (child_reap(r))
 		return command_done(r);
+	if (c->reaped && !cs->said_left && r->stop == STOP_NONE) {
+		cs->said_left = true;
+		say_left(r);
+	}
 	if (r->stop == STOP_NONE)
 		return LOOP_GO_ON;
 	/* what is left is reported as still running */
@@ -153,6 +234,7 @@ static int command_finish(struct run *r)
 
 const struct mode_ops command_ops = {
 	.name = "command",
+	.state_size = sizeof(struct command_state),
 	.live = true,
 	.batch = BATCH,
 	.signals = &signals_command,

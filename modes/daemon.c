@@ -182,6 +182,7 @@ const struct mode_ops daemon_ops = {
 	.name = "daemon",
 	.state_size = sizeof(struct daemon_state),
 	.live = true,
+	.well_known_instance = true,
 	.batch = BATCH,
 	.reports_modules = true,
 	.final_to_log = true,

@@ -256,7 +256,8 @@ static void command_text(struct out *o, const struct cmd_model *m)
 	rows_lost_line(o, r);
 	rows_out_of_order_line(o, r);
 	rows_cpus_line(o, r);
-	rows_sys_peak_line(o, r, &m->sys);
+	/* every task's, beside the tree's: said as the machine's, not the command's */
+	rows_sys_peak_line(o, r, &m->sys, "machine-wide system peak");
 	if (st->tb.c.task_overflow_events || st->tb.c.tasks_recycled)
 		out_printf(o, "task table: %llu events of %llu pages found no slot%s; %llu exited "
 			   "tasks recycled (--max-tasks)\n",

@@ -155,20 +155,32 @@ static void text_processes(struct out *o, const struct report_model *md)
  * what a kdump reservation must hold besides the capture's own use
  * (docs/boot.md, "Sizing crashkernel=").
  */
-static void text_mem_start(struct out *o, const struct run *r)
+static void mem_start_text(const struct run *r, char *buf, size_t size)
 {
 	const struct proc_mem *m = &r->meta.mem_start;
+	int n;
 
 	if (!m->total_kib) {
-		out_printf(o, "memory at start: not known (%s)\n",
-			   r->opt.replay_dir ? "not in the recording" : "/proc/meminfo not read");
+		snprintf(buf, size, "memory at start: not known (%s)",
+			 r->opt.replay_dir ? "not in the recording" : "/proc/meminfo not read");
 		return;
 	}
-	out_printf(o, "memory at start: MemTotal %" PRIu64 " kB, MemFree %" PRIu64 " kB",
-		   m->total_kib, m->free_kib);
-	if (m->avail_kib)
-		out_printf(o, ", MemAvailable %" PRIu64 " kB", m->avail_kib);
-	out_puts(o, " (/proc/meminfo before memtrace's ring buffers and tables)\n");
+	n = snprintf(buf, size, "memory at start: MemTotal %" PRIu64 " kB, MemFree %" PRIu64 " kB",
+		     m->total_kib, m->free_kib);
+	if (m->avail_kib && n > 0 && (size_t)n < size)
+		n += snprintf(buf + n, size - (size_t)n, ", MemAvailable %" PRIu64 " kB",
+			      m->avail_kib);
+	if (n > 0 && (size_t)n < size)
+		snprintf(buf + n, size - (size_t)n,
+			 " (/proc/meminfo before memtrace's ring buffers and tables)");
+}
+
+static void text_mem_start(struct out *o, const struct run *r)
+{
+	char line[256];
+
+	mem_start_text(r, line, sizeof(line));
+	out_printf(o, "%s\n", line);
 }
 
 /* The traced kernel, its host and when tracing began: what --diff and --svg head with. */
@@ -405,7 +417,7 @@ static void loss_text(struct out *o, const struct report_model *md)
 
 	rows_lost_line(o, r);
 	rows_cpus_line(o, r);
-	rows_sys_peak_line(o, r, &md->sys);
+	rows_sys_peak_line(o, r, &md->sys, "system peak");
 	if (md->skipped)
 		out_printf(o, "records skipped: %llu unknown ids, %llu malformed, %llu with an "
 			   "absurd order; sub-buffers: %llu cut short by a malformed record, %llu unusable\n",
@@ -1026,6 +1038,16 @@ void report_summary(const struct run *r, struct report_scratch *rs, const char *
 			 "report (-n %u)", nmods - listed, r->opt.rows);
 	if (nmods > shown)
 		emit(ctx, line);
+	/*
+	 * The memory at start, where known: with the system peak, what a crashkernel=
+	 * size needs; in a capture that reboots, the kernel log (the journal) keeps this
+	 * summary where the full report is gone.
+	 */
+	if (r->meta.mem_start.total_kib) {
+		n = snprintf(line, sizeof(line), "memtrace: ");
+		mem_start_text(r, line + n, sizeof(line) - (size_t)n);
+		emit(ctx, line);
+	}
 	/* what a crashkernel= size needs: all tracked pages at once, at their highest */
 	snprintf(line, sizeof(line), "memtrace: system peak: %lld pages (%llu KiB) above the start, "
 		 "at %.3f s", (long long)st->sys_peak, (unsigned long long)kib(r, st->sys_peak),

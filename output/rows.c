@@ -417,14 +417,15 @@ void rows_sys_peak_top(const struct run *r, struct sys_top *t)
 	t->nmods = rows_select(r->st.tb.nmods, sys_module_key, r, SYS_TOP, t->mod);
 }
 
-void rows_sys_peak_line(struct out *o, const struct run *r, const struct sys_top *t)
+void rows_sys_peak_line(struct out *o, const struct run *r, const struct sys_top *t,
+			const char *label)
 {
 	const struct stats *st = &r->st;
 	const struct table *tb = &st->tb;
 	const char *sep = "";
 	uint32_t k;
 
-	out_printf(o, "system peak: %lld pages (%llu KiB) above the start, at %.6f s",
+	out_printf(o, "%s: %lld pages (%llu KiB) above the start, at %.6f s", label,
 		   (long long)st->sys_peak, (unsigned long long)kib(r, st->sys_peak),
 		   secs(st->sys_peak_ts));
 	if (!st->sys_peak) {

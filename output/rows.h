@@ -134,9 +134,12 @@ void rows_json_cpus(struct out *o, const struct run *r);
 /*
  * The system peak: the most pages the pfn map held at once since the start (every
  * tracked page once: tasks, <irq>, modules' own), when, and the top 5 tasks and
- * modules then; a text line, and the "system_peak" key with a comma.
+ * modules then; a text line (labelled @label: "system peak" in a report of the
+ * machine, "machine-wide system peak" in a command's, where it is not the
+ * command's), and the "system_peak" key with a comma.
  */
-void rows_sys_peak_line(struct out *o, const struct run *r, const struct sys_top *t);
+void rows_sys_peak_line(struct out *o, const struct run *r, const struct sys_top *t,
+			const char *label);
 void rows_json_sys_peak(struct out *o, const struct run *r, const struct sys_top *t);
 
 /* The keys every JSON report has: "lost_events" and "lost_unknown_subbuffers", each with a comma. */

@@ -3,8 +3,8 @@
  * svg.c - --svg FILE: memory over time as one self-contained SVG
  *
  * No scripts, no external fonts, links or images: a generic font family, and
- * <title> elements for what a pointer shows. The system's traced pages as a
- * filled area, the top SVG_LINES processes and modules of the report (the same
+ * <title> elements for what a pointer shows. The system's traced pages (a
+ * command's: its tree's, and only its tree's processes) as a filled area, the top SVG_LINES processes and modules of the report (the same
  * selection code: rows_processes(), rows_modules()) as lines, each one's peak
  * marked at its time with the report's value, OOM kills, module loads and lost
  * events on the time axis, a legend. Colours and dash patterns both differ, so
@@ -30,6 +30,7 @@
 #define Y_BOTTOM	(H_TOP + H_PLOT)
 #define MARK_BAND	36	/* below the axis: module loads, OOM kills, lost events */
 #define LEGEND_ROW	18
+#define SVG_TITLE_COMMAND 120	/* bytes of a command's words in the title, at most */
 
 static const char *const colours[] = {
 	"#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#17becf",
@@ -78,14 +79,25 @@ struct label {
 	bool end;		/* anchored at its end: left of the point (near the right edge) */
 };
 
+/* The filled area: the system's traced pages, or a command's tree's. */
+struct total {
+	int64_t peak;
+	uint64_t peak_ts;
+	const char *row;	/* data-row of its peak */
+	const char *label;	/* its peak's label, before the KiB */
+	const char *area;	/* the area's title */
+	const char *what;	/* its legend */
+};
+
 struct pic {
 	const struct run *r;
 	const struct series *se;
+	struct total tot;
 	uint64_t t0, span;	/* the first event's time stamp; ns shown */
 	double ymax;		/* pages at the top of the plot */
 	struct line lines[2 * SVG_LINES];
 	uint32_t nlines;
-	struct label labels[2 * SVG_LINES + 1];	/* [0] the system peak's, [1 + k] line k's */
+	struct label labels[2 * SVG_LINES + 1];	/* [0] the total's peak's, [1 + k] line k's */
 };
 
 static double px_x(const struct pic *p, uint64_t ts)
@@ -205,35 +217,36 @@ static void label_at(struct out *o, const struct label *l)
 		   l->y, l->size, l->end ? " text-anchor=\"end\"" : "");
 }
 
-/* The system's traced pages: the samples, and the report's system peak where it was. */
-static void system_area(struct out *o, const struct pic *p)
+/* The total's pages (the series' totals): the samples, and its peak where the report has it. */
+static void total_area(struct out *o, const struct pic *p)
 {
 	const struct series *se = p->se;
-	const struct stats *st = &p->r->st;
-	bool peak_done = st->sys_peak <= 0;
+	const struct total *tot = &p->tot;
+	bool peak_done = tot->peak <= 0;
 	uint32_t i;
 
-	out_printf(o, "<path class=\"system\" fill=\"#c6dbef\" fill-opacity=\"0.7\" "
-		   "stroke=\"#4a6f8f\" stroke-width=\"1\" d=\"M%.1f %d", px_x(p, p->t0), Y_BOTTOM);
+	out_printf(o, "<path class=\"%s\" fill=\"#c6dbef\" fill-opacity=\"0.7\" "
+		   "stroke=\"#4a6f8f\" stroke-width=\"1\" d=\"M%.1f %d", tot->row, px_x(p, p->t0),
+		   Y_BOTTOM);
 	for (i = 0; i < se->n; i++) {
-		if (!peak_done && st->sys_peak_ts <= se->s[i].ts) {
-			out_printf(o, " L%.1f %.1f", px_x(p, st->sys_peak_ts), px_y(p, st->sys_peak));
+		if (!peak_done && tot->peak_ts <= se->s[i].ts) {
+			out_printf(o, " L%.1f %.1f", px_x(p, tot->peak_ts), px_y(p, tot->peak));
 			peak_done = true;
 		}
 		out_printf(o, " L%.1f %.1f", px_x(p, se->s[i].ts), px_y(p, se->s[i].sys));
 	}
 	if (!peak_done)
-		out_printf(o, " L%.1f %.1f", px_x(p, st->sys_peak_ts), px_y(p, st->sys_peak));
-	out_printf(o, " L%.1f %d Z\"><title>system: traced pages</title></path>\n",
-		   i ? px_x(p, se->s[i - 1].ts > st->sys_peak_ts ? se->s[i - 1].ts :
-			    st->sys_peak_ts) : px_x(p, p->t0), Y_BOTTOM);
-	if (st->sys_peak > 0) {
-		out_printf(o, "<g class=\"peak\" data-row=\"system\" data-peak-pages=\"%lld\">"
-			   "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"#4a6f8f\"/>",
-			   (long long)st->sys_peak, px_x(p, st->sys_peak_ts), px_y(p, st->sys_peak));
+		out_printf(o, " L%.1f %.1f", px_x(p, tot->peak_ts), px_y(p, tot->peak));
+	out_printf(o, " L%.1f %d Z\"><title>%s</title></path>\n",
+		   i ? px_x(p, se->s[i - 1].ts > tot->peak_ts ? se->s[i - 1].ts :
+			    tot->peak_ts) : px_x(p, p->t0), Y_BOTTOM, tot->area);
+	if (tot->peak > 0) {
+		out_printf(o, "<g class=\"peak\" data-row=\"%s\" data-peak-pages=\"%lld\">"
+			   "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"#4a6f8f\"/>", tot->row,
+			   (long long)tot->peak, px_x(p, tot->peak_ts), px_y(p, tot->peak));
 		label_at(o, &p->labels[0]);
-		out_printf(o, "system peak %llu KiB</text></g>\n",
-			   (unsigned long long)kib(p->r, st->sys_peak));
+		out_printf(o, "%s %llu KiB</text></g>\n", tot->label,
+			   (unsigned long long)kib(p->r, tot->peak));
 	}
 }
 
@@ -336,8 +349,8 @@ static void legend(struct out *o, const struct pic *p, int y0)
 
 	out_printf(o, "<g class=\"legend\" font-size=\"12\" fill=\"#222\">\n"
 		   "<rect x=\"%d\" y=\"%d\" width=\"26\" height=\"10\" fill=\"#c6dbef\" "
-		   "stroke=\"#4a6f8f\"/><text x=\"%d\" y=\"%d\">system: all traced pages</text>\n",
-		   X_LEFT, y0 - 9, X_LEFT + 34, y0);
+		   "stroke=\"#4a6f8f\"/><text x=\"%d\" y=\"%d\">%s</text>\n",
+		   X_LEFT, y0 - 9, X_LEFT + 34, y0, p->tot.what);
 	for (k = 0; k < p->nlines; k++) {
 		int col = (int)(k + 1) / half, row = (int)(k + 1) % half;
 		int x = X_LEFT + col * 580, y = y0 + row * LEGEND_ROW;
@@ -396,6 +409,43 @@ static void pick_lines(struct pic *p, struct report_scratch *rs)
 	}
 }
 
+/*
+ * What the area is: the system's traced pages, or with a command (a series of its
+ * tree) the tree's, whose peak is its report's tree peak; the machine's is then a
+ * note in the subtitle, said as the machine's.
+ */
+static void total_of(struct pic *p)
+{
+	const struct stats *st = &p->r->st;
+
+	if (p->se->tree)
+		p->tot = (struct total){ .peak = st->tree_peak, .peak_ts = st->tree_peak_ts,
+					 .row = "tree", .label = "tree peak",
+					 .area = "the command's tree: traced pages",
+					 .what = "the command's tree: all its traced pages" };
+	else
+		p->tot = (struct total){ .peak = st->sys_peak, .peak_ts = st->sys_peak_ts,
+					 .row = "system", .label = "system peak",
+					 .area = "system: traced pages",
+					 .what = "system: all traced pages" };
+}
+
+/* The line under the title: the page size, the total's peak (and the machine's), losses. */
+static void subtitle(struct out *o, const struct pic *p)
+{
+	const struct run *r = p->r;
+
+	out_printf(o, "<text x=\"%d\" y=\"46\" font-size=\"12\" fill=\"#444\">traced "
+		   "pages over time, page = %u bytes; %s %lld pages (%llu KiB)", X_LEFT,
+		   r->meta.page_size, p->se->tree ? "the command's tree peak" : "system peak",
+		   (long long)p->tot.peak, (unsigned long long)kib(r, p->tot.peak));
+	if (p->se->tree)
+		out_printf(o, "; the machine's system peak, every task's: %lld pages (not drawn)",
+			   (long long)r->st.sys_peak);
+	out_printf(o, "; %llu events lost; %u OOM kills</text>\n",
+		   (unsigned long long)reader_lost(&r->rd), (unsigned)r->st.oom_count);
+}
+
 void svg_render(struct out *o, const struct run *r, struct report_scratch *rs,
 		const struct series *se, const char *title)
 {
@@ -406,6 +456,7 @@ void svg_render(struct out *o, const struct run *r, struct report_scratch *rs,
 	int legend_y, height;
 
 	pick_lines(&p, rs);
+	total_of(&p);
 	p.t0 = r->st.first_ts;
 	if (se->n && (!p.t0 || se->s[0].ts < p.t0))
 		p.t0 = se->s[0].ts;
@@ -413,7 +464,7 @@ void svg_render(struct out *o, const struct run *r, struct report_scratch *rs,
 	if (se->n && se->s[se->n - 1].ts > end)
 		end = se->s[se->n - 1].ts;
 	p.span = end > p.t0 + 1000000 ? end - p.t0 : 1000000;
-	top = r->st.sys_peak;
+	top = p.tot.peak;
 	for (i = 0; i < se->n; i++)
 		if (se->s[i].sys > top)
 			top = se->s[i].sys;
@@ -421,11 +472,11 @@ void svg_render(struct out *o, const struct run *r, struct report_scratch *rs,
 		if (p.lines[i].peak > top)
 			top = p.lines[i].peak;
 	p.ymax = top > 0 ? (double)top * 1.08 : 1;
-	/* the labels' places: the system peak's first, then the lines' in the report's order */
-	if (r->st.sys_peak > 0)
-		place_label(&p, 0, px_x(&p, r->st.sys_peak_ts), px_y(&p, r->st.sys_peak), 12,
-			    (size_t)snprintf(NULL, 0, "system peak %llu KiB",
-					     (unsigned long long)kib(r, r->st.sys_peak)));
+	/* the labels' places: the total's peak first, then the lines' in the report's order */
+	if (p.tot.peak > 0)
+		place_label(&p, 0, px_x(&p, p.tot.peak_ts), px_y(&p, p.tot.peak), 12,
+			    (size_t)snprintf(NULL, 0, "%s %llu KiB", p.tot.label,
+					     (unsigned long long)kib(r, p.tot.peak)));
 	for (i = 0; i < p.nlines; i++)
 		place_label(&p, 1 + i, px_x(&p, p.lines[i].peak_ts), px_y(&p, p.lines[i].peak), 11,
 			    (size_t)snprintf(NULL, 0, "%llu KiB",
@@ -440,13 +491,10 @@ void svg_render(struct out *o, const struct run *r, struct report_scratch *rs,
 		   "<text class=\"title\" x=\"%d\" y=\"26\" font-size=\"17\" font-weight=\"bold\">"
 		   "memtrace %s: ", SVG_WIDTH, height, SVG_WIDTH, height, X_LEFT, MEMTRACE_VERSION);
 	svg_escape(o, title, strlen(title));
-	out_printf(o, "</text>\n<text x=\"%d\" y=\"46\" font-size=\"12\" fill=\"#444\">traced "
-		   "pages over time, page = %u bytes; system peak %lld pages (%llu KiB); %llu "
-		   "events lost; %u OOM kills</text>\n", X_LEFT, r->meta.page_size,
-		   (long long)r->st.sys_peak, (unsigned long long)kib(r, r->st.sys_peak),
-		   (unsigned long long)reader_lost(&r->rd), (unsigned)r->st.oom_count);
+	out_puts(o, "</text>\n");
+	subtitle(o, &p);
 	axes(o, &p);
-	system_area(o, &p);
+	total_area(o, &p);
 	for (i = 0; i < p.nlines; i++)
 		draw_line(o, &p, i);
 	marks(o, &p);
@@ -477,7 +525,27 @@ static void gen(struct out *o, void *ctx)
 	svg_render(o, c->r, c->rs, c->r->series, c->title);
 }
 
-/* The title: kernel, host and start time (the report's, those known), a replay's recording. */
+/* "command WORDS" into @buf: the command's words, cut with "..." where they do not fit. */
+static size_t command_title(const struct run *r, char *buf, size_t size)
+{
+	size_t n = (size_t)snprintf(buf, size, "command"), w;
+	char *const *a;
+
+	for (a = r->opt.command; *a && n < size; a++) {
+		w = strlen(*a);
+		if (n + 1 + w + 4 >= size || n + w > SVG_TITLE_COMMAND) {
+			n += (size_t)snprintf(buf + n, size - n, " ...");
+			break;
+		}
+		n += (size_t)snprintf(buf + n, size - n, " %s", *a);
+	}
+	return n < size ? n : size - 1;
+}
+
+/*
+ * The title: a command's words (what the picture is of), then kernel, host and
+ * start time (the report's, those known); a replay's recording.
+ */
 static void title_of(const struct run *r, char *buf, size_t size)
 {
 	const struct meta *m = &r->meta;
@@ -489,7 +557,10 @@ static void title_of(const struct run *r, char *buf, size_t size)
 
 	meta_when(m, false, when);
 	buf[0] = '\0';
-	if (r->opt.replay_dir) {
+	if (r->opt.command) {
+		n = command_title(r, buf, size);
+		sep = ": ";
+	} else if (r->opt.replay_dir) {
 		k = snprintf(buf, size, "replay of %s", r->opt.replay_dir);
 		n = k < 0 ? 0 : (size_t)k;
 		sep = ": ";

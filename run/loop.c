@@ -411,6 +411,7 @@ int run_lifecycle(struct run *r)
 		if (!r->series || series_init(r->series, ops->live ? SERIES_LIVE_CAP :
 					      SERIES_REPLAY_CAP, SERIES_MARKS))
 			return mt_fail(EXIT_RUNTIME, "out of memory (--svg)");
+		r->series->tree = r->opt.command != NULL;	/* the picture of a command's tree */
 	}
 	code = ops->setup ? ops->setup(r) : setup_tracing(r);
 	if (code)

@@ -489,10 +489,24 @@ static int setup_fd_limit(struct run *r)
 }
 
 /* tracefs found, the instance made and configured, its sub-buffer layout read. */
+/*
+ * The instance's name: --instance, else the daemon's well-known one, else one of
+ * this run's own (memtrace-MODE-PID: a pid is unique while its memtrace runs).
+ */
+static const char *instance_name(const struct run *r, char *buf, size_t size)
+{
+	if (r->opt.instance)
+		return r->opt.instance;
+	if (r->ops->well_known_instance)
+		return DEFAULT_INSTANCE;
+	snprintf(buf, size, "%s-%s-%d", DEFAULT_INSTANCE, r->ops->name, (int)getpid());
+	return buf;
+}
+
 static int setup_instance(struct run *r)
 {
 	static char text[65536];
-	char err[PATH_MAX + 256];
+	char err[PATH_MAX + 256], name[64];
 	ssize_t n;
 	int code;
 
@@ -505,7 +519,8 @@ static int setup_instance(struct run *r)
 	code = setup_fd_limit(r);
 	if (code)
 		return code;
-	code = tracefs_instance_create(&r->tf, r->opt.instance, "/proc", err, sizeof(err));
+	code = tracefs_instance_create(&r->tf, instance_name(r, name, sizeof(name)), "/proc", err,
+				       sizeof(err));
 	if (!code && TEST_FAIL_AT(r, "instance"))
 		return EXIT_RUNTIME;
 	if (!code && (code = check_required(r)))

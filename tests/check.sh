@@ -15,7 +15,9 @@
 #
 # so that checks skipped anywhere (no root, no tracefs, a tool missing) show in the
 # grand total instead of passing unseen. Exits 1 if a check failed, or a suite exited
-# non-zero or printed no summary line (counted as one failure).
+# non-zero or printed no summary line (counted as one failure), or made or changed the
+# default log file /tmp/mem_debug_log or its LOG.oom.N (a run without -o: the user's files;
+# one failure, naming the suite).
 set -u
 cd "$(dirname "$0")/.." || exit 1
 
@@ -23,12 +25,16 @@ out=$(mktemp /tmp/memtrace-check.XXXXXX) || exit 1
 trap 'rm -f "$out"' EXIT
 P=0 F=0 S=0 bad_suites=0
 lines=()
+# the default log and its OOM snapshots: each one's name, inode, size and time
+default_logs() { stat -c '%n %i %s %Y.%y' /tmp/mem_debug_log /tmp/mem_debug_log.* 2> /dev/null; }
 
 for cmd in "$@"; do
 	t=$SECONDS
+	logs=$(default_logs)
 	bash -c "$cmd" 2>&1 | tee "$out"
 	rc=${PIPESTATUS[0]}
 	t=$((SECONDS - t))
+	touched=$(diff <(echo "$logs") <(default_logs) | sed -n 's/^> \([^ ]*\) .*/\1/p' | tr '\n' ' ')
 	name=${cmd##* }
 	name=${name##*/}
 	p='' f='' s=0
@@ -52,6 +58,12 @@ for cmd in "$@"; do
 		lines+=("$(printf '%-16s %s passed, %s failed, %s skipped; %d s%s' "$name" "$p" "$f" "$s" \
 			"$t" "$([ "$f" = 0 ] || echo "  <- FAILED")")")
 		[ "$f" = 0 ] || bad_suites=$((bad_suites + 1))
+	fi
+	if [ -n "$touched" ]; then
+		lines+=("$(printf '%-16s made or changed %s(a run without -o): counted as 1 failed' \
+			"$name" "$touched")")
+		F=$((F + 1))
+		bad_suites=$((bad_suites + 1))
 	fi
 	P=$((P + p)) F=$((F + f)) S=$((S + s))
 done

@@ -15,6 +15,8 @@ INST=memtrace-cmd$$
 
 cleanup() {
 	local p
+	# the daemon beside_daemon_test started: TERM, so that it removes the well-known instance
+	if [ -n "${DPID:-}" ] && kill -TERM "$DPID" 2>/dev/null; then wait_exit "$DPID" 20; fi
 	for p in "${PIDS[@]}"; do kill -KILL "$p" 2>/dev/null; done
 	undo_ours
 	rm -rf "$T"
@@ -116,6 +118,9 @@ single_test() {
 	check "without -o: exit 0 and a report naming the workload on stderr" \
 		test "$RC" = 0 -a "$(grep -c 'workload' "$T/stderr.err")" -ge 1
 	check "without -o: nothing on stdout" test ! -s "$T/stderr.out"
+	# the machine's peak beside the tree's is said as the machine's (issue 40, 2)
+	check "the text report's system peak line says it is the machine's ($(grep -m1 'system peak' "$T/stderr.err" | cut -c1-60))" \
+		eval "grep -q '^machine-wide system peak: [0-9]* pages' '$T/stderr.err' && ! grep -q '^system peak' '$T/stderr.err'"
 }
 
 # 4 children one after another: the tree holds one at a time
@@ -359,15 +364,16 @@ exits_pipe_test() {
 	local before after rc t0 ms
 	before=$(tfs_state)
 	t0=$(now_ms)
-	( "$MT" --instance "$INST" --exits 2> "$T/exp.err" | head -2 > "$T/exp.out" ) &
+	# -o: an OOM kill meanwhile writes its report beside the log, never /tmp/mem_debug_log's
+	( "$MT" --instance "$INST" -o "$T/exp.log" --exits 2> "$T/exp.err" | head -2 > "$T/exp.out" ) &
 	local sub=$!
 	wait_for 10 grep -q "tracing in" "$T/exp.err"
 	# processes end until head has its lines and memtrace notices the closed pipe
 	for i in $(seq 100); do kill -0 "$sub" 2>/dev/null || break; "$WL" 1 0; sleep 0.1; done
 	ms=$(( $(now_ms) - t0 ))
 	check "--exits | head -2: memtrace ends when head has gone (${ms} ms)" \
-		test -z "$(pgrep -f -- "--instance $INST --exits$")"
-	pkill -TERM -f -- "--instance $INST --exits$" 2>/dev/null
+		test -z "$(pgrep -f -- "--instance $INST -o $T/exp.log --exits$")"
+	pkill -TERM -f -- "--instance $INST -o $T/exp.log --exits$" 2>/dev/null
 	wait "$sub" 2>/dev/null
 	check "--exits | head -2: head got its two lines" test "$(wc -l < "$T/exp.out")" = 2
 	after=$(tfs_state)
@@ -377,7 +383,7 @@ exits_pipe_test() {
 # ---------------------------------------------------------------- --exits
 start_exits() {	# start_exits NAME OPTIONS...: MTPID, stdout $T/NAME.out
 	local name=$1 i; shift
-	"$MT" --instance "$INST" --exits "$@" > "$T/$name.out" 2> "$T/$name.err" &
+	"$MT" --instance "$INST" -o "$T/$name.log" --exits "$@" > "$T/$name.out" 2> "$T/$name.err" &
 	MTPID=$!; PIDS+=("$MTPID")
 	for i in $(seq 100); do
 		grep -q "tracing in" "$T/$name.err" 2>/dev/null && return 0
@@ -595,6 +601,111 @@ nonroot_test() {
 	rm -f "$T.ran"
 }
 
+# ---------------------------------------------------------------- the wait said (issue 40, 4)
+# The command exits, its tree still has a process: memtrace says so at once (which, how many,
+# how to stop waiting) instead of waiting in silence; TERM then stops the wait.
+left_running_test() {
+	local gp before after
+	before=$(tfs_state)
+	: > "$T/lr.err"
+	"$MT" --instance "$INST" -n 0 -o "$T/lr.txt" -- \
+		sh -c "sleep 30 & echo \$! > $T/lr.pid; exit 4" > /dev/null 2> "$T/lr.err" &
+	MTPID=$!; PIDS+=("$MTPID")
+	wait_file "$T/lr.pid" 50
+	gp=$(cat "$T/lr.pid" 2> /dev/null)
+	# the name is the child's when memtrace looks: sh's until its exec of sleep is read
+	wait_for 10 grep -q 'the command exited' "$T/lr.err"
+	check "the command exited, its child runs on: said while memtrace waits ($(grep -m1 'command exited' "$T/lr.err"))" \
+		eval "kill -0 $MTPID && grep -qE '^memtrace: the command exited \(exit status 4\), 1 process of its tree still runs: $gp \((sleep|sh)\); waiting for it \(Ctrl-C or kill -TERM $MTPID: stop waiting, report it as still running; --no-wait: never wait\)$' '$T/lr.err'"
+	kill -TERM "$MTPID"; wait_exit "$MTPID"
+	check "... TERM, as it says, stops the wait: the report has it still running" \
+		grep -q 'processes of the tree still running then: 1$' "$T/lr.txt"
+	[ -n "$gp" ] && kill -TERM "$gp" 2> /dev/null
+	# nothing said where nothing is left, nor with --no-wait
+	timeout -k 5 20 "$MT" --instance "$INST" -n 0 -o "$T/lr2.txt" -- sh -c "$WL 1 0; exit 0" \
+		> /dev/null 2> "$T/lr2.err"
+	timeout -k 5 20 "$MT" --instance "$INST" --no-wait -n 0 -o "$T/lr3.txt" -- \
+		sh -c "sleep 1 & exit 0" > /dev/null 2> "$T/lr3.err"
+	check "... said neither when the tree ended with the command nor with --no-wait" \
+		eval "! grep -q 'command exited' '$T/lr2.err' '$T/lr3.err'"
+	after=$(tfs_state)
+	check "tracefs identical after the runs that left processes" test "$before" = "$after"
+}
+
+# ---------------------------------------------------------------- beside a daemon (issue 40, 3)
+# inst_of FILE: the instance a run's stderr says it traces in
+inst_of() { sed -n 's|.*tracing in [^ ]*/instances/\([^ ]*\) .*|\1|p' "$1" | head -1; }
+
+# Without --instance, a command run and --top take names of their own (memtrace-MODE-PID),
+# so they run beside a daemon on the well-known instance "memtrace" and beside each other;
+# the daemon keeps that name. The daemon is this test's own unless one already runs there.
+beside_daemon_test() {
+	local before after rc1 rc2 i2 d=$TFS/instances/memtrace kp
+	if [ -d "$d" ]; then
+		if flock -n "$d" true 2> /dev/null; then
+			skip "beside a daemon: instances/memtrace exists and no memtrace holds it"
+			return
+		fi
+		echo "# a daemon already traces in instances/memtrace: the runs go beside it"
+	else
+		: > "$T/bd-daemon.err"
+		"$MT" -o "$T/bd-daemon.log" > /dev/null 2> "$T/bd-daemon.err" &
+		DPID=$!
+		wait_for 10 grep -q "tracing in" "$T/bd-daemon.err"
+		check "beside a daemon: the daemon traces in the well-known instance memtrace ($(inst_of "$T/bd-daemon.err"))" \
+			test "$(inst_of "$T/bd-daemon.err")" = memtrace
+	fi
+	before=$(ls "$TFS/instances" | grep '^memtrace-\(command\|top\)-' | sort)
+	# the command finds its memtrace's instance by its parent's pid (memtrace runs it)
+	timeout -k 5 20 "$MT" -f json -n 0 -o "$T/bd1.json" -- sh -c \
+		"ls -d $TFS/instances/memtrace-command-\$PPID > $T/bd1.inst && exec $WL 8 0" \
+		> /dev/null 2> "$T/bd1.err"
+	rc1=$?
+	check "beside a daemon: a command run without --instance exits 0 ($rc1: $(grep -m1 'in use\|error' "$T/bd1.err"))" \
+		test "$rc1" = 0
+	check "... in an instance of its own, memtrace-command-PID ($(cat "$T/bd1.inst" 2> /dev/null))" \
+		test -s "$T/bd1.inst"
+	check "... and its workload's 8 MiB are counted ($(json "$T/bd1.json" 'd["tree_peak_pages"]') pages)" \
+		test "$(json "$T/bd1.json" 'd["tree_peak_pages"] >= 2048')" = True
+	# two at once, beside the daemon and beside each other
+	timeout -k 5 20 "$MT" -f json -n 0 -o "$T/bd2.json" -- "$WL" 4 500 > /dev/null 2> "$T/bd2.err" &
+	kp=$!
+	timeout -k 5 20 "$MT" -f json -n 0 -o "$T/bd3.json" -- "$WL" 4 500 > /dev/null 2> "$T/bd3.err"
+	rc2=$?
+	wait "$kp"; rc1=$?
+	check "beside a daemon and each other: two command runs at once exit 0 and 0 ($rc1, $rc2$(cat "$T/bd2.err" "$T/bd3.err" | grep -m1 ' in use'))" \
+		test "$rc1,$rc2" = 0,0
+	timeout -k 5 20 "$MT" --top --count 1 -o "$T/bd-top.log" < /dev/null > "$T/bd-top.out" \
+		2> "$T/bd-top.err"
+	rc1=$?
+	i2=$(inst_of "$T/bd-top.err")
+	check "beside a daemon: --top without --instance exits 0 ($rc1: $(grep -m1 'in use\|error' "$T/bd-top.err"))" \
+		test "$rc1" = 0
+	check "... in an instance of its own, memtrace-top-PID ($i2), and drew a frame" \
+		eval "[[ '$i2' =~ ^memtrace-top-[0-9]+\$ ]] && grep -q '^TASKS:' '$T/bd-top.out'"
+	# a run killed with SIGKILL leaves its instance: the next start removes it (its name is
+	# its own, so no later run of that name would)
+	"$MT" -n 0 -o "$T/bd-kill.txt" -- sleep 30 > /dev/null 2> "$T/bd-kill.err" &
+	kp=$!; PIDS+=("$kp")
+	i2=memtrace-command-$kp
+	wait_for 10 test -d "$TFS/instances/$i2"
+	wait_for 10 pgrep -P "$kp" -x sleep > /dev/null
+	pkill -KILL -P "$kp" -x sleep
+	kill -KILL "$kp" 2> /dev/null; wait "$kp" 2> /dev/null
+	check "a command run killed with SIGKILL left its instance ($i2)" test -n "$i2" -a -d "$TFS/instances/$i2"
+	timeout -k 5 20 "$MT" -n 0 -o "$T/bd-next.txt" -- true > /dev/null 2> "$T/bd-next.err"
+	check "... the next run removes it, saying so ($(grep -m1 stale "$T/bd-next.err"))" \
+		eval "grep -q 'removing stale instance $TFS/instances/$i2 (owner $kp is gone)' '$T/bd-next.err' && [ ! -d '$TFS/instances/$i2' ]"
+	if [ -n "${DPID:-}" ]; then
+		kill -TERM "$DPID"; wait_exit "$DPID" 20
+		check "... the daemon stopped and removed its instance" test ! -d "$d"
+		DPID=
+	fi
+	after=$(ls "$TFS/instances" | grep '^memtrace-\(command\|top\)-' | sort)
+	check "... and no run left an instance of its own (before: '$before', after: '$after')" \
+		test "$before" = "$after"
+}
+
 t_start=$(now_ms)
 find_tracefs
 if ! can_trace "command mode tests"; then
@@ -623,6 +734,8 @@ else
 	json_file_test
 	same_file_test
 	nonroot_test
+	left_running_test
+	beside_daemon_test
 fi
 echo "# $(( ($(now_ms) - t_start) / 1000 )) s"
 summary

@@ -220,6 +220,9 @@ check "--help has an Exit status line with numbers ($(tr '\n' ' ' < "$T/help.exi
 	test -s "$T/help.exit"
 while read -r n; do
 	check "exit status $n of --help is in $MANPAGE EXIT STATUS" grep -qxF "$n" "$T/man.exit"
+	# ... and a row of the README's table ("| 3 | ... |"): a user reads that one first
+	check "exit status $n of --help is a row of README.md's exit status table" \
+		grep -qE "^\| $n \| " "$README"
 done < "$T/help.exit"
 
 # ----------------------------------------------------------------- version --

@@ -87,8 +87,8 @@ modes_tests() {
 		crash daemon "$s" -o "$T/log-$s"
 		crash command "$s" -o "$T/cmd-$s" -- sleep 60
 		crash stream "$s" --stream --all -o "$T/stream-$s.jsonl"
-		crash top "$s" --top -d 0.3
-		crash exits "$s" --exits
+		crash top "$s" --top -d 0.3 -o "$T/top-$s.log"
+		crash exits "$s" --exits -o "$T/exits-$s.log"
 		crash record "$s" --record "$T/rec-$s" -o "$T/rlog-$s"
 	done
 }

@@ -116,11 +116,16 @@ mkdir -p "$W/src" && cp -r ./*.c ./*.h Makefile lib kernel model input diff core
 	modes "$W/src/"
 check "CFLAGS from the command line are appended (they reach the compiler last)" \
 	bash -c "make -C '$W/src' -B V=1 build/lib/util.o CFLAGS=-DMEMTRACE_PROBE_FLAG | grep -q -- '-O2 .*-DMEMTRACE_PROBE_FLAG'"
-make -s -C "$W/src" -B build/lib/util.o > "$W/quiet.out" 2>&1
+make -C "$W/src" -B build/lib/util.o > "$W/quiet.out" 2>&1
 make -C "$W/src" -B V=1 build/lib/util.o > "$W/v1.out" 2>&1
+make -s -C "$W/src" -B build/lib/util.o build/lib/out.o > "$W/silent.out" 2>&1
+make -s -j2 --warn-undefined-variables -C "$W/src" -B build/lib/util.o > "$W/silent2.out" 2>&1
 check "V=1 prints full command lines, the default a short one" \
 	eval 'grep -q -- "-c -o build/lib/util.o lib/util.c" "$W/v1.out" && ! grep -q -- "-c -o build/lib/util.o" "$W/quiet.out" &&
 		grep -q "CC      build/lib/util.o" "$W/quiet.out"'
+# issue 40, 6: make -s is silent, whatever other flags come with it
+check "make -s prints no CC lines ($(grep -c 'CC ' "$W/silent.out" "$W/silent2.out" | tr '\n' ' '))" \
+	eval '! grep -q "CC  \| -c -o " "$W/silent.out" "$W/silent2.out" && [ -s "$W/src/build/lib/out.o" ]'
 check "one line says whether libtraceevent/libtracefs are used" \
 	bash -c "make -n memtrace 2>&1 | grep -q '^memtrace: .*libtrace'"
 check "NO_LIBTRACEFS=1 says libc only" \

@@ -121,6 +121,10 @@ kmsg_test() {
 	kill -TERM "$MTPID"; wait_exit "$MTPID"
 	check "--kmsg without /dev/kmsg: the summary goes to stderr, level prefix dropped" \
 		grep -q "^memtrace: report (SIGTERM): .*full report in $T/kmsg2.json" "$T/kmsg2.err"
+	# the memory at start, what a crashkernel= size needs besides the peak (issue 40, 8):
+	# the machine's MemTotal, then the system peak, last
+	check "--kmsg: the summary has the memory at start, MemTotal this machine's, before the system peak ($(grep -m1 'memtrace: memory at start' "$T/kmsg2.err" | cut -c1-70))" \
+		eval 'grep -A1 "^memtrace: memory at start: MemTotal $(awk "/^MemTotal:/ { print \$2 }" /proc/meminfo) kB, MemFree [0-9]* kB" "$T/kmsg2.err" | tail -1 | grep -q "^memtrace: system peak: "'
 	check "--kmsg without /dev/kmsg: nothing of that run in dmesg" \
 		not_in_dmesg "full report in $T/kmsg2.json"
 	after=$(tfs_state)

@@ -99,8 +99,9 @@ start_mt() {
 	return 1
 }
 
-# only_stdio: close every descriptor but 0, 1 and 2 in this shell (a subshell, before it execs
-# memtrace under a small ulimit -n): an inherited one (make's jobserver, time -v's output, a
+# only_stdio: close every descriptor but 0, 1 and 2 in this shell (a subshell, before its
+# ulimit -n and the exec of memtrace: listing them takes a descriptor, which a limit full of
+# inherited ones has no room for): an inherited one (make's jobserver, time -v's output, a
 # terminal multiplexer's) would take room under the limit that the test did not count
 only_stdio() {
 	local f n

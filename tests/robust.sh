@@ -849,9 +849,9 @@ names_tests() {
 	pt=$MTPID
 	start_named njson -f json -n 0 -b "$NAMES_BUFFER_KB" -o "$T/names.json" || { bad "names: memtrace (json) did not start"; return; }
 	pj=$MTPID
-	start_named nexits --exits -f text -b "$NAMES_BUFFER_KB" || { bad "names: memtrace --exits did not start"; return; }
+	start_named nexits --exits -f text -b "$NAMES_BUFFER_KB" -o "$T/nexits.log" || { bad "names: memtrace --exits did not start"; return; }
 	pe=$MTPID
-	start_named nexitsj --exits -f json -b "$NAMES_BUFFER_KB" || { bad "names: memtrace --exits -f json did not start"; return; }
+	start_named nexitsj --exits -f json -b "$NAMES_BUFFER_KB" -o "$T/nexitsj.log" || { bad "names: memtrace --exits -f json did not start"; return; }
 	pf=$MTPID
 	# live: renamed while traced (task_rename events)
 	start_helpers live || return

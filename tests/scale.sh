@@ -104,7 +104,7 @@ fds_soft_test() {
 fds_hard_test() {
 	local F=$T/fakehard rc n lines
 	fake_tfs "$F" 256
-	( ulimit -n 64; only_stdio; exec "$MT" --no-seed -f json "$F" "$T/hard.json" ) 2> "$T/hard.err" &
+	( only_stdio; ulimit -n 64; exec "$MT" --no-seed -f json "$F" "$T/hard.json" ) 2> "$T/hard.err" &
 	MTPID=$!; PIDS+=("$MTPID")
 	wait_for 10 grep -qs "tracing in" "$T/hard.err" || { bad "256 CPUs, ulimit -n 64: no start: $(cat "$T/hard.err")"; return; }
 	sleep 1
@@ -147,7 +147,7 @@ fds_low_test() {
 	# a COMMAND: stdio, the signalfd, memtrace's own 6 and the command's 4 pipe ends
 	for n in 6 8 10 12 14; do
 		rm -f "$T/low.ran"
-		( ulimit -n "$n"; only_stdio; exec "$MT" --instance "$INST" -o "$T/low.txt" -- \
+		( only_stdio; ulimit -n "$n"; exec "$MT" --instance "$INST" -o "$T/low.txt" -- \
 			touch "$T/low.ran" ) 2> "$T/low.err"; rc=$?
 		check "ulimit -n $n: refused (exit $rc), naming the limit and what is needed, the command not run" \
 			eval '[ $rc = 1 ] && [ ! -e "$T/low.ran" ] &&
@@ -162,7 +162,7 @@ fds_low_test() {
 		skip "ulimit -n between one CPU and all: one CPU here"
 		return
 	fi
-	( ulimit -n $((need - 1)); only_stdio; exec "$MT" --instance "$INST" -f json -o "$T/low.json" -- \
+	( only_stdio; ulimit -n $((need - 1)); exec "$MT" --instance "$INST" -f json -o "$T/low.json" -- \
 		"$WL" 8 10 ) 2> "$T/low.err"; rc=$?
 	check "ulimit -n $((need - 1)) (one CPU short): runs (exit $rc)" test "$rc" = 0
 	check "ulimit -n $((need - 1)): the CPU left out said once, and no other error" \
@@ -194,7 +194,7 @@ fds_least() {
 		"$MT" "$INST" "$T/least" ;;
 	"--stream --all") set -- timeout -s TERM 1.5 "$MT" --instance "$INST" --stream --all -o "$T/least" ;;
 	esac
-	( ulimit -n "$lim"; only_stdio; exec "$@" ) > /dev/null 2> "$T/least.err"; rc=$?
+	( only_stdio; ulimit -n "$lim"; exec "$@" ) > /dev/null 2> "$T/least.err"; rc=$?
 	check "$what under ulimit -n $lim: every CPU traced, the run whole (exit $rc$(grep -m1 "CPUs traced\|out of file\|Too many\|cannot\|needs at least" "$T/least.err" | sed 's/^/: /' | cut -c1-200))" \
 		eval '{ [ $rc = 0 ] || [ $rc = 124 ]; } && ! grep -q "CPUs traced\|out of file\|Too many\|cannot\|needs at least" "$T/least.err"'
 }

@@ -53,7 +53,7 @@ START_TEST(test_defaults)
 	ck_assert_int_eq(parse(NULL), OPT_RUN);
 	ck_assert(daemon_asked());
 	ck_assert_str_eq(O.log_path, DEFAULT_LOG);
-	ck_assert_str_eq(O.instance, DEFAULT_INSTANCE);
+	ck_assert_ptr_null(O.instance);	/* the mode's default, named at the setup */
 	ck_assert_uint_eq(O.buffer_kb, DEFAULT_BUFFER_KB);
 	ck_assert_uint_eq(O.rows, DEFAULT_TOP);
 	ck_assert_uint_eq(O.max_tasks, DEFAULT_MAX_TASKS);

@@ -1792,6 +1792,36 @@ START_TEST(test_summary_lines)
 }
 END_TEST
 
+/*
+ * The memory at start, where known, just before the system peak (which stays last):
+ * in a capture that reboots, the kernel log keeps the summary, not the full report.
+ */
+START_TEST(test_summary_mem_start)
+{
+	static struct fixture fx;
+	struct lines ls = { 0 };
+
+	summary_fixture(&fx);
+	fx.r.meta.mem_start.total_kib = 2013264;
+	fx.r.meta.mem_start.free_kib = 1800000;
+	fx.r.meta.mem_start.avail_kib = 1900000;
+	summary(&fx, 5, &ls);
+	ck_assert_int_eq(ls.n, 9);
+	ck_assert_str_eq(ls.l[7], "memtrace: memory at start: MemTotal 2013264 kB, MemFree "
+			 "1800000 kB, MemAvailable 1900000 kB (/proc/meminfo before memtrace's "
+			 "ring buffers and tables)");
+	ck_assert_str_eq(ls.l[8], "memtrace: system peak: 8 pages (32 KiB) above the start, "
+			 "at 1.000 s");
+	/* a kernel without MemAvailable: the two it has */
+	fx.r.meta.mem_start.avail_kib = 0;
+	summary(&fx, 5, &ls);
+	ck_assert_str_eq(ls.l[7], "memtrace: memory at start: MemTotal 2013264 kB, MemFree "
+			 "1800000 kB (/proc/meminfo before memtrace's ring buffers and tables)");
+	lines_free(&ls);
+	stats_free(&fx.r.st);
+}
+END_TEST
+
 START_TEST(test_summary_limits)
 {
 	static struct fixture fx;
@@ -2398,8 +2428,8 @@ START_TEST(test_command_text)
 		"resident set size)\n"
 		"lost events: 0\n"
 		/* make 4 + other 32+16+2 + irq 1 at 2.95 s (cc1 and ld freed theirs) */
-		"system peak: 55 pages (220 KiB) above the start, at 2.950000 s; then: pid 5000 "
-		"(other) 50, pid 1000 (make) 4, pid -1 (<irq>) 1\n"
+		"machine-wide system peak: 55 pages (220 KiB) above the start, at 2.950000 s; "
+		"then: pid 5000 (other) 50, pid 1000 (make) 4, pid -1 (<irq>) 1\n"
 		"\nAT THE PEAK: processes with pages then: 2\n"
 		"     PID      PAGES  COMM\n"
 		"    2000         10  cc1\n"
@@ -2640,7 +2670,7 @@ START_TEST(test_command_exec_failed)
 		"processes: 1, threads: 1; largest ru_maxrss: 900 KiB (time(1)'s maximum "
 		"resident set size)\n"
 		"lost events: 0\n"
-		"system peak: 0 pages (0 KiB) above the start, at 0.000000 s\n"
+		"machine-wide system peak: 0 pages (0 KiB) above the start, at 0.000000 s\n"
 		"\nAT THE PEAK: processes with pages then: 0\n"
 		"     PID      PAGES  COMM\n"
 		"\nPROCESSES: 0 of 0 with pages, by peak, threads summed (page = 4096 bytes)\n"
@@ -3026,6 +3056,7 @@ Suite *suite_report(void)
 	tc = tcase_create("summary");
 	tcase_add_test(tc, test_summary_lines);
 	tcase_add_test(tc, test_summary_limits);
+	tcase_add_test(tc, test_summary_mem_start);
 	tcase_add_test(tc, test_summary_empty);
 	tcase_add_test(tc, test_summary_module_order);
 	tcase_add_test(tc, test_summary_module_ties);

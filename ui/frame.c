@@ -409,7 +409,7 @@ static void row_line(struct view *v, struct line *l, const struct stats *st,
 /*
  * Enter/space: the expanded row's stacks, a tree indented under it: a line
  * for each stack (its pages; [-] open, [+] folded) and under it a line for
- * each frame, innermost first. Without --stacks the place says how to get them.
+ * each frame, innermost first (without --stacks nothing opens: view.c says so).
  */
 static int tree_lines(struct view *v, struct line *l, int y, int y_end, bool row_sel)
 {
@@ -424,8 +424,7 @@ static int tree_lines(struct view *v, struct line *l, int y, int y_end, bool row
 			l_attr(l, "\033[1;7m");
 		l_text(l, sel ? ">" : " ", 1);
 		if (i < 0) {
-			l_printf(l, "   %s", v->stacks ? "(no stacks for this row)" :
-				 "(no stacks: start memtrace --top --stacks to record them)");
+			l_printf(l, "   (no stacks for this row)");
 		} else if (f < 0) {
 			const struct stack_lines *sk = &v->stk[i];
 			char cur[32], peak[32];

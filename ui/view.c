@@ -617,6 +617,12 @@ static enum view_act expand(struct view *v)
 
 	if (!v->nrows)
 		return VA_NONE;
+	if (!v->stacks) {
+		/* nothing to open: said on the status line, which the next key clears (a
+		   note under the row stayed there until Enter again) */
+		snprintf(v->msg, sizeof(v->msg), "no stacks: run with --stacks");
+		return VA_DRAW;
+	}
 	if (on_expanded(v) && v->tsel >= 0)
 		return fold(v);
 	rw = &v->row[v->order[v->sel]];
@@ -632,8 +638,6 @@ static enum view_act expand(struct view *v)
 		v->tfirst = 0;
 		v->hscroll = 0;
 	}
-	if (v->expanded && !v->stacks)	/* said under the row too */
-		snprintf(v->msg, sizeof(v->msg), "no stacks: run with --stacks");
 	view_keep_visible(v);
 	return VA_DRAW;
 }

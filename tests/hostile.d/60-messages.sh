@@ -7,10 +7,14 @@
 
 msg_gone() { [ ! -d "$TFS/instances/$INST-$1" ]; }
 
-# ulimit -n 4: stdio and the signalfd take them all; the first format read fails (EMFILE)
+# ulimit -n 4: stdio and the signalfd take them all; the first format read fails (EMFILE).
+# A descriptor the suite inherited (/usr/bin/time -v -o FILE make check, a jobserver) would
+# take the fourth, and the loader could not open libc (issue 40, 6): only stdio is kept, and
+# fd 3 is opened here first so that this part always meets one
 nofile_tiny_part() {
 	local rc
-	( ulimit -n 4; exec "$MT" --instance "$INST-n4" -o "$T/n4.log" ) > /dev/null 2> "$T/n4.err"
+	( exec 3> "$T/n4.inherited"; only_stdio; ulimit -n 4; exec "$MT" --instance "$INST-n4" -o "$T/n4.log" ) \
+		> /dev/null 2> "$T/n4.err"
 	rc=$?
 	check "ulimit -n 4: a runtime failure, not the missing-tracepoint status 5 ($rc)" test "$rc" = 1
 	check "ulimit -n 4: said as out of file descriptors ($(grep -m1 -v "warning" "$T/n4.err" | cut -c1-150))" \
@@ -28,7 +32,7 @@ nofile_cpus_part() {
 	if [ "$ncpu" -lt 2 ]; then
 		skip "ulimit -n 11: one CPU here, none to leave out"; return
 	fi
-	( ulimit -n 11; only_stdio; exec "$MT" --instance "$INST-n12" -o "$T/n12.log" ) > /dev/null 2> "$T/n12.err" &
+	( only_stdio; ulimit -n 11; exec "$MT" --instance "$INST-n12" -o "$T/n12.log" ) > /dev/null 2> "$T/n12.err" &
 	local pid=$!
 	PIDS+=("$pid")
 	wait_for 10 grep -qs "tracing in" "$T/n12.err" || bad "ulimit -n 11: memtrace did not start: $(tail -1 "$T/n12.err")"
@@ -89,7 +93,23 @@ final_report_part() {
 	check "SIGUSR2 report lost: the instance is removed" msg_gone fin
 }
 
+# TRACEFS_DIR mistakes (issue 40, 5): an empty directory is not a kernel without
+# tracepoints, a missing path is named as the argument it is
+tracefs_dir_part() {
+	local rc hint='name the directory tracefs is mounted on (findmnt -t tracefs), or leave TRACEFS_DIR out'
+	mkdir -p "$T/notfs"
+	"$MT" "$T/notfs" "$T/notfs.log" > /dev/null 2> "$T/notfs.err"; rc=$?
+	check "TRACEFS_DIR an empty directory: exit 1, not 5 ($rc)" test "$rc" = 1
+	check "... said as not a tracefs mount, naming the argument ($(head -c 150 "$T/notfs.err"))" \
+		test "$(cat "$T/notfs.err")" = "memtrace: TRACEFS_DIR $T/notfs: not a tracefs mount (no events/ in it): $hint"
+	check "... nothing made in it" test -z "$(ls -A "$T/notfs")"
+	"$MT" --top "$T/nowhere" > /dev/null 2> "$T/nowhere.err"; rc=$?
+	check "TRACEFS_DIR missing: exit 1 ($rc), the argument named ($(head -c 150 "$T/nowhere.err"))" \
+		eval 'test "$rc" = 1 && test "$(cat "$T/nowhere.err")" = "memtrace: TRACEFS_DIR $T/nowhere: No such file or directory: $hint"'
+}
+
 if can_trace "messages"; then
+	tracefs_dir_part
 	nofile_tiny_part
 	bad_format_part
 	nofile_cpus_part
