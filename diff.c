@@ -345,7 +345,8 @@ static int merge(const struct parse *ps, struct entries *es, const char *what,
 
 	if (!items)
 		return fail(ps->err, ps->errlen, "out of memory");
-	qsort(es->e, es->n, sizeof(*es->e), entry_cmp);
+	if (es->n)	/* qsort(NULL, 0) is undefined */
+		qsort(es->e, es->n, sizeof(*es->e), entry_cmp);
 	for (i = 0; i < es->n; i = j) {
 		struct diff_item *it = &items[n++];
 

@@ -156,11 +156,12 @@ enum json_type json_type(struct json_val v)
 /* Values come from json_parse(), so they are well-formed: no checks needed but bounds. */
 bool json_next(struct json_val v, size_t *pos, struct json_val *key, struct json_val *val)
 {
-	const char *end = v.p + v.len, *p, *q;
+	const char *end, *p, *q;
 	bool object = json_type(v) == JSON_OBJECT;
 
 	if (!object && json_type(v) != JSON_ARRAY)
-		return false;
+		return false;	/* before any arithmetic: an empty value's p may be NULL */
+	end = v.p + v.len;
 	p = v.p + (*pos ? *pos : 1);
 	p = blank(p, end);
 	if (p < end && *p == ',')
