@@ -107,7 +107,7 @@ static const char *shown(const char *name, uint32_t len, char buf[64])
 	size_t n = escape_ascii(buf, 64, name, len, false);
 
 	if (n < len && n >= 3)
-		memcpy(buf + n - 3, "...", 3);
+		buf[n - 3] = buf[n - 2] = buf[n - 1] = '.';
 	return buf;
 }
 
@@ -238,11 +238,11 @@ static void items_free(struct diff_item *items, uint32_t n)
 static int stack_key(const struct parse *ps, struct json_val frames, struct buf *key)
 {
 	static const char *const keys[] = { "symbol", "module" };
-	struct json_val k, f, v[2];
+	struct json_val k, f, v[2] = { { 0 } };
 	size_t pos = 0;
 	uint32_t sl, ml = 0;
 	char *sym, *mod;
-	bool oom;
+	bool oom = false;
 
 	if (json_type(frames) != JSON_ARRAY)
 		return fail(ps->err, ps->errlen, "a stack without a frames array");
@@ -276,7 +276,7 @@ static int add_stacks(const struct parse *ps, struct entries *es, struct json_va
 		      const char *what)
 {
 	static const char *const keys[] = { "frames", "peak_pages" };
-	struct json_val k, s, v[2];
+	struct json_val k, s, v[2] = { { 0 } };
 	size_t pos = 0;
 	int64_t peak;
 
@@ -382,29 +382,27 @@ bad:
 	return -1;
 }
 
-/* "comm cmdline" where a process has a command line (a report by process may say it). */
-static char *with_cmdline(struct json_val v, char *name, uint32_t *len, bool *oom)
+/*
+ * "comm cmdline" in a new buffer where a process has a command line (a report
+ * by process may say it); NULL where it has none, or without memory (*@oom).
+ */
+static char *with_cmdline(struct json_val v, const char *name, uint32_t *len, bool *oom)
 {
 	struct buf b = { 0 };
 	uint32_t cl;
-	char *cmd;
+	char *cmd = dup_str(v, &cl, oom);
 
-	if (!(cmd = dup_str(v, &cl, oom)))
-		return name;
-	if (cl) {
-		buf_add(&b, name, *len);
-		buf_add(&b, " ", 1);
-		buf_add(&b, cmd, cl);
-		if (b.len > UINT32_MAX)
-			b.oom = true;
+	if (!cmd || !cl) {
+		free(cmd);
+		return NULL;
 	}
+	buf_add(&b, name, *len);
+	buf_add(&b, " ", 1);
+	buf_add(&b, cmd, cl);
 	free(cmd);
-	if (!cl)
-		return name;
-	free(name);
-	*oom = b.oom;
-	if (b.oom) {
+	if (b.oom || b.len > UINT32_MAX) {
 		free(b.p);
+		*oom = true;
 		return NULL;
 	}
 	*len = (uint32_t)b.len;
@@ -421,7 +419,7 @@ static int add_items(const struct parse *ps, struct diff_item **items, uint32_t 
 	};
 	const char *what = modules ? "modules" : "processes", *key = keys[modules][0];
 	struct entries es = { 0 };
-	struct json_val k, o, v[4];
+	struct json_val k, o, v[4] = { { 0 } };
 	size_t pos = 0;
 	char buf[64];
 	int rc = 0;
@@ -441,19 +439,29 @@ static int add_items(const struct parse *ps, struct diff_item **items, uint32_t 
 			     fail(ps->err, ps->errlen, "%s: an entry without a %s", what, key);
 			break;
 		}
-		if (!modules && !(name = with_cmdline(v[2], name, &len, &oom)) && oom) {
-			rc = fail(ps->err, ps->errlen, "out of memory");
-			break;
+		if (!modules) {
+			char *full = with_cmdline(v[2], name, &len, &oom);
+
+			if (full) {
+				free(name);
+				name = full;
+			} else if (oom) {
+				free(name);
+				rc = fail(ps->err, ps->errlen, "out of memory");
+				break;
+			}
 		}
 		if (!modules)
 			v[3] = (struct json_val){ 0 };	/* a process's stacks are not compared */
-		if (!get_count(v[1], DIFF_PEAK_MAX, &peak))
-			rc = fail(ps->err, ps->errlen, "%s: %s has no valid peak_pages", what,
-				  shown(name, len, buf));
-		else if (!entries_add(&es, name, len, peak, v[3]))
-			rc = fail(ps->err, ps->errlen, "out of memory");
-		if (rc)
+		if (!get_count(v[1], DIFF_PEAK_MAX, &peak)) {
+			fail(ps->err, ps->errlen, "%s: %s has no valid peak_pages", what,
+			     shown(name, len, buf));
 			free(name);
+			rc = -1;
+		} else if (!entries_add(&es, name, len, peak, v[3])) {
+			free(name);
+			rc = fail(ps->err, ps->errlen, "out of memory");
+		}
 	}
 	if (!rc)
 		rc = merge(ps, &es, modules ? "module" : "process", items, n);
