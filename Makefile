@@ -48,7 +48,10 @@ override CFLAGS := -std=gnu11 $(OPT) $(WARN) $(CFLAGS)
 # them readdir() fails with EOVERFLOW under a 64-bit kernel with 64-bit directory offsets
 # (XFS, btrfs, NFS, qemu-user on ext4). No-ops on 64-bit and musl; glibc >= 2.34 for time.
 LFS_FLAGS := -D_FILE_OFFSET_BITS=64 -D_TIME_BITS=64
-override CPPFLAGS := -D_GNU_SOURCE $(LFS_FLAGS) -DMEMTRACE_VERSION='"$(VERSION)"' $(CPPFLAGS)
+override CPPFLAGS := -I. -D_GNU_SOURCE $(LFS_FLAGS) -DMEMTRACE_VERSION='"$(VERSION)"' $(CPPFLAGS)
+# each object's dependencies, as the compiler saw them (its .d beside it): touching a
+# header rebuilds only the objects that include it
+DEPFLAGS = -MMD -MP
 
 # Optional libtraceevent + libtracefs (as trace-cmd finds them: pkg-config). memtrace
 # itself stays libc only; with them, build/tests/crosscheck decodes the same recorded
@@ -83,14 +86,13 @@ else
 Q := @
 endif
 
-# everything but main(), shared by the daemon and the tests (see README, Architecture)
-LIB_SRCS := ringbuf.c format.c event.c table.c pfnmap.c tidset.c module.c stacks.c renumber.c ksyms.c stackreport.c stats.c proc.c escape.c rows.c report.c \
-	reportto.c cmdreport.c out.c logfile.c kmsg.c util.c err.c seed.c ksymrange.c \
-	record.c boot.c tracefs.c reader.c options.c signals.c enrich.c setup.c loop.c oom.c daemon.c outcheck.c \
-	command.c exits.c replay.c term.c view.c frame.c top.c prom.c interval.c \
-	cond.c json.c runtime.c procinfo.c jsonl.c outq.c mempair.c kfilter.c stream.c \
-	diff.c diffout.c diffmode.c series.c svg.c streamproc.c \
-	testhook.c
+# The sources (docs/architecture.md, "The folders"): the design card's files at the root,
+# every other one in a folder by concern, each .c of a folder part of the program; a new
+# file is found by the wildcard. Everything but main(), shared by the daemon and the tests:
+SRC_DIRS := lib kernel model input diff core output ui stream run modes
+ROOT_SRCS := tracefs.c stats.c module.c signals.c
+LIB_SRCS := $(ROOT_SRCS) $(foreach d,$(SRC_DIRS),$(sort $(wildcard $(d)/*.c)))
+HDRS := $(wildcard *.h) $(foreach d,$(SRC_DIRS),$(wildcard $(d)/*.h))
 # Everything built goes under build/ (B), by the source's path: build/util.o,
 # build/tests/unit, build/bench/churn, build/hooks/, build/static/, build/fuzz/,
 # build/cross/ARCH/; only the programs a user runs stay at the top, ./memtrace (and
@@ -110,28 +112,28 @@ memtrace: $(OBJS)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(OBJS) $(LDLIBS)
 
-$(B)/%.o: %.c $(wildcard *.h)
+$(B)/%.o: %.c
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  CC      $@")
-	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+	$(Q)$(CC) $(CPPFLAGS) $(DEPFLAGS) $(CFLAGS) -c -o $@ $<
 
-$(B)/tests/%.o: tests/%.c $(wildcard *.h) $(wildcard tests/*.h)
+$(B)/tests/%.o: tests/%.c
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  CC      $@")
-	$(Q)$(CC) $(CPPFLAGS) -I. $(CHECK_CFLAGS) $(CFLAGS) -Wno-missing-prototypes -c -o $@ $<
+	$(Q)$(CC) $(CPPFLAGS) $(DEPFLAGS) $(CHECK_CFLAGS) $(CFLAGS) -Wno-missing-prototypes -c -o $@ $<
 
 $(B)/tests/unit: $(TEST_OBJS) $(LIB_OBJS)
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(TEST_OBJS) $(LIB_OBJS) $(CHECK_LIBS) $(LDLIBS)
 
-# the test build: the fault hooks (MEMTRACE_TEST_*, testhook.h) compiled in; never installed
+# the test build: the fault hooks (MEMTRACE_TEST_*, core/testhook.h) compiled in; never installed
 HOOK_OBJS := $(patsubst $(B)/%,$(B)/hooks/%,$(OBJS))
 
-$(B)/hooks/%.o: %.c $(wildcard *.h)
+$(B)/hooks/%.o: %.c
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  CC      $@ (test hooks)")
-	$(Q)$(CC) $(CPPFLAGS) -DMEMTRACE_TEST_HOOKS $(CFLAGS) -c -o $@ $<
+	$(Q)$(CC) $(CPPFLAGS) $(DEPFLAGS) -DMEMTRACE_TEST_HOOKS $(CFLAGS) -c -o $@ $<
 
 $(B)/tests/memtrace-hooks: $(HOOK_OBJS)
 	@mkdir -p $(@D)
@@ -157,12 +159,12 @@ $(B)/bench/churn $(B)/bench/rusage: $(B)/%: %.c
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $<
 
 # the CPU of one frame of --top with a full task table (no tracing)
-$(B)/bench/topframe: bench/topframe.c bench/benchutil.h $(LIB_OBJS) $(wildcard *.h)
+$(B)/bench/topframe: bench/topframe.c bench/benchutil.h $(LIB_OBJS) $(HDRS)
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(CPPFLAGS) -I. $(CFLAGS) -o $@ bench/topframe.c $(LIB_OBJS) $(LDLIBS)
 
 # the CPU of one --svg sample with a full task table (no tracing)
-$(B)/bench/series: bench/series.c bench/benchutil.h $(LIB_OBJS) $(wildcard *.h)
+$(B)/bench/series: bench/series.c bench/benchutil.h $(LIB_OBJS) $(HDRS)
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(CPPFLAGS) -I. $(CFLAGS) -o $@ bench/series.c $(LIB_OBJS) $(LDLIBS)
 
@@ -180,7 +182,7 @@ $(B)/bench/sleepers: bench/sleepers.c
 ifeq ($(HAVE_TEP),1)
 CROSSCHECK_BIN := $(B)/tests/crosscheck
 CROSSCHECK_RUN := ./tests/crosscheck.sh
-$(B)/tests/crosscheck: tests/crosscheck.c $(LIB_OBJS) $(wildcard *.h)
+$(B)/tests/crosscheck: tests/crosscheck.c $(LIB_OBJS) $(HDRS)
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(CPPFLAGS) -I. $(TEP_CFLAGS) $(CFLAGS) -o $@ tests/crosscheck.c $(LIB_OBJS) \
@@ -215,6 +217,7 @@ check: memtrace $(TEST_BINS) $(CROSSCHECK_BIN)
 		./tests/stacks.sh \
 		./tests/byteorder.sh \
 		./tests/robust.sh \
+		./tests/faults.sh \
 		./tests/hostile.sh \
 		./tests/stress.sh \
 		./tests/scale.sh \
@@ -275,13 +278,13 @@ FUZZ_SECONDS ?= 60
 FUZZ_CC ?= clang
 FUZZ_FLAGS := -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=undefined -fno-omit-frame-pointer
-FUZZ_SRCS := $(filter-out tracefs.c reader.c,$(LIB_SRCS)) reader.c tracefs.c
+FUZZ_SRCS := $(filter-out tracefs.c kernel/reader.c,$(LIB_SRCS)) kernel/reader.c tracefs.c
 # the library compiled once for all targets (instrumented, libFuzzer's main not linked:
 # fuzzer-no-link), each target its own file and the link: one compile of each source
 # instead of one per target (six of them took 4 minutes of CI)
 FUZZ_OBJS := $(addprefix $(B)/fuzzobj/,$(FUZZ_SRCS:.c=.o))
 
-$(B)/fuzzobj/%.o: %.c $(wildcard *.h)
+$(B)/fuzzobj/%.o: %.c $(HDRS)
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  FUZZCC  $@")
 	$(Q)$(FUZZ_CC) $(CPPFLAGS) $(subst fuzzer$(COMMA),fuzzer-no-link$(COMMA),$(FUZZ_FLAGS)) \
@@ -309,10 +312,10 @@ STATIC_FLAGS := -std=gnu11 -Os -ffunction-sections -fdata-sections -fno-asynchro
 	-fno-unwind-tables $(WARN)
 STATIC_OBJS := $(patsubst $(B)/%,$(B)/static/%,$(OBJS))
 
-$(B)/static/%.o: %.c $(wildcard *.h)
+$(B)/static/%.o: %.c
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  CC      $@ (static)")
-	$(Q)$(STATIC_CC) $(CPPFLAGS) $(STATIC_FLAGS) -c -o $@ $<
+	$(Q)$(STATIC_CC) $(CPPFLAGS) $(DEPFLAGS) $(STATIC_FLAGS) -c -o $@ $<
 
 memtrace-static: $(STATIC_OBJS)
 	@$(if $(Q),echo "  LD      $@")
@@ -328,7 +331,7 @@ cross_triplet = $(or $(if $(filter s390x,$1),s390x-linux-gnu),$(if $(filter arm6
 	aarch64-linux-gnu),$(if $(filter armhf,$1),arm-linux-gnueabihf),$(if $(filter i386,$1),\
 	i686-linux-gnu),$(error unknown cross architecture '$1' (one of: $(CROSS_ARCHS))))
 
-$(B)/cross/%/memtrace: memtrace.c $(LIB_SRCS) $(wildcard *.h)
+$(B)/cross/%/memtrace: memtrace.c $(LIB_SRCS) $(HDRS)
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  CROSS   $@")
 	$(Q)$(call cross_triplet,$*)-gcc $(CPPFLAGS) $(CFLAGS) -static -o $@ memtrace.c $(LIB_SRCS)
@@ -343,7 +346,7 @@ $(B)/cross/%/workload: tests/workload.c
 # (the library's missing-prototype warnings are build/cross/ARCH/memtrace's to give).
 CROSS_TEST_ARCHS := s390x i386 armhf
 cross_libdir = /usr/lib/$(if $(filter i386,$1),i386-linux-gnu,$(call cross_triplet,$1))
-$(B)/cross/%/unit: $(TEST_SRCS) $(LIB_SRCS) $(wildcard *.h) $(wildcard tests/*.h)
+$(B)/cross/%/unit: $(TEST_SRCS) $(LIB_SRCS) $(HDRS) $(wildcard tests/*.h)
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  CROSS   $@")
 	$(Q)$(call cross_triplet,$*)-gcc $(CPPFLAGS) -I. $(CFLAGS) -Wno-missing-prototypes -pthread \
@@ -441,12 +444,12 @@ TIDY_FILES := $(addprefix tidy/,$(LIB_SRCS) memtrace.c)
 .PHONY: lint $(TIDY_FILES)
 lint:
 	$(CPPCHECK) --quiet -j $(LINT_JOBS) --enable=warning,portability,performance --std=c11 --inline-suppr \
-		--error-exitcode=1 -D_GNU_SOURCE $(LFS_FLAGS) -DMEMTRACE_VERSION='"$(VERSION)"' $(LIB_SRCS) memtrace.c
+		--error-exitcode=1 -I. -D_GNU_SOURCE $(LFS_FLAGS) -DMEMTRACE_VERSION='"$(VERSION)"' $(LIB_SRCS) memtrace.c
 	$(Q)$(MAKE) --no-print-directory -j $(LINT_JOBS) $(TIDY_FILES)
 	@echo "lint: cppcheck and clang-tidy found nothing"
 $(TIDY_FILES): tidy/%:
 	$(Q){ $(CLANG_TIDY) --quiet --warnings-as-errors='*' -checks='$(TIDY_CHECKS)' \
-		$* -- -std=gnu11 -D_GNU_SOURCE $(LFS_FLAGS) -DMEMTRACE_VERSION='"$(VERSION)"' \
+		$* -- -std=gnu11 -I. -D_GNU_SOURCE $(LFS_FLAGS) -DMEMTRACE_VERSION='"$(VERSION)"' \
 		2>&1 1>&3 | grep -v 'warnings generated' >&2; exit $${PIPESTATUS[0]}; } 3>&1
 
 # early boot under QEMU (TCG): dracut images of Debian's kernel, both flavours (root)
@@ -493,6 +496,9 @@ check-package:
 
 clean:
 	rm -rf $(B) memtrace memtrace-static
+
+# the compiler's record of what each object includes (DEPFLAGS)
+-include $(shell find $(B) -name '*.d' 2>/dev/null)
 
 PHONY_EXTRA := test-programs demo e2e e2e-arch fuzz fuzz-long static bench lint install-bin install-man install-systemd \
 	install-dracut install-initramfs-tools uninstall check-cross dist check-package

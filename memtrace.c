@@ -1,71 +1,32 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* memtrace.c - main: options, the mode table, one cleanup path; the live daemon's mode */
+/* memtrace.c - main: the options, the table of modes, a run through its mode, one cleanup path */
+#include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
-#include "command.h"
-#include "daemon.h"
-#include "diffmode.h"
-#include "exits.h"
-#include "interval.h"
-#include "loop.h"
-#include "oom.h"
-#include "options.h"
-#include "replay.h"
-#include "run.h"
-#include "setup.h"
+#include "modes/command.h"
+#include "modes/daemon.h"
+#include "run/daemonize.h"
+#include "modes/diff.h"
+#include "modes/exits.h"
+#include "output/logfile.h"
+#include "run/loop.h"
+#include "run/oom.h"
+#include "core/options.h"
+#include "output/prom.h"
+#include "modes/replay.h"
+#include "output/reportto.h"
+#include "core/run.h"
+#include "run/setup.h"
 #include "signals.h"
-#include "top.h"
-#include "stream.h"
-#include "util.h"
-
-#define BATCH	65536	/* events per read batch: signals are read between batches */
-
-/*
- * The daemon: trace until TERM/INT; USR1 a report on stdout (the log file once
- * --daemon let stdout go), USR2 one to the log file (the loop does both); an OOM kill a report at once; every
- * --interval the metrics file and JSON lines (interval.c); at the end a final
- * report to the log file.
- */
-static int daemon_start(struct run *r)
-{
-	int code = daemon_write_pidfile(r);
-
-	if (!code && TEST_FAIL_AT(r, "pidfile"))
-		code = EXIT_RUNTIME;
-	if (!code)
-		code = interval_start(r);
-	if (code)
-		return code;
-	setup_banner(r);
-	daemon_detach(r, false);
-	daemon_ready(r, 0);
-	return 0;
-}
-
-static int daemon_finish(struct run *r)
-{
-	int code = run_report_final(r, true);
-
-	interval_final(r);
-	return code;
-}
-
-static const struct mode_ops daemon_ops = {
-	.name = "daemon",
-	.live = true,
-	.batch = BATCH,
-	.reports_modules = true,
-	.final_to_log = true,
-	.start = daemon_start,
-	.on_oom = oom_report,
-	.check = interval_check,
-	.next_ms = interval_next_ms,
-	.finish = daemon_finish,
-};
+#include "modes/top.h"
+#include "modes/stream.h"
+#include "lib/util.h"
 
 /*
  * The mode the options ask for, a line each: a new mode is a new file and a
@@ -78,7 +39,7 @@ static const struct mode_ops *mode_of(const struct options *o)
 		return &diff_ops;
 	if (o->stream)
 		return &stream_ops;
-	if (o->live_view)
+	if (o->top)
 		return &top_ops;
 	if (o->command)
 		return &command_ops;
@@ -103,8 +64,11 @@ static int replay_json(const char *dir, int fd);
 static int run_init(struct run *r)
 {
 	r->ready_fd = -1;
+	r->rec = (struct recorder)RECORDER_NONE;
 	r->sig.fd = -1;
 	r->ops = mode_of(&r->opt);
+	if (r->ops->state_size && !(r->mode = calloc(1, r->ops->state_size)))
+		return mt_fail(EXIT_RUNTIME, "out of memory");
 	r->stacks = r->opt.stacks;	/* as asked, until the setup finds otherwise */
 	r->seed = !r->opt.no_seed;	/* ... or a mode's prepare() */
 	r->replay_json = replay_json;
@@ -174,11 +138,13 @@ int main(int argc, char **argv)
 	if (code)
 		goto out;
 	/* --daemon: the parent waits for the child's word and returns it */
-	if (r->opt.daemon && (code = daemon_fork(r)) >= 0)
+	if (r->opt.daemon && (code = daemonize_fork(r)) >= 0)
 		goto out;
 	code = run_lifecycle(r);
 out:
 	run_cleanup(r);
-	daemon_ready(r, code);	/* a setup error reaches the parent after tracefs is restored */
+	daemonize_ready(r, code);	/* a setup error reaches the parent after tracefs is restored */
 	return code;
 }
+
+#define PROM_MODE	0644	

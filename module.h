@@ -7,8 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "event.h"
-#include "table.h"
+#include "kernel/event.h"
+#include "model/table.h"
 
 /**
  * module_event() - a module or module-syscall event

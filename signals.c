@@ -3,12 +3,14 @@
 #include "signals.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "tracefs.h"
-#include "util.h"
+#include "lib/util.h"
 
 /*
  * Signals whose default action ends the process and that are not reports, nor
@@ -61,6 +63,177 @@ const struct sig_table signals_command = {
 	.chld = SIGACT_CHILD,
 };
 
+/*
+ * The fault signals: no mask holds them back (a real fault is delivered at
+ * once) and no work can wait for the loop. Their handler is the one place
+ * where work is done in a handler: the prepared, async-signal-safe teardown
+ * (the terminal back, through what the live view registered; tracing off, the
+ * instance removed), a line on stderr
+ * and in the kernel log, then death by the same signal, core dump and all.
+ */
+static const int fault_sigs[] = { SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL };
+
+/* What the fault handler needs, prepared (the other records: tracefs.c's, term.c's). */
+static struct {
+	bool armed;
+	pid_t child;			/* a command memtrace runs: it goes on without memtrace */
+	void (*restore)(void);		/* the terminal's (ui/term.c), while it is raw */
+	struct sigaction old[ARRAY_SIZE(fault_sigs)];	/* restored before dying */
+} fault;
+
+/* async-signal-safe: @s appended to @buf of @size at *@len */
+static void as_cat(char *buf, size_t size, size_t *len, const char *s)
+{
+	while (*s && *len + 1 < size)
+		buf[(*len)++] = *s++;
+	buf[*len] = '\0';
+}
+
+/* async-signal-safe: @v in decimal appended */
+static void as_num(char *buf, size_t size, size_t *len, long v)
+{
+	char d[24];
+	int n = 0;
+
+	if (v < 0) {
+		as_cat(buf, size, len, "-");
+		v = -v;
+	}
+	do
+		d[n++] = (char)('0' + v % 10);
+	while ((v /= 10) && n < (int)sizeof(d));
+	while (n--) {
+		char c[2] = { d[n], '\0' };
+
+		as_cat(buf, size, len, c);
+	}
+}
+
+static const char *fault_name(int sig)
+{
+	switch (sig) {
+	case SIGSEGV: return "SIGSEGV";
+	case SIGBUS: return "SIGBUS";
+	case SIGABRT: return "SIGABRT";
+	case SIGFPE: return "SIGFPE";
+	default: return "SIGILL";
+	}
+}
+
+/* The line that says what the crash left, as stderr and the kernel log get it. */
+static size_t fault_line(char *buf, size_t size, int sig, int undone)
+{
+	const char *where = tracefs_emergency_where();
+	size_t len = 0;
+
+	buf[0] = '\0';
+	as_cat(buf, size, &len, "memtrace: fatal signal ");
+	as_cat(buf, size, &len, fault_name(sig));
+	as_cat(buf, size, &len, " (pid ");
+	as_num(buf, size, &len, (long)getpid());
+	as_cat(buf, size, &len, "): ");
+	switch (undone) {
+	case TFS_EMERG_REMOVED:
+		as_cat(buf, size, &len, "tracing switched off and instance ");
+		as_cat(buf, size, &len, where);
+		as_cat(buf, size, &len, " removed");
+		break;
+	case TFS_EMERG_RESTORED:
+		as_cat(buf, size, &len, "tracing at ");
+		as_cat(buf, size, &len, where);
+		as_cat(buf, size, &len, " switched off, its settings put back");
+		break;
+	case TFS_EMERG_FAILED:
+		as_cat(buf, size, &len, "tracing switched off, but instance ");
+		as_cat(buf, size, &len, where);
+		as_cat(buf, size, &len, " could not be removed (rmdir it)");
+		break;
+	default:
+		as_cat(buf, size, &len, "nothing was tracing");
+		break;
+	}
+	if (fault.child > 0) {
+		as_cat(buf, size, &len, "; the command, pid ");
+		as_num(buf, size, &len, (long)fault.child);
+		as_cat(buf, size, &len, ", goes on without memtrace");
+	}
+	as_cat(buf, size, &len, "; no report; dying of the signal\n");
+	return len;
+}
+
+static void on_fault(int sig)
+{
+	char line[PATH_MAX + 256], kline[PATH_MAX + 272];
+	size_t len, klen = 0;
+	int undone, fd, saved = errno;
+	ssize_t w;
+	size_t i;
+
+	if (fault.restore)
+		fault.restore();
+	undone = tracefs_emergency_cleanup();
+	len = fault_line(line, sizeof(line), sig, undone);
+	w = write(STDERR_FILENO, line, len);
+	/* the kernel log: where a boot's console or a --daemon's crash is read */
+	as_cat(kline, sizeof(kline), &klen, "<3>");
+	as_cat(kline, sizeof(kline), &klen, line);
+	fd = open("/dev/kmsg", O_WRONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd >= 0) {
+		w = write(fd, kline, klen);
+		close(fd);
+	}
+	(void)w;
+	/* die of it: the action before ours (the default, or a sanitizer's report) */
+	for (i = 0; i < ARRAY_SIZE(fault_sigs); i++) {
+		if (fault_sigs[i] != sig)
+			continue;
+		if (fault.old[i].sa_handler == SIG_IGN) {
+			fault.old[i].sa_handler = SIG_DFL;
+			fault.old[i].sa_flags = 0;
+		}
+		sigaction(sig, &fault.old[i], NULL);
+	}
+	errno = saved;
+	raise(sig);	/* pending until this returns: a sent signal then kills, a fault recurs */
+}
+
+/*
+ * The fault signals' handler, on a stack of its own (a stack overflow is a
+ * SIGSEGV with no stack left), armed once per process.
+ */
+static void arm_faults(void)
+{
+	struct sigaction sa;
+	stack_t ss;
+	size_t i;
+
+	if (fault.armed)
+		return;
+	fault.armed = true;
+	ss.ss_size = 64 * 1024;
+	ss.ss_flags = 0;
+	ss.ss_sp = mmap(NULL, ss.ss_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS |
+			MAP_NORESERVE, -1, 0);
+	memset(&sa, 0, sizeof(sa));
+	if (ss.ss_sp != MAP_FAILED && !sigaltstack(&ss, NULL))
+		sa.sa_flags = SA_ONSTACK;
+	sa.sa_handler = on_fault;
+	sa.sa_flags |= (int)SA_RESETHAND;
+	sigfillset(&sa.sa_mask);
+	for (i = 0; i < ARRAY_SIZE(fault_sigs); i++)
+		sigaction(fault_sigs[i], &sa, &fault.old[i]);
+}
+
+void signals_fault_child(pid_t pid)
+{
+	fault.child = pid;
+}
+
+void signals_fault_restore(void (*fn)(void))
+{
+	fault.restore = fn;
+}
+
 int signals_setup(struct signals *sg, const struct sig_table *t)
 {
 	memset(sg, 0, sizeof(*sg));
@@ -69,6 +242,7 @@ int signals_setup(struct signals *sg, const struct sig_table *t)
 	sg->pipe_ignored = signal(SIGPIPE, SIG_IGN) == SIG_IGN;
 	sg->xfsz_ignored = signal(SIGXFSZ, SIG_IGN) == SIG_IGN;
 	sigemptyset(&sg->blocked);
+	arm_faults();
 	/* a replay reads no signals: TERM and INT end it as they end any program */
 	if (t->none)
 		return 0;
@@ -215,6 +389,11 @@ void signals_arm_teardown(void)
 
 void signals_restore_for_exec(const struct signals *sg)
 {
+	size_t i;
+
+	/* the child is not memtrace: a crash before its exec must not touch tracefs */
+	for (i = 0; fault.armed && i < ARRAY_SIZE(fault_sigs); i++)
+		sigaction(fault_sigs[i], &fault.old[i], NULL);
 	sigprocmask(SIG_SETMASK, &sg->orig, NULL);
 	signal(SIGPIPE, sg->pipe_ignored ? SIG_IGN : SIG_DFL);
 	signal(SIGXFSZ, sg->xfsz_ignored ? SIG_IGN : SIG_DFL);

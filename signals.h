@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <sys/signalfd.h>
+#include <sys/types.h>
 
 struct sig_table;
 
@@ -27,6 +28,11 @@ struct sig_table;
  *    caller gave.
  *  - From the stop on (signals_arm_teardown()), a stopping signal has a
  *    handler that removes the instance and exits at once with 128+signal.
+ *  - The fault signals (SEGV, BUS, ABRT, FPE, ILL), which no mask holds
+ *    back, have from signals_setup() on a handler that runs the prepared
+ *    async-signal-safe teardown (the terminal, tracing off, the instance
+ *    removed), says so on stderr and in the kernel log, and dies of the
+ *    same signal (a core dump where the limits allow one).
  */
 struct signals {
 	int fd;			/* signalfd, non-blocking; -1 before signals_setup() */
@@ -129,6 +135,19 @@ bool signals_term_pending(void);
  * then _exit(128+signal). Called when the stop begins.
  */
 void signals_arm_teardown(void);
+
+/*
+ * A command memtrace runs, pid @pid (0: none any more): a fault signal's
+ * line names it, as it goes on without memtrace.
+ */
+void signals_fault_child(pid_t pid);
+
+/*
+ * What a fault signal's handler calls first, before tracefs: the live view's
+ * terminal put back (ui/term.c registers term_emergency_restore() while the
+ * terminal is raw, NULL after). It must be async-signal-safe.
+ */
+void signals_fault_restore(void (*fn)(void));
 
 /* In the child that becomes a command: the caller's mask and SIGPIPE back. */
 void signals_restore_for_exec(const struct signals *sg);

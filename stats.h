@@ -7,10 +7,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "event.h"
-#include "stacks.h"
-#include "table.h"
-#include "tidset.h"
+#include "kernel/event.h"
+#include "model/stacks.h"
+#include "model/table.h"
+#include "model/tidset.h"
 
 #define MAX_ORDER_SEEN	20	/* orders above this are treated as bad records */
 _Static_assert(MAX_ORDER_SEEN < 32, "a block's page count is a uint32_t");

@@ -16,22 +16,24 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "err.h"
-#include "util.h"
+#include "lib/util.h"
 
 #define DEFAULT_MOUNT	"/sys/kernel/tracing"
 
 /*
  * What tracefs_emergency_cleanup() needs (one of the two records a signal
  * handler uses; the other is term.c's terminal state). It runs in a signal
- * handler (a second stopping signal during teardown, signals.c),
- * which cannot be handed the run; so every path and value it writes is
- * prepared here beforehand: plain arrays, no pointers into the heap.
+ * handler (a fault signal, or a second stopping signal during teardown:
+ * signals.c), which cannot be handed the run; so every path and value it
+ * writes is prepared here beforehand: plain arrays, no pointers into the heap.
+ * Armed from the moment the instance is made (at the top level: once the
+ * settings to put back are read) until the teardown has removed it.
  */
 #define EMERG_SETTINGS	(TFS_MAX_EVENTS + 8)
 static struct {
 	volatile sig_atomic_t armed;
 	char inst[PATH_MAX];
+	char mount_root[PATH_MAX];	/* "" unless memtrace mounted tracefs there */
 	char tracing_on[PATH_MAX];
 	char events_enable[PATH_MAX];
 	bool remove_dir;
@@ -47,6 +49,30 @@ static struct {
 	char saved_on[8];
 	char trigger[PATH_MAX];		/* the stacktrace trigger to remove, "" if none */
 } emerg;
+
+/*
+ * The paths of @t for the emergency path; armed at once for an instance
+ * memtrace made (nothing of anyone else's is in it), and for the top level
+ * only by tracefs_configure(), once what it must put back has been read.
+ */
+static void prepare_emergency(const struct tracefs *t)
+{
+	emerg.armed = 0;
+	if (path_fmt(emerg.inst, sizeof(emerg.inst), "%s", t->inst) ||
+	    path_fmt(emerg.tracing_on, sizeof(emerg.tracing_on), "%s/tracing_on", t->inst) ||
+	    path_fmt(emerg.events_enable, sizeof(emerg.events_enable), "%s/events/enable",
+		     t->inst) ||
+	    path_fmt(emerg.mount_root, sizeof(emerg.mount_root), "%s",
+		     t->mounted_by_us ? t->root : ""))
+		return;
+	emerg.remove_dir = t->instance_created;
+	emerg.trigger[0] = '\0';
+	emerg.nfds = 0;
+	emerg.nsettings = 0;
+	emerg.saved_on[0] = '\0';
+	emerg.free_buffer_fd = t->free_buffer_fd;
+	emerg.armed = !t->top_level;
+}
 
 /* the reason into @err; TFS_ERR_RUNTIME */
 #define fail(err, errlen, ...) err_fmt(TFS_ERR_RUNTIME, err, errlen, __VA_ARGS__)
@@ -129,50 +155,120 @@ int tracefs_find(struct tracefs *t, const char *given, const char *proc_root,
 }
 
 /*
- * The event whose filter "common_pid != PID" marks the memtrace that owns an
- * instance: exec events, which memtrace's own pid never makes (a command it
- * runs execs in a child), so the mark costs nothing; where sched_process_exec
- * is missing, the page allocations (whose filter then also does the work of
- * leaving memtrace's own allocations out, at a cost on every allocation).
- * Memtrace 0.1.0 before this marked mm_page_alloc: both are read.
+ * The owner mark: a filter no other tool writes, on an event that costs
+ * nothing to filter. memtrace's name, its pid and a random token, where the
+ * filter cannot be false for anyone but memtrace (it never makes the event):
+ *
+ *   common_pid != PID && filename != "memtrace-owner:PID:TOKEN"
+ *
+ * on sched_process_exec (memtrace's own pid never execs: a command it runs
+ * execs in a child; no file is named so). Where that event is missing, on
+ * the page allocations, with comm (the kernel's task-name field) in place of
+ * the file name: there the filter also does the work of leaving memtrace's own
+ * allocations out, at a cost on every allocation. A bare "common_pid != N" is
+ * what any tool writes to leave itself out of its own trace (and what
+ * memtrace 0.1.0 wrote): never taken for a mark.
  */
-static const char *const owner_events[] = {
-	"events/sched/sched_process_exec/filter",
-	"events/kmem/mm_page_alloc/filter",
+static const struct {
+	const char *file;	/* the filter */
+	const char *field;	/* the string field the token is compared with */
+} owner_events[] = {
+	{ "events/sched/sched_process_exec/filter", "filename" },
+	{ "events/kmem/mm_page_alloc/filter", "comm" },
 };
 
-#define OWNER_MARK	"common_pid != "
+#define OWNER_TAG	"memtrace-owner"
+#define TOKEN_HEX	16
+
+/* The mark of @pid with @token (TOKEN_HEX hex digits) on owner_events[@i], into @buf. */
+static int mark_text(char *buf, size_t size, size_t i, long pid, const char *token)
+{
+	int n = snprintf(buf, size, "common_pid != %ld && %s != \"" OWNER_TAG ":%ld:%s\"", pid,
+			 owner_events[i].field, pid, token);
+
+	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
+}
+
+/* A fresh token: getrandom()'s bytes, else the clock and the pid stirred. */
+static void new_token(char *out)
+{
+	static const char hex[] = "0123456789abcdef";
+	unsigned char b[TOKEN_HEX / 2];
+	uint64_t x;
+	size_t i;
+
+	if (syscall(SYS_getrandom, b, sizeof(b), 0) != (long)sizeof(b)) {
+		x = mono_ns() ^ ((uint64_t)getpid() << 32) ^ (uint64_t)(uintptr_t)out;
+		for (i = 0; i < sizeof(b); i++) {
+			x = x * 6364136223846793005ull + 1442695040888963407ull;
+			b[i] = (unsigned char)(x >> 56);
+		}
+	}
+	for (i = 0; i < sizeof(b); i++) {
+		out[2 * i] = hex[b[i] >> 4];
+		out[2 * i + 1] = hex[b[i] & 15];
+	}
+	out[TOKEN_HEX] = '\0';
+}
 
 /*
  * Pid in memtrace's owner mark of an instance, or 0 if it has none. The whole
- * filter must be the mark as mark_owner() writes it: another tool's filter
- * that merely contains "common_pid != N" is not ours.
+ * filter must be a mark as mark_owner() writes it, the same pid twice and a
+ * token of the right shape: another tool's filter that merely contains
+ * "common_pid != N", or is exactly that, is not ours.
  */
 static pid_t instance_owner(const char *inst)
 {
-	char p[PATH_MAX], buf[256], mark[64];
+	char p[PATH_MAX], buf[256], mark[256], token[TOKEN_HEX + 1];
+	const char *tok;
 	ssize_t n;
 	long v;
 	char *end;
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(owner_events); i++) {
-		if (path_fmt(p, sizeof(p), "%s/%s", inst, owner_events[i]))
+		if (path_fmt(p, sizeof(p), "%s/%s", inst, owner_events[i].file))
 			return 0;
 		n = read_file(p, buf, sizeof(buf));
-		if (n <= 0 || strncmp(buf, OWNER_MARK, strlen(OWNER_MARK)))
+		if (n <= 0 || strncmp(buf, "common_pid != ", 14))
 			continue;
 		if (buf[n - 1] == '\n')
 			buf[n - 1] = '\0';
 		errno = 0;
-		v = strtol(buf + strlen(OWNER_MARK), &end, 10);
-		if (errno || *end || v <= 0 || v > INT32_MAX)
+		v = strtol(buf + 14, &end, 10);
+		if (errno || v <= 0 || v > INT32_MAX)
 			continue;
-		snprintf(mark, sizeof(mark), OWNER_MARK "%ld", v);
-		if (!strcmp(buf, mark))
+		/* the token: the last TOKEN_HEX characters before the closing quote */
+		n = (ssize_t)strlen(buf);
+		if (n < TOKEN_HEX + 2 || buf[n - 1] != '"')
+			continue;
+		tok = buf + n - 1 - TOKEN_HEX;
+		if (strspn(tok, "0123456789abcdef") != TOKEN_HEX)
+			continue;
+		memcpy(token, tok, TOKEN_HEX);
+		token[TOKEN_HEX] = '\0';
+		if (!mark_text(mark, sizeof(mark), i, v, token) && !strcmp(buf, mark))
 			return (pid_t)v;
 	}
 	return 0;
+}
+
+/* Whether @inst has a bare "common_pid != N" filter (any tool's; memtrace 0.1.0's mark). */
+static bool bare_pid_filter(const char *inst)
+{
+	char p[PATH_MAX], buf[256];
+	ssize_t n;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(owner_events); i++) {
+		if (path_fmt(p, sizeof(p), "%s/%s", inst, owner_events[i].file))
+			return false;
+		n = read_file(p, buf, sizeof(buf));
+		if (n > 14 && !strncmp(buf, "common_pid != ", 14) &&
+		    strspn(buf + 14, "0123456789") == strcspn(buf + 14, "\n"))
+			return true;
+	}
+	return false;
 }
 
 /* Does process @pid exist (in @proc_root)? Only an answer of "no" is trusted. */
@@ -200,17 +296,19 @@ static int rmdir_retry(const char *dir)
 	return -EBUSY;
 }
 
-/* Our pid in a filter marks the instance as ours (owner_events); 0 if one took it. */
+/* Our mark in a filter makes the instance ours (owner_events); 0 if one took it. */
 static int mark_owner(struct tracefs *t, pid_t self)
 {
-	char buf[64], p[PATH_MAX];
+	char buf[256], p[PATH_MAX], token[TOKEN_HEX + 1];
 	size_t i;
 
-	snprintf(buf, sizeof(buf), OWNER_MARK "%d", (int)self);
+	new_token(token);
 	t->owner_filter = NULL;
 	for (i = 0; i < ARRAY_SIZE(owner_events) && !t->owner_filter; i++)
-		if (!path_fmt(p, sizeof(p), "%s/%s", t->inst, owner_events[i]) && !write_file(p, buf))
-			t->owner_filter = owner_events[i];
+		if (!mark_text(buf, sizeof(buf), i, (long)self, token) &&
+		    !path_fmt(p, sizeof(p), "%s/%s", t->inst, owner_events[i].file) &&
+		    !write_file(p, buf))
+			t->owner_filter = owner_events[i].file;
 	return t->owner_filter ? 0 : -ENOENT;
 }
 
@@ -270,6 +368,12 @@ static int remove_stale(struct tracefs *t, const char *proc_root, char *err, siz
 	char p[PATH_MAX];
 	int lock, e;
 
+	if (!owner && bare_pid_filter(t->inst))
+		return fail(err, errlen, "instance %s exists and is not provably memtrace's: its "
+			    "filter \"common_pid != N\" is one any tool writes (and memtrace before "
+			    "0.2 did), not memtrace's owner mark: left alone; pick another name with "
+			    "--instance, or remove it (rmdir) if you know it is a dead memtrace's",
+			    t->inst);
 	if (!owner)
 		return fail(err, errlen, "instance %s exists and is not memtrace's (no memtrace owner "
 			    "mark: another tool's?): left alone; pick another name with "
@@ -310,6 +414,7 @@ static int create_locked(struct tracefs *t, const char *proc_root, char *err, si
 	for (tries = 0; tries < 3; tries++) {
 		if (!mkdir(t->inst, 0755)) {
 			t->instance_created = true;
+			prepare_emergency(t);	/* a crash from here on removes it */
 			/* locked before it is marked: a marked instance with a free lock is stale */
 			t->inst_lock = lock_instance(t->inst);
 			if (t->inst_lock < 0)
@@ -409,22 +514,6 @@ static void current_clock(const char *list, char *out, size_t size)
 	out[n] = '\0';
 }
 
-static void prepare_emergency(const struct tracefs *t)
-{
-	emerg.armed = 0;
-	if (path_fmt(emerg.inst, sizeof(emerg.inst), "%s", t->inst) ||
-	    path_fmt(emerg.tracing_on, sizeof(emerg.tracing_on), "%s/tracing_on", t->inst) ||
-	    path_fmt(emerg.events_enable, sizeof(emerg.events_enable), "%s/events/enable",
-		     t->inst))
-		return;
-	emerg.remove_dir = t->instance_created;
-	emerg.trigger[0] = '\0';
-	emerg.nfds = 0;
-	emerg.nsettings = 0;
-	emerg.free_buffer_fd = t->free_buffer_fd;
-	emerg.armed = 1;
-}
-
 /* Top-level fallback: one more setting for the emergency path to put back. */
 static void emerg_setting(const struct tracefs *t, const char *rel, const char *value)
 {
@@ -467,6 +556,7 @@ int tracefs_configure(struct tracefs *t, unsigned buffer_kb, unsigned percent, p
 		read_setting(t, "tracing_on", t->saved_on, sizeof(t->saved_on));
 		memcpy(emerg.saved_on, t->saved_on, sizeof(emerg.saved_on));
 		t->saved_valid = true;
+		emerg.armed = 1;	/* from here on the emergency path puts back what it read */
 	}
 	e = write_setting(t, "tracing_on", "0");
 	if (e)
@@ -493,7 +583,7 @@ int tracefs_configure(struct tracefs *t, unsigned buffer_kb, unsigned percent, p
 	 */
 	if (t->top_level) {
 		for (i = 0; i < ARRAY_SIZE(owner_events); i++)
-			if (!read_setting(t, owner_events[i], t->saved_filter,
+			if (!read_setting(t, owner_events[i].file, t->saved_filter,
 					  sizeof(t->saved_filter)))
 				break;
 		filter_value(t->saved_filter);
@@ -670,11 +760,13 @@ int tracefs_open_cpus(struct tracefs *t, char *err, size_t errlen)
 		if (fd == -EMFILE || fd == -ENFILE) {
 			/*
 			 * no more fds: one line, not one per CPU, nor a try per second;
-			 * said as such, not as an offline CPU
+			 * said as such, not as an offline CPU (past max_cpu_fds the
+			 * setup said it already)
 			 */
-			fprintf(stderr, "memtrace: cpu%d..cpu%d (%d of %d CPUs) not traced: %s; "
-				"raise the limit (ulimit -n, LimitNOFILE=)\n", t->cpu_ids[i],
-				t->cpu_ids[n - 1], n - i, n, errno_text(fd));
+			if (!t->max_cpu_fds || i < t->max_cpu_fds)
+				fprintf(stderr, "memtrace: cpu%d..cpu%d (%d of %d CPUs) not traced: "
+					"%s; raise the limit (ulimit -n, LimitNOFILE=)\n",
+					t->cpu_ids[i], t->cpu_ids[n - 1], n - i, n, errno_text(fd));
 			t->no_fd_from = i;
 			nofd = fd;
 			break;
@@ -865,13 +957,25 @@ static void as_write(const char *path, const char *s, size_t n)
 	}
 }
 
-void tracefs_emergency_cleanup(void)
+/* async-signal-safe: what memtrace mounted, let go (as the teardown does) */
+static void as_unmount(void)
+{
+	if (emerg.mount_root[0])
+		umount2(emerg.mount_root, MNT_DETACH);
+}
+
+const char *tracefs_emergency_where(void)
+{
+	return emerg.inst;
+}
+
+int tracefs_emergency_cleanup(void)
 {
 	struct timespec ts = { 0, 10000000 };
 	int i;
 
 	if (!emerg.armed)
-		return;
+		return TFS_EMERG_NONE;
 	emerg.armed = 0;
 	as_write(emerg.tracing_on, "0", 1);
 	if (emerg.trigger[0])
@@ -895,12 +999,18 @@ void tracefs_emergency_cleanup(void)
 				 strlen(emerg.setting[i].value));
 		if (emerg.saved_on[0])
 			as_write(emerg.tracing_on, emerg.saved_on, strlen(emerg.saved_on));
-		return;
+		as_unmount();
+		return TFS_EMERG_RESTORED;
 	}
 	as_write(emerg.events_enable, "0", 1);
 	for (i = 0; i < 100; i++) {
-		if (!rmdir(emerg.inst) || errno != EBUSY)
-			return;
+		if (!rmdir(emerg.inst) || errno == ENOENT) {
+			as_unmount();
+			return TFS_EMERG_REMOVED;
+		}
+		if (errno != EBUSY)
+			break;
 		nanosleep(&ts, NULL);
 	}
+	return TFS_EMERG_FAILED;
 }

@@ -142,13 +142,25 @@ int tracefs_path(const struct tracefs *t, char *buf, size_t size, const char *re
  */
 void tracefs_teardown(struct tracefs *t);
 
+/* What tracefs_emergency_cleanup() did. */
+enum tfs_emerg {
+	TFS_EMERG_NONE = 0,	/* nothing to undo (not armed, or the teardown was done) */
+	TFS_EMERG_REMOVED,	/* the instance switched off and removed */
+	TFS_EMERG_RESTORED,	/* the top level's settings put back */
+	TFS_EMERG_FAILED,	/* switched off, but the instance could not be removed */
+};
+
 /*
- * Async-signal-safe last resort for a second stopping signal during teardown:
- * close fds; in an instance, events off and rmdir it; at the top level, every
- * setting memtrace changed back as it was (events' enables, the owner filter,
- * clock, buffer size and percent), tracing_on last. Uses only paths and values
- * prepared beforehand.
+ * Async-signal-safe last resort for a fault signal, or a second stopping
+ * signal during teardown: tracing_on 0, close fds; in an instance, events off
+ * and rmdir it; at the top level, every setting memtrace changed back as it
+ * was (events' enables, the owner filter, clock, buffer size and percent),
+ * tracing_on last; tracefs unmounted if memtrace mounted it. Uses only paths
+ * and values prepared beforehand. Return: an enum tfs_emerg.
  */
-void tracefs_emergency_cleanup(void);
+int tracefs_emergency_cleanup(void);
+
+/* The instance (or top level) the emergency path acts on, "" if none was prepared. */
+const char *tracefs_emergency_where(void);
 
 #endif

@@ -24,10 +24,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "event.h"
-#include "format.h"
-#include "reader.h"
-#include "ringbuf.h"
+#include "kernel/event.h"
+#include "kernel/format.h"
+#include "kernel/reader.h"
+#include "kernel/ringbuf.h"
 
 #define TIMEOUT_NS	100000000ull	/* the poll loop's timeout, 100 ms */
 #define BATCH		65536

@@ -5,7 +5,7 @@
  * usage: seedbench ROOT PROCS THREADS MAX_TASKS
  * Makes ROOT/<pid>/statm and ROOT/<pid>/task/<tid>/{stat,comm} for PROCS processes of
  * THREADS tasks each (as /proc shows them), then seeds a task table of MAX_TASKS slots
- * from it as memtrace does at start (proc_seed(), then stats_link_threads()) and prints
+ * from it as memtrace does at start (seed_from_proc(), then stats_link_threads()) and prints
  * "tasks N seed_ms W cpu_ms C rss_kib R": the tasks seeded, the wall and CPU time of the
  * seeding, and how much the resident set grew by it. A kernel's /proc costs more per
  * file than a tmpfs: bench/tasks.sh measures that part on real tasks.
@@ -20,9 +20,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "seed.h"
+#include "input/seed.h"
 #include "stats.h"
-#include "util.h"
+#include "lib/util.h"
 
 static void put(const char *path, const char *text)
 {
@@ -116,7 +116,7 @@ int main(int argc, char **argv)
 	r0 = rss_kib();
 	c0 = cpu_ms();
 	t0 = mono_ns();
-	if (proc_seed(argv[1], &st, fake_now, 0, 0, &res)) {
+	if (seed_from_proc(argv[1], &st, fake_now, 0, 0, &res)) {
 		fprintf(stderr, "seedbench: %s: cannot seed\n", argv[1]);
 		return 1;
 	}

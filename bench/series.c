@@ -18,7 +18,7 @@
 #include <time.h>
 
 #include "bench/benchutil.h"
-#include "series.h"
+#include "model/series.h"
 #include "stats.h"
 
 int main(int argc, char **argv)

@@ -18,10 +18,10 @@
 #include <time.h>
 
 #include "bench/benchutil.h"
-#include "frame.h"
+#include "ui/frame.h"
 #include "stats.h"
-#include "term.h"
-#include "view.h"
+#include "ui/term.h"
+#include "ui/view.h"
 
 static void exit_event(struct stats *s, uint64_t ts, int32_t tid)
 {
@@ -105,7 +105,7 @@ int main(int argc, char **argv)
 				ts += 200000000ull;
 				facts.uptime_s = (double)ts / 1e9;
 				view_build(&v, &st, ts, true);
-				view_render(&v, &st, &facts);
+				frame_render(&v, &st, &facts);
 			}
 			ms = ((bench_cpu_us() / 1e3) - t0) / frames;
 			/* take the events' own cost out: the same loop without the frame */

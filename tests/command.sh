@@ -560,6 +560,29 @@ json_file_test() {
 		eval '[ $RC = 1 ] && [ ! -e "$T/jz.ran" ] && grep -q "checked before tracing" "$T/jz.err"'
 }
 
+# Two outputs that are one file, however named (issue 36): refused before anything runs,
+# whatever the strings say; two files of their own both written
+same_file_test() {
+	local how rc
+	mkdir -p "$T/sf/out"
+	ln -sfn "$T/sf/out" "$T/sf/link"
+	echo old > "$T/sf/out/h"
+	ln -f "$T/sf/out/h" "$T/sf/out/hl"
+	for how in "out/x out/./x" "out/x link/x" "out/x out/../out/x" "out/h out/hl" \
+		   "./out/y $T/sf/out/y"; do
+		rm -f "$T/sf/ran"
+		(cd "$T/sf" && timeout -k 5 20 "$MT" --instance "$INST" -o "${how% *}" \
+			--json "${how#* }" -- touch "$T/sf/ran" > /dev/null 2> "$T/sf/err"); rc=$?
+		check "-o ${how% *} --json ${how#* }: one file, refused (exit $rc), the command not run" \
+			eval '[ $rc = 2 ] && [ ! -e "$T/sf/ran" ] && grep -q "are the same file" "$T/sf/err"'
+	done
+	(cd "$T/sf" && timeout -k 5 20 "$MT" --instance "$INST" -o out/r.txt --json out/r.json \
+		-- true > /dev/null 2> "$T/sf/err"); rc=$?
+	check "-o out/r.txt --json out/r.json: two files, both written (exit $rc)" \
+		eval '[ $rc = 0 ] && grep -q "command report" "$T/sf/out/r.txt" &&
+			json "$T/sf/out/r.json" "d[\"memtrace_version\"]" > /dev/null'
+}
+
 nonroot_test() {
 	local rc
 	command -v setpriv > /dev/null || { skip "no setpriv to drop privileges"; return; }
@@ -598,6 +621,7 @@ else
 	exits_pipe_test
 	by_process_test
 	json_file_test
+	same_file_test
 	nonroot_test
 fi
 echo "# $(( ($(now_ms) - t_start) / 1000 )) s"

@@ -51,11 +51,11 @@
 #include <tracefs/tracefs.h>
 #endif
 
-#include "event.h"
-#include "format.h"
-#include "reader.h"
-#include "ringbuf.h"
-#include "util.h"
+#include "kernel/event.h"
+#include "kernel/format.h"
+#include "kernel/reader.h"
+#include "kernel/ringbuf.h"
+#include "lib/util.h"
 
 #define EXIT_MISMATCH	1
 #define EXIT_ERR	2

@@ -1161,7 +1161,7 @@ check_kdump_oom() {	# check_kdump_oom NAME
 	check "$n: memtrace's console lines name victims (${mt:-none}), each one the kernel killed${bogus:+ (not killed:$bogus)}" \
 		eval '[ -n "$mt" ] && [ -z "$bogus" ]'
 	# every kill the kernel logged before memtrace's last OOM line has memtrace's line
-	# (the first 11: a summary and its 10 one-line notes, oom.c's OOM_NOTES, in 10 s)
+	# (the first 11: a summary and its 10 one-line notes, run/oom.c's OOM_NOTES, in 10 s)
 	last=$(grep -n 'memtrace: oom' "$c" | tail -1 | cut -d: -f1)
 	early=$(head -n "${last:-0}" "$c" | sed -n 's/.*Out of memory: Killed process \([0-9]*\) .*/\1/p' |
 		head -11)

@@ -112,14 +112,15 @@ check "make uninstall INITRAMFS_TOOLS_DIR=...: none left" test -z "$(listing "$W
 check "CC ?= cc, PREFIX ?= /usr/local, DESTDIR used" \
 	bash -c "grep -q '^CC ?= cc' Makefile && grep -q '^PREFIX ?= /usr/local' Makefile && grep -q 'DESTDIR' Makefile"
 # V=1: a real build of one object in a copy of the sources
-mkdir -p "$W/src" && cp ./*.c ./*.h Makefile "$W/src/"
+mkdir -p "$W/src" && cp -r ./*.c ./*.h Makefile lib kernel model input diff core output ui stream run \
+	modes "$W/src/"
 check "CFLAGS from the command line are appended (they reach the compiler last)" \
-	bash -c "make -C '$W/src' -B V=1 build/util.o CFLAGS=-DMEMTRACE_PROBE_FLAG | grep -q -- '-O2 .*-DMEMTRACE_PROBE_FLAG'"
-make -s -C "$W/src" -B build/util.o > "$W/quiet.out" 2>&1
-make -C "$W/src" -B V=1 build/util.o > "$W/v1.out" 2>&1
+	bash -c "make -C '$W/src' -B V=1 build/lib/util.o CFLAGS=-DMEMTRACE_PROBE_FLAG | grep -q -- '-O2 .*-DMEMTRACE_PROBE_FLAG'"
+make -s -C "$W/src" -B build/lib/util.o > "$W/quiet.out" 2>&1
+make -C "$W/src" -B V=1 build/lib/util.o > "$W/v1.out" 2>&1
 check "V=1 prints full command lines, the default a short one" \
-	eval 'grep -q -- "-c -o build/util.o util.c" "$W/v1.out" && ! grep -q -- "-c -o build/util.o" "$W/quiet.out" &&
-		grep -q "CC      build/util.o" "$W/quiet.out"'
+	eval 'grep -q -- "-c -o build/lib/util.o lib/util.c" "$W/v1.out" && ! grep -q -- "-c -o build/lib/util.o" "$W/quiet.out" &&
+		grep -q "CC      build/lib/util.o" "$W/quiet.out"'
 check "one line says whether libtraceevent/libtracefs are used" \
 	bash -c "make -n memtrace 2>&1 | grep -q '^memtrace: .*libtrace'"
 check "NO_LIBTRACEFS=1 says libc only" \

@@ -156,6 +156,7 @@ signals_test() {
 
 usr1_test() {
 	local out="$T/usr1.out"
+	: > "$T/err"
 	"$MT" --instance "$INST" -n 0 -o "$T/x.log" > "$out" 2> "$T/err" &
 	MTPID=$!; PIDS+=("$MTPID")
 	for i in $(seq 100); do grep -q "tracing in" "$T/err" && break; sleep 0.05; done

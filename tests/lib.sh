@@ -84,6 +84,9 @@ wait_exit() {
 # it has not said "tracing in" within 5 s or has exited.
 start_mt() {
 	local i
+	# emptied here, before the start: the background job's own redirection may come after the
+	# first look below, which would then read the last run's "tracing in" (seen under load)
+	: > "$T/err"
 	# shellcheck disable=SC2086
 	${MT_WRAP:-} "$MT" --instance "$INST" "$@" > "$T/stdout" 2> "$T/err" &
 	MTPID=$!
@@ -94,6 +97,18 @@ start_mt() {
 		sleep 0.05
 	done
 	return 1
+}
+
+# only_stdio: close every descriptor but 0, 1 and 2 in this shell (a subshell, before it execs
+# memtrace under a small ulimit -n): an inherited one (make's jobserver, time -v's output, a
+# terminal multiplexer's) would take room under the limit that the test did not count
+only_stdio() {
+	local f n
+	for f in /proc/$BASHPID/fd/*; do
+		n=${f##*/}
+		[ "$n" -gt 2 ] 2> /dev/null && eval "exec $n>&-"
+	done
+	return 0
 }
 
 json() {	# json FILE EXPR: evaluate a python expression on the parsed JSON (d)

@@ -4,7 +4,7 @@
 # (MEMTRACE_TEST_* and the hooks' messages) and none of their names (struct test_hooks,
 # its fields, the hook functions; in the symbol table or the debug info), while the test
 # build, build/tests/memtrace-hooks, has every one of them (so that the list below is right).
-# The names are read from testhook.h and testhook.c: a new hook is checked without
+# The names are read from core/testhook.h and core/testhook.c: a new hook is checked without
 # an edit here.
 #
 # Run from the project root, as any user, after make: ./tests/nohooks.sh
@@ -30,18 +30,18 @@ for b in "$MEMTRACE" "$HOOKS"; do
 	[ -f "$b" ] || { notok "$b is built (make memtrace build/tests/memtrace-hooks)"; echo "$pass passed, $fail failed"; exit 1; }
 done
 
-# the hooks' strings: every string literal of testhook.c (the environment's names, the
-# messages); their names: the struct's tag and fields and the functions of testhook.h
-mapfile -t strs < <(grep -v '^#' testhook.c | grep -o '"[^"]*"' | sed 's/^"//; s/"$//; s/%[a-z]*$//' | sort -u)
+# the hooks' strings: every string literal of core/testhook.c (the environment's names, the
+# messages); their names: the struct's tag and fields and the functions of core/testhook.h
+mapfile -t strs < <(grep -v '^#' core/testhook.c | grep -o '"[^"]*"' | sed 's/^"//; s/"$//; s/%[a-z]*$//' | sort -u)
 mapfile -t names < <({
 	echo test_hooks
-	sed -n '/^struct test_hooks {/,/^};/p' testhook.h |
+	sed -n '/^struct test_hooks {/,/^};/p' core/testhook.h |
 		sed -nE 's/^[[:space:]]+[a-z_ ]+[ *]([a-z_][a-z0-9_]*);.*/\1/p'
-	sed -nE 's/^[a-z].*[ *](test_[a-z0-9_]+)\(.*/\1/p' testhook.h
+	sed -nE 's/^[a-z].*[ *](test_[a-z0-9_]+)\(.*/\1/p' core/testhook.h
 } | sort -u)
 
 if [ "${#strs[@]}" -lt 2 ] || [ "${#names[@]}" -lt 4 ]; then
-	notok "the hooks read from testhook.h and testhook.c (${#strs[@]} strings, ${#names[@]} names)"
+	notok "the hooks read from core/testhook.h and core/testhook.c (${#strs[@]} strings, ${#names[@]} names)"
 	echo "$pass passed, $fail failed"
 	exit 1
 fi

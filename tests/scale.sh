@@ -72,7 +72,7 @@ fds_soft_test() {
 	before=$(fake_state "$F")
 	( ulimit -S -n 64; exec "$MT" --no-seed -f json "$F" "$T/soft.json" ) 2> "$T/soft.err" &
 	MTPID=$!; PIDS+=("$MTPID")
-	wait_for 10 grep -q "tracing in" "$T/soft.err" || { bad "256 CPUs, ulimit -S -n 64: no start: $(cat "$T/soft.err")"; return; }
+	wait_for 10 grep -qs "tracing in" "$T/soft.err" || { bad "256 CPUs, ulimit -S -n 64: no start: $(cat "$T/soft.err")"; return; }
 	lim=$(awk '/^Max open files/ { print $4 }' "/proc/$MTPID/limits")
 	check "256 CPUs, ulimit -S -n 64: the soft limit raised to what 256 CPUs need ($lim)" \
 		test "$lim" -ge 272 -a "$lim" -lt 1000
@@ -104,21 +104,23 @@ fds_soft_test() {
 fds_hard_test() {
 	local F=$T/fakehard rc n lines
 	fake_tfs "$F" 256
-	( ulimit -n 64; exec "$MT" --no-seed -f json "$F" "$T/hard.json" ) 2> "$T/hard.err" &
+	( ulimit -n 64; only_stdio; exec "$MT" --no-seed -f json "$F" "$T/hard.json" ) 2> "$T/hard.err" &
 	MTPID=$!; PIDS+=("$MTPID")
-	wait_for 10 grep -q "tracing in" "$T/hard.err" || { bad "256 CPUs, ulimit -n 64: no start: $(cat "$T/hard.err")"; return; }
+	wait_for 10 grep -qs "tracing in" "$T/hard.err" || { bad "256 CPUs, ulimit -n 64: no start: $(cat "$T/hard.err")"; return; }
 	sleep 1
 	check "256 CPUs, ulimit -n 64: still running a second later (poll takes the set)" \
 		kill -0 "$MTPID"
 	kill -TERM "$MTPID"; wait_exit "$MTPID"; rc=$?
 	check "256 CPUs, ulimit -n 64: TERM exits 0 ($rc)" test "$rc" = 0
 	check "256 CPUs, ulimit -n 64: the hard limit said ($(grep -c "hard limit is 64" "$T/hard.err") line)" \
-		test "$(grep -c "RLIMIT_NOFILE's hard limit is 64: 48 CPUs traced" "$T/hard.err")" = 1
+		test "$(grep -c "RLIMIT_NOFILE's hard limit is 64: 54 of 256 CPUs traced" "$T/hard.err")" = 1
 	lines=$(grep -c "cpu[0-9]" "$T/hard.err")
 	check "256 CPUs, ulimit -n 64: the CPUs left out said in one line, not one each ($lines)" \
-		test "$lines" = 1 -a "$(grep -c "cpu48..cpu255 (208 of 256 CPUs) not traced" "$T/hard.err")" = 1
+		test "$lines" = 1 -a "$(grep -c "54 of 256 CPUs traced, cpu54..cpu255 not" "$T/hard.err")" = 1
+	check "256 CPUs, ulimit -n 64: the start line says 54 of 256 CPUs" \
+		grep -q "tracing in .* (54 of 256 CPUs," "$T/hard.err"
 	n=$(json "$T/hard.json" 'len(d["cpus_not_read"])')
-	check "256 CPUs, ulimit -n 64: the report names the 208 CPUs not read ($n)" test "$n" = 208
+	check "256 CPUs, ulimit -n 64: the report names the 202 CPUs not read ($n)" test "$n" = 202
 }
 
 # The command of command mode gets back the limit memtrace raised for itself.
@@ -133,6 +135,68 @@ command_limit_test() {
 		test "$(cat "$T/cmd.limit" 2>/dev/null)" = 12
 	after=$(tfs_state)
 	check "tracefs identical after command mode under a small limit" test "$before" = "$after"
+}
+
+# A hard limit too low for memtrace and one CPU: refused before anything in tracefs is made
+# or the command runs, with what it needs (issue 36: it said "no event filter to mark as
+# ours" or "pipe: Too many open files" after "1 CPUs traced"); one that holds all but a
+# CPU: those that fit are traced, and the start line says how many of how many.
+fds_low_test() {
+	local n rc before after cpus need
+	before=$(tfs_state)
+	# a COMMAND: stdio, the signalfd, memtrace's own 6 and the command's 4 pipe ends
+	for n in 6 8 10 12 14; do
+		rm -f "$T/low.ran"
+		( ulimit -n "$n"; only_stdio; exec "$MT" --instance "$INST" -o "$T/low.txt" -- \
+			touch "$T/low.ran" ) 2> "$T/low.err"; rc=$?
+		check "ulimit -n $n: refused (exit $rc), naming the limit and what is needed, the command not run" \
+			eval '[ $rc = 1 ] && [ ! -e "$T/low.ran" ] &&
+				grep -q "hard limit is $n open files; memtrace needs at least 15 here" "$T/low.err" &&
+				[ "$(grep -c . "$T/low.err")" = 1 ]'
+	done
+	after=$(tfs_state)
+	check "ulimit -n too low: tracefs identical afterwards (no instance made)" test "$before" = "$after"
+	cpus=$(ls -d "$TFS"/per_cpu/cpu* | wc -l)
+	need=$((14 + cpus))
+	if [ "$cpus" -lt 2 ]; then
+		skip "ulimit -n between one CPU and all: one CPU here"
+		return
+	fi
+	( ulimit -n $((need - 1)); only_stdio; exec "$MT" --instance "$INST" -f json -o "$T/low.json" -- \
+		"$WL" 8 10 ) 2> "$T/low.err"; rc=$?
+	check "ulimit -n $((need - 1)) (one CPU short): runs (exit $rc)" test "$rc" = 0
+	check "ulimit -n $((need - 1)): the CPU left out said once, and no other error" \
+		eval '[ "$(grep -c "$((cpus - 1)) of $cpus CPUs traced, cpu" "$T/low.err")" = 1 ] &&
+			! grep -q "Too many\|no event filter\|pipe:" "$T/low.err"'
+	check "ulimit -n $((need - 1)): the report names the CPU not read" \
+		test "$(json "$T/low.json" 'len(d["cpus_not_read"])')" = 1
+	# the least limit of each mode with all CPUs (what SETUP_FD_OWN and run/setup.c's
+	# fds_own() stand on): one less is refused or leaves a CPU out, this one traces all
+	for m in "daemon:0" "daemon --record:3:2" "COMMAND:4" "--daemon:1" "--stream --all:1"; do
+		fds_least "$m" "$cpus"
+	done
+}
+
+# fds_least "WHAT:MORE[:EACH]" CPUS: memtrace WHAT under the limit of stdio, the signalfd and
+# memtrace's own 6, MORE for the mode and EACH per CPU: all CPUs traced, the run whole
+fds_least() {
+	local what=${1%%:*} rest=${1#*:} own each lim rc
+	own=${rest%%:*} each=1
+	[ "$rest" != "$own" ] && each=${rest#*:}
+	lim=$((10 + own + $2 * each))
+	rm -rf "$T/least" "$T/least.rec"
+	case $what in
+	daemon) set -- timeout -s TERM 1.5 "$MT" --instance "$INST" -o "$T/least" ;;
+	"daemon --record") set -- timeout -s TERM 1.5 "$MT" --instance "$INST" -o "$T/least" --record "$T/least.rec" ;;
+	COMMAND) set -- "$MT" --instance "$INST" -o "$T/least" -- true ;;
+	--daemon) set -- sh -c '"$0" --instance "$1" -o "$2" --daemon --pidfile "$2.pid" && sleep 1 &&
+		p=$(cat "$2.pid") && kill "$p" && while kill -0 "$p" 2> /dev/null; do sleep 0.05; done' \
+		"$MT" "$INST" "$T/least" ;;
+	"--stream --all") set -- timeout -s TERM 1.5 "$MT" --instance "$INST" --stream --all -o "$T/least" ;;
+	esac
+	( ulimit -n "$lim"; only_stdio; exec "$@" ) > /dev/null 2> "$T/least.err"; rc=$?
+	check "$what under ulimit -n $lim: every CPU traced, the run whole (exit $rc$(grep -m1 "CPUs traced\|out of file\|Too many\|cannot\|needs at least" "$T/least.err" | sed 's/^/: /' | cut -c1-200))" \
+		eval '{ [ $rc = 0 ] || [ $rc = 124 ]; } && ! grep -q "CPUs traced\|out of file\|Too many\|cannot\|needs at least" "$T/least.err"'
 }
 
 # What the idle check stands on, in an instance of ours with buffer_percent 50: a CPU with
@@ -273,6 +337,7 @@ find_tracefs
 if can_trace "live tests"; then
 	poll_semantics_test
 	command_limit_test
+	fds_low_test
 	bigmem_test
 	short_map_test
 fi

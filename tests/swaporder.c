@@ -22,8 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "format.h"
-#include "ringbuf.h"
+#include "kernel/format.h"
+#include "kernel/ringbuf.h"
 
 #define MAX_EVENTS	256
 

@@ -8,10 +8,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "boot.h"
-#include "format.h"
-#include "record.h"
-#include "report.h"
+#include "input/boot.h"
+#include "kernel/format.h"
+#include "input/record.h"
+#include "output/report.h"
 #include "module.h"
 #include "stats.h"
 #include "testutil.h"
@@ -281,7 +281,7 @@ START_TEST(test_boot_meta_round_trip)
 	boot_apply(&B, &S);
 	m.boot_used = true;
 	m.boot = B;
-	ck_assert_int_eq(record_write_meta(dir, &m, NULL, &S), 0);
+	ck_assert_int_eq(record_write_meta(&(struct recorder)RECORDER_NONE, dir, &m, NULL, &S), 0);
 	snprintf(path, sizeof(path), "%s/" META_FILE, dir);
 	text = read_path(path, &len);
 	ck_assert_ptr_nonnull(strstr(text, "boot_buffer 5 375 7 0 0 0 0 0\n"));

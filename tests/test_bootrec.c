@@ -17,10 +17,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "format.h"
-#include "reader.h"
-#include "record.h"
-#include "report.h"
+#include "kernel/format.h"
+#include "kernel/reader.h"
+#include "input/record.h"
+#include "output/report.h"
 #include "module.h"
 #include "stats.h"
 #include "testutil.h"
@@ -132,7 +132,7 @@ static void replay(void)
 	struct rb_layout l;
 	static struct reader R;
 	struct meta meta = { 0 };
-	uint32_t bad = 0;
+	uint32_t bad = 0, full = 0;
 	char rel[256], err[256], *text, *meta_text, *seed;
 	size_t len, meta_len;
 	uint64_t pages;
@@ -174,7 +174,7 @@ static void replay(void)
 	ck_assert_int_ge(fd, 0);
 	ck_assert_int_eq(reader_init(&R, &l, &dec, 1, &id, &fd, false, true, sink, NULL), 0);
 	seed = read_fixture(FX "/" SEED_FILE, &len);
-	ck_assert_uint_gt(seed_parse(seed, len, &ST, &pages, &bad), 0);
+	ck_assert_uint_gt(seed_parse(seed, len, &ST, &pages, &bad, &full), 0);
 	free(seed);
 	reader_run(&R, true, 0);
 	ck_assert_uint_eq(R.bad_records, 0);

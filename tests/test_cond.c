@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cond.h"
+#include "core/cond.h"
 #include "testutil.h"
 
 static struct cond C;
@@ -80,7 +80,7 @@ static bool picks(const char *cond)
 	struct cond_subject s = subject();
 
 	ck_assert_msg(!compile(cond, NULL), "'%s' does not compile: %s", cond, E);
-	return cond_eval(&C, &s, NULL);
+	return (cond_value(&C, &s, NULL) == COND_TRUE);
 }
 
 START_TEST(test_every_key)
@@ -153,11 +153,11 @@ START_TEST(test_operators)
 	{
 		struct cond_subject s = subject();
 
-		ck_assert(!cond_eval(&C, &s, NULL));
+		ck_assert(cond_value(&C, &s, NULL) != COND_TRUE);
 		ck_assert(!compile("process.name:nginx", "process.pid:1234", NULL));
-		ck_assert(cond_eval(&C, &s, NULL));
+		ck_assert(cond_value(&C, &s, NULL) == COND_TRUE);
 		cond_init(&C);
-		ck_assert(cond_eval(&C, &s, NULL));	/* none: everything passes */
+		ck_assert(cond_value(&C, &s, NULL) == COND_TRUE);	/* none: everything passes */
 	}
 }
 END_TEST
@@ -185,7 +185,7 @@ START_TEST(test_globs)
 		struct cond_subject s = subject();
 
 		s.cmd = S_("a (b) \"c\" \\d");
-		ck_assert(cond_eval(&C, &s, NULL));
+		ck_assert(cond_value(&C, &s, NULL) == COND_TRUE);
 	}
 }
 END_TEST
@@ -246,7 +246,7 @@ START_TEST(test_bad_keeps_before)
 	ck_assert(!compile("process.pid:1234", NULL));
 	ck_assert_int_eq(cond_add(&C, "process.name:(", 14, E, sizeof(E)), -1);
 	ck_assert_int_eq(C.nn, 1);
-	ck_assert(cond_eval(&C, &s, NULL));
+	ck_assert(cond_value(&C, &s, NULL) == COND_TRUE);
 	/* nesting and size are bounded */
 	for (i = 0; i < COND_MAX_DEPTH + 1; i++)
 		deep[n++] = '(';
@@ -278,28 +278,28 @@ START_TEST(test_unknown_keys)
 
 	s.known &= ~CK_BIT(CK_CONT_LABEL);
 	ck_assert(!compile("container.label:app=web", NULL));
-	ck_assert(!cond_eval(&C, &s, &unknown));	/* the term is unknown: not picked */
+	ck_assert(cond_value(&C, &s, &unknown) != COND_TRUE);	/* the term is unknown: not picked */
 	ck_assert_uint_eq(unknown, CK_BIT(CK_CONT_LABEL));
 	unknown = 0;
 	ck_assert(!compile("NOT container.label:app=web", NULL));
-	ck_assert(!cond_eval(&C, &s, &unknown));	/* NOT unknown is unknown: not picked */
+	ck_assert(cond_value(&C, &s, &unknown) != COND_TRUE);	/* NOT unknown is unknown: not picked */
 	ck_assert_uint_eq(unknown, CK_BIT(CK_CONT_LABEL));
 	/* out of a container: container and pod terms are false, and known */
 	s = subject();
 	s.in_container = s.in_pod = false;
 	unknown = 0;
 	ck_assert(!compile("container.id:7 OR container.name:* OR pod.name:* OR pod.label:*", NULL));
-	ck_assert(!cond_eval(&C, &s, &unknown));
+	ck_assert(cond_value(&C, &s, &unknown) != COND_TRUE);
 	ck_assert_uint_eq(unknown, 0);
 	ck_assert_uint_eq(C.keys, CK_BIT(CK_CONT_ID) | CK_BIT(CK_CONT_NAME) | CK_BIT(CK_POD_NAME) |
 			  CK_BIT(CK_POD_LABEL));
 	ck_assert(!compile("NOT (container.id:7 OR container.name:* OR pod.name:*)", NULL));
-	ck_assert(cond_eval(&C, &s, NULL));
+	ck_assert(cond_value(&C, &s, NULL) == COND_TRUE);
 }
 END_TEST
 
 /*
- * Three-valued logic, seen through cond_eval() alone (picked or not): @cond
+ * Three-valued logic, seen through the pick alone (cond_value() is COND_TRUE) (picked or not): @cond
  * is true when picked, false when its negation is picked, else unknown.
  */
 enum { TV_F = 'F', TV_T = 'T', TV_U = 'U' };
@@ -309,11 +309,11 @@ static int truth_of(const struct cond_subject *s, const char *cond)
 	char neg[512];
 
 	ck_assert_msg(!compile(cond, NULL), "'%s' does not compile: %s", cond, E);
-	if (cond_eval(&C, s, NULL))
+	if ((cond_value(&C, s, NULL) == COND_TRUE))
 		return TV_T;
 	snprintf(neg, sizeof(neg), "NOT (%s)", cond);
 	ck_assert_msg(!compile(neg, NULL), "'%s' does not compile: %s", neg, E);
-	return cond_eval(&C, s, NULL) ? TV_F : TV_U;
+	return cond_value(&C, s, NULL) == COND_TRUE ? TV_F : TV_U;
 }
 
 /* A process whose exe could not be read (gone before): exe terms are unknown. */
@@ -366,9 +366,9 @@ START_TEST(test_kleene_truth_table)
 	ck_assert_int_eq(truth_of(&s, "NOT (process.name:other AND process.exe:/x)"), TV_T);
 	/* several -c are ANDed the same way */
 	ck_assert(!compile("process.exe:/x", "process.name:other", NULL));
-	ck_assert(!cond_eval(&C, &s, NULL));
+	ck_assert(cond_value(&C, &s, NULL) != COND_TRUE);
 	ck_assert(!compile("NOT process.exe:/x", "process.name:nginx", NULL));
-	ck_assert(!cond_eval(&C, &s, NULL));
+	ck_assert(cond_value(&C, &s, NULL) != COND_TRUE);
 }
 END_TEST
 
@@ -379,16 +379,16 @@ START_TEST(test_not_unknown)
 
 	/* issue 24: a short-lived process's exe could not be read; NOT must not pick it */
 	ck_assert(!compile("process.name:nginx AND NOT process.exe:/usr/bin/true", NULL));
-	ck_assert(!cond_eval(&C, &s, &unknown));
+	ck_assert(cond_value(&C, &s, &unknown) != COND_TRUE);
 	ck_assert_uint_eq(unknown, CK_BIT(CK_EXE));
 	ck_assert(!compile("NOT process.exe:/usr/sbin/nginx", NULL));
-	ck_assert(!cond_eval(&C, &s, NULL));
+	ck_assert(cond_value(&C, &s, NULL) != COND_TRUE);
 	/* known again, the same conditions answer as before */
 	s = subject();
 	ck_assert(!compile("process.name:nginx AND NOT process.exe:/usr/bin/true", NULL));
-	ck_assert(cond_eval(&C, &s, NULL));
+	ck_assert(cond_value(&C, &s, NULL) == COND_TRUE);
 	ck_assert(!compile("NOT process.exe:/usr/sbin/nginx", NULL));
-	ck_assert(!cond_eval(&C, &s, NULL));
+	ck_assert(cond_value(&C, &s, NULL) != COND_TRUE);
 }
 END_TEST
 
@@ -451,7 +451,7 @@ START_TEST(test_unknown_never_picks)
 		/* known, the value matches */
 		snprintf(cond, sizeof(cond), "%s:%s", key, value[k]);
 		ck_assert_msg(!compile(cond, NULL), "%s: %s", cond, E);
-		ck_assert_msg(cond_eval(&C, &s, NULL), "'%s' does not pick", cond);
+		ck_assert_msg(cond_value(&C, &s, NULL) == COND_TRUE, "'%s' does not pick", cond);
 		s.known &= ~CK_BIT(k);
 		for (i = 0; i < sizeof(conds) / sizeof(conds[0]); i++) {
 			uint32_t unknown = 0;
@@ -468,8 +468,8 @@ START_TEST(test_unknown_never_picks)
 			}
 			cond[n] = '\0';
 			ck_assert_msg(!compile(cond, NULL), "%s: %s", cond, E);
-			ck_assert_msg(!cond_eval(&C, &s, &unknown), "'%s' picked with %s unknown",
-				      cond, key);
+			ck_assert_msg(cond_value(&C, &s, &unknown) != COND_TRUE,
+				      "'%s' picked with %s unknown", cond, key);
 			ck_assert_msg(unknown == CK_BIT(k), "'%s': unknown %#x", cond, unknown);
 		}
 	}

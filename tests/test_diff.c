@@ -5,10 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "diff.h"
-#include "diffout.h"
-#include "json.h"
-#include "out.h"
+#include "diff/diff.h"
+#include "diff/diffout.h"
+#include "lib/json.h"
+#include "lib/out.h"
 #include "testutil.h"
 
 static char J[65536];

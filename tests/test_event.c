@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "event.h"
-#include "format.h"
-#include "ringbuf.h"
+#include "kernel/event.h"
+#include "kernel/format.h"
+#include "kernel/ringbuf.h"
 #include "testutil.h"
 
 #define CHK(expr)							\

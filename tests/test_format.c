@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "format.h"
+#include "kernel/format.h"
 #include "testutil.h"
 
 /* what a format file says about one field */

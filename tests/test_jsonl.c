@@ -12,10 +12,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "escape.h"
-#include "event.h"
-#include "jsonl.h"
-#include "outq.h"
+#include "lib/escape.h"
+#include "kernel/event.h"
+#include "stream/jsonl.h"
+#include "stream/outq.h"
 #include "testutil.h"
 
 /* 2026-11-23T12:00:00Z is 1795435200 s after the epoch (date -u -d ... +%s). */

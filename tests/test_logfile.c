@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "logfile.h"
+#include "output/logfile.h"
 #include "testutil.h"
 
 /* ---- helpers ---- */

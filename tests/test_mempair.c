@@ -3,8 +3,8 @@
 #include <check.h>
 #include <string.h>
 
-#include "event.h"
-#include "mempair.h"
+#include "kernel/event.h"
+#include "stream/mempair.h"
 #include "testutil.h"
 
 static const uint64_t A[6] = { 1, 2, 3, 4, 5, 6 };

@@ -8,9 +8,9 @@
 
 #include "testutil.h"
 #include "testpage.h"
-#include "event.h"
-#include "format.h"
-#include "reader.h"
+#include "kernel/event.h"
+#include "kernel/format.h"
+#include "kernel/reader.h"
 
 /* the event id of mm_page_alloc in the debian-6.1 formats */
 #define ID_ALLOC	542

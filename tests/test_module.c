@@ -5,7 +5,7 @@
 
 #include "testutil.h"
 #include "module.h"
-#include "rows.h"
+#include "output/rows.h"
 #include "stats.h"
 
 #define INITMOD_START	0xffffffff81100000ull	/* do_init_module */

@@ -6,11 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "event.h"
-#include "options.h"
-#include "table.h"
+#include "kernel/event.h"
+#include "core/options.h"
+#include "model/table.h"
 #include "testutil.h"
-#include "util.h"
+#include "lib/util.h"
 
 static struct options O;
 static char E[512];
@@ -38,7 +38,7 @@ static int parse(const char *first, ...)
 /* no mode asked for: the daemon (main's choice, memtrace.c) */
 static bool daemon_asked(void)
 {
-	return !O.stream && !O.live_view && !O.command && !O.replay_dir && !O.exits;
+	return !O.stream && !O.top && !O.command && !O.replay_dir && !O.exits;
 }
 
 /* a usage error whose message holds @what */
@@ -55,7 +55,7 @@ START_TEST(test_defaults)
 	ck_assert_str_eq(O.log_path, DEFAULT_LOG);
 	ck_assert_str_eq(O.instance, DEFAULT_INSTANCE);
 	ck_assert_uint_eq(O.buffer_kb, DEFAULT_BUFFER_KB);
-	ck_assert_uint_eq(O.top, DEFAULT_TOP);
+	ck_assert_uint_eq(O.rows, DEFAULT_TOP);
 	ck_assert_uint_eq(O.max_tasks, DEFAULT_MAX_TASKS);
 	ck_assert_uint_eq(O.max_modules, DEFAULT_MAX_MODULES);
 	ck_assert_int_eq(O.format, FMT_TEXT);
@@ -85,7 +85,7 @@ START_TEST(test_every_option)
 	ck_assert(O.output_set);
 	ck_assert_uint_eq(O.buffer_kb, 4096);
 	ck_assert_int_eq(O.format, FMT_JSON);
-	ck_assert_uint_eq(O.top, 0);
+	ck_assert_uint_eq(O.rows, 0);
 	ck_assert_uint_eq(O.max_tasks, 100 + SLOT_FIRST);	/* the pseudo tasks come on top */
 	ck_assert_uint_eq(O.max_modules, 7);
 	ck_assert_str_eq(O.instance, "a.b_c-1");
@@ -100,7 +100,7 @@ START_TEST(test_every_option)
 	ck_assert_str_eq(O.log_path, "o");
 	ck_assert_uint_eq(O.buffer_kb, 16);
 	ck_assert_int_eq(O.format, FMT_TEXT);
-	ck_assert_uint_eq(O.top, 5);
+	ck_assert_uint_eq(O.rows, 5);
 	ck_assert(!O.by_process);
 	/* the kmsg summary's level: 4 shows on a console booted with quiet */
 	ck_assert_int_eq(parse("--kmsg=4", NULL), OPT_RUN);
@@ -127,7 +127,7 @@ END_TEST
 START_TEST(test_modes)
 {
 	ck_assert_int_eq(parse("--replay", "/tmp/rec", "-f", "json", NULL), OPT_RUN);
-	ck_assert(!O.exits && !O.live_view && !O.stream);
+	ck_assert(!O.exits && !O.top && !O.stream);
 	ck_assert_str_eq(O.replay_dir, "/tmp/rec");
 	ck_assert_int_eq(parse("--exits", "--pid", "12", "--pid", "7", "--comm", "cc1", NULL),
 			 OPT_RUN);
@@ -158,9 +158,9 @@ START_TEST(test_modes)
 	ck_assert_str_eq(O.tracefs_dir, "/mnt/tfs");
 	ck_assert_str_eq(O.log_path, "log");
 	ck_assert(O.no_seed && O.by_process);
-	ck_assert_uint_eq(O.top, 4);
+	ck_assert_uint_eq(O.rows, 4);
 	ck_assert_int_eq(parse("/mnt/tfs", "--top", NULL), OPT_RUN);
-	ck_assert(O.live_view);
+	ck_assert(O.top);
 	ck_assert_str_eq(O.tracefs_dir, "/mnt/tfs");
 	/* argv as given: not permuted (main and the tests keep pointers into it) */
 	ck_assert_str_eq(argv_store[1], "/mnt/tfs");
@@ -171,7 +171,7 @@ START_TEST(test_modes)
 	ck_assert_str_eq(O.command[1], "-o");
 	ck_assert_str_eq(O.command[3], "--top");
 	ck_assert_str_eq(O.log_path, DEFAULT_LOG);
-	ck_assert(!O.output_set && !O.live_view);
+	ck_assert(!O.output_set && !O.top);
 	/* "--" as an option's value is no separator */
 	ck_assert_int_eq(parse("-o", "--", NULL), OPT_RUN);
 	ck_assert_str_eq(O.log_path, "--");
@@ -364,7 +364,7 @@ START_TEST(test_number_bounds)
 		uint32_t plus;		/* stored as value + plus */
 		const char *with[3];
 	} b[] = {
-		{ "--rows", 0, UINT32_MAX, &O.top, 0, { NULL } },
+		{ "--rows", 0, UINT32_MAX, &O.rows, 0, { NULL } },
 		{ "--buffer-size", 16, 4u << 20, &O.buffer_kb, 0, { NULL } },
 		{ "--max-tasks", 8, 1u << 22, &O.max_tasks, SLOT_FIRST, { NULL } },
 		{ "--max-modules", 1, 1u << 16, &O.max_modules, 0, { NULL } },
@@ -436,17 +436,17 @@ END_TEST
 START_TEST(test_top)
 {
 	ck_assert_int_eq(parse("--top", NULL), OPT_RUN);
-	ck_assert(O.live_view);
+	ck_assert(O.top);
 	ck_assert_uint_eq(O.delay_ms, DEFAULT_DELAY_MS);
 	ck_assert_uint_eq(O.count, 0);
-	ck_assert_uint_eq(O.top, DEFAULT_TOP);
+	ck_assert_uint_eq(O.rows, DEFAULT_TOP);
 	ck_assert_int_eq(parse("--top", "-d", "0.2", "--count", "5", "--by", "process", "-n", "0",
 			       "--record", "/tmp/r", "/sys/kernel/tracing", "/tmp/log", NULL), OPT_RUN);
-	ck_assert(O.live_view);
+	ck_assert(O.top);
 	ck_assert_uint_eq(O.delay_ms, 200);
 	ck_assert_uint_eq(O.count, 5);
 	ck_assert(O.by_process);
-	ck_assert_uint_eq(O.top, 0);
+	ck_assert_uint_eq(O.rows, 0);
 	ck_assert_str_eq(O.tracefs_dir, "/sys/kernel/tracing");
 	ck_assert_str_eq(O.log_path, "/tmp/log");
 	ck_assert_int_eq(parse("--delay", "2", "--top", NULL), OPT_RUN);
@@ -467,11 +467,11 @@ START_TEST(test_top)
 	ck_assert_str_eq(O.log_path, "5");
 	/* a directory after --top is TRACEFS_DIR still */
 	ck_assert_int_eq(parse("--top", "/mnt/tfs", NULL), OPT_RUN);
-	ck_assert(O.live_view);
+	ck_assert(O.top);
 	ck_assert_str_eq(O.tracefs_dir, "/mnt/tfs");
 	ck_assert_int_eq(parse("--rows", "3", "--top", NULL), OPT_RUN);
-	ck_assert(O.live_view);
-	ck_assert_uint_eq(O.top, 3);
+	ck_assert(O.top);
+	ck_assert_uint_eq(O.rows, 3);
 	BAD("--top takes no value: 'abc'", "--top=abc");
 	ck_assert_msg(!strstr(E, "rows"), "'%s' talks of rows", E);
 	BAD("must be 0.1..86400 seconds", "--top", "-d", "0.09");
@@ -611,7 +611,7 @@ START_TEST(test_json)
 	ck_assert_str_eq(O.json_path, "/tmp/m.json");
 	ck_assert_int_eq(O.format, FMT_TEXT);	/* the log's own format is untouched */
 	ck_assert_int_eq(parse("--json", "m.json", "--replay", "/x", "-n", "3", NULL), OPT_RUN);
-	ck_assert_uint_eq(O.top, 3);
+	ck_assert_uint_eq(O.rows, 3);
 	ck_assert_int_eq(parse("--json", "m.json", "--", "ls", NULL), OPT_RUN);
 	ck_assert_int_eq(parse("--json", "m.json", "--daemon", "--record", "/x", "--svg", "m.svg",
 			       NULL), OPT_RUN);

@@ -11,9 +11,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "ksymrange.h"
-#include "proc.h"
-#include "seed.h"
+#include "kernel/ksyms.h"
+#include "kernel/proc.h"
+#include "input/seed.h"
 #include "stats.h"
 #include "testutil.h"
 
@@ -1076,7 +1076,7 @@ START_TEST(test_proc_modules_empty)
 }
 END_TEST
 
-/* ---- proc_seed against a fake /proc ---- */
+/* ---- seed_from_proc against a fake /proc ---- */
 
 static uint64_t fake_clock;
 
@@ -1126,7 +1126,7 @@ START_TEST(test_seed_fake_root)
 
 	ck_assert_int_eq(stats_init(&st, &cfg), 0);
 	fake_clock = 0;
-	ck_assert_int_eq(proc_seed(test_root, &st, fake_now, 400, 0, &res), 0);
+	ck_assert_int_eq(seed_from_proc(test_root, &st, fake_now, 400, 0, &res), 0);
 	ck_assert_uint_eq(res.tasks, 4);		/* 100, 103, 2, 600 */
 	ck_assert_uint_eq(res.skipped, 3);		/* 300, 500, 700 */
 	ck_assert_uint_eq(res.pages, 257);		/* 250 + 7 */
@@ -1188,7 +1188,7 @@ START_TEST(test_seed_kthread_statm)
 	mkfile_s("9/task/9/comm", "kworker/0:0H-events_highpri\n");
 	mkfile_s("9/statm", "0 0 0 0 0 0 0\n");
 	ck_assert_int_eq(stats_init(&st, &cfg), 0);
-	ck_assert_int_eq(proc_seed(test_root, &st, fake_now, 1, 0, &res), 0);
+	ck_assert_int_eq(seed_from_proc(test_root, &st, fake_now, 1, 0, &res), 0);
 	ck_assert_uint_eq(res.tasks, 1);
 	ck_assert_uint_eq(res.skipped, 0);
 	ck_assert_uint_eq(res.pages, 0);
@@ -1221,7 +1221,7 @@ START_TEST(test_seed_table_full)
 		mkfile_s(rel, "9 3 0 0 0 0 0\n");
 	}
 	ck_assert_int_eq(stats_init(&st, &cfg), 0);
-	ck_assert_int_eq(proc_seed(test_root, &st, fake_now, 1, 0, &res), 0);
+	ck_assert_int_eq(seed_from_proc(test_root, &st, fake_now, 1, 0, &res), 0);
 	ck_assert_uint_eq(res.tasks, 2);
 	ck_assert_uint_eq(res.skipped, 3);
 	ck_assert_uint_eq(res.pages, 6);
@@ -1238,9 +1238,9 @@ START_TEST(test_seed_missing_root)
 
 	snprintf(path, sizeof(path), "%s/nonexistent", test_root);
 	ck_assert_int_eq(stats_init(&st, &cfg), 0);
-	ck_assert_int_eq(proc_seed(path, &st, fake_now, 1, 0, &res), -ENOENT);
+	ck_assert_int_eq(seed_from_proc(path, &st, fake_now, 1, 0, &res), -ENOENT);
 	/* an empty root: nothing seeded */
-	ck_assert_int_eq(proc_seed(test_root, &st, fake_now, 1, 0, &res), 0);
+	ck_assert_int_eq(seed_from_proc(test_root, &st, fake_now, 1, 0, &res), 0);
 	ck_assert_uint_eq(res.tasks, 0);
 	ck_assert_uint_eq(res.skipped, 0);
 	ck_assert_uint_eq(res.pages, 0);

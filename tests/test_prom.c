@@ -5,11 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "escape.h"
+#include "lib/escape.h"
 #include "module.h"
-#include "prom.h"
-#include "reader.h"
-#include "rows.h"
+#include "output/prom.h"
+#include "kernel/reader.h"
+#include "output/rows.h"
 #include "stats.h"
 #include "testutil.h"
 
@@ -492,6 +492,7 @@ struct fixture {
 	struct run r;
 	struct reader_cpu cpu0;
 	uint32_t order[256];
+	uint32_t sel[256];
 	uint32_t threads[256];
 	int64_t pages[256];
 	uint32_t mod_order[16];	/* the fixtures' 8 modules and 8 untraced */
@@ -504,13 +505,13 @@ static void fx_init(struct fixture *fx, uint32_t max_tasks)
 	ck_assert_uint_le(max_tasks, 256);
 	memset(fx, 0, sizeof(*fx));
 	ck_assert_int_eq(stats_init(&fx->r.st, &cfg), 0);
-	test_run_wire(&fx->r, &fx->cpu0, fx->order, fx->threads, fx->pages, fx->mod_order);
-	fx->r.opt_set.top = 30;
+	test_run_wire(&fx->r, &fx->cpu0, fx->order, fx->threads, fx->pages, fx->sel, fx->mod_order);
+	fx->r.opt_set.rows = 30;
 }
 
 static char *render(struct fixture *fx, size_t *len)
 {
-	prom_write(test_out_begin(), &fx->r, "6.18.0-test");
+	prom_write(test_out_begin(), &fx->r, &fx->r.rs, "6.18.0-test");
 	return test_out_end(len);
 }
 
@@ -716,7 +717,7 @@ START_TEST(test_hostile_names)
 			snprintf(add_mod(&fx.r.st, "", 1, 1, true, 1, MOD_LIVE)->name, MODNAME_LEN,
 				 "%.*s", (int)esc[i].len, esc[i].raw);
 	}
-	fx.r.opt_set.top = 0;
+	fx.r.opt_set.rows = 0;
 	render_parse(&fx, &pf);
 	for (i = 0; i < n; i++) {
 		char pid[16], want[256];
@@ -758,7 +759,7 @@ START_TEST(test_top_n)
 	/* the largest one exits and frees everything: still in the top by its peak */
 	free_pages(&fx.r.st, 319, 10000 + 19 * 100, 20, 30);
 	task_exit(&fx.r.st, 40, 319);
-	fx.r.opt_set.top = 3;
+	fx.r.opt_set.rows = 3;
 	render_parse(&fx, &pf);
 	ck_assert_int_eq(pfam(&pf, "memtrace_task_peak_bytes")->n, 3);
 	ck_assert_int_eq(pfam(&pf, "memtrace_task_current_bytes")->n, 3);
@@ -780,7 +781,7 @@ START_TEST(test_top_n)
 	ck_assert(has_pid(&pf, "memtrace_task_peak_bytes", 402));
 	ck_assert_int_eq(pfam(&pf, "memtrace_task_peak_bytes")->n, 3);
 	/* -n 0: all of them */
-	fx.r.opt_set.top = 0;
+	fx.r.opt_set.rows = 0;
 	render_parse(&fx, &pf);
 	ck_assert_int_eq(pfam(&pf, "memtrace_task_peak_bytes")->n, 23);
 	ck_assert_int_eq(pfam(&pf, "memtrace_process_peak_bytes")->n, 23);
@@ -811,8 +812,8 @@ START_TEST(test_unique_series)
 	alloc_pages(&fx.r.st, 501, 4000, 5, 90);
 	newtask(&fx.r.st, 95, 1, 502, false, "c");
 	alloc_pages(&fx.r.st, 502, 5000, 2, 99);
-	ck_assert_uint_eq(rows_tasks(&fx.r), 5);
-	fx.r.opt_set.top = 3;
+	ck_assert_uint_eq(rows_tasks(&fx.r, &fx.r.rs), 5);
+	fx.r.opt_set.rows = 3;
 	render_parse(&fx, &pf);		/* the parser refuses a series twice */
 	ck_assert_int_eq(pfam(&pf, "memtrace_task_peak_bytes")->n, 3);
 	ck_assert_uint_eq(pid_value(&pf, "memtrace_task_peak_bytes", 500), 40 * 4096);
@@ -820,7 +821,7 @@ START_TEST(test_unique_series)
 	ck_assert_ptr_nonnull(psample(&pf, "memtrace_task_peak_bytes", "comm", "a"));
 	ck_assert_ptr_nonnull(psample(&pf, "memtrace_task_peak_bytes", "comm", "b"));
 	ck_assert_int_eq(pfam(&pf, "memtrace_process_peak_bytes")->n, 3);
-	fx.r.opt_set.top = 0;
+	fx.r.opt_set.rows = 0;
 	render_parse(&fx, &pf);
 	ck_assert_int_eq(pfam(&pf, "memtrace_task_peak_bytes")->n, 4);
 	ck_assert_int_eq(pfam(&pf, "memtrace_process_peak_bytes")->n, 4);
@@ -840,7 +841,7 @@ START_TEST(test_unique_series)
 	ck_assert_str_eq(label(&pf.s[pfam(&pf, "memtrace_module_peak_bytes")->first + 1],
 			       "module"), "zram");
 	/* and -n applies to them: the top one only */
-	fx.r.opt_set.top = 1;
+	fx.r.opt_set.rows = 1;
 	render_parse(&fx, &pf);
 	ck_assert_int_eq(pfam(&pf, "memtrace_module_peak_bytes")->n, 1);
 	ck_assert_int_eq(pfam(&pf, "memtrace_module_current_bytes")->n, 1);
@@ -879,7 +880,7 @@ START_TEST(test_full_table)
 		newtask(&fx.r.st, 10, 1, 1000 + i, false, "worker-with-name");
 		alloc_pages(&fx.r.st, 1000 + i, 10000 + (uint64_t)i * 4, 1 + (uint32_t)i % 4, 20);
 	}
-	fx.r.opt_set.top = 0;
+	fx.r.opt_set.rows = 0;
 	render_parse(&fx, &pf);
 	ck_assert_int_eq(pfam(&pf, "memtrace_task_peak_bytes")->n, 250);
 	ck_assert_int_eq(pfam(&pf, "memtrace_task_current_bytes")->n, 250);

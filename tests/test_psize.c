@@ -12,14 +12,14 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "frame.h"
-#include "jsonl.h"
-#include "prom.h"
-#include "reader.h"
-#include "report.h"
+#include "ui/frame.h"
+#include "stream/jsonl.h"
+#include "output/prom.h"
+#include "kernel/reader.h"
+#include "output/report.h"
 #include "stats.h"
 #include "testutil.h"
-#include "view.h"
+#include "ui/view.h"
 
 static const uint32_t sizes[] = { 4096, 16384, 65536 };
 #define NSIZES	(sizeof(sizes) / sizeof(sizes[0]))
@@ -44,6 +44,7 @@ struct fixture {
 	struct run r;
 	struct reader_cpu cpu0;
 	uint32_t order[64];
+	uint32_t sel[64];
 	uint32_t threads[64];
 	int64_t pages[64];
 	uint32_t mod_order[16];	/* the fixture's 8 modules and 8 untraced */
@@ -72,12 +73,13 @@ static void fx_init(uint32_t page_size)
 	fx.r.meta.page_size = page_size;
 	fx.r.rd.ncpus = 1;
 	fx.r.rd.cpus = &fx.cpu0;
-	fx.r.order = fx.order;
-	fx.r.threads = fx.threads;
-	fx.r.pages = fx.pages;
-	fx.r.mod_order = fx.mod_order;
+	fx.r.rs.order = fx.order;
+	fx.r.rs.threads = fx.threads;
+	fx.r.rs.pages = fx.pages;
+	fx.r.rs.sel = fx.sel;
+	fx.r.rs.mod_order = fx.mod_order;
 	fx.r.self_rss_kib = fx.r.self_hwm_kib = fx.r.self_map_kib = -1;
-	fx.r.opt_set.top = 30;
+	fx.r.opt_set.rows = 30;
 
 	ck_assert_ptr_nonnull(stats_seed_task(&fx.r.st, 100, 100, 1, "alpha", 5, 0, 0, false));
 	ck_assert_ptr_nonnull(stats_seed_task(&fx.r.st, 101, 100, 1, "alpha", 5, 0, 0, false));
@@ -117,7 +119,7 @@ static char *report(enum report_format fmt, bool by_process)
 {
 	fx.r.opt_set.format = fmt;
 	fx.r.opt_set.by_process = by_process;
-	report_write(test_out_begin(), &fx.r, "SIGUSR1");
+	report_write(test_out_begin(), &fx.r, &fx.r.rs, "SIGUSR1");
 	return test_out_end(NULL);
 }
 
@@ -279,7 +281,7 @@ START_TEST(test_console)
 
 	fx_init(ps);
 	memset(&ls, 0, sizeof(ls));
-	report_summary(&fx.r, "SIGUSR1", "/var/log/memtrace.log", 5, collect, &ls);
+	report_summary(&fx.r, &fx.r.rs, "SIGUSR1", "/var/log/memtrace.log", 5, collect, &ls);
 	/* beta's peak is its seed: a count of pages, the same at any page size */
 	snprintf(want, sizeof(want), "memtrace: top task: pid 200 (beta) peak %llu pages (%" PRIu64
 		 " KiB), %llu of them seeded at start", BIG, kib_of(BIG, ps), BIG);
@@ -297,7 +299,7 @@ START_TEST(test_console)
 	/* --by process: processes (threads summed) in the summary too, said so */
 	memset(&ls, 0, sizeof(ls));
 	fx.r.opt_set.by_process = true;
-	report_summary(&fx.r, "SIGUSR1", "/var/log/memtrace.log", 5, collect, &ls);
+	report_summary(&fx.r, &fx.r.rs, "SIGUSR1", "/var/log/memtrace.log", 5, collect, &ls);
 	fx.r.opt_set.by_process = false;
 	ck_assert_msg(strstr(ls.l[0], " processes with pages, "), "not by process: \"%s\"",
 		      ls.l[0]);
@@ -309,7 +311,7 @@ START_TEST(test_console)
 			      ls.l[i]);
 
 	memset(&ls, 0, sizeof(ls));
-	report_oom_summary(&fx.r, 5, 0, collect, &ls);
+	report_oom_summary(&fx.r, &fx.r.rs, 5, 0, collect, &ls);
 	snprintf(want, sizeof(want), "memtrace: oom: pid 100 (alpha) holds %d pages (%" PRIu64
 		 " KiB)", ALPHA_CUR, kib_of(ALPHA_CUR, ps));
 	ck_assert_msg(has_line(&ls, want), "no \"%s\"", want);
@@ -397,7 +399,7 @@ START_TEST(test_prometheus)
 	char *t;
 
 	fx_init(ps);
-	prom_write(test_out_begin(), &fx.r, "6.1.0-test");
+	prom_write(test_out_begin(), &fx.r, &fx.r.rs, "6.1.0-test");
 	t = test_out_end(NULL);
 	ck_assert_uint_eq(sample(t, "memtrace_system_peak_bytes", NULL), SYS_PEAK * p64);
 	ck_assert_uint_eq(sample(t, "memtrace_task_peak_bytes", "pid=\"100\""), ALPHA_PEAK * p64);
@@ -488,7 +490,7 @@ START_TEST(test_top_frame)
 	view_build(&v, &fx.r.st, 1000000000ull, true);
 
 	v.unit = UNIT_KIB;
-	view_render(&v, &fx.r.st, &facts);
+	frame_render(&v, &fx.r.st, &facts);
 	frame = strndup(v.frame, v.frame_len);
 	ck_assert_ptr_nonnull(frame);
 	snprintf(want, sizeof(want), "(page = %u bytes)", ps);
@@ -504,7 +506,7 @@ START_TEST(test_top_frame)
 	free(frame);
 
 	v.unit = UNIT_MIB;
-	view_render(&v, &fx.r.st, &facts);
+	frame_render(&v, &fx.r.st, &facts);
 	frame = strndup(v.frame, v.frame_len);
 	ck_assert_ptr_nonnull(frame);
 	snprintf(want, sizeof(want), "      7       7 %8" PRIu64 ".0 %8" PRIu64 ".0 ", mib, mib);
@@ -512,7 +514,7 @@ START_TEST(test_top_frame)
 	free(frame);
 
 	v.unit = UNIT_PAGES;
-	view_render(&v, &fx.r.st, &facts);
+	frame_render(&v, &fx.r.st, &facts);
 	frame = strndup(v.frame, v.frame_len);
 	ck_assert_ptr_nonnull(frame);
 	snprintf(want, sizeof(want), "      7       7 %10" PRIu64 " %10" PRIu64 " ", pages, pages);

@@ -10,12 +10,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "record.h"
-#include "reader.h"
+#include "input/record.h"
+#include "kernel/reader.h"
 #include "module.h"
 #include "stats.h"
 #include "testutil.h"
-#include "util.h"
+#include "lib/util.h"
 
 static char dir[PATH_MAX / 2];
 
@@ -105,7 +105,7 @@ START_TEST(test_seed_write_exact)
 	ev.u.page.pfn = 3;
 	stats_apply(&st, &ev);
 	ck_assert_ptr_nonnull(stats_find_task(&st, 555));
-	ck_assert_int_eq(record_write_seed(dir, &st), 0);
+	ck_assert_int_eq(record_write_seed(&(struct recorder)RECORDER_NONE, dir, &st), 0);
 	got = slurp(SEED_FILE, &len);
 	ck_assert_uint_eq(len, sizeof(want) - 1);
 	ck_assert_str_eq(got, want);
@@ -114,7 +114,7 @@ START_TEST(test_seed_write_exact)
 	ck_assert_int_eq(stat(path, &sb), 0);
 	ck_assert_uint_eq(sb.st_mode & 0777, 0644);
 	/* written again: replaced, not appended */
-	ck_assert_int_eq(record_write_seed(dir, &st), 0);
+	ck_assert_int_eq(record_write_seed(&(struct recorder)RECORDER_NONE, dir, &st), 0);
 	got = slurp(SEED_FILE, &len);
 	ck_assert_uint_eq(len, sizeof(want) - 1);
 	free(got);
@@ -125,17 +125,17 @@ END_TEST
 START_TEST(test_seed_round_trip)
 {
 	struct stats a, b;
-	uint32_t n, bad = 0;
+	uint32_t n, bad = 0, full = 0;
 	uint64_t pages = 0;
 	char *text;
 	size_t len, i;
 
 	new_stats(&a, 32);
 	seed_all(&a);
-	ck_assert_int_eq(record_write_seed(dir, &a), 0);
+	ck_assert_int_eq(record_write_seed(&(struct recorder)RECORDER_NONE, dir, &a), 0);
 	text = slurp(SEED_FILE, &len);
 	new_stats(&b, 32);
-	n = seed_parse(text, len, &b, &pages, &bad);
+	n = seed_parse(text, len, &b, &pages, &bad, &full);
 	ck_assert_uint_eq(n, NSEEDS);
 	ck_assert_uint_eq(bad, 0);
 	ck_assert_uint_eq(pages, 250 + 3 + 1099511627776ull + 12);
@@ -166,7 +166,7 @@ START_TEST(test_seed_malformed)
 	static char text[4096];
 	struct stats st;
 	struct mt_task *t;
-	uint32_t n, bad = 0;
+	uint32_t n, bad = 0, full = 0;
 	uint64_t pages = 0;
 	size_t len;
 	char *p = text;
@@ -198,7 +198,7 @@ START_TEST(test_seed_malformed)
 	len = (size_t)(p - text);
 
 	new_stats(&st, 32);
-	n = seed_parse(text, len, &st, &pages, &bad);
+	n = seed_parse(text, len, &st, &pages, &bad, &full);
 	ck_assert_uint_eq(bad, 16);
 	ck_assert_uint_eq(n, 6);
 	ck_assert_uint_eq(pages, 5 + 1099511627776ull + 1 + 2);
@@ -229,12 +229,14 @@ START_TEST(test_seed_table_full)
 {
 	static const char text[] = "seed 10 10 1 0 5 1 61\nseed 11 11 1 0 6 1 62\n";
 	struct stats st;
-	uint32_t bad = 0;
+	uint32_t bad = 0, full = 0;
 	uint64_t pages = 0;
 
 	new_stats(&st, SLOT_FIRST + 1);
-	ck_assert_uint_eq(seed_parse(text, sizeof(text) - 1, &st, &pages, &bad), 1);
-	ck_assert_uint_eq(bad, 1);
+	ck_assert_uint_eq(seed_parse(text, sizeof(text) - 1, &st, &pages, &bad, &full), 1);
+	/* a table too small is not a malformed line (issue 36: "15105 malformed lines") */
+	ck_assert_uint_eq(bad, 0);
+	ck_assert_uint_eq(full, 1);
 	ck_assert_uint_eq(pages, 5);
 	stats_free(&st);
 }
@@ -243,17 +245,17 @@ END_TEST
 START_TEST(test_seed_empty)
 {
 	struct stats st;
-	uint32_t bad = 0;
+	uint32_t bad = 0, full = 0;
 	uint64_t pages = 9;
 
 	new_stats(&st, 8);
-	ck_assert_uint_eq(seed_parse("", 0, &st, &pages, &bad), 0);
+	ck_assert_uint_eq(seed_parse("", 0, &st, &pages, &bad, &full), 0);
 	ck_assert_uint_eq(pages, 0);
 	ck_assert_uint_eq(bad, 0);
-	ck_assert_uint_eq(seed_parse("\n\n\n", 3, &st, &pages, &bad), 0);
+	ck_assert_uint_eq(seed_parse("\n\n\n", 3, &st, &pages, &bad, &full), 0);
 	ck_assert_uint_eq(bad, 0);
 	/* an empty table writes an empty file */
-	ck_assert_int_eq(record_write_seed(dir, &st), 0);
+	ck_assert_int_eq(record_write_seed(&(struct recorder)RECORDER_NONE, dir, &st), 0);
 	{
 		size_t len;
 		char *t = slurp(SEED_FILE, &len);
@@ -275,16 +277,16 @@ START_TEST(test_write_errors)
 
 	new_stats(&st, 8);
 	snprintf(path, sizeof(path), "%s/nonexistent", dir);
-	ck_assert_int_eq(record_write_seed(path, &st), -ENOENT);
-	ck_assert_int_eq(record_write_meta(path, &m, NULL, &st), -ENOENT);
+	ck_assert_int_eq(record_write_seed(&(struct recorder)RECORDER_NONE, path, &st), -ENOENT);
+	ck_assert_int_eq(record_write_meta(&(struct recorder)RECORDER_NONE, path, &m, NULL, &st), -ENOENT);
 	/* a path too long for a buffer: an error, not a stale errno */
 	memset(longdir, 'a', sizeof(longdir) - 1);
 	longdir[0] = '/';
 	longdir[sizeof(longdir) - 1] = '\0';
 	errno = 0;
-	ck_assert_int_eq(record_write_seed(longdir, &st), -ENAMETOOLONG);
+	ck_assert_int_eq(record_write_seed(&(struct recorder)RECORDER_NONE, longdir, &st), -ENAMETOOLONG);
 	errno = 0;
-	ck_assert_int_eq(record_write_meta(longdir, &m, NULL, &st), -ENAMETOOLONG);
+	ck_assert_int_eq(record_write_meta(&(struct recorder)RECORDER_NONE, longdir, &m, NULL, &st), -ENAMETOOLONG);
 	/* a symlink planted at the file is not followed */
 	snprintf(target, sizeof(target), "%s/target", dir);
 	{
@@ -296,10 +298,10 @@ START_TEST(test_write_errors)
 	}
 	snprintf(path, sizeof(path), "%s/%s", dir, SEED_FILE);
 	ck_assert_int_eq(symlink(target, path), 0);
-	ck_assert_int_eq(record_write_seed(dir, &st), -ELOOP);
+	ck_assert_int_eq(record_write_seed(&(struct recorder)RECORDER_NONE, dir, &st), -ELOOP);
 	snprintf(path, sizeof(path), "%s/%s", dir, META_FILE);
 	ck_assert_int_eq(symlink(target, path), 0);
-	ck_assert_int_eq(record_write_meta(dir, &m, NULL, &st), -ELOOP);
+	ck_assert_int_eq(record_write_meta(&(struct recorder)RECORDER_NONE, dir, &m, NULL, &st), -ELOOP);
 	t = slurp("target", &len);
 	ck_assert_str_eq(t, "keep");
 	free(t);
@@ -365,7 +367,7 @@ START_TEST(test_meta_write_exact)
 	add_mod(&st, "crc32", false, 99);
 	add_mod(&st, "", true, 5);
 	add_mod(&st, "big", true, 0);
-	ck_assert_int_eq(record_write_meta(dir, &m, &r, &st), 0);
+	ck_assert_int_eq(record_write_meta(&(struct recorder)RECORDER_NONE, dir, &m, &r, &st), 0);
 	snprintf(want, sizeof(want),
 		 "memtrace-meta 1\n"
 		 "complete 1\n"
@@ -392,7 +394,7 @@ START_TEST(test_meta_write_exact)
 	m.uptime_s = 0;
 	m.self_pid = 0;
 	m.mem_start = (struct proc_mem){ 0 };	/* /proc/meminfo not read: no line */
-	ck_assert_int_eq(record_write_meta(dir, &m, NULL, NULL), 0);
+	ck_assert_int_eq(record_write_meta(&(struct recorder)RECORDER_NONE, dir, &m, NULL, NULL), 0);
 	snprintf(want, sizeof(want),
 		 "memtrace-meta 1\n"
 		 "complete 1\n"
@@ -427,7 +429,7 @@ START_TEST(test_meta_identity)
 	meta_word(m.host, sizeof(m.host), "build host\033[2J\xff");
 	ck_assert_str_eq(m.kernel, "6.1.0-56-cloud-amd64");
 	ck_assert_str_eq(m.host, "build?host?[2J?");
-	ck_assert_int_eq(record_write_meta(dir, &m, NULL, NULL), 0);
+	ck_assert_int_eq(record_write_meta(&(struct recorder)RECORDER_NONE, dir, &m, NULL, NULL), 0);
 	got = slurp(META_FILE, &len);
 	ck_assert_ptr_nonnull(strstr(got, "\nkernel 6.1.0-56-cloud-amd64\nhost build?host?[2J?\n"
 				      "started 1795741420\n"));
@@ -446,7 +448,7 @@ START_TEST(test_meta_identity)
 	/* not known: no lines, "" */
 	memset(&m, 0, sizeof(m));
 	m.page_size = 4096;
-	ck_assert_int_eq(record_write_meta(dir, &m, NULL, NULL), 0);
+	ck_assert_int_eq(record_write_meta(&(struct recorder)RECORDER_NONE, dir, &m, NULL, NULL), 0);
 	got = slurp(META_FILE, &len);
 	ck_assert_ptr_null(strstr(got, "kernel"));
 	ck_assert_ptr_null(strstr(got, "host"));
@@ -475,7 +477,7 @@ START_TEST(test_meta_complete)
 	uint32_t bad = 0;
 
 	snprintf(m.why, sizeof(m.why), "12 pages of CPU 1 not saved (No space left on device)");
-	ck_assert_int_eq(record_write_meta(dir, &m, NULL, NULL), 0);
+	ck_assert_int_eq(record_write_meta(&(struct recorder)RECORDER_NONE, dir, &m, NULL, NULL), 0);
 	got = slurp(META_FILE, &len);
 	ck_assert(!strncmp(got, "memtrace-meta 1\ncomplete 0\nversion ", 35));
 	ck_assert_ptr_nonnull(strstr(got, "\nincomplete 12 pages of CPU 1 not saved (No space "
@@ -506,7 +508,7 @@ START_TEST(test_meta_complete)
 	ck_assert_uint_eq(bad, 0);
 	/* written whole: "complete 1" */
 	m.incomplete = false;
-	ck_assert_int_eq(record_write_meta(dir, &m, NULL, NULL), 0);
+	ck_assert_int_eq(record_write_meta(&(struct recorder)RECORDER_NONE, dir, &m, NULL, NULL), 0);
 	got = slurp(META_FILE, &len);
 	ck_assert(!strncmp(got, "memtrace-meta 1\ncomplete 1\nversion ", 35));
 	ck_assert_ptr_null(strstr(got, "incomplete"));
@@ -540,7 +542,7 @@ START_TEST(test_meta_round_trip)
 	add_mod(&sw, "virtio_pci", true, 40);
 	add_mod(&sw, "crc32", false, 99);
 	add_mod(&sw, "dup", true, 11);
-	ck_assert_int_eq(record_write_meta(dir, &m, &rw, &sw), 0);
+	ck_assert_int_eq(record_write_meta(&(struct recorder)RECORDER_NONE, dir, &m, &rw, &sw), 0);
 	text = slurp(META_FILE, &len);
 
 	/* the reading side: CPUs in another order plus one not recorded; modules unsized */
@@ -729,7 +731,7 @@ START_TEST(test_meta_write_before)
 	size_t len;
 
 	before_table(&st);
-	ck_assert_int_eq(record_write_meta(dir, &m, NULL, &st), 0);
+	ck_assert_int_eq(record_write_meta(&(struct recorder)RECORDER_NONE, dir, &m, NULL, &st), 0);
 	snprintf(want, sizeof(want), META_HEAD
 		 "module_before crc32_pclmul\n"
 		 "module_before virtio\n"
@@ -757,7 +759,7 @@ START_TEST(test_meta_before_round_trip)
 	size_t len, len2;
 
 	before_table(&a);
-	ck_assert_int_eq(record_write_meta(dir, &m, NULL, &a), 0);
+	ck_assert_int_eq(record_write_meta(&(struct recorder)RECORDER_NONE, dir, &m, NULL, &a), 0);
 	text = slurp(META_FILE, &len);
 
 	/* a fresh table: the before modules, in order, with their sizes; nothing else */
@@ -792,7 +794,7 @@ START_TEST(test_meta_before_round_trip)
 	ck_assert_uint_eq(bad, 0);
 	ck_assert_uint_eq(b.tb.nmods, 3);
 	/* and written back: the same before modules and sizes */
-	ck_assert_int_eq(record_write_meta(dir, &m, NULL, &b), 0);
+	ck_assert_int_eq(record_write_meta(&(struct recorder)RECORDER_NONE, dir, &m, NULL, &b), 0);
 	again = slurp(META_FILE, &len2);
 	snprintf(want, sizeof(want), META_HEAD
 		 "module_before crc32_pclmul\n"
@@ -928,7 +930,7 @@ START_TEST(test_meta_untraced_round_trip)
 	m.extra = extra;
 	m.nextra = 2;
 	m.extra_dropped = 4;
-	ck_assert_int_eq(record_write_meta(dir, &m, NULL, NULL), 0);
+	ck_assert_int_eq(record_write_meta(&(struct recorder)RECORDER_NONE, dir, &m, NULL, NULL), 0);
 	text = slurp(META_FILE, &len);
 	ck_assert_ptr_nonnull(strstr(text, "\nmodule_untraced late_a 12\nmodule_untraced late_b 40\n"
 					   "modules_not_listed 4\n"));

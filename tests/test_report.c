@@ -9,14 +9,14 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "reader.h"
-#include "escape.h"
-#include "report.h"
-#include "reportto.h"
+#include "kernel/reader.h"
+#include "lib/escape.h"
+#include "output/report.h"
+#include "output/reportto.h"
 #include "module.h"
 #include "stats.h"
 #include "testutil.h"
-#include "util.h"
+#include "lib/util.h"
 
 /* ---- a strict JSON parser (RFC 8259) building a small tree ---- */
 
@@ -600,6 +600,7 @@ struct fixture {
 	struct reader_cpu cpu0;
 	const char *trigger;
 	uint32_t order[256];
+	uint32_t sel[256];
 	uint32_t threads[256];
 	int64_t pages[256];
 	uint32_t mod_order[16];	/* the fixtures' 8 modules and 8 untraced */
@@ -621,7 +622,7 @@ static void fx_init(struct fixture *fx, uint32_t max_tasks)
 	fx->r.enabled[0] = "kmem:mm_page_alloc";
 	fx->r.enabled[1] = "kmem:mm_page_free";
 	fx->r.nenabled = 2;
-	test_run_wire(&fx->r, &fx->cpu0, fx->order, fx->threads, fx->pages, fx->mod_order);
+	test_run_wire(&fx->r, &fx->cpu0, fx->order, fx->threads, fx->pages, fx->sel, fx->mod_order);
 	fx->r.self_rss_kib = -1;
 	fx->r.self_hwm_kib = -1;
 }
@@ -629,7 +630,7 @@ static void fx_init(struct fixture *fx, uint32_t max_tasks)
 static char *render(struct fixture *fx, enum report_format fmt, size_t *len)
 {
 	fx->r.opt_set.format = fmt;
-	report_write(test_out_begin(), &fx->r, fx->trigger);
+	report_write(test_out_begin(), &fx->r, &fx->r.rs, fx->trigger);
 	return test_out_end(len);
 }
 
@@ -1161,7 +1162,7 @@ START_TEST(test_top)
 	for (i = 0; i < 5; i++)
 		stats_seed_task(&fx.r.st, 10 + i, 10 + i, 1, "t", 1, (uint64_t)(i + 1) * 3, 5, false);
 	for (i = 0; i < 6; i++) {
-		fx.r.opt_set.top = tops[i];
+		fx.r.opt_set.rows = tops[i];
 		t = render(&fx, FMT_TEXT, &len);
 		ck_assert_int_eq(text_rows(t, rows, 16), want[i]);
 		ck_assert_int_eq(rows[0].pid, 14);		/* 15 pages */
@@ -1306,7 +1307,7 @@ START_TEST(test_modules)
 	jv_free(&root);
 	free(t);
 	/* -n limits the module rows too: the largest peak, and how many there are */
-	fx.r.opt_set.top = 1;
+	fx.r.opt_set.rows = 1;
 	t = render(&fx, FMT_JSON, &len);
 	parse_or_fail(t, len, &root);
 	ck_assert_uint_eq(jreq(&root, "modules", J_ARR)->n, 1);
@@ -1726,7 +1727,7 @@ static void lines_free(struct lines *ls)
 static void summary(struct fixture *fx, unsigned ntop, struct lines *ls)
 {
 	lines_free(ls);
-	report_summary(&fx->r, fx->trigger, "/var/log/memtrace.log", ntop, collect_line, ls);
+	report_summary(&fx->r, &fx->r.rs, fx->trigger, "/var/log/memtrace.log", ntop, collect_line, ls);
 }
 
 /* Two tasks with pages (peaks 50 and 18, 2 events), one without; four modules. */
@@ -2208,7 +2209,7 @@ START_TEST(test_modules_by_peak)
 	static const char *const order[] = { "m_d", "m_e", "m_b", "m_late", "m_c", "m_a" };
 
 	modules_by_peak_fixture(&fx, extra);
-	fx.r.opt_set.top = 0;
+	fx.r.opt_set.rows = 0;
 	t = render(&fx, FMT_TEXT, &len);
 	assert_ascii(t, len);
 	/* 9 pages; 3 and 3 (static 30 before 10); none: static 60, 48, 20 */
@@ -2229,7 +2230,7 @@ START_TEST(test_modules_by_peak)
 	free(t);
 
 	/* -n 4: the first four; the notes count the rows listed */
-	fx.r.opt_set.top = 4;
+	fx.r.opt_set.rows = 4;
 	t = render(&fx, FMT_TEXT, &len);
 	assert_ascii(t, len);
 	ck_assert_ptr_nonnull(strstr(t, "\nMODULES: 4 of 6, by peak\n"));
@@ -2261,7 +2262,7 @@ START_TEST(test_summary_modules_n)
 	struct lines ls = { 0 };
 
 	modules_by_peak_fixture(&fx, extra);
-	fx.r.opt_set.top = 0;
+	fx.r.opt_set.rows = 0;
 	summary(&fx, 4, &ls);
 	ck_assert_int_eq(ls.n, 7);
 	ck_assert_str_eq(ls.l[0], "memtrace: report (SIGUSR1): 0 events, 0 lost, 0 tasks with "
@@ -2272,7 +2273,7 @@ START_TEST(test_summary_modules_n)
 			 "60 KiB, untraced");
 	ck_assert_str_eq(ls.l[5], "memtrace: 2 more modules in the full report");
 	/* -n 4: the full report lists four of the six */
-	fx.r.opt_set.top = 4;
+	fx.r.opt_set.rows = 4;
 	summary(&fx, 2, &ls);
 	ck_assert_int_eq(ls.n, 5);
 	ck_assert_str_eq(ls.l[2], "memtrace: top module: m_e peak 3 pages (12 KiB), static 30 KiB, "
@@ -2318,7 +2319,7 @@ static char *render_cmd(struct fixture *fx, enum report_format fmt, const struct
 {
 	fx->r.opt_set.format = fmt;
 	fx->r.cmd = *c;
-	report_command(test_out_begin(), &fx->r);
+	report_command(test_out_begin(), &fx->r, &fx->r.rs);
 	return test_out_end(len);
 }
 
@@ -2545,7 +2546,7 @@ START_TEST(test_command_at_peak_full_table)
 		ev_exit(st, ts++, 5000 + k, 1);
 	}
 	ck_assert_int_eq(st->tree_cur, 0);
-	fx.r.opt_set.top = 0;
+	fx.r.opt_set.rows = 0;
 	t = render_cmd(&fx, FMT_JSON, &c, &len);
 	parse_or_fail(t, len, &root);
 	ck_assert_int_eq(jint(&root, "tree_peak_pages"), 40);
@@ -2742,7 +2743,7 @@ START_TEST(test_command_nowait_lost_top)
 	free(t);
 
 	/* -n 2: the two largest processes; the counts stay whole */
-	fx.r.opt_set.top = 2;
+	fx.r.opt_set.rows = 2;
 	t = render_cmd(&fx, FMT_TEXT, &c, &len);
 	ck_assert_ptr_nonnull(strstr(t, "\nPROCESSES: 2 of 3 with pages, by peak"));
 	p = strstr(t, CMD_PROC_HDR);
@@ -2763,7 +2764,7 @@ START_TEST(test_command_nowait_lost_top)
 	ck_assert_int_eq(jint(&root, "max_process_peak_pid"), 2000);
 	jv_free(&root);
 	free(t);
-	fx.r.opt_set.top = 1;
+	fx.r.opt_set.rows = 1;
 	t = render_cmd(&fx, FMT_JSON, &c, &len);
 	parse_or_fail(t, len, &root);
 	ck_assert_uint_eq(jreq(&root, "processes", J_ARR)->n, 1);
@@ -2901,7 +2902,7 @@ START_TEST(test_by_process_text)
 		      "process table:\n%s", p);
 	free(t);
 	/* --top cuts rows, not the count */
-	fx.r.opt_set.top = 2;
+	fx.r.opt_set.rows = 2;
 	t = render(&fx, FMT_TEXT, &len);
 	p = strstr(t, "\nPROCESSES: 2 of 3 with pages");
 	ck_assert_ptr_nonnull(p);
@@ -2910,7 +2911,7 @@ START_TEST(test_by_process_text)
 			   strlen(PV_HDR PV_100 PV_200 "\nMODULES: 0 of 0, by peak\n")));
 	free(t);
 	/* the task view of the same table: one row per task */
-	fx.r.opt_set.top = 0;
+	fx.r.opt_set.rows = 0;
 	fx.r.opt_set.by_process = false;
 	t = render(&fx, FMT_TEXT, &len);
 	ck_assert_ptr_null(strstr(t, "\nPROCESSES: "));
@@ -2964,7 +2965,7 @@ START_TEST(test_by_process_json)
 	ck_assert_str_eq(jreq(p, "peak_time_s", J_NUM)->s, "0.010000");
 	jv_free(&root);
 	free(t);
-	fx.r.opt_set.top = 1;
+	fx.r.opt_set.rows = 1;
 	t = render(&fx, FMT_JSON, &len);
 	parse_or_fail(t, len, &root);
 	ck_assert_uint_eq(jreq(&root, "processes", J_ARR)->n, 1);
@@ -2972,7 +2973,7 @@ START_TEST(test_by_process_json)
 	jv_free(&root);
 	free(t);
 	/* the task view says so, and has no processes */
-	fx.r.opt_set.top = 0;
+	fx.r.opt_set.rows = 0;
 	fx.r.opt_set.by_process = false;
 	t = render(&fx, FMT_JSON, &len);
 	parse_or_fail(t, len, &root);

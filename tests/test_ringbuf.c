@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ringbuf.h"
+#include "kernel/ringbuf.h"
 #include "testutil.h"
 
 #define PG		4096

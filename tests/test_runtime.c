@@ -8,9 +8,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "json.h"
-#include "procinfo.h"
-#include "runtime.h"
+#include "lib/json.h"
+#include "stream/procinfo.h"
+#include "stream/runtime.h"
 #include "testutil.h"
 
 #define ID "60b11f889d31c2dcc2fc6d27823734fbf08e342f968f0e5e2d02d31d495894d7"

@@ -9,11 +9,11 @@
 #include <unistd.h>
 
 #include "testutil.h"
-#include "pfnmap.h"
-#include "proc.h"
-#include "record.h"
+#include "model/pfnmap.h"
+#include "kernel/proc.h"
+#include "input/record.h"
 #include "stats.h"
-#include "tidset.h"
+#include "model/tidset.h"
 
 #define S(lit)	lit, sizeof(lit) - 1
 #define GI	(1ull << 30)
@@ -210,7 +210,7 @@ START_TEST(test_meta_reach)
 	char path[PATH_MAX], *text;
 	size_t len;
 
-	ck_assert_int_eq(record_write_meta(test_root, &m, NULL, NULL), 0);
+	ck_assert_int_eq(record_write_meta(&(struct recorder)RECORDER_NONE, test_root, &m, NULL, NULL), 0);
 	snprintf(path, sizeof(path), "%s/" META_FILE, test_root);
 	text = read_path(path, &len);
 	ck_assert_ptr_nonnull(strstr(text, "\nmax_pfn 17179869184 6291456\n"));
@@ -221,7 +221,7 @@ START_TEST(test_meta_reach)
 	ck_assert_uint_eq(back.ram_pfn, 6291456);
 	/* the reach no further than the memory: one number, as before */
 	m.max_pfn = m.ram_pfn;
-	ck_assert_int_eq(record_write_meta(test_root, &m, NULL, NULL), 0);
+	ck_assert_int_eq(record_write_meta(&(struct recorder)RECORDER_NONE, test_root, &m, NULL, NULL), 0);
 	text = read_path(path, &len);
 	ck_assert_ptr_nonnull(strstr(text, "\nmax_pfn 6291456\ninitmod"));
 	free(text);

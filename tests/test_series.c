@@ -5,11 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "reader.h"
-#include "rows.h"
-#include "series.h"
+#include "kernel/reader.h"
+#include "output/rows.h"
+#include "model/series.h"
 #include "stats.h"
-#include "svg.h"
+#include "output/svg.h"
 #include "testutil.h"
 
 static struct series_sample sample(uint64_t ts, int64_t sys)
@@ -181,7 +181,7 @@ struct fixture {
 	struct run r;
 	struct reader_cpu cpu0;
 	struct series se;
-	uint32_t order[64], threads[64], mod_order[8];
+	uint32_t order[64], threads[64], sel[64], mod_order[8];
 	int64_t pages[64];
 };
 
@@ -199,8 +199,8 @@ START_TEST(render_hostile_name)
 	ck_assert_ptr_nonnull(fx);
 	ck_assert_int_eq(stats_init(&fx->r.st, &cfg), 0);
 	ck_assert_int_eq(series_init(&fx->se, 16, 4), 0);
-	test_run_wire(&fx->r, &fx->cpu0, fx->order, fx->threads, fx->pages, fx->mod_order);
-	fx->r.opt_set.top = 30;
+	test_run_wire(&fx->r, &fx->cpu0, fx->order, fx->threads, fx->pages, fx->sel, fx->mod_order);
+	fx->r.opt_set.rows = 30;
 	fx->r.series = &fx->se;
 	ev.u.newtask.pid = 42;
 	ev.u.newtask.comm.s = comm;
@@ -234,7 +234,7 @@ START_TEST(render_hostile_name)
 	ck_assert_int_eq(fx->se.oom.m[0].pid, 42);
 	ck_assert_uint_eq(fx->se.mods.n, 1);
 	ck_assert_uint_eq(fx->se.lost.n, 1);
-	svg_render(test_out_begin(), &fx->r, &fx->se, "title <&>");
+	svg_render(test_out_begin(), &fx->r, &fx->r.rs, &fx->se, "title <&>");
 	t = test_out_end(NULL);
 	ck_assert_ptr_null(strstr(t, "<x"));
 	ck_assert_ptr_nonnull(strstr(t, "pid 42 &lt;x&amp;&quot;\\x02\\xfe&gt;"));

@@ -5,15 +5,15 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "command.h"
-#include "exits.h"
-#include "replay.h"
-#include "run.h"
+#include "modes/command.h"
+#include "modes/exits.h"
+#include "modes/replay.h"
+#include "core/run.h"
 #include "signals.h"
-#include "stream.h"
+#include "modes/stream.h"
 #include "testutil.h"
-#include "top.h"
-#include "util.h"
+#include "modes/top.h"
+#include "lib/util.h"
 
 /* Each mode's table as main picks it (a COMMAND: signals_command; the daemon: the default). */
 #define DAEMON	(&signals_default)

@@ -11,11 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "event.h"
-#include "format.h"
-#include "ksyms.h"
-#include "ringbuf.h"
-#include "stacks.h"
+#include "kernel/event.h"
+#include "kernel/format.h"
+#include "kernel/ksyms.h"
+#include "kernel/ringbuf.h"
+#include "model/stacks.h"
 #include "stats.h"
 
 #define MAX_PFN		4096

@@ -197,7 +197,9 @@ static void file_is(const char *rel, const char *want)
 /* find -> top level -> configure -> enable -> open the CPUs -> tracing on */
 static void full_setup(void)
 {
-	char mark[64];
+	char mark[128], p[PATH_MAX], *got;
+	size_t len;
+	int n;
 
 	ck_assert_int_eq(tracefs_find(&t, test_root, "/proc", err, sizeof(err)), TFS_OK);
 	ck_assert_int_eq(tracefs_instance_create(&t, "memtrace", "/proc", err, sizeof(err)),
@@ -215,8 +217,15 @@ static void full_setup(void)
 	file_is("buffer_size_kb", "4096");
 	file_is("buffer_percent", "25");
 	file_is("events/kmem/mm_page_alloc/enable", "1");
-	snprintf(mark, sizeof(mark), "common_pid != %d", (int)getpid());
-	file_is("events/sched/sched_process_exec/filter", mark);
+	/* the owner mark: memtrace's name, its pid twice, a token of 16 hex digits */
+	snprintf(p, sizeof(p), "%s/events/sched/sched_process_exec/filter", test_root);
+	got = read_path(p, &len);
+	n = snprintf(mark, sizeof(mark), "common_pid != %d && filename != \"memtrace-owner:%d:",
+		     (int)getpid(), (int)getpid());
+	ck_assert_msg(!strncmp(got, mark, (size_t)n) && strlen(got) == (size_t)n + 17 &&
+		      strspn(got + n, "0123456789abcdef") == 16 && got[n + 16] == '"',
+		      "owner mark \"%s\"", got);
+	free(got);
 }
 
 START_TEST(test_teardown_restores)

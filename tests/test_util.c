@@ -9,9 +9,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "err.h"
 #include "testutil.h"
-#include "util.h"
+#include "lib/util.h"
 
 START_TEST(test_cpu_dirs_sorted)
 {

@@ -5,11 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "frame.h"
-#include "proc.h"
-#include "term.h"
+#include "ui/frame.h"
+#include "kernel/proc.h"
+#include "ui/term.h"
 #include "testutil.h"
-#include "view.h"
+#include "ui/view.h"
 
 #define MAX_PFN		(1u << 20)
 #define SEC		1000000000ull
@@ -203,7 +203,7 @@ static int line_with(const char *s)
 
 static void render(void)
 {
-	view_render(&V, &S, &F);
+	frame_render(&V, &S, &F);
 	if (V.cfg.batch || !V.cfg.ansi)
 		play_plain(V.frame, V.frame_len);
 	else
@@ -449,14 +449,14 @@ START_TEST(test_tracked_now)
 	ck_assert_int_eq(S.sys_cur, report_sum());
 	view_build(&V, &S, 4 * SEC, true);
 	f.sys_peak_ago_s = -1;	/* when only: the time */
-	view_render(&V, &S, &f);
+	frame_render(&V, &S, &f);
 	play(V.frame, V.frame_len, V.lines, V.cols);
 	snprintf(want, sizeof(want), "tracked now %lld pages, peak %lld at 12.5 s",
 		 (long long)report_sum(), (long long)S.sys_peak);
 	ck_assert_msg(line_with(want) == 1, "%s", scr[1]);
 	ck_assert_int_eq(S.sys_peak, 147);
 	view_key(&V, 'u');
-	view_render(&V, &S, &f);
+	frame_render(&V, &S, &f);
 	play(V.frame, V.frame_len, V.lines, V.cols);
 	ck_assert_msg(line_with("tracked now 560 KiB, peak 588 at 12.5 s") == 1, "%s", scr[1]);
 }
@@ -628,12 +628,12 @@ START_TEST(test_empty_modules_view)
 	view_build(&V, &S, SEC, true);
 	ck_assert_uint_eq(V.nrows, 0);
 	f.no_module_events = true;	/* a kernel without module support */
-	view_render(&V, &S, &f);
+	frame_render(&V, &S, &f);
 	play(V.frame, V.frame_len, V.lines, V.cols);
 	ck_assert_int_eq(line_with("no module events: this kernel has no module support"),
 			 VIEW_HEAD_LINES);
 	f.no_module_events = false;	/* modules, but none loaded since the start */
-	view_render(&V, &S, &f);
+	frame_render(&V, &S, &f);
 	play(V.frame, V.frame_len, V.lines, V.cols);
 	ck_assert_int_eq(line_with("no module loaded since the start; earlier ones are in the "
 				   "report"), VIEW_HEAD_LINES);
@@ -641,7 +641,7 @@ START_TEST(test_empty_modules_view)
 	/* the tasks view has rows: no such line */
 	ck_assert_int_eq(view_key(&V, 't'), VA_BUILD);
 	view_build(&V, &S, SEC, false);
-	view_render(&V, &S, &f);
+	frame_render(&V, &S, &f);
 	play(V.frame, V.frame_len, V.lines, V.cols);
 	ck_assert_int_lt(line_with("no module"), 0);
 	/* batch frames say it too, before the empty line between frames */
@@ -650,7 +650,7 @@ START_TEST(test_empty_modules_view)
 	view_key(&V, 'm');
 	view_build(&V, &S, SEC, true);
 	f.no_module_events = true;
-	view_render(&V, &S, &f);
+	frame_render(&V, &S, &f);
 	ck_assert_int_eq(play_plain(V.frame, V.frame_len), VIEW_HEAD_LINES + 2);
 	ck_assert_int_eq(line_with("no module events: this kernel has no module support"),
 			 VIEW_HEAD_LINES);
@@ -681,7 +681,7 @@ START_TEST(test_sizes)
 
 		view_resize(&V, sizes[k][0], sizes[k][1]);
 		view_key(&V, TK_END);
-		view_render(&V, &S, &F);
+		frame_render(&V, &S, &F);
 		ck_assert_int_eq(play(V.frame, V.frame_len, lines, cols), lines);
 		ck_assert_int_eq(max_row_addressed, lines);
 		for (y = 0; y < lines; y++)
@@ -717,11 +717,11 @@ START_TEST(test_resize_keeps_selection)
 		view_key(&V, TK_DOWN);
 	ck_assert_uint_eq(V.first, 0);
 	view_resize(&V, 10, 80);
-	view_render(&V, &S, &F);
+	frame_render(&V, &S, &F);
 	ck_assert_uint_eq(V.sel, 15);
 	ck_assert(V.first <= 15 && 15 < V.first + view_visible(&V));
 	view_resize(&V, 100, 80);
-	view_render(&V, &S, &F);
+	frame_render(&V, &S, &F);
 	ck_assert_uint_eq(V.first, 0);		/* all 50 fit */
 	ck_assert_uint_eq(V.sel, 15);
 }
@@ -762,7 +762,7 @@ START_TEST(test_hostile_names)
 END_TEST
 
 /* an expanded row's stacks: from the provider, a tree under the row, one line a frame, escaped */
-static int fake_stacks(void *ctx, enum view_kind kind, uint32_t idx, struct view_stack *sk, int max)
+static int fake_stacks(void *ctx, enum view_kind kind, uint32_t idx, struct stack_lines *sk, int max)
 {
 	int *calls = ctx;
 
@@ -1017,7 +1017,7 @@ START_TEST(test_batch_and_plain_frames)
 		add_task(40 + i, 40 + i, "b", (uint64_t)(50 - i));
 	view_build(&V, &S, SEC, true);
 	f.lost = 17;
-	view_render(&V, &S, &f);
+	frame_render(&V, &S, &f);
 	n = play_plain(V.frame, V.frame_len);
 	ck_assert_int_eq(n, VIEW_HEAD_LINES + 5 + 1);	/* header, 5 rows, an empty line */
 	ck_assert_int_ge(line_with("LOST 17"), 0);
@@ -1030,7 +1030,7 @@ START_TEST(test_batch_and_plain_frames)
 	for (i = 0; i < 40; i++)
 		add_task(40 + i, 40 + i, "d", (uint64_t)(50 - i));
 	view_build(&V, &S, SEC, true);
-	view_render(&V, &S, &F);
+	frame_render(&V, &S, &F);
 	ck_assert_ptr_null(memchr(V.frame, 0x1b, V.frame_len));
 	ck_assert_int_eq(play_plain(V.frame, V.frame_len), 23);
 	ck_assert_uint_eq(view_visible(&V), 23 - VIEW_HEAD_LINES);

@@ -14,7 +14,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "ringbuf.h"
+#include "kernel/ringbuf.h"
 
 #define SUBBUF		4096
 #define DATA_OFF	16

@@ -48,7 +48,7 @@ struct out;
 struct run;
 struct reader_cpu;
 void test_run_wire(struct run *r, struct reader_cpu *cpu0, uint32_t *order, uint32_t *threads,
-		   int64_t *pages, uint32_t *mod_order);
+		   int64_t *pages, uint32_t *sel, uint32_t *mod_order);
 
 struct out *test_out_begin(void);
 char *test_out_end(size_t *len);

@@ -252,7 +252,7 @@ view_test() {
 	check "r: per view: pids still descending" sorted_col 1 -n -r
 	tm send-keys -t top r s
 	check "s: by name" wait_for 3 shows_re 'by name; rows'
-	check "s: names ascending" sorted_col 7
+	check "s: names ascending" wait_for 3 sorted_col 7
 	tm send-keys -t top s
 	check "s: round to current pages" wait_for 3 shows_re 'by current pages; rows'
 
@@ -463,9 +463,11 @@ signal_test() {	# signal_test SIG TRIGGER
 	check "$sig: tracefs identical afterwards" test "$before" = "$after"
 }
 
-# a crash of the view code (test build: SIGSEGV after the tenth frame)
+# a crash of the view code (test build: SIGSEGV after the tenth frame), then each fault
+# signal sent with kill, as a real fault arrives: the terminal back, the instance gone
 crash_test() {
-	local rc
+	local rc sig fv before after
+	before=$(tfs_state)
 	MT_BIN=$MTH start_view crash MEMTRACE_TEST_TOP_CRASH_FRAME=10 -- -d 0.3 ||
 		{ bad "crash: memtrace-hooks --top did not come up"; return; }
 	check "crash: memtrace dies" wait_for 10 ended crash
@@ -474,7 +476,19 @@ crash_test() {
 	check "crash: the main screen is back (alternate_on 0)" wait_for 3 alt_is 0
 	check "crash: the terminal's settings are as before" cmp -s "$T/crash.before" "$T/crash.after"
 	check "crash: the cursor is shown again" test "$(tm display -p -t top '#{cursor_flag}')" = 1
-	undo_ours	# a crash leaves its instance; the next memtrace would remove it too
+	after=$(tfs_state)
+	check "crash: the instance removed, tracefs identical afterwards" test "$before" = "$after"
+	for sig in SEGV BUS ABRT FPE ILL; do
+		fv=fault$sig	# (not "name": check's own local)
+		start_view "$fv" -- -d 0.3 || { bad "SIG$sig: memtrace --top did not come up"; continue; }
+		kill -"$sig" "$MTPID"
+		check "SIG$sig: memtrace dies of it" eval 'wait_for 10 ended "$fv" &&
+			[ "$(cat "$T/$fv.rc")" = $((128 + $(kill -l "$sig"))) ]'
+		check "SIG$sig: the main screen is back, the settings as before" eval \
+			'wait_for 3 alt_is 0 && cmp -s "$T/$fv.before" "$T/$fv.after"'
+		after=$(tfs_state)
+		check "SIG$sig: the instance removed, tracefs identical afterwards" test "$before" = "$after"
+	done
 }
 
 dumb_test() {

@@ -8,8 +8,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "logfile.h"
-#include "run.h"
+#include "output/logfile.h"
+#include "core/run.h"
 #include "testutil.h"
 
 const char *fixtures_dir = "tests/fixtures";
@@ -84,15 +84,16 @@ void test_root_file(const char *rel, const char *s, size_t len)
 }
 
 void test_run_wire(struct run *r, struct reader_cpu *cpu0, uint32_t *order, uint32_t *threads,
-		   int64_t *pages, uint32_t *mod_order)
+		   int64_t *pages, uint32_t *sel, uint32_t *mod_order)
 {
 	r->meta.page_size = 4096;
 	r->rd.ncpus = 1;
 	r->rd.cpus = cpu0;
-	r->order = order;
-	r->threads = threads;
-	r->pages = pages;
-	r->mod_order = mod_order;
+	r->rs.order = order;
+	r->rs.threads = threads;
+	r->rs.pages = pages;
+	r->rs.sel = sel;
+	r->rs.mod_order = mod_order;
 }
 
 static struct out test_out;

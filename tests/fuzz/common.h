@@ -7,11 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "event.h"
-#include "format.h"
-#include "ringbuf.h"
+#include "kernel/event.h"
+#include "kernel/format.h"
+#include "kernel/ringbuf.h"
 #include "stats.h"
-#include "util.h"
+#include "lib/util.h"
 
 /* Fixture set whose header_page and format files the targets use (real 6.1 data). */
 #ifndef FUZZ_FIXTURE

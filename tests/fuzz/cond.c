@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "cond.h"
+#include "core/cond.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -50,7 +50,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	s.cont_labels = s.pod_labels = l;
 	s.ncont_labels = s.npod_labels = 2;
 	s.known = size ? (uint32_t)data[size - 1] * 0x01010101u : 0;
-	cond_eval(&c, &s, &unknown);
+	(void)cond_value(&c, &s, &unknown);
 	if (unknown & ~s.known & ~((1u << CK__COUNT) - 1))
 		__builtin_trap();
 	n = cond_comm_filter(&c, filter, sizeof(filter));

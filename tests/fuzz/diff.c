@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * diff.c - libFuzzer target: --diff's two reports through the parse, the
- * comparison, both outputs and the gate, as diffmode.c runs them. The input is
+ * comparison, both outputs and the gate, as modes/diff.c runs them. The input is
  * OLD, a NUL byte, NEW, and optionally a NUL byte and a --fail-over value
  * (without a NUL: the input against itself). What comes out is checked: the
  * JSON parses back and is UTF-8, the text holds no control byte but newlines,
@@ -12,10 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "diff.h"
-#include "diffout.h"
-#include "json.h"
-#include "out.h"
+#include "diff/diff.h"
+#include "diff/diffout.h"
+#include "lib/json.h"
+#include "lib/out.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -7,8 +7,8 @@
 #include <stdint.h>
 
 #include "common.h"
-#include "ksymrange.h"
-#include "proc.h"
+#include "kernel/ksyms.h"
+#include "kernel/proc.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

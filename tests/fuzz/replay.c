@@ -9,10 +9,10 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "reader.h"
-#include "boot.h"
+#include "kernel/reader.h"
+#include "input/boot.h"
 #include "common.h"
-#include "record.h"
+#include "input/record.h"
 
 static struct rb_layout L;
 static struct mt_decoder D;
@@ -42,7 +42,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct meta m;
 	const char *t = (const char *)data + 1;
 	size_t n = size ? size - 1 : 0;
-	uint32_t bad = 0;
+	uint32_t bad = 0, full = 0;
 	uint64_t pages;
 
 	if (!size || stats_init(&s, &cfg))
@@ -57,7 +57,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		meta_parse(t, n, &m, NULL, &s, &bad);
 		break;
 	case 1:
-		seed_parse(t, n, &s, &pages, &bad);
+		seed_parse(t, n, &s, &pages, &bad, &full);
 		stats_link_threads(&s);
 		break;
 	case 3: {

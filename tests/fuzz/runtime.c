@@ -8,9 +8,9 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "json.h"
-#include "procinfo.h"
-#include "runtime.h"
+#include "lib/json.h"
+#include "stream/procinfo.h"
+#include "stream/runtime.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,0 +1,206 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* kernel/event.h - typed events: map tracepoints to kinds and decode records with format-file offsets */
+#ifndef MEMTRACE_KERNEL_EVENT_H
+#define MEMTRACE_KERNEL_EVENT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kernel/format.h"
+#include "kernel/ringbuf.h"
+
+/* the kernel's sizes of a task name (TASK_COMM_LEN) and a module name (MODULE_NAME_LEN) */
+#define COMM_LEN	16
+#define MODNAME_LEN	56
+
+/*
+ * Every tracepoint memtrace knows, in one table (event.c). Consumers (the
+ * accounting in stats.c today; an event stream or a live view later) only see
+ * struct mt_event, never raw records.
+ */
+enum mt_kind {
+	EV_NONE = 0,
+	EV_PAGE_ALLOC,		/* kmem:mm_page_alloc */
+	EV_PAGE_FREE,		/* kmem:mm_page_free */
+	EV_FORK,		/* sched:sched_process_fork */
+	EV_EXIT,		/* sched:sched_process_exit */
+	EV_EXEC,		/* sched:sched_process_exec */
+	EV_RENAME,		/* task:task_rename */
+	EV_MOD_LOAD,		/* module:module_load */
+	EV_MOD_PUT,		/* module:module_put */
+	EV_MOD_FREE,		/* module:module_free */
+	EV_MODSYS_ENTER,	/* syscalls:sys_enter_finit_module / sys_enter_init_module */
+	EV_MODSYS_EXIT,		/* syscalls:sys_exit_finit_module / sys_exit_init_module */
+	EV_OOM_VICTIM,		/* oom:mark_victim */
+	EV_NEWTASK,		/* task:task_newtask (thread or process) */
+	EV_STACK,		/* ftrace:kernel_stack, from the stacktrace trigger (--stacks) */
+	EV_COLLAPSE_ISOLATE,	/* huge_memory:mm_collapse_huge_page_isolate */
+	EV_COLLAPSE,		/* huge_memory:mm_collapse_huge_page */
+	EV_MIGRATE_START,	/* migrate:mm_migrate_pages_start */
+	EV_MIGRATE_END,		/* migrate:mm_migrate_pages */
+	EV_MEMSYS_ENTER,	/* syscalls:sys_enter_{mmap,munmap,brk,mremap} (--stream) */
+	EV_MEMSYS_EXIT,		/* syscalls:sys_exit_{mmap,munmap,brk,mremap} (--stream) */
+	EV_FAULT,		/* exceptions:page_fault_user (--stream) */
+	EV__COUNT
+};
+
+/* What the tracepoint is needed for. */
+enum mt_need {
+	NEED_REQUIRED,		/* without it memtrace cannot work (exit 5) */
+	NEED_OPTIONAL,		/* enabled when present; a warning says what is lost */
+};
+
+/* When a tracepoint is used (the others cost nothing when not asked for). */
+enum mt_when {
+	WHEN_ALWAYS = 0,
+	WHEN_STACKS,		/* with --stacks: made by the stacktrace trigger, never enabled */
+};
+
+/* The memory syscalls of EV_MEMSYS_ENTER / EV_MEMSYS_EXIT. */
+enum mt_call { CALL_NONE = 0, CALL_MMAP, CALL_MUNMAP, CALL_BRK, CALL_MREMAP, CALL__COUNT };
+
+/*
+ * A memory syscall's arguments, in the kernel's order: where each one is in
+ * mt_event.u.memsys.arg[] (event.c names each slot's field by these).
+ */
+enum { MMAP_ADDR, MMAP_LEN, MMAP_PROT, MMAP_FLAGS, MMAP_FD, MMAP_OFF };
+enum { MUNMAP_ADDR, MUNMAP_LEN };
+enum { BRK_BRK };
+enum { MREMAP_ADDR, MREMAP_OLD_LEN, MREMAP_NEW_LEN, MREMAP_FLAGS, MREMAP_NEW_ADDR };
+
+/* The most fields memtrace reads from one tracepoint (struct mt_evdesc's slots). */
+#define MT_SLOTS 6
+
+/*
+ * The stream's event types (--stream --events), as bits: a tracepoint whose
+ * `stream` is not 0 is enabled only in stream mode, and only when one of the
+ * types it feeds is asked for; other modes never pay for it.
+ */
+#define MT_EVT_ALLOC	0x01	/* pageAllocate */
+#define MT_EVT_FREE	0x02	/* pageFree */
+#define MT_EVT_MAP	0x04	/* memoryMap */
+#define MT_EVT_UNMAP	0x08	/* memoryUnmap */
+#define MT_EVT_FAULT	0x10	/* pageFault */
+#define MT_EVT_ALL	0x1f
+#define MT_EVT_FAILED	0x20	/* --events failed: memory calls that failed too (off by default) */
+
+struct mt_tracepoint {
+	const char *system;
+	const char *name;
+	enum mt_kind kind;
+	enum mt_need need;
+	const char *loss;	/* what is lost without it, for the warning */
+	enum mt_when when;
+	uint8_t stream;		/* 0: every mode; else only --stream, for these MT_EVT_* */
+	uint8_t call;		/* EV_MEMSYS_*: enum mt_call */
+};
+
+/* The table of tracepoints, terminated by an entry with system == NULL. */
+extern const struct mt_tracepoint mt_tracepoints[];
+
+/* Name of a kind, for reports ("page_alloc", ...). */
+const char *mt_kind_name(enum mt_kind k);
+
+/* common_flags bits that mean "not in task context" */
+#define MT_FLAG_HARDIRQ	0x08
+#define MT_FLAG_SOFTIRQ	0x10
+#define MT_FLAG_NMI	0x40
+
+#define MT_CLONE_THREAD	0x00010000ULL
+#define MT_CLONE_PARENT	0x00008000ULL
+
+/* A string inside a record: not NUL-terminated, valid while the record is. */
+struct mt_str {
+	const char *s;
+	size_t len;
+};
+
+struct mt_event {
+	enum mt_kind kind;
+	uint32_t cpu;
+	uint64_t ts;		/* trace clock, ns */
+	int32_t tid;		/* common_pid: the running thread */
+	uint8_t flags;		/* common_flags */
+	union {
+		struct { uint64_t pfn; uint32_t order; } page;
+		struct { int32_t parent, child; struct mt_str comm; } fork;
+		struct { int32_t pid; int group_dead; struct mt_str comm; } exit;	/* group_dead -1: unknown */
+		struct { int32_t pid, old_pid; struct mt_str filename; } exec;
+		struct { int32_t pid; uint64_t clone_flags; struct mt_str comm; } newtask;
+		struct { int32_t pid; struct mt_str comm; } rename;
+		struct { uint64_t ip; int64_t refcnt; struct mt_str name; } module;
+		struct { int64_t ret; bool finit; } modsys;
+		/* frames innermost first, @elem bytes each (8, or 4 on 32-bit kernels), unaligned */
+		struct { const uint8_t *frames; uint32_t n; uint8_t elem; bool big_endian; } stack;
+		/* isolate: pfn = the old frame of the range's last pte (scan_pfn); status 1: success */
+		struct { uint64_t pfn; int32_t status; } collapse;
+		struct { int32_t reason; } migrate;
+		/* a memory syscall: its arguments in the kernel's order (enter), its result (exit) */
+		struct { uint8_t call; uint64_t arg[MT_SLOTS]; int64_t ret; } memsys;
+		struct { uint64_t address, ip, error_code; } fault;
+		struct {
+			int32_t pid;
+			struct mt_str comm;	/* len 0 on kernels without it */
+			uint64_t total_vm_kb, anon_rss_kb, file_rss_kb, shmem_rss_kb;
+		} oom;
+	} u;
+};
+
+/* In interrupt context (hard, soft, NMI): the page is the interrupt's, not the running task's. */
+static inline bool mt_event_in_irq(const struct mt_event *ev)
+{
+	return ev->flags & (MT_FLAG_HARDIRQ | MT_FLAG_SOFTIRQ | MT_FLAG_NMI);
+}
+
+/* Field descriptors resolved from one format file. */
+struct mt_evdesc {
+	enum mt_kind kind;
+	bool finit;				/* modsys: finit_module (else init_module) */
+	uint8_t call;				/* memsys: enum mt_call */
+	const struct mt_tracepoint *tp;
+	struct fmt_field common_pid, common_flags;
+	struct fmt_field f[MT_SLOTS];		/* per-kind fields, by slot: see event.c */
+	uint8_t have[MT_SLOTS];
+};
+
+/* id -> descriptor. ids are at most 65535 (u16 common_type). */
+struct mt_decoder {
+	struct mt_evdesc *by_id[65536];
+	struct mt_evdesc descs[32];
+	uint32_t ndescs;
+};
+
+void decoder_init(struct mt_decoder *d);
+
+/**
+ * decoder_add() - register the format of one of mt_tracepoints[]
+ * @tp: the tracepoint entry the format belongs to
+ * @fe: parsed format file
+ * @err: one-line reason on failure
+ *
+ * Return: 0, or -1 if a field memtrace needs is missing or has an unusable
+ * size (the event must then not be used).
+ */
+int decoder_add(struct mt_decoder *d, const struct mt_tracepoint *tp,
+		const struct fmt_event *fe, char *err, size_t errlen);
+
+/* Result of decoder_decode() */
+enum { DEC_OK = 1, DEC_UNKNOWN = 0, DEC_BAD = -1 };
+
+/**
+ * decoder_decode() - turn one record into a typed event
+ *
+ * Return: DEC_OK; DEC_UNKNOWN for an event id not registered (skip it);
+ * DEC_BAD if the record is too short for its fields (count and skip it).
+ */
+int decoder_decode(const struct mt_decoder *d, const struct rb_record *r,
+		   uint32_t cpu, struct mt_event *ev);
+
+/* Lookup the tracepoint entry by "system", "name"; NULL if unknown. */
+const struct mt_tracepoint *mt_tracepoint_find(const char *system, const char *name);
+
+/* The same by "system:name"; NULL if unknown. */
+const struct mt_tracepoint *mt_tracepoint_find_name(const char *sys_colon_name);
+
+#endif

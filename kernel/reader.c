@@ -1,0 +1,650 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* kernel/reader.c - read per-CPU sub-buffers, merge the CPUs by time stamp, decode, hand events on */
+#include "kernel/reader.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lib/util.h"
+
+/* Counts from hostile pages must not wrap around to small numbers. */
+static uint64_t sat_add(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+
+#define DEFAULT_SLACK_NS	2000000ull	/* 2 ms */
+
+static void todo_add(struct reader *r, int i);
+
+/*
+ * The first page with data says the kernel's byte order (rb_detect_order());
+ * the guess the reader was given (the host's, or the recording's) until then.
+ */
+static void take_order(struct reader *r, const uint8_t *page, size_t n)
+{
+	int o = rb_detect_order(&r->layout, page, n);
+
+	if (o == RB_ORDER_UNKNOWN)
+		return;
+	r->order_known = true;
+	if ((o == RB_ORDER_BE) != r->layout.big_endian) {
+		r->layout.big_endian = o == RB_ORDER_BE;
+		r->order_switched = true;
+	}
+}
+
+int reader_init(struct reader *r, const struct rb_layout *l, const struct mt_decoder *dec,
+		int ncpus, const int *cpu_ids, const int *fds, bool live, bool mono,
+		reader_sink sink, void *ctx)
+{
+	int i;
+
+	memset(r, 0, sizeof(*r));
+	r->layout = *l;
+	r->subbuf = rb_subbuf_size(l);
+	r->dec = dec;
+	r->live = live;
+	r->mono = mono;
+	r->slack_ns = DEFAULT_SLACK_NS;
+	r->sink = sink;
+	r->ctx = ctx;
+	r->now = mono_ns;
+	r->read_fn = read;
+	r->taken = -1;
+	r->cpus = calloc((size_t)ncpus, sizeof(*r->cpus));
+	r->next = calloc((size_t)ncpus + 1, sizeof(*r->next));
+	r->bheap = calloc((size_t)ncpus * 3 + 3, sizeof(*r->bheap));
+	if (!r->cpus || !r->next || !r->bheap) {
+		free(r->cpus);
+		free(r->next);
+		free(r->bheap);
+		r->cpus = NULL;
+		r->next = NULL;
+		r->bheap = NULL;
+		return -ENOMEM;
+	}
+	r->todo = r->bheap + ncpus + 1;
+	r->asked = r->todo + ncpus + 1;
+	r->ncpus = ncpus;
+	for (i = 0; i < ncpus; i++) {
+		struct reader_cpu *c = &r->cpus[i];
+
+		c->cpu = cpu_ids[i];
+		c->fd = fds[i];
+		c->rec_fd = -1;
+		c->bpos = -1;
+		c->offline = live && c->fd < 0;
+		c->was_offline = c->offline;
+		c->page = malloc(r->subbuf);
+		if (!c->page) {
+			reader_free(r);
+			return -ENOMEM;
+		}
+		memset(c->page, 0, r->subbuf);	/* fault it in now, not in the loop */
+		todo_add(r, i);			/* every CPU is read at the first call */
+	}
+	return 0;
+}
+
+void reader_free(struct reader *r)
+{
+	int i;
+
+	for (i = 0; r->cpus && i < r->ncpus; i++)
+		free(r->cpus[i].page);
+	free(r->cpus);
+	free(r->next);
+	free(r->bheap);
+	r->cpus = NULL;
+	r->next = NULL;
+	r->bheap = r->todo = r->asked = NULL;
+	r->ncpus = r->nnext = r->nbheap = r->ntodo = 0;
+}
+
+/* Read the next sub-buffer of a CPU into its page; false if none came. */
+static bool next_page(struct reader *r, struct reader_cpu *c, bool final)
+{
+	struct rb_page_info info;
+	uint64_t t0;
+	ssize_t n;
+
+	for (;;) {
+		if (c->fd < 0) {
+			c->eof = true;
+			return false;
+		}
+		/*
+		 * The page before was less than half full: most likely the
+		 * writer was reached, so the CPU waits for the next wakeup.
+		 * Reading on at once would chase every new event a page at a
+		 * time; with --record each copied page allocates a page, which
+		 * makes the next. Only its last record is known to be older
+		 * than what is still to come (the page may also be the rest of
+		 * one read in part before, with full pages after it): that is
+		 * the bound, and the merge asks the CPU again when it must.
+		 */
+		if (c->caught_up && r->live && !final) {
+			c->caught_up = false;
+			c->blocked = true;
+			c->bound = c->rec.ts;
+			c->said_empty = false;
+			return false;
+		}
+		c->caught_up = false;
+		if ((c->max_pages && c->pages >= c->max_pages) ||
+		    (r->deadline_ns && r->now() > r->deadline_ns)) {
+			c->truncated = true;
+			c->eof = true;
+			return false;
+		}
+		t0 = r->live ? r->now() : 0;
+		n = r->read_fn(c->fd, c->page, r->subbuf);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == ENODEV && r->live) {
+				/* an offline CPU: out of the merge until it is back */
+				c->offline_reads++;
+				c->offline = c->was_offline = true;
+				c->last_errno = errno;
+				c->eof = true;
+				return false;
+			}
+			if (errno == EAGAIN && r->live && !final) {
+				c->blocked = true;
+				c->bound = r->mono ? (t0 > r->slack_ns ? t0 - r->slack_ns : 0) :
+					   UINT64_MAX;
+				c->said_empty = true;
+				return false;
+			}
+			if (errno != EAGAIN) {
+				c->read_errors++;
+				c->last_errno = errno;
+			}
+			c->eof = true;
+			return false;
+		}
+		if (n == 0) {
+			/* live: nothing to read now, like EAGAIN */
+			if (r->live && !final) {
+				c->blocked = true;
+				c->bound = r->mono ? (t0 > r->slack_ns ? t0 - r->slack_ns : 0) :
+					   UINT64_MAX;
+				c->said_empty = true;
+				return false;
+			}
+			c->eof = true;
+			return false;
+		}
+		/* a sub-buffer saved whole or not at all: a part would shift every later one */
+		if (c->rec_fd >= 0 && write_whole(c->rec_fd, c->page, (size_t)n)) {
+			c->record_errors++;
+			c->last_errno = errno;
+			if (!c->record_err)
+				c->record_err = errno;
+		}
+		c->pages++;
+		c->bytes += (uint64_t)n;
+		if (!r->order_known)
+			take_order(r, c->page, (size_t)n);
+		if (rb_page_open(&c->cur, &r->layout, c->page, (size_t)n, &info)) {
+			c->corrupt_pages++;
+			continue;
+		}
+		c->caught_up = r->live && info.size < r->subbuf / 2;
+		if (info.missed) {
+			c->missed_pages++;
+			if (info.missed_stored)
+				c->lost_stored = sat_add(c->lost_stored, info.lost);
+			else
+				c->missed_unknown++;
+		}
+		c->in_page = true;
+		return true;
+	}
+}
+
+/* Make c->rec the next record of this CPU, reading pages as needed. */
+static void fill(struct reader *r, struct reader_cpu *c, bool final)
+{
+	for (;;) {
+		if (c->in_page) {
+			int res = rb_next(&c->cur, &c->rec);
+
+			if (res == RB_RECORD) {
+				c->have_rec = true;
+				return;
+			}
+			if (res == RB_CORRUPT) {
+				c->corrupt_records++;
+				continue;
+			}
+			c->in_page = false;
+		}
+		if (c->eof || !next_page(r, c, final))
+			return;
+	}
+}
+
+/*
+ * out_of_order counts events applied after one with a later time stamp. last_ts
+ * is the latest applied; a time stamp from the future (forced out, already
+ * counted) does not move it, or every event after it would count too.
+ */
+static void deliver(struct reader *r, struct reader_cpu *c, bool future)
+{
+	struct mt_event ev;
+	int res;
+
+	c->have_rec = false;
+	r->records++;
+	if (c->rec.ts < r->last_ts)
+		r->out_of_order++;
+	else if (!future)
+		r->last_ts = c->rec.ts;
+	res = decoder_decode(r->dec, &c->rec, (uint32_t)c->cpu, &ev);
+	if (res == DEC_OK) {
+		r->decoded++;
+		r->sink(r->ctx, &ev);
+	} else if (res == DEC_UNKNOWN) {
+		r->unknown_ids++;
+	} else {
+		r->bad_records++;
+	}
+}
+
+/*
+ * The merge keeps two binary min-heaps. The CPUs holding a next record, by
+ * (time stamp, index), with the key kept in the heap (compact, no pointer
+ * chasing), so that equal time stamps go out in index order whichever CPU was
+ * read first. The blocked CPUs without a record, by (bound, index), whose top
+ * is the first one the hold-back must ask; a CPU knows its place there (bpos)
+ * to leave it when poll says it is ready. An event costs O(log CPUs), not a
+ * scan of every CPU.
+ */
+static bool next_before(const struct reader_next *a, const struct reader_next *b)
+{
+	return a->ts < b->ts || (a->ts == b->ts && a->cpu < b->cpu);
+}
+
+/* The top's key changed (or a new entry is at @k = the end): sift it to its place. */
+static void next_sift_down(struct reader *r, int k)
+{
+	struct reader_next *h = r->next, e = h[k];
+	int n = r->nnext;
+
+	for (;;) {
+		int child = 2 * k + 1;
+
+		if (child >= n)
+			break;
+		if (child + 1 < n && next_before(&h[child + 1], &h[child]))
+			child++;
+		if (!next_before(&h[child], &e))
+			break;
+		h[k] = h[child];
+		k = child;
+	}
+	h[k] = e;
+}
+
+static void next_push(struct reader *r, int i)
+{
+	struct reader_next *h = r->next, e = { r->cpus[i].rec.ts, i };
+	int k = r->nnext++;
+
+	while (k > 0 && next_before(&e, &h[(k - 1) / 2])) {
+		h[k] = h[(k - 1) / 2];
+		k = (k - 1) / 2;
+	}
+	h[k] = e;
+}
+
+static void next_pop(struct reader *r)
+{
+	r->nnext--;
+	if (r->nnext) {
+		r->next[0] = r->next[r->nnext];
+		next_sift_down(r, 0);
+	}
+}
+
+static bool bound_before(const struct reader *r, int a, int b)
+{
+	uint64_t ka = r->cpus[a].bound, kb = r->cpus[b].bound;
+
+	return ka < kb || (ka == kb && a < b);
+}
+
+static void bound_set(struct reader *r, int k, int i)
+{
+	r->bheap[k] = i;
+	r->cpus[i].bpos = k;
+}
+
+/* Move the entry at @k to its place: up if it is before its parent, else down. */
+static void bound_fix(struct reader *r, int k)
+{
+	int *h = r->bheap, n = r->nbheap, i = h[k];
+
+	while (k > 0 && bound_before(r, i, h[(k - 1) / 2])) {
+		bound_set(r, k, h[(k - 1) / 2]);
+		k = (k - 1) / 2;
+	}
+	for (;;) {
+		int child = 2 * k + 1;
+
+		if (child >= n)
+			break;
+		if (child + 1 < n && bound_before(r, h[child + 1], h[child]))
+			child++;
+		if (!bound_before(r, h[child], i))
+			break;
+		bound_set(r, k, h[child]);
+		k = child;
+	}
+	bound_set(r, k, i);
+}
+
+static void bound_remove(struct reader *r, int i)
+{
+	int k = r->cpus[i].bpos;
+
+	if (k < 0)
+		return;
+	r->cpus[i].bpos = -1;
+	r->nbheap--;
+	if (k == r->nbheap)
+		return;
+	bound_set(r, k, r->bheap[r->nbheap]);
+	bound_fix(r, k);
+}
+
+/* After a CPU (not in the heap of records) was read: into the heap its state says. */
+static void place(struct reader *r, int i)
+{
+	struct reader_cpu *c = &r->cpus[i];
+
+	if (c->have_rec) {
+		bound_remove(r, i);
+		next_push(r, i);
+	} else if (!c->blocked || c->eof) {
+		bound_remove(r, i);
+	} else if (c->bpos < 0) {
+		bound_set(r, r->nbheap++, i);
+		bound_fix(r, r->nbheap - 1);
+	} else {
+		bound_fix(r, c->bpos);
+	}
+}
+
+static void todo_add(struct reader *r, int i)
+{
+	if (r->cpus[i].todo)
+		return;
+	r->cpus[i].todo = true;
+	r->todo[r->ntodo++] = i;
+}
+
+/* The CPUs to read before the next choice: read each, place it. */
+static void fill_todo(struct reader *r, bool final)
+{
+	int k;
+
+	for (k = 0; k < r->ntodo; k++) {
+		int i = r->todo[k];
+		struct reader_cpu *c = &r->cpus[i];
+
+		c->todo = false;
+		if (c->have_rec || c->eof || c->blocked)
+			continue;
+		fill(r, c, final);
+		place(r, i);
+	}
+	r->ntodo = 0;
+}
+
+/*
+ * The CPU whose record went out last stays at the top of the heap until its
+ * next record is known (one sift instead of a pop and a push; nothing else
+ * touches that heap in between): its next record, or out of the heap.
+ */
+static void refill_taken(struct reader *r, bool final)
+{
+	int i = r->taken;
+	struct reader_cpu *c;
+
+	if (i < 0)
+		return;
+	r->taken = -1;
+	c = &r->cpus[i];
+	if (!c->have_rec && !c->eof)
+		fill(r, c, final);
+	if (c->have_rec) {
+		r->next[0].ts = c->rec.ts;
+		next_sift_down(r, 0);
+		return;
+	}
+	next_pop(r);
+	place(r, i);
+}
+
+/* A CPU found empty in an earlier call may have data by now: every CPU is read again. */
+static void sweep(struct reader *r)
+{
+	int i;
+
+	for (i = 0; i < r->nbheap; i++)
+		r->cpus[r->bheap[i]].bpos = -1;
+	r->nbheap = 0;
+	for (i = 0; i < r->ntodo; i++)
+		r->cpus[r->todo[i]].todo = false;
+	r->ntodo = 0;
+	for (i = 0; i < r->ncpus; i++) {
+		struct reader_cpu *c = &r->cpus[i];
+
+		c->blocked = false;
+		if (!c->have_rec && !c->eof && i != r->taken)
+			todo_add(r, i);
+	}
+}
+
+/*
+ * The hold-back: a blocked CPU whose bound is older than the next record may
+ * still produce something older. Such CPUs are asked again, lowest bound first,
+ * each once per choice, until the bounds left are not older than the next
+ * record (which an answer may have made older still). True when one that was
+ * asked still cannot say: delivery waits. Without @ask (the bounds are as
+ * fresh as they can be): true when a bound is older, nothing read.
+ *
+ * A CPU that said it was empty is not asked while the clock has not moved far
+ * enough for a new "empty" to let the next record go (now - slack is still
+ * older): it waits as if asked. At the end of each batch every quiet CPU would
+ * otherwise be read once more for nothing, 256 read()s per wakeup on 256 CPUs;
+ * what it may have got meanwhile is read by the next call, which reads every
+ * CPU. A CPU caught up at its last record is still asked: it has not said.
+ */
+static bool hold_back(struct reader *r, bool final, bool ask)
+{
+	uint64_t reach = UINT64_MAX;
+	bool wait = false, clock_read = false;
+	int nasked = 0, k;
+
+	if (!ask)
+		return r->cpus[r->bheap[0]].bound < r->next[0].ts;
+	while (r->nbheap) {
+		int i = r->bheap[0];
+		struct reader_cpu *c = &r->cpus[i];
+
+		if (c->bound >= r->next[0].ts)
+			break;
+		bound_remove(r, i);
+		if (!c->blocked || c->have_rec || c->eof)
+			continue;	/* the loop found it offline meanwhile */
+		if (c->said_empty && r->mono) {
+			if (!clock_read) {
+				uint64_t now = r->now();
+
+				reach = now > r->slack_ns ? now - r->slack_ns : 0;
+				clock_read = true;
+			}
+			if (reach < r->next[0].ts) {
+				r->asked[nasked++] = i;
+				continue;
+			}
+		}
+		c->blocked = false;
+		r->asks++;
+		fill(r, c, final);
+		if (c->have_rec)
+			next_push(r, i);
+		else if (c->blocked && !c->eof)
+			r->asked[nasked++] = i;
+	}
+	for (k = 0; k < nasked; k++) {
+		if (r->cpus[r->asked[k]].bound < r->next[0].ts)
+			wait = true;
+		place(r, r->asked[k]);
+	}
+	return wait;
+}
+
+static uint64_t run(struct reader *r, bool final, uint64_t max_events, bool idle)
+{
+	uint64_t done = 0;
+
+	if (!idle)
+		sweep(r);
+	while (!max_events || done < max_events) {
+		struct reader_cpu *best;
+		bool wait, future = false;
+
+		refill_taken(r, final);
+		if (r->ntodo)
+			fill_todo(r, final);
+		if (!r->nnext)
+			break;
+		wait = r->nbheap && hold_back(r, final, !idle);
+		best = &r->cpus[r->next[0].cpu];
+		/* a time stamp from the future (corrupt page) must not stall the merge */
+		if (wait && best->rec.ts > r->now() + 1000000000ull) {
+			r->out_of_order++;
+			wait = false;
+			future = true;
+		}
+		if (wait)
+			break;
+		r->taken = r->next[0].cpu;
+		deliver(r, best, future);
+		done++;
+		if (r->stop) {
+			r->stop = false;
+			break;
+		}
+	}
+	return done;
+}
+
+uint64_t reader_run(struct reader *r, bool final, uint64_t max_events)
+{
+	return run(r, final, max_events, false);
+}
+
+/*
+ * Every CPU's buffer was found empty at @t0: each CPU without a record is
+ * bounded as a read() saying EAGAIN at @t0 would have bounded it (its caught-up
+ * state included: the buffer is empty), without the read().
+ */
+static void all_empty(struct reader *r, uint64_t t0)
+{
+	uint64_t bound = r->mono ? (t0 > r->slack_ns ? t0 - r->slack_ns : 0) : UINT64_MAX;
+	int i;
+
+	for (i = 0; i < r->ncpus; i++) {
+		struct reader_cpu *c = &r->cpus[i];
+
+		if (c->have_rec || c->eof || c->todo || i == r->taken)
+			continue;
+		if (!c->blocked || c->bound < bound)
+			c->bound = bound;
+		c->said_empty = true;
+		c->blocked = true;
+		c->caught_up = false;
+		place(r, i);
+	}
+}
+
+uint64_t reader_run_idle(struct reader *r, uint64_t t0, uint64_t max_events)
+{
+	all_empty(r, t0);
+	return run(r, false, max_events, true);
+}
+
+void reader_cpu_online(struct reader *r, int i, int fd)
+{
+	struct reader_cpu *c = &r->cpus[i];
+
+	c->fd = fd;
+	c->offline = false;
+	c->eof = false;
+	c->blocked = false;
+	bound_remove(r, i);
+	if (!c->have_rec && i != r->taken)
+		todo_add(r, i);
+}
+
+void reader_cpu_poll_failed(struct reader *r, int i, bool offline)
+{
+	struct reader_cpu *c = &r->cpus[i];
+
+	if (offline)
+		c->offline = c->was_offline = true;
+	c->eof = true;
+}
+
+bool reader_cpu_first_offline(struct reader *r, int i)
+{
+	struct reader_cpu *c = &r->cpus[i];
+	bool first = !c->offline_said;
+
+	c->offline_said = true;
+	return first;
+}
+
+uint64_t reader_lost(const struct reader *r)
+{
+	uint64_t total = 0;
+	int i;
+
+	for (i = 0; i < r->ncpus; i++) {
+		const struct reader_cpu *c = &r->cpus[i];
+		uint64_t hdr = sat_add(c->lost_stored, c->missed_unknown);
+
+		total = sat_add(total, hdr > c->stats_lost ? hdr : c->stats_lost);
+	}
+	return total;
+}
+
+bool reader_undecodable(const struct reader *r)
+{
+	uint64_t broken = 0;
+	int i;
+
+	for (i = 0; i < r->ncpus; i++)
+		broken += r->cpus[i].corrupt_pages + r->cpus[i].corrupt_records;
+	return !r->decoded && (r->records || broken);
+}
+
+uint64_t reader_missed_unknown(const struct reader *r)
+{
+	uint64_t total = 0;
+	int i;
+
+	for (i = 0; i < r->ncpus; i++)
+		total += r->cpus[i].missed_unknown;
+	return total;
+}

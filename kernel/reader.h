@@ -1,0 +1,174 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* kernel/reader.h - read per-CPU sub-buffers, merge the CPUs by time stamp, decode, hand events on */
+#ifndef MEMTRACE_KERNEL_READER_H
+#define MEMTRACE_KERNEL_READER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "kernel/event.h"
+#include "kernel/ringbuf.h"
+
+typedef void (*reader_sink)(void *ctx, const struct mt_event *ev);
+
+struct reader_cpu {
+	int cpu;		/* cpu number */
+	int fd;			/* trace_pipe_raw (live) or a recorded file (replay) */
+	int rec_fd;		/* record mode: raw pages are copied here; -1 if not */
+	uint8_t *page;		/* one sub-buffer, allocated and touched at start */
+	struct rb_cursor cur;
+	struct rb_record rec;	/* next record of this CPU, when have_rec */
+	bool have_rec;
+	bool in_page;		/* cur iterates a page */
+	bool blocked;		/* live: read() said EAGAIN at time 'bound' */
+	bool caught_up;		/* live: the last page read was less than half full */
+	bool said_empty;	/* live: its bound is from a read that found it empty */
+	bool eof;		/* no more data will come */
+	bool truncated;		/* stopped at max_pages or the deadline, not at the end */
+	bool offline;		/* live: not readable now (ENODEV: an offline CPU, or no fd) */
+	bool was_offline;	/* it was not readable for a while (came online later) */
+	bool todo;		/* to be read before the merge chooses again */
+	int bpos;		/* its place in the heap of blocked CPUs, -1: not there */
+	uint64_t max_pages;	/* read at most this many sub-buffers (0: no limit) */
+	uint64_t bound;		/* events still to come on this CPU are newer than this */
+	/* counters */
+	uint64_t pages;
+	uint64_t bytes;
+	uint64_t lost_stored;	/* lost counts stored in page headers */
+	uint64_t missed_pages;	/* pages flagged MISSED_EVENTS */
+	uint64_t missed_unknown;/* ... whose count was not stored */
+	uint64_t stats_lost;	/* from per_cpu/cpuN/stats (set by the caller) */
+	uint64_t corrupt_pages;
+	uint64_t corrupt_records;
+	uint64_t read_errors;
+	uint64_t record_errors;
+	int record_err;		/* the first error saving a page (errno), for memtrace.meta */
+	uint64_t offline_reads;	/* reads that said ENODEV */
+	bool offline_said;	/* reader_cpu_first_offline() said true */
+	int last_errno;
+};
+
+/* An entry of the merge's heap: a CPU and the time stamp of its next record. */
+struct reader_next {
+	uint64_t ts;
+	int cpu;
+};
+
+struct reader {
+	/*
+	 * layout.big_endian starts as the caller's guess and is set by the
+	 * first page with data (rb_detect_order()): order_known from then on,
+	 * order_switched when the data said otherwise than the guess.
+	 */
+	struct rb_layout layout;
+	bool order_known;
+	bool order_switched;
+	uint32_t subbuf;	/* sub-buffer size */
+	const struct mt_decoder *dec;
+	int ncpus;
+	struct reader_cpu *cpus;
+	bool live;		/* fds are non-blocking trace_pipe_raw */
+	bool mono;		/* trace clock is CLOCK_MONOTONIC: EAGAIN times bound a CPU */
+	uint64_t slack_ns;	/* margin for events still being committed */
+	reader_sink sink;
+	void *ctx;
+	uint64_t (*now)(void);
+	uint64_t deadline_ns;	/* now() past this: every CPU stops reading (0: never) */
+	ssize_t (*read_fn)(int fd, void *buf, size_t len);	/* read(); tests replace it */
+	bool stop;		/* the sink asks reader_run() to return after this event */
+	/*
+	 * The merge: the CPUs holding a next record, a min-heap by (time stamp,
+	 * index); the blocked CPUs without one, a min-heap by (bound, index);
+	 * the CPUs to read before the next choice; scratch for one choice's
+	 * hold-back (the last three: one allocation).
+	 */
+	struct reader_next *next;
+	int *bheap, *todo, *asked;
+	int nnext, nbheap, ntodo;
+	int taken;		/* delivered, still at its place in the heap; -1: none */
+	/* counters */
+	uint64_t records;
+	uint64_t decoded;
+	uint64_t unknown_ids;
+	uint64_t bad_records;
+	uint64_t out_of_order;
+	uint64_t last_ts;
+	uint64_t asks;		/* live: blocked CPUs read again because of the hold-back */
+};
+
+/**
+ * reader_init() - set up a reader over @ncpus sources
+ * @cpu_ids: cpu numbers; @fds: their fds (owned by the caller)
+ * Return: 0 or -ENOMEM.
+ */
+int reader_init(struct reader *r, const struct rb_layout *l, const struct mt_decoder *dec,
+		int ncpus, const int *cpu_ids, const int *fds, bool live, bool mono,
+		reader_sink sink, void *ctx);
+void reader_free(struct reader *r);
+
+/**
+ * reader_run() - read, merge and deliver events
+ * @final: tracing is off (or replay): an empty CPU is finished
+ * @max_events: stop after this many records (0: no limit)
+ *
+ * Delivers events in time-stamp order across CPUs. In live mode an event is
+ * held back while another CPU could still deliver an older one.
+ * Return: records consumed (decoded, unknown and malformed alike).
+ */
+uint64_t reader_run(struct reader *r, bool final, uint64_t max_events);
+
+/**
+ * reader_run_idle() - reader_run(@r, false, @max_events) without a read()
+ * @t0: mono time at which every CPU's buffer was found empty (live: one poll
+ *	of the instance's trace_pipe, which says whether any CPU has data)
+ *
+ * Each CPU without a record is bounded as a read() saying EAGAIN at @t0 would
+ * have bounded it, without the read(): an idle machine costs no per-CPU system
+ * call, and what was held back for a quiet CPU goes out once the bounds allow.
+ * Return: records consumed.
+ */
+uint64_t reader_run_idle(struct reader *r, uint64_t t0, uint64_t max_events);
+
+/* Sum of lost events over CPUs: per CPU the larger of page-header and stats counts. */
+uint64_t reader_lost(const struct reader *r);
+
+/*
+ * Live: CPU @i could not be read (no fd, or ENODEV): it is offline, and kept
+ * out of the merge until reader_cpu_online() says otherwise.
+ */
+static inline bool reader_cpu_offline(const struct reader *r, int i)
+{
+	return r->cpus[i].offline;
+}
+
+/* Live: CPU @i has (again) an fd that may be read: back in the merge. */
+void reader_cpu_online(struct reader *r, int i, int fd);
+
+/*
+ * Live: poll() says CPU @i's fd failed. @offline (POLLERR: the kernel has no
+ * buffer for it): offline, as reader_cpu_offline() says; else (POLLNVAL) its
+ * fd is gone. Either way nothing more is read from it (reader_cpu_done()).
+ */
+void reader_cpu_poll_failed(struct reader *r, int i, bool offline);
+
+/* Nothing more is read from CPU @i: its end, an error, or offline (until it is back). */
+static inline bool reader_cpu_done(const struct reader *r, int i)
+{
+	return r->cpus[i].eof;
+}
+
+/* True the first time it is asked for CPU @i only: the caller says it is offline once. */
+bool reader_cpu_first_offline(struct reader *r, int i);
+
+/*
+ * Data was read but not one record of it could be decoded (every id unknown,
+ * every record or page malformed): the report would be empty for no reason a
+ * user can see. Callers say so and exit non-zero.
+ */
+bool reader_undecodable(const struct reader *r);
+
+/* Pages flagged as missed whose count is unknown (adds uncertainty). */
+uint64_t reader_missed_unknown(const struct reader *r);
+
+#endif
