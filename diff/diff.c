@@ -472,7 +472,8 @@ static int add_items(const struct parse *ps, struct diff_item **items, uint32_t 
 /* The members of a report that --diff reads. */
 enum { K_VERSION, K_PAGE_SIZE, K_SYS_PEAK, K_LOST, K_KERNEL, K_HOST, K_STARTED, K_TRIGGER,
        K_UPTIME, K_FIRST, K_LAST, K_MODULES, K_MODULES_TOTAL, K_PROCESSES, K_TASKS,
-       K_PROCS_WITH_PAGES, K_TASKS_WITH_PAGES, K_N };
+       K_PROCS_WITH_PAGES, K_TASKS_WITH_PAGES, K_COMMAND, K_TREE_PEAK, K_EXIT, K_SIGNAL,
+       K_WALL, K_N };
 
 static uint32_t elements(struct json_val arr)
 {
@@ -491,6 +492,51 @@ static void member_double(struct json_val v, double *out)
 		*out = 0;
 }
 
+/*
+ * A COMMAND's report: its words, its exit, its wall time and its tree peak,
+ * which is the run's measure (the system peak is the machine's: other jobs').
+ */
+static int command_of(struct diff_side *s, const struct json_val *m, struct parse *ps)
+{
+	struct json_val k, e;
+	size_t pos = 0;
+	struct diff_text w;
+	int64_t n;
+
+	if (json_type(m[K_COMMAND]) != JSON_ARRAY)
+		return fail(ps->err, ps->errlen, "command is not a list of words");
+	if (!get_count(m[K_TREE_PEAK], DIFF_PEAK_MAX, &s->tree_peak))
+		return fail(ps->err, ps->errlen, "a command's report without a valid tree_peak_pages");
+	if (s->tree_peak > ps->max_total)
+		return fail(ps->err, ps->errlen, "tree_peak_pages %lld of %u bytes are more than 2^62 "
+			    "bytes: the report was changed or damaged", (long long)s->tree_peak,
+			    s->page_size);
+	s->command = true;
+	while (json_next(m[K_COMMAND], &pos, &k, &e)) {
+		uint32_t room = (uint32_t)sizeof(s->cmd.s) - 1 - s->cmd.len - (s->cmd.len > 0);
+
+		if (room < 4) {	/* more words than room: the last three bytes say so */
+			memcpy(s->cmd.s + s->cmd.len - 3, "...", 3);
+			break;
+		}
+		get_text(e, &w);
+		if (s->cmd.len)
+			s->cmd.s[s->cmd.len++] = ' ';
+		if (w.len > room) {	/* the header's words cut, said by "...": a header line */
+			w.len = room - 3;
+			memcpy(w.s + w.len, "...", 4);
+			w.len += 3;
+		}
+		memcpy(s->cmd.s + s->cmd.len, w.s, w.len);
+		s->cmd.len += w.len;
+		s->cmd.s[s->cmd.len] = '\0';
+	}
+	s->exit_status = get_count(m[K_EXIT], 255, &n) ? (int)n : -1;
+	s->signal = get_count(m[K_SIGNAL], 128, &n) ? (int)n : 0;
+	member_double(m[K_WALL], &s->wall_s);
+	return 0;
+}
+
 /* One report object into @s. */
 static int side_of(struct diff_side *s, struct json_val root, char *err, size_t errlen)
 {
@@ -498,6 +544,7 @@ static int side_of(struct diff_side *s, struct json_val root, char *err, size_t 
 		"memtrace_version", "page_size", "system_peak", "lost_events", "kernel", "host",
 		"started_at", "trigger", "uptime_s", "first_event_s", "last_event_s", "modules",
 		"modules_total", "processes", "tasks", "processes_with_pages", "tasks_with_pages",
+		"command", "tree_peak_pages", "exit_status", "signal", "wall_s",
 	};
 	struct parse ps = { .err = err, .errlen = errlen };
 	struct json_val m[K_N], arr;
@@ -528,6 +575,8 @@ static int side_of(struct diff_side *s, struct json_val root, char *err, size_t 
 	member_double(m[K_UPTIME], &s->uptime_s);
 	member_double(m[K_FIRST], &s->first_s);
 	member_double(m[K_LAST], &s->last_s);
+	if (m[K_COMMAND].len && command_of(s, m, &ps) < 0)
+		return -1;
 	if (m[K_MODULES].len) {
 		if (add_items(&ps, &s->mods, &s->nmods, m[K_MODULES], true) < 0)
 			return -1;
@@ -741,6 +790,15 @@ bool diff_compute(struct diff_result *d, const struct diff_side *o, const struct
 	d->sys.old_sum = d->sys.old_max = o->sys_peak;
 	d->sys.new_sum = d->sys.new_max = n->sys_peak;
 	row_fill(&d->sys, ops, nps);
+	d->commands = o->command && n->command;
+	if (d->commands) {
+		d->tree.name = "tree peak";
+		d->tree.name_len = (uint32_t)strlen(d->tree.name);
+		d->tree.old_n = d->tree.new_n = 1;
+		d->tree.old_sum = d->tree.old_max = o->tree_peak;
+		d->tree.new_sum = d->tree.new_max = n->tree_peak;
+		row_fill(&d->tree, ops, nps);
+	}
 	d->mods = rows_of(o->mods, o->nmods, n->mods, n->nmods, ops, nps, &d->nmods);
 	d->procs = rows_of(o->procs, o->nprocs, n->procs, n->nprocs, ops, nps, &d->nprocs);
 	if (!d->mods || !d->procs) {
@@ -775,12 +833,17 @@ int diff_threshold_parse(const char *s, struct diff_threshold *t, char *err, siz
 		{ "MiB", DIFF_BYTES, 1024 * 1024 }, { "GiB", DIFF_BYTES, 1024.0 * 1024 * 1024 },
 		{ "%", DIFF_PERCENT, 1 }, { "pages", DIFF_PAGES, 1 },
 	};
-	const char *p = s;
+	const char *p = s, *n0;
 	char num[24];
 	double v;
 	size_t i;
 
 	memset(t, 0, sizeof(*t));
+	if (!strncmp(p, "system:", 7)) {
+		t->system = true;
+		p += 7;
+	}
+	n0 = p;
 	if (*p < '0' || *p > '9')
 		return fail(err, errlen, "invalid value '%s' for --fail-over: not a number: use N, "
 			    "N%%, NKiB, NMiB, NGiB or Npages (N a decimal number not below 0)", s);
@@ -790,11 +853,11 @@ int diff_threshold_parse(const char *s, struct diff_threshold *t, char *err, siz
 		for (p++; *p >= '0' && *p <= '9'; p++)
 			;
 	/* the decimal number alone (strtod would read 0x10 or 1e3 whole) */
-	if ((size_t)(p - s) >= sizeof(num))
+	if ((size_t)(p - n0) >= sizeof(num))
 		return fail(err, errlen, "invalid value '%s' for --fail-over: too large (at most "
 			    "10^15)", s);
-	memcpy(num, s, (size_t)(p - s));
-	num[p - s] = '\0';
+	memcpy(num, n0, (size_t)(p - n0));
+	num[p - n0] = '\0';
 	v = strtod(num, NULL);
 	if (!isfinite(v) || v > 1e15)
 		return fail(err, errlen, "invalid value '%s' for --fail-over: too large (at most "

@@ -39,6 +39,13 @@ struct diff_text {
 
 /* One run, as its JSON report says; its items sorted by name (bytes, shorter first). */
 struct diff_side {
+	/* a COMMAND's report (its "command" member): its tree, not the machine, is the run */
+	bool command;
+	struct diff_text cmd;		/* the command's words, spaces between */
+	int64_t tree_peak;		/* pages: the tree's peak (tree_peak_pages) */
+	int exit_status;		/* -1: not known (a signal, or not said) */
+	int signal;			/* 0: none */
+	double wall_s;
 	struct diff_text kernel;	/* "" when the report does not say */
 	struct diff_text host;		/* "" when the report does not say */
 	struct diff_text started;	/* started_at, ISO 8601 UTC; "" when not said */
@@ -71,6 +78,9 @@ struct diff_row {
 
 struct diff_result {
 	const struct diff_side *old, *new;
+	/* both are a COMMAND's reports: the tree peak is the run's, the system peak the machine's */
+	bool commands;
+	struct diff_row tree;				/* the tree peak (commands only) */
 	struct diff_row sys;				/* the system peak */
 	struct diff_row *mods, *procs;			/* by delta_bytes, largest first */
 	uint32_t nmods, nprocs;
@@ -84,10 +94,12 @@ void diff_side_free(struct diff_side *s);
 bool diff_compute(struct diff_result *d, const struct diff_side *o, const struct diff_side *n);
 void diff_result_free(struct diff_result *d);
 
-/* --fail-over N[%|KiB|MiB|GiB|pages] (a bare N: bytes) */
+/* --fail-over [system:]N[%|KiB|MiB|GiB|pages] (a bare N: bytes) */
 enum diff_unit { DIFF_BYTES = 0, DIFF_PERCENT, DIFF_PAGES };
 struct diff_threshold {
 	bool set;
+	/* "system:N": the machine's system peak gated too when both runs are COMMANDs */
+	bool system;
 	enum diff_unit unit;
 	double value;		/* bytes, percent or pages */
 	const char *text;	/* as given */
