@@ -217,7 +217,8 @@ START_TEST(test_threshold_parse)
 	};
 	static const char *const bad[] = {
 		"", "-1", "+1", "abc", "10xB", "1 MiB", "1e3", "1.", ".5", "10%%", "MiB", "1mib",
-		"nan", "inf", "99999999999999999999", "5pages ", "0x10",
+		"nan", "inf", "99999999999999999999", "5pages ", "0x10", "system:", "system:x",
+		"system:system:1", "System:1", "1system:",
 	};
 	struct diff_threshold t;
 	char err[256];
@@ -236,6 +237,12 @@ START_TEST(test_threshold_parse)
 			      bad[i]);
 		ck_assert_msg(strstr(err, "--fail-over"), "%s: %s", bad[i], err);
 	}
+	/* system:N: the machine's system peak gated too (COMMANDs' reports); the text as given */
+	ck_assert(diff_threshold_parse("system:2.5%", &t, err, sizeof(err)) == 0);
+	ck_assert(t.set && t.system && t.unit == DIFF_PERCENT && t.value == 2.5);
+	ck_assert_str_eq(t.text, "system:2.5%");
+	ck_assert(diff_threshold_parse("2.5%", &t, err, sizeof(err)) == 0);
+	ck_assert(!t.system);
 }
 END_TEST
 
