@@ -281,7 +281,7 @@ sanitize-live:
 # libFuzzer targets (clang, ASan, UBSan) over the parsers and the decoder; each runs
 # FUZZ_SECONDS (default 60), seeded with the real fixtures; see tests/fuzz/run.sh
 COMMA := ,
-FUZZ_TARGETS := ringbuf format proc replay cond runtime
+FUZZ_TARGETS := ringbuf format proc replay cond runtime diff
 FUZZ_SECONDS ?= 60
 FUZZ_CC ?= clang
 FUZZ_FLAGS := -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined \
@@ -303,8 +303,16 @@ $(B)/fuzz/%: tests/fuzz/%.c tests/fuzz/common.h $(FUZZ_OBJS)
 	@$(if $(SAY),echo "  FUZZ    $@")
 	$(Q)$(FUZZ_CC) $(CPPFLAGS) -I. $(FUZZ_FLAGS) -o $@ $< $(FUZZ_OBJS)
 
-fuzz: $(addprefix $(B)/fuzz/,$(FUZZ_TARGETS))
+fuzz: memtrace $(addprefix $(B)/fuzz/,$(FUZZ_TARGETS))
 	$(Q)./tests/fuzz/run.sh $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+
+# the long campaign (not in make check nor CI: an hour or more): each target until
+# FUZZ_RUNS executions (at most FUZZ_LONG_MAX_S seconds), at nice 19, one per CPU; what it
+# found is merged into the corpus kept in tests/fuzz/corpus/ (commit it), which make fuzz
+# starts from; figures in docs/testing.md
+FUZZ_RUNS ?= 10000000
+fuzz-long: memtrace $(addprefix $(B)/fuzz/,$(FUZZ_TARGETS))
+	$(Q)./tests/fuzz/run.sh --long $(FUZZ_RUNS) $(FUZZ_TARGETS)
 
 # a static binary for small initramfs images: musl, libc only, size-optimized, stripped
 STATIC_CC ?= musl-gcc
@@ -500,7 +508,7 @@ clean:
 # the compiler's record of what each object includes (DEPFLAGS)
 -include $(shell find $(B) -name '*.d' 2>/dev/null)
 
-PHONY_EXTRA := test-programs demo e2e e2e-arch fuzz static bench lint install-bin install-man install-systemd \
+PHONY_EXTRA := test-programs demo e2e e2e-arch fuzz fuzz-long static bench lint install-bin install-man install-systemd \
 	install-dracut install-initramfs-tools uninstall check-cross dist check-package
 .PHONY: all check check-unit $(PHONY_EXTRA) check-valgrind sanitize sanitize-unit sanitize-live install clean docs-pictures
 

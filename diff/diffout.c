@@ -22,6 +22,15 @@ static void text_name(struct out *o, const char *s)
 	escape_text(o, s, strlen(s));
 }
 
+/* A header string, "not known" when the report did not say (or said ""). */
+static void text_fact(struct out *o, const struct diff_text *t, const char *unknown)
+{
+	if (t->len)
+		escape_text(o, t->s, t->len);
+	else
+		out_puts(o, unknown);
+}
+
 /* "+12.5%", "new", "gone" */
 static void text_pct(struct out *o, const struct diff_row *r)
 {
@@ -44,15 +53,32 @@ static void text_head(struct out *o, const struct diff_side *s, const char *what
 	out_printf(o, "%s: ", what);
 	text_name(o, name);
 	out_puts(o, "\n  kernel ");
-	text_name(o, *s->kernel ? s->kernel : "not known");
+	text_fact(o, &s->kernel, "not known");
 	out_puts(o, ", host ");
-	text_name(o, *s->host ? s->host : "not known");
+	text_fact(o, &s->host, "not known");
 	out_puts(o, ", tracing began ");
-	text_name(o, *s->started ? s->started : "at a time not known");
-	out_printf(o, "\n  report at uptime %.3f s (trigger %s), events %.6f..%.6f s, "
-		   "page %u bytes\n  system peak %lld pages (%lld KiB), lost events %llu\n",
-		   s->uptime_s,
-		   *s->trigger ? s->trigger : "?", s->first_s, s->last_s, s->page_size,
+	text_fact(o, &s->started, "at a time not known");
+	if (s->command) {
+		/* a COMMAND's report: no uptime, no trigger; its command, exit and time */
+		out_puts(o, "\n  command ");
+		text_fact(o, &s->cmd, "not known");
+		if (s->signal)
+			out_printf(o, ", killed by signal %d", s->signal);
+		else if (s->exit_status >= 0)
+			out_printf(o, ", exit status %d", s->exit_status);
+		out_printf(o, ", wall %.3f s, page %u bytes\n  tree peak %lld pages (%lld KiB); the "
+			   "machine's system peak %lld pages (%lld KiB, every task's); lost events "
+			   "%llu\n", s->wall_s, s->page_size, (long long)s->tree_peak,
+			   (long long)(s->tree_peak * s->page_size / 1024), (long long)s->sys_peak,
+			   (long long)(s->sys_peak * s->page_size / 1024),
+			   (unsigned long long)s->lost);
+		return;
+	}
+	out_printf(o, "\n  report at uptime %.3f s (trigger ", s->uptime_s);
+	text_fact(o, &s->trigger, "?");
+	/* the parse holds sys_peak * page_size to 2^62 (DIFF_BYTES_MAX) */
+	out_printf(o, "), events %.6f..%.6f s, page %u bytes\n  system peak %lld pages "
+		   "(%lld KiB), lost events %llu\n", s->first_s, s->last_s, s->page_size,
 		   (long long)s->sys_peak, (long long)(s->sys_peak * s->page_size / 1024),
 		   (unsigned long long)s->lost);
 }
@@ -68,7 +94,7 @@ static void text_row(struct out *o, const struct diff_row *r, bool procs, const 
 		   (long long)r->new_sum, (long long)r->delta_pages, (long long)r->delta_bytes);
 	text_pct(o, r);
 	out_printf(o, "  %s", prefix);
-	text_name(o, r->name);
+	escape_text(o, r->name, r->name_len);
 	out_puts(o, "\n");
 }
 
@@ -102,7 +128,15 @@ void diffout_text(struct out *o, const struct diff_result *d, const struct diff_
 		out_printf(o, "warning: events were lost (old %llu, new %llu): the peaks are lower "
 			   "bounds, and so is the comparison\n", (unsigned long long)d->old->lost,
 			   (unsigned long long)d->new->lost);
-	out_puts(o, "\nSYSTEM PEAK\n");
+	if (d->commands) {
+		out_puts(o, "\nTREE PEAK (the command's process tree)\n");
+		text_row(o, &d->tree, false, "");
+		out_printf(o, "\nMACHINE'S SYSTEM PEAK (every task's, other jobs' too: %s)\n",
+			   v->gate && v->gate->system ? "gated, --fail-over system:" :
+			   "not gated; --fail-over system:N gates it");
+	} else {
+		out_puts(o, "\nSYSTEM PEAK\n");
+	}
 	text_row(o, &d->sys, false, "");
 	text_table(o, "MODULES", d->mods, d->nmods, false, v->rows,
 		   d->old->mods_partial || d->new->mods_partial);
@@ -110,18 +144,18 @@ void diffout_text(struct out *o, const struct diff_result *d, const struct diff_
 		   d->nprocs, true, v->rows, d->old->procs_partial || d->new->procs_partial);
 }
 
-static void json_str_member(struct out *o, const char *key, const char *s)
+static void json_str_member(struct out *o, const char *key, const char *s, size_t len)
 {
 	out_printf(o, "\"%s\":\"", key);
-	escape_json(o, s, strlen(s));
+	escape_json(o, s, len);
 	out_puts(o, "\"");
 }
 
 /* "key":"value", or null where the report did not say; a comma after */
-static void json_opt_member(struct out *o, const char *key, const char *s)
+static void json_opt_member(struct out *o, const char *key, const struct diff_text *t)
 {
-	if (*s)
-		json_str_member(o, key, s);
+	if (t->len)
+		json_str_member(o, key, t->s, t->len);
 	else
 		out_printf(o, "\"%s\":null", key);
 	out_puts(o, ",");
@@ -130,12 +164,22 @@ static void json_opt_member(struct out *o, const char *key, const char *s)
 static void json_side(struct out *o, const struct diff_side *s, const char *name)
 {
 	out_puts(o, "{");
-	json_str_member(o, "source", name);
+	json_str_member(o, "source", name, strlen(name));
 	out_puts(o, ",");
-	json_opt_member(o, "kernel", s->kernel);
-	json_opt_member(o, "host", s->host);
-	json_opt_member(o, "started_at", s->started);
-	json_str_member(o, "trigger", s->trigger);
+	json_opt_member(o, "kernel", &s->kernel);
+	json_opt_member(o, "host", &s->host);
+	json_opt_member(o, "started_at", &s->started);
+	json_str_member(o, "trigger", s->trigger.s, s->trigger.len);
+	if (s->command) {
+		out_puts(o, ",");
+		json_str_member(o, "command", s->cmd.s, s->cmd.len);
+		if (s->exit_status >= 0)
+			out_printf(o, ",\"exit_status\":%d", s->exit_status);
+		else
+			out_puts(o, ",\"exit_status\":null");
+		out_printf(o, ",\"signal\":%d,\"wall_s\":%.3f,\"tree_peak_pages\":%lld", s->signal,
+			   s->wall_s, (long long)s->tree_peak);
+	}
 	out_printf(o, ",\"uptime_s\":%.3f,\"first_event_s\":%.6f,\"last_event_s\":%.6f,"
 		   "\"page_size\":%u,\"system_peak_pages\":%lld,\"lost_events\":%llu,"
 		   "\"modules_partial\":%s,\"processes_partial\":%s}", s->uptime_s, s->first_s,
@@ -149,7 +193,7 @@ static void json_row(struct out *o, const struct diff_row *r, bool procs, const 
 	uint32_t k;
 
 	out_puts(o, "{");
-	json_str_member(o, "name", r->name);
+	json_str_member(o, "name", r->name, r->name_len);
 	out_printf(o, ",\"state\":\"%s\"", state_name(r->state));
 	if (procs)
 		out_printf(o, ",\"old_instances\":%u,\"new_instances\":%u,\"old_max_pages\":%lld,"
@@ -200,10 +244,23 @@ void diffout_json(struct out *o, const struct diff_result *d, const struct diff_
 	out_printf(o, ",\"lower_bound\":%s", d->old->lost || d->new->lost ? "true" : "false");
 	if (v->gate) {
 		out_puts(o, ",");
-		json_str_member(o, "fail_over", v->gate->text);
+		json_str_member(o, "fail_over", v->gate->text, strlen(v->gate->text));
 	}
-	out_puts(o, ",\"system_peak\":");
-	json_row(o, &d->sys, false, v, ps);
+	if (d->commands) {
+		struct diff_view sv = *v;
+
+		out_puts(o, ",\"tree_peak\":");
+		json_row(o, &d->tree, false, v, ps);
+		/* the machine's: "over" only where it gates */
+		if (!v->gate || !v->gate->system)
+			sv.gate = NULL;
+		out_printf(o, ",\"system_peak_gated\":%s,\"system_peak\":",
+			   v->gate && v->gate->system ? "true" : "false");
+		json_row(o, &d->sys, false, &sv, ps);
+	} else {
+		out_puts(o, ",\"system_peak\":");
+		json_row(o, &d->sys, false, v, ps);
+	}
 	json_rows(o, "modules", d->mods, d->nmods, false, v, ps);
 	json_rows(o, "processes", d->procs, d->nprocs, true, v, ps);
 	out_puts(o, "}\n");
@@ -220,8 +277,10 @@ static uint32_t gate_rows(struct out *o, const char *what, const struct diff_row
 		if (!diff_over(r, v->gate, page_size))
 			continue;
 		hits++;
-		out_printf(o, "memtrace: --fail-over %s: %s ", v->gate->text, what);
-		text_name(o, r->name);
+		out_puts(o, "memtrace: --fail-over ");
+		text_name(o, v->gate->text);
+		out_printf(o, ": %s ", what);
+		escape_text(o, r->name, r->name_len);
 		out_printf(o, " grew by %lld bytes (%lld to %lld pages", (long long)r->delta_bytes,
 			   (long long)r->old_sum, (long long)r->new_sum);
 		if (r->state == DIFF_NEW)
@@ -240,6 +299,11 @@ uint32_t diffout_gate(struct out *o, const struct diff_result *d, const struct d
 
 	if (!v->gate || !v->gate->set)
 		return 0;
+	if (d->commands)	/* the command's tree; the machine's peak when asked (system:) */
+		return gate_rows(o, "the command's", &d->tree, 1, v, ps) +
+		       (v->gate->system ? gate_rows(o, "the machine's", &d->sys, 1, v, ps) : 0) +
+		       gate_rows(o, "module", d->mods, d->nmods, v, ps) +
+		       gate_rows(o, "process", d->procs, d->nprocs, v, ps);
 	return gate_rows(o, "the", &d->sys, 1, v, ps) +
 	       gate_rows(o, "module", d->mods, d->nmods, v, ps) +
 	       gate_rows(o, "process", d->procs, d->nprocs, v, ps);

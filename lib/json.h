@@ -41,4 +41,11 @@ bool json_get(struct json_val v, const char *key, struct json_val *val);
  */
 long json_str(struct json_val v, char *out, size_t size);
 
+/*
+ * json_utf8_check() - where @text stops being UTF-8 (RFC 3629: no overlong
+ * forms, no surrogates, nothing past U+10FFFF), as JSON text must be
+ * Return: the offset of the first byte that is not, or @len if all are.
+ */
+size_t json_utf8_check(const char *text, size_t len);
+
 #endif

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* diffmode.c - --diff OLD NEW: the mode (its inputs read, replayed; the output; the gate) */
+/* modes/diff.c - --diff OLD NEW: the mode (its inputs read, replayed; the output; the gate) */
 #include "modes/diff.h"
 
 #include <errno.h>
@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -19,25 +20,29 @@
 
 #define INPUT_MAX	(1u << 30)	/* a report larger than 1 GiB is refused */
 
-/* All of @fd into a new buffer (NUL-terminated); NULL with errno on failure. */
-static char *read_all(int fd, size_t *len)
+/*
+ * All of @fd into a new buffer (NUL-terminated), sized for @hint bytes (a
+ * file's size: it may still grow) and grown as needed up to INPUT_MAX; NULL
+ * with errno on failure (EFBIG: INPUT_MAX bytes or more).
+ */
+static char *read_all(int fd, size_t hint, size_t *len)
 {
-	size_t cap = 1 << 16, n = 0;
+	size_t cap = (hint < INPUT_MAX ? hint : INPUT_MAX) + 4096, n = 0;
 	char *buf = malloc(cap), *p;
 	ssize_t r;
 
 	while (buf) {
 		if (n + 1 >= cap) {
-			if (cap >= INPUT_MAX) {
+			if (cap > INPUT_MAX) {
 				free(buf);
 				errno = EFBIG;
 				return NULL;
 			}
-			p = realloc(buf, cap * 2);
+			cap = cap < INPUT_MAX / 2 ? cap * 2 : INPUT_MAX + 1;
+			p = realloc(buf, cap);
 			if (!p)
 				break;
 			buf = p;
-			cap *= 2;
 		}
 		r = read(fd, buf + n, cap - n - 1);
 		if (r < 0 && errno == EINTR)
@@ -64,7 +69,7 @@ static char *read_all(int fd, size_t *len)
 static char *replayed(const struct run *r, const char *dir, size_t *len)
 {
 	int fds[2], status, e;
-	pid_t pid;
+	pid_t pid, parent = getpid();
 	char *text;
 
 	if (pipe2(fds, O_CLOEXEC) < 0)
@@ -80,10 +85,19 @@ static char *replayed(const struct run *r, const char *dir, size_t *len)
 	}
 	if (!pid) {
 		close(fds[0]);
+		/*
+		 * --diff holds no signal back: a TERM or INT ends it at once, and
+		 * the kernel then ends this child, by its pid, too (a parent gone
+		 * before the prctl: at once)
+		 */
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) || getppid() != parent)
+			_exit(EXIT_RUNTIME);
+		if (TEST_HOOK(r, setup_delay_ms))	/* a replay as slow as a big recording's */
+			sleep_ms(TEST_HOOK(r, setup_delay_ms));
 		_exit(r->replay_json(dir, fds[1]));
 	}
 	close(fds[1]);
-	text = read_all(fds[0], len);
+	text = read_all(fds[0], 0, len);
 	e = errno;
 	close(fds[0]);
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
@@ -103,6 +117,54 @@ static char *replayed(const struct run *r, const char *dir, size_t *len)
 	return text;
 }
 
+static const char *file_kind(mode_t m)
+{
+	return S_ISFIFO(m) ? "a FIFO" : S_ISCHR(m) ? "a character device" :
+	       S_ISBLK(m) ? "a block device" : S_ISSOCK(m) ? "a socket" : "not a regular file";
+}
+
+/*
+ * A JSON report's file, whole (NULL with errno; 0: said). Only a regular file:
+ * a FIFO, a device or a socket may never end (or end after 1 GiB of zeros).
+ */
+static char *read_report(const char *path, const struct stat *st, size_t *len)
+{
+	struct stat fst;
+	char *text;
+	int fd, e;
+
+	if (!S_ISREG(st->st_mode)) {
+		mt_warn("--diff: %s: %s, not a file: --diff reads a JSON report from a regular "
+			"file or a recording's directory (save the report to a file first)", path,
+			file_kind(st->st_mode));
+		errno = 0;
+		return NULL;
+	}
+	if (st->st_size >= INPUT_MAX) {
+		errno = EFBIG;
+		return NULL;
+	}
+	/* O_NONBLOCK: a FIFO put there since the stat is not waited for */
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &fst)) {
+		e = errno;
+		close(fd);
+		errno = e;
+		return NULL;
+	}
+	if (!S_ISREG(fst.st_mode)) {
+		close(fd);
+		return read_report(path, &fst, len);	/* says what it is */
+	}
+	text = read_all(fd, (size_t)fst.st_size, len);
+	e = errno;
+	close(fd);
+	errno = e;
+	return text;
+}
+
 /* One input, a JSON report or a recording, into @s; 0 or EXIT_USAGE (said). */
 static int load(const struct run *r, const char *path, struct diff_side *s)
 {
@@ -110,25 +172,21 @@ static int load(const struct run *r, const char *path, struct diff_side *s)
 	char err[512];
 	char *text;
 	size_t len = 0;
-	int fd, rc;
+	int rc;
 
 	if (stat(path, &st) < 0) {
 		mt_warn("--diff: %s: %s", path, strerror(errno));
 		return EXIT_USAGE;
 	}
-	if (S_ISDIR(st.st_mode)) {
+	if (S_ISDIR(st.st_mode))
 		text = replayed(r, path, &len);
-	} else {
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-		text = fd < 0 ? NULL : read_all(fd, &len);
-		if (fd >= 0)
-			close(fd);
-	}
+	else
+		text = read_report(path, &st, &len);
 	if (!text && !errno)
-		return EXIT_USAGE;	/* the replay said why */
+		return EXIT_USAGE;	/* said why */
 	if (!text) {
-		mt_warn("--diff: %s: %s", path, errno == EFBIG ? "larger than 1 GiB" :
-			strerror(errno));
+		mt_warn("--diff: %s: %s", path, errno == EFBIG ? "1 GiB or larger: not a report "
+			"--diff reads" : strerror(errno));
 		return EXIT_USAGE;
 	}
 	rc = diff_side_parse(s, text, len, err, sizeof(err));
@@ -197,9 +255,17 @@ out:
 	return code;
 }
 
+/*
+ * No signal is held back (as in --replay): TERM, INT and the rest end --diff
+ * at once whatever it is doing (reading, comparing, waiting for a replay,
+ * which the kernel then ends too), as they end any program (128+signal).
+ */
+static const struct sig_table diff_signals = { .none = true };
+
 const struct mode_ops diff_ops = {
 	.name = "diff",
 	.live = false,
+	.signals = &diff_signals,
 	.log_without_o = "stdout",
 	.setup = diff_none,		/* nothing traced, nothing replayed here */
 	.loop = diff_none,

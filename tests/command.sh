@@ -706,6 +706,42 @@ beside_daemon_test() {
 		test "$before" = "$after"
 }
 
+# --diff of two COMMANDs' JSON reports (issue 40, 1): the tree peak is the run's measure, the
+# machine's system peak (other jobs, here a 48 MiB workload started beside the second run)
+# is shown apart and gates only with --fail-over system:N; the header names each command
+diff_commands_test() {
+	local rc h
+	"$MT" --instance "$INST" -f json -o "$T/dc1.json" -- "$WL" 4 300 2> "$T/dc1.err"
+	# the other job starts its 48 MiB once the second run traces (the command says go), and
+	# holds them while the command's own 12 MiB workload runs
+	sh -c "while [ ! -e '$T/dc.go' ]; do sleep 0.05; done; exec '$WL' 48 2500 '$T/dc.ready'" \
+		> /dev/null 2>&1 &
+	h=$!
+	"$MT" --instance "$INST" -f json -o "$T/dc2.json" -- sh -c "touch '$T/dc.go'; while [ ! -e '$T/dc.ready' ]; do sleep 0.05; done; '$WL' 12 300" 2> "$T/dc2.err"
+	wait "$h"
+	check "--diff of commands: the second run's machine-wide peak holds the 48 MiB beside it, its tree not" \
+		test "$(json "$T/dc2.json" "int(d['system_peak']['pages'] >= 48*256 and d['tree_peak_pages'] < 20*256)")" = 1
+	"$MT" --diff "$T/dc1.json" "$T/dc2.json" > "$T/dc.txt" 2> "$T/dc.err"; rc=$?
+	check "--diff of commands: exit 0, a TREE PEAK row with the two tree peaks (the reports' own)" \
+		eval '[ $rc = 0 ] && grep -A1 "^TREE PEAK" "$T/dc.txt" | grep -q -E "^both +$(json "$T/dc1.json" "d['"'"'tree_peak_pages'"'"']") +$(json "$T/dc2.json" "d['"'"'tree_peak_pages'"'"']") .* tree peak$"'
+	check "--diff of commands: the header names each command and its exit status, no 'trigger ?'" \
+		eval 'grep -q "^  command .*workload 4 300, exit status 0, wall" "$T/dc.txt" &&
+			grep -q "^  command sh -c .*, exit status 0, wall" "$T/dc.txt" && ! grep -q "trigger ?" "$T/dc.txt"'
+	check "--diff of commands: the machine's system peak shown apart, not gated" \
+		grep -q "^MACHINE'S SYSTEM PEAK (every task's, other jobs' too: not gated" "$T/dc.txt"
+	# tree 4 -> 12 MiB (+200%); the machine's +48 MiB and more (+1000% or more)
+	"$MT" --diff "$T/dc1.json" "$T/dc2.json" --fail-over 100% > /dev/null 2> "$T/dc.err"; rc=$?
+	check "--diff of commands --fail-over 100%: exit 3 for the tree (+200%), named" \
+		eval '[ $rc = 3 ] && grep -q "the command.s tree peak grew by" "$T/dc.err" && ! grep -q "machine" "$T/dc.err"'
+	"$MT" --diff "$T/dc1.json" "$T/dc2.json" --fail-over 400% > /dev/null 2> "$T/dc.err"; rc=$?
+	check "--diff of commands --fail-over 400%: exit 0, the machine's growth does not gate ($(head -c 100 "$T/dc.err"))" \
+		test "$rc" = 0
+	"$MT" --diff "$T/dc1.json" "$T/dc2.json" --fail-over system:400% -f json > "$T/dc.json" 2> "$T/dc.err"; rc=$?
+	check "--diff of commands --fail-over system:400%: exit 3, the machine's system peak named, JSON says it is gated" \
+		eval '[ $rc = 3 ] && grep -q "the machine.s system peak grew by" "$T/dc.err" &&
+			[ "$(json "$T/dc.json" "int(d['"'"'system_peak_gated'"'"'] and d['"'"'system_peak'"'"']['"'"'over'"'"'] and not d['"'"'tree_peak'"'"']['"'"'over'"'"'])")" = 1 ]'
+}
+
 t_start=$(now_ms)
 find_tracefs
 if ! can_trace "command mode tests"; then
@@ -731,6 +767,7 @@ else
 	exits_test
 	exits_pipe_test
 	by_process_test
+	diff_commands_test
 	json_file_test
 	same_file_test
 	nonroot_test

@@ -16,12 +16,20 @@
 #     huge numbers, missing fields, no such file) exits 2 with a reason
 #  5. --fail-over: exit 3 naming what grew over it (bytes, pages, percent, the system
 #     peak), 0 at exactly the growth, 2 for a bad value
+#  6. --json FILE: the final report again, whole; what --diff compares
+#  7. interruptible, crash-proof: a FIFO or a device refused at once (exit 2, said); SIGTERM
+#     and SIGINT end --diff at once (128+signal), while it reads and compares a big report
+#     and while it waits for a recording's replay (the replaying child ended too); totals
+#     that 64 bits cannot hold refused (exit 2, said); messages that name the cause (a
+#     command's text log, --fail-over 0x10, a report re-encoded as Latin-1); names exact
+#     (an escaped NUL, more than 512 bytes) and written back escaped, in text and JSON
 #
 # Run from the project root: ./tests/diff.sh (./memtrace built). No root needed.
 # Prints "ok - ..." / "FAIL - ..." per check, then "N passed, N failed, N skipped".
 set -u
 cd "$(dirname "$0")/.." || exit 1
 MT=${MEMTRACE:-./memtrace}
+MT_HOOKS=${MEMTRACE_HOOKS:-build/tests/memtrace-hooks}	# the test build: MEMTRACE_TEST_* hooks
 T=$(mktemp -d /tmp/memtrace-diff.XXXXXX) || exit 1
 trap 'rm -rf "$T"' EXIT
 pass=0 fail=0 skip=0
@@ -186,7 +194,7 @@ check "lost events: the warning, the comparison a lower bound" grep -q "^warning
 # 4. a text report, bad input
 "$MT" --diff "$T/old.txt" "$NEW" >"$T/out" 2>"$T/err"; rc=$?
 check "a text report: exit 2" [ $rc = 2 ]
-check "a text report: the hint to use -f json" grep -q "old.txt: a text report: --diff compares JSON reports (make them with -f json)" "$T/err"
+check "a text report: the hint to use -f json" grep -q "old.txt: a text report: --diff compares JSON reports (make them with -f json, or keep one beside the text with --json FILE)" "$T/err"
 check "a text report: nothing on stdout" [ ! -s "$T/out" ]
 head -c 3000 "$T/old.json" >"$T/cut.json"
 printf '{"memtrace_version":"x","page_size":4096,"lost_events":0,"system_peak":{"pages":1e400}}' >"$T/huge.json"
@@ -275,6 +283,119 @@ check "--json at a directory: refused before the replay (exit 1, said, no report
 	eval '[ $rc = 1 ] && [ ! -s "$T/out" ] && grep -q "^memtrace: --json $T/j-dir: .*checked before tracing" "$T/err"'
 "$MT" --replay "$OLD" --json "$T/same" -o "$T/same" >"$T/out" 2>"$T/err"; rc=$?
 check "--json F -o F: refused (exit 2)" eval '[ $rc = 2 ] && grep -q "neither the log file" "$T/err"'
+
+# 7. interruptible, crash-proof
+# ended PID [SECONDS]: whether PID is gone (or a zombie: its parent, init, may be slow to reap
+# it) within SECONDS (default 1); if not, it is killed
+ended() {
+	local i
+	for ((i = 0; i < ${2:-1} * 20; i++)); do
+		kill -0 "$1" 2>/dev/null || return 0
+		[ "$(awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null)" = Z ] && return 0
+		sleep 0.05
+	done
+	kill -KILL "$1" 2>/dev/null
+	return 1
+}
+mkfifo "$T/fifo"
+timeout -k 1 5 "$MT" --diff "$T/fifo" "$T/old.json" >"$T/out" 2>"$T/err"; rc=$?
+check "a FIFO: refused at once (exit 2, not waited for: $rc), said, nothing on stdout" \
+	eval '[ $rc = 2 ] && [ ! -s "$T/out" ] && grep -q "^memtrace: --diff: $T/fifo: a FIFO, not a file: --diff reads a JSON report from a regular file or a recording.s directory" "$T/err"'
+timeout -k 1 5 "$MT" --diff "$T/old.json" /dev/zero >"$T/out" 2>"$T/err"; rc=$?
+check "/dev/zero: refused at once (exit 2: $rc), not read: a character device" \
+	eval '[ $rc = 2 ] && grep -q "^memtrace: --diff: /dev/zero: a character device, not a file" "$T/err"'
+# a big report (300,000 names, made here): a signal while it is read and compared
+python3 - "$T/big.json" <<'PY'
+import sys
+with open(sys.argv[1], "w") as f:
+    f.write('{"memtrace_version":"0.1.0","page_size":4096,"lost_events":0,'
+            '"system_peak":{"pages":1},"processes":[')
+    f.write(",".join('{"pid":%d,"comm":"p%07d","cmdline":"/usr/bin/p%07d --opt","peak_pages":%d}'
+                     % (i, i, i, i % 97 + 1) for i in range(300000)))
+    f.write("]}\n")
+PY
+# busy PID: it has used CPU time (it is reading or comparing, past its start)
+busy() { [ -r "/proc/$1/stat" ] && [ "$(awk '{ print $14 + $15 }' "/proc/$1/stat")" -gt 0 ]; }
+for sig in TERM INT; do
+	# a script's background job ignores INT: the default back, as a terminal's job has it
+	env --default-signal=INT "$MT" --diff "$T/big.json" "$T/big.json" -f json >"$T/out" 2>"$T/err" &
+	pid=$!
+	for ((i = 0; i < 500; i++)); do busy $pid && break; sleep 0.01; done
+	kill -0 $pid 2>/dev/null; running=$?
+	kill -$sig $pid
+	if ended $pid 1; then wait $pid; rc=$?; else wait $pid; rc=killed; fi
+	want=$((128 + $(kill -l $sig)))
+	check "SIG$sig while a big report is read and compared: ended within 1 s, exit $want ($rc)" \
+		eval '[ $running = 0 ] && [ "$rc" = $want ] && [ ! -s "$T/err" ]'
+done
+# a recording's replay made slow (the test build's hook): SIGTERM ends --diff and the child
+if [ -x "$MT_HOOKS" ]; then
+	MEMTRACE_TEST_SETUP_DELAY_MS=30000 "$MT_HOOKS" --diff "$OLD" "$T/old.json" >"$T/out" 2>"$T/err" &
+	pid=$!
+	child=
+	for ((i = 0; i < 500; i++)); do child=$(pgrep -P $pid) && break; sleep 0.01; done
+	kill -TERM $pid
+	if ended $pid 1; then wait $pid; rc=$?; else wait $pid; rc=killed; fi
+	check "SIGTERM while a recording is replayed: --diff ended within 1 s, exit 143 ($rc)" \
+		eval '[ -n "$child" ] && [ "$rc" = 143 ]'
+	check "SIGTERM while a recording is replayed: the replaying child (pid ${child:-none}) ended too, within 1 s" \
+		eval '[ -n "$child" ] && ended "$child" 1'
+else
+	bad "$MT_HOOKS is not built (make test-programs)"
+fi
+# totals that 64 bits cannot hold: refused, said (9,000 entries of 2^50 pages: a negative sum)
+python3 - "$T" <<'PY'
+import json, sys
+def rep(procs, ps=4096):
+    return json.dumps({"memtrace_version": "x", "page_size": ps, "lost_events": 0,
+                       "system_peak": {"pages": 1}, "processes": procs})
+open(sys.argv[1] + "/one.json", "w").write(rep([{"comm": "same", "peak_pages": 1}]))
+open(sys.argv[1] + "/sum.json", "w").write(rep([{"comm": "same", "peak_pages": 2**50}] * 9000))
+open(sys.argv[1] + "/gib.json", "w").write(rep([{"comm": "same", "peak_pages": 2**50}], 1 << 30))
+PY
+"$MT" --diff "$T/one.json" "$T/sum.json" --fail-over 1 >"$T/out" 2>"$T/err"; rc=$?
+check "9,000 entries of 2^50 pages: refused (exit 2: $rc), the sum said, no output" \
+	eval '[ $rc = 2 ] && [ ! -s "$T/out" ] && grep -q "sum.json: process same: its peak_pages (summed over 2 entries) are more than 2^62 bytes" "$T/err"'
+"$MT" --diff "$T/one.json" "$T/gib.json" -f json >"$T/out" 2>"$T/err"; rc=$?
+check "2^50 pages of 1 GiB: refused (exit 2: $rc), not a negative delta" \
+	eval '[ $rc = 2 ] && [ ! -s "$T/out" ] && grep -q "gib.json: process same: its peak_pages (1 entry) are more than 2^62 bytes, 4294967296 pages of 1073741824 bytes" "$T/err"'
+# messages that name the cause
+printf 'memtrace 0.1.0 command report\ncommand: make -j2\nexit status: 0\n' >"$T/cmd.log"
+"$MT" --diff "$T/cmd.log" "$T/old.json" >"$T/out" 2>"$T/err"; rc=$?
+check "a command's text log: exit 2, the hint to make it with -f json" \
+	eval '[ $rc = 2 ] && grep -q "cmd.log: a command.s text report: --diff compares JSON reports (make them with -f json: memtrace -f json -o FILE -- COMMAND" "$T/err"'
+"$MT" --diff "$OLD" "$NEW" --fail-over 0x10 >"$T/out" 2>"$T/err"; rc=$?
+check "--fail-over 0x10: exit 2, the unit named (not 'too large')" \
+	eval '[ $rc = 2 ] && grep -q "invalid unit .x10. after the number in --fail-over 0x10" "$T/err" && ! grep -q "too large" "$T/err"'
+printf '{"memtrace_version":"x","page_size":4096,"lost_events":0,"system_peak":{"pages":1},"processes":[{"comm":"caf\xe9","peak_pages":1}]}' >"$T/latin1.json"
+"$MT" --diff "$T/latin1.json" "$T/one.json" >"$T/out" 2>"$T/err"; rc=$?
+check "a report re-encoded as Latin-1: exit 2, where and what to do said" \
+	eval '[ $rc = 2 ] && [ ! -s "$T/out" ] && grep -q "latin1.json: the byte at offset 108 (line 1), 0xe9, is not UTF-8: .*iconv -f latin1 -t utf-8" "$T/err"'
+# names exact: an escaped NUL, UTF-8, a control byte, 600 bytes differing at the end
+python3 - "$T" <<'PY'
+import json, sys
+names = ["a\u0000b", "a\u0000c", "a", "caf\u00e9", "\U0001F600", "q\u0001", "x" * 599 + "1",
+         "x" * 599 + "2"]
+procs = [{"comm": n, "peak_pages": i + 1} for i, n in enumerate(names)]
+open(sys.argv[1] + "/names.json", "w").write(json.dumps({
+    "memtrace_version": "x", "page_size": 4096, "lost_events": 0, "system_peak": {"pages": 1},
+    "processes": procs}))
+PY
+"$MT" --diff "$T/one.json" "$T/names.json" -f json -n 0 >"$T/names.out" 2>"$T/err"
+check "names: JSON output, each name exact (NUL, UTF-8, 600 bytes), its pages its own" python3 -c '
+import json, sys
+d, src = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+got = {r["name"]: r["new_pages"] for r in d["processes"] if r["state"] == "new"}
+want = {p["comm"]: p["peak_pages"] for p in src["processes"]}
+assert got == want, (got, want)
+open(sys.argv[1], "rb").read().decode("utf-8")	# valid UTF-8, not Latin-1
+' "$T/names.out" "$T/names.json"
+"$MT" --diff "$T/one.json" "$T/names.json" -n 0 >"$T/names.txt" 2>"$T/err"
+check "names: text output escaped as the text reports are (\\x00, \\xc3\\xa9, \\x01), a row each" \
+	eval 'grep -q "  a\\\\x00b$" "$T/names.txt" && grep -q "  a\\\\x00c$" "$T/names.txt" &&
+		grep -q "  caf\\\\xc3\\\\xa9$" "$T/names.txt" && grep -q "  q\\\\x01$" "$T/names.txt" &&
+		[ "$(grep -c "  x\{599\}[12]$" "$T/names.txt")" = 2 ] &&
+		! LC_ALL=C grep -q "[^[:print:]]" "$T/names.txt"'
 
 echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" = 0 ]

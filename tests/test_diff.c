@@ -141,9 +141,9 @@ START_TEST(test_cmdline)
 
 	side(&a, report(4096, 10, 0, "", "{\"comm\":\"sh\",\"cmdline\":\"sh -c x\",\"peak_pages\":2},"
 			PROC("sh", 1)));
-	ck_assert_uint_eq(a.nprocs, 2);
-	ck_assert_str_eq(a.procs[0].name, "sh sh -c x");
-	ck_assert_str_eq(a.procs[1].name, "sh");
+	ck_assert_uint_eq(a.nprocs, 2);	/* sorted by name */
+	ck_assert_str_eq(a.procs[0].name, "sh");
+	ck_assert_str_eq(a.procs[1].name, "sh sh -c x");
 	diff_side_free(&a);
 }
 END_TEST
@@ -168,9 +168,9 @@ START_TEST(test_kaslr_stacks)
 			"\"zsmalloc\"", 44)) "," STACK(7, FRAME("__alloc_pages", "null", 601) ","
 			FRAME("zs_malloc", "\"zsmalloc\"", 52)) "," STACK(4, FRAME("__alloc_pages",
 			"null", 777) "," FRAME("zram_add", "\"zram\"", 13)) "]}", ""));
-	ck_assert_uint_eq(b.mods[0].nstacks, 2);
-	ck_assert_str_eq(b.mods[0].stacks[0].key, "__alloc_pages < zs_malloc [zsmalloc]");
-	ck_assert_uint_eq(b.mods[0].stacks[0].count, 2);
+	ck_assert_uint_eq(b.mods[0].nstacks, 2);	/* sorted by key */
+	ck_assert_str_eq(b.mods[0].stacks[1].name, "__alloc_pages < zs_malloc [zsmalloc]");
+	ck_assert_uint_eq(b.mods[0].stacks[1].count, 2);
 	ck_assert(diff_compute(&d, &a, &b));
 	r = &d.mods[0];
 	ck_assert_uint_eq(r->nstacks, 2);
@@ -217,7 +217,8 @@ START_TEST(test_threshold_parse)
 	};
 	static const char *const bad[] = {
 		"", "-1", "+1", "abc", "10xB", "1 MiB", "1e3", "1.", ".5", "10%%", "MiB", "1mib",
-		"nan", "inf", "99999999999999999999", "5pages ", "0x10",
+		"nan", "inf", "99999999999999999999", "5pages ", "0x10", "system:", "system:x",
+		"system:system:1", "System:1", "1system:",
 	};
 	struct diff_threshold t;
 	char err[256];
@@ -236,6 +237,12 @@ START_TEST(test_threshold_parse)
 			      bad[i]);
 		ck_assert_msg(strstr(err, "--fail-over"), "%s: %s", bad[i], err);
 	}
+	/* system:N: the machine's system peak gated too (COMMANDs' reports); the text as given */
+	ck_assert(diff_threshold_parse("system:2.5%", &t, err, sizeof(err)) == 0);
+	ck_assert(t.set && t.system && t.unit == DIFF_PERCENT && t.value == 2.5);
+	ck_assert_str_eq(t.text, "system:2.5%");
+	ck_assert(diff_threshold_parse("2.5%", &t, err, sizeof(err)) == 0);
+	ck_assert(!t.system);
 }
 END_TEST
 
@@ -419,10 +426,10 @@ START_TEST(test_header_identity)
 		 "\"started_at\":\"2026-11-27T01:03:40Z\",%s", report(4096, 10, 0, MOD("m", 1), "") + 1);
 	side(&a, with);
 	side(&b, report(4096, 12, 0, MOD("m", 2), ""));
-	ck_assert_str_eq(a.kernel, "6.1.0-56-amd64");
-	ck_assert_str_eq(a.host, "h\x1b[2J");
-	ck_assert_str_eq(a.started, "2026-11-27T01:03:40Z");
-	ck_assert_str_eq(b.kernel, "");
+	ck_assert_str_eq(a.kernel.s, "6.1.0-56-amd64");
+	ck_assert_str_eq(a.host.s, "h\x1b[2J");
+	ck_assert_str_eq(a.started.s, "2026-11-27T01:03:40Z");
+	ck_assert_str_eq(b.kernel.s, "");
 	ck_assert(diff_compute(&d, &a, &b));
 	text = text_of(&d, &v, &len);
 	ck_assert_msg(strstr(text, "\n  kernel 6.1.0-56-amd64, host h"), "%s", text);
@@ -451,6 +458,274 @@ START_TEST(test_header_identity)
 }
 END_TEST
 
+/* A report of @n process entries, made by @entry(i, buf): a JSON object each (malloc'ed). */
+static char *big_report(unsigned page_size, long sys_peak, size_t n,
+			int (*entry)(size_t i, char *buf, size_t size), const char *mods)
+{
+	size_t cap = 4096 + strlen(mods), len, i;
+	char *t = malloc(cap), e[1024];
+
+	ck_assert(t);
+	len = (size_t)snprintf(t, cap, "{\"memtrace_version\":\"0.1.0\",\"page_size\":%u,"
+			       "\"lost_events\":0,\"system_peak\":{\"pages\":%ld},\"modules\":[%s],"
+			       "\"processes\":[", page_size, sys_peak, mods);
+	for (i = 0; i < n; i++) {
+		size_t l = (size_t)entry(i, e, sizeof(e));
+
+		while (len + l + 8 > cap) {
+			cap *= 2;
+			t = realloc(t, cap);
+			ck_assert(t);
+		}
+		if (i)
+			t[len++] = ',';
+		memcpy(t + len, e, l);
+		len += l;
+	}
+	memcpy(t + len, "]}", 3);
+	return t;
+}
+
+static int same_2_50(size_t i, char *buf, size_t size)
+{
+	(void)i;
+	return snprintf(buf, size, "{\"comm\":\"same\",\"peak_pages\":1125899906842624}");
+}
+
+/*
+ * Totals that 64 bits cannot hold (UBSan saw them overflow: 9,000 entries of
+ * 2^50 pages summed to a negative new_pages, and --fail-over 1 passed): the
+ * report is refused with the reason; 2^62 bytes, the limit, is taken exactly.
+ */
+START_TEST(test_overflow_refused)
+{
+	struct diff_side a, b;
+	struct diff_result d;
+	struct diff_threshold t;
+	char err[512], *text;
+
+	text = big_report(4096, 1, 9000, same_2_50, "");
+	ck_assert_int_lt(diff_side_parse(&a, text, strlen(text), err, sizeof(err)), 0);
+	ck_assert_msg(strstr(err, "process same: its peak_pages (summed over 2 entries) are "
+			     "more than 2^62 bytes"), "%s", err);
+	free(text);
+	/* one entry of 2^50 pages of 1 GiB: 2^80 bytes */
+	text = big_report(1u << 30, 1, 1, same_2_50, "");
+	ck_assert_int_lt(diff_side_parse(&a, text, strlen(text), err, sizeof(err)), 0);
+	ck_assert_msg(strstr(err, "process same: its peak_pages (1 entry) are more than 2^62 "
+			     "bytes, 4294967296 pages of 1073741824 bytes"), "%s", err);
+	free(text);
+	report(1u << 30, 1ll << 40, 0, "", "");	/* J, then its length */
+	ck_assert_int_lt(diff_side_parse(&a, J, strlen(J), err, sizeof(err)), 0);
+	ck_assert_msg(strstr(err, "system_peak.pages 1099511627776 of 1073741824 bytes are more "
+			     "than 2^62 bytes"), "%s", err);
+	report(4096, 1, 0, MOD("m", 1125899906842624) "," MOD("m", 1), "");
+	ck_assert_int_lt(diff_side_parse(&a, J, strlen(J), err, sizeof(err)), 0);
+	ck_assert_msg(strstr(err, "module m: its peak_pages"), "%s", err);
+	report(4096, 1, 0, "{\"name\":\"m\",\"peak_pages\":1,\"stacks\":["
+	       STACK(1125899906842624, FRAME("f", "null", 1)) "," STACK(1, FRAME("f", "null", 2))
+	       "]}", "");
+	ck_assert_int_lt(diff_side_parse(&a, J, strlen(J), err, sizeof(err)), 0);
+	ck_assert_msg(strstr(err, "module m: a stack f: its peak_pages (summed over 2 entries)"),
+		      "%s", err);
+	/* the limit itself: 2^50 pages of 4 KiB, old and new, every figure exact */
+	side(&a, report(4096, 1, 0, "", PROC("same", 1)));
+	side(&b, report(4096, 1125899906842624, 0, "", PROC("same", 1125899906842623) ","
+			PROC("same", 1)));
+	ck_assert(diff_compute(&d, &a, &b));
+	ck_assert_int_eq(d.procs[0].new_sum, 1ll << 50);
+	ck_assert_int_eq(d.procs[0].delta_pages, (1ll << 50) - 1);
+	ck_assert_int_eq(d.procs[0].delta_bytes, (1ll << 62) - 4096);
+	ck_assert_int_eq(d.sys.delta_bytes, (1ll << 62) - 4096);
+	ck_assert(diff_threshold_parse("1", &t, err, sizeof(err)) == 0);
+	ck_assert(diff_over(&d.procs[0], &t, 4096));
+	diff_result_free(&d);
+	diff_side_free(&a);
+	diff_side_free(&b);
+}
+END_TEST
+
+/* 20,000 names a run, in other orders and with duplicates: every row as built here. */
+static int many_old(size_t i, char *buf, size_t size)
+{
+	size_t k = (i * 7919) % 20000;	/* a permutation of 0..19999 */
+
+	return snprintf(buf, size, "{\"comm\":\"p%zu\",\"peak_pages\":%zu}", k, k % 50 + 1);
+}
+
+static int many_new(size_t i, char *buf, size_t size)
+{
+	size_t k = i < 20000 ? (i * 104729) % 20000 + 1000 : i - 20000;	/* +1000: 1000 new */
+
+	return snprintf(buf, size, "{\"comm\":\"p%zu\",\"peak_pages\":%zu}", k,
+			i < 20000 ? k % 50 + 2 : 1);	/* 0..999 twice: once more, 1 page */
+}
+
+START_TEST(test_many_names)
+{
+	struct diff_side a, b;
+	struct diff_result d;
+	char *ta = big_report(4096, 1, 20000, many_old, ""), *tb;
+	char name[32];
+	uint32_t i, states[3] = { 0 };
+
+	tb = big_report(4096, 1, 21000, many_new, "");
+	side(&a, ta);
+	side(&b, tb);
+	ck_assert_uint_eq(a.nprocs, 20000);
+	ck_assert_uint_eq(b.nprocs, 21000);
+	ck_assert(diff_compute(&d, &a, &b));
+	ck_assert_uint_eq(d.nprocs, 21000);
+	for (i = 0; i < d.nprocs; i++) {
+		const struct diff_row *r = &d.procs[i];
+		unsigned long k = strtoul(r->name + 1, NULL, 10);
+		long o = k < 20000 ? (long)(k % 50 + 1) : 0;
+		long n = k >= 1000 ? (long)(k % 50 + 2) : 0;
+
+		snprintf(name, sizeof(name), "p%lu", k);
+		ck_assert_str_eq(r->name, name);
+		ck_assert_uint_eq(r->name_len, strlen(name));
+		if (k < 1000)	/* the second entry of each of these */
+			n = 1;
+		ck_assert_int_eq(r->old_sum, o);
+		ck_assert_int_eq(r->new_sum, n);
+		ck_assert_int_eq(r->delta_pages, n - o);
+		ck_assert_int_eq(r->state, k >= 20000 ? DIFF_NEW : DIFF_BOTH);
+		states[r->state]++;
+		if (i)
+			ck_assert_int_ge(d.procs[i - 1].delta_bytes, r->delta_bytes);
+	}
+	ck_assert_uint_eq(states[DIFF_NEW], 1000);
+	ck_assert_uint_eq(states[DIFF_GONE], 0);
+	diff_result_free(&d);
+	diff_side_free(&a);
+	diff_side_free(&b);
+	free(ta);
+	free(tb);
+}
+END_TEST
+
+/* A command's text log is named as such, with the way to make its JSON report. */
+START_TEST(test_command_text_report)
+{
+	static const char cmd[] = "memtrace 0.1.0 command report\ncommand: make -j2\n"
+				  "kernel: 6.1.0, host vm\nexit status: 0\n";
+	struct diff_side s;
+	char err[512];
+
+	ck_assert_int_lt(diff_side_parse(&s, cmd, strlen(cmd), err, sizeof(err)), 0);
+	ck_assert_msg(strstr(err, "a command's text report: --diff compares JSON reports (make "
+			     "them with -f json: memtrace -f json -o FILE -- COMMAND"), "%s", err);
+}
+END_TEST
+
+/* --fail-over's errors say what is wrong: not a number, a unit, too large. */
+START_TEST(test_threshold_messages)
+{
+	static const struct { const char *s, *want; } cases[] = {
+		{ "0x10", "invalid unit 'x10' after the number in --fail-over 0x10" },
+		{ "1e3", "invalid unit 'e3' after the number in --fail-over 1e3" },
+		{ "10XB", "invalid unit 'XB'" },
+		{ "abc", "invalid value 'abc' for --fail-over: not a number" },
+		{ "-1", "invalid value '-1' for --fail-over: not a number" },
+		{ "99999999999999999999", "too large (at most 10^15)" },
+		{ "1000000000000001", "too large (at most 10^15)" },
+	};
+	struct diff_threshold t;
+	char err[256];
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		ck_assert_int_lt(diff_threshold_parse(cases[i].s, &t, err, sizeof(err)), 0);
+		ck_assert_msg(strstr(err, cases[i].want), "%s: %s", cases[i].s, err);
+		ck_assert_msg(!strstr(err, "too large") || strstr(cases[i].want, "too large"),
+			      "%s: %s", cases[i].s, err);
+	}
+	ck_assert_int_eq(diff_threshold_parse("1000000000000000", &t, err, sizeof(err)), 0);
+}
+END_TEST
+
+/* The name of @o's row @i of "processes" in JSON, decoded (@len its length). */
+static void json_row_name(struct json_val root, const char *table, size_t i, char *name,
+			  size_t size, long *len)
+{
+	struct json_val arr, el, k, nm;
+	size_t pos = 0, n = 0;
+
+	ck_assert(json_get(root, table, &arr));
+	while (json_next(arr, &pos, &k, &el) && n++ < i)
+		;
+	ck_assert(json_get(el, "name", &nm));
+	*len = json_str(nm, name, size);
+}
+
+/*
+ * Names are exact: an escaped NUL does not cut them, a name longer than 512 bytes is
+ * whole (two that differ at its end are two rows); they go back out escaped (text:
+ * \xNN; JSON: \u0000, the UTF-8 kept); a report that is not UTF-8 is refused, why said.
+ */
+START_TEST(test_exact_names)
+{
+	char longa[1100], longb[1100], procs[4096], name[2048], *text, err[512];
+	struct diff_side a, b;
+	struct diff_result d;
+	struct diff_view v = { "a", "b", 0, NULL };
+	struct json_val root;
+	size_t len;
+	long l;
+
+	memset(longa, 'x', 1099);
+	longa[1099] = '\0';
+	memcpy(longb, longa, sizeof(longb));
+	longa[1098] = 'a';
+	longb[1098] = 'b';
+	snprintf(procs, sizeof(procs), PROC("a\\u0000b", 1) "," PROC("a\\u0000c", 2) ","
+		 PROC("a", 4) "," PROC("caf\\u00e9", 8) "," PROC("\\ud83d\\ude00", 16)
+		 ",{\"comm\":\"%s\",\"peak_pages\":32},{\"comm\":\"%s\",\"peak_pages\":64}",
+		 longa, longb);
+	side(&a, report(4096, 1, 0, "", procs));
+	side(&b, report(4096, 1, 0, "", ""));
+	ck_assert_uint_eq(a.nprocs, 7);
+	ck_assert_uint_eq(a.procs[0].len, 1);	/* "a", then "a\0b", "a\0c": bytes' order */
+	ck_assert_uint_eq(a.procs[1].len, 3);
+	ck_assert(!memcmp(a.procs[1].name, "a\0b", 3));
+	ck_assert(!memcmp(a.procs[2].name, "a\0c", 3));
+	ck_assert_int_eq(a.procs[2].sum_peak, 2);
+	ck_assert_str_eq(a.procs[3].name, "caf\xc3\xa9");
+	ck_assert_uint_eq(a.procs[4].len, 1099);
+	ck_assert_str_eq(a.procs[4].name, longa);
+	ck_assert_str_eq(a.procs[5].name, longb);
+	ck_assert_str_eq(a.procs[6].name, "\xf0\x9f\x98\x80");
+	ck_assert(diff_compute(&d, &b, &a));	/* every name new, by growth: longb first */
+	text = text_of(&d, &v, &len);
+	ck_assert_msg(strstr(text, "  a\\x00b\n") && strstr(text, "  a\\x00c\n") &&
+		      strstr(text, "  caf\\xc3\\xa9\n") && strstr(text, "  \\xf0\\x9f\\x98\\x80\n"),
+		      "%s", text);
+	free(text);
+	diffout_json(test_out_begin(), &d, &v);
+	text = test_out_end(&len);
+	ck_assert_msg(json_parse(text, len, &root), "%s", text);
+	ck_assert_msg(json_utf8_check(text, len) == len, "%s", text);
+	ck_assert_msg(strstr(text, "\"name\":\"a\\u0000b\"") && strstr(text, "\"name\":\"caf\xc3\xa9\""),
+		      "%s", text);
+	json_row_name(root, "processes", 0, name, sizeof(name), &l);
+	ck_assert_int_eq(l, 1099);
+	ck_assert_str_eq(name, longb);
+	json_row_name(root, "processes", 5, name, sizeof(name), &l);	/* 2 pages: a\0c */
+	ck_assert_int_eq(l, 3);
+	ck_assert(!memcmp(name, "a\0c", 3));
+	free(text);
+	diff_result_free(&d);
+	diff_side_free(&a);
+	diff_side_free(&b);
+	/* a report re-encoded as Latin-1: refused, with the way back */
+	report(4096, 1, 0, "", PROC("caf\xe9", 1));
+	ck_assert_int_lt(diff_side_parse(&a, J, strlen(J), err, sizeof(err)), 0);
+	ck_assert_msg(strstr(err, ", 0xe9, is not UTF-8") && strstr(err, "iconv -f latin1"),
+		      "%s", err);
+}
+END_TEST
+
 Suite *suite_diff(void)
 {
 	Suite *s = suite_create("diff");
@@ -468,6 +743,11 @@ Suite *suite_diff(void)
 	tcase_add_test(tc, test_json_lines);
 	tcase_add_test(tc, test_hostile_names);
 	tcase_add_test(tc, test_header_identity);
+	tcase_add_test(tc, test_overflow_refused);
+	tcase_add_test(tc, test_many_names);
+	tcase_add_test(tc, test_command_text_report);
+	tcase_add_test(tc, test_threshold_messages);
+	tcase_add_test(tc, test_exact_names);
 	suite_add_tcase(s, tc);
 	return s;
 }

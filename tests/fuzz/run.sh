@@ -1,16 +1,30 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 # run.sh SECONDS TARGET... - run each libFuzzer target (build/fuzz/TARGET) for
-# SECONDS, seeded with real data from tests/fixtures and this machine's /proc.
+# SECONDS (make fuzz), seeded with real data from tests/fixtures and this machine's /proc
+# and with the corpus kept in the tree, tests/fuzz/corpus/TARGET/.
+# run.sh --long RUNS TARGET... - run each until RUNS executions (make fuzz-long, RUNS 10
+# million), at most FUZZ_LONG_MAX_S seconds (default 7200) each, at nice 19; then merge
+# what it found into the kept corpus (libFuzzer's -merge=1: the fewest inputs that keep
+# every feature seen), which replaces tests/fuzz/corpus/TARGET/ (commit it).
 # Crashes are kept in tests/fuzz/crashes/; the corpus grows in tests/fuzz/work/.
-# Targets run side by side, one per CPU (FUZZ_JOBS to change it). Prints executions per
-# target and "N passed, N failed"; exits 1 if any target failed.
+# Targets run side by side, one per CPU (FUZZ_JOBS to change it). Prints per target its
+# executions (with --long: the wall time, the rate, libFuzzer's cov: and ft:, the kept
+# corpus) and "N passed, N failed"; exits 1 if any target failed (a crash, a leak, a
+# timeout, an input over the RSS limit).
 set -u
 cd "$(dirname "$0")/../.." || exit 1
-SECS=${1:-60}
+LONG=
+if [ "${1:-}" = --long ]; then
+	LONG=1
+	shift
+fi
+SECS=${1:-60}	# with --long: the executions
 shift
 W=tests/fuzz/work
 C=tests/fuzz/crashes
+K=tests/fuzz/corpus
+MAXS=${FUZZ_LONG_MAX_S:-7200}
 mkdir -p "$W" "$C"
 . tests/lib.sh		# on_cpus, and the pass/fail counters
 
@@ -69,24 +83,116 @@ make_seeds() {
 	seed runtime stat 04 /proc/self/stat
 	seed runtime json 05 tests/fixtures/stream/docker-config.v2.json
 	rm -f "$W/one.tmp"
+	diff_seeds
+}
+
+# --diff: OLD, a NUL, NEW (a NUL and a --fail-over value): the fixtures' replays (./memtrace)
+# as JSON reports, by process with stacks and by task, JSON lines, hostile names, text reports;
+# each seed under 16 KiB, fuzz-long's max_len (libFuzzer cuts a longer one, losing NEW)
+diff_seeds() {
+	local d=$W/diff/seeds
+	mkdir -p "$d"
+	rep() { ./memtrace --replay "tests/fixtures/$1" -f json "${@:2}" 2>/dev/null; }
+	if [ -x ./memtrace ]; then
+		{ rep linux-6.18 --by process --stacks --stack-top 4 -n 0; printf '\0'
+		  rep linux-6.18-stacks --by process --stacks --stack-top 4 -n 0
+		  printf '\0%s' 1KiB; } > "$d/stacks"
+		{ rep debian-6.1 -n 0; printf '\0'; rep debian-6.1 --by process -n 0
+		  printf '\0%s' 10%; } > "$d/tasks"
+		{ rep debian-6.1-boot --by process --stacks --stack-top 2 -n 2; printf '\0'
+		  rep debian-6.1-zram --by process --stacks --stack-top 1 -n 3
+		  printf '\0%s' 2pages; } > "$d/boots"
+		{ rep debian-6.1 -n 2; rep linux-6.18 -n 2; printf '\0'; rep linux-6.18 -n 2; } \
+			> "$d/lines"
+	fi
+	printf '%s\0%s\0%s' '{"memtrace_version":"x","page_size":4096,"lost_events":3,"kernel":'\
+'"6.\u0000","host":"h\u001b","started_at":"2026","trigger":"replay","uptime_s":1.5,'\
+'"system_peak":{"pages":7},"modules_total":3,"modules":[{"name":"m\u0000a","peak_pages":2,'\
+'"stacks":[{"frames":[{"symbol":"f","module":"m"},{"symbol":"g\ud800","module":null}],'\
+'"peak_pages":1}]},{"name":"m","peak_pages":1}],"processes_with_pages":4,"processes":'\
+'[{"comm":"a\"b\\","cmdline":"x y","peak_pages":1},{"comm":"\ud83d\ude00","peak_pages":2}]}' \
+		'{"memtrace_version":"x","page_size":16384,"lost_events":0,"system_peak":{"pages":'\
+'1125899906842624},"modules":[{"name":"m","peak_pages":9,"stacks":[{"frames":[],'\
+'"peak_pages":9}]}],"tasks_with_pages":1,"tasks":[{"pid":1,"comm":"a\"b\\","peak_pages":3}]}' \
+		'0.5%' > "$d/names"
+	printf 'memtrace 0.1.0 command report\ncommand: true\n\0memtrace 0.1.0 report (trigger: %s' \
+		'SIGTERM, live)\n' > "$d/text"
+}
+
+# max_len TARGET: the longest input; --long keeps the targets that read sub-buffers to 4 of
+# them and --diff's to two small reports (16 KiB), for the rate (a 64 KiB input of 16
+# sub-buffers decodes at a fifth of it; diff ran 1,200 a second at 32 KiB, too few for 10
+# million in 2 hours on a loaded machine) and a small kept corpus
+max_len() {
+	case "$LONG:$1" in
+	1:ringbuf|1:replay|1:diff) echo 16384 ;;
+	*) echo 65536 ;;
+	esac
+}
+
+# crashes TARGET: how many inputs of TARGET's made it fail (kept in $C/TARGET/)
+crashes() {
+	find "$C/$1" -maxdepth 1 \( -name 'crash-*' -o -name 'leak-*' -o -name 'timeout-*' \
+		-o -name 'oom-*' \) 2>/dev/null | wc -l
+}
+
+# merge TARGET: the kept corpus and what this run found, minimized, become the kept corpus.
+# The seeds (made from the fixtures at each run) go first into the merge's output, so that
+# what they cover already is not kept twice, and are taken out of it after.
+merge() {
+	local t=$1 m=$W/$1/merged f
+	rm -rf "$m"
+	mkdir -p "$m" "$K/$t"
+	cp "$W/$t/seeds"/* "$m"/ 2>/dev/null
+	if nice -n 19 "build/fuzz/$t" -merge=1 -max_len="$(max_len "$t")" -timeout=10 \
+		-rss_limit_mb=2048 "$m" "$K/$t" "$W/$t/corpus" > "$W/$t.merge.log" 2>&1; then
+		for f in "$W/$t/seeds"/*; do rm -f "$m/${f##*/}"; done
+		rm -rf "$K/$t"
+		mv "$m" "$K/$t"
+	else
+		echo "       (merge failed, the kept corpus as it was: see $W/$t.merge.log)"
+	fi
 }
 
 # run_one TARGET: its verdict, the lines to print, in $W/TARGET.result
 run_one() {
-	local t=$1 bin=build/fuzz/$1 log=$W/$1.log rc execs cov
-	mkdir -p "$W/$t/corpus" "$C/$t"
-	"$bin" -max_total_time="$SECS" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
-		-max_len=65536 \
-		-artifact_prefix="$C/$t/" "$W/$t/corpus" "$W/$t/seeds" > "$log" 2>&1
-	rc=$?
-	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
-	cov=$(grep -o 'cov: [0-9]*' "$log" | tail -1)
-	if [ "$rc" = 0 ] && ! ls "$C/$t"/crash-* "$C/$t"/leak-* "$C/$t"/timeout-* > /dev/null 2>&1; then
-		echo "ok   - fuzz $t: ${execs:-?} executions in $SECS s, $cov, no crash"
+	local t=$1 bin=build/fuzz/$1 log=$W/$1.log rc execs cov t0 secs limit
+	local -a dirs=("$W/$t/corpus" "$W/$t/seeds")
+	mkdir -p "$W/$t/corpus" "$W/$t/seeds" "$C/$t"
+	[ -d "$K/$t" ] && dirs+=("$K/$t")	# read only: what is new goes to the first
+	if [ -n "$LONG" ]; then
+		limit=(-runs="$SECS" -max_total_time="$MAXS")
 	else
-		echo "FAIL - fuzz $t (exit $rc): see $log and $C/$t/"
+		limit=(-max_total_time="$SECS")
+	fi
+	t0=$(date +%s)
+	${LONG:+nice -n 19} "$bin" "${limit[@]}" -timeout=10 -rss_limit_mb=2048 \
+		-print_final_stats=1 -max_len="$(max_len "$t")" \
+		-artifact_prefix="$C/$t/" "${dirs[@]}" > "$log" 2>&1
+	rc=$?
+	secs=$(($(date +%s) - t0))
+	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
+	cov=$(grep -o 'cov: [0-9]* ft: [0-9]*' "$log" | tail -1)
+	if [ "$rc" = 0 ] && [ "$(crashes "$t")" = 0 ]; then
+		if [ -n "$LONG" ]; then
+			merge "$t"
+			echo "ok   - fuzz $t: ${execs:-?} executions in $secs s" \
+				"($(( ${execs:-0} / (secs > 0 ? secs : 1) ))/s), $cov," \
+				"crashes 0; kept corpus $(find "$K/$t" -type f | wc -l) files," \
+				"$(du -sk --apparent-size "$K/$t" | cut -f1) KiB"
+		else
+			echo "ok   - fuzz $t: ${execs:-?} executions in $SECS s, $cov, no crash"
+		fi
+	else
+		echo "FAIL - fuzz $t (exit $rc): ${execs:-?} executions in $secs s, $cov," \
+			"crashes $(crashes "$t"): see $log and $C/$t/"
 		grep -E 'ERROR|SUMMARY|runtime error' "$log" | head -5 | sed 's/^/       /'
 	fi > "$W/$t.result"
+	# --long: fewer executions than asked (the time limit) is said, not a failure
+	if [ -n "$LONG" ] && [ "${execs:-0}" -lt "$SECS" ] && [ "$rc" = 0 ]; then
+		echo "       $t reached ${execs:-0} of $SECS executions in the ${MAXS} s limit" \
+			>> "$W/$t.result"
+	fi
 }
 
 make_seeds
