@@ -611,7 +611,8 @@ left_running_test() {
 	"$MT" --instance "$INST" -n 0 -o "$T/lr.txt" -- \
 		sh -c "sleep 30 & echo \$! > $T/lr.pid; exit 4" > /dev/null 2> "$T/lr.err" &
 	MTPID=$!; PIDS+=("$MTPID")
-	wait_file "$T/lr.pid" 50
+	# its pid written whole: the file exists (opened by the shell) before the echo is in it
+	wait_for 10 test -s "$T/lr.pid"
 	gp=$(cat "$T/lr.pid" 2> /dev/null)
 	# the name is the child's when memtrace looks: sh's until its exec of sleep is read
 	wait_for 10 grep -q 'the command exited' "$T/lr.err"
