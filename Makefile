@@ -308,8 +308,9 @@ fuzz: memtrace $(addprefix $(B)/fuzz/,$(FUZZ_TARGETS))
 
 # the long campaign (not in make check nor CI: an hour or more): each target until
 # FUZZ_RUNS executions (at most FUZZ_LONG_MAX_S seconds), at nice 19, one per CPU; what it
-# found is merged into the corpus kept in tests/fuzz/corpus/ (commit it), which make fuzz
-# starts from; figures in docs/testing.md
+# found is merged into the corpus kept in tests/fuzz/corpus/ (at most FUZZ_KEEP_KB KiB a
+# target, tests/fuzz/keep.py; commit it), which make fuzz starts from; figures in
+# docs/testing.md
 FUZZ_RUNS ?= 10000000
 fuzz-long: memtrace $(addprefix $(B)/fuzz/,$(FUZZ_TARGETS))
 	$(Q)./tests/fuzz/run.sh --long $(FUZZ_RUNS) $(FUZZ_TARGETS)

@@ -6,7 +6,10 @@
 # run.sh --long RUNS TARGET... - run each until RUNS executions (make fuzz-long, RUNS 10
 # million), at most FUZZ_LONG_MAX_S seconds (default 7200) each, at nice 19; then merge
 # what it found into the kept corpus (libFuzzer's -merge=1: the fewest inputs that keep
-# every feature seen), which replaces tests/fuzz/corpus/TARGET/ (commit it).
+# every feature seen), cut to FUZZ_KEEP_KB (default 512) KiB by keep.py, which replaces
+# tests/fuzz/corpus/TARGET/ (commit it).
+# run.sh --merge TARGET... - that merge alone, of what tests/fuzz/work/ holds (a campaign
+# cut short, or another budget).
 # Crashes are kept in tests/fuzz/crashes/; the corpus grows in tests/fuzz/work/.
 # Targets run side by side, one per CPU (FUZZ_JOBS to change it). Prints per target its
 # executions (with --long: the wall time, the rate, libFuzzer's cov: and ft:, the kept
@@ -15,16 +18,24 @@
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 LONG=
+MERGE_ONLY=
 if [ "${1:-}" = --long ]; then
 	LONG=1
 	shift
+elif [ "${1:-}" = --merge ]; then
+	LONG=1		# the inputs' max_len as the campaign's
+	MERGE_ONLY=1
+	shift
 fi
-SECS=${1:-60}	# with --long: the executions
-shift
+if [ -z "$MERGE_ONLY" ]; then
+	SECS=${1:-60}	# with --long: the executions
+	shift
+fi
 W=tests/fuzz/work
 C=tests/fuzz/crashes
 K=tests/fuzz/corpus
 MAXS=${FUZZ_LONG_MAX_S:-7200}
+KEEP=$((${FUZZ_KEEP_KB:-512} * 1024))
 mkdir -p "$W" "$C"
 . tests/lib.sh		# on_cpus, and the pass/fail counters
 
@@ -121,8 +132,8 @@ diff_seeds() {
 
 # max_len TARGET: the longest input; --long keeps the targets that read sub-buffers to 4 of
 # them and --diff's to two small reports (16 KiB), for the rate (a 64 KiB input of 16
-# sub-buffers decodes at a fifth of it; diff ran 1,200 a second at 32 KiB, too few for 10
-# million in 2 hours on a loaded machine) and a small kept corpus
+# sub-buffers decodes at a fifth of it; diff ran 11,600 a second at 16 KiB, 10,000 at 32)
+# and a small kept corpus
 max_len() {
 	case "$LONG:$1" in
 	1:ringbuf|1:replay|1:diff) echo 16384 ;;
@@ -136,19 +147,22 @@ crashes() {
 		-o -name 'oom-*' \) 2>/dev/null | wc -l
 }
 
-# merge TARGET: the kept corpus and what this run found, minimized, become the kept corpus.
-# The seeds (made from the fixtures at each run) go first into the merge's output, so that
-# what they cover already is not kept twice, and are taken out of it after.
+# merge TARGET: the kept corpus and what this run found, minimized and cut to the budget
+# (keep.py: the inputs that reach the most edges, then features, per byte), become the kept
+# corpus; says what it kept. The seeds (made from the fixtures at each run) go first into
+# the merge, so that what they cover already is not kept twice.
 merge() {
-	local t=$1 m=$W/$1/merged f
-	rm -rf "$m"
-	mkdir -p "$m" "$K/$t"
+	local t=$1 m=$W/$1/merged cf=$W/$1.merge.control kept
+	rm -rf "$m" "$m.keep" "$cf"
+	mkdir -p "$m" "$K/$t" "$W/$t/corpus"
 	cp "$W/$t/seeds"/* "$m"/ 2>/dev/null
-	if nice -n 19 "build/fuzz/$t" -merge=1 -max_len="$(max_len "$t")" -timeout=10 \
-		-rss_limit_mb=2048 "$m" "$K/$t" "$W/$t/corpus" > "$W/$t.merge.log" 2>&1; then
-		for f in "$W/$t/seeds"/*; do rm -f "$m/${f##*/}"; done
-		rm -rf "$K/$t"
-		mv "$m" "$K/$t"
+	if nice -n 19 "build/fuzz/$t" -merge=1 -merge_control_file="$cf" \
+		-max_len="$(max_len "$t")" -timeout=10 -rss_limit_mb=2048 \
+		"$m" "$K/$t" "$W/$t/corpus" > "$W/$t.merge.log" 2>&1 &&
+	   kept=$(tests/fuzz/keep.py "$cf" "$KEEP" "$m.keep" 2>> "$W/$t.merge.log"); then
+		rm -rf "$K/$t" "$m"
+		mv "$m.keep" "$K/$t"
+		echo "       $t: $kept (budget $((KEEP / 1024)) KiB)"
 	else
 		echo "       (merge failed, the kept corpus as it was: see $W/$t.merge.log)"
 	fi
@@ -175,11 +189,12 @@ run_one() {
 	cov=$(grep -o 'cov: [0-9]* ft: [0-9]*' "$log" | tail -1)
 	if [ "$rc" = 0 ] && [ "$(crashes "$t")" = 0 ]; then
 		if [ -n "$LONG" ]; then
-			merge "$t"
+			kept=$(merge "$t")
 			echo "ok   - fuzz $t: ${execs:-?} executions in $secs s" \
 				"($(( ${execs:-0} / (secs > 0 ? secs : 1) ))/s), $cov," \
 				"crashes 0; kept corpus $(find "$K/$t" -type f | wc -l) files," \
 				"$(du -sk --apparent-size "$K/$t" | cut -f1) KiB"
+			echo "$kept"
 		else
 			echo "ok   - fuzz $t: ${execs:-?} executions in $SECS s, $cov, no crash"
 		fi
@@ -196,6 +211,10 @@ run_one() {
 }
 
 make_seeds
+if [ -n "$MERGE_ONLY" ]; then
+	for t in "$@"; do merge "$t"; done
+	exit 0
+fi
 # each target has a core of its own: as many at once as there are CPUs (FUZZ_JOBS), so
 # that every target still gets its SECONDS while the whole run takes a fraction of them all
 for t in "$@"; do rm -f "$W/$t.result"; done
