@@ -17,12 +17,12 @@ static char J[65536];
  * A report as -f json writes it, cut to what --diff reads: @mods and @procs
  * are the members' JSON arrays' insides.
  */
-static const char *report(unsigned page_size, long sys_peak, long lost, const char *mods,
+static const char *report(unsigned page_size, long long sys_peak, long lost, const char *mods,
 			  const char *procs)
 {
 	snprintf(J, sizeof(J), "{\"memtrace_version\":\"0.1.0\",\"trigger\":\"replay\",\"mode\":"
 		 "\"replay\",\"uptime_s\":10.5,\"first_event_s\":1.0,\"last_event_s\":9.0,"
-		 "\"page_size\":%u,\"lost_events\":%ld,\"system_peak\":{\"pages\":%ld,\"kib\":0},"
+		 "\"page_size\":%u,\"lost_events\":%ld,\"system_peak\":{\"pages\":%lld,\"kib\":0},"
 		 "\"view\":\"process\",\"processes_with_pages\":9,\"processes\":[%s],"
 		 "\"modules_total\":9,\"modules\":[%s]}", page_size, lost, sys_peak, procs, mods);
 	return J;
@@ -459,7 +459,7 @@ START_TEST(test_header_identity)
 END_TEST
 
 /* A report of @n process entries, made by @entry(i, buf): a JSON object each (malloc'ed). */
-static char *big_report(unsigned page_size, long sys_peak, size_t n,
+static char *big_report(unsigned page_size, long long sys_peak, size_t n,
 			int (*entry)(size_t i, char *buf, size_t size), const char *mods)
 {
 	size_t cap = 4096 + strlen(mods), len, i;
@@ -467,7 +467,7 @@ static char *big_report(unsigned page_size, long sys_peak, size_t n,
 
 	ck_assert(t);
 	len = (size_t)snprintf(t, cap, "{\"memtrace_version\":\"0.1.0\",\"page_size\":%u,"
-			       "\"lost_events\":0,\"system_peak\":{\"pages\":%ld},\"modules\":[%s],"
+			       "\"lost_events\":0,\"system_peak\":{\"pages\":%lld},\"modules\":[%s],"
 			       "\"processes\":[", page_size, sys_peak, mods);
 	for (i = 0; i < n; i++) {
 		size_t l = (size_t)entry(i, e, sizeof(e));
