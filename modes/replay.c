@@ -218,7 +218,7 @@ static int rec_cpus(struct run *r, int **ids)
 }
 
 /* The recording's layout, events, tables, seed and CPUs, read as live setup would make them. */
-static int replay_setup(struct run *r)
+static int replay_setup_read(struct run *r)
 {
 	struct replay_state *rp = r->mode;
 	static char text[65536];
@@ -336,6 +336,20 @@ static int replay_setup(struct run *r)
 	free(seeds);
 	stats_link_threads(&r->st);
 	return 0;
+}
+
+/* replay_setup_read(); a recording refused after memtrace.meta was read lets it go too */
+static int replay_setup(struct run *r)
+{
+	struct replay_state *rp = r->mode;
+	int code = replay_setup_read(r);
+
+	if (code) {
+		free(rp->meta);
+		rp->meta = NULL;
+		rp->meta_len = -1;
+	}
+	return code;
 }
 
 /* Every recorded event, then what the recording says of the end. */
