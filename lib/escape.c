@@ -36,8 +36,7 @@ void escape_text(struct out *o, const char *s, size_t len)
 	}
 }
 
-/* Length of a valid UTF-8 sequence at s (1..4), or 0 if invalid. */
-static size_t utf8_len(const unsigned char *s, size_t left)
+size_t utf8_seq_len(const unsigned char *s, size_t left)
 {
 	uint32_t cp;
 	size_t n, i;
@@ -72,7 +71,7 @@ void escape_json(struct out *o, const char *s, size_t len)
 
 	while (i < len) {
 		unsigned char c = u[i];
-		size_t n = utf8_len(u + i, len - i);
+		size_t n = utf8_seq_len(u + i, len - i);
 
 		if (n == 0) {
 			out_puts(o, "\\ufffd");
@@ -118,7 +117,7 @@ size_t escape_prom(char *dst, size_t size, const char *s, size_t len)
 		return 0;
 	while (i < len) {
 		unsigned char c = u[i];
-		size_t n = utf8_len(u + i, len - i);
+		size_t n = utf8_seq_len(u + i, len - i);
 		char e[6];
 		const char *p = e;
 		size_t elen;
@@ -160,7 +159,7 @@ size_t escape_json_buf(char *dst, size_t size, const char *s, size_t len, bool *
 
 	while (i < len) {
 		unsigned char c = u[i];
-		size_t n = utf8_len(u + i, len - i), need, k;
+		size_t n = utf8_seq_len(u + i, len - i), need, k;
 		char e[8];
 
 		if (n == 0) {

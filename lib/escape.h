@@ -20,6 +20,9 @@ void escape_text(struct out *o, const char *s, size_t len);
 size_t escape_text_char(unsigned char c, char e[4]);
 void escape_json(struct out *o, const char *s, size_t len);
 
+/* The length of the valid UTF-8 sequence at @s (1 to 4; @left > 0 bytes there), or 0. */
+size_t utf8_seq_len(const unsigned char *s, size_t left);
+
 /*
  * escape_ascii() - raw name bytes as plain printable ASCII, for a one-line
  * message (kmsg, the console) or a column of a text table: every byte

@@ -2,6 +2,8 @@
 /* lib/json.c - a small reader of JSON text: members, elements, strings; no allocation (pure) */
 #include "lib/json.h"
 
+#include "lib/escape.h"
+
 #include <stdint.h>
 #include <string.h>
 
@@ -328,35 +330,6 @@ long json_str(struct json_val v, char *out, size_t size)
 	return (long)o;
 }
 
-/* The length of the UTF-8 sequence at @s (1 to 4), or 0 if it is not a valid one. */
-static size_t utf8_seq(const unsigned char *s, size_t left)
-{
-	uint32_t cp;
-	size_t n, i;
-
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		n = 2, cp = s[0] & 0x1f;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		n = 3, cp = s[0] & 0x0f;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		n = 4, cp = s[0] & 0x07;
-	else
-		return 0;
-	if (n > left)
-		return 0;
-	for (i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = (cp << 6) | (s[i] & 0x3f);
-	}
-	if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
-	    (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return n;
-}
-
 size_t json_utf8_check(const char *text, size_t len)
 {
 	const unsigned char *u = (const unsigned char *)text;
@@ -367,7 +340,7 @@ size_t json_utf8_check(const char *text, size_t len)
 			i++;
 			continue;
 		}
-		n = utf8_seq(u + i, len - i);
+		n = utf8_seq_len(u + i, len - i);
 		if (!n)
 			return i;
 		i += n;
