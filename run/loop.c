@@ -39,6 +39,15 @@ static void kmsg_emit(void *ctx, const char *line)
 	kmsg_line(r->kmsg_dev, buf);
 }
 
+/* --kmsg: the summary of the report just written (to @where) in the kernel log. */
+static void kmsg_summary(struct run *r, const char *trigger, const char *where)
+{
+	if (!r->opt.kmsg)
+		return;
+	enrich_now(r);
+	report_summary(r, &r->rs, trigger, where, KMSG_TOP, kmsg_emit, r);
+}
+
 /* The final report's trigger: what stopped the loop. */
 static const char *stop_trigger(const struct run *r)
 {
@@ -62,11 +71,8 @@ int run_report_final(struct run *r, bool to_log)
 	char err[PATH_MAX + 128];
 	int e = to_log ? report_final(r, trigger, err, sizeof(err)) : 0;
 
-	if (r->opt.kmsg) {
-		enrich_now(r);
-		report_summary(r, &r->rs, trigger, e ? "stderr (the log file could not be written)" :
-			       r->opt.log_path, KMSG_TOP, kmsg_emit, r);
-	}
+	kmsg_summary(r, trigger, e ? "stderr (the log file could not be written)" :
+		     r->opt.log_path);
 	return e ? EXIT_RUNTIME : EXIT_OK;
 }
 
@@ -83,10 +89,7 @@ static void report_dump_written(struct run *r)
 
 	r->dump_exits_said = r->st.c.dump_writer_exits;
 	report_to(r, REPORT_LOG, trigger);
-	if (r->opt.kmsg) {
-		enrich_now(r);
-		report_summary(r, &r->rs, trigger, r->opt.log_path, KMSG_TOP, kmsg_emit, r);
-	}
+	kmsg_summary(r, trigger, r->opt.log_path);
 }
 
 /*
