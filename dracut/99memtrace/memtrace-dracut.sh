@@ -264,23 +264,29 @@ mt_capture() {
     command -v getargbool > /dev/null 2>&1 && getargbool 0 rd.memtrace.kdump
 }
 
+# mt_report_so_far PID LINE: USR2, up to 5 s for the report so far (the log
+# file, replaced at once), then LINE and that report on the console; memtrace
+# traces on
+mt_report_so_far() {
+    local n=0 first=
+    kill -USR2 "$1" 2> /dev/null
+    while [ "$n" -lt 50 ]; do
+        read -r first 2> /dev/null < "$MEMTRACE_LOG"
+        case "$first" in *"(trigger: SIGUSR2,"*) break ;; esac
+        sleep 0.1
+        n=$((n + 1))
+    done
+    {
+        echo "$2"
+        [ -s "$MEMTRACE_LOG" ] && cat "$MEMTRACE_LOG"
+    } > /dev/console 2> /dev/null
+}
+
 mt_pre_pivot() {
-    local pid n=0 first=
+    local pid
     if pid=$(mt_running) && mt_capture; then
-        # the report so far (the log file, replaced at once), shown; the
-        # capture step is traced on
-        kill -USR2 "$pid" 2> /dev/null
-        while [ "$n" -lt 50 ]; do
-            read -r first 2> /dev/null < "$MEMTRACE_LOG"
-            case "$first" in *"(trigger: SIGUSR2,"*) break ;; esac
-            sleep 0.1
-            n=$((n + 1))
-        done
-        {
-            echo "memtrace: a capture step follows: tracing goes on; the final report" \
-                "comes at shutdown (the report so far follows)"
-            [ -s "$MEMTRACE_LOG" ] && cat "$MEMTRACE_LOG"
-        } > /dev/console 2> /dev/null
+        # the capture step is traced on
+        mt_report_so_far "$pid" "memtrace: a capture step follows: tracing goes on; the final report comes at shutdown (the report so far follows)"
         return 0
     fi
     mt_stop
@@ -289,24 +295,12 @@ mt_pre_pivot() {
 # initramfs-tools' init-bottom: memtrace follows the switch to the root when
 # it was started to (a kdump kernel: --switch-root); else the stop
 mt_bottom() {
-    local pid n=0 first=
+    local pid
     if [ -e "$MEMTRACE_FOLLOW" ] && pid=$(mt_running); then
         # HUP: hold the root mounted at $rootmnt (handled before USR2, a lower
         # signal: once the report so far is there, memtrace holds it)
         kill -HUP "$pid" 2> /dev/null
-        kill -USR2 "$pid" 2> /dev/null
-        while [ "$n" -lt 50 ]; do
-            read -r first 2> /dev/null < "$MEMTRACE_LOG"
-            case "$first" in *"(trigger: SIGUSR2,"*) break ;; esac
-            sleep 0.1
-            n=$((n + 1))
-        done
-        {
-            echo "memtrace: the dump is taken after the switch to the root: memtrace" \
-                "follows it there and goes on tracing; the final report comes at" \
-                "shutdown (the report so far follows)"
-            [ -s "$MEMTRACE_LOG" ] && cat "$MEMTRACE_LOG"
-        } > /dev/console 2> /dev/null
+        mt_report_so_far "$pid" "memtrace: the dump is taken after the switch to the root: memtrace follows it there and goes on tracing; the final report comes at shutdown (the report so far follows)"
         return 0
     fi
     mt_stop
