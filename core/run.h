@@ -229,6 +229,7 @@ struct run {
 	struct sizing sz;
 	int64_t mw_next;		/* the traced level of the next sample */
 	uint64_t mw_ring_kib;		/* memtrace's ring buffers (the instance's) */
+	unsigned buffer_kb;		/* the ring buffer per CPU asked for (setup_buffer_kb()) */
 	/* between two samples: the last one's need less the traced level then, memtrace's own
 	 * then, and the highest traced level since (the need followed event by event) */
 	bool mw_based;

@@ -241,6 +241,7 @@ int decoder_add(struct mt_decoder *d, const struct mt_tracepoint *tp,
 		const struct fmt_event *fe, char *err, size_t errlen)
 {
 	const char *const *names;
+	const struct mt_evdesc *old;
 	struct mt_evdesc *ds;
 	const struct fmt_field *f;
 	int i;
@@ -249,14 +250,18 @@ int decoder_add(struct mt_decoder *d, const struct mt_tracepoint *tp,
 		snprintf(err, errlen, "%s:%s: unknown kind", tp->system, tp->name);
 		return -1;
 	}
-	if (d->ndescs >= sizeof(d->descs) / sizeof(d->descs[0])) {
+	if (d->ndescs >= MT_MAX_DESCS) {
 		snprintf(err, errlen, "too many events");
 		return -1;
 	}
-	if (d->by_id[fe->id]) {
+	if (fe->id > UINT16_MAX) {
+		snprintf(err, errlen, "%s:%s: event id %u is over 65535", tp->system, tp->name,
+			 fe->id);
+		return -1;
+	}
+	if ((old = decoder_desc(d, (uint16_t)fe->id))) {
 		snprintf(err, errlen, "%s:%s: event id %u already used by %s:%s",
-			 tp->system, tp->name, fe->id, d->by_id[fe->id]->tp->system,
-			 d->by_id[fe->id]->tp->name);
+			 tp->system, tp->name, fe->id, old->tp->system, old->tp->name);
 		return -1;
 	}
 	ds = &d->descs[d->ndescs];
@@ -319,8 +324,8 @@ int decoder_add(struct mt_decoder *d, const struct mt_tracepoint *tp,
 		ds->f[i] = *f;
 		ds->have[i] = 1;
 	}
-	d->by_id[fe->id] = ds;
 	d->ndescs++;
+	d->by_id[fe->id] = (uint8_t)d->ndescs;
 	return 0;
 }
 
@@ -434,7 +439,7 @@ int decoder_decode(const struct mt_decoder *d, const struct rb_record *r,
 	if (r->len < 2)
 		return DEC_BAD;
 	id = rb_ld16(r->data, r->big_endian);
-	ds = d->by_id[id];
+	ds = decoder_desc(d, id);
 	if (!ds)
 		return DEC_UNKNOWN;
 	ev->kind = ds->kind;

@@ -169,12 +169,24 @@ struct mt_evdesc {
 	uint8_t have[MT_SLOTS];
 };
 
-/* id -> descriptor. ids are at most 65535 (u16 common_type). */
+/*
+ * id -> descriptor. ids are at most 65535 (u16 common_type): by_id[id] is the
+ * descriptor's index in descs plus one, 0 for an id not set up (a byte each:
+ * 64 KiB, where pointers took 512 KiB, all of it resident once zeroed: in a
+ * capture kernel memtrace's own memory is taken from the reservation it sizes).
+ */
+#define MT_MAX_DESCS 32
 struct mt_decoder {
-	struct mt_evdesc *by_id[65536];
-	struct mt_evdesc descs[32];
+	uint8_t by_id[65536];
+	struct mt_evdesc descs[MT_MAX_DESCS];
 	uint32_t ndescs;
 };
+
+/* the descriptor of event @id, NULL if none was set up */
+static inline const struct mt_evdesc *decoder_desc(const struct mt_decoder *d, uint16_t id)
+{
+	return d->by_id[id] ? &d->descs[d->by_id[id] - 1] : NULL;
+}
 
 void decoder_init(struct mt_decoder *d);
 

@@ -29,6 +29,8 @@
 #include "lib/util.h"
 
 #define BUFFER_PERCENT	50
+#define CAPTURE_BUFFER_KB 512		/* a capture kernel's ring buffers, all CPUs together */
+#define CAPTURE_BUFFER_MIN_KB 128	/* ... and at least this each */
 #define BOOT_MAX_PAGES	16384		/* per CPU, when buffer_size_kb is unreadable */
 #define BOOT_MAX_NS	2000000000ull	/* --boot-buffer reads for at most 2 s */
 
@@ -503,6 +505,28 @@ static const char *instance_name(const struct run *r, char *buf, size_t size)
 	return buf;
 }
 
+/*
+ * The ring buffer per CPU: -b's, else the default, but in a capture kernel
+ * (memwatch_setup()) a smaller one: there memtrace's own memory is taken from the
+ * reservation it sizes, one CPU reads (nr_cpus=1) and the boot is short; make
+ * e2e's kdump boots lose nothing with it (their reports say lost events: 0).
+ */
+static unsigned setup_buffer_kb(const struct run *r)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_CONF);
+	unsigned kb;
+
+	if (r->opt.buffer_set || !r->sz.capture)
+		return r->opt.buffer_kb;
+	kb = CAPTURE_BUFFER_KB / (unsigned)(cpus > 0 ? cpus : 1);
+	if (kb < CAPTURE_BUFFER_MIN_KB)
+		kb = CAPTURE_BUFFER_MIN_KB;
+	/* --stacks: a stack record beside each allocation, twice the room as elsewhere */
+	if (r->opt.stacks)
+		kb *= DEFAULT_STACKS_BUFFER_KB / DEFAULT_BUFFER_KB;
+	return kb < r->opt.buffer_kb ? kb : r->opt.buffer_kb;
+}
+
 static int setup_instance(struct run *r)
 {
 	static char text[65536];
@@ -525,8 +549,9 @@ static int setup_instance(struct run *r)
 		return EXIT_RUNTIME;
 	if (!code && (code = check_required(r)))
 		return code;
+	r->buffer_kb = setup_buffer_kb(r);
 	if (!code)
-		code = tracefs_configure(&r->tf, r->opt.buffer_kb, BUFFER_PERCENT, getpid(), err,
+		code = tracefs_configure(&r->tf, r->buffer_kb, BUFFER_PERCENT, getpid(), err,
 					 sizeof(err));
 	if (code)
 		return tracefs_error(code, err);
@@ -771,7 +796,7 @@ void setup_banner(const struct run *r)
 	else
 		snprintf(cpus, sizeof(cpus), "%d of %d CPUs", open, r->tf.ncpus);
 	fprintf(stderr, "memtrace %s: tracing in %s (%s, %u KiB per CPU, %d events), pid %d, "
-		"log %s\n", MEMTRACE_VERSION, r->tf.inst, cpus, r->opt.buffer_kb, r->nenabled,
+		"log %s\n", MEMTRACE_VERSION, r->tf.inst, cpus, r->buffer_kb, r->nenabled,
 		(int)getpid(), r->ops->log_without_o && !r->opt.output_set ? r->ops->log_without_o :
 		r->opt.log_path);
 }

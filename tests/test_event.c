@@ -228,8 +228,8 @@ START_TEST(test_add_fixture_formats)
 				continue;
 			ck_assert_msg(decoder_add(d, tp, &fe, err, sizeof(err)) == 0,
 				      "%s %s: %s", sets[i], tp->name, err);
-			ck_assert_ptr_nonnull(d->by_id[fe.id]);
-			ck_assert_int_eq(d->by_id[fe.id]->kind, tp->kind);
+			ck_assert_ptr_nonnull(decoder_desc(d, (uint16_t)fe.id));
+			ck_assert_int_eq(decoder_desc(d, (uint16_t)fe.id)->kind, tp->kind);
 			n++;
 		}
 		ck_assert_uint_eq(n, want[i]);
@@ -252,7 +252,7 @@ static void expect_add_fails(const char *text, const char *sys, const char *name
 	if (mention)
 		ck_assert_msg(strstr(err, mention) != NULL, "'%s' does not mention %s", err,
 			      mention);
-	ck_assert_ptr_null(d->by_id[fe.id]);
+	ck_assert_ptr_null(decoder_desc(d, (uint16_t)fe.id));
 	ck_assert_uint_eq(d->ndescs, 0);
 	free(d);
 }
@@ -381,7 +381,15 @@ START_TEST(test_duplicate_id)
 			 -1);
 	ck_assert_msg(strstr(err, "653") != NULL, "%s", err);
 	ck_assert_uint_eq(d->ndescs, 1);
-	ck_assert_int_eq(d->by_id[653]->kind, EV_PAGE_ALLOC);
+	ck_assert_int_eq(decoder_desc(d, 653)->kind, EV_PAGE_ALLOC);
+	/* an id that no u16 common_type can carry: refused, not folded onto another */
+	fe.id = 65536 + 653;
+	err[0] = '\0';
+	ck_assert_int_eq(decoder_add(d, tp_of("kmem", "mm_page_free"), &fe, err, sizeof(err)),
+			 -1);
+	ck_assert_msg(strstr(err, "65535") != NULL, "%s", err);
+	ck_assert_uint_eq(d->ndescs, 1);
+	ck_assert_int_eq(decoder_desc(d, 653)->kind, EV_PAGE_ALLOC);
 	free(d);
 }
 END_TEST

@@ -130,7 +130,7 @@ mt_running() {
 }
 
 mt_start() {
-    local level top w rec= boot= kmsg=--kmsg svg= pages= follow=
+    local level top w rec= boot= kmsg=--kmsg svg= pages= follow= buf=
     mt_lib
     level=$(mt_level)
     [ "$level" -ge 4 ] || return 0
@@ -182,8 +182,12 @@ mt_start() {
     # shellcheck disable=SC2086
     # -b 2048: the default under --stacks is 4096 KiB per CPU (allocation storms);
     # a boot's rates are low (0 lost in every e2e boot) and its memory is short.
+    # A capture kernel: memtrace sizes its buffer from it (1 MiB over all CPUs with
+    # --stacks), what it takes is taken from the reservation it measures.
+    buf="-b 2048"
+    mt_capture && buf=
     # --json: every boot leaves a report --diff can compare, whatever the level
-    exec "$MEMTRACE" --daemon --pidfile "$MEMTRACE_PIDFILE" $kmsg --stacks -b 2048 $top \
+    exec "$MEMTRACE" --daemon --pidfile "$MEMTRACE_PIDFILE" $kmsg --stacks $buf $top \
         --instance "$MEMTRACE_INSTANCE" -o "$MEMTRACE_LOG" --json "$MEMTRACE_LOG.json" \
         $rec $boot $svg $follow
 }
