@@ -261,7 +261,6 @@ static const struct num_opt {
 } num_opts[] = {
 	{ 'n', "--rows", 0, UINT32_MAX, FIELD(rows, uint32_t) },
 	{ OPT_MAX_MODULES, "--max-modules", 1, 1u << 16, FIELD(max_modules, uint32_t) },
-	{ OPT_MAX_STACKS, "--max-stacks", 16, 1u << 22, FIELD(max_stacks, uint32_t) },
 	{ OPT_STACK_TOP, "--stack-top", 0, 1000, FIELD(stack_top, uint32_t) },
 	{ OPT_KEEP_OOM, "--keep-oom", 0, 1000, FIELD(keep_oom, uint32_t) },
 	{ OPT_COUNT, "--count", 1, UINT32_MAX, FIELD(count, uint32_t) },
@@ -317,7 +316,7 @@ static int report_option(struct options *o, int c, const char *arg, char *err, s
 	}
 }
 
-/* The instance and its tables: -b, --max-tasks, --instance. */
+/* The instance and its tables: -b, --max-tasks, --max-stacks, --instance. */
 static int tracing_option(struct options *o, int c, const char *arg, char *err, size_t errlen)
 {
 	uint32_t v;
@@ -333,6 +332,13 @@ static int tracing_option(struct options *o, int c, const char *arg, char *err, 
 		if (!num("--max-tasks", arg, 8, 1u << 22, &v, err, errlen))
 			return OPT_ERROR;
 		o->max_tasks = v + SLOT_FIRST;	/* the pseudo tasks' slots besides */
+		o->tables_set = true;
+		return OPT_RUN;
+	case OPT_MAX_STACKS:
+		if (!num("--max-stacks", arg, 16, 1u << 22, &v, err, errlen))
+			return OPT_ERROR;
+		o->max_stacks = v;
+		o->tables_set = true;
 		return OPT_RUN;
 	case OPT_INSTANCE:
 		if (!instance_name_ok(arg))

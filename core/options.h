@@ -45,6 +45,8 @@ struct options {
 	enum report_format format;
 	uint32_t rows;			/* -n: task and module rows in a report, 0 = all */
 	uint32_t max_tasks;		/* slots, the pseudo tasks included */
+	bool tables_set;		/* --max-tasks or --max-stacks given (a capture kernel's
+					 * smaller defaults give way: setup.c) */
 	uint32_t max_modules;
 	uint32_t keep_oom;		/* OOM snapshots kept as LOG.oom.N */
 	bool stacks;			/* --stacks: a kernel stack with every page allocation */

@@ -31,6 +31,8 @@
 #define BUFFER_PERCENT	50
 #define CAPTURE_BUFFER_KB 512		/* a capture kernel's ring buffers, all CPUs together */
 #define CAPTURE_BUFFER_MIN_KB 128	/* ... and at least this each */
+#define CAPTURE_MAX_TASKS 4096		/* a capture kernel's tables (table_size()) */
+#define CAPTURE_MAX_STACKS 1024
 #define BOOT_MAX_PAGES	16384		/* per CPU, when buffer_size_kb is unreadable */
 #define BOOT_MAX_NS	2000000000ull	/* --boot-buffer reads for at most 2 s */
 
@@ -188,10 +190,22 @@ bool setup_have_event(const struct run *r, const char *name)
 	return false;
 }
 
+/*
+ * A table's size: the option's, but in a capture kernel, unless --max-tasks or
+ * --max-stacks was given, at most @capture: the hash tables are touched all over
+ * by a few hundred entries, and what memtrace holds there comes out of the
+ * reservation it sizes (make e2e's dracut capture: 159 forks, 228 distinct stacks;
+ * a fuller table recycles exited tasks and counts what it cannot keep).
+ */
+static uint32_t table_size(const struct run *r, uint32_t opt, uint32_t capture)
+{
+	return r->sz.capture && !r->opt.tables_set && capture < opt ? capture : opt;
+}
+
 int setup_stats_reach(struct run *r, uint64_t max_pfn, uint64_t ram_pfn)
 {
 	struct stats_config cfg = {
-		.max_tasks = r->opt.max_tasks,
+		.max_tasks = table_size(r, r->opt.max_tasks, CAPTURE_MAX_TASKS + SLOT_FIRST),
 		.max_modules = r->opt.max_modules,
 		.max_pfn = max_pfn,
 		.ram_pfn = ram_pfn,
@@ -204,7 +218,7 @@ int setup_stats_reach(struct run *r, uint64_t max_pfn, uint64_t ram_pfn)
 				     !setup_have_event(r, "sched:sched_process_fork")) ||
 				    r->ops->tree_first_sight,
 		.self_pid = r->meta.self_pid,
-		.max_stacks = r->stacks ? r->opt.max_stacks : 0,
+		.max_stacks = r->stacks ? table_size(r, r->opt.max_stacks, CAPTURE_MAX_STACKS) : 0,
 		.cpu_ids = r->cpu_id_bound,
 		.classes = r->sz.on,
 	};
@@ -507,9 +521,10 @@ static const char *instance_name(const struct run *r, char *buf, size_t size)
 
 /*
  * The ring buffer per CPU: -b's, else the default, but in a capture kernel
- * (memwatch_setup()) a smaller one: there memtrace's own memory is taken from the
- * reservation it sizes, one CPU reads (nr_cpus=1) and the boot is short; make
- * e2e's kdump boots lose nothing with it (their reports say lost events: 0).
+ * (memwatch_setup()) a smaller one, --stacks or not: there memtrace's own memory
+ * is taken from the reservation it sizes, one CPU reads (nr_cpus=1) and the
+ * boot's rates are low; make e2e's kdump boots lose nothing with it (their
+ * reports say lost events: 0).
  */
 static unsigned setup_buffer_kb(const struct run *r)
 {
@@ -521,9 +536,6 @@ static unsigned setup_buffer_kb(const struct run *r)
 	kb = CAPTURE_BUFFER_KB / (unsigned)(cpus > 0 ? cpus : 1);
 	if (kb < CAPTURE_BUFFER_MIN_KB)
 		kb = CAPTURE_BUFFER_MIN_KB;
-	/* --stacks: a stack record beside each allocation, twice the room as elsewhere */
-	if (r->opt.stacks)
-		kb *= DEFAULT_STACKS_BUFFER_KB / DEFAULT_BUFFER_KB;
 	return kb < r->opt.buffer_kb ? kb : r->opt.buffer_kb;
 }
 

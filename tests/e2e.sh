@@ -1276,6 +1276,16 @@ check_kdump() {	# check_kdump NAME [KIND]: dracut (default) or heavy
 		test "${md:-0}" -ge 256 -a "${md:-0}" -le "$memtotal"
 	note "$n: the capture's top tasks: $(head -5 "$r.tasks" | tr '\n' ';')"
 	check "$n: lost events: 0" grep -q -x 'lost events: 0' "$r.final"
+	# issue 39: memtrace's own in a capture kernel (rss + its ring buffer) at most 2 MiB,
+	# its buffer and tables sized from the capture (no -b from the dracut hook)
+	local self
+	self=$(sed -n 's/^crashkernel: .* memtrace itself \([0-9.]*\) .*/\1/p' "$r.final" | head -1)
+	check "$n: memtrace itself at most 2 MiB in the capture kernel (${self:-none} MiB: $(grep -m1 '^memtrace itself:' "$r.final"))" \
+		awk -v s="${self:-x}" 'BEGIN { exit !(s ~ /^[0-9.]+$/ && s + 0 <= 2.0) }'
+	check "$n: its ring buffer sized from the capture: 512 KiB for its one CPU" \
+		grep -q -E '^memtrace [^ ]+: tracing in .* \(1 CPUs, 512 KiB per CPU, ' "$c"
+	check "$n: ... and its stack table (1024, not the 8192 of a normal run)" \
+		grep -q -E '^stacks: [0-9]+ distinct of 1024 kept' "$r.final"
 	sys=$(sed -n 's/^system peak: \([0-9]*\) pages.*/\1/p' "$r.final" | head -1)
 	check "$n: the system peak is printed (${sys:-none} pages), at least makedumpfile's, within MemTotal" \
 		test "${sys:-0}" -ge "${md:-1}" -a "${sys:-0}" -le "$memtotal"

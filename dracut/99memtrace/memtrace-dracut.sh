@@ -182,8 +182,8 @@ mt_start() {
     # shellcheck disable=SC2086
     # -b 2048: the default under --stacks is 4096 KiB per CPU (allocation storms);
     # a boot's rates are low (0 lost in every e2e boot) and its memory is short.
-    # A capture kernel: memtrace sizes its buffer from it (1 MiB over all CPUs with
-    # --stacks), what it takes is taken from the reservation it measures.
+    # A capture kernel: memtrace sizes its buffer from it (512 KiB over all CPUs),
+    # what it takes is taken from the reservation it measures.
     buf="-b 2048"
     mt_capture && buf=
     # --json: every boot leaves a report --diff can compare, whatever the level
