@@ -91,6 +91,9 @@ int proc_parse_mem(const char *text, size_t len, struct proc_mem *m)
 	meminfo_value(text, len, "Dirty:", &m->dirty_kib);
 	meminfo_value(text, len, "Writeback:", &m->writeback_kib);
 	meminfo_value(text, len, "Mapped:", &m->mapped_kib);
+	meminfo_value(text, len, "Shmem:", &m->shmem_kib);
+	meminfo_value(text, len, "Unevictable:", &m->unevictable_kib);
+	meminfo_value(text, len, "SReclaimable:", &m->sreclaim_kib);
 	meminfo_value(text, len, "SwapTotal:", &m->swap_kib);
 	meminfo_value(text, len, "VmallocUsed:", &m->vmalloc_kib);
 	return 0;

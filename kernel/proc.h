@@ -26,6 +26,9 @@ struct proc_mem {
 	uint64_t file_kib;		/* Active(file) + Inactive(file): page cache on the file LRU */
 	uint64_t dirty_kib, writeback_kib;	/* of it, not yet written */
 	uint64_t mapped_kib;		/* file pages mapped by processes (their code) */
+	uint64_t shmem_kib;		/* Shmem: tmpfs and shared anonymous pages (not file LRU) */
+	uint64_t unevictable_kib;	/* Unevictable: ramfs (an initramfs), mlocked */
+	uint64_t sreclaim_kib;		/* SReclaimable: slab reclaim can shrink (dentries, inodes) */
 	uint64_t swap_kib;		/* SwapTotal: without swap, anonymous memory stays */
 	uint64_t vmalloc_kib;		/* VmallocUsed: kernel stacks, modules' code (in bulk: no page event) */
 };

@@ -65,6 +65,11 @@ struct sizing {
 	uint64_t self_start_kib;	/* memtrace's own when tracing began */
 	uint64_t max_uptime_ms;		/* when (CLOCK_BOOTTIME) */
 	uint64_t between;		/* maxima found between samples, from the traced level */
+	/* the sample with the highest need, its /proc/meminfo parts (KiB): P explained */
+	struct sizing_sample {
+		uint64_t need, in_use, file, dirty, writeback, mapped, shmem, unevictable,
+			 sreclaimable, uptime_ms;
+	} top;
 	/* W */
 	uint64_t min_free_kib;		/* the zones' min watermarks */
 	uint64_t boost_kib;		/* the most watermark boosting adds to them */

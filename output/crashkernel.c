@@ -46,12 +46,34 @@ bool crashkernel_line(char *buf, size_t size, const struct run *r)
 	return n > 0 && (size_t)n < size;
 }
 
+/*
+ * The sample that set the peak that cannot be reclaimed, its /proc/meminfo parts:
+ * what was in use then and the clean page cache left out of it (the file LRU less
+ * what is dirty, under writeback or mapped), and beside it what else reclaim could
+ * or could not take (tmpfs, ramfs and mlocked pages, reclaimable slab).
+ */
+static void sample_text(struct out *o, const struct sizing *z)
+{
+	const struct sizing_sample *t = &z->top;
+
+	if (!z->samples)
+		return;
+	out_printf(o, "peak that cannot be reclaimed, its /proc/meminfo at %.3f s: in use %.1f MiB, "
+		   "less clean page cache %.1f (file LRU %.1f less dirty %.1f, writeback %.1f, "
+		   "mapped %.1f); besides: Shmem %.1f, Unevictable %.1f, SReclaimable %.1f\n",
+		   (double)t->uptime_ms / 1000, mib(t->in_use), mib(t->in_use - t->need),
+		   mib(t->file), mib(t->dirty), mib(t->writeback), mib(t->mapped), mib(t->shmem),
+		   mib(t->unevictable), mib(t->sreclaimable));
+}
+
 void crashkernel_text(struct out *o, const struct run *r)
 {
 	char line[1024];
 
-	if (crashkernel_line(line, sizeof(line), r))
-		out_printf(o, "%s\n", line);
+	if (!crashkernel_line(line, sizeof(line), r))
+		return;
+	sample_text(o, &r->sz);
+	out_printf(o, "%s\n", line);
 }
 
 void crashkernel_json(struct out *o, const struct run *r)
@@ -84,7 +106,17 @@ void crashkernel_json(struct out *o, const struct run *r)
 		out_puts(o, "null");
 	out_printf(o, ",\"meminfo_samples\":%" PRIu64 ",\"maxima_between_samples\":%" PRIu64
 		   ",\"need_max_kib\":%" PRIu64 ",\"need_max_uptime_s\":%.3f,\"min_watermarks_kib\":%"
-		   PRIu64 ",\"watermark_boost_kib\":%" PRIu64 ",\"zones\":%u,\"swap\":%s}}",
+		   PRIu64 ",\"watermark_boost_kib\":%" PRIu64 ",\"zones\":%u,\"swap\":%s",
 		   z->samples, z->between, z->need_max_kib, (double)z->max_uptime_ms / 1000,
 		   z->min_free_kib, z->boost_kib, z->zones, z->swap ? "true" : "false");
+	/* the sample that set the need's highest, its meminfo parts (sample_text()) */
+	if (z->samples)
+		out_printf(o, ",\"top_sample\":{\"uptime_s\":%.3f,\"need_kib\":%" PRIu64
+			   ",\"in_use_kib\":%" PRIu64 ",\"file_lru_kib\":%" PRIu64 ",\"dirty_kib\":%"
+			   PRIu64 ",\"writeback_kib\":%" PRIu64 ",\"mapped_kib\":%" PRIu64
+			   ",\"shmem_kib\":%" PRIu64 ",\"unevictable_kib\":%" PRIu64
+			   ",\"sreclaimable_kib\":%" PRIu64 "}", (double)z->top.uptime_ms / 1000,
+			   z->top.need, z->top.in_use, z->top.file, z->top.dirty, z->top.writeback,
+			   z->top.mapped, z->top.shmem, z->top.unevictable, z->top.sreclaimable);
+	out_puts(o, "}}");
 }

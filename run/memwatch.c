@@ -136,6 +136,12 @@ void memwatch_sample(struct run *r)
 	z->samples++;
 	need = m.total_kib - m.free_kib - proc_mem_clean_kib(&m);
 	self = self_rss_kib(r) + r->mw_ring_kib;
+	if (need > z->top.need || !z->top.uptime_ms)
+		z->top = (struct sizing_sample){
+			.need = need, .in_use = m.total_kib - m.free_kib, .file = m.file_kib,
+			.dirty = m.dirty_kib, .writeback = m.writeback_kib, .mapped = m.mapped_kib,
+			.shmem = m.shmem_kib, .unevictable = m.unevictable_kib,
+			.sreclaimable = m.sreclaim_kib, .uptime_ms = uptime_ms() };
 	r->mw_based = true;
 	r->mw_base_kib = (int64_t)need - r->st.sys_cur * pk;
 	r->mw_self_kib = self;

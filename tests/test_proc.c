@@ -74,6 +74,8 @@ START_TEST(test_mem_reclaim)
 				   "Active(file):       3000 kB\nInactive(file):     5000 kB\n"
 				   "Dirty:               700 kB\nWriteback:           300 kB\n"
 				   "Mapped:             1000 kB\nSwapTotal:             0 kB\n"
+				   "Shmem:               120 kB\nUnevictable:        4100 kB\n"
+				   "SReclaimable:       2345 kB\nSUnreclaim:         9999 kB\n"
 				   "VmallocUsed:        2240 kB\nVmallocChunk:          0 kB\n";
 	struct proc_mem m;
 
@@ -84,6 +86,9 @@ START_TEST(test_mem_reclaim)
 	ck_assert_uint_eq(m.mapped_kib, 1000);
 	ck_assert_uint_eq(m.swap_kib, 0);
 	ck_assert_uint_eq(m.vmalloc_kib, 2240);
+	ck_assert_uint_eq(m.shmem_kib, 120);
+	ck_assert_uint_eq(m.unevictable_kib, 4100);
+	ck_assert_uint_eq(m.sreclaim_kib, 2345);
 	/* clean, not mapped: 8000 - 700 - 300 - 1000 */
 	ck_assert_uint_eq(proc_mem_clean_kib(&m), 6000);
 	/* more held than on the lists: none to take back */
