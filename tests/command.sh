@@ -737,10 +737,22 @@ diff_commands_test() {
 	"$MT" --diff "$T/dc1.json" "$T/dc2.json" --fail-over 400% > /dev/null 2> "$T/dc.err"; rc=$?
 	check "--diff of commands --fail-over 400%: exit 0, the machine's growth does not gate ($(head -c 100 "$T/dc.err"))" \
 		test "$rc" = 0
-	"$MT" --diff "$T/dc1.json" "$T/dc2.json" --fail-over system:400% -f json > "$T/dc.json" 2> "$T/dc.err"; rc=$?
-	check "--diff of commands --fail-over system:400%: exit 3, the machine's system peak named, JSON says it is gated" \
+	# system:N between the tree's growth and the machine's, from the two reports: the
+	# machine's run-1 peak is other jobs' too (in CI, fuzzers and valgrind beside make
+	# check made it large enough that +48 MiB was under 400%); if the machine grew no
+	# more than the tree, N under both: the machine's peak must still be the one named
+	local gt gs n both
+	gt=$(python3 -c 'import json, sys; a, b = (json.load(open(f)) for f in sys.argv[1:3]); print(100 * (b["tree_peak_pages"] - a["tree_peak_pages"]) // max(1, a["tree_peak_pages"]))' "$T/dc1.json" "$T/dc2.json")
+	gs=$(python3 -c 'import json, sys; a, b = (json.load(open(f)) for f in sys.argv[1:3]); print(100 * (b["system_peak"]["pages"] - a["system_peak"]["pages"]) // max(1, a["system_peak"]["pages"]))' "$T/dc1.json" "$T/dc2.json")
+	if [ "$gs" -gt $((gt + 10)) ]; then
+		n=$(( (gt + gs) / 2 )) both=1
+	else
+		n=$(( gs / 2 > 0 ? gs / 2 : 1 )) both=0
+	fi
+	"$MT" --diff "$T/dc1.json" "$T/dc2.json" --fail-over "system:$n%" -f json > "$T/dc.json" 2> "$T/dc.err"; rc=$?
+	check "--diff of commands --fail-over system:$n% (tree +$gt%, machine +$gs%): exit 3, the machine's system peak named, JSON says it is gated$([ $both = 1 ] && echo ', the tree not over')" \
 		eval '[ $rc = 3 ] && grep -q "the machine.s system peak grew by" "$T/dc.err" &&
-			[ "$(json "$T/dc.json" "int(d['"'"'system_peak_gated'"'"'] and d['"'"'system_peak'"'"']['"'"'over'"'"'] and not d['"'"'tree_peak'"'"']['"'"'over'"'"'])")" = 1 ]'
+			[ "$(json "$T/dc.json" "int(d['"'"'system_peak_gated'"'"'] and d['"'"'system_peak'"'"']['"'"'over'"'"'] and ($both == 0 or not d['"'"'tree_peak'"'"']['"'"'over'"'"']))")" = 1 ]'
 }
 
 t_start=$(now_ms)

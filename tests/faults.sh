@@ -3,7 +3,8 @@
 # faults.sh - a crash never leaves the kernel tracing: each fault signal (SEGV, BUS, ABRT,
 # FPE, ILL), sent with kill as a real fault arrives, to memtrace in each live mode (the
 # daemon, --daemon, a COMMAND, --stream, --top, --exits, --record): its instance is gone
-# within a second, nothing else of tracefs changed, the crash is said on stderr and in the
+# at once (the milliseconds printed; at most 5 s: under CI's load the kernel's removal took
+# over a second twice), nothing else of tracefs changed, the crash is said on stderr and in the
 # kernel log, and memtrace dies of the same signal (exit status 128+N; a core dump where
 # RLIMIT_CORE allows). A COMMAND goes on, named in the line. A real fault in the code
 # (the test build's --top crash hook) the same.
@@ -28,6 +29,19 @@ trap cleanup EXIT
 SIGS="SEGV BUS ABRT FPE ILL"
 signum() { kill -l "$1"; }
 gone() { [ ! -e "$TFS/instances/$1" ]; }
+# gone_ms NAME: waits up to 5 s for the instance to go; prints the milliseconds it took
+# (the kernel's removal of an instance waits for RCU grace periods: under make check's
+# neighbours in CI, fuzzers and valgrind on every CPU, a second was not always enough)
+gone_ms() {
+	local t0 i
+	t0=$(date +%s%N)
+	for i in $(seq 500); do
+		gone "$1" && { echo $(( ($(date +%s%N) - t0) / 1000000 )); return 0; }
+		sleep 0.01
+	done
+	echo "over 5000"
+	return 1
+}
 exists() { [ -d "$TFS/instances/$1" ]; }
 dead() { ! kill -0 "$1" 2>/dev/null; }
 
@@ -54,7 +68,7 @@ start() {
 
 # crash MODE SIG ARGS...: the signal to a running memtrace of that mode, then the checks
 crash() {
-	local mode=$1 sig=$2 name="$1-$2" before after rc line child=
+	local mode=$1 sig=$2 name="$1-$2" before after rc line child= ms
 	shift 2
 	before=$(tfs_state)
 	start "$name" "$@" || { bad "$mode, SIG$sig: memtrace did not start: $(head -3 "$T/$name.err")"; return; }
@@ -62,7 +76,9 @@ crash() {
 		child=$(pgrep -P "$MTPID" -x sleep)
 	fi
 	kill "-$sig" "$MTPID"
-	check "$mode, SIG$sig: instance gone within a second" wait_for 1 gone "$INST-$name"
+	ms=$(gone_ms "$INST-$name")
+	check "$mode, SIG$sig: instance gone ($ms ms after the signal; at most 5 s)" \
+		test "${ms% *}" != over
 	wait_exit "$MTPID" 5; rc=$?
 	check "$mode, SIG$sig: died of the signal (status $rc, want $((128 + $(signum "$sig"))))" \
 		test "$rc" = $((128 + $(signum "$sig")))
@@ -102,7 +118,9 @@ daemon_fork_test() {
 	pid=$(cat "$T/fork.pid" 2>/dev/null)
 	[ -n "$pid" ] && exists "$INST-fork" || { bad "--daemon: did not start: $(cat "$T/fork.err")"; return; }
 	kill -SEGV "$pid"
-	check "--daemon, SIGSEGV: instance gone within a second" wait_for 1 gone "$INST-fork"
+	ms=$(gone_ms "$INST-fork")
+	check "--daemon, SIGSEGV: instance gone ($ms ms after the signal; at most 5 s)" \
+		test "${ms% *}" != over
 	check "--daemon, SIGSEGV: memtrace gone" wait_for 5 dead "$pid"
 	check "--daemon, SIGSEGV: said in the kernel log (stderr was let go)" \
 		kmsg_has "fatal signal SIGSEGV (pid $pid)"
