@@ -1498,11 +1498,13 @@ kdump_below() {	# kdump_below R (MiB)
 	echo $(($1 - d - 4))
 }
 # M per capture: the smallest crashkernel= healthy in every boot, as make kdump-bisect
-# measured it with the boot buffer's words on the capture's line (docs/boot.md: dracut 120M,
-# 4 of 4, 116M 3 of 4, 112M panics unpacking; itools 108M; heavy 152M, 148M 0 of 2;
+# measured it with the boot buffer's words on the capture's line and memtrace at 1.7 MiB of
+# its own (docs/boot.md, run 5w: dracut 116M 2 of 2, 112M panics unpacking; itools 104M 2 of
+# 2, 100M 0 of 2; heavy 148M 2 of 2, 144M panics unpacking; with memtrace's 6.6 MiB of
+# before issue 39 they were 120M, 108M and 152M: what memtrace takes is in every M;
 # E2E_KDUMP_M_<KIND>=MiB after a bisection of another kernel or initramfs)
-KDUMP_M_DRACUT=${E2E_KDUMP_M_DRACUT:-120} KDUMP_M_ITOOLS=${E2E_KDUMP_M_ITOOLS:-108}
-KDUMP_M_HEAVY=${E2E_KDUMP_M_HEAVY:-152}
+KDUMP_M_DRACUT=${E2E_KDUMP_M_DRACUT:-116} KDUMP_M_ITOOLS=${E2E_KDUMP_M_ITOOLS:-104}
+KDUMP_M_HEAVY=${E2E_KDUMP_M_HEAVY:-148}
 kdump_r_bound() {	# kdump_r_bound KIND R: M <= R <= M + max(8 MiB, 10% of M) (issue 38)
 	local v m hi
 	v=KDUMP_M_$(echo "$1" | tr a-z A-Z)
