@@ -53,10 +53,19 @@ void meta_when(const struct meta *m, bool iso, char buf[32])
 	time_t t = (time_t)m->started_at;
 	struct tm tm;
 
+	/*
+	 * snprintf, not strftime: strftime brings musl's time zone code into a
+	 * static binary (8 KiB of the boot binary) for a time in UTC. The modulos
+	 * bound the widths for the compiler's truncation check; on gmtime's fields
+	 * they change nothing (meta_parse() keeps started_at below 2^40 s: before
+	 * the year 36812).
+	 */
 	buf[0] = '\0';
-	if (m->started_at > 0 && gmtime_r(&t, &tm) &&
-	    !strftime(buf, 32, iso ? "%Y-%m-%dT%H:%M:%SZ" : "%Y-%m-%d %H:%M:%S UTC", &tm))
-		buf[0] = '\0';
+	if (m->started_at > 0 && gmtime_r(&t, &tm))
+		snprintf(buf, 32, "%04u-%02u-%02u%c%02u:%02u:%02u%s",
+			 (unsigned)(tm.tm_year + 1900) % 100000, (unsigned)tm.tm_mon % 12 + 1,
+			 (unsigned)tm.tm_mday % 32, iso ? 'T' : ' ', (unsigned)tm.tm_hour % 24,
+			 (unsigned)tm.tm_min % 60, (unsigned)tm.tm_sec % 61, iso ? "Z" : " UTC");
 }
 
 static bool has_negative(const char *line)
