@@ -80,12 +80,21 @@ static struct bytask *bytask_scratch(void)
 	return &b;
 }
 
+/*
+ * By task, then by entry: a task's entries keep the table's order, which
+ * task_top() takes equal peaks in. Without the second key their order was
+ * the sort's: glibc's (stable) and musl's (not) listed a task's stacks of
+ * equal peaks in other orders, and the static binaries' reports differed.
+ */
 static int by_task(const void *a, const void *b, void *ctx)
 {
 	const struct stacks *sk = ctx;
-	uint32_t x = sk->pairs[*(const uint32_t *)a].task, y = sk->pairs[*(const uint32_t *)b].task;
+	uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
+	uint32_t x = sk->pairs[i].task, y = sk->pairs[j].task;
 
-	return (x > y) - (x < y);
+	if (x != y)
+		return x < y ? -1 : 1;
+	return (i > j) - (i < j);
 }
 
 static void bytask_build(const struct stacks *sk)
