@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/utsname.h>
 
+#include "core/build.h"
 #include "lib/util.h"
 #include "output/logfile.h"
 #include "output/prom.h"
@@ -35,7 +36,8 @@ static void gen_prom(struct out *o, void *p)
 	struct run *r = p;
 	struct daemon_state *d = r->mode;
 
-	prom_write(o, r, &r->rs, d->kernel);
+	if (BUILD_FULL)		/* the boot build has no --prometheus, no output/prom.c */
+		prom_write(o, r, &r->rs, d->kernel);
 }
 
 /*
