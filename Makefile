@@ -12,6 +12,9 @@ PKG_CONFIG ?= pkg-config
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
 MANDIR ?= $(PREFIX)/share/man
+# the boot binary, memtrace-boot (not a command of its own: the initramfs images take it,
+# where the dracut module and the initramfs-tools hook look: LIBEXECDIR/memtrace)
+LIBEXECDIR ?= $(PREFIX)/libexec
 # the systemd unit's log directory: systemd creates it (LogsDirectory=), so under /var/log
 LOGDIR ?= /var/log/memtrace
 # dracut reads modules from its own directory only, whatever PREFIX is
@@ -221,6 +224,7 @@ check: memtrace $(TEST_BINS) $(CROSSCHECK_BIN)
 		./tests/install.sh \
 		./tests/bootbin.sh \
 		./tests/initramfs-tools.sh \
+		./tests/dracut-module.sh \
 		./tests/integration.sh \
 		./tests/accuracy.sh \
 		./tests/stacks.sh \
@@ -392,14 +396,29 @@ $(B)/cross/%/unit: $(TEST_SRCS) $(LIB_SRCS) $(HDRS) $(wildcard tests/*.h)
 check-cross: memtrace
 	$(Q)MAKE="$(MAKE)" ./tests/cross.sh $(CROSS_TEST_ARCHS)
 
-# make install [DESTDIR=...] [PREFIX=...]: the binary, the man page, the systemd unit
-# (not enabled), the dracut module (opt-in: dracut --add memtrace) and the initramfs-tools
-# scripts (in every image; they start memtrace only with memtrace=N on the command line)
-install: install-bin install-man install-systemd install-dracut install-initramfs-tools
+# make install [DESTDIR=...] [PREFIX=...]: the binary, the boot binary, the man page, the
+# systemd unit (not enabled), the dracut module (opt-in: dracut --add memtrace) and the
+# initramfs-tools scripts (in every image; they start memtrace only with memtrace=N on the
+# command line)
+install: install-bin install-boot install-man install-systemd install-dracut \
+	install-initramfs-tools
 
 install-bin: memtrace
 	install -d "$(DESTDIR)$(BINDIR)"
 	install -m 0755 memtrace "$(DESTDIR)$(BINDIR)/memtrace"
+
+# the boot binary, which the images take (without it they take memtrace, and say so); it
+# needs musl-gcc (STATIC_CC): without one, make install says it leaves it out
+HAVE_STATIC_CC := $(shell command -v $(STATIC_CC) 2> /dev/null)
+ifneq ($(HAVE_STATIC_CC),)
+install-boot: memtrace-boot
+	install -d "$(DESTDIR)$(LIBEXECDIR)/memtrace"
+	install -m 0755 memtrace-boot "$(DESTDIR)$(LIBEXECDIR)/memtrace/memtrace-boot"
+else
+install-boot:
+	@echo "memtrace: no $(STATIC_CC) (Debian: musl-tools): memtrace-boot is not built nor" \
+		"installed; the initramfs images take memtrace"
+endif
 
 install-man:
 	install -d "$(DESTDIR)$(MANDIR)/man8"
@@ -443,7 +462,10 @@ install-initramfs-tools:
 # in the images built until update-initramfs -u)
 uninstall:
 	rm -f "$(DESTDIR)$(BINDIR)/memtrace" "$(DESTDIR)$(MANDIR)/man8/memtrace.8" \
-		"$(DESTDIR)$(SYSTEMDUNITDIR)/memtrace.service"
+		"$(DESTDIR)$(SYSTEMDUNITDIR)/memtrace.service" \
+		"$(DESTDIR)$(LIBEXECDIR)/memtrace/memtrace-boot"
+	if [ -d "$(DESTDIR)$(LIBEXECDIR)/memtrace" ]; then \
+		rmdir "$(DESTDIR)$(LIBEXECDIR)/memtrace"; fi
 	for f in $(DRACUT_FILES) memtrace.service; do \
 		rm -f "$(DESTDIR)$(DRACUTMODDIR)/99memtrace/$$f"; \
 	done
@@ -533,7 +555,7 @@ clean:
 # the compiler's record of what each object includes (DEPFLAGS)
 -include $(shell find $(B) -name '*.d' 2>/dev/null)
 
-PHONY_EXTRA := test-programs demo e2e e2e-arch fuzz fuzz-long static bench lint install-bin install-man install-systemd \
+PHONY_EXTRA := test-programs demo e2e e2e-arch fuzz fuzz-long static bench lint install-bin install-boot install-man install-systemd \
 	install-dracut install-initramfs-tools uninstall check-cross dist check-package
 .PHONY: all check check-unit $(PHONY_EXTRA) check-valgrind sanitize sanitize-unit sanitize-live install clean docs-pictures
 

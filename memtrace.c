@@ -131,6 +131,7 @@ int main(int argc, char **argv)
 		options_usage(stdout);
 		return EXIT_OK;
 	case OPT_VERSION:
+		/* memtrace-dracut.sh tells the boot build by its " (the boot build)" */
 		printf("memtrace %s%s\n", MEMTRACE_VERSION, BUILD_FULL ? "" : " (the boot build)");
 		return EXIT_OK;
 	case OPT_ERROR:
