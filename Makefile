@@ -507,8 +507,9 @@ $(TIDY_FILES): tidy/%:
 		$* -- -std=gnu11 -I. -D_GNU_SOURCE $(LFS_FLAGS) -DMEMTRACE_VERSION='"$(VERSION)"' \
 		2>&1 1>&3 | grep -v 'warnings generated' >&2; exit $${PIPESTATUS[0]}; } 3>&1
 
-# early boot under QEMU (TCG): dracut images of Debian's kernel, both flavours (root)
-e2e: memtrace
+# early boot under QEMU (TCG): dracut images of Debian's kernel, both flavours, with the boot
+# binary (root)
+e2e: memtrace memtrace-boot
 	$(Q)./tests/e2e.sh
 
 # Debian's 6.1 kernels for s390x, arm64, armhf and i386 under QEMU (TCG), busybox-static

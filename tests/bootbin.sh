@@ -23,10 +23,11 @@ T=$(mktemp -d /tmp/memtrace-bootbin.XXXXXX)
 INST=memtrace-bootbin$$
 . "$PWD/tests/lib.sh"
 
-# The size budget, bytes: what memtrace-boot is today (231,056 bytes with Debian 12's gcc
-# 12 and musl 1.2.3) and some room; the issue's aim, 160 KB, is not reached (docs/
-# performance.md says what it has and where its bytes go). A change that makes the boot
-# binary grow past it says so here, and moves the budget with a reason.
+# The size budget, bytes: what memtrace-boot is today (226,960 bytes with Debian 12's gcc
+# 12 and musl 1.2.3) and 18 KB of room, so that what a boot does not need is not let in
+# unnoticed; issue 39's aim, 160 KiB, is not reached (docs/performance.md says where its
+# bytes go). A change that makes it grow past the budget moves the budget here, with a reason.
+# (A build property, deterministic for a toolchain; not a timing.)
 BUDGET=${BOOT_BUDGET:-245760}
 
 # What the boot build leaves out: each option (the full binary's long names), with a value
