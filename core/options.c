@@ -96,7 +96,9 @@ static int left_out(int c, char *err, size_t errlen)
 	char name[48];
 	size_t i;
 
-	for (i = 0; !BUILD_FULL && i < ARRAY_SIZE(full_only); i++) {
+	if (BUILD_FULL)
+		return OPT_RUN;
+	for (i = 0; i < ARRAY_SIZE(full_only); i++) {
 		if (full_only[i] != c)
 			continue;
 		while (l->name && l->val != c)
