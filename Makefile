@@ -12,6 +12,9 @@ PKG_CONFIG ?= pkg-config
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
 MANDIR ?= $(PREFIX)/share/man
+# the boot binary, memtrace-boot (not a command of its own: the initramfs images take it,
+# where the dracut module and the initramfs-tools hook look: LIBEXECDIR/memtrace)
+LIBEXECDIR ?= $(PREFIX)/libexec
 # the systemd unit's log directory: systemd creates it (LogsDirectory=), so under /var/log
 LOGDIR ?= /var/log/memtrace
 # dracut reads modules from its own directory only, whatever PREFIX is
@@ -219,7 +222,9 @@ check: memtrace $(TEST_BINS) $(CROSSCHECK_BIN)
 		./tests/docs.sh \
 		./tests/ci.sh \
 		./tests/install.sh \
+		./tests/bootbin.sh \
 		./tests/initramfs-tools.sh \
+		./tests/dracut-module.sh \
 		./tests/integration.sh \
 		./tests/accuracy.sh \
 		./tests/stacks.sh \
@@ -315,10 +320,13 @@ FUZZ_RUNS ?= 10000000
 fuzz-long: memtrace $(addprefix $(B)/fuzz/,$(FUZZ_TARGETS))
 	$(Q)./tests/fuzz/run.sh --long $(FUZZ_RUNS) $(FUZZ_TARGETS)
 
-# a static binary for small initramfs images: musl, libc only, size-optimized, stripped
+# a static binary for small initramfs images: musl, libc only, size-optimized, stripped;
+# not position-independent (a static binary is loaded where it was linked: PIE code
+# would only cost bytes)
 STATIC_CC ?= musl-gcc
-STATIC_FLAGS := -std=gnu11 -Os -ffunction-sections -fdata-sections -fno-asynchronous-unwind-tables \
-	-fno-unwind-tables $(WARN)
+STATIC_FLAGS := -std=gnu11 -Os -fno-pie -ffunction-sections -fdata-sections \
+	-fno-asynchronous-unwind-tables -fno-unwind-tables $(WARN)
+STATIC_LDFLAGS := -static -no-pie -Wl,--gc-sections -s
 STATIC_OBJS := $(patsubst $(B)/%,$(B)/static/%,$(OBJS))
 
 $(B)/static/%.o: %.c
@@ -328,9 +336,29 @@ $(B)/static/%.o: %.c
 
 memtrace-static: $(STATIC_OBJS)
 	@$(if $(SAY),echo "  LD      $@")
-	$(Q)$(STATIC_CC) -static -Wl,--gc-sections -s -o $@ $(STATIC_OBJS)
+	$(Q)$(STATIC_CC) $(STATIC_LDFLAGS) -o $@ $(STATIC_OBJS)
 
 static: memtrace-static
+
+# The boot binary, what the dracut and initramfs-tools images take (core/build.h): static
+# and stripped as memtrace-static, with -DMEMTRACE_BOOT and without the files of what no
+# image runs: --top (ui/), --stream (stream/, its conditions), --diff (diff/), --exits,
+# --svg's picture, --prometheus' file. A file that is needed but left out is an undefined
+# symbol at the link. Its segments are not page-aligned in the file (-z noseparate-code:
+# 8 KiB less; the read-only data shares the code's segment, as before binutils 2.31).
+BOOT_LEFT_OUT := $(wildcard ui/*.c stream/*.c diff/*.c) core/cond.c output/svg.c output/prom.c \
+	modes/top.c modes/stream.c modes/diff.c modes/exits.c
+BOOT_OBJS := $(addprefix $(B)/boot/,$(patsubst %.c,%.o,memtrace.c $(filter-out \
+	$(BOOT_LEFT_OUT),$(LIB_SRCS))))
+
+$(B)/boot/%.o: %.c
+	@mkdir -p $(@D)
+	@$(if $(SAY),echo "  CC      $@ (boot)")
+	$(Q)$(STATIC_CC) $(CPPFLAGS) -DMEMTRACE_BOOT $(DEPFLAGS) $(STATIC_FLAGS) -c -o $@ $<
+
+memtrace-boot: $(BOOT_OBJS)
+	@$(if $(SAY),echo "  LD      $@")
+	$(Q)$(STATIC_CC) $(STATIC_LDFLAGS) -Wl,-z,noseparate-code -o $@ $(BOOT_OBJS)
 
 # Other architectures (Debian's names): static glibc binaries from Debian's cross compilers
 # (gcc-TRIPLET, libc6-dev-ARCH-cross), for make check-cross and make e2e-arch:
@@ -368,14 +396,29 @@ $(B)/cross/%/unit: $(TEST_SRCS) $(LIB_SRCS) $(HDRS) $(wildcard tests/*.h)
 check-cross: memtrace
 	$(Q)MAKE="$(MAKE)" ./tests/cross.sh $(CROSS_TEST_ARCHS)
 
-# make install [DESTDIR=...] [PREFIX=...]: the binary, the man page, the systemd unit
-# (not enabled), the dracut module (opt-in: dracut --add memtrace) and the initramfs-tools
-# scripts (in every image; they start memtrace only with memtrace=N on the command line)
-install: install-bin install-man install-systemd install-dracut install-initramfs-tools
+# make install [DESTDIR=...] [PREFIX=...]: the binary, the boot binary, the man page, the
+# systemd unit (not enabled), the dracut module (opt-in: dracut --add memtrace) and the
+# initramfs-tools scripts (in every image; they start memtrace only with memtrace=N on the
+# command line)
+install: install-bin install-boot install-man install-systemd install-dracut \
+	install-initramfs-tools
 
 install-bin: memtrace
 	install -d "$(DESTDIR)$(BINDIR)"
 	install -m 0755 memtrace "$(DESTDIR)$(BINDIR)/memtrace"
+
+# the boot binary, which the images take (without it they take memtrace, and say so); it
+# needs musl-gcc (STATIC_CC): without one, make install says it leaves it out
+HAVE_STATIC_CC := $(shell command -v $(STATIC_CC) 2> /dev/null)
+ifneq ($(HAVE_STATIC_CC),)
+install-boot: memtrace-boot
+	install -d "$(DESTDIR)$(LIBEXECDIR)/memtrace"
+	install -m 0755 memtrace-boot "$(DESTDIR)$(LIBEXECDIR)/memtrace/memtrace-boot"
+else
+install-boot:
+	@echo "memtrace: no $(STATIC_CC) (Debian: musl-tools): memtrace-boot is not built nor" \
+		"installed; the initramfs images take memtrace"
+endif
 
 install-man:
 	install -d "$(DESTDIR)$(MANDIR)/man8"
@@ -419,7 +462,10 @@ install-initramfs-tools:
 # in the images built until update-initramfs -u)
 uninstall:
 	rm -f "$(DESTDIR)$(BINDIR)/memtrace" "$(DESTDIR)$(MANDIR)/man8/memtrace.8" \
-		"$(DESTDIR)$(SYSTEMDUNITDIR)/memtrace.service"
+		"$(DESTDIR)$(SYSTEMDUNITDIR)/memtrace.service" \
+		"$(DESTDIR)$(LIBEXECDIR)/memtrace/memtrace-boot"
+	if [ -d "$(DESTDIR)$(LIBEXECDIR)/memtrace" ]; then \
+		rmdir "$(DESTDIR)$(LIBEXECDIR)/memtrace"; fi
 	for f in $(DRACUT_FILES) memtrace.service; do \
 		rm -f "$(DESTDIR)$(DRACUTMODDIR)/99memtrace/$$f"; \
 	done
@@ -461,8 +507,9 @@ $(TIDY_FILES): tidy/%:
 		$* -- -std=gnu11 -I. -D_GNU_SOURCE $(LFS_FLAGS) -DMEMTRACE_VERSION='"$(VERSION)"' \
 		2>&1 1>&3 | grep -v 'warnings generated' >&2; exit $${PIPESTATUS[0]}; } 3>&1
 
-# early boot under QEMU (TCG): dracut images of Debian's kernel, both flavours (root)
-e2e: memtrace
+# early boot under QEMU (TCG): dracut images of Debian's kernel, both flavours, with the boot
+# binary (root)
+e2e: memtrace memtrace-boot
 	$(Q)./tests/e2e.sh
 
 # Debian's 6.1 kernels for s390x, arm64, armhf and i386 under QEMU (TCG), busybox-static
@@ -504,12 +551,12 @@ check-package:
 	$(Q)./tests/check.sh ./tests/package.sh
 
 clean:
-	rm -rf $(B) memtrace memtrace-static
+	rm -rf $(B) memtrace memtrace-static memtrace-boot
 
 # the compiler's record of what each object includes (DEPFLAGS)
 -include $(shell find $(B) -name '*.d' 2>/dev/null)
 
-PHONY_EXTRA := test-programs demo e2e e2e-arch fuzz fuzz-long static bench lint install-bin install-man install-systemd \
+PHONY_EXTRA := test-programs demo e2e e2e-arch fuzz fuzz-long static bench lint install-bin install-boot install-man install-systemd \
 	install-dracut install-initramfs-tools uninstall check-cross dist check-package
 .PHONY: all check check-unit $(PHONY_EXTRA) check-valgrind sanitize sanitize-unit sanitize-live install clean docs-pictures
 

@@ -9,6 +9,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "core/build.h"
 #include "modes/command.h"
 #include "modes/daemon.h"
 #include "run/daemonize.h"
@@ -18,7 +19,6 @@
 #include "run/loop.h"
 #include "run/oom.h"
 #include "core/options.h"
-#include "output/prom.h"
 #include "modes/replay.h"
 #include "output/reportto.h"
 #include "core/run.h"
@@ -31,21 +31,23 @@
 /*
  * The mode the options ask for, a line each: a new mode is a new file and a
  * line here. options_parse() has ruled out the options that exclude each
- * other; --stream may run a COMMAND too.
+ * other; --stream may run a COMMAND too. BUILD_FULL marks the modes the boot
+ * build leaves out (core/build.h): their files are not linked there, and
+ * their options never get this far.
  */
 static const struct mode_ops *mode_of(const struct options *o)
 {
-	if (o->diff)
+	if (BUILD_FULL && o->diff)
 		return &diff_ops;
-	if (o->stream)
+	if (BUILD_FULL && o->stream)
 		return &stream_ops;
-	if (o->top)
+	if (BUILD_FULL && o->top)
 		return &top_ops;
 	if (o->command)
 		return &command_ops;
 	if (o->replay_dir)
 		return &replay_ops;
-	if (o->exits)
+	if (BUILD_FULL && o->exits)
 		return &exits_ops;
 	return &daemon_ops;
 }
@@ -74,7 +76,7 @@ static int run_init(struct run *r)
 		return mt_fail(EXIT_RUNTIME, "out of memory");
 	r->stacks = r->opt.stacks;	/* as asked, until the setup finds otherwise */
 	r->seed = !r->opt.no_seed;	/* ... or a mode's prepare() */
-	r->replay_json = replay_json;
+	r->replay_json = BUILD_FULL ? replay_json : NULL;	/* --diff's */
 	TEST_HOOKS_READ(r, READY_TIMEOUT_MS);
 	return signals_setup(&r->sig, signal_table(r));
 }
@@ -129,7 +131,8 @@ int main(int argc, char **argv)
 		options_usage(stdout);
 		return EXIT_OK;
 	case OPT_VERSION:
-		printf("memtrace %s\n", MEMTRACE_VERSION);
+		/* memtrace-dracut.sh tells the boot build by its " (the boot build)" */
+		printf("memtrace %s%s\n", MEMTRACE_VERSION, BUILD_FULL ? "" : " (the boot build)");
 		return EXIT_OK;
 	case OPT_ERROR:
 		fprintf(stderr, "memtrace: %s\nTry 'memtrace --help' for more information.\n", err);
@@ -149,5 +152,3 @@ out:
 	daemonize_ready(r, code);	/* a setup error reaches the parent after tracefs is restored */
 	return code;
 }
-
-#define PROM_MODE	0644	

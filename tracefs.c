@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/scan.h"
 #include "lib/util.h"
 
 #define DEFAULT_MOUNT	"/sys/kernel/tracing"
@@ -151,7 +152,7 @@ int tracefs_find(struct tracefs *t, const char *given, const char *proc_root,
 		while (fgets(line, sizeof(line), f)) {
 			char dev[256], dir[PATH_MAX], type[64];
 
-			if (sscanf(line, "%255s %4095s %63s", dev, dir, type) != 3)
+			if (scan(line, "%255s %4095s %63s", dev, dir, type) != 3)
 				continue;
 			if (strcmp(type, "tracefs"))
 				continue;

@@ -4,7 +4,8 @@
 #
 # Usage (root):  bench/boot.sh [RUNS]          RUNS boots of each kind, interleaved (default 3)
 # Environment:
-#   MEMTRACE=PATH         the binary put in the image (default ./memtrace, made here)
+#   MEMTRACE=PATH         the binary put in the image (default ./memtrace-boot, made here:
+#                         what the images take; ./memtrace without musl-gcc)
 #   MEMTRACE_DRACUT=DIR   the dracut module (default dracut/99memtrace of this checkout)
 #   KVER=VERSION          kernel (default: newest installed 6.1.*-cloud-amd64)
 #   BOOT_TIMEOUT=S        per boot (default 240)
@@ -54,7 +55,11 @@ fi
 command -v mke2fs > /dev/null || skip "no mke2fs (e2fsprogs)"
 MT_DRACUT=${MEMTRACE_DRACUT:-$REPO/dracut/99memtrace}
 [ -r "$MT_DRACUT/module-setup.sh" ] || { echo "boot.sh: no dracut module in $MT_DRACUT" >&2; exit 1; }
-if [ -z "${MEMTRACE:-}" ]; then
+# by default what the images take: the boot binary (the full one without musl-gcc)
+if [ -z "${MEMTRACE:-}" ] && command -v musl-gcc > /dev/null; then
+	make -s -C "$REPO" memtrace-boot || exit 1
+	MEMTRACE=$REPO/memtrace-boot
+elif [ -z "${MEMTRACE:-}" ]; then
 	make -s -C "$REPO" memtrace || exit 1
 	MEMTRACE=$REPO/memtrace
 fi

@@ -6,7 +6,8 @@
 # 20000, more than the default task table of 16384, so every slot is used); and over its
 # whole life, final report included (ru_maxrss through build/bench/rusage). Each is shown with the
 # resident part of the pfn->owner map (from memtrace's own report) taken off. Binary sizes:
-# this build, stripped, and `make static` (musl) when musl-gcc is installed.
+# this build, stripped, and `make static` and `make memtrace-boot` (musl; the boot binary is
+# the initramfs images') when musl-gcc is installed.
 # MEMTRACE=path measures another build (make static: MEMTRACE=./memtrace-static).
 # Root; prints figures and RESULT lines for bench/run.sh; asserts nothing.
 set -eu
@@ -81,9 +82,11 @@ strip -o "$D/memtrace.stripped" memtrace
 echo "binary: $(stat -c %s memtrace) bytes as built (with -g), $(stat -c %s "$D/memtrace.stripped") stripped ($(size memtrace | awk 'NR == 2 { print "text " $1 ", data " $2 ", bss " $3 }'))"
 echo "RESULT binary_bytes $(stat -c %s "$D/memtrace.stripped")" >> "$D/results"
 if command -v musl-gcc > /dev/null; then
-	make -s static
+	make -s static memtrace-boot
 	echo "static (make static, musl, stripped): $(stat -c %s memtrace-static) bytes"
+	echo "boot (make memtrace-boot, musl, stripped, the images' binary): $(stat -c %s memtrace-boot) bytes ($(size memtrace-boot | awk 'NR == 2 { print "text " $1 ", data " $2 ", bss " $3 }'))"
 	echo "RESULT static_bytes $(stat -c %s memtrace-static)" >> "$D/results"
+	echo "RESULT boot_bytes $(stat -c %s memtrace-boot)" >> "$D/results"
 else
 	echo "static: musl-gcc not installed (Debian package musl-tools)"
 fi

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/build.h"
 #include "core/cond.h"
 #include "diff/diff.h"
 #include "kernel/event.h"
@@ -24,16 +25,111 @@ enum {
 	OPT_SWITCH_ROOT,
 };
 
+/* the reason into @err; OPT_ERROR */
+#define bad(err, errlen, ...) err_fmt(OPT_ERROR, err, errlen, __VA_ARGS__)
+
+/*
+ * What the boot build leaves out (core/build.h), as its options: the modes
+ * --top, --stream, --diff and --exits with the options only they take, and the
+ * daemon's --svg, --prometheus and --interval. The boot build refuses each,
+ * naming the full binary, and its --help names them; the full build takes all.
+ */
+static const int full_only[] = {
+	OPT_TOP, 'd', OPT_COUNT, OPT_STREAM, 'c', OPT_ALL, OPT_EVENTS, OPT_QUEUE_SIZE,
+	OPT_DIFF, OPT_FAIL_OVER, OPT_EXITS, OPT_PID, OPT_COMM, OPT_SVG, OPT_PROMETHEUS,
+	OPT_INTERVAL,
+};
+
+/* The long options, for getopt_long() (their values: set_option(), options_usage()). */
+static const struct option longopts[] = {
+	{ "output", required_argument, NULL, 'o' },
+	{ "buffer-size", required_argument, NULL, 'b' },
+	{ "format", required_argument, NULL, 'f' },
+	{ "rows", required_argument, NULL, 'n' },
+	{ "top", optional_argument, NULL, OPT_TOP },
+	{ "delay", required_argument, NULL, 'd' },
+	{ "count", required_argument, NULL, OPT_COUNT },
+	{ "max-tasks", required_argument, NULL, OPT_MAX_TASKS },
+	{ "max-modules", required_argument, NULL, OPT_MAX_MODULES },
+	{ "instance", required_argument, NULL, OPT_INSTANCE },
+	{ "daemon", no_argument, NULL, OPT_DAEMON },
+	{ "pidfile", required_argument, NULL, OPT_PIDFILE },
+	{ "record", required_argument, NULL, OPT_RECORD },
+	{ "replay", required_argument, NULL, OPT_REPLAY },
+	{ "no-seed", no_argument, NULL, OPT_NO_SEED },
+	{ "kmsg", optional_argument, NULL, OPT_KMSG },
+	{ "boot-buffer", no_argument, NULL, OPT_BOOT_BUFFER },
+	{ "crashkernel", no_argument, NULL, OPT_CRASHKERNEL },
+	{ "switch-root", required_argument, NULL, OPT_SWITCH_ROOT },
+	{ "exits", no_argument, NULL, OPT_EXITS },
+	{ "pid", required_argument, NULL, OPT_PID },
+	{ "comm", required_argument, NULL, OPT_COMM },
+	{ "by", required_argument, NULL, OPT_BY },
+	{ "no-wait", no_argument, NULL, OPT_NO_WAIT },
+	{ "keep-oom", required_argument, NULL, OPT_KEEP_OOM },
+	{ "stacks", no_argument, NULL, OPT_STACKS },
+	{ "max-stacks", required_argument, NULL, OPT_MAX_STACKS },
+	{ "stack-top", required_argument, NULL, OPT_STACK_TOP },
+	{ "prometheus", required_argument, NULL, OPT_PROMETHEUS },
+	{ "svg", required_argument, NULL, OPT_SVG },
+	{ "json", required_argument, NULL, OPT_JSON },
+	{ "interval", required_argument, NULL, OPT_INTERVAL },
+	{ "stream", no_argument, NULL, OPT_STREAM },
+	{ "cond", required_argument, NULL, 'c' },
+	{ "all", no_argument, NULL, OPT_ALL },
+	{ "events", required_argument, NULL, OPT_EVENTS },
+	{ "queue-size", required_argument, NULL, OPT_QUEUE_SIZE },
+	{ "diff", no_argument, NULL, OPT_DIFF },
+	{ "fail-over", required_argument, NULL, OPT_FAIL_OVER },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/*
+ * The boot build: an option of what it leaves out is a usage error that says
+ * which binary has it. The full build: OPT_RUN.
+ */
+static int left_out(int c, char *err, size_t errlen)
+{
+	const struct option *l = longopts;
+	char name[48];
+	size_t i;
+
+	if (BUILD_FULL)
+		return OPT_RUN;
+	for (i = 0; i < ARRAY_SIZE(full_only); i++) {
+		if (full_only[i] != c)
+			continue;
+		while (l->name && l->val != c)
+			l++;
+		if (c < 256)
+			snprintf(name, sizeof(name), "-%c, --%s", c, l->name ? l->name : "?");
+		else
+			snprintf(name, sizeof(name), "--%s", l->name ? l->name : "?");
+		return bad(err, errlen, "%s is not in this build: this is " BUILD_NAME ", the boot "
+			   "binary for initramfs images; use the full memtrace", name);
+	}
+	return OPT_RUN;
+}
+
+/*
+ * The --help text. The boot build (core/build.h) lists only what it has: the
+ * lines of what it leaves out are compiled out, and its last lines say what
+ * the full binary has besides.
+ */
 void options_usage(FILE *f)
 {
-	fprintf(f, "Usage: memtrace [OPTIONS] [TRACEFS_DIR [LOG_PATH]]\n"
-		"       memtrace [OPTIONS] -- COMMAND [ARGS...]\n"
-		"       memtrace --exits [--pid N]... [--comm NAME]... [OPTIONS]\n"
-		"       memtrace --replay DIR [OPTIONS]\n"
-		"       memtrace --stream (-c COND... | --all | -- COMMAND...) [OPTIONS]\n"
-		"       memtrace --top [-d SECONDS] [--count N] [OPTIONS]\n"
-		"       memtrace --diff OLD NEW [--fail-over N] [-f json] [-n N]\n"
-		"Trace page allocations and report per-task and per-module peak memory.\n"
+	fputs("Usage: memtrace [OPTIONS] [TRACEFS_DIR [LOG_PATH]]\n"
+	      "       memtrace [OPTIONS] -- COMMAND [ARGS...]\n", f);
+	if (BUILD_FULL)
+		fputs("       memtrace --exits [--pid N]... [--comm NAME]... [OPTIONS]\n", f);
+	fputs("       memtrace --replay DIR [OPTIONS]\n", f);
+	if (BUILD_FULL)
+		fputs("       memtrace --stream (-c COND... | --all | -- COMMAND...) [OPTIONS]\n"
+		      "       memtrace --top [-d SECONDS] [--count N] [OPTIONS]\n"
+		      "       memtrace --diff OLD NEW [--fail-over N] [-f json] [-n N]\n", f);
+	fprintf(f, "Trace page allocations and report per-task and per-module peak memory.\n"
 		"With a COMMAND: run it, report the peak of its whole process tree (to\n"
 		"stderr, or -o FILE) and exit with its status.\n"
 		"\n"
@@ -53,35 +149,46 @@ void options_usage(FILE *f)
 		"      --boot-buffer       take the boot's own events (trace_event=) first\n"
 		"      --crashkernel       answer how much crashkernel= (a capture: always)\n"
 		"      --switch-root DIR   at HUP, go on in the root mounted at DIR once an\n"
-		"                          initramfs switched to it (a kdump-tools capture)\n"
-		"      --svg FILE, --json FILE  final report: a memory picture; whole, as JSON\n"
-		"      --prometheus FILE   daemon: metrics for node_exporter, every interval\n"
-		"      --interval S        seconds between --prometheus writes (default %d); -f\n"
-		"                          json: JSON lines to the log; --stream: summaries\n"
-		"      --no-wait           COMMAND: stop when it exits, not its descendants\n"
-		"      --exits             print a line per exiting process, until TERM/INT\n"
-		"      --top               live view of tasks, processes, modules (h: keys);\n"
-		"                          not a terminal: a frame of -n rows every -d s\n"
-		"  -d, --delay SECONDS, --count N  --top: a frame every SECONDS (1); N of them\n"
-		"      --pid N, --comm NAME  --exits: only these processes (may repeat)\n"
-		"      --stream            memory events of picked processes as JSON lines\n"
-		"  -c, --cond COND         --stream: pick by KEY:VALUE, AND, OR, NOT, ( )\n"
-		"      --all               --stream: every process\n"
-		"      --events LIST       --stream: evt_types (default all), failed (calls)\n"
-		"      --queue-size KB     --stream: output queue (default %d)\n"
-		"      --diff OLD NEW, --fail-over N  compare two runs; exit 3 if one grew past N\n"
-		"  -h, --help, -V, --version  show this help, or the version, and exit\n"
-		"\n"
-		"Signals: USR1 report to stdout; USR2 report to the log file;\n"
-		"TERM/INT final report to the log file, clean up, exit.\n"
-		"Exit status: 0 ok, 1 runtime failure, 2 usage, 3 grew (--diff),\n"
-		"4 no privilege, 5 required tracepoint missing. See memtrace(8).\n",
-		DEFAULT_BUFFER_KB, DEFAULT_STACKS_BUFFER_KB, DEFAULT_TOP, DEFAULT_MAX_TASKS, DEFAULT_MAX_MODULES,
-		DEFAULT_KEEP_OOM, DEFAULT_MAX_STACKS, DEFAULT_STACK_TOP, DEFAULT_INTERVAL_S, DEFAULT_QUEUE_KB);
+		"                          initramfs switched to it (a kdump-tools capture)\n",
+		DEFAULT_BUFFER_KB, DEFAULT_STACKS_BUFFER_KB, DEFAULT_TOP, DEFAULT_MAX_TASKS,
+		DEFAULT_MAX_MODULES, DEFAULT_KEEP_OOM, DEFAULT_MAX_STACKS, DEFAULT_STACK_TOP);
+	if (BUILD_FULL)
+		fprintf(f, "      --svg FILE, --json FILE  final report: a memory picture; whole, as JSON\n"
+			"      --prometheus FILE   daemon: metrics for node_exporter, every interval\n"
+			"      --interval S        seconds between --prometheus writes (default %d); -f\n"
+			"                          json: JSON lines to the log; --stream: summaries\n",
+			DEFAULT_INTERVAL_S);
+	else
+		fputs("      --json FILE         the final report again, whole, as JSON\n", f);
+	fputs("      --no-wait           COMMAND: stop when it exits, not its descendants\n", f);
+	if (BUILD_FULL)
+		fprintf(f, "      --exits             print a line per exiting process, until TERM/INT\n"
+			"      --top               live view of tasks, processes, modules (h: keys);\n"
+			"                          not a terminal: a frame of -n rows every -d s\n"
+			"  -d, --delay SECONDS, --count N  --top: a frame every SECONDS (1); N of them\n"
+			"      --pid N, --comm NAME  --exits: only these processes (may repeat)\n"
+			"      --stream            memory events of picked processes as JSON lines\n"
+			"  -c, --cond COND         --stream: pick by KEY:VALUE, AND, OR, NOT, ( )\n"
+			"      --all               --stream: every process\n"
+			"      --events LIST       --stream: evt_types (default all), failed (calls)\n"
+			"      --queue-size KB     --stream: output queue (default %d)\n"
+			"      --diff OLD NEW, --fail-over N  compare two runs; exit 3 if one grew past N\n",
+			DEFAULT_QUEUE_KB);
+	fputs("  -h, --help, -V, --version  show this help, or the version, and exit\n"
+	      "\n"
+	      "Signals: USR1 report to stdout; USR2 report to the log file;\n"
+	      "TERM/INT final report to the log file, clean up, exit.\n", f);
+	fputs(BUILD_FULL ?
+	      "Exit status: 0 ok, 1 runtime failure, 2 usage, 3 grew (--diff),\n"
+	      "4 no privilege, 5 required tracepoint missing. See memtrace(8).\n" :
+	      "Exit status: 0 ok, 1 runtime failure, 2 usage, 4 no privilege,\n"
+	      "5 required tracepoint missing. See memtrace(8).\n", f);
+	if (!BUILD_FULL)
+		fputs("\nThis is " BUILD_NAME ", the boot build for initramfs images. The full\n"
+		      "memtrace also has a live view, an event stream, a line per exiting\n"
+		      "process, the comparison of two runs, a picture of memory over time\n"
+		      "and metrics for Prometheus.\n", f);
 }
-
-/* the reason into @err; OPT_ERROR */
-#define bad(err, errlen, ...) err_fmt(OPT_ERROR, err, errlen, __VA_ARGS__)
 
 /* A decimal in [min, max]; false (said in @err) otherwise. */
 static bool num(const char *opt, const char *s, unsigned long min, unsigned long max,
@@ -301,7 +408,8 @@ static int report_option(struct options *o, int c, const char *arg, char *err, s
 	case OPT_FAIL_OVER: {
 		struct diff_threshold t;
 
-		if (diff_threshold_parse(arg, &t, err, errlen) < 0)
+		/* (BUILD_FULL: the boot build refused it in left_out(), and links no diff/) */
+		if (!BUILD_FULL || diff_threshold_parse(arg, &t, err, errlen) < 0)
 			return OPT_ERROR;
 		o->fail_over = arg;
 		return OPT_RUN;
@@ -372,8 +480,8 @@ static int pick_option(struct options *o, int c, const char *arg, char *err, siz
 				   COMM_LEN - 1);
 		o->comms[o->ncomms++] = arg;
 		return OPT_RUN;
-	case 'c':
-		return add_cond(o, arg, err, errlen);
+	case 'c':	/* (as --fail-over: no core/cond.c in the boot build) */
+		return BUILD_FULL ? add_cond(o, arg, err, errlen) : OPT_ERROR;
 	case OPT_EVENTS:
 		return events_list(o, arg, err, errlen);
 	case 'd':
@@ -550,7 +658,7 @@ static int positional(const char *w, bool after_top, const char **pos, int *npos
 }
 
 /* What getopt_long() refused in @word: an unknown option, or a value missing or not wanted. */
-static int unknown(const struct option *longopts, const char *word, char *err, size_t errlen)
+static int unknown(const char *word, char *err, size_t errlen)
 {
 	const struct option *l, *hit = NULL;
 	size_t n;
@@ -584,52 +692,6 @@ static int unknown(const struct option *longopts, const char *word, char *err, s
 		return bad(err, errlen, "--%s takes no value", hit->name);
 	return bad(err, errlen, "--%s needs a value", hit->name);
 }
-
-/* The long options, for getopt_long() (their values: set_option(), options_usage()). */
-static const struct option longopts[] = {
-	{ "output", required_argument, NULL, 'o' },
-	{ "buffer-size", required_argument, NULL, 'b' },
-	{ "format", required_argument, NULL, 'f' },
-	{ "rows", required_argument, NULL, 'n' },
-	{ "top", optional_argument, NULL, OPT_TOP },
-	{ "delay", required_argument, NULL, 'd' },
-	{ "count", required_argument, NULL, OPT_COUNT },
-	{ "max-tasks", required_argument, NULL, OPT_MAX_TASKS },
-	{ "max-modules", required_argument, NULL, OPT_MAX_MODULES },
-	{ "instance", required_argument, NULL, OPT_INSTANCE },
-	{ "daemon", no_argument, NULL, OPT_DAEMON },
-	{ "pidfile", required_argument, NULL, OPT_PIDFILE },
-	{ "record", required_argument, NULL, OPT_RECORD },
-	{ "replay", required_argument, NULL, OPT_REPLAY },
-	{ "no-seed", no_argument, NULL, OPT_NO_SEED },
-	{ "kmsg", optional_argument, NULL, OPT_KMSG },
-	{ "boot-buffer", no_argument, NULL, OPT_BOOT_BUFFER },
-	{ "crashkernel", no_argument, NULL, OPT_CRASHKERNEL },
-	{ "switch-root", required_argument, NULL, OPT_SWITCH_ROOT },
-	{ "exits", no_argument, NULL, OPT_EXITS },
-	{ "pid", required_argument, NULL, OPT_PID },
-	{ "comm", required_argument, NULL, OPT_COMM },
-	{ "by", required_argument, NULL, OPT_BY },
-	{ "no-wait", no_argument, NULL, OPT_NO_WAIT },
-	{ "keep-oom", required_argument, NULL, OPT_KEEP_OOM },
-	{ "stacks", no_argument, NULL, OPT_STACKS },
-	{ "max-stacks", required_argument, NULL, OPT_MAX_STACKS },
-	{ "stack-top", required_argument, NULL, OPT_STACK_TOP },
-	{ "prometheus", required_argument, NULL, OPT_PROMETHEUS },
-	{ "svg", required_argument, NULL, OPT_SVG },
-	{ "json", required_argument, NULL, OPT_JSON },
-	{ "interval", required_argument, NULL, OPT_INTERVAL },
-	{ "stream", no_argument, NULL, OPT_STREAM },
-	{ "cond", required_argument, NULL, 'c' },
-	{ "all", no_argument, NULL, OPT_ALL },
-	{ "events", required_argument, NULL, OPT_EVENTS },
-	{ "queue-size", required_argument, NULL, OPT_QUEUE_SIZE },
-	{ "diff", no_argument, NULL, OPT_DIFF },
-	{ "fail-over", required_argument, NULL, OPT_FAIL_OVER },
-	{ "help", no_argument, NULL, 'h' },
-	{ "version", no_argument, NULL, 'V' },
-	{ NULL, 0, NULL, 0 },
-};
 
 static void defaults(struct options *o)
 {
@@ -685,13 +747,16 @@ static int scan(struct options *o, int argc, char **argv, const char **pos, int 
 		}
 		done = optind;
 		last = c;
+		res = left_out(c, err, errlen);
+		if (res != OPT_RUN)
+			return res;
 		switch (c) {
 		case 'h':
 			return OPT_HELP;
 		case 'V':
 			return OPT_VERSION;
 		case '?':
-			return unknown(longopts, argv[optind - 1], err, errlen);
+			return unknown(argv[optind - 1], err, errlen);
 		case OPT_TOP:
 			/* the rows were --top N once: -n N now, and --top only the live view */
 			if (optarg)

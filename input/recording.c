@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "lib/scan.h"
 #include "lib/util.h"
 #include "module.h"
 
@@ -36,7 +37,7 @@ static void each_line(const char *text, size_t len, void (*fn)(char *line, void 
 	}
 }
 
-/* sscanf's %llu takes "-1" for 2^64-1: no number in these files is negative */
+/* scan()'s %llu (as sscanf's) takes "-1" for 2^64-1: no number in these files is negative */
 void meta_word(char *dst, size_t size, const char *src)
 {
 	size_t i;
@@ -53,10 +54,19 @@ void meta_when(const struct meta *m, bool iso, char buf[32])
 	time_t t = (time_t)m->started_at;
 	struct tm tm;
 
+	/*
+	 * snprintf, not strftime: strftime brings musl's time zone code into a
+	 * static binary (8 KiB of the boot binary) for a time in UTC. The modulos
+	 * bound the widths for the compiler's truncation check; on gmtime's fields
+	 * they change nothing (meta_parse() keeps started_at below 2^40 s: before
+	 * the year 36812).
+	 */
 	buf[0] = '\0';
-	if (m->started_at > 0 && gmtime_r(&t, &tm) &&
-	    !strftime(buf, 32, iso ? "%Y-%m-%dT%H:%M:%SZ" : "%Y-%m-%d %H:%M:%S UTC", &tm))
-		buf[0] = '\0';
+	if (m->started_at > 0 && gmtime_r(&t, &tm))
+		snprintf(buf, 32, "%04u-%02u-%02u%c%02u:%02u:%02u%s",
+			 (unsigned)(tm.tm_year + 1900) % 100000, (unsigned)tm.tm_mon % 12 + 1,
+			 (unsigned)tm.tm_mday % 32, iso ? 'T' : ' ', (unsigned)tm.tm_hour % 24,
+			 (unsigned)tm.tm_min % 60, (unsigned)tm.tm_sec % 61, iso ? "Z" : " UTC");
 }
 
 static bool has_negative(const char *line)
@@ -115,39 +125,39 @@ static void meta_line(char *line, void *p)
 		(*c->bad)++;
 	else if (!strcmp(line, "complete 0") || !strcmp(line, "complete 1"))
 		c->m->incomplete = line[9] == '0';
-	else if (sscanf(line, "page_size %llu", &a) == 1 && page_size_ok(a))
+	else if (scan(line, "page_size %llu", &a) == 1 && page_size_ok(a))
 		c->m->page_size = (uint32_t)a;
 	else if (!strcmp(line, "byte_order big") || !strcmp(line, "byte_order little"))
 		c->m->byte_order = line[11] == 'b' ? RB_ORDER_BE : RB_ORDER_LE;
-	else if (sscanf(line, "word_size %llu", &a) == 1 && (a == 4 || a == 8))
+	else if (scan(line, "word_size %llu", &a) == 1 && (a == 4 || a == 8))
 		c->m->word_size = (uint8_t)a;
-	else if ((k = sscanf(line, "max_pfn %llu %llu", &a, &b)) >= 1 && a <= (1ull << 40)) {
+	else if ((k = scan(line, "max_pfn %llu %llu", &a, &b)) >= 1 && a <= (1ull << 40)) {
 		c->m->max_pfn = a;
 		c->m->ram_pfn = k == 2 && b < a ? b : 0;
 	}
-	else if (sscanf(line, "initmod %llu %llu", &a, &b) == 2 && a <= b) {
+	else if (scan(line, "initmod %llu %llu", &a, &b) == 2 && a <= b) {
 		c->m->initmod_start = a;
 		c->m->initmod_end = b;
-	} else if (sscanf(line, "rename_events %llu", &a) == 1)
+	} else if (scan(line, "rename_events %llu", &a) == 1)
 		c->m->rename_events = a != 0;
-	else if (sscanf(line, "uptime %lf", &d) == 1 && d >= 0 && d < 1e12)
+	else if (scan(line, "uptime %lf", &d) == 1 && d >= 0 && d < 1e12)
 		c->m->uptime_s = d;
-	else if (sscanf(line, "started %llu", &a) == 1 && a > 0 && a < (1ull << 40))
+	else if (scan(line, "started %llu", &a) == 1 && a > 0 && a < (1ull << 40))
 		c->m->started_at = (int64_t)a;
-	else if (sscanf(line, "self_pid %llu", &a) == 1 && a <= INT32_MAX)
+	else if (scan(line, "self_pid %llu", &a) == 1 && a <= INT32_MAX)
 		c->m->self_pid = (int32_t)a;
-	else if (sscanf(line, "mem_start %llu %llu %llu", &a, &b, &v[0]) == 3 && a &&
+	else if (scan(line, "mem_start %llu %llu %llu", &a, &b, &v[0]) == 3 && a &&
 		 a < (1ull << 50) && b <= a && v[0] <= a) {
 		c->m->mem_start.total_kib = a;
 		c->m->mem_start.free_kib = b;
 		c->m->mem_start.avail_kib = v[0];
 	}
-	else if (sscanf(line, "cpu_lost %d %llu", &cpu, &a) == 2) {
+	else if (scan(line, "cpu_lost %d %llu", &cpu, &a) == 2) {
 		for (i = 0; c->r && i < c->r->ncpus; i++)
 			if (c->r->cpus[i].cpu == cpu)
 				c->r->cpus[i].stats_lost = a;
 	} else if (!strncmp(line, "boot_buffer ", 12) &&
-		   (k = sscanf(line + 12, "%llu %llu %llu %llu %llu %llu %llu %llu", &a, &b, &v[0],
+		   (k = scan(line + 12, "%llu %llu %llu %llu %llu %llu %llu %llu", &a, &b, &v[0],
 			       &v[1], &v[2], &v[3], &v[4], &v[5])) >= 7 && v[0] <= UINT32_MAX &&
 		   (k == 7 || v[5] <= UINT32_MAX)) {
 		c->m->boot.truncated = k == 8 ? (uint32_t)v[5] : 0;
@@ -160,7 +170,7 @@ static void meta_line(char *line, void *p)
 		c->m->boot.lost_unknown = v[3];
 		c->m->boot.bad = v[4];
 	} else if (!strncmp(line, "module_untraced ", 16) &&
-		   sscanf(line + 16, "%55s %llu", name, &a) == 2) {
+		   scan(line + 16, "%55s %llu", name, &a) == 2) {
 		struct meta *mm = c->m;
 
 		if (mm->extra && mm->nextra < mm->extra_cap) {
@@ -173,10 +183,10 @@ static void meta_line(char *line, void *p)
 			x->static_known = 1;
 		}
 	} else if (!strncmp(line, "modules_not_listed ", 19) &&
-		   sscanf(line + 19, "%llu", &a) == 1 && a <= UINT32_MAX) {
+		   scan(line + 19, "%llu", &a) == 1 && a <= UINT32_MAX) {
 		c->m->extra_dropped = (uint32_t)a;
 	} else if (!strncmp(line, "module_kib ", 11) &&
-		   sscanf(line + 11, "%55s %llu", name, &a) == 2) {
+		   scan(line + 11, "%55s %llu", name, &a) == 2) {
 		struct mt_module *mod = c->s ? table_find_module(&c->s->tb, name, strlen(name)) : NULL;
 
 		if (mod) {
@@ -203,7 +213,7 @@ static void range_line(struct meta_ctx *c, const char *line)
 	}
 	memset(&mr, 0, sizeof(mr));
 	if (has_negative(line) ||
-	    sscanf(line, "module_range %55s %llu %llu %llu", name, &a, &b, &ts) != 4 || a >= b) {
+	    scan(line, "module_range %55s %llu %llu %llu", name, &a, &b, &ts) != 4 || a >= b) {
 		(*c->bad)++;
 		return;
 	}
@@ -222,7 +232,7 @@ static void boot_line(char *line, void *p)
 	char name[MODNAME_LEN];
 
 	if (!strncmp(line, "module_before ", 14)) {
-		if (!has_negative(line) && sscanf(line + 14, "%55s", name) == 1)
+		if (!has_negative(line) && scan(line + 14, "%55s", name) == 1)
 			module_present(&c->s->tb, name, strlen(name));
 		else
 			(*c->bad)++;
@@ -235,7 +245,7 @@ static void boot_line(char *line, void *p)
 	if (strncmp(line, "module_boot ", 12))
 		return;
 	if (has_negative(line) ||
-	    sscanf(line, "module_boot %55s %llu %llu %llu", name, &tid, &lts, &fts) != 4 ||
+	    scan(line, "module_boot %55s %llu %llu %llu", name, &tid, &lts, &fts) != 4 ||
 	    tid > INT32_MAX) {
 		(*c->bad)++;
 		return;
@@ -288,7 +298,7 @@ static void seed_line(char *line, void *p)
 
 	if (!line[0])
 		return;
-	if (sscanf(line, "seed %lld %lld %lld %d %llu %llu %33s", &tid, &tgid, &ppid, &kthread,
+	if (scan(line, "seed %lld %lld %lld %d %llu %llu %33s", &tid, &tgid, &ppid, &kthread,
 		   &pages, &ts, commhex) != 7 || tid < 0 || tid > INT32_MAX || tgid < 0 ||
 	    tgid > INT32_MAX || ppid < 0 || ppid > INT32_MAX || pages > (1ull << 40) ||
 	    has_negative(line)) {

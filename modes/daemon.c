@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/utsname.h>
 
+#include "core/build.h"
 #include "lib/util.h"
 #include "output/logfile.h"
 #include "output/prom.h"
@@ -28,14 +29,13 @@ struct daemon_state {
 
 #define PROM_MODE	0644	/* node_exporter runs as another user and must read it */
 
-/* node_exporter runs as another user and must read it */
-
 static void gen_prom(struct out *o, void *p)
 {
 	struct run *r = p;
-	struct daemon_state *d = r->mode;
 
-	prom_write(o, r, &r->rs, d->kernel);
+	/* the boot build has no --prometheus, no output/prom.c: never called there */
+	if (BUILD_FULL)
+		prom_write(o, r, &r->rs, ((const struct daemon_state *)r->mode)->kernel);
 }
 
 /*

@@ -80,12 +80,21 @@ static struct bytask *bytask_scratch(void)
 	return &b;
 }
 
+/*
+ * By task, then by entry: a task's entries keep the table's order, which
+ * task_top() takes equal peaks in. Without the second key their order was
+ * the sort's: glibc's (stable) and musl's (not) listed a task's stacks of
+ * equal peaks in other orders, and the static binaries' reports differed.
+ */
 static int by_task(const void *a, const void *b, void *ctx)
 {
 	const struct stacks *sk = ctx;
-	uint32_t x = sk->pairs[*(const uint32_t *)a].task, y = sk->pairs[*(const uint32_t *)b].task;
+	uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
+	uint32_t x = sk->pairs[i].task, y = sk->pairs[j].task;
 
-	return (x > y) - (x < y);
+	if (x != y)
+		return x < y ? -1 : 1;
+	return (i > j) - (i < j);
 }
 
 static void bytask_build(const struct stacks *sk)
@@ -608,12 +617,11 @@ void stackreport_cache_free(struct stackreport_cache *c)
 int stackreport_row_stacks(const struct run *r, bool module, uint32_t idx, struct stack_lines *out,
 			   int max, struct stackreport_cache *c)
 {
-	const struct stack_set *set;
-	const struct pick *top;
+	const struct stack_set *set = NULL;
+	const struct pick *top = NULL;
 	const struct stacks *sk = &r->st.sk;
 	const struct table *tb = &r->st.tb;
-	static const struct stack_set none;
-	uint32_t k = top_k(r) ? top_k(r) : 5, n, i, j;
+	uint32_t k = top_k(r) ? top_k(r) : 5, n = 0, i, j;
 	bool same;
 
 	if (!r->st.stacks_on)
@@ -622,14 +630,13 @@ int stackreport_row_stacks(const struct run *r, bool module, uint32_t idx, struc
 		k = 32;
 	if ((int)k > max)
 		k = (uint32_t)max;
-	if (module ? idx >= tb->nmods : idx >= tb->ntasks_used)
-		set = &none;
-	else if (module)
-		set = set_of_module(r, &tb->mods[idx], k);
-	else
-		set = set_of_task(r, &tb->tasks[idx], k);
-	n = set->n;
-	top = set->top;
+	/* a row that is gone has no stacks (no empty set kept for it: 24 KiB of the binary) */
+	if (module ? idx < tb->nmods : idx < tb->ntasks_used)
+		set = module ? set_of_module(r, &tb->mods[idx], k) : set_of_task(r, &tb->tasks[idx], k);
+	if (set) {
+		n = set->n;
+		top = set->top;
+	}
 	/* the names again only when the stacks shown change */
 	same = c->valid && c->n == n;
 	for (i = 0; same && i < n; i++)

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "lib/scan.h"
 #include "lib/util.h"
 
 int daemonize_fork(struct run *r)
@@ -73,7 +74,7 @@ static bool is_journal(int fd)
 	struct stat st;
 	char c;
 
-	if (!js || sscanf(js, "%llu:%llu%c", &dev, &ino, &c) != 2 || fstat(fd, &st))
+	if (!js || scan(js, "%llu:%llu%c", &dev, &ino, &c) != 2 || fstat(fd, &st))
 		return false;
 	return (unsigned long long)st.st_dev == dev && (unsigned long long)st.st_ino == ino;
 }

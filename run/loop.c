@@ -19,6 +19,7 @@
 #include "kernel/proc.h"
 #include "output/report.h"
 #include "output/reportto.h"
+#include "core/build.h"
 #include "model/series.h"
 #include "run/setup.h"
 #include "output/svg.h"
@@ -408,8 +409,8 @@ int run_lifecycle(struct run *r)
 	code = outcheck_run(r);
 	if (code)
 		return code;
-	/* --svg: the series' memory, all of it now (a live run's stays fixed) */
-	if (r->opt.svg_path) {
+	/* --svg: the series' memory, all of it now (a live run's stays fixed); not in the boot build */
+	if (BUILD_FULL && r->opt.svg_path) {
 		r->series = malloc(sizeof(*r->series));
 		if (!r->series || series_init(r->series, ops->live ? SERIES_LIVE_CAP :
 					      SERIES_REPLAY_CAP, SERIES_MARKS))
@@ -437,7 +438,7 @@ int run_lifecycle(struct run *r)
 	    code == EXIT_OK)
 		code = EXIT_RUNTIME;
 	/* the picture after the final report; one that cannot be written is said, status 1 */
-	if (r->series && svg_write(r, r->opt.svg_path) && code == EXIT_OK)
+	if (BUILD_FULL && r->series && svg_write(r, r->opt.svg_path) && code == EXIT_OK)
 		code = EXIT_RUNTIME;
 	/* stopped by ALRM, XCPU, ...: the status says so (a command's status is its own) */
 	if (!r->opt.command && r->stop == STOP_SIGNAL)

@@ -271,6 +271,12 @@ lsinitramfs "$W/kdump-initrd.img" > "$W/kdump-initrd.txt" 2> /dev/null
 check "the capture initrd (kdump-tools', MODULES=dep, $(du -k "$W/kdump-initrd.img" | cut -f1) KiB) holds memtrace, its init-top and init-bottom scripts, virtio_blk" \
 	eval 'grep -qx usr/sbin/memtrace "$W/kdump-initrd.txt" && grep -qx scripts/init-top/memtrace "$W/kdump-initrd.txt" &&
 		grep -qx scripts/init-bottom/memtrace "$W/kdump-initrd.txt" && grep -q "/virtio_blk.ko" "$W/kdump-initrd.txt"'
+# the package's boot binary (/usr/libexec/memtrace/memtrace-boot), which the hook takes
+rm -rf "$W/kdump-initrd.x" && unmkinitramfs "$W/kdump-initrd.img" "$W/kdump-initrd.x" > /dev/null 2>&1
+mtv=$("$(ls "$W"/kdump-initrd.x/usr/sbin/memtrace "$W"/kdump-initrd.x/main/usr/sbin/memtrace 2> /dev/null |
+	head -1)" --version 2>&1)
+check "the capture initrd's memtrace is the package's boot binary ($mtv)" \
+	eval '[[ $mtv == *"(the boot build)" ]]'
 
 # ------------------------------------------------------------ the boots
 # kt_boot NAME SIZE: the first kernel with crashkernel=SIZE (systemd, kdump-tools.service),

@@ -9,7 +9,11 @@
 #
 # Usage (root):  tests/e2e.sh            (make e2e)
 # Environment:
-#   MEMTRACE=PATH        binary under test (default ./memtrace; not built here)
+#   MEMTRACE=PATH        binary under test on the host and the root disk (default
+#                        ./memtrace; not built here)
+#   MEMTRACE_BOOT=PATH   the images' binary (default ./memtrace-boot, make memtrace-boot;
+#                        not built here); the systemd-mt5 boot's image has MEMTRACE's,
+#                        for its picture (rd.memtrace.svg=1)
 #   KVER=VERSION         kernel (default: newest installed 6.1.*-cloud-amd64)
 #   KEEP_WORK=1          keep the work directory (serial logs, images)
 #   E2E_ONLY=REGEX       only the boots whose names match (while debugging one)
@@ -67,8 +71,11 @@
 #                 E2E_KDUMP_R_*)
 #   itools-mt4    an mkinitramfs image (make install-initramfs-tools' files), memtrace=4
 #   itools-off    the same image without memtrace=: nothing starts
-#   shell-md4     shell flavour, rd.memdebug=4 (summary report)
-#   systemd-mt5   systemd flavour, rd.memtrace=5 (every task)
+#   shell-md4     shell flavour, rd.memdebug=4 (summary report), rd.memtrace.svg=1: the
+#                 boot binary draws no picture, says so, traces the boot
+#   systemd-mt5   systemd flavour, rd.memtrace=5 (every task), rd.memtrace.svg=1: the one
+#                 image with the full memtrace (MEMTRACE_BIN, its picture); every other
+#                 image has the boot binary, as the dracut module and the hook take it
 #                 both with rd.driver.pre=loop: dracut's cmdline hook modprobes loop,
 #                 so a modprobe task and a module loaded right after memtrace started
 #   systemd-bootbuf  systemd flavour, rd.memtrace=4 and trace_event=module:...: the
@@ -107,6 +114,7 @@ cd "$(dirname "$0")/.." || exit 1
 REPO=$PWD
 HERE=$REPO/tests/e2e
 MT_SRC=${MEMTRACE:-$REPO/memtrace}
+MT_BOOT_SRC=${MEMTRACE_BOOT:-$REPO/memtrace-boot}
 BOOT_TIMEOUT=${E2E_BOOT_TIMEOUT:-360}
 FIXTURE_DIR=${E2E_RECORD_FIXTURE:-}
 P='@@e2e@@'
@@ -191,6 +199,10 @@ if [ ! -x "$MT_SRC" ]; then
 	bad "no memtrace binary at $MT_SRC (run make memtrace first)"
 	finish
 fi
+if [ ! -x "$MT_BOOT_SRC" ]; then
+	bad "no boot binary at $MT_BOOT_SRC (run make memtrace-boot first: musl-tools)"
+	finish
+fi
 
 # ------------------------------------------------------------ work dir
 W=$(mktemp -d /tmp/memtrace-e2e.XXXXXX)
@@ -223,6 +235,9 @@ TIMINGS=()
 echo "e2e: kernel $KVER, memtrace $MT_SRC, work dir $W"
 cp "$MT_SRC" "$W/memtrace"
 "$W/memtrace" --version > /dev/null 2>&1 || { bad "$MT_SRC --version fails"; finish; }
+cp "$MT_BOOT_SRC" "$W/memtrace-boot"
+check "the images' binary is the boot build ($MT_BOOT_SRC: $("$W/memtrace-boot" --version 2>&1))" \
+	eval '[[ $("$W/memtrace-boot" --version 2>&1) == *"(the boot build)" ]]' || finish
 
 # ------------------------------------------------------------ root disk
 R=$W/root
@@ -280,9 +295,23 @@ make -s -C "$REPO" install-systemd DESTDIR="$W/unit" BINDIR=/usr/sbin \
 	SYSTEMDUNITDIR=/lib/systemd/system > /dev/null &&
 	cp "$W/unit/lib/systemd/system/memtrace.service" "$W/memtrace-watch.service"
 
-build_initrd() {	# build_initrd FLAVOUR MODULES (COMPRESS=...: default cat)
+# image_bin_is IMAGE_FILE_OF_MEMTRACE WHAT: the image's /usr/sbin/memtrace (extracted to a
+# file) is the boot build ("boot") or the full one ("full"), by its --version
+image_bin_is() {
+	local v
+	chmod 755 "$1" && v=$("$1" --version 2>&1) || return 1
+	case $2 in
+	boot) [[ $v == *"(the boot build)" ]] ;;
+	*) [[ $v != *"(the boot build)" ]] ;;
+	esac
+}
+
+# build_initrd FLAVOUR MODULES (COMPRESS=...: default cat; IMG_BIN=the binary: default the
+# boot binary; the image built as initrd-FLAVOUR.img, its memtrace checked to be that one)
+build_initrd() {
 	local rc
-	dracutbasedir=$B MEMTRACE_BIN=$W/memtrace MEMTRACE_E2E_UNIT=$W/memtrace-watch.service \
+	dracutbasedir=$B MEMTRACE_BIN=${IMG_BIN:-$W/memtrace-boot} \
+		MEMTRACE_E2E_UNIT=$W/memtrace-watch.service \
 		dracut --force --quiet \
 		--conf /dev/null --confdir "$W/dracut.conf.d" \
 		--no-hostonly --no-hostonly-cmdline --compress "${COMPRESS:-cat}" \
@@ -293,8 +322,13 @@ build_initrd() {	# build_initrd FLAVOUR MODULES (COMPRESS=...: default cat)
 		sed 's/^/      dracut: /' "$W/dracut-$1.log" | tail -20
 		return 1
 	fi
-	# the image has our module, in the right place for the flavour
+	# the image has our module, in the right place for the flavour, with the binary asked for
 	lsinitrd "$W/initrd-$1.img" > "$W/lsinitrd-$1.txt" 2> /dev/null
+	lsinitrd -f usr/sbin/memtrace "$W/initrd-$1.img" > "$W/image-bin-$1" 2> /dev/null
+	image_bin_is "$W/image-bin-$1" "$([ -n "${IMG_BIN:-}" ] && echo full || echo boot)" || {
+		echo "      the image's /usr/sbin/memtrace is not the binary asked for (${IMG_BIN:-the boot binary})"
+		return 1
+	}
 	grep -q 'usr/sbin/memtrace$' "$W/lsinitrd-$1.txt" &&
 		grep -q 'usr/sbin/memtrace-dracut$' "$W/lsinitrd-$1.txt" &&
 		grep -q 'lib/dracut/hooks/pre-pivot/99-memtrace-report.sh$' "$W/lsinitrd-$1.txt" ||
@@ -426,9 +460,13 @@ build_itools() {
 		> "$C/initramfs.conf"
 	echo RESUME=none > "$C/conf.d/resume"
 	printf '%s\n' virtio_pci virtio_blk > "$C/modules"
-	MEMTRACE_BIN=$W/memtrace mkinitramfs -d "$C" -o "$W/initrd-itools.img" "$KVER" \
+	MEMTRACE_BIN=$W/memtrace-boot mkinitramfs -d "$C" -o "$W/initrd-itools.img" "$KVER" \
 		> "$W/mkinitramfs.log" 2>&1 || { tail -20 "$W/mkinitramfs.log"; return 1; }
 	lsinitramfs "$W/initrd-itools.img" > "$W/lsinitrd-itools.txt" 2> /dev/null
+	# its memtrace: the boot binary (static: copy_exec brings no library with it)
+	rm -rf "$W/itools-x" && unmkinitramfs "$W/initrd-itools.img" "$W/itools-x" > /dev/null 2>&1
+	image_bin_is "$(ls "$W"/itools-x/usr/sbin/memtrace "$W"/itools-x/main/usr/sbin/memtrace \
+		2> /dev/null | head -1)" boot || { echo "      the image's memtrace is not the boot binary"; return 1; }
 	grep -q -x 'usr/sbin/memtrace' "$W/lsinitrd-itools.txt" &&
 		grep -q -x 'scripts/init-top/memtrace' "$W/lsinitrd-itools.txt" &&
 		grep -q -x 'scripts/init-bottom/memtrace' "$W/lsinitrd-itools.txt" &&
@@ -475,9 +513,20 @@ if [ -n "${E2E_BISECT:-}" ] || wanted kdump kdump-oom kdump-itools kdump-heavy k
 	build_bg kdump build_kdump
 	KDUMP_OK=1
 fi
-check "dracut: shell-flavour image with the memtrace module (cmdline 00, pre-pivot 99)" built shell
-check "dracut: systemd-flavour image with the memtrace module (unit in sysinit.target, pre-pivot 99)" \
+# the one image with the full memtrace (MEMTRACE_BIN): systemd-mt5 draws its picture
+FULL_OK=
+if wanted systemd-mt5; then
+	IMG_BIN=$W/memtrace build_bg systemd-full build_initrd systemd-full \
+		'systemd systemd-initrd dracut-systemd kernel-modules rootfs-block memtrace memtrace-e2e'
+	FULL_OK=1
+fi
+check "dracut: shell-flavour image with the memtrace module (cmdline 00, pre-pivot 99), the boot binary as its memtrace" built shell
+check "dracut: systemd-flavour image with the memtrace module (unit in sysinit.target, pre-pivot 99), the boot binary as its memtrace" \
 	built systemd
+if [ -n "$FULL_OK" ]; then
+	check "dracut: systemd-flavour image with the full memtrace (MEMTRACE_BIN), for systemd-mt5" \
+		built systemd-full || FULL_OK=
+fi
 ITOOLS_OK=
 if [ -n "${E2E_BISECT:-}" ] || wanted itools-mt4 itools-off kdump-itools kdump-r-itools; then
 	build_bg itools build_itools
@@ -1415,10 +1464,13 @@ boots() {
 	if [ -n "$ITOOLS_OK" ] && INITRD=$W/initrd-itools.img boot itools-off itools 512 "e2e.mode=check"; then
 		check_untraced itools-off itools
 	fi
-	if boot shell-md4 shell 512 "rd.memdebug=4 rd.driver.pre=loop e2e.mode=check"; then
+	if boot shell-md4 shell 512 "rd.memdebug=4 rd.memtrace.svg=1 rd.driver.pre=loop e2e.mode=check"; then
 		check_traced shell-md4 shell 4
+		check "shell-md4: rd.memtrace.svg=1 with the boot binary: said on the console, no picture, the boot traced" \
+			eval 'grep -q "memtrace: no picture: this image has the boot binary (memtrace-boot)" "$W/shell-md4.console" &&
+				[ -z "$(fact shell-md4 SVGFILE)" ]'
 	fi
-	if KEEP_DISK=1 boot systemd-mt5 systemd 512 \
+	if [ -n "$FULL_OK" ] && KEEP_DISK=1 INITRD=$W/initrd-systemd-full.img boot systemd-mt5 systemd 512 \
 		"rd.memtrace=5 rd.memtrace.svg=1 rd.driver.pre=loop e2e.mode=check"; then
 		check_traced systemd-mt5 systemd 5
 		check_svg systemd-mt5

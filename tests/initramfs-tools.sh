@@ -9,7 +9,9 @@
 # init-bottom's SIGTERM, report on the console and in /run/initramfs (the JSON one beside
 # it, --json, kept), its bounded waits
 # (15 s, a second TERM, KILL) and the instance a dead memtrace left removed; the hook
-# copies the binary with copy_exec. Root (chroot); no tracefs, no QEMU. KEEP=1 keeps the
+# copies the binary with copy_exec: the boot binary (memtrace-boot) where it is, else the
+# full one, said; with the boot binary memtrace.svg=1 is said and left out (no picture).
+# Root (chroot); no tracefs, no QEMU. KEEP=1 keeps the
 # temporary directory (its name is in the first failing check's paths).
 set -u
 cd "$(dirname "$0")/.." || exit 1
@@ -52,13 +54,19 @@ else
 fi
 
 R=$T/root
-# the stub memtrace: its arguments, one a line, then --daemon: a fake daemon (stubd) with a
+# the stub memtrace (--version: the full or, with /stub.boot, the boot binary's line): its
+# arguments, one a line, then --daemon: a fake daemon (stubd) with a
 # /proc/PID/stat naming memtrace, the pidfile and the instance, as the real one has them
 # when --daemon returns. /stub.mode: normal (TERM: report, instance removed, exit),
 # ignore-term (TERM only logged), died (no daemon left; the instance and pidfile stay)
 stub_memtrace() {
 	cat > "$R/usr/sbin/memtrace" <<'EOF'
 #!/bin/sh
+# --version: the full binary's, or the boot binary's when /stub.boot exists
+if [ "$1" = --version ]; then
+	if [ -e /stub.boot ]; then echo "memtrace 0.1.0 (the boot build)"; else echo "memtrace 0.1.0"; fi
+	exit 0
+fi
 printf '%s\n' "$@" > /argv
 while [ $# -gt 0 ]; do
 	case "$1" in --pidfile) pidfile=$2; shift ;; -o) log=$2; shift ;; --json) js=$2; shift ;; esac
@@ -181,6 +189,21 @@ for c in "memtrace=1:$summary_argv" "memtrace=4:$summary_argv" "memtrace:$summar
 		eval '[ $rc = 0 ] && [ "$(argv)" = "$want" ] && ! stub_gone'
 	reap
 done
+# the boot binary (what the hook takes by default) draws no picture: no --svg, said
+mkroot "memtrace=4 memtrace.svg=1"
+: > "$R/stub.boot"
+inroot /scripts/init-top/memtrace > "$T/top.out" 2>&1
+rc=$?
+check "[memtrace=4 memtrace.svg=1, the boot binary] started without --svg, and said why" \
+	eval '[ $rc = 0 ] && [ "$(argv)" = "$summary_argv" ] && ! stub_gone &&
+		grep -q "no picture: this image has the boot binary (memtrace-boot)" "$T/top.out"'
+reap
+mkroot "memtrace=5"
+: > "$R/stub.boot"
+inroot /scripts/init-top/memtrace > "$T/top.out" 2>&1
+check "[memtrace=5, the boot binary] its options as the full binary's, nothing said" \
+	eval '[ "$(argv)" = "$full_argv" ] && ! grep -q "picture" "$T/top.out"'
+reap
 mkroot "memtrace=4"
 : > "$R/proc/vmcore"
 inroot /scripts/init-top/memtrace > "$T/top.out" 2>&1
@@ -280,9 +303,33 @@ check "hook: MEMTRACE_BIN copied with copy_exec to /usr/sbin/memtrace, and rm, r
 		grep -qx "copy_exec /bin/rm /bin/rm" "$R/copies" && grep -qx "copy_exec /bin/rmdir /bin/rmdir" "$R/copies"'
 rm -f "$R/copies"
 inroot /usr/share/initramfs-tools/hooks/memtrace > "$T/hook.out" 2>&1
-check "hook: memtrace from /usr/sbin when MEMTRACE_BIN is not set" \
-	grep -qx "copy_exec /usr/sbin/memtrace /usr/sbin/memtrace" "$R/copies"
-rm -f "$R/copies" "$R/usr/sbin/memtrace"
+check "hook: no boot binary: the full memtrace from /usr/sbin, and it says so" \
+	eval 'grep -qx "copy_exec /usr/sbin/memtrace /usr/sbin/memtrace" "$R/copies" &&
+		grep -q "^I: memtrace: no boot binary (memtrace-boot in /usr/libexec/memtrace, built with musl-tools); the image takes the full /usr/sbin/memtrace" "$T/hook.out"'
+# the boot binary where make install and the packages put it: taken, silently
+mkdir -p "$R/usr/libexec/memtrace"
+cp "$R/usr/sbin/memtrace" "$R/usr/libexec/memtrace/memtrace-boot"
+rm -f "$R/copies"
+inroot /usr/share/initramfs-tools/hooks/memtrace > "$T/hook.out" 2>&1
+rc=$?
+check "hook: the boot binary, /usr/libexec/memtrace/memtrace-boot, taken over the full one, nothing said" \
+	eval '[ $rc = 0 ] && [ "$(head -1 "$R/copies")" = "copy_exec /usr/libexec/memtrace/memtrace-boot /usr/sbin/memtrace" ] &&
+		[ ! -s "$T/hook.out" ]'
+rm -f "$R/copies"
+env -i PATH=/usr/bin:/sbin:/bin MEMTRACE_BIN=/opt/memtrace chroot "$R" \
+	/usr/share/initramfs-tools/hooks/memtrace > "$T/hook.out" 2>&1
+check "hook: MEMTRACE_BIN wins over the boot binary" \
+	test "$(head -1 "$R/copies")" = "copy_exec /opt/memtrace /usr/sbin/memtrace"
+# a PREFIX of its own: PREFIX/libexec/memtrace/memtrace-boot beside PREFIX/bin/memtrace
+rm -rf "$R/copies" "$R/usr/libexec/memtrace"
+mkdir -p "$R/opt/mt/bin" "$R/opt/mt/libexec/memtrace"
+mv "$R/usr/sbin/memtrace" "$R/opt/mt/bin/memtrace"
+cp "$R/opt/mt/bin/memtrace" "$R/opt/mt/libexec/memtrace/memtrace-boot"
+env -i PATH=/opt/mt/bin:/usr/bin:/sbin:/bin chroot "$R" \
+	/usr/share/initramfs-tools/hooks/memtrace > "$T/hook.out" 2>&1
+check "hook: PREFIX/bin/memtrace in PATH: PREFIX/libexec/memtrace/memtrace-boot taken" \
+	test "$(head -1 "$R/copies")" = "copy_exec /opt/mt/libexec/memtrace/memtrace-boot /usr/sbin/memtrace"
+rm -rf "$R/copies" "$R/opt/mt"
 inroot /usr/share/initramfs-tools/hooks/memtrace > "$T/hook.out" 2>&1
 rc=$?
 check "hook: no memtrace anywhere: a warning, exit 0 (the image builds), nothing copied" \

@@ -7,7 +7,7 @@ set -u
 cd "$(dirname "$0")/.." || exit 1
 # run from make check: none of the caller's make state or install paths may leak in
 unset MAKEFLAGS MFLAGS MAKELEVEL MEMTRACE_TEP_SAID PREFIX BINDIR MANDIR LOGDIR DRACUTMODDIR \
-	SYSTEMDUNITDIR INITRAMFS_TOOLS_DIR DESTDIR
+	SYSTEMDUNITDIR INITRAMFS_TOOLS_DIR DESTDIR LIBEXECDIR STATIC_CC
 PASS=0 FAIL=0 SKIP=0
 ok() { echo "ok - $*"; PASS=$((PASS + 1)); }
 bad() { echo "not ok - $*"; FAIL=$((FAIL + 1)); }
@@ -34,6 +34,7 @@ cat > "$W/want" <<'EOF'
 755 /usr/lib/dracut/modules.d/99memtrace/memtrace-start.sh
 755 /usr/lib/dracut/modules.d/99memtrace/module-setup.sh
 755 /usr/local/bin/memtrace
+755 /usr/local/libexec/memtrace/memtrace-boot
 755 /usr/share/initramfs-tools/hooks/memtrace
 755 /usr/share/initramfs-tools/scripts/init-bottom/memtrace
 755 /usr/share/initramfs-tools/scripts/init-top/memtrace
@@ -44,6 +45,8 @@ sort -o "$W/want" "$W/want"
 check "installed files and modes are exactly the documented ones" diff "$W/want" "$W/got"
 diff "$W/want" "$W/got" | sed 's/^/    /'
 check "installed binary is this build" cmp -s memtrace "$D/usr/local/bin/memtrace"
+check "installed boot binary is this build's memtrace-boot, where the images look (libexec/memtrace)" \
+	cmp -s memtrace-boot "$D/usr/local/libexec/memtrace/memtrace-boot"
 check "installed man page is memtrace.8" cmp -s memtrace.8 "$D/usr/local/share/man/man8/memtrace.8"
 check "initramfs-tools' start/stop helper is the dracut module's" \
 	cmp -s dracut/99memtrace/memtrace-dracut.sh "$D/usr/share/initramfs-tools/scripts/memtrace-initrd"
@@ -85,6 +88,7 @@ make -s install DESTDIR="$D" PREFIX=/usr BINDIR=/usr/sbin MANDIR=/usr/share/man 
 	SYSTEMDUNITDIR=/usr/lib/systemd/system > "$W/out" 2>&1
 check "PREFIX=/usr BINDIR=/usr/sbin install exits 0" test $? = 0
 check "binary in /usr/sbin" test -x "$D/usr/sbin/memtrace"
+check "boot binary in /usr/libexec/memtrace (PREFIX/libexec)" test -x "$D/usr/libexec/memtrace/memtrace-boot"
 check "man page in /usr/share/man/man8" test -f "$D/usr/share/man/man8/memtrace.8"
 check "unit in /usr/lib/systemd/system runs /usr/sbin/memtrace, logs to /var/log/mt" \
 	eval 'grep -q "^ExecStart=/usr/sbin/memtrace " "$D/usr/lib/systemd/system/memtrace.service" &&
@@ -107,6 +111,16 @@ check "INITRAMFS_TOOLS_DIR=/etc/initramfs-tools: the four files there, nothing e
 	eval '[ "$(listing "$W/it" | tr "\n" " ")" = "755 /etc/initramfs-tools/hooks/memtrace 755 /etc/initramfs-tools/scripts/init-bottom/memtrace 755 /etc/initramfs-tools/scripts/init-top/memtrace 755 /etc/initramfs-tools/scripts/memtrace-initrd " ]'
 make -s uninstall DESTDIR="$W/it" INITRAMFS_TOOLS_DIR=/etc/initramfs-tools > "$W/out" 2>&1
 check "make uninstall INITRAMFS_TOOLS_DIR=...: none left" test -z "$(listing "$W/it")"
+
+# without musl-gcc: make install says it leaves the boot binary out, and installs the rest
+make -s install DESTDIR="$W/nomusl" STATIC_CC=/nonexistent/musl-gcc > "$W/out" 2>&1
+rc=$?
+check "no musl-gcc: make install exits 0, says the boot binary is left out, installs no libexec" \
+	eval '[ $rc = 0 ] && grep -q "^memtrace: no /nonexistent/musl-gcc (Debian: musl-tools): memtrace-boot is not built nor installed; the initramfs images take memtrace$" "$W/out" &&
+		[ -x "$W/nomusl/usr/local/bin/memtrace" ] && [ ! -e "$W/nomusl/usr/local/libexec" ]'
+make -s uninstall DESTDIR="$W/nomusl" STATIC_CC=/nonexistent/musl-gcc > "$W/out" 2>&1
+rc=$?
+check "no musl-gcc: make uninstall exits 0, nothing left" eval '[ $rc = 0 ] && [ -z "$(listing "$W/nomusl")" ]'
 
 # 3. the Makefile's packager conventions
 check "CC ?= cc, PREFIX ?= /usr/local, DESTDIR used" \

@@ -53,7 +53,10 @@
 #   rd.memtrace.svg=1 (initramfs-tools: memtrace.svg=1): also a picture of memory over
 #       time, /run/initramfs/mem_debug_log.svg, written after the final report (--svg);
 #       beside the log, so it asks nothing of the boot the log does not: a picture
-#       that cannot be written is said on stderr, the report and the boot go on
+#       that cannot be written is said on stderr, the report and the boot go on.
+#       Not with the boot binary (memtrace-boot, what the images take by default),
+#       which draws none: said, and the boot is traced without it; the picture of a
+#       recording (rd.memtrace.record) is `memtrace --replay DIR --svg FILE` after it
 # Files: /run/initramfs/mem_debug_log (report; /run survives switch_root),
 #        /run/initramfs/mem_debug_log.json (always: the same final report whole, as
 #        JSON, for `memtrace --diff` of two boots; one that cannot be written is said
@@ -160,6 +163,17 @@ mt_start() {
         memtrace.svg=1) command -v getargbool > /dev/null 2>&1 || svg="--svg $MEMTRACE_LOG.svg" ;;
         esac
     done
+    # the boot binary draws no picture (--svg would be a usage error: no tracing)
+    if [ -n "$svg" ]; then
+        case $("$MEMTRACE" --version 2> /dev/null) in
+        *"(the boot build)"*)
+            mt_say "no picture: this image has the boot binary (memtrace-boot), which draws" \
+                "none; rd.memtrace.record=1 keeps the boot, memtrace --replay DIR --svg FILE" \
+                "draws it (or build the image with MEMTRACE_BIN=/usr/bin/memtrace)"
+            svg=
+            ;;
+        esac
+    fi
     # before a capture step the summary at shutdown is all the console may get:
     # at warning level, so that it shows on a console booted with quiet
     mt_capture && kmsg=--kmsg=4

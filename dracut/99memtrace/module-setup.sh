@@ -5,16 +5,12 @@
 #
 # Opt-in: build with `dracut --add memtrace`, boot with rd.memdebug=4|5 or
 # rd.memtrace=<level> (see memtrace-dracut.sh).  MEMTRACE_BIN (environment)
-# names the binary to install; default: memtrace from PATH.
+# names the binary to install; default: the boot binary, memtrace-boot.
 
-# The binary: MEMTRACE_BIN, else memtrace in dracut's PATH (/usr/sbin, /usr/bin,
-# ...), else /usr/local, where `make install` puts it by default.
-memtrace_bin() {
+# The full memtrace: in dracut's PATH (/usr/sbin, /usr/bin, ...), else /usr/local, where
+# `make install` puts it by default.
+memtrace_full() {
     local _p
-    if [ -n "${MEMTRACE_BIN:-}" ]; then
-        [ -x "$MEMTRACE_BIN" ] && echo "$MEMTRACE_BIN"
-        return
-    fi
     _p=$(find_binary memtrace) && [ -n "$_p" ] && echo "$_p" && return
     for _p in /usr/local/sbin/memtrace /usr/local/bin/memtrace; do
         [ -x "$dracutsysrootdir$_p" ] && echo "$_p" && return
@@ -22,9 +18,28 @@ memtrace_bin() {
     return 1
 }
 
+# The binary: MEMTRACE_BIN, else the boot binary (static, only what an image runs: make
+# install and the packages put it in /usr/libexec/memtrace, or PREFIX/libexec/memtrace
+# beside PREFIX/bin/memtrace), else the full memtrace (said: larger, and its libraries
+# come along). Either is /usr/sbin/memtrace in the image.
+memtrace_bin() {
+    local _p _full
+    if [ -n "${MEMTRACE_BIN:-}" ]; then
+        [ -x "$MEMTRACE_BIN" ] && echo "$MEMTRACE_BIN"
+        return
+    fi
+    _full=$(memtrace_full)
+    for _p in /usr/libexec/memtrace/memtrace-boot /usr/local/libexec/memtrace/memtrace-boot \
+        ${_full:+"${_full%/*/*}/libexec/memtrace/memtrace-boot"}; do
+        [ -x "$dracutsysrootdir$_p" ] && echo "$_p" && return
+    done
+    [ -n "$_full" ] || return 1
+    echo "$_full"
+}
+
 check() {
     if ! memtrace_bin > /dev/null; then
-        dinfo "memtrace: no executable memtrace (MEMTRACE_BIN, PATH or /usr/local)"
+        dinfo "memtrace: no executable memtrace (MEMTRACE_BIN, memtrace-boot, PATH or /usr/local)"
         return 1
     fi
     # never in an image unless asked for
@@ -38,6 +53,11 @@ depends() {
 install() {
     local _bin
     _bin=$(memtrace_bin) || return 1
+    case "$_bin" in
+    */memtrace-boot) ;;
+    *) [ -n "${MEMTRACE_BIN:-}" ] ||
+        dinfo "memtrace: no boot binary (memtrace-boot in /usr/libexec/memtrace, built with musl-tools); the image takes the full $_bin" ;;
+    esac
 
     inst_binary "$_bin" /usr/sbin/memtrace
     inst_script "$moddir/memtrace-dracut.sh" /usr/sbin/memtrace-dracut
