@@ -23,7 +23,7 @@
 #   E2E_KDUMP_CRASH=SIZE      crashkernel= of the generous boots of the dracut and
 #                        initramfs-tools captures, kdump and kdump-itools (default 128M)
 #   E2E_KDUMP_HEAVY_CRASH=SIZE  of the heavy capture's generous boot (default 192M)
-#   E2E_KDUMP_OOM_CRASH=SIZE  crashkernel= of the kdump-oom boot (default 112M; booted
+#   E2E_KDUMP_OOM_CRASH=SIZE  crashkernel= of the kdump-oom boot (default 110M; booted
 #                        without the boot buffer's words, whose 4 MiB make it panic while
 #                        unpacking the initramfs at that size, before any process)
 #   E2E_KDUMP_R_DRACUT=SIZE, E2E_KDUMP_R_ITOOLS=SIZE, E2E_KDUMP_R_HEAVY=SIZE
@@ -52,7 +52,7 @@
 #                 writes the vmcore to a disk, kdump_post's memtrace-dracut stop prints
 #                 the final report, which is copied next to the dump; the capture must
 #                 be healthy (kdump_health: a valid vmcore, no OOM kill, no udev timeout)
-#   kdump-oom     the same with crashkernel=112M: the capture runs out of memory in
+#   kdump-oom     the same with crashkernel=110M: the capture runs out of memory in
 #                 udev; memtrace's OOM summary must reach the console (the capture then
 #                 hangs: the boot is ended 3 s after the summary)
 #   kdump-itools  kdump-tools' way: the itools-mt4 image as the capture initrd with
@@ -363,18 +363,19 @@ build_initrd() {
 KDUMP_BOOTBUF=${E2E_KDUMP_BOOTBUF-trace_event=kmem:mm_page_alloc,kmem:mm_page_free trace_buf_size=4M}
 KDUMP_CMDLINE="console=ttyS0 root=/dev/vda rw rd.memtrace=4 irqpoll nr_cpus=1 reset_devices panic=-1 rd.shell=0 rd.emergency=poweroff no_timer_check${KDUMP_BOOTBUF:+ $KDUMP_BOOTBUF}"
 HEAVY_BLOB_MIB=16 HEAVY_HOLD_MIB=16
-# crashkernel= of the kdump boot (the capture needs 120M: measured, see docs/boot.md),
-# of the heavy capture's (it needs 152M) and of the kdump-oom boot: 112M, the largest size
-# at which the capture failed every time with OOM kills in udev (10 of 10 boots; at 114M
-# 1 boot of 4 was healthy; from 108M the kernel panics while unpacking
-# the initramfs, before any process)
+# crashkernel= of the kdump boot (the capture needs 116M: measured, see docs/boot.md),
+# of the heavy capture's (it needs 148M) and of the kdump-oom boot: 110M, below what the
+# capture needs without the boot buffer's words: OOM kills in udev (with memtrace's 6.6 MiB
+# of before issue 39 that was so at 112M, 10 of 10 boots; with its 1.7 MiB 112M was healthy
+# and 110M ran out of memory in udev; from 108M the kernel panics while unpacking the
+# initramfs, before any process)
 KDUMP_CRASH=${E2E_KDUMP_CRASH:-128M}
 KDUMP_HEAVY_CRASH=${E2E_KDUMP_HEAVY_CRASH:-192M}
 # kdump-tools' capture command line: the running kernel's less crashkernel=, then its
 # KDUMP_CMDLINE_APPEND (the default, with memtrace=4 as docs/boot.md says); root= the e2e
 # root disk, whose init takes the dump after switch_root (kdump-tools-dump.service)
 ITOOLS_KDUMP_CMDLINE="console=ttyS0 panic=-1 root=/dev/vda rw reset_devices nr_cpus=1 irqpoll usbcore.nousb memtrace=4 e2e.mode=kdumptools no_timer_check${KDUMP_BOOTBUF:+ $KDUMP_BOOTBUF}"
-KDUMP_OOM_CRASH=${E2E_KDUMP_OOM_CRASH:-112M}
+KDUMP_OOM_CRASH=${E2E_KDUMP_OOM_CRASH:-110M}
 # Debian's kexec-tools and the libraries it needs, downloaded (never installed on the
 # host: its postinst would set up kexec-load) and kept here
 KEXEC_CACHE=$HERE/cache
