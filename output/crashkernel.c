@@ -52,27 +52,31 @@ bool crashkernel_line(char *buf, size_t size, const struct run *r)
  * what is dirty, under writeback or mapped), and beside it what else reclaim could
  * or could not take (tmpfs, ramfs and mlocked pages, reclaimable slab).
  */
-static void sample_text(struct out *o, const struct sizing *z)
+bool crashkernel_sample_line(char *buf, size_t size, const struct run *r)
 {
+	const struct sizing *z = &r->sz;
 	const struct sizing_sample *t = &z->top;
+	int n;
 
-	if (!z->samples)
-		return;
-	out_printf(o, "peak that cannot be reclaimed, its /proc/meminfo at %.3f s: in use %.1f MiB, "
-		   "less clean page cache %.1f (file LRU %.1f less dirty %.1f, writeback %.1f, "
-		   "mapped %.1f); besides: Shmem %.1f, Unevictable %.1f, SReclaimable %.1f\n",
-		   (double)t->uptime_ms / 1000, mib(t->in_use), mib(t->in_use - t->need),
-		   mib(t->file), mib(t->dirty), mib(t->writeback), mib(t->mapped), mib(t->shmem),
-		   mib(t->unevictable), mib(t->sreclaimable));
+	if (!z->on || !z->samples)
+		return false;
+	n = snprintf(buf, size, "peak that cannot be reclaimed, its /proc/meminfo at %.3f s: in use "
+		     "%.1f MiB, less clean page cache %.1f (file LRU %.1f less dirty %.1f, writeback "
+		     "%.1f, mapped %.1f); besides: Shmem %.1f, Unevictable %.1f, SReclaimable %.1f",
+		     (double)t->uptime_ms / 1000, mib(t->in_use), mib(t->in_use - t->need),
+		     mib(t->file), mib(t->dirty), mib(t->writeback), mib(t->mapped), mib(t->shmem),
+		     mib(t->unevictable), mib(t->sreclaimable));
+	return n > 0 && (size_t)n < size;
 }
 
 void crashkernel_text(struct out *o, const struct run *r)
 {
-	char line[1024];
+	char line[1024], sample[512];
 
 	if (!crashkernel_line(line, sizeof(line), r))
 		return;
-	sample_text(o, &r->sz);
+	if (crashkernel_sample_line(sample, sizeof(sample), r))
+		out_printf(o, "%s\n", sample);
 	out_printf(o, "%s\n", line);
 }
 

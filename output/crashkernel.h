@@ -20,5 +20,7 @@ void crashkernel_json(struct out *o, const struct run *r);
 
 /* The line without its newline into @buf (the kmsg summary's last); false when not on. */
 bool crashkernel_line(char *buf, size_t size, const struct run *r);
+/* the /proc/meminfo sample that set its peak that cannot be reclaimed, said before it */
+bool crashkernel_sample_line(char *buf, size_t size, const struct run *r);
 
 #endif

@@ -1053,8 +1053,12 @@ void report_summary(const struct run *r, struct report_scratch *rs, const char *
 		 "at %.3f s", (long long)st->sys_peak, (unsigned long long)kib(r, st->sys_peak),
 		 secs(st->sys_peak_ts));
 	emit(ctx, line);
-	/* in a capture kernel, the answer last: what its crashkernel= must hold */
+	/* in a capture kernel, the answer last: what its crashkernel= must hold, P explained */
 	if (crashkernel_line(line, sizeof(line), r)) {
+		if (crashkernel_sample_line(ckline + 10, sizeof(ckline) - 10, r)) {
+			memcpy(ckline, "memtrace: ", 10);
+			emit(ctx, ckline);
+		}
 		snprintf(ckline, sizeof(ckline), "memtrace: %s", line);
 		emit(ctx, ckline);
 	}

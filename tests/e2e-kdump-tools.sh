@@ -337,6 +337,9 @@ kt_checks() {	# kt_checks NAME SIZE: the checks of one boot
 	line=$(grep -h -o 'crashkernel: at least [0-9]* MiB.*' "$r.summary" | tail -1)
 	check "$n: the final summary ends with memtrace's answer ($line)" \
 		eval 'tail -1 "$r.summary" | grep -q "^crashkernel: at least [0-9]* MiB"'
+	# P explained on the console too (a capture that reboots keeps nothing else of it)
+	check "$n: ... after the /proc/meminfo sample that set its peak that cannot be reclaimed ($(tail -2 "$r.summary" | head -1 | cut -c1-200))" \
+		eval 'tail -2 "$r.summary" | head -1 | grep -q -E "^peak that cannot be reclaimed, its /proc/meminfo at [0-9.]+ s: in use [0-9.]+ MiB, less clean page cache"'
 	check "$n: kdump-tools-dump.service saved the vmcore (kdump-config savecore: $(grep -o 'saved vmcore in [^ ]*' "$r.capture" | head -1))" \
 		grep -q 'kdump-tools: saved vmcore in /var/crash' "$r.capture"
 	check "$n: the dump on the disk (/var/crash/${KT_STAMP:-?}/dump.${KT_STAMP:-?}, makedumpfile -F -c -d 31, $(stat -c %s "$r.flat" 2> /dev/null) bytes) rearranged is a kdump-compressed dump holding the crashed kernel's log" \
