@@ -105,6 +105,35 @@ void reader_free(struct reader *r)
 	r->ncpus = r->nnext = r->nbheap = r->ntodo = 0;
 }
 
+/* @n more records of the page shown to the consumer, one after the other. */
+static void ahead_show(struct reader *r, struct reader_cpu *c, int n)
+{
+	struct rb_record a;
+
+	while (n-- > 0 && rb_next(&c->ahead, &a) == RB_RECORD)
+		r->ahead(r->ctx, &a);
+}
+
+/* A page was opened: its first 2 * READER_AHEAD records are shown to the consumer. */
+static void ahead_start(struct reader *r, struct reader_cpu *c)
+{
+	c->ahead = c->cur;
+	c->ahead_due = READER_AHEAD;
+	ahead_show(r, c, 2 * READER_AHEAD);
+}
+
+/*
+ * A record was taken from the page: every READER_AHEAD records, the next
+ * READER_AHEAD are shown, together (their fetches overlap).
+ */
+static void ahead_step(struct reader *r, struct reader_cpu *c)
+{
+	if (--c->ahead_due)
+		return;
+	c->ahead_due = READER_AHEAD;
+	ahead_show(r, c, READER_AHEAD);
+}
+
 /* Read the next sub-buffer of a CPU into its page; false if none came. */
 static bool next_page(struct reader *r, struct reader_cpu *c, bool final)
 {
@@ -204,6 +233,8 @@ static bool next_page(struct reader *r, struct reader_cpu *c, bool final)
 				c->missed_unknown++;
 		}
 		c->in_page = true;
+		if (r->ahead)
+			ahead_start(r, c);
 		return true;
 	}
 }
@@ -217,6 +248,8 @@ static void fill(struct reader *r, struct reader_cpu *c, bool final)
 
 			if (res == RB_RECORD) {
 				c->have_rec = true;
+				if (r->ahead)
+					ahead_step(r, c);
 				return;
 			}
 			if (res == RB_CORRUPT) {

@@ -53,6 +53,15 @@ void setup_sink(void *ctx, const struct mt_event *ev)
 		r->rd.stop = true;
 }
 
+void setup_ahead(void *ctx, const struct rb_record *rec)
+{
+	struct run *r = ctx;
+	uint64_t pfn;
+
+	if (decoder_page_pfn(&r->dec, rec, &pfn))
+		stats_prefetch(&r->st, pfn);
+}
+
 static bool is_module_event(const struct mt_tracepoint *tp)
 {
 	return tp->kind >= EV_MOD_LOAD && tp->kind <= EV_MODSYS_EXIT;
@@ -710,6 +719,7 @@ int setup_tracing(struct run *r)
 			r->tf.clock_mono, r->ops->sink ? r->ops->sink : setup_sink, r))
 		return mt_fail(EXIT_RUNTIME, "out of memory");
 	r->reader_up = true;
+	r->rd.ahead = setup_ahead;
 	if (r->opt.record_dir) {
 		if (record_start(&r->rec, r->opt.record_dir, &r->tf, r->enabled, r->nenabled, &r->rd))
 			return EXIT_RUNTIME;
