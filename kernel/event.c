@@ -414,22 +414,6 @@ static int decode_page_fast(const struct mt_evdesc *ds, const struct rb_record *
 	return DEC_OK;
 }
 
-bool decoder_page_pfn(const struct mt_decoder *d, const struct rb_record *r, uint64_t *pfn)
-{
-	const struct mt_evdesc *ds;
-
-	if (r->len < 2)
-		return false;
-	ds = d->by_id[rb_ld16(r->data, r->big_endian)];
-	if (!ds || (ds->kind != EV_PAGE_ALLOC && ds->kind != EV_PAGE_FREE))
-		return false;
-	if (ds->page.on && ds->page.pfn_size == 8 && r->len >= ds->page.need) {
-		*pfn = rb_ld64(r->data + ds->page.pfn, r->big_endian);
-		return true;
-	}
-	return get_int(ds, PAGE_PFN, r, pfn);
-}
-
 static int decode_file(const struct mt_evdesc *ds, const struct rb_record *r, struct mt_event *ev)
 {
 	uint64_t v, dev, order;

@@ -218,15 +218,6 @@ enum { DEC_OK = 1, DEC_UNKNOWN = 0, DEC_BAD = -1 };
 int decoder_decode(const struct mt_decoder *d, const struct rb_record *r,
 		   uint32_t cpu, struct mt_event *ev);
 
-/**
- * decoder_page_pfn() - the page frame of a page allocation or free, and nothing else
- *
- * For a look at a record before it is decoded (reader_ahead_fn): no checks
- * beyond the record's length. Return: true with *@pfn set for mm_page_alloc
- * and mm_page_free, else false.
- */
-bool decoder_page_pfn(const struct mt_decoder *d, const struct rb_record *r, uint64_t *pfn);
-
 /* Lookup the tracepoint entry by "system", "name"; NULL if unknown. */
 const struct mt_tracepoint *mt_tracepoint_find(const char *system, const char *name);
 

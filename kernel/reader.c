@@ -80,11 +80,14 @@ int reader_init(struct reader *r, const struct rb_layout *l, const struct mt_dec
 		c->offline = live && c->fd < 0;
 		c->was_offline = c->offline;
 		c->page = malloc(r->subbuf);
-		if (!c->page) {
+		c->q = malloc(READER_QUEUE * sizeof(*c->q));
+		if (!c->page || !c->q) {
 			reader_free(r);
 			return -ENOMEM;
 		}
-		memset(c->page, 0, r->subbuf);	/* fault it in now, not in the loop */
+		/* fault them in now, not in the loop */
+		memset(c->page, 0, r->subbuf);
+		memset(c->q, 0, READER_QUEUE * sizeof(*c->q));
 		todo_add(r, i);			/* every CPU is read at the first call */
 	}
 	return 0;
@@ -94,8 +97,10 @@ void reader_free(struct reader *r)
 {
 	int i;
 
-	for (i = 0; r->cpus && i < r->ncpus; i++)
+	for (i = 0; r->cpus && i < r->ncpus; i++) {
 		free(r->cpus[i].page);
+		free(r->cpus[i].q);
+	}
 	free(r->cpus);
 	free(r->next);
 	free(r->bheap);
@@ -105,33 +110,50 @@ void reader_free(struct reader *r)
 	r->ncpus = r->nnext = r->nbheap = r->ntodo = 0;
 }
 
-/* @n more records of the page shown to the consumer, one after the other. */
-static void ahead_show(struct reader *r, struct reader_cpu *c, int n)
+/*
+ * The page's next records walked and decoded into the queue, up to one short of
+ * full (the record the CPU holds stays where it is), each event shown to the
+ * consumer; the cursor's answer after the last is kept (qend).
+ */
+static void walk_ahead(struct reader *r, struct reader_cpu *c)
 {
-	struct rb_record a;
+	while (c->qn < READER_QUEUE - 1) {
+		struct reader_rec *q = &c->q[(c->qhead + c->qn) & (READER_QUEUE - 1)];
+		int res = rb_next(&c->cur, &q->rec);
 
-	while (n-- > 0 && rb_next(&c->ahead, &a) == RB_RECORD)
-		r->ahead(r->ctx, &a);
-}
-
-/* A page was opened: its first 2 * READER_AHEAD records are shown to the consumer. */
-static void ahead_start(struct reader *r, struct reader_cpu *c)
-{
-	c->ahead = c->cur;
-	c->ahead_due = READER_AHEAD;
-	ahead_show(r, c, 2 * READER_AHEAD);
+		if (res != RB_RECORD) {
+			c->qend = res;
+			return;
+		}
+		q->res = decoder_decode(r->dec, &q->rec, (uint32_t)c->cpu, &q->ev);
+		if (q->res == DEC_OK && r->ahead)
+			r->ahead(r->ctx, &q->ev);
+		c->qn++;
+	}
 }
 
 /*
- * A record was taken from the page: every READER_AHEAD records, the next
- * READER_AHEAD are shown, together (their fetches overlap).
+ * The page's next record into c->rec, as rb_next() would give it (RB_RECORD,
+ * RB_CORRUPT once where the page is damaged, RB_END), from the queue; the queue
+ * is walked on READER_AHEAD at a time, so that what the consumer fetches for them
+ * is fetched together.
  */
-static void ahead_step(struct reader *r, struct reader_cpu *c)
+static int page_next(struct reader *r, struct reader_cpu *c)
 {
-	if (--c->ahead_due)
-		return;
-	c->ahead_due = READER_AHEAD;
-	ahead_show(r, c, READER_AHEAD);
+	int res;
+
+	if (c->qn <= READER_AHEAD && c->qend == RB_RECORD)
+		walk_ahead(r, c);
+	if (c->qn) {
+		c->held = &c->q[c->qhead];
+		c->rec = c->held->rec;
+		c->qhead = (c->qhead + 1) & (READER_QUEUE - 1);
+		c->qn--;
+		return RB_RECORD;
+	}
+	res = c->qend;
+	c->qend = RB_RECORD;	/* after RB_CORRUPT the cursor says RB_END */
+	return res;
 }
 
 /* Read the next sub-buffer of a CPU into its page; false if none came. */
@@ -233,8 +255,8 @@ static bool next_page(struct reader *r, struct reader_cpu *c, bool final)
 				c->missed_unknown++;
 		}
 		c->in_page = true;
-		if (r->ahead)
-			ahead_start(r, c);
+		c->qhead = c->qn = 0;
+		c->qend = RB_RECORD;
 		return true;
 	}
 }
@@ -244,12 +266,10 @@ static void fill(struct reader *r, struct reader_cpu *c, bool final)
 {
 	for (;;) {
 		if (c->in_page) {
-			int res = rb_next(&c->cur, &c->rec);
+			int res = page_next(r, c);
 
 			if (res == RB_RECORD) {
 				c->have_rec = true;
-				if (r->ahead)
-					ahead_step(r, c);
 				return;
 			}
 			if (res == RB_CORRUPT) {
@@ -270,8 +290,8 @@ static void fill(struct reader *r, struct reader_cpu *c, bool final)
  */
 static void deliver(struct reader *r, struct reader_cpu *c, bool future)
 {
-	struct mt_event ev;
-	int res;
+	const struct reader_rec *q = c->held;	/* decoded when walked */
+	int res = q->res;
 
 	c->have_rec = false;
 	r->records++;
@@ -279,10 +299,9 @@ static void deliver(struct reader *r, struct reader_cpu *c, bool future)
 		r->out_of_order++;
 	else if (!future)
 		r->last_ts = c->rec.ts;
-	res = decoder_decode(r->dec, &c->rec, (uint32_t)c->cpu, &ev);
 	if (res == DEC_OK) {
 		r->decoded++;
-		r->sink(r->ctx, &ev);
+		r->sink(r->ctx, &q->ev);
 	} else if (res == DEC_UNKNOWN) {
 		r->unknown_ids++;
 	} else {

@@ -53,13 +53,12 @@ void setup_sink(void *ctx, const struct mt_event *ev)
 		r->rd.stop = true;
 }
 
-void setup_ahead(void *ctx, const struct rb_record *rec)
+void setup_ahead(void *ctx, const struct mt_event *ev)
 {
 	struct run *r = ctx;
-	uint64_t pfn;
 
-	if (decoder_page_pfn(&r->dec, rec, &pfn))
-		stats_prefetch(&r->st, pfn);
+	if (ev->kind == EV_PAGE_ALLOC || ev->kind == EV_PAGE_FREE)
+		stats_prefetch(&r->st, ev->u.page.pfn);
 }
 
 static bool is_module_event(const struct mt_tracepoint *tp)

@@ -538,40 +538,6 @@ START_TEST(test_page_layouts)
 }
 END_TEST
 
-/* the reader's look ahead: the pfn of a page event, nothing for any other record */
-START_TEST(test_page_pfn_ahead)
-{
-	struct mt_decoder *d = new_decoder();
-	struct fmt_event fe;
-	struct rec x;
-	uint64_t pfn = 7;
-
-	add_fixture(d, "linux-6.18", "kmem", "mm_page_alloc", &fe);
-	add_fixture(d, "linux-6.18", "kmem", "mm_page_free", &fe);
-	add_fixture(d, "linux-6.18", "sched", "sched_process_exit", &fe);
-	rec_init(&x, 653, 15488, 0, 40);
-	rec_u64(&x, 8, 0x16467b);
-	ck_assert(decoder_page_pfn(d, &x.r, &pfn));
-	ck_assert_uint_eq(pfn, 0x16467b);
-	rec_init(&x, 655, 15584, MT_FLAG_SOFTIRQ, 24);
-	rec_u64(&x, 8, 0x113bd1);
-	ck_assert(decoder_page_pfn(d, &x.r, &pfn));
-	ck_assert_uint_eq(pfn, 0x113bd1);
-	/* not a page event, an unknown id, a record cut before its pfn or its id */
-	pfn = 7;
-	rec_init(&x, 369, 1, 0, 40);
-	ck_assert(!decoder_page_pfn(d, &x.r, &pfn));
-	rec_init(&x, 654, 1, 0, 40);
-	ck_assert(!decoder_page_pfn(d, &x.r, &pfn));
-	rec_init(&x, 653, 1, 0, 15);
-	ck_assert(!decoder_page_pfn(d, &x.r, &pfn));
-	rec_init(&x, 653, 1, 0, 1);
-	ck_assert(!decoder_page_pfn(d, &x.r, &pfn));
-	ck_assert_uint_eq(pfn, 7);
-	free(d);
-}
-END_TEST
-
 /* mm_page_alloc with pfn all ones is a failed allocation, whatever the pfn size */
 START_TEST(test_failed_alloc_pfn)
 {
@@ -1356,7 +1322,6 @@ Suite *suite_event(void)
 
 	tcase_add_test(td, test_page_events);
 	tcase_add_test(td, test_failed_alloc_pfn);
-	tcase_add_test(td, test_page_pfn_ahead);
 	tcase_add_test(td, test_page_layouts);
 	tcase_add_test(td, test_fork_old_and_new);
 	tcase_add_test(td, test_optional_missing);

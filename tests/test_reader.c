@@ -274,37 +274,42 @@ START_TEST(test_max_events)
 END_TEST
 
 /*
- * The look ahead: every record is shown to the consumer once, before it is
- * delivered, at most 2 * READER_AHEAD records of its CPU past the one its CPU
- * holds for the merge; the order of delivery is unchanged. pfn = CPU * 1000 +
- * the record's place.
+ * The look ahead: every event is shown to the consumer once, before it is
+ * delivered, at most READER_QUEUE records of its CPU before (the one its CPU
+ * holds for the merge included); the order of delivery is unchanged. pfn =
+ * CPU * 1000 + the record's place.
  */
 static struct {
 	uint32_t shown[2], delivered[2];
 	uint8_t seen[2000];
 } A;
 
-static void ahead(void *ctx, const struct rb_record *rec)
+static void ahead(void *ctx, const struct mt_event *ev)
 {
-	uint64_t pfn;
+	uint64_t pfn = ev->u.page.pfn;
 	uint32_t cpu;
 
 	ck_assert_ptr_eq(ctx, &K);
-	ck_assert(decoder_page_pfn(&D, rec, &pfn));
+	ck_assert(ev->kind == EV_PAGE_ALLOC || ev->kind == EV_PAGE_FREE);
 	ck_assert_uint_lt(pfn, 2000);
 	cpu = (uint32_t)(pfn / 1000);
+	ck_assert_uint_eq(ev->cpu, cpu);
 	ck_assert_uint_eq(pfn % 1000, A.shown[cpu]);	/* in its order, each once */
 	A.seen[pfn]++;
 	A.shown[cpu]++;
-	ck_assert_uint_le(A.shown[cpu] - A.delivered[cpu], 2 * READER_AHEAD + 1);
+	ck_assert_uint_le(A.shown[cpu] - A.delivered[cpu], READER_QUEUE);
 }
 
 static void ahead_sink(void *ctx, const struct mt_event *ev)
 {
 	uint32_t cpu = (uint32_t)(ev->u.page.pfn / 1000);
+	uint32_t per_page = cpu ? 5 : 45, end = (A.delivered[cpu] / per_page + 1) * per_page;
 
 	ck_assert_uint_eq(A.seen[ev->u.page.pfn], 1);
 	ck_assert_uint_eq(ev->u.page.pfn % 1000, A.delivered[cpu]);
+	/* shown at least READER_AHEAD records before, its page allowing */
+	ck_assert_uint_ge(A.shown[cpu], A.delivered[cpu] + READER_AHEAD < end ?
+			  A.delivered[cpu] + READER_AHEAD : end);
 	A.delivered[cpu]++;
 	sink(ctx, ev);
 }
