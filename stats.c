@@ -129,22 +129,13 @@ static void task_made(struct stats *s, struct mt_task *t)
 		tree_root_mark(s, t);
 }
 
-/*
- * The task of @tid, made at first sight; without a slot <overflow>, or
- * <tree-overflow> for a task of the command's tree. A storm is one task's
- * events one after the other: the task found last is tried first. It is the
- * one the hash would give while it holds @tid and the hash points at it
- * (hashed): the table sets both whenever a slot changes hands.
- */
-static struct mt_task *task_for(struct stats *s, int32_t tid, uint64_t ts)
+/* task_for() through the table; out of line, the storm's events seldom come here */
+static __attribute__((noinline)) struct mt_task *task_lookup(struct stats *s, int32_t tid,
+								uint64_t ts)
 {
-	struct mt_task *t = &s->tb.tasks[s->last_slot];
-	uint64_t seen;
+	uint64_t seen = s->tb.c.tasks_seen;
+	struct mt_task *t = table_task_for(&s->tb, tid, ts);
 
-	if (s->last_slot && t->tid == tid && t->hashed)
-		return t;
-	seen = s->tb.c.tasks_seen;
-	t = table_task_for(&s->tb, tid, ts);
 	if (s->tb.c.tasks_seen != seen)
 		task_made(s, t);
 	if (t == &s->tb.tasks[SLOT_OVERFLOW] && tidset_has(&s->tree_lost, tid))
@@ -152,6 +143,22 @@ static struct mt_task *task_for(struct stats *s, int32_t tid, uint64_t ts)
 	if (!(t->flags & TF_PSEUDO))
 		s->last_slot = (uint32_t)(t - s->tb.tasks);
 	return t;
+}
+
+/*
+ * The task of @tid, made at first sight; without a slot <overflow>, or
+ * <tree-overflow> for a task of the command's tree. A storm is one task's
+ * events one after the other: the task found last is tried first. It is the
+ * one the hash would give while it holds @tid and the hash points at it
+ * (hashed): the table sets both whenever a slot changes hands.
+ */
+static inline struct mt_task *task_for(struct stats *s, int32_t tid, uint64_t ts)
+{
+	struct mt_task *t = &s->tb.tasks[s->last_slot];
+
+	if (s->last_slot && t->tid == tid && t->hashed)
+		return t;
+	return task_lookup(s, tid, ts);
 }
 
 /*
@@ -211,7 +218,8 @@ static void tree_child_lost(struct stats *s, const struct mt_task *parent, int32
  * (taken before its first change after that peak), so the tasks alive at the
  * peak can be listed without a scan at each new peak.
  */
-static void task_pages(struct stats *s, struct mt_task *t, int64_t n, uint64_t ts)
+static inline __attribute__((always_inline)) void task_pages(struct stats *s, struct mt_task *t,
+						       int64_t n, uint64_t ts)
 {
 	struct mt_task *p;
 
@@ -466,7 +474,8 @@ static struct mt_module *stack_module(struct stats *s, uint32_t sid)
  * pages are its loader's too), the module of its bracket, and the module the
  * pages counted for (the stack's, else the bracket's) and the stack @sid.
  */
-static void credit(struct stats *s, uint32_t owner, uint32_t sid, int64_t k)
+static inline __attribute__((always_inline)) void credit(struct stats *s, uint32_t owner,
+							   uint32_t sid, int64_t k)
 {
 	struct mt_module *bm = NULL, *um;
 	struct mt_task *t;
