@@ -20,6 +20,8 @@ workload's pages/s under each. Only ratios within one run mean much: the machine
 
 --perf=FILE: one more memtrace storm under `perf record -e cpu-clock -g` of memtrace's
 thread (FILE the perf.data), then `perf report` of it, the top functions.
+BEFORE=COMMIT: that commit's memtrace too (built apart from `git archive`), in every round
+between this tree's and the bare reader, with its own ratio: before and after in one run.
 
 Root; prints figures and RESULT lines (bench/run.sh); asserts nothing. With BENCH_RESULTS
 set, its rows are appended to that file. The top level of tracefs is compared before and
@@ -79,10 +81,11 @@ def storm(pid, inst, secs, mb):
     return {"cpu_ns": ns1 - ns0, "events": ev1 - ev0, "lost": lost1 - lost0, "rate": rate}
 
 
-def run_memtrace(tmp, secs, mb, perf=None):
+def run_memtrace(tmp, secs, mb, perf=None, binary=None):
     log, err = os.path.join(tmp, "mt.json"), os.path.join(tmp, "mt.err")
-    p = subprocess.Popen([os.path.join(ROOT, "memtrace"), "--instance", MT_INST, "-f", "json",
-                          "-o", log], stderr=open(err, "w"), stdout=subprocess.DEVNULL)
+    p = subprocess.Popen([binary or os.path.join(ROOT, "memtrace"), "--instance", MT_INST,
+                          "-f", "json", "-o", log],
+                         stderr=open(err, "w"), stdout=subprocess.DEVNULL)
     inst = os.path.join(TFS, "instances", MT_INST)
     pr = None
     try:
@@ -149,6 +152,18 @@ def run_bare(tmp, secs, mb, drain, events, buffer_kb):
     return r
 
 
+def build_before(tmp, commit):
+    """@commit's memtrace, built in @tmp from its own tree; its path"""
+    d = os.path.join(tmp, "before")
+    os.mkdir(d)
+    arch = subprocess.run(["git", "-C", ROOT, "archive", commit], check=True,
+                          capture_output=True).stdout
+    subprocess.run(["tar", "-x", "-C", d], input=arch, check=True)
+    subprocess.run(["make", "-s", "-C", d, "NO_LIBTRACEFS=1", "memtrace"], check=True,
+                   stdout=subprocess.DEVNULL)
+    return os.path.join(d, "memtrace")
+
+
 def perf_top(data, n=25):
     """perf report's top functions of @data (self time), as lines"""
     r = subprocess.run(["perf", "report", "-i", data, "--no-children", "--stdio", "-g", "none",
@@ -174,22 +189,32 @@ def main():
         fail("needs root (tracefs)")
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     subprocess.run(["make", "-s", "-C", ROOT, "memtrace", "build/bench/churn"], check=True)
+    commit = os.environ.get("BEFORE")
     before = tfs_state()
     res = {"memtrace": [], "bare": []}
+    if commit:
+        res["before"] = []
     with tempfile.TemporaryDirectory(prefix="memtrace-hotpath.") as tmp:
         drain = build(os.path.join(ROOT, "bench/drain.c"), os.path.join(tmp, "drain"))
+        old = build_before(tmp, commit) if commit else None
         try:
             for i in range(runs):
                 m = run_memtrace(tmp, secs, mb)
                 res["memtrace"].append(m)
+                o = run_memtrace(tmp, secs, mb, binary=old) if old else None
                 b = run_bare(tmp, secs, mb, drain, res["memtrace"][0]["set_event"],
                              res["memtrace"][0]["buffer_kb"])
                 res["bare"].append(b)
                 mns, bns = m["cpu_ns"] / m["events"], b["cpu_ns"] / b["events"]
-                print(f"  {i + 1:2}: memtrace {mns:6.1f} ns/event ({m['events']:,} events, "
-                      f"lost {m['lost']}, {m['rate']:,.0f} pages/s)  bare {bns:6.1f} ns/event "
-                      f"({b['events']:,} events, lost {b['lost']}, {b['rate']:,.0f} pages/s)  "
-                      f"ratio {mns / bns:5.2f}", flush=True)
+                line = (f"  {i + 1:2}: memtrace {mns:6.1f} ns/event ({m['events']:,} events, "
+                        f"lost {m['lost']}, {m['rate']:,.0f} pages/s)  bare {bns:6.1f} ns/event "
+                        f"({b['events']:,} events, lost {b['lost']}, {b['rate']:,.0f} "
+                        f"pages/s)  ratio {mns / bns:5.2f}")
+                if o:
+                    res["before"].append(o)
+                    ons = o["cpu_ns"] / o["events"]
+                    line += f"  {commit} {ons:6.1f} ns/event (lost {o['lost']}) ratio {ons / bns:5.2f}"
+                print(line, flush=True)
             if perf:
                 m = run_memtrace(tmp, secs, mb, perf)
                 print(f"perf: memtrace {m['cpu_ns'] / m['events']:.1f} ns/event under perf "
@@ -197,7 +222,7 @@ def main():
         finally:
             bare_teardown(os.path.join(TFS, "instances", BARE))
     after = tfs_state()
-    report(res, secs, mb, runs)
+    report(res, secs, mb, runs, commit)
     if perf:
         print(f"perf report -i {perf} --no-children --sort symbol (self time, top):")
         for line in perf_top(perf):
@@ -205,9 +230,14 @@ def main():
     live.tfs_unchanged(before, after)
 
 
-def report(res, secs, mb, runs):
+def ratios_of(rows, bare):
+    """each round's CPU per event of @rows over the bare reader's in that round"""
+    return [(m["cpu_ns"] / m["events"]) / (b["cpu_ns"] / b["events"]) for m, b in zip(rows, bare)]
+
+
+def report(res, secs, mb, runs, commit):
     mt, bare = res["memtrace"], res["bare"]
-    ratios = [(m["cpu_ns"] / m["events"]) / (b["cpu_ns"] / b["events"]) for m, b in zip(mt, bare)]
+    ratios = ratios_of(mt, bare)
     figs = {
         "hotpath_memtrace_ns_per_event": median([m["cpu_ns"] / m["events"] for m in mt]),
         "hotpath_bare_ns_per_event": median([b["cpu_ns"] / b["events"] for b in bare]),
@@ -219,17 +249,27 @@ def report(res, secs, mb, runs):
         "hotpath_events": median([m["events"] for m in mt]),
     }
     print(f"\nCPU per event under the storm: build/bench/churn {mb} MiB map/touch/unmap on CPU "
-          f"{live.CPU}, {secs:g} s, {runs} rounds of memtrace then the bare reader; "
+          f"{live.CPU}, {secs:g} s, {runs} rounds of memtrace"
+          f"{', ' + commit + chr(39) + 's' if commit else ''} then the bare reader; "
           f"{mt[0]['buffer_kb']} KiB per CPU; each thread's schedstat from the storm's start to "
           f"{DRAIN_S} s after it, over the events read from its instance meanwhile")
     print(f"{'':10} {'ns/event':>9} {'events':>10} {'lost':>6} {'pages/s':>10}")
     for name, rows in res.items():
+        name = commit if name == "before" else name
         print(f"{name:10} {median([r['cpu_ns'] / r['events'] for r in rows]):9.1f} "
               f"{median([r['events'] for r in rows]):10,.0f} {max(r['lost'] for r in rows):6} "
               f"{median([r['rate'] for r in rows]):10,.0f}")
     print(f"memtrace / bare reader, CPU per event: {figs['hotpath_ratio']:.2f} (median of the "
           f"rounds' ratios; from {figs['hotpath_ratio_min']:.2f} to "
           f"{figs['hotpath_ratio_max']:.2f}); target <= 3")
+    if commit:
+        br = ratios_of(res["before"], bare)
+        figs["hotpath_before_ns_per_event"] = median([r["cpu_ns"] / r["events"]
+                                                      for r in res["before"]])
+        figs["hotpath_before_ratio"] = median(br)
+        figs["hotpath_before_ratio_min"], figs["hotpath_before_ratio_max"] = min(br), max(br)
+        print(f"{commit} / bare reader, the same rounds: {median(br):.2f} (from {min(br):.2f} "
+              f"to {max(br):.2f})")
     for k, v in figs.items():
         print(f"RESULT {k} {v:.3f}" if isinstance(v, float) else f"RESULT {k} {v}")
     if os.environ.get("BENCH_RESULTS"):
@@ -248,6 +288,11 @@ def append_results(path, f):
         ("hot path storm: lost events, memtrace", f"{f['hotpath_memtrace_lost']}", "0",
          "met" if not f["hotpath_memtrace_lost"] else "MISSED"),
     ]
+    if "hotpath_before_ratio" in f:
+        rows.append(("hot path storm: the same, BEFORE's memtrace / bare reader",
+                     f"{f['hotpath_before_ratio']:.2f} (rounds {f['hotpath_before_ratio_min']:.2f} "
+                     f"to {f['hotpath_before_ratio_max']:.2f}; "
+                     f"{f['hotpath_before_ns_per_event']:.1f} ns)", "", ""))
     with open(path, "a") as fh:
         fh.write("".join(f"| {a} | {b} | {c} | {d} |\n" for a, b, c, d in rows))
 
