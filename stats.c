@@ -129,11 +129,9 @@ static void task_made(struct stats *s, struct mt_task *t)
 		tree_root_mark(s, t);
 }
 
-/*
- * The task of @tid, made at first sight; without a slot <overflow>, or
- * <tree-overflow> for a task of the command's tree.
- */
-static struct mt_task *task_for(struct stats *s, int32_t tid, uint64_t ts)
+/* task_for() through the table; out of line, the storm's events seldom come here */
+static __attribute__((noinline)) struct mt_task *task_lookup(struct stats *s, int32_t tid,
+								uint64_t ts)
 {
 	uint64_t seen = s->tb.c.tasks_seen;
 	struct mt_task *t = table_task_for(&s->tb, tid, ts);
@@ -142,7 +140,39 @@ static struct mt_task *task_for(struct stats *s, int32_t tid, uint64_t ts)
 		task_made(s, t);
 	if (t == &s->tb.tasks[SLOT_OVERFLOW] && tidset_has(&s->tree_lost, tid))
 		t = &s->tb.tasks[SLOT_TREE_OVERFLOW];
+	if (!(t->flags & TF_PSEUDO))
+		s->last_slot = (uint32_t)(t - s->tb.tasks);
 	return t;
+}
+
+/*
+ * The task of @tid, made at first sight; without a slot <overflow>, or
+ * <tree-overflow> for a task of the command's tree. A storm is one task's
+ * events one after the other: the task found last is tried first. It is the
+ * one the hash would give while it holds @tid and the hash points at it
+ * (hashed): the table sets both whenever a slot changes hands.
+ */
+static inline struct mt_task *task_for(struct stats *s, int32_t tid, uint64_t ts)
+{
+	struct mt_task *t = &s->tb.tasks[s->last_slot];
+
+	if (s->last_slot && t->tid == tid && t->hashed)
+		return t;
+	return task_lookup(s, tid, ts);
+}
+
+/*
+ * The task of owner serial @serial (0 and module owners: none), or NULL if its
+ * slot was recycled: the task found last is tried first, the owner of most
+ * pages a storm frees.
+ */
+static struct mt_task *task_of_serial(const struct stats *s, uint32_t serial)
+{
+	struct mt_task *t = &s->tb.tasks[s->last_slot];
+
+	if (serial && t->serial == serial)
+		return t;
+	return table_task_by_serial(&s->tb, serial);
 }
 
 struct mt_task *stats_task(struct stats *s, int32_t tid, uint64_t ts)
@@ -188,7 +218,8 @@ static void tree_child_lost(struct stats *s, const struct mt_task *parent, int32
  * (taken before its first change after that peak), so the tasks alive at the
  * peak can be listed without a scan at each new peak.
  */
-static void task_pages(struct stats *s, struct mt_task *t, int64_t n, uint64_t ts)
+static inline __attribute__((always_inline)) void task_pages(struct stats *s, struct mt_task *t,
+						       int64_t n, uint64_t ts)
 {
 	struct mt_task *p;
 
@@ -443,7 +474,8 @@ static struct mt_module *stack_module(struct stats *s, uint32_t sid)
  * pages are its loader's too), the module of its bracket, and the module the
  * pages counted for (the stack's, else the bracket's) and the stack @sid.
  */
-static void credit(struct stats *s, uint32_t owner, uint32_t sid, int64_t k)
+static inline __attribute__((always_inline)) void credit(struct stats *s, uint32_t owner,
+							   uint32_t sid, int64_t k)
 {
 	struct mt_module *bm = NULL, *um;
 	struct mt_task *t;
@@ -464,7 +496,7 @@ static void credit(struct stats *s, uint32_t owner, uint32_t sid, int64_t k)
 		stacks_pages(&s->sk, sid, bm || !(owner & OWNER_MODULE) ? owner : 0, -k, 0);
 	if (bm == NULL && (owner & OWNER_MODULE))
 		return;		/* a module no longer in the table */
-	t = stats_task_by_serial(s, owner);
+	t = task_of_serial(s, owner);
 	if (!t) {
 		s->c.recycled_frees += (uint64_t)k;
 		return;
@@ -528,6 +560,18 @@ static uint32_t release_range(struct stats *s, uint64_t pfn, uint32_t n)
 	uint32_t *map = s->pfn_owner + pfn, *smap = s->stacks_on ? s->sk.pfn_stack + pfn : NULL;
 	uint32_t i = 0, untracked = 0;
 
+	if (n == 1 && !smap) {	/* one page, nearly every free: the loop below, unrolled */
+		uint32_t owner = *map;
+
+		if (!owner)
+			return 1;
+		s->sys_cur--;
+		credit(s, owner, 0, 1);
+		*map = 0;
+		if (s->pfn_class && s->pfn_class[pfn])
+			unclass(s, pfn);
+		return 0;
+	}
 	while (i < n) {
 		uint32_t owner = map[i], sid = smap ? smap[i] : 0;
 		uint32_t j = i + 1;

@@ -158,11 +158,27 @@ static inline bool mt_event_in_irq(const struct mt_event *ev)
 	return ev->flags & (MT_FLAG_HARDIRQ | MT_FLAG_SOFTIRQ | MT_FLAG_NMI);
 }
 
+/*
+ * mm_page_alloc and mm_page_free in the layout every kernel has (common_pid 4
+ * bytes, common_flags 1 or none, pfn an unsigned 4 or 8, order 4): their
+ * places, resolved once, so that a record long enough for all of them is read
+ * without a field lookup per field (decoder_decode()). Other layouts, and a
+ * record too short, take the generic way, with the same result.
+ */
+struct mt_pagefmt {
+	bool on;
+	uint8_t pfn_size;			/* 4 or 8 */
+	bool have_flags;
+	uint16_t pid, flags, pfn, order;	/* offsets in the payload */
+	uint32_t need;				/* bytes a record needs for all four */
+};
+
 /* Field descriptors resolved from one format file. */
 struct mt_evdesc {
 	enum mt_kind kind;
 	bool finit;				/* modsys: finit_module (else init_module) */
 	uint8_t call;				/* memsys: enum mt_call */
+	struct mt_pagefmt page;
 	const struct mt_tracepoint *tp;
 	struct fmt_field common_pid, common_flags;
 	struct fmt_field f[MT_SLOTS];		/* per-kind fields, by slot: see event.c */

@@ -80,11 +80,14 @@ int reader_init(struct reader *r, const struct rb_layout *l, const struct mt_dec
 		c->offline = live && c->fd < 0;
 		c->was_offline = c->offline;
 		c->page = malloc(r->subbuf);
-		if (!c->page) {
+		c->q = malloc(READER_QUEUE * sizeof(*c->q));
+		if (!c->page || !c->q) {
 			reader_free(r);
 			return -ENOMEM;
 		}
-		memset(c->page, 0, r->subbuf);	/* fault it in now, not in the loop */
+		/* fault them in now, not in the loop */
+		memset(c->page, 0, r->subbuf);
+		memset(c->q, 0, READER_QUEUE * sizeof(*c->q));
 		todo_add(r, i);			/* every CPU is read at the first call */
 	}
 	return 0;
@@ -94,8 +97,10 @@ void reader_free(struct reader *r)
 {
 	int i;
 
-	for (i = 0; r->cpus && i < r->ncpus; i++)
+	for (i = 0; r->cpus && i < r->ncpus; i++) {
 		free(r->cpus[i].page);
+		free(r->cpus[i].q);
+	}
 	free(r->cpus);
 	free(r->next);
 	free(r->bheap);
@@ -103,6 +108,58 @@ void reader_free(struct reader *r)
 	r->next = NULL;
 	r->bheap = r->todo = r->asked = NULL;
 	r->ncpus = r->nnext = r->nbheap = r->ntodo = 0;
+}
+
+/*
+ * The page's next records walked and decoded into the queue, up to one short of
+ * full (the record the CPU holds stays where it is), each event shown to the
+ * consumer; the cursor's answer after the last is kept (qend).
+ */
+static void walk_ahead(struct reader *r, struct reader_cpu *c)
+{
+	while (c->qn < READER_QUEUE - 1) {
+		struct reader_rec *q = &c->q[(c->qhead + c->qn) & (READER_QUEUE - 1)];
+		int res = rb_next(&c->cur, &q->rec);
+
+		if (res != RB_RECORD) {
+			c->qend = res;
+			return;
+		}
+		q->res = decoder_decode(r->dec, &q->rec, (uint32_t)c->cpu, &q->ev);
+		if (q->res == DEC_OK && r->ahead)
+			r->ahead(r->ctx, &q->ev);
+		c->qn++;
+	}
+}
+
+/* The queue's next record is the one the CPU holds. */
+static inline void take_queued(struct reader_cpu *c)
+{
+	c->held = &c->q[c->qhead];
+	c->rec = c->held->rec;
+	c->qhead = (c->qhead + 1) & (READER_QUEUE - 1);
+	c->qn--;
+}
+
+/*
+ * The page's next record into c->rec, as rb_next() would give it (RB_RECORD,
+ * RB_CORRUPT once where the page is damaged, RB_END), from the queue; the queue
+ * is walked on READER_AHEAD at a time, so that what the consumer fetches for them
+ * is fetched together.
+ */
+static int page_next(struct reader *r, struct reader_cpu *c)
+{
+	int res;
+
+	if (c->qn <= READER_AHEAD && c->qend == RB_RECORD)
+		walk_ahead(r, c);
+	if (c->qn) {
+		take_queued(c);
+		return RB_RECORD;
+	}
+	res = c->qend;
+	c->qend = RB_RECORD;	/* after RB_CORRUPT the cursor says RB_END */
+	return res;
 }
 
 /* Read the next sub-buffer of a CPU into its page; false if none came. */
@@ -204,16 +261,18 @@ static bool next_page(struct reader *r, struct reader_cpu *c, bool final)
 				c->missed_unknown++;
 		}
 		c->in_page = true;
+		c->qhead = c->qn = 0;
+		c->qend = RB_RECORD;
 		return true;
 	}
 }
 
-/* Make c->rec the next record of this CPU, reading pages as needed. */
-static void fill(struct reader *r, struct reader_cpu *c, bool final)
+/* fill() where the queue must be walked on, or a page read. */
+static void fill_more(struct reader *r, struct reader_cpu *c, bool final)
 {
 	for (;;) {
 		if (c->in_page) {
-			int res = rb_next(&c->cur, &c->rec);
+			int res = page_next(r, c);
 
 			if (res == RB_RECORD) {
 				c->have_rec = true;
@@ -231,14 +290,28 @@ static void fill(struct reader *r, struct reader_cpu *c, bool final)
 }
 
 /*
+ * Make c->rec the next record of this CPU, reading pages as needed. Seven
+ * records in eight are in the queue already: taken without a call.
+ */
+static inline void fill(struct reader *r, struct reader_cpu *c, bool final)
+{
+	if (c->in_page && c->qn > READER_AHEAD) {
+		take_queued(c);
+		c->have_rec = true;
+		return;
+	}
+	fill_more(r, c, final);
+}
+
+/*
  * out_of_order counts events applied after one with a later time stamp. last_ts
  * is the latest applied; a time stamp from the future (forced out, already
  * counted) does not move it, or every event after it would count too.
  */
 static void deliver(struct reader *r, struct reader_cpu *c, bool future)
 {
-	struct mt_event ev;
-	int res;
+	const struct reader_rec *q = c->held;	/* decoded when walked */
+	int res = q->res;
 
 	c->have_rec = false;
 	r->records++;
@@ -246,10 +319,9 @@ static void deliver(struct reader *r, struct reader_cpu *c, bool future)
 		r->out_of_order++;
 	else if (!future)
 		r->last_ts = c->rec.ts;
-	res = decoder_decode(r->dec, &c->rec, (uint32_t)c->cpu, &ev);
 	if (res == DEC_OK) {
 		r->decoded++;
-		r->sink(r->ctx, &ev);
+		r->sink(r->ctx, &q->ev);
 	} else if (res == DEC_UNKNOWN) {
 		r->unknown_ids++;
 	} else {

@@ -12,13 +12,42 @@
 
 typedef void (*reader_sink)(void *ctx, const struct mt_event *ev);
 
+/*
+ * Each CPU's records are walked and decoded ahead of the merge, READER_AHEAD at
+ * a time, into a queue of READER_QUEUE (of its page; the record the CPU holds
+ * for the merge included), and each decoded event is shown to the consumer as it
+ * is walked, 8 to 15 records before it is delivered: it can start fetching what
+ * it will touch then (the accounting: the pfn map entry of a page event, a cache
+ * and TLB miss otherwise, paid one after the other; bench/hotpath.py). It
+ * reads, it changes nothing. A record is walked and decoded once.
+ */
+typedef void (*reader_ahead_fn)(void *ctx, const struct mt_event *ev);
+#define READER_AHEAD	8
+#define READER_QUEUE	16	/* a power of two, > 2 * READER_AHEAD - 1 */
+
+/* A record walked ahead, and what decoding it gave (DEC_*). */
+struct reader_rec {
+	struct rb_record rec;
+	struct mt_event ev;
+	int res;
+};
+
 struct reader_cpu {
 	int cpu;		/* cpu number */
 	int fd;			/* trace_pipe_raw (live) or a recorded file (replay) */
 	int rec_fd;		/* record mode: raw pages are copied here; -1 if not */
 	uint8_t *page;		/* one sub-buffer, allocated and touched at start */
 	struct rb_cursor cur;
+	/*
+	 * The page's records walked ahead (READER_QUEUE, allocated with the
+	 * page): q[qhead] is the next, qn of them; qend what the cursor said
+	 * after the last (RB_END or RB_CORRUPT; RB_RECORD: it has more).
+	 */
+	struct reader_rec *q;
+	uint32_t qhead, qn;
+	int qend;
 	struct rb_record rec;	/* next record of this CPU, when have_rec */
+	const struct reader_rec *held;	/* ... and its place in q */
 	bool have_rec;
 	bool in_page;		/* cur iterates a page */
 	bool blocked;		/* live: read() said EAGAIN at time 'bound' */
@@ -72,6 +101,7 @@ struct reader {
 	bool mono;		/* trace clock is CLOCK_MONOTONIC: EAGAIN times bound a CPU */
 	uint64_t slack_ns;	/* margin for events still being committed */
 	reader_sink sink;
+	reader_ahead_fn ahead;	/* NULL: none; set after reader_init() */
 	void *ctx;
 	uint64_t (*now)(void);
 	uint64_t deadline_ns;	/* now() past this: every CPU stops reading (0: never) */

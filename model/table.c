@@ -124,24 +124,6 @@ struct mt_task *table_find_task(const struct table *tb, int32_t tid)
 	return v ? &tb->tasks[v - 1] : NULL;
 }
 
-struct mt_task *table_task_by_serial(const struct table *tb, uint32_t serial)
-{
-	struct mt_task *t;
-
-	if (!serial || serial >= OWNER_MODULE)
-		return NULL;
-	t = &tb->tasks[(serial - 1) % tb->max_tasks];
-	return t->serial == serial ? t : NULL;
-}
-
-struct mt_task *table_process_of(const struct table *tb, const struct mt_task *t)
-{
-	struct mt_task *p = t->leader ? table_task_by_serial(tb, t->leader) : NULL;
-
-	/* the table is the caller's; const only says this does not change it */
-	return p ? p : (struct mt_task *)t;
-}
-
 /* Max-heap of victim slots by peak, so the smallest peaks stay in it. */
 /* a leader whose threads did the allocating is as big as its process */
 static int64_t victim_peak(const struct mt_task *t)

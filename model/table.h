@@ -166,11 +166,28 @@ void table_set_comm(struct mt_task *t, const char *comm, size_t len);
 /* Task by tid (the current holder of that tid), or NULL. */
 struct mt_task *table_find_task(const struct table *tb, int32_t tid);
 
-/* Task by owner serial, or NULL if the slot was recycled since. */
-struct mt_task *table_task_by_serial(const struct table *tb, uint32_t serial);
+/* Task by owner serial, or NULL if the slot was recycled since. Every page free asks. */
+static inline struct mt_task *table_task_by_serial(const struct table *tb, uint32_t serial)
+{
+	struct mt_task *t;
+	uint32_t slot = serial - 1;
+
+	if (!serial || serial >= OWNER_MODULE)
+		return NULL;
+	if (slot >= tb->max_tasks)	/* a recycled slot's: a division, rarely */
+		slot %= tb->max_tasks;
+	t = &tb->tasks[slot];
+	return t->serial == serial ? t : NULL;
+}
 
 /* The process a task belongs to: its leader if known and not recycled, else itself. */
-struct mt_task *table_process_of(const struct table *tb, const struct mt_task *t);
+static inline struct mt_task *table_process_of(const struct table *tb, const struct mt_task *t)
+{
+	struct mt_task *p = t->leader ? table_task_by_serial(tb, t->leader) : NULL;
+
+	/* the table is the caller's; const only says this does not change it */
+	return p ? p : (struct mt_task *)t;
+}
 
 /*
  * A new task under @tid in a free slot or, when the table is full, in the slot

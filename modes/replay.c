@@ -322,6 +322,7 @@ static int replay_setup_read(struct run *r)
 	if (i)
 		return mt_fail(EXIT_RUNTIME, "out of memory");
 	r->reader_up = true;
+	r->rd.ahead = setup_ahead;
 	/* all of it, however many tasks the recorder had: a limit hit is an error */
 	len = read_rec_alloc(r, SEED_FILE, &seeds, SEED_MAX);
 	if (rp->refused || len == -EFBIG || len == -ENOMEM)

@@ -57,6 +57,14 @@ void setup_sink(void *ctx, const struct mt_event *ev)
 		r->rd.stop = true;
 }
 
+void setup_ahead(void *ctx, const struct mt_event *ev)
+{
+	struct run *r = ctx;
+
+	if (ev->kind == EV_PAGE_ALLOC || ev->kind == EV_PAGE_FREE)
+		stats_prefetch(&r->st, ev->u.page.pfn);
+}
+
 static bool is_module_event(const struct mt_tracepoint *tp)
 {
 	return tp->kind >= EV_MOD_LOAD && tp->kind <= EV_MODSYS_EXIT;
@@ -747,6 +755,7 @@ int setup_tracing(struct run *r)
 			r->tf.clock_mono, r->ops->sink ? r->ops->sink : setup_sink, r))
 		return mt_fail(EXIT_RUNTIME, "out of memory");
 	r->reader_up = true;
+	r->rd.ahead = setup_ahead;
 	if (r->opt.record_dir) {
 		if (record_start(&r->rec, r->opt.record_dir, &r->tf, r->enabled, r->nenabled, &r->rd))
 			return EXIT_RUNTIME;

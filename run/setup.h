@@ -30,6 +30,8 @@ int setup_events(struct run *r, format_reader rdfmt, void *ctx, bool live);
 
 /* The reader's sink: events to the accounting (and a batch ends at a module load with --stacks). */
 void setup_sink(void *ctx, const struct mt_event *ev);
+/* The reader's look ahead (reader_ahead_fn): a page event's map entries fetched early. */
+void setup_ahead(void *ctx, const struct mt_event *ev);
 
 /* Whether "sys:name" was enabled (or found in the recording). */
 bool setup_have_event(const struct run *r, const char *name);

@@ -438,6 +438,114 @@ START_TEST(test_page_events)
 }
 END_TEST
 
+/* a big-endian page record (s390x), written byte by byte */
+static void rec_be(struct rec *x, uint32_t id, int32_t pid, uint8_t flags, uint64_t pfn,
+		   uint32_t order)
+{
+	int i;
+
+	memset(x, 0, sizeof(*x));
+	x->b[0] = (uint8_t)(id >> 8);
+	x->b[1] = (uint8_t)id;
+	x->b[2] = flags;
+	for (i = 0; i < 4; i++)
+		x->b[4 + i] = (uint8_t)((uint32_t)pid >> (24 - 8 * i));
+	for (i = 0; i < 8; i++)
+		x->b[8 + i] = (uint8_t)(pfn >> (56 - 8 * i));
+	for (i = 0; i < 4; i++)
+		x->b[16 + i] = (uint8_t)(order >> (24 - 8 * i));
+	x->r.ts = 5;
+	x->r.data = x->b;
+	x->r.len = 24;
+	x->r.big_endian = true;
+}
+
+/*
+ * Page events in the usual layout are read at places resolved once (struct
+ * mt_pagefmt), the others field by field: the same values either way, in
+ * either byte order, and a record too short for the fast way reads as before.
+ */
+START_TEST(test_page_layouts)
+{
+	static const char head[] = "name: mm_page_free\nID: 90\nformat:\n"
+		"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n";
+	static const char flags[] =
+		"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n";
+	static const char pid[] = "\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n";
+	static const char pfn_s4[] = "\tfield:long pfn;\toffset:8;\tsize:4;\tsigned:1;\n"
+		"\tfield:unsigned int order;\toffset:12;\tsize:4;\tsigned:0;\n";
+	static const char order8[] = "\tfield:unsigned long pfn;\toffset:8;\tsize:8;\tsigned:0;\n"
+		"\tfield:unsigned long order;\toffset:16;\tsize:8;\tsigned:0;\n";
+	const struct mt_tracepoint *tp = tp_of("kmem", "mm_page_free");
+	struct mt_decoder *d = new_decoder();
+	struct fmt_event fe;
+	struct mt_event ev;
+	char text[1024], err[256] = "";
+	struct rec x;
+
+	/* the fixtures' formats take the fast way, s390x's too */
+	add_fixture(d, "linux-6.18", "kmem", "mm_page_alloc", &fe);
+	ck_assert(decoder_desc(d, 653)->page.on && decoder_desc(d, 653)->page.need == 20);
+	add_fixture(d, "debian-6.1-s390x", "kmem", "mm_page_free", &fe);
+	ck_assert(decoder_desc(d, 458)->page.on && decoder_desc(d, 458)->page.have_flags);
+	rec_be(&x, 458, 4242, MT_FLAG_HARDIRQ, 0x123456789aULL, 2);
+	ck_assert_int_eq(decoder_decode(d, &x.r, 1, &ev), DEC_OK);
+	ck_assert_int_eq(ev.kind, EV_PAGE_FREE);
+	ck_assert_int_eq(ev.tid, 4242);
+	ck_assert_uint_eq(ev.flags, MT_FLAG_HARDIRQ);
+	ck_assert_uint_eq(ev.u.page.pfn, 0x123456789aULL);
+	ck_assert_uint_eq(ev.u.page.order, 2);
+	ck_assert_uint_eq(ev.ts, 5);
+	ck_assert_uint_eq(ev.cpu, 1);
+	/* too short for order: the generic way says so */
+	x.r.len = 19;
+	ck_assert_int_eq(decoder_decode(d, &x.r, 1, &ev), DEC_BAD);
+
+	/* no common_flags: fast, flags 0 */
+	snprintf(text, sizeof(text), "%s%s"
+		 "\tfield:unsigned long pfn;\toffset:8;\tsize:8;\tsigned:0;\n"
+		 "\tfield:unsigned int order;\toffset:16;\tsize:4;\tsigned:0;\n", head, pid);
+	parse_text(&fe, "kmem", text);
+	decoder_init(d);
+	ck_assert_msg(decoder_add(d, tp, &fe, err, sizeof(err)) == 0, "%s", err);
+	ck_assert(decoder_desc(d, 90)->page.on && !decoder_desc(d, 90)->page.have_flags);
+	rec_init(&x, 90, -3, 0xff, 24);
+	rec_u64(&x, 8, 77);
+	rec_u32(&x, 16, 1);
+	ck_assert_int_eq(decoder_decode(d, &x.r, 0, &ev), DEC_OK);
+	ck_assert_int_eq(ev.tid, -3);
+	ck_assert_uint_eq(ev.flags, 0);
+	ck_assert_uint_eq(ev.u.page.pfn, 77);
+	ck_assert_uint_eq(ev.u.page.order, 1);
+
+	/* a signed 4-byte pfn: field by field, sign-extended as before */
+	snprintf(text, sizeof(text), "%s%s%s%s", head, flags, pid, pfn_s4);
+	parse_text(&fe, "kmem", text);
+	decoder_init(d);
+	ck_assert_msg(decoder_add(d, tp, &fe, err, sizeof(err)) == 0, "%s", err);
+	ck_assert(!decoder_desc(d, 90)->page.on);
+	rec_init(&x, 90, 9, 0, 16);
+	rec_u32(&x, 8, 0xfffffffeu);
+	rec_u32(&x, 12, 0);
+	ck_assert_int_eq(decoder_decode(d, &x.r, 0, &ev), DEC_OK);
+	ck_assert_uint_eq(ev.u.page.pfn, UINT64_MAX - 1);
+
+	/* an 8-byte order: field by field */
+	snprintf(text, sizeof(text), "%s%s%s%s", head, flags, pid, order8);
+	parse_text(&fe, "kmem", text);
+	decoder_init(d);
+	ck_assert_msg(decoder_add(d, tp, &fe, err, sizeof(err)) == 0, "%s", err);
+	ck_assert(!decoder_desc(d, 90)->page.on);
+	rec_init(&x, 90, 9, 0, 24);
+	rec_u64(&x, 8, 5);
+	rec_u64(&x, 16, 3);
+	ck_assert_int_eq(decoder_decode(d, &x.r, 0, &ev), DEC_OK);
+	ck_assert_uint_eq(ev.u.page.pfn, 5);
+	ck_assert_uint_eq(ev.u.page.order, 3);
+	free(d);
+}
+END_TEST
+
 /* mm_page_alloc with pfn all ones is a failed allocation, whatever the pfn size */
 START_TEST(test_failed_alloc_pfn)
 {
@@ -1222,6 +1330,7 @@ Suite *suite_event(void)
 
 	tcase_add_test(td, test_page_events);
 	tcase_add_test(td, test_failed_alloc_pfn);
+	tcase_add_test(td, test_page_layouts);
 	tcase_add_test(td, test_fork_old_and_new);
 	tcase_add_test(td, test_optional_missing);
 	tcase_add_test(td, test_exit_group_dead);

@@ -273,6 +273,86 @@ START_TEST(test_max_events)
 }
 END_TEST
 
+/*
+ * The look ahead: every event is shown to the consumer once, before it is
+ * delivered, at most READER_QUEUE records of its CPU before (the one its CPU
+ * holds for the merge included); the order of delivery is unchanged. pfn =
+ * CPU * 1000 + the record's place.
+ */
+static struct {
+	uint32_t shown[2], delivered[2];
+	uint8_t seen[2000];
+} A;
+
+static void ahead(void *ctx, const struct mt_event *ev)
+{
+	uint64_t pfn = ev->u.page.pfn;
+	uint32_t cpu;
+
+	ck_assert_ptr_eq(ctx, &K);
+	ck_assert(ev->kind == EV_PAGE_ALLOC || ev->kind == EV_PAGE_FREE);
+	ck_assert_uint_lt(pfn, 2000);
+	cpu = (uint32_t)(pfn / 1000);
+	ck_assert_uint_eq(ev->cpu, cpu);
+	ck_assert_uint_eq(pfn % 1000, A.shown[cpu]);	/* in its order, each once */
+	A.seen[pfn]++;
+	A.shown[cpu]++;
+	ck_assert_uint_le(A.shown[cpu] - A.delivered[cpu], READER_QUEUE);
+}
+
+static void ahead_sink(void *ctx, const struct mt_event *ev)
+{
+	uint32_t cpu = (uint32_t)(ev->u.page.pfn / 1000);
+	uint32_t per_page = cpu ? 5 : 45, end = (A.delivered[cpu] / per_page + 1) * per_page;
+
+	ck_assert_uint_eq(A.seen[ev->u.page.pfn], 1);
+	ck_assert_uint_eq(ev->u.page.pfn % 1000, A.delivered[cpu]);
+	/* shown at least READER_AHEAD records before, its page allowing */
+	ck_assert_uint_ge(A.shown[cpu], A.delivered[cpu] + READER_AHEAD < end ?
+			  A.delivered[cpu] + READER_AHEAD : end);
+	A.delivered[cpu]++;
+	sink(ctx, ev);
+}
+
+START_TEST(test_look_ahead)
+{
+	struct pg c0[2], c1[1];
+	int fds[2], ids[2] = { 0, 1 }, i;
+	uint64_t ts = 1000;
+
+	memset(&A, 0, sizeof(A));
+	/* CPU0: two full pages of 45 records; CPU1: one page of 5, in between in time */
+	for (i = 0; i < 90; i++) {
+		if (i % 45 == 0)
+			pg_init(&c0[i / 45], ts);
+		pg_alloc(&c0[i / 45], ts, 10, (uint64_t)i, 0);
+		ts += 10;
+		if (i % 45 == 44)
+			pg_commit(&c0[i / 45], 0);
+	}
+	pg_init(&c1[0], 1005);
+	for (i = 0; i < 5; i++)
+		pg_free(&c1[0], 1005 + 200 * (uint64_t)i, 20, 1000 + (uint64_t)i, 0);
+	pg_commit(&c1[0], 0);
+	fds[0] = file_of(c0, 2);
+	fds[1] = file_of(c1, 1);
+	ck_assert_int_eq(reader_init(&R, &LAYOUT, &D, 2, ids, fds, false, false, ahead_sink, &K),
+			 0);
+	fds_open[nfds_open++] = fds[0];
+	fds_open[nfds_open++] = fds[1];
+	R.ahead = ahead;
+	ck_assert_uint_eq(reader_run(&R, true, 0), 95);
+	ck_assert_uint_eq(A.shown[0], 90);
+	ck_assert_uint_eq(A.shown[1], 5);
+	ck_assert_uint_eq(A.delivered[0], 90);
+	ck_assert_uint_eq(A.delivered[1], 5);
+	/* by time stamp, as without it */
+	assert_got(0, EV_PAGE_ALLOC, 0, 1000, 10, 0);
+	assert_got(1, EV_PAGE_FREE, 1, 1005, 20, 1000);
+	assert_got(94, EV_PAGE_ALLOC, 0, 1890, 10, 89);
+}
+END_TEST
+
 /* ---- live mode ---- */
 
 static uint64_t fake_clock;
@@ -1026,6 +1106,7 @@ Suite *suite_reader(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_merge_by_timestamp);
 	tcase_add_test(tc, test_max_events);
+	tcase_add_test(tc, test_look_ahead);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("live");

@@ -599,6 +599,37 @@ START_TEST(test_tid_reuse)
 }
 END_TEST
 
+/*
+ * The task found last is tried first (task_for(), task_of_serial()): only while
+ * the table still gives it for that tid, and a free goes to its page's owner.
+ */
+START_TEST(test_last_task_cache)
+{
+	struct mt_task *a, *b;
+
+	alloc(10, 800, 1, 0);
+	alloc(11, 800, 2, 0);
+	a = task(800);
+	ck_assert_int_eq(a->cur, 2);
+	ck_assert_uint_eq(S.tb.c.tasks_seen, 1);
+	/* the table forgets 800 (a thread that took over its leader's pid does so) */
+	table_unhash(&S.tb, a);
+	alloc(12, 800, 3, 0);
+	b = task(800);
+	ck_assert_ptr_ne(b, a);
+	ck_assert_uint_eq(S.tb.c.tasks_seen, 2);
+	ck_assert_int_eq(a->cur, 2);
+	ck_assert_int_eq(b->cur, 1);
+	/* b is the one found last: a's pages still go back to a */
+	pfree(13, 800, 1, 0);
+	ck_assert_int_eq(a->cur, 1);
+	ck_assert_int_eq(b->cur, 1);
+	pfree(14, 800, 3, 0);
+	ck_assert_int_eq(b->cur, 0);
+	ck_assert_int_eq(a->cur, 1);
+}
+END_TEST
+
 START_TEST(test_oom_victim)
 {
 	struct mt_event ev;
@@ -2265,6 +2296,7 @@ Suite *suite_stats(void)
 	tcase_add_test(tc, test_exec_with_rename_events);
 	tcase_add_test(tc, test_exit);
 	tcase_add_test(tc, test_tid_reuse);
+	tcase_add_test(tc, test_last_task_cache);
 	tcase_add_test(tc, test_oom_victim);
 	suite_add_tcase(s, tc);
 
