@@ -553,8 +553,10 @@ check-package:
 clean:
 	rm -rf $(B) memtrace memtrace-static memtrace-boot
 
-# the compiler's record of what each object includes (DEPFLAGS)
--include $(shell find $(B) -name '*.d' 2>/dev/null)
+# the compiler's record of what each object includes (DEPFLAGS); files only: make dist's
+# tree under build/dist holds the directory tests/hostile.d while it is made, and a make
+# run beside it (make check-package next to .ci/run --side) stopped on it
+-include $(shell find $(B) -name '*.d' -type f 2>/dev/null)
 
 PHONY_EXTRA := test-programs demo e2e e2e-arch fuzz fuzz-long static bench lint install-bin install-boot install-man install-systemd \
 	install-dracut install-initramfs-tools uninstall check-cross dist check-package
