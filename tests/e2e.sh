@@ -92,7 +92,8 @@
 #                 stop and reboot -f): the capture's peak reaches the console
 #   shell-md0     shell flavour, rd.memdebug=0: memtrace must not start
 #   systemd-off   systemd flavour, rd.memdebug=4 rd.memtrace=0: must not start
-#   systemd-unit  systemd flavour, rd.memtrace=0 e2e.unit: the running-system unit
+#   systemd-unit  systemd flavour, rd.memtrace=0 e2e.unit, systemd-mt5's image (the full
+#                 memtrace: the unit is the running system's): the running-system unit
 #                 (systemd/memtrace.service.in) started, USR2, stopped by systemctl, with
 #                 the --prometheus opt-in (a drop-in) writing node_exporter's directory
 #   zramdiff4, zramdiff12  the disk's own memtrace --stacks -f json while zram holds
@@ -514,9 +515,10 @@ if [ -n "${E2E_BISECT:-}" ] || wanted kdump kdump-oom kdump-itools kdump-heavy k
 	build_bg kdump build_kdump
 	KDUMP_OK=1
 fi
-# the one image with the full memtrace (MEMTRACE_BIN): systemd-mt5 draws its picture
+# the one image with the full memtrace (MEMTRACE_BIN): systemd-mt5 draws its picture, and
+# systemd-unit runs the running system's unit, whose --prometheus the boot binary lacks
 FULL_OK=
-if wanted systemd-mt5; then
+if wanted systemd-mt5 systemd-unit; then
 	IMG_BIN=$W/memtrace build_bg systemd-full build_initrd systemd-full \
 		'systemd systemd-initrd dracut-systemd kernel-modules rootfs-block memtrace memtrace-e2e'
 	FULL_OK=1
@@ -525,7 +527,7 @@ check "dracut: shell-flavour image with the memtrace module (cmdline 00, pre-piv
 check "dracut: systemd-flavour image with the memtrace module (unit in sysinit.target, pre-pivot 99), the boot binary as its memtrace" \
 	built systemd
 if [ -n "$FULL_OK" ]; then
-	check "dracut: systemd-flavour image with the full memtrace (MEMTRACE_BIN), for systemd-mt5" \
+	check "dracut: systemd-flavour image with the full memtrace (MEMTRACE_BIN), for systemd-mt5 and systemd-unit" \
 		built systemd-full || FULL_OK=
 fi
 ITOOLS_OK=
@@ -1503,7 +1505,8 @@ boots() {
 	if boot systemd-off systemd 512 "rd.memdebug=4 rd.memtrace=0 e2e.mode=check"; then
 		check_untraced systemd-off systemd
 	fi
-	if boot systemd-unit systemd 512 "rd.memtrace=0 e2e.unit e2e.mode=check"; then
+	if [ -n "$FULL_OK" ] && INITRD=$W/initrd-systemd-full.img boot systemd-unit systemd 512 \
+		"rd.memtrace=0 e2e.unit e2e.mode=check"; then
 		check_unit systemd-unit
 	fi
 	if SOLO=1 boot zramdiff4 shell 512 "rd.memtrace=0 e2e.mode=zramdiff e2e.zram_mib=4" \
