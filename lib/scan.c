@@ -79,7 +79,8 @@ static const char *convert(const char *s, const char **f, va_list *ap)
 		return word(s, width, va_arg(*ap, char *));
 	}
 	if (fmt[0] == 'd') {
-		long v = strtol(s, &end, 10);
+		/* long long: a 32-bit long saturates 99999999999 to INT_MAX, which would pass */
+		long long v = strtoll(s, &end, 10);
 
 		*f = fmt + 1;
 		if (end == s || v < INT_MIN || v > INT_MAX)

@@ -978,7 +978,7 @@ void report_summary(const struct run *r, struct report_scratch *rs, const char *
 	uint32_t nmods = rows_modules(r, rs), i;
 	uint32_t listed = rows_listed(r, nmods);
 	uint32_t shown = ntop < listed ? ntop : listed;
-	char line[960], name[4 * MODNAME_LEN], trig[32], path[256], ckline[980];
+	char line[960], name[4 * MODNAME_LEN], trig[32], path[256], ckline[980], sample[512];
 	int n;
 
 	escape_ascii(trig, sizeof(trig), trigger, strlen(trigger), false);
@@ -1055,8 +1055,8 @@ void report_summary(const struct run *r, struct report_scratch *rs, const char *
 	emit(ctx, line);
 	/* in a capture kernel, the answer last: what its crashkernel= must hold, P explained */
 	if (crashkernel_line(line, sizeof(line), r)) {
-		if (crashkernel_sample_line(ckline + 10, sizeof(ckline) - 10, r)) {
-			memcpy(ckline, "memtrace: ", 10);
+		if (crashkernel_sample_line(sample, sizeof(sample), r)) {
+			snprintf(ckline, sizeof(ckline), "memtrace: %s", sample);
 			emit(ctx, ckline);
 		}
 		snprintf(ckline, sizeof(ckline), "memtrace: %s", line);
