@@ -136,7 +136,7 @@ void memwatch_sample(struct run *r)
 	z->samples++;
 	need = m.total_kib - m.free_kib - proc_mem_clean_kib(&m);
 	self = self_rss_kib(r) + r->mw_ring_kib;
-	if (need > z->top.need || !z->top.uptime_ms)
+	if (z->samples == 1 || need > z->top.need)
 		z->top = (struct sizing_sample){
 			.need = need, .in_use = m.total_kib - m.free_kib, .file = m.file_kib,
 			.dirty = m.dirty_kib, .writeback = m.writeback_kib, .mapped = m.mapped_kib,

@@ -742,8 +742,12 @@ diff_commands_test() {
 	# check made it large enough that +48 MiB was under 400%); if the machine grew no
 	# more than the tree, N under both: the machine's peak must still be the one named
 	local gt gs n both
-	gt=$(python3 -c 'import json, sys; a, b = (json.load(open(f)) for f in sys.argv[1:3]); print(100 * (b["tree_peak_pages"] - a["tree_peak_pages"]) // max(1, a["tree_peak_pages"]))' "$T/dc1.json" "$T/dc2.json")
-	gs=$(python3 -c 'import json, sys; a, b = (json.load(open(f)) for f in sys.argv[1:3]); print(100 * (b["system_peak"]["pages"] - a["system_peak"]["pages"]) // max(1, a["system_peak"]["pages"]))' "$T/dc1.json" "$T/dc2.json")
+	read -r gt gs < <(python3 -c '
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:3])
+grow = lambda x, y: 100 * (y - x) // max(1, x)
+print(grow(a["tree_peak_pages"], b["tree_peak_pages"]),
+      grow(a["system_peak"]["pages"], b["system_peak"]["pages"]))' "$T/dc1.json" "$T/dc2.json")
 	if [ "$gs" -gt $((gt + 10)) ]; then
 		n=$(( (gt + gs) / 2 )) both=1
 	else
