@@ -84,8 +84,6 @@ while [ ! -e "/proc/$!/stat" ] && [ $n -lt 200 ]; do sleep 0.05; n=$((n + 1)); d
 exit 0
 EOF
 	cat > "$R/stubd" <<'EOF'
-mkdir "/proc/$$"
-echo "$$ (memtrace) S 1" > "/proc/$$/stat"
 on_term() {
 	echo "TERM $(date +%s)" >> /signals
 	[ "$(cat /stub.mode)" = ignore-term ] && return
@@ -100,6 +98,10 @@ trap 'on_term "$1" "$2"' TERM
 # --switch-root: HUP (follow the switch) and USR2 (the report so far)
 trap 'echo "HUP $(date +%s)" >> /signals' HUP
 trap 'echo "USR2 $(date +%s)" >> /signals; echo "memtrace 0.1.0 report (trigger: SIGUSR2, live)" > "$1"' USR2
+# the stat file last, as memtrace's signals are set up before --daemon returns: a HUP
+# that came before the trap would end this shell
+mkdir "/proc/$$"
+echo "$$ (memtrace) S 1" > "/proc/$$/stat"
 while :; do sleep 0.05; done
 EOF
 	chmod 755 "$R/usr/sbin/memtrace"
@@ -144,7 +146,9 @@ mkroot() {
 	echo "console=ttyS0 root=/dev/vda rw $1" > "$R/proc/cmdline"
 	stub_memtrace
 }
-inroot() { env -i PATH=/usr/bin:/sbin:/bin chroot "$R" "$@"; }
+# HUP at its default: a shell cannot trap a signal that was ignored when it started (make
+# check under nohup, or a CI runner that ignores HUP), and the fake daemon traps it
+inroot() { env -i --default-signal=HUP PATH=/usr/bin:/sbin:/bin chroot "$R" "$@"; }
 # the daemon's real pid, and whether it still runs (on the host)
 stub_pid() { cat "$R/run/memtrace.pid" 2> /dev/null; }
 # (gone: no such process, or a zombie its new parent has not reaped yet)
@@ -222,7 +226,7 @@ check "[memtrace=4, a kdump kernel] init-bottom: says memtrace follows the switc
 reap
 mkroot "memtrace=4 rootmnt-test"
 : > "$R/proc/vmcore"
-env -i PATH=/usr/bin:/sbin:/bin rootmnt=/newroot chroot "$R" /scripts/init-top/memtrace > "$T/top.out" 2>&1
+env -i --default-signal=HUP PATH=/usr/bin:/sbin:/bin rootmnt=/newroot chroot "$R" /scripts/init-top/memtrace > "$T/top.out" 2>&1
 check "[memtrace=4, a kdump kernel, rootmnt=/newroot] --switch-root follows initramfs-tools' rootmnt" \
 	eval '[ "$(argv)" = "$capture_argv --switch-root /newroot" ]'
 reap
