@@ -21,7 +21,10 @@ static inline uint16_t rb_ld16(const void *p, bool be)
 {
 	const uint8_t *b = p;
 
-	return be ? (uint16_t)(b[0] << 8 | b[1]) : (uint16_t)(b[1] << 8 | b[0]);
+	/* an if, not ?: (gcc's -Wconversion under -fsanitize sees the int inside the casts) */
+	if (be)
+		return (uint16_t)(b[0] << 8 | b[1]);
+	return (uint16_t)(b[1] << 8 | b[0]);
 }
 
 static inline uint32_t rb_ld32(const void *p, bool be)
