@@ -34,12 +34,28 @@ struct proc_mem {
 };
 
 /*
- * The page cache reclaim can take back at once: on the file LRU, clean, not
- * mapped (KiB; 0 when the kernel's counters say less).
+ * The mapped file pages kept as a working set (KiB). The kernel does not say
+ * which list a mapped page is on: as many as Unevictable and Shmem could hold
+ * (an initramfs's programs on ramfs, tmpfs) are kept, the cautious side. Mapped
+ * pages beyond that must be on the file LRU, a disk's (a root's programs after
+ * the switch): reclaim takes them back like any clean page cache, and reads them
+ * again when they are touched.
+ */
+static inline uint64_t proc_mem_mapped_kept_kib(const struct proc_mem *m)
+{
+	uint64_t cap = m->unevictable_kib + m->shmem_kib;
+
+	return m->mapped_kib < cap ? m->mapped_kib : cap;
+}
+
+/*
+ * The page cache reclaim can take back: on the file LRU, clean (not dirty, not
+ * under writeback) and not the mapped pages kept above (KiB; 0 when the
+ * kernel's counters say less).
  */
 static inline uint64_t proc_mem_clean_kib(const struct proc_mem *m)
 {
-	uint64_t held = m->dirty_kib + m->writeback_kib + m->mapped_kib;
+	uint64_t held = m->dirty_kib + m->writeback_kib + proc_mem_mapped_kept_kib(m);
 
 	return m->file_kib > held ? m->file_kib - held : 0;
 }

@@ -67,8 +67,8 @@ struct sizing {
 	uint64_t between;		/* maxima found between samples, from the traced level */
 	/* the sample with the highest need, its /proc/meminfo parts (KiB): P explained */
 	struct sizing_sample {
-		uint64_t need, in_use, file, dirty, writeback, mapped, shmem, unevictable,
-			 sreclaimable, uptime_ms;
+		uint64_t need, in_use, file, dirty, writeback, mapped, mapped_kept, shmem,
+			 unevictable, sreclaimable, uptime_ms;
 	} top;
 	/* W */
 	uint64_t min_free_kib;		/* the zones' min watermarks */

@@ -49,8 +49,10 @@ bool crashkernel_line(char *buf, size_t size, const struct run *r)
 /*
  * The sample that set the peak that cannot be reclaimed, its /proc/meminfo parts:
  * what was in use then and the clean page cache left out of it (the file LRU less
- * what is dirty, under writeback or mapped), and beside it what else reclaim could
- * or could not take (tmpfs, ramfs and mlocked pages, reclaimable slab).
+ * what is dirty, under writeback, and the mapped pages kept: of Mapped, as many as
+ * Unevictable and Shmem could hold, proc_mem_mapped_kept_kib()), and beside it what
+ * else reclaim could or could not take (tmpfs, ramfs and mlocked pages, reclaimable
+ * slab).
  */
 bool crashkernel_sample_line(char *buf, size_t size, const struct run *r)
 {
@@ -62,10 +64,11 @@ bool crashkernel_sample_line(char *buf, size_t size, const struct run *r)
 		return false;
 	n = snprintf(buf, size, "peak that cannot be reclaimed, its /proc/meminfo at %.3f s: in use "
 		     "%.1f MiB, less clean page cache %.1f (file LRU %.1f less dirty %.1f, writeback "
-		     "%.1f, mapped %.1f); besides: Shmem %.1f, Unevictable %.1f, SReclaimable %.1f",
-		     (double)t->uptime_ms / 1000, mib(t->in_use), mib(t->in_use - t->need),
-		     mib(t->file), mib(t->dirty), mib(t->writeback), mib(t->mapped), mib(t->shmem),
-		     mib(t->unevictable), mib(t->sreclaimable));
+		     "%.1f, mapped kept %.1f of %.1f); besides: Shmem %.1f, Unevictable %.1f, "
+		     "SReclaimable %.1f", (double)t->uptime_ms / 1000, mib(t->in_use),
+		     mib(t->in_use - t->need), mib(t->file), mib(t->dirty), mib(t->writeback),
+		     mib(t->mapped_kept), mib(t->mapped), mib(t->shmem), mib(t->unevictable),
+		     mib(t->sreclaimable));
 	return n > 0 && (size_t)n < size;
 }
 
@@ -118,9 +121,10 @@ void crashkernel_json(struct out *o, const struct run *r)
 		out_printf(o, ",\"top_sample\":{\"uptime_s\":%.3f,\"need_kib\":%" PRIu64
 			   ",\"in_use_kib\":%" PRIu64 ",\"file_lru_kib\":%" PRIu64 ",\"dirty_kib\":%"
 			   PRIu64 ",\"writeback_kib\":%" PRIu64 ",\"mapped_kib\":%" PRIu64
-			   ",\"shmem_kib\":%" PRIu64 ",\"unevictable_kib\":%" PRIu64
-			   ",\"sreclaimable_kib\":%" PRIu64 "}", (double)z->top.uptime_ms / 1000,
-			   z->top.need, z->top.in_use, z->top.file, z->top.dirty, z->top.writeback,
-			   z->top.mapped, z->top.shmem, z->top.unevictable, z->top.sreclaimable);
+			   ",\"mapped_kept_kib\":%" PRIu64 ",\"shmem_kib\":%" PRIu64
+			   ",\"unevictable_kib\":%" PRIu64 ",\"sreclaimable_kib\":%" PRIu64 "}",
+			   (double)z->top.uptime_ms / 1000, z->top.need, z->top.in_use, z->top.file,
+			   z->top.dirty, z->top.writeback, z->top.mapped, z->top.mapped_kept,
+			   z->top.shmem, z->top.unevictable, z->top.sreclaimable);
 	out_puts(o, "}}");
 }

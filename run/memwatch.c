@@ -140,6 +140,7 @@ void memwatch_sample(struct run *r)
 		z->top = (struct sizing_sample){
 			.need = need, .in_use = m.total_kib - m.free_kib, .file = m.file_kib,
 			.dirty = m.dirty_kib, .writeback = m.writeback_kib, .mapped = m.mapped_kib,
+			.mapped_kept = proc_mem_mapped_kept_kib(&m),
 			.shmem = m.shmem_kib, .unevictable = m.unevictable_kib,
 			.sreclaimable = m.sreclaim_kib, .uptime_ms = uptime_ms() };
 	r->mw_based = true;

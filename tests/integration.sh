@@ -130,6 +130,55 @@ kmsg_test() {
 	after=$(tfs_state)
 	check "tracefs identical after the run without /dev/kmsg" test "$before" = "$after"
 }
+# --crashkernel on this machine (a capture kernel's answer, asked for): the sample that set P
+# explained from its /proc/meminfo parts in the JSON (KiB, exact): the need is what was in
+# use less the clean page cache, the file LRU less dirty, writeback and the mapped pages kept
+# (as many as Unevictable and Shmem could hold); the text line says the same figures, and
+# the answer is its terms' sum rounded up to a MiB, a lower bound here (no boot buffer)
+crashkernel_test() {
+	local before after
+	before=$(tfs_state)
+	start_mt --crashkernel --no-seed -o "$T/ck.txt" --json "$T/ck.json" ||
+		{ bad "--crashkernel: memtrace did not start: $(cat "$T/err")"; return; }
+	"$WL" 32 200
+	cat "$MT" "$WL" > /dev/null
+	sleep 0.3
+	kill -TERM "$MTPID"; wait_exit "$MTPID"
+	check "--crashkernel: the sample that set P adds up (need = in use - (file LRU - dirty - writeback - mapped kept), mapped kept = min(Mapped, Unevictable + Shmem)): $(json "$T/ck.json" "d['crashkernel']['facts']['top_sample']")" \
+		python3 -c '
+import json, sys
+c = json.load(open(sys.argv[1]))["crashkernel"]
+t = c["facts"]["top_sample"]
+kept = min(t["mapped_kib"], t["unevictable_kib"] + t["shmem_kib"])
+assert t["mapped_kept_kib"] == kept, t
+clean = max(0, t["file_lru_kib"] - t["dirty_kib"] - t["writeback_kib"] - kept)
+assert t["need_kib"] == t["in_use_kib"] - clean, t
+assert 0 < t["need_kib"] <= c["facts"]["mem_total_kib"], t
+' "$T/ck.json"
+	check "--crashkernel: the text line says the JSON's sample ($(grep -m1 "^peak that cannot be reclaimed, its" "$T/ck.txt" | cut -c1-150))" \
+		python3 -c '
+import json, re, sys
+t = json.load(open(sys.argv[1]))["crashkernel"]["facts"]["top_sample"]
+line = [l for l in open(sys.argv[2]) if l.startswith("peak that cannot be reclaimed, its")][0]
+m = re.search(r"in use ([0-9.]+) MiB, less clean page cache ([0-9.]+) \(file LRU ([0-9.]+) less dirty ([0-9.]+), writeback ([0-9.]+), mapped kept ([0-9.]+) of ([0-9.]+)\); besides: Shmem ([0-9.]+), Unevictable ([0-9.]+), SReclaimable ([0-9.]+)", line)
+want = [t["in_use_kib"], t["in_use_kib"] - t["need_kib"], t["file_lru_kib"], t["dirty_kib"], t["writeback_kib"], t["mapped_kept_kib"], t["mapped_kib"], t["shmem_kib"], t["unevictable_kib"], t["sreclaimable_kib"]]
+for got, kib in zip(m.groups(), want):
+    assert abs(float(got) - kib / 1024) <= 0.051, (got, kib, line)
+' "$T/ck.json" "$T/ck.txt"
+	check "--crashkernel: the answer is its terms' sum, rounded up to a MiB, and a lower bound without the boot buffer ($(grep -m1 "^crashkernel:" "$T/ck.txt" | cut -c1-60))" \
+		python3 -c '
+import json, sys
+c = json.load(open(sys.argv[1]))["crashkernel"]
+k = c["kib"]
+run = k["peak_not_reclaimable"] + k["memtrace"]
+assert k["sum"] == k["kernel"] + k["before_memtrace"] + (k["boot"] if c["boot_sets_it"] else run) + k["free_reserve"], k
+assert c["at_least_mib"] == (k["sum"] + 1023) // 1024, c
+assert c["lower_bound"] and "boot buffer" in c["why"], c
+' "$T/ck.json"
+	after=$(tfs_state)
+	check "tracefs identical after the --crashkernel run" test "$before" = "$after"
+}
+
 not_in_dmesg() { ! dmesg | grep -q -a -F "$1"; }
 
 signals_test() {
@@ -751,6 +800,7 @@ page_size_test
 if can_trace "live tests"; then
 	peak_test
 	kmsg_test
+	crashkernel_test
 	nolock_test
 	signals_test
 	usr1_test

@@ -89,10 +89,23 @@ START_TEST(test_mem_reclaim)
 	ck_assert_uint_eq(m.shmem_kib, 120);
 	ck_assert_uint_eq(m.unevictable_kib, 4100);
 	ck_assert_uint_eq(m.sreclaim_kib, 2345);
-	/* clean, not mapped: 8000 - 700 - 300 - 1000 */
+	/* clean, less the mapped pages kept (1000: Unevictable + Shmem could hold them all):
+	 * 8000 - 700 - 300 - 1000 */
+	ck_assert_uint_eq(proc_mem_mapped_kept_kib(&m), 1000);
 	ck_assert_uint_eq(proc_mem_clean_kib(&m), 6000);
-	/* more held than on the lists: none to take back */
+	/* more mapped than Unevictable and Shmem hold (4100 + 120): the rest is the file
+	 * LRU's, clean page cache like the other: 8000 - 700 - 300 - 4220 */
 	m.mapped_kib = 9000;
+	ck_assert_uint_eq(proc_mem_mapped_kept_kib(&m), 4220);
+	ck_assert_uint_eq(proc_mem_clean_kib(&m), 2780);
+	/* a root on a disk, the initramfs gone (no ramfs, no tmpfs): no mapped page kept */
+	m.unevictable_kib = 0;
+	m.shmem_kib = 0;
+	m.mapped_kib = 5000;
+	ck_assert_uint_eq(proc_mem_mapped_kept_kib(&m), 0);
+	ck_assert_uint_eq(proc_mem_clean_kib(&m), 7000);
+	/* more held than on the lists: none to take back */
+	m.dirty_kib = 9000;
 	ck_assert_uint_eq(proc_mem_clean_kib(&m), 0);
 	/* an old kernel that says none of it: 0 */
 	ck_assert_int_eq(proc_parse_mem(S("MemTotal: 100 kB\nMemFree: 7 kB\n"), &m), 0);
