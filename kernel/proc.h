@@ -33,31 +33,52 @@ struct proc_mem {
 	uint64_t vmalloc_kib;		/* VmallocUsed: kernel stacks, modules' code (in bulk: no page event) */
 };
 
+/* a + b, at most UINT64_MAX (the counters come from a file: any value) */
+static inline uint64_t proc_sat_add(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
 /*
- * The mapped file pages kept as a working set (KiB). The kernel does not say
- * which list a mapped page is on: as many as Unevictable and Shmem could hold
- * (an initramfs's programs on ramfs, tmpfs) are kept, the cautious side. Mapped
- * pages beyond that must be on the file LRU, a disk's (a root's programs after
- * the switch): reclaim takes them back like any clean page cache, and reads them
- * again when they are touched.
+ * The mapped pages kept out of the clean page cache (KiB): a cautious margin.
+ * The kernel does not say which list a mapped page is on. Ramfs (an
+ * initramfs's programs) and mlocked pages are on the unevictable list, tmpfs
+ * pages on the anonymous ones, none on the file LRU; a mapped page beyond what
+ * Unevictable and Shmem could hold must be on the file LRU, a disk's page cache
+ * (a root's programs after the switch), which reclaim takes back and reads again
+ * when touched. Up to that much of the file LRU (all of Mapped where those lists
+ * could hold it all, as every mapped page was before) is not counted as clean.
  */
 static inline uint64_t proc_mem_mapped_kept_kib(const struct proc_mem *m)
 {
-	uint64_t cap = m->unevictable_kib + m->shmem_kib;
+	uint64_t cap = proc_sat_add(m->unevictable_kib, m->shmem_kib);
 
 	return m->mapped_kib < cap ? m->mapped_kib : cap;
 }
 
 /*
  * The page cache reclaim can take back: on the file LRU, clean (not dirty, not
- * under writeback) and not the mapped pages kept above (KiB; 0 when the
- * kernel's counters say less).
+ * under writeback) less the margin above (KiB; 0 when the kernel's counters say
+ * less).
  */
 static inline uint64_t proc_mem_clean_kib(const struct proc_mem *m)
 {
-	uint64_t held = m->dirty_kib + m->writeback_kib + proc_mem_mapped_kept_kib(m);
+	uint64_t held = proc_sat_add(proc_sat_add(m->dirty_kib, m->writeback_kib),
+				     proc_mem_mapped_kept_kib(m));
 
 	return m->file_kib > held ? m->file_kib - held : 0;
+}
+
+/*
+ * What reclaim cannot take back (KiB): in use (MemTotal - MemFree, which the
+ * parser keeps in order) less the clean page cache, never below 0 (counters
+ * that say more page cache than memory in use: a container's made-up meminfo).
+ */
+static inline uint64_t proc_mem_need_kib(const struct proc_mem *m)
+{
+	uint64_t in_use = m->total_kib - m->free_kib, clean = proc_mem_clean_kib(m);
+
+	return in_use > clean ? in_use - clean : 0;
 }
 /* MemTotal and MemFree are needed (-1 without them, and zeroes), MemAvailable is not */
 int proc_parse_mem(const char *text, size_t len, struct proc_mem *m);

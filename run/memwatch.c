@@ -47,8 +47,7 @@ void memwatch_setup(struct run *r)
 	}
 	z->swap = r->meta.mem_start.swap_kib > 0;
 	z->total_kib = r->meta.mem_start.total_kib;
-	z->start_need_kib = r->meta.mem_start.total_kib - r->meta.mem_start.free_kib -
-			    proc_mem_clean_kib(&r->meta.mem_start);
+	z->start_need_kib = proc_mem_need_kib(&r->meta.mem_start);
 	if (!kmsg_initrd(NULL, &z->initrd_kib, &ts)) {
 		z->initrd_known = true;
 		z->initrd_ts = ts;
@@ -134,7 +133,7 @@ void memwatch_sample(struct run *r)
 	if (proc_mem("/proc", &m))
 		return;
 	z->samples++;
-	need = m.total_kib - m.free_kib - proc_mem_clean_kib(&m);
+	need = proc_mem_need_kib(&m);
 	self = self_rss_kib(r) + r->mw_ring_kib;
 	if (z->samples == 1 || need > z->top.need)
 		z->top = (struct sizing_sample){

@@ -107,6 +107,19 @@ START_TEST(test_mem_reclaim)
 	/* more held than on the lists: none to take back */
 	m.dirty_kib = 9000;
 	ck_assert_uint_eq(proc_mem_clean_kib(&m), 0);
+	/* the need: in use (90188 - 35724) less the clean page cache */
+	m.dirty_kib = 700;
+	ck_assert_uint_eq(proc_mem_need_kib(&m), 90188 - 35724 - 7000);
+	/* counters past any range do not wrap: Unevictable + Shmem and the held sum saturate */
+	m.unevictable_kib = UINT64_MAX;
+	m.shmem_kib = 2;
+	ck_assert_uint_eq(proc_mem_mapped_kept_kib(&m), 5000);
+	m.dirty_kib = UINT64_MAX - 1;
+	ck_assert_uint_eq(proc_mem_clean_kib(&m), 0);
+	/* more page cache than in use (a made-up meminfo): the need is 0, not a wrap */
+	m.dirty_kib = m.writeback_kib = m.mapped_kib = 0;
+	m.file_kib = 80000;
+	ck_assert_uint_eq(proc_mem_need_kib(&m), 0);
 	/* an old kernel that says none of it: 0 */
 	ck_assert_int_eq(proc_parse_mem(S("MemTotal: 100 kB\nMemFree: 7 kB\n"), &m), 0);
 	ck_assert_uint_eq(m.file_kib + m.dirty_kib + proc_mem_clean_kib(&m), 0);
