@@ -27,7 +27,11 @@
 
 struct command_state {
 	bool said_left;		/* the command exited with its tree left: said so */
+	uint64_t reaped_ns;	/* mono_ns() when the command was found reaped (0: not yet) */
 };
+
+/* how long the list of what is left may wait for the events of the command's exit */
+#define LEFT_WAIT_NS	1000000000ull
 
 static void gen_command(struct out *o, void *p)
 {
@@ -176,6 +180,20 @@ static void say_left(struct run *r)
 			"--no-wait: never wait)", ended_how(&r->cmd, how, sizeof(how)), (int)getpid());
 }
 
+/*
+ * The events read hold the command's exit, and so every fork of its tree that
+ * came before it (they are read in time order): what say_left() lists is then
+ * what is left. waitpid() tells of the exit first: the events of a command that
+ * ran for a moment may not be read at all yet (the command not in the table),
+ * or another CPU's held back for a round or two.
+ */
+static bool exit_read(const struct run *r)
+{
+	const struct mt_task *t = table_find_task(&r->st.tb, r->cmd.pid);
+
+	return t && t->state != TASK_ALIVE;
+}
+
 /* After each round: the tree is done, or memtrace was told to stop waiting for it. */
 static enum loop_next command_check(struct run *r)
 {
@@ -185,8 +203,15 @@ static enum loop_next command_check(struct run *r)
 	if (child_reap(r))
 		return command_done(r);
 	if (c->reaped && !cs->said_left && r->stop == STOP_NONE) {
-		cs->said_left = true;
-		say_left(r);
+		uint64_t now = mono_ns();
+
+		if (!cs->reaped_ns)
+			cs->reaped_ns = now ? now : 1;
+		/* at most a second late: the events may never say it (lost, table full) */
+		if (exit_read(r) || now - cs->reaped_ns >= LEFT_WAIT_NS) {
+			cs->said_left = true;
+			say_left(r);
+		}
 	}
 	if (r->stop == STOP_NONE)
 		return LOOP_GO_ON;
