@@ -36,13 +36,7 @@ LEFT_OUT=(--top "-d 1" "--delay 1" "--count 1" --stream "-c process.name:x" "--c
 	"--events failed" "--queue-size 64" --diff "--fail-over 1" --exits "--pid 1" "--comm x"
 	"--svg $T/x.svg" "--prometheus $T/x.prom" "--interval 5")
 
-cleanup() {
-	local p
-	for p in "${PIDS[@]}"; do kill -KILL "$p" 2>/dev/null; done
-	undo_ours
-	rm -rf "$T"
-}
-trap cleanup EXIT
+trap cleanup_live EXIT
 
 # --help's option column, as tests/docs.sh reads it: one long option (or -x) a line
 help_opts() {

@@ -18,13 +18,7 @@ T=$(mktemp -d /tmp/memtrace-faults.XXXXXX)
 INST=memtrace-ft$$
 . "$PWD/tests/lib.sh"
 
-cleanup() {
-	local p
-	for p in "${PIDS[@]}"; do kill -KILL "$p" 2>/dev/null; done
-	undo_ours
-	rm -rf "$T"
-}
-trap cleanup EXIT
+trap cleanup_live EXIT
 
 SIGS="SEGV BUS ABRT FPE ILL"
 signum() { kill -l "$1"; }

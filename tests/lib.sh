@@ -147,3 +147,12 @@ undo_ours() {
 	done
 	for ((i = ${#MOUNTS[@]} - 1; i >= 0; i--)); do umount "${MOUNTS[i]}" 2>/dev/null; done
 }
+
+# a live suite's EXIT trap (trap cleanup_live EXIT): its processes killed, what it left in
+# tracefs removed, its temporary directory $T removed
+cleanup_live() {
+	local p
+	for p in "${PIDS[@]}"; do kill -KILL "$p" 2>/dev/null; done
+	undo_ours
+	rm -rf "$T"
+}

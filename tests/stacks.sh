@@ -15,13 +15,7 @@ T=$(mktemp -d /tmp/memtrace-stacks.XXXXXX)
 INST=memtrace-stk$$
 . "$PWD/tests/lib.sh"
 
-cleanup() {
-	local p
-	for p in "${PIDS[@]}"; do kill -KILL "$p" 2>/dev/null; done
-	undo_ours
-	rm -rf "$T"
-}
-trap cleanup EXIT
+trap cleanup_live EXIT
 
 # the module rows of a text report: NAME PEAK CUR LOAD_PEAK (LOAD_PEAK: the bracket's)
 mod_rows() {

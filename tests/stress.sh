@@ -13,13 +13,7 @@ T=$(mktemp -d /tmp/memtrace-stress.XXXXXX)
 INST=memtrace-st$$
 . "$PWD/tests/lib.sh"
 
-cleanup() {
-	local p
-	for p in "${PIDS[@]}"; do kill -KILL "$p" 2>/dev/null; done
-	undo_ours
-	rm -rf "$T"
-}
-trap cleanup EXIT
+trap cleanup_live EXIT
 
 # usr1_reports FILE [FINAL]: how many whole JSON documents FILE (memtrace's stdout)
 # holds, a report still being written at its end not counted. With FINAL (the final
