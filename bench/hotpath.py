@@ -39,16 +39,12 @@ sys.dont_write_bytecode = True    # no __pycache__ in bench/ from the imports be
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import live  # noqa: E402
 from live import ROOT, TFS, churn, median  # noqa: E402
-from stacks import bare_teardown, build, stop, tfs_state, tfs_write, wait_text  # noqa: E402
+from stacks import (bare_reader, bare_teardown, build, fail, inst_counts, stop,  # noqa: E402
+                    tfs_state, tfs_write, wait_text)
 
-ME = "hotpath.py"
 MT_INST = "memtrace-bench-hp"
 BARE = "memtrace-bench-hpbare"
 DRAIN_S = 0.3       # after the storm: both readers take what is left within it
-
-
-def fail(msg):
-    sys.exit(f"{ME}: {msg}")
 
 
 def ran_ns(pid):
@@ -56,20 +52,6 @@ def ran_ns(pid):
     with open(f"/proc/{pid}/task/{pid}/schedstat") as fh:
         return int(fh.read().split()[0])
 
-
-def inst_counts(inst):
-    """events read from the instance and lost in it, summed over its CPUs"""
-    read = lost = 0
-    d = os.path.join(inst, "per_cpu")
-    for c in os.listdir(d):
-        with open(os.path.join(d, c, "stats")) as fh:
-            for line in fh:
-                k, _, v = line.partition(":")
-                if k == "read events":
-                    read += int(v)
-                elif k in ("overrun", "dropped events"):
-                    lost += int(v)
-    return read, lost
 
 
 def storm(pid, inst, secs, mb):
@@ -121,34 +103,9 @@ def run_memtrace(tmp, secs, mb, perf=None, binary=None):
 
 
 def run_bare(tmp, secs, mb, drain, events, buffer_kb):
-    inst = os.path.join(TFS, "instances", BARE)
-    bare_teardown(inst)         # left by an earlier failed run
-    out, err = os.path.join(tmp, "drain.out"), os.path.join(tmp, "drain.err")
-    os.mkdir(inst)
-    p = None
-    try:
-        tfs_write(inst, "tracing_on", "0")
-        tfs_write(inst, "buffer_size_kb", str(buffer_kb))
-        tfs_write(inst, "buffer_percent", "50")
-        tfs_write(inst, "trace_clock", "mono")
-        for e in events:
-            tfs_write(inst, "set_event", e + "\n", append=True)
-        p = subprocess.Popen([drain, inst], stdout=open(out, "w"), stderr=open(err, "w"))
-        wait_text(err, "ready", p)
-        tfs_write(inst, "tracing_on", "1")
+    with bare_reader(tmp, BARE, drain, events, buffer_kb) as (inst, p, _):
         r = storm(p.pid, inst, secs, mb)
         tfs_write(inst, "tracing_on", "0")
-    finally:
-        if p:
-            stop(p)
-            try:
-                p.wait(30)
-            except subprocess.TimeoutExpired:
-                p.kill()
-                p.wait()
-        bare_teardown(inst)
-    if p.returncode != 0:
-        fail("bare reader failed:\n" + open(err).read())
     return r
 
 

@@ -32,6 +32,7 @@ Root; prints figures and RESULT lines (bench/run.sh); asserts nothing. With BENC
 set, a table of the figures is appended to that file. The top level of tracefs is compared
 before and after; the instances are ours (memtrace-bench-*) and removed on any exit.
 """
+import contextlib
 import json
 import os
 import signal
@@ -45,7 +46,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import live  # noqa: E402
 from live import CPU, ROOT, TFS, churn, median, reap, rusage_cmd  # noqa: E402
 
-ME = "stacks.py"
+ME = os.path.basename(sys.argv[0])     # this script, or the one importing it
 MT_STK = "memtrace-bench-stk"
 MT_PLAIN = "memtrace-bench-plain"
 BARE = "memtrace-bench-bare"
@@ -152,9 +153,28 @@ def bare_teardown(inst):
     os.rmdir(inst)
 
 
-def run_bare(tmp, secs, mb, drain, events, buffer_kb):
-    """workload pages/s under a bare reader of an instance set up as memtrace --stacks does"""
-    inst = os.path.join(TFS, "instances", BARE)
+def inst_counts(inst):
+    """events read from the instance and lost in it, summed over its CPUs"""
+    read = lost = 0
+    d = os.path.join(inst, "per_cpu")
+    for c in os.listdir(d):
+        with open(os.path.join(d, c, "stats")) as fh:
+            for line in fh:
+                k, _, v = line.partition(":")
+                if k == "read events":
+                    read += int(v)
+                elif k in ("overrun", "dropped events"):
+                    lost += int(v)
+    return read, lost
+
+
+@contextlib.contextmanager
+def bare_reader(tmp, name, drain, events, buffer_kb, trigger=None):
+    """the instance @name of our own set up as memtrace sets up its own (@events, @buffer_kb,
+    buffer_percent 50, trace_clock mono, @trigger on kmem:mm_page_alloc), read into nothing
+    by the bare reader @drain, tracing on: yields (instance, reader, its output file); then
+    the reader stopped (its failure fails the bench) and the instance removed"""
+    inst = os.path.join(TFS, "instances", name)
     bare_teardown(inst)         # left by an earlier failed run
     out, err = os.path.join(tmp, "drain.out"), os.path.join(tmp, "drain.err")
     os.mkdir(inst)
@@ -166,19 +186,12 @@ def run_bare(tmp, secs, mb, drain, events, buffer_kb):
         tfs_write(inst, "trace_clock", "mono")
         for e in events:
             tfs_write(inst, "set_event", e + "\n", append=True)
-        tfs_write(inst, "events/kmem/mm_page_alloc/trigger", "stacktrace")
+        if trigger:
+            tfs_write(inst, "events/kmem/mm_page_alloc/trigger", trigger)
         p = subprocess.Popen([drain, inst], stdout=open(out, "w"), stderr=open(err, "w"))
         wait_text(err, "ready", p)
         tfs_write(inst, "tracing_on", "1")
-        rate = churn(secs, mb)
-        time.sleep(0.3)
-        tfs_write(inst, "tracing_on", "0")
-        lost = 0
-        for c in os.listdir(os.path.join(inst, "per_cpu")):
-            for line in open(os.path.join(inst, "per_cpu", c, "stats")):
-                k, _, v = line.partition(":")
-                if k in ("overrun", "dropped events"):
-                    lost += int(v)
+        yield inst, p, out
     finally:
         if p:
             stop(p)
@@ -190,6 +203,15 @@ def run_bare(tmp, secs, mb, drain, events, buffer_kb):
         bare_teardown(inst)
     if p.returncode != 0:
         fail("bare reader failed:\n" + open(err).read())
+
+
+def run_bare(tmp, secs, mb, drain, events, buffer_kb):
+    """workload pages/s under a bare reader of an instance set up as memtrace --stacks does"""
+    with bare_reader(tmp, BARE, drain, events, buffer_kb, "stacktrace") as (inst, _, out):
+        rate = churn(secs, mb)
+        time.sleep(0.3)
+        tfs_write(inst, "tracing_on", "0")
+        lost = inst_counts(inst)[1]
     f = open(out).read().split()
     return {"rate": rate, "lost": lost, "bytes": int(f[f.index("bytes") + 1])}
 
