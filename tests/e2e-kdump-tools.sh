@@ -343,7 +343,8 @@ kt_checks() {	# kt_checks NAME SIZE: the checks of one boot
 		eval 'tail -1 "$r.summary" | grep -q "^crashkernel: at least [0-9]* MiB"'
 	# issue 38: the generous boot's answer within [M, M + max(8 MiB, 10% of M)]
 	if [ -z "$SIZES" ]; then
-		local R hi=$((KT_M + (KT_M / 10 > 8 ? KT_M / 10 : 8)))
+		local R hi
+		hi=$(kd_bound_hi "$KT_M")
 		R=$(sed -n 's/^crashkernel: at least \([0-9]*\) MiB.*/\1/p' "$r.summary" | tail -1)
 		check "$n: memtrace's answer R = ${R:-none} MiB is within [M, M + max(8 MiB, 10% of M)] = [$KT_M, $hi] (M: E2E_KT_M, the probes' smallest size healthy in 2 of 2)" \
 			test "${R:-0}" -ge "$KT_M" -a "${R:-0}" -le "$hi"

@@ -1567,7 +1567,7 @@ kdump_r_bound() {	# kdump_r_bound KIND R: M <= R <= M + max(8 MiB, 10% of M) (is
 	local v m hi
 	v=KDUMP_M_$(echo "$1" | tr a-z A-Z)
 	m=${!v}
-	hi=$((m + (m / 10 > 8 ? m / 10 : 8)))
+	hi=$(kd_bound_hi "$m")
 	check "kdump-r-$1: memtrace's answer R = $2 MiB of the generous boot is within [M, M + max(8 MiB, 10% of M)] = [$m, $hi] (M measured by make kdump-bisect)" \
 		test "$2" -ge "$m" -a "$2" -le "$hi"
 }

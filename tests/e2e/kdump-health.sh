@@ -21,6 +21,12 @@ KD_PANIC_RE='Kernel panic - not syncing'
 # request map", "probe of virtio0 failed with error -12": the disk never shows up)
 KD_FAIL_RE='Worker \[[0-9]+\] (processing SEQNUM=[0-9]+ (is taking a long time|killed)|terminated by signal|did not accept message)|Spawned process .* timed out|Timed out for waiting|dracut-initqueue.*timeout|Could not boot|Gave up waiting|Initramfs unpacking failed|Failed to start |Timed out waiting for|Dependency failed for|makedumpfile failed|probe of [^ ]+ failed with error -12|failed to allocate request map'
 
+# kd_bound_hi M: the most a crashkernel= answer may say for a capture whose smallest healthy
+# size is M MiB: M + max(8 MiB, 10 % of M) (issue 38's bound)
+kd_bound_hi() {
+	echo $(($1 + ($1 / 10 > 8 ? $1 / 10 : 8)))
+}
+
 # kd_capture_console CONSOLE: the capture kernel's part of a kdump boot's console (from
 # its command line with elfcorehdr=, which kexec -p adds)
 kd_capture_console() {
