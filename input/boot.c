@@ -8,6 +8,7 @@
 
 #include "module.h"
 #include "kernel/reader.h"
+#include "lib/util.h"
 
 int boot_init(struct boot_buffer *b, uint32_t cap)
 {
@@ -98,8 +99,7 @@ int boot_read(struct boot_buffer *b, const struct rb_layout *l, const struct mt_
 
 		b->pages += c->pages - c->corrupt_pages;
 		b->bad += c->corrupt_pages + c->corrupt_records;
-		b->lost = b->lost > UINT64_MAX - c->lost_stored ? UINT64_MAX :
-			  b->lost + c->lost_stored;
+		b->lost = sat_add(b->lost, c->lost_stored);
 		b->lost_unknown += c->missed_unknown;
 		b->truncated += c->truncated;
 	}

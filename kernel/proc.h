@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lib/util.h"
+
 /* Pure parsers (bytes in, numbers out); each returns 0 or -1 on malformed input. */
 
 /* "size resident shared ..." -> resident pages */
@@ -33,12 +35,6 @@ struct proc_mem {
 	uint64_t vmalloc_kib;		/* VmallocUsed: kernel stacks, modules' code (in bulk: no page event) */
 };
 
-/* a + b, at most UINT64_MAX (the counters come from a file: any value) */
-static inline uint64_t proc_sat_add(uint64_t a, uint64_t b)
-{
-	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
-}
-
 /*
  * The mapped pages kept out of the clean page cache (KiB): a cautious margin.
  * The kernel does not say which list a mapped page is on. Ramfs (an
@@ -51,7 +47,7 @@ static inline uint64_t proc_sat_add(uint64_t a, uint64_t b)
  */
 static inline uint64_t proc_mem_mapped_kept_kib(const struct proc_mem *m)
 {
-	uint64_t cap = proc_sat_add(m->unevictable_kib, m->shmem_kib);
+	uint64_t cap = sat_add(m->unevictable_kib, m->shmem_kib);
 
 	return m->mapped_kib < cap ? m->mapped_kib : cap;
 }
@@ -63,7 +59,7 @@ static inline uint64_t proc_mem_mapped_kept_kib(const struct proc_mem *m)
  */
 static inline uint64_t proc_mem_clean_kib(const struct proc_mem *m)
 {
-	uint64_t held = proc_sat_add(proc_sat_add(m->dirty_kib, m->writeback_kib),
+	uint64_t held = sat_add(sat_add(m->dirty_kib, m->writeback_kib),
 				     proc_mem_mapped_kept_kib(m));
 
 	return m->file_kib > held ? m->file_kib - held : 0;

@@ -9,12 +9,6 @@
 
 #include "lib/util.h"
 
-/* Counts from hostile pages must not wrap around to small numbers. */
-static uint64_t sat_add(uint64_t a, uint64_t b)
-{
-	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
-}
-
 
 #define DEFAULT_SLACK_NS	2000000ull	/* 2 ms */
 

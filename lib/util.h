@@ -13,6 +13,12 @@
 #include <sys/resource.h>
 #include <sys/types.h>
 
+/* a + b, at most UINT64_MAX: counts from hostile pages or files must not wrap to small numbers */
+static inline uint64_t sat_add(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
 /* Read at most size-1 bytes of a file into buf and NUL-terminate; returns bytes or -errno. */
 ssize_t read_file(const char *path, char *buf, size_t size);
 
