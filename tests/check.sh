@@ -24,7 +24,7 @@ cd "$(dirname "$0")/.." || exit 1
 out=$(mktemp /tmp/memtrace-check.XXXXXX) || exit 1
 trap 'rm -f "$out"' EXIT
 P=0 F=0 S=0 bad_suites=0
-lines=()
+lines=() failed=()
 # the default log and its OOM snapshots: each one's name, inode, size and time
 default_logs() { stat -c '%n %i %s %Y.%y' /tmp/mem_debug_log /tmp/mem_debug_log.* 2> /dev/null; }
 
@@ -66,11 +66,20 @@ for cmd in "$@"; do
 		bad_suites=$((bad_suites + 1))
 	fi
 	P=$((P + p)) F=$((F + f)) S=$((S + s))
+	# the failed checks' own lines (FAIL - / not ok - of the scripts, Check's :F: and
+	# :E:), repeated at the end where a log cut to its tail still shows them
+	while IFS= read -r l; do
+		failed+=("$name: $l")
+	done < <(grep -E '^(FAIL - |not ok - )|:[FE]:' "$out" | head -n 20)
 done
 
 echo
 echo "== make check: $# suites${MEMTRACE_NO_SKIP:+ (MEMTRACE_NO_SKIP=$MEMTRACE_NO_SKIP: a live part skipped is a failure)}"
 printf '   %s\n' "${lines[@]}"
+if [ "${#failed[@]}" != 0 ]; then
+	echo "the failed checks (at most 20 lines per suite):"
+	printf '   %s\n' "${failed[@]}"
+fi
 [ "$bad_suites" = 0 ] && of='' || of=", $bad_suites of them failed"
 echo "total over $# suites$of, $SECONDS s:"
 echo "$P passed, $F failed, $S skipped"
