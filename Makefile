@@ -276,12 +276,12 @@ sanitize:
 	$(MAKE) sanitize-live
 
 sanitize-unit:
-	$(SAN_MAKE) B=$(B)/asan $(B)/asan/tests/unit
+	+$(SAN_MAKE) B=$(B)/asan $(B)/asan/tests/unit
 	CK_DEFAULT_TIMEOUT=60 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 $(B)/asan/tests/unit
 
 sanitize-live:
 	$(MAKE) clean
-	$(SAN_MAKE) memtrace
+	+$(SAN_MAKE) memtrace
 	$(MAKE) $(B)/tests/workload $(B)/tests/memtrace-hooks
 	MEMTRACE_ASAN=$(CURDIR)/memtrace ./tests/robust.sh
 

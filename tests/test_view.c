@@ -668,7 +668,7 @@ START_TEST(test_sizes)
 	int i;
 
 	for (i = 0; i < 60; i++) {
-		char comm[16];
+		char comm[20];	/* 15 characters: room for what gcc cannot bound of %07d */
 
 		snprintf(comm, sizeof(comm), "longname%07d", i);
 		add_task(100000 + i, 100000 + i, comm, 1000000000ull + (uint64_t)i);
