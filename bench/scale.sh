@@ -10,19 +10,23 @@
 # N: every file stays in time order; events/, memtrace.seed and memtrace.meta are kept,
 # the cpu_lost lines rewritten for the N CPUs, max_pfn set to the memory of the machine:
 # both binaries map the same). Prints, per N, for the binary built from
-# BEFORE (default 947e5fb, main before the heap merge; BEFORE=none skips it) and for this
-# tree, the runs of both interleaved:
-#   replay: `memtrace --replay` pinned to one CPU: whole process CPU time / events, best
-#           of 5, and instructions / events (callgrind: steady on a loaded machine);
+# BEFORE (default bd79e98, main before the replay's read-ahead, issue 39; 947e5fb: before the
+# heap merge; BEFORE=none skips it) and for this tree, the runs of both interleaved:
+#   replay: `memtrace --replay` pinned to one CPU: whole process CPU time / events, best and
+#           median of SCALE_ROUNDS rounds (default 9; each round runs every count and binary
+#           once), and instructions / events (callgrind: steady on a loaded machine); then
+#           the largest count's cost per event over the smallest's (time and instructions);
 #   live:   build/bench/mergelive, the reader in live mode over the same files, woken as the
 #           poll loop would be (see there): CPU time / events, best of 5, reads / events.
 # Root for the recording (its own instance); prints figures, asserts nothing. SCALE_KEEP=1
-# keeps the recordings (the directory is printed), SCALE_CPUS="2 256" picks the counts.
+# keeps the recordings (the directory is printed), SCALE_FROM=DIR measures those kept in DIR
+# instead of recording again, SCALE_CPUS="2 256" picks the counts.
 set -eu -o pipefail
 cd "$(dirname "$0")/.."
 MB=${1:-1024}
-BEFORE=${BEFORE-947e5fb}
+BEFORE=${BEFORE-bd79e98}
 NS=${SCALE_CPUS:-2 8 64 256}
+ROUNDS=${SCALE_ROUNDS:-9}
 make -s memtrace build/tests/workload build/bench/rusage build/bench/mergelive
 D=$(mktemp -d /tmp/memtrace-scale.XXXXXX)
 pid=
@@ -40,37 +44,44 @@ if [ "$BEFORE" != none ]; then
 	git archive "$BEFORE" | tar -x -C "$D/before"
 	cp bench/mergelive.c "$D/before/bench/"
 	make -s -C "$D/before" NO_LIBTRACEFS=1 memtrace > /dev/null
-	# the live driver against BEFORE's reader (it calls reader_run() only there)
-	# (its objects where BEFORE's Makefile put them: build/, or the top before that)
+	# the live driver against BEFORE's reader (its objects where BEFORE's Makefile put them:
+	# build/ and its folders, or the top; a reader without reader_run_idle() sweeps only)
 	(cd "$D/before" && mkdir -p build/bench &&
-		cc -std=gnu11 -O2 -g -D_GNU_SOURCE -DMERGELIVE_SWEEP_ONLY -I. -o build/bench/mergelive \
-		bench/mergelive.c $(ls ./*.o build/*.o 2> /dev/null | grep -v '/memtrace.o$'))
+		sweep=$(grep -qs reader_run_idle kernel/reader.h reader.h || echo -DMERGELIVE_SWEEP_ONLY) &&
+		find . -name '*.o' ! -name memtrace.o -print0 | xargs -0 \
+		cc -std=gnu11 -O2 -g -D_GNU_SOURCE ${sweep:+"$sweep"} -I. -o build/bench/mergelive bench/mergelive.c)
 	bins=(before:"$D/before/memtrace" "${bins[@]}")
 	lives=(before:"$D/before/build/bench/mergelive" "${lives[@]}")
 fi
 
-# the storm, recorded
-./memtrace --instance "memtrace-scale$$" --record "$D/rec" -o "$D/live.json" -f json \
-	2> "$D/err" &
-pid=$!
-for _ in $(seq 100); do grep -q "tracing in" "$D/err" && break; sleep 0.05; done
-grep -q "tracing in" "$D/err" || { cat "$D/err"; exit 1; }
-cpus=$(nproc)
-storm() {	# storm CPU: MB MiB mapped, touched and unmapped on that CPU, 128 at a time
-	local left=$MB
-	while [ "$left" -gt 0 ]; do
-		taskset -c "$1" build/tests/workload $((left < 128 ? left : 128)) 0
-		left=$((left - 128))
+if [ -n "${SCALE_FROM:-}" ]; then
+	# the dealt recordings of an earlier SCALE_KEEP=1 run
+	for n in $NS; do
+		if [ -d "$SCALE_FROM/r$n" ]; then ln -s "$(realpath "$SCALE_FROM/r$n")" "$D/r$n"; fi
 	done
-}
-spids=()
-for c in $(seq 0 $((cpus - 1))); do storm "$c" & spids+=($!); done
-wait "${spids[@]}"
-sleep 0.3
-kill -TERM "$pid"; wait "$pid"; pid=
+else
+	# the storm, recorded
+	./memtrace --instance "memtrace-scale$$" --record "$D/rec" -o "$D/live.json" -f json \
+		2> "$D/err" &
+	pid=$!
+	for _ in $(seq 100); do grep -q "tracing in" "$D/err" && break; sleep 0.05; done
+	grep -q "tracing in" "$D/err" || { cat "$D/err"; exit 1; }
+	cpus=$(nproc)
+	storm() {	# storm CPU: MB MiB mapped, touched and unmapped on that CPU, 128 at a time
+		local left=$MB
+		while [ "$left" -gt 0 ]; do
+			taskset -c "$1" build/tests/workload $((left < 128 ? left : 128)) 0
+			left=$((left - 128))
+		done
+	}
+	spids=()
+	for c in $(seq 0 $((cpus - 1))); do storm "$c" & spids+=($!); done
+	wait "${spids[@]}"
+	sleep 0.3
+	kill -TERM "$pid"; wait "$pid"; pid=
 
-# the recording dealt to N CPUs
-python3 - "$D/rec" "$D" $NS <<'PY'
+	# the recording dealt to N CPUs
+	python3 - "$D/rec" "$D" $NS <<'PY'
 import os, re, shutil, sys
 src, out, ns = sys.argv[1], sys.argv[2], [int(n) for n in sys.argv[3:]]
 hp = open(os.path.join(src, "events/header_page")).read()
@@ -113,6 +124,7 @@ for n in ns:
 print(f"recording: {sum(len(p) for p in pages.values())} sub-buffers of {subbuf} bytes on "
       f"{len(orig)} CPUs, dealt to {' '.join(map(str, ns))} CPUs")
 PY
+fi
 
 json() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$@"; }
 
@@ -122,39 +134,62 @@ best_of() {	# best_of VAR VALUE: VAR = min(VAR, VALUE)
 	fi
 }
 
-# replay: whole process CPU time per event, best of 5 (the binaries interleaved), one CPU;
+# replay: whole process CPU time per event over ROUNDS rounds, each round every CPU count and
+# binary once (interleaved: a ratio is taken within the same rounds), one CPU; best and median;
 # and instructions per event (callgrind: the same on a loaded machine)
 echo
-echo "replay (memtrace --replay, one CPU): ns/event = whole process CPU time / events, best of 5;"
-echo "Ir/event = instructions / events (callgrind)"
-printf "%-6s" cpus
-for b in "${bins[@]}"; do printf " %16s" "${b%%:*} ns  Ir"; done
-echo "    events  out_of_order"
-for n in $NS; do
-	[ -d "$D/r$n" ] || continue
-	declare -A best=()
-	for _ in 1 2 3 4 5; do
+echo "replay (memtrace --replay, one CPU): ns/event = whole process CPU time / events, best and"
+echo "median of $ROUNDS rounds (CPU counts and binaries interleaved); Ir/event = instructions / events"
+echo "(callgrind)"
+: > "$D/replay.times"
+for _ in $(seq "$ROUNDS"); do
+	for n in $NS; do
+		[ -d "$D/r$n" ] || continue
 		for b in "${bins[@]}"; do
 			taskset -c 0 build/bench/rusage "$D/ru" "${b#*:}" --replay "$D/r$n" -f json \
 				> "$D/out.json"
-			ev=$(json "$D/out.json" 'd["events"]["processed"]')
-			v=${best[${b%%:*}]:-}
-			best_of v "$(awk -v c="$(awk '{print $4}' "$D/ru")" -v e="$ev" \
-				'BEGIN { printf "%.1f", c * 1e9 / e }')"
-			best[${b%%:*}]=$v
+			echo "${b%%:*} $n $(awk '{print $4}' "$D/ru")" >> "$D/replay.times"
 		done
 	done
-	printf "%-6s" "$n"
+done
+ev=$(json "$D/out.json" 'd["events"]["processed"]')
+ooo=$(json "$D/out.json" 'd["events"]["out_of_order"]')
+: > "$D/replay.ir"
+for n in $NS; do
+	[ -d "$D/r$n" ] || continue
 	for b in "${bins[@]}"; do
 		valgrind --tool=callgrind --callgrind-out-file="$D/cg.out" "${b#*:}" \
 			--replay "$D/r$n" -f json > /dev/null 2> /dev/null
-		ir=$(sed -n 's/^summary: //p' "$D/cg.out")
-		printf " %8s %7s" "${best[${b%%:*}]}" "$(awk -v i="$ir" -v e="$ev" \
-			'BEGIN { printf "%.0f", i / e }')"
+		echo "${b%%:*} $n $(sed -n 's/^summary: //p' "$D/cg.out")" >> "$D/replay.ir"
 	done
-	printf " %9s %13s\n" "$ev" "$(json "$D/out.json" 'd["events"]["out_of_order"]')"
-	unset best
 done
+python3 - "$D/replay.times" "$D/replay.ir" "$ev" "$ooo" "${bins[@]%%:*}" <<'PY'
+import statistics, sys
+times, irs, ev, ooo, names = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5:]
+t, ir, ns = {}, {}, []
+for line in open(times):
+    b, n, c = line.split()
+    t.setdefault((b, int(n)), []).append(float(c) * 1e9 / ev)
+    if int(n) not in ns:
+        ns.append(int(n))
+for line in open(irs):
+    b, n, i = line.split()
+    ir[(b, int(n))] = int(i) / ev
+print("%-6s" % "" + "".join(" %-27s" % b for b in names))
+print("%-6s" % "cpus" + (" %7s %9s %9s" % ("ns best", "ns median", "Ir/event")) * len(names)
+      + " %10s %13s" % ("events", "out_of_order"))
+for n in ns:
+    print("%-6d" % n + "".join(" %7.1f %9.1f %9.0f" % (min(t[b, n]), statistics.median(t[b, n]),
+                                                     ir[b, n]) for b in names)
+          + " %10d %13s" % (ev, ooo))
+lo, hi = ns[0], ns[-1]
+if hi != lo:
+    print(f"\nreplay cost per event, {hi} CPUs / {lo} CPUs (this run):")
+    for b in names:
+        print(f"  {b}: time {min(t[b, hi]) / min(t[b, lo]):.3f} (best), "
+              f"{statistics.median(t[b, hi]) / statistics.median(t[b, lo]):.3f} (median); "
+              f"instructions {ir[b, hi] / ir[b, lo]:.3f}")
+PY
 
 # live: the reader in live mode, driven like the poll loop, best of 5 (interleaved)
 echo
