@@ -15,7 +15,9 @@
 #   replay: `memtrace --replay` pinned to one CPU: whole process CPU time / events, best and
 #           median of SCALE_ROUNDS rounds (default 9; each round runs every count and binary
 #           once), and instructions / events (callgrind: steady on a loaded machine); then
-#           the largest count's cost per event over the smallest's (time and instructions);
+#           the largest count's cost per event over the smallest's: the median of each
+#           round's own ratio (and its quartiles), the ratios of the best and of the medians,
+#           and of the instructions;
 #   live:   build/bench/mergelive, the reader in live mode over the same files, woken as the
 #           poll loop would be (see there): CPU time / events, best of 5, reads / events.
 # Root for the recording (its own instance); prints figures, asserts nothing. SCALE_KEEP=1
@@ -142,13 +144,13 @@ echo "replay (memtrace --replay, one CPU): ns/event = whole process CPU time / e
 echo "median of $ROUNDS rounds (CPU counts and binaries interleaved); Ir/event = instructions / events"
 echo "(callgrind)"
 : > "$D/replay.times"
-for _ in $(seq "$ROUNDS"); do
+for k in $(seq "$ROUNDS"); do
 	for n in $NS; do
 		[ -d "$D/r$n" ] || continue
 		for b in "${bins[@]}"; do
 			taskset -c 0 build/bench/rusage "$D/ru" "${b#*:}" --replay "$D/r$n" -f json \
 				> "$D/out.json"
-			echo "${b%%:*} $n $(awk '{print $4}' "$D/ru")" >> "$D/replay.times"
+			echo "$k ${b%%:*} $n $(awk '{print $4}' "$D/ru")" >> "$D/replay.times"
 		done
 	done
 done
@@ -166,10 +168,11 @@ done
 python3 - "$D/replay.times" "$D/replay.ir" "$ev" "$ooo" "${bins[@]%%:*}" <<'PY'
 import statistics, sys
 times, irs, ev, ooo, names = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5:]
-t, ir, ns = {}, {}, []
+t, ir, ns, rounds = {}, {}, [], {}
 for line in open(times):
-    b, n, c = line.split()
+    k, b, n, c = line.split()
     t.setdefault((b, int(n)), []).append(float(c) * 1e9 / ev)
+    rounds.setdefault((b, int(k)), {})[int(n)] = float(c)
     if int(n) not in ns:
         ns.append(int(n))
 for line in open(irs):
@@ -184,10 +187,15 @@ for n in ns:
           + " %10d %13s" % (ev, ooo))
 lo, hi = ns[0], ns[-1]
 if hi != lo:
-    print(f"\nreplay cost per event, {hi} CPUs / {lo} CPUs (this run):")
+    print(f"\nreplay cost per event, {hi} CPUs / {lo} CPUs (this run): each round's own ratio, its")
+    print("median and quartiles (the steadiest on a shared machine); the ratio of the best and of")
+    print("the medians above; callgrind's instructions")
     for b in names:
-        print(f"  {b}: time {min(t[b, hi]) / min(t[b, lo]):.3f} (best), "
-              f"{statistics.median(t[b, hi]) / statistics.median(t[b, lo]):.3f} (median); "
+        own = sorted(r[hi] / r[lo] for (x, _), r in rounds.items() if x == b)
+        q = statistics.quantiles(own, n=4) if len(own) > 1 else own * 3
+        print(f"  {b}: {statistics.median(own):.3f} (quartiles {q[0]:.3f} to {q[2]:.3f}); "
+              f"best {min(t[b, hi]) / min(t[b, lo]):.3f}, "
+              f"medians {statistics.median(t[b, hi]) / statistics.median(t[b, lo]):.3f}; "
               f"instructions {ir[b, hi] / ir[b, lo]:.3f}")
 PY
 
