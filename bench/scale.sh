@@ -10,7 +10,7 @@
 # N: every file stays in time order; events/, memtrace.seed and memtrace.meta are kept,
 # the cpu_lost lines rewritten for the N CPUs, max_pfn set to the memory of the machine:
 # both binaries map the same). Prints, per N, for the binary built from
-# BEFORE (default bd79e98, main before the replay's read-ahead, issue 39; 947e5fb: before the
+# BEFORE (default 133354a, main before issue 39's work; 947e5fb: before the
 # heap merge; BEFORE=none skips it) and for this tree, the runs of both interleaved:
 #   replay: `memtrace --replay` pinned to one CPU: whole process CPU time / events, best and
 #           median of SCALE_ROUNDS rounds (default 9; each round runs every count and binary
@@ -26,7 +26,7 @@
 set -eu -o pipefail
 cd "$(dirname "$0")/.."
 MB=${1:-1024}
-BEFORE=${BEFORE-bd79e98}
+BEFORE=${BEFORE-133354a}
 NS=${SCALE_CPUS:-2 8 64 256}
 ROUNDS=${SCALE_ROUNDS:-9}
 make -s memtrace build/tests/workload build/bench/rusage build/bench/mergelive
