@@ -81,15 +81,32 @@ tracefs_up() {
 }
 
 # The first tracefs instance a root-disk boot makes can take the guest kernel half a
-# minute under TCG (measured 5 to 28.5 s in event_create_dir; the next one is quick),
-# longer than --daemon waits for its child (30 s). One is made and removed first, timed,
-# so that a test is of memtrace, not of the emulator.
+# minute under TCG (measured 5 to 47 s in event_create_dir), longer than --daemon waits
+# for its child (30 s); the next ones are mostly quick, but not always (make e2e beside
+# CI's side checks: a start that gave up after 30 s in the oom boot). Instances are made
+# and removed first, timed, until one takes under 2 s (at most 4), so that a test is of
+# memtrace, not of the emulator.
+uptime_cs() { local u; u=$(cut -d' ' -f1 /proc/uptime); echo $((${u%.*} * 100 + 1${u#*.} - 100)); }
 tracefs_warm() {
-    local t0
+    local t0 a b i=0
     tracefs_up
     t0=$(cut -d' ' -f1 /proc/uptime)
-    mkdir $T/instances/e2e-warm && rmdir $T/instances/e2e-warm
+    while [ $i -lt 4 ]; do
+        i=$((i + 1))
+        a=$(uptime_cs)
+        mkdir $T/instances/e2e-warm && rmdir $T/instances/e2e-warm
+        b=$(uptime_cs)
+        say "TRACEFS_WARM $i: $((b - a)) cs"
+        [ $((b - a)) -lt 200 ] && break
+    done
     say "TRACEFS_FIRST_INSTANCE from $t0 to $(cut -d' ' -f1 /proc/uptime) s"
+    MT_T0=$(cut -d' ' -f1 /proc/uptime)
+}
+
+# MT_START rc=N, and how long memtrace --daemon took to return since tracefs_warm
+# ended (the guest's uptime): a start that gives up says how near the limit it was
+mt_started() {
+    say "MT_START rc=$1 (from $MT_T0 to $(cut -d' ' -f1 /proc/uptime) s)"
 }
 
 # what memtrace leaves behind in the kernel: processes, instance, enabled events
@@ -165,7 +182,7 @@ oom() {
     $mt --daemon --stacks --pidfile /run/oom-memtrace.pid -o $log --kmsg > /tmp/mt.err 2>&1
     rc=$?
     say_file MTERR /tmp/mt.err
-    say "MT_START rc=$rc"
+    mt_started "$rc"
     read -r mtpid < /run/oom-memtrace.pid
     say "MT_PID $mtpid"
     # a known size first: 32 MiB touched and held 200 ms
@@ -197,7 +214,7 @@ cpus() {
     say "CPU1_ONLINE $(cat $c1)"
     tracefs_warm
     $mt --daemon --pidfile /run/cpus-memtrace.pid -o $log -n 0 --instance cpus > /tmp/mt.err 2>&1
-    say "MT_START rc=$?"
+    mt_started "$?"
     read -r mtpid < /run/cpus-memtrace.pid
     sleep 1
     echo 1 > $c1
@@ -226,7 +243,7 @@ zramrec() {
     tracefs_warm
     $mt --daemon --stacks --pidfile /run/zr.pid -o $log -n 10 --instance zramrec \
         --record $R > /tmp/mt.err 2>&1
-    say "MT_START rc=$?"
+    mt_started "$?"
     read -r mtpid < /run/zr.pid
     for m in zsmalloc lzo-rle zram; do
         insmod /lib/modules/e2e/$m.ko
@@ -262,7 +279,7 @@ zramdiff() {
     mkdir -p $R
     $mt --daemon --stacks --pidfile /run/zd.pid -o $R/report.json -f json -n 0 --by process \
         --instance zramdiff > /tmp/mt.err 2>&1
-    say "MT_START rc=$?"
+    mt_started "$?"
     read -r mtpid < /run/zd.pid
     for m in zsmalloc lzo-rle zram $extra; do
         insmod /lib/modules/e2e/$m.ko
