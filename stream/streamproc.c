@@ -84,7 +84,7 @@ static struct procinfo *facts_of(struct run *r, struct stream *s, const struct m
 /* The entry of @pi, which facts_of() gave. */
 static struct st_facts *facts_entry(struct procinfo *pi)
 {
-	return (struct st_facts *)((char *)pi - offsetof(struct st_facts, pi));
+	return (struct st_facts *)(void *)((char *)pi - offsetof(struct st_facts, pi));
 }
 
 /* Room for the facts of @p's process (its own again, or the oldest of the ring). */
