@@ -37,6 +37,10 @@ i_foreign() {
 i_start() {
 	local out=$1 i
 	shift
+	# emptied here, before the start: the background's own redirection may come after the
+	# first grep below, which would find an earlier run's "tracing in" in the same file
+	: > "$out.out"
+	: > "$out.err"
 	"$@" > "$out.out" 2> "$out.err" &
 	IPID=$!
 	PIDS+=("$IPID")
