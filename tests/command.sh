@@ -382,15 +382,11 @@ exits_pipe_test() {
 
 # ---------------------------------------------------------------- --exits
 start_exits() {	# start_exits NAME OPTIONS...: MTPID, stdout $T/NAME.out
-	local name=$1 i; shift
-	"$MT" --instance "$INST" -o "$T/$name.log" --exits "$@" > "$T/$name.out" 2> "$T/$name.err" &
-	MTPID=$!; PIDS+=("$MTPID")
-	for i in $(seq 100); do
-		grep -q "tracing in" "$T/$name.err" 2>/dev/null && return 0
-		kill -0 "$MTPID" 2>/dev/null || return 1
-		sleep 0.05
-	done
-	return 1
+	local name=$1 rc=0; shift
+	start_bg "$T/$name.out" "$T/$name.err" 5 "$MT" --instance "$INST" -o "$T/$name.log" \
+		--exits "$@" || rc=$?
+	MTPID=$BGPID
+	return "$rc"
 }
 
 has_lines() {	# has_lines FILE PID...: FILE has a JSON line for each PID

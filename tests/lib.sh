@@ -79,24 +79,37 @@ wait_exit() {
 	wait "$1" 2>/dev/null
 }
 
+# start_bg STDOUT STDERR SECONDS CMD...: CMD in the background (BGPID, in PIDS), its output
+# in the two files. Fails if it has not said "tracing in" on STDERR within SECONDS or has
+# exited.
+start_bg() {
+	local out=$1 err=$2 n=$(($3 * 20)) i
+	shift 3
+	# emptied here, before the start: the background job's own redirection may come after the
+	# first look below, which would then read the last run's "tracing in" (seen under load,
+	# and in hostile.sh's i_start on an idle machine)
+	: > "$out"
+	: > "$err"
+	"$@" > "$out" 2> "$err" &
+	BGPID=$!
+	PIDS+=("$BGPID")
+	for ((i = 0; i < n; i++)); do
+		grep -q "tracing in" "$err" 2>/dev/null && return 0
+		kill -0 "$BGPID" 2>/dev/null || return 1
+		sleep 0.05
+	done
+	return 1
+}
+
 # start_mt [ARGS]: memtrace in the background on instance $INST, under $MT_WRAP if set
 # (a command line, word-split); MTPID, stdout in $T/stdout, stderr in $T/err. Fails if
 # it has not said "tracing in" within 5 s or has exited.
 start_mt() {
-	local i
-	# emptied here, before the start: the background job's own redirection may come after the
-	# first look below, which would then read the last run's "tracing in" (seen under load)
-	: > "$T/err"
+	local rc=0
 	# shellcheck disable=SC2086
-	${MT_WRAP:-} "$MT" --instance "$INST" "$@" > "$T/stdout" 2> "$T/err" &
-	MTPID=$!
-	PIDS+=("$MTPID")
-	for i in $(seq 100); do
-		grep -q "tracing in" "$T/err" 2>/dev/null && return 0
-		kill -0 "$MTPID" 2>/dev/null || return 1
-		sleep 0.05
-	done
-	return 1
+	start_bg "$T/stdout" "$T/err" 5 ${MT_WRAP:-} "$MT" --instance "$INST" "$@" || rc=$?
+	MTPID=$BGPID
+	return "$rc"
 }
 
 # only_stdio: close every descriptor but 0, 1 and 2 in this shell (a subshell, before its

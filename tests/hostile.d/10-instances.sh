@@ -35,21 +35,11 @@ i_foreign() {
 # i_start OUT CMD...: a memtrace in the background (CMD names the binary and its
 # arguments); IPID, stderr in OUT.err. Fails unless it says "tracing in" within 10 s.
 i_start() {
-	local out=$1 i
+	local out=$1 rc=0
 	shift
-	# emptied here, before the start: the background's own redirection may come after the
-	# first grep below, which would find an earlier run's "tracing in" in the same file
-	: > "$out.out"
-	: > "$out.err"
-	"$@" > "$out.out" 2> "$out.err" &
-	IPID=$!
-	PIDS+=("$IPID")
-	for ((i = 0; i < 200; i++)); do
-		grep -q "tracing in" "$out.err" 2>/dev/null && return 0
-		kill -0 "$IPID" 2>/dev/null || return 1
-		sleep 0.05
-	done
-	return 1
+	start_bg "$out.out" "$out.err" 10 "$@" || rc=$?
+	IPID=$BGPID
+	return "$rc"
 }
 
 # i_once OUT ARGS...: a memtrace that should be refused; one that starts tracing
