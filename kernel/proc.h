@@ -60,7 +60,7 @@ static inline uint64_t proc_mem_mapped_kept_kib(const struct proc_mem *m)
 static inline uint64_t proc_mem_clean_kib(const struct proc_mem *m)
 {
 	uint64_t held = sat_add(sat_add(m->dirty_kib, m->writeback_kib),
-				     proc_mem_mapped_kept_kib(m));
+				proc_mem_mapped_kept_kib(m));
 
 	return m->file_kib > held ? m->file_kib - held : 0;
 }

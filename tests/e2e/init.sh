@@ -99,8 +99,8 @@ tracefs_warm() {
         say "TRACEFS_WARM $i: $((b - a)) cs"
         [ $((b - a)) -lt 200 ] && break
     done
-    say "TRACEFS_FIRST_INSTANCE from $t0 to $(cut -d' ' -f1 /proc/uptime) s"
     MT_T0=$(cut -d' ' -f1 /proc/uptime)
+    say "TRACEFS_FIRST_INSTANCE from $t0 to $MT_T0 s"
 }
 
 # MT_START rc=N, and how long memtrace --daemon took to return since tracefs_warm
