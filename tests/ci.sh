@@ -89,5 +89,21 @@ check ".ci/run installs for make check exactly the README's test packages ($(dif
 check "README: the optional packages of the test command are named as such" \
 	grep -q "^Optional" README.md
 
+# a failed step's own lines are kept and repeated at the end: phase keeps each step's output,
+# lists a failed one in CI_FAILED, and failed_lines picks out the failed checks of every
+# suite's format (make e2e's FAIL: too, which stop 43's CI log never showed)
+mkdir "$T/phases"
+ci_source 'CI_PHASE_DIR=$T/phases CI_FAILED=$T/phases/failed
+	phase "fake e2e" sh -c "echo PASS: a; echo FAIL: kdump-r bound; echo 1 passed, 1 failed; exit 2" || echo "rc=$?"
+	phase "fake ok" sh -c "echo ok - fine"
+	while IFS="	" read -r log name; do echo "failed step: $name"; failed_lines "$log"; done < "$CI_FAILED"' \
+	> "$T/phase.out" 2>&1
+check "phase: a failed step keeps its exit status (rc=2) and says FAILED" \
+	eval 'grep -q "^rc=2$" "$T/phase.out" && grep -q "fake e2e: [0-9]* s, FAILED (exit 2)" "$T/phase.out"'
+check "phase: only the failed step is listed for the end ($(grep -c '^failed step' "$T/phase.out"))" \
+	eval 'grep -q "^failed step: fake e2e$" "$T/phase.out" && ! grep -q "^failed step: fake ok" "$T/phase.out"'
+check "failed_lines: repeats make e2e's FAIL: line" \
+	grep -q "^ci:     FAIL: kdump-r bound$" "$T/phase.out"
+
 summary
 [ "$fail" = 0 ]
