@@ -113,7 +113,7 @@ static void walk_ahead(struct reader *r, struct reader_cpu *c)
 {
 	while (c->qn < READER_QUEUE - 1) {
 		struct reader_rec *q = &c->q[(c->qhead + c->qn) & (READER_QUEUE - 1)];
-		int res = rb_next(&c->cur, &q->rec);
+		int res = rb_next_quick(&c->cur, &q->rec);
 
 		if (res != RB_RECORD) {
 			c->qend = res;
