@@ -242,7 +242,7 @@ static uint32_t field_end(const struct fmt_field *f)
 	return f->offset + f->size;
 }
 
-/* A page event's fields in the usual layout: their places for decode_page_fast(). */
+/* A page event's fields in the usual layout: their places for decoder_decode_page(). */
 static void page_fmt(struct mt_evdesc *ds)
 {
 	const struct fmt_field *pid = &ds->common_pid, *flags = &ds->common_flags;
@@ -395,30 +395,6 @@ static int decode_page(const struct mt_evdesc *ds, const struct rb_record *r, st
 	return DEC_OK;
 }
 
-/*
- * A page event whose record holds all four fields (ds->page.need): read at
- * their places, as decode_page() and the common fields' reads would.
- */
-static int decode_page_fast(const struct mt_evdesc *ds, const struct rb_record *r,
-			    struct mt_event *ev)
-{
-	const struct mt_pagefmt *pg = &ds->page;
-	const uint8_t *p = r->data;
-	bool be = r->big_endian;
-
-	ev->tid = (int32_t)rb_ld32(p + pg->pid, be);
-	ev->flags = pg->have_flags ? p[pg->flags] : 0;
-	if (pg->pfn_size == 8) {
-		ev->u.page.pfn = rb_ld64(p + pg->pfn, be);
-	} else {
-		uint32_t v = rb_ld32(p + pg->pfn, be);
-
-		ev->u.page.pfn = v == UINT32_MAX ? UINT64_MAX : v;
-	}
-	ev->u.page.order = rb_ld32(p + pg->order, be);
-	return DEC_OK;
-}
-
 static int decode_file(const struct mt_evdesc *ds, const struct rb_record *r, struct mt_event *ev)
 {
 	uint64_t v, dev, order;
@@ -487,10 +463,8 @@ static int decode_oom(const struct mt_evdesc *ds, const struct rb_record *r, str
 	return DEC_OK;
 }
 
-/* Any record, field by field (its kind, cpu and time stamp are set). */
-static __attribute__((noinline)) int decode_fields(const struct mt_evdesc *ds,
-						   const struct rb_record *r,
-						   struct mt_event *ev)
+int decoder_decode_fields(const struct mt_evdesc *ds, const struct rb_record *r,
+			  struct mt_event *ev)
 {
 	uint64_t v = 0, v2 = 0;
 
@@ -600,27 +574,4 @@ static __attribute__((noinline)) int decode_fields(const struct mt_evdesc *ds,
 		return DEC_UNKNOWN;
 	}
 	return DEC_OK;
-}
-
-/*
- * A page event long enough for its fields is read at their places
- * (decode_page_fast()), the rest field by field in a function of its own: the
- * page events, nearly every record, do not pay for its frame.
- */
-int decoder_decode(const struct mt_decoder *d, const struct rb_record *r,
-		   uint32_t cpu, struct mt_event *ev)
-{
-	const struct mt_evdesc *ds;
-
-	if (r->len < 2)
-		return DEC_BAD;
-	ds = decoder_desc(d, rb_ld16(r->data, r->big_endian));
-	if (!ds)
-		return DEC_UNKNOWN;
-	ev->kind = ds->kind;
-	ev->cpu = cpu;
-	ev->ts = r->ts;
-	if (ds->page.on && r->len >= ds->page.need)
-		return decode_page_fast(ds, r, ev);
-	return decode_fields(ds, r, ev);
 }

@@ -227,8 +227,55 @@ enum { DEC_OK = 1, DEC_UNKNOWN = 0, DEC_BAD = -1 };
  * Return: DEC_OK; DEC_UNKNOWN for an event id not registered (skip it);
  * DEC_BAD if the record is too short for its fields (count and skip it).
  */
-int decoder_decode(const struct mt_decoder *d, const struct rb_record *r,
-		   uint32_t cpu, struct mt_event *ev);
+/* Any record, field by field (its kind, cpu and time stamp are set): decoder_decode()'s slow way. */
+int decoder_decode_fields(const struct mt_evdesc *ds, const struct rb_record *r,
+			  struct mt_event *ev);
+
+/*
+ * A page event whose record holds all four fields (ds->page.need): read at
+ * their places, as decoder_decode_fields() would read them.
+ */
+static inline int decoder_decode_page(const struct mt_evdesc *ds, const struct rb_record *r,
+				   struct mt_event *ev)
+{
+	const struct mt_pagefmt *pg = &ds->page;
+	const uint8_t *p = r->data;
+	bool be = r->big_endian;
+
+	ev->tid = (int32_t)rb_ld32(p + pg->pid, be);
+	ev->flags = pg->have_flags ? p[pg->flags] : 0;
+	if (pg->pfn_size == 8) {
+		ev->u.page.pfn = rb_ld64(p + pg->pfn, be);
+	} else {
+		uint32_t v = rb_ld32(p + pg->pfn, be);
+
+		ev->u.page.pfn = v == UINT32_MAX ? UINT64_MAX : v;
+	}
+	ev->u.page.order = rb_ld32(p + pg->order, be);
+	return DEC_OK;
+}
+
+/*
+ * Inline, so that the page events, nearly every record, are decoded without a
+ * call; every other record field by field, out of line.
+ */
+static inline int decoder_decode(const struct mt_decoder *d, const struct rb_record *r,
+				 uint32_t cpu, struct mt_event *ev)
+{
+	const struct mt_evdesc *ds;
+
+	if (r->len < 2)
+		return DEC_BAD;
+	ds = decoder_desc(d, rb_ld16(r->data, r->big_endian));
+	if (!ds)
+		return DEC_UNKNOWN;
+	ev->kind = ds->kind;
+	ev->cpu = cpu;
+	ev->ts = r->ts;
+	if (ds->page.on && r->len >= ds->page.need)
+		return decoder_decode_page(ds, r, ev);
+	return decoder_decode_fields(ds, r, ev);
+}
 
 /* Lookup the tracepoint entry by "system", "name"; NULL if unknown. */
 const struct mt_tracepoint *mt_tracepoint_find(const char *system, const char *name);
