@@ -553,25 +553,15 @@ static void on_file(struct stats *s, const struct mt_event *ev)
 /* Clear [pfn, pfn+n) in the maps, crediting owners run by run; returns untracked pages. */
 /*
  * One block of at most 1 << MAX_ORDER_SEEN pages (so 32 bits, on any machine),
- * inside the map (range_ok()).
+ * inside the map (range_ok()). Out of line: a single page's free, nearly every
+ * one, takes release_pages()'s way.
  */
-static uint32_t release_range(struct stats *s, uint64_t pfn, uint32_t n)
+static __attribute__((noinline)) uint32_t release_range(struct stats *s, uint64_t pfn,
+							 uint32_t n)
 {
 	uint32_t *map = s->pfn_owner + pfn, *smap = s->stacks_on ? s->sk.pfn_stack + pfn : NULL;
 	uint32_t i = 0, untracked = 0;
 
-	if (n == 1 && !smap) {	/* one page, nearly every free: the loop below, unrolled */
-		uint32_t owner = *map;
-
-		if (!owner)
-			return 1;
-		s->sys_cur--;
-		credit(s, owner, 0, 1);
-		*map = 0;
-		if (s->pfn_class && s->pfn_class[pfn])
-			unclass(s, pfn);
-		return 0;
-	}
 	while (i < n) {
 		uint32_t owner = map[i], sid = smap ? smap[i] : 0;
 		uint32_t j = i + 1;
@@ -595,6 +585,28 @@ static uint32_t release_range(struct stats *s, uint64_t pfn, uint32_t n)
 		i = j;
 	}
 	return untracked;
+}
+
+/*
+ * release_range(): one page without --stacks, nearly every free, inline (the
+ * loop's answer for n = 1); any other block through the loop.
+ */
+static inline __attribute__((always_inline)) uint32_t release_pages(struct stats *s,
+								   uint64_t pfn, uint32_t n)
+{
+	uint32_t owner;
+
+	if (n != 1 || s->stacks_on)
+		return release_range(s, pfn, n);
+	owner = s->pfn_owner[pfn];
+	if (!owner)
+		return 1;
+	s->sys_cur--;
+	credit(s, owner, 0, 1);
+	s->pfn_owner[pfn] = 0;
+	if (s->pfn_class && s->pfn_class[pfn])
+		unclass(s, pfn);
+	return 0;
 }
 
 static bool range_ok(struct stats *s, uint64_t pfn, uint64_t n)
@@ -843,7 +855,7 @@ static void page_free(struct stats *s, const struct mt_event *ev)
 		return;
 	if (s->nmigrating && migrating(s, ev->tid))
 		s->c.migrated_pages += tracked_in(s, ev->u.page.pfn, n);
-	untracked = release_range(s, ev->u.page.pfn, n);
+	untracked = release_pages(s, ev->u.page.pfn, n);
 	if (untracked) {
 		s->c.untracked_frees++;
 		s->c.untracked_free_pages += untracked;
