@@ -11,14 +11,15 @@ mount -t proc proc /proc
 mount -t sysfs sys /sys
 mount -t devtmpfs dev /dev
 P=@@e2e@@
-K=capture NOBB=
+K=capture NOBB= HOG=
 for a in $(cat /proc/cmdline); do
 	case $a in
 	e2e.kdump=*) K=${a#e2e.kdump=} ;;
 	e2e.kdump.nobootbuf) NOBB=1 ;;	# the capture without the boot buffer's words
+	e2e.kdump.oomhog) HOG=1 ;;	# the capture runs out of memory (hold.sh)
 	esac
 done
-APPEND=$(cat "/$K.cmdline")
+APPEND=$(cat "/$K.cmdline")${HOG:+ e2e.oomhog}
 if [ -n "$NOBB" ]; then
 	A=
 	for a in $APPEND; do

@@ -20,3 +20,18 @@ if [ -e /proc/vmcore ] && [ -r /etc/e2e-heavy ] && read -r e2e_mib < /etc/e2e-he
     echo "@@e2e-hook@@ kdump: holding $e2e_mib MiB, pid $(cat /run/e2e-hold.pid), touched: $e2e_n" > /dev/console
     unset e2e_mib e2e_n
 fi
+# e2e.oomhog on a kdump kernel's command line (tests/e2e.sh's kdump-oom capture): right
+# here, after memtrace's start, a dd whose one block is 48 MiB: below MemTotal (about 70
+# MiB at 110M; 256 MiB was refused by the overcommit heuristic, dd rc 1), above what is
+# free (about 17): its buffer fills as it reads /dev/zero until the OOM killer ends it
+# (the largest task; its memory comes back). A capture that has to run out of memory for certain: at its
+# size alone it mostly ran out in udev, not always, and a smaller one panics unpacking.
+case " $(cat /proc/cmdline) " in
+*" e2e.oomhog "*)
+    if [ -e /proc/vmcore ]; then
+        echo "@@e2e-hook@@ kdump: oom hog: dd bs=48M" > /dev/console
+        dd if=/dev/zero of=/dev/null bs=48M count=1 2> /dev/null
+        echo "@@e2e-hook@@ kdump: oom hog ended rc=$?" > /dev/console
+    fi
+    ;;
+esac

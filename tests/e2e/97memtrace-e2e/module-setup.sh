@@ -26,7 +26,8 @@ install() {
     if [ -n "${MEMTRACE_E2E_KDUMP:-}" ]; then
         inst_multiple makedumpfile stat grep tr mkdir cp sync umount
         inst_hook cmdline 00 "$moddir/meminfo.sh"
-        # the heavy capture's hold (only with /etc/e2e-heavy, which tests/e2e.sh appends)
+        # the heavy capture's hold (only with /etc/e2e-heavy, which tests/e2e.sh appends) and
+        # the kdump-oom capture's hog (only with e2e.oomhog on its command line)
         inst_hook cmdline 01 "$moddir/hold.sh"
     fi
     if [ -n "${MEMTRACE_E2E_UNIT:-}" ] && dracut_module_included systemd; then
