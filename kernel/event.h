@@ -221,12 +221,6 @@ int decoder_add(struct mt_decoder *d, const struct mt_tracepoint *tp,
 /* Result of decoder_decode() */
 enum { DEC_OK = 1, DEC_UNKNOWN = 0, DEC_BAD = -1 };
 
-/**
- * decoder_decode() - turn one record into a typed event
- *
- * Return: DEC_OK; DEC_UNKNOWN for an event id not registered (skip it);
- * DEC_BAD if the record is too short for its fields (count and skip it).
- */
 /* Any record, field by field (its kind, cpu and time stamp are set): decoder_decode()'s slow way. */
 int decoder_decode_fields(const struct mt_evdesc *ds, const struct rb_record *r,
 			  struct mt_event *ev);
@@ -255,9 +249,14 @@ static inline int decoder_decode_page(const struct mt_evdesc *ds, const struct r
 	return DEC_OK;
 }
 
-/*
+/**
+ * decoder_decode() - turn one record into a typed event
+ *
  * Inline, so that the page events, nearly every record, are decoded without a
  * call; every other record field by field, out of line.
+ *
+ * Return: DEC_OK; DEC_UNKNOWN for an event id not registered (skip it);
+ * DEC_BAD if the record is too short for its fields (count and skip it).
  */
 static inline int decoder_decode(const struct mt_decoder *d, const struct rb_record *r,
 				 uint32_t cpu, struct mt_event *ev)
