@@ -31,8 +31,11 @@ chmod +x "$T/bin/"*
 
 # ci_source CMD: CMD after .ci/run's functions and lists (sourced, CI_FUNCTIONS_ONLY=1), the stubs
 # first on PATH
+# (never CI's own step files: make check under .ci/run exports them, and a fake step written
+# there shows in CI's list of steps)
 ci_source() {
-	( export STUB=$T PATH="$T/bin:$PATH" CI_FUNCTIONS_ONLY=1
+	( unset CI_TIMES CI_PHASE_DIR CI_FAILED CI_CHECK_LOG
+	  export STUB=$T PATH="$T/bin:$PATH" CI_FUNCTIONS_ONLY=1
 	  . ./.ci/run && eval "$1" )
 }
 if ! grep -q '^if \[ -n "${CI_FUNCTIONS_ONLY:-}" \]; then return 0; fi$' .ci/run; then
@@ -93,6 +96,8 @@ check "README: the optional packages of the test command are named as such" \
 # lists a failed one in CI_FAILED, and failed_lines picks out the failed checks of every
 # suite's format (make e2e's FAIL: too, which stop 43's CI log never showed)
 mkdir "$T/phases"
+: > "$T/outer-times"
+export CI_TIMES=$T/outer-times	# as .ci/run exports it to make check
 ci_source 'CI_PHASE_DIR=$T/phases CI_FAILED=$T/phases/failed
 	phase "fake e2e" sh -c "echo PASS: a; echo FAIL: kdump-r bound; echo 1 passed, 1 failed; exit 2" || echo "rc=$?"
 	phase "fake ok" sh -c "echo ok - fine"
@@ -104,6 +109,9 @@ check "phase: only the failed step is listed for the end ($(grep -c '^failed ste
 	eval 'grep -q "^failed step: fake e2e$" "$T/phase.out" && ! grep -q "^failed step: fake ok" "$T/phase.out"'
 check "failed_lines: repeats make e2e's FAIL: line" \
 	grep -q "^ci:     FAIL: kdump-r bound$" "$T/phase.out"
+check "the fake steps are not written into the CI_TIMES of a CI running this test ($(wc -l < "$T/outer-times") lines)" \
+	test ! -s "$T/outer-times"
+unset CI_TIMES
 
 summary
 [ "$fail" = 0 ]
