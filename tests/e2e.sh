@@ -730,13 +730,12 @@ tag() {	# tag NAME TAG: the disk init's lines with that tag, tag removed
 has_tag() { grep -q -E "^$2( |\$)" "$W/$1.e2e"; }
 fact() { tag "$1" "$2" | head -1; }
 # mt_started NAME DESCRIPTION: the check that the disk's memtrace --daemon started
-# (MT_START rc=0); a first start that gave up at the 30 s start limit and was tried again
+# (MT_START rc=0); a start that gave up at the 30 s start limit and was tried again
 # (init.sh's mt_daemon: the emulator) is said
 mt_started() {
+	local l
 	check "$1: $2" has_tag "$1" "MT_START rc=0"
-	if has_tag "$1" "MT_RETRY"; then
-		note "$1: started at the second try: $(fact "$1" MT_RETRY)"
-	fi
+	tag "$1" MT_RETRY | while read -r l; do note "$1: memtrace --daemon tried again: $l"; done
 }
 
 # parse a text report: NAME.mods "name peak static state bracket loader load_peak cur"
