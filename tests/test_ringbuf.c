@@ -972,6 +972,40 @@ static uint32_t walk_checked(const struct rb_layout *l, const uint8_t *page, siz
 	return recs;
 }
 
+/* a page of random bytes, 8 at a time */
+static void fill_random(uint8_t *buf)
+{
+	uint32_t j;
+
+	for (j = 0; j < PG; j += 8) {
+		uint64_t v = rnd();
+
+		memcpy(buf + j, &v, 8);
+	}
+}
+
+/*
+ * Plausible record headers of every type with random time deltas (1 in 8 of
+ * them 0), data records of their length, the others a random array length
+ * (1 in 16 of any size), up to 128 bytes before the page's end.
+ */
+static void fill_records(struct pg *p)
+{
+	while (p->off + 8 <= PG - 128) {
+		uint32_t t = (uint32_t)(rnd() % 32);
+		uint32_t delta = (uint32_t)rnd() & 0x7ffffff;
+		uint32_t arr = (uint32_t)(rnd() % 140);
+
+		if (rnd() % 16 == 0)
+			arr = (uint32_t)rnd();
+		pg_u32(p, hdr(t, rnd() % 8 == 0 ? 0 : delta));
+		if (t >= 1 && t <= 28)
+			pg_fill(p, 4 * t, (uint8_t)t);
+		else
+			pg_u32(p, arr);
+	}
+}
+
 /* random garbage: must never crash, loop or step outside the page */
 START_TEST(test_random_pages)
 {
@@ -985,13 +1019,8 @@ START_TEST(test_random_pages)
 	for (i = 0; i < 10000; i++) {
 		const struct rb_layout *l = (i & 1) ? &l32 : &l64;
 		size_t len = PG;
-		uint32_t j;
 
-		for (j = 0; j < PG; j += 8) {
-			uint64_t v = rnd();
-
-			memcpy(buf + j, &v, 8);
-		}
+		fill_random(buf);
 		/* mostly a plausible commit so that records get walked */
 		if (i % 10 != 0) {
 			uint64_t commit = rnd() % (l->data_size + 1);
@@ -1022,19 +1051,7 @@ START_TEST(test_random_structured)
 		uint64_t commit;
 
 		pg_init(p, rnd(), (i & 1) ? 4 : 8);
-		while (p->off + 8 <= PG - 128) {
-			uint32_t t = (uint32_t)(rnd() % 32);
-			uint32_t delta = (uint32_t)rnd() & 0x7ffffff;
-			uint32_t arr = (uint32_t)(rnd() % 140);
-
-			if (rnd() % 16 == 0)
-				arr = (uint32_t)rnd();
-			pg_u32(p, hdr(t, rnd() % 8 == 0 ? 0 : delta));
-			if (t >= 1 && t <= 28)
-				pg_fill(p, 4 * t, (uint8_t)t);
-			else
-				pg_u32(p, arr);
-		}
+		fill_records(p);
 		commit = rnd() % (p->l.data_size + 1);
 		if (i % 3 == 0)
 			commit = p->off - p->l.data_off;
@@ -1087,26 +1104,12 @@ START_TEST(test_quick_same)
 	BE = _i != 0;
 	rng_state = 0x13198a2e03707344ULL;
 	for (i = 0; i < 4000; i++) {
-		uint32_t j;
-
 		pg_init(p, rnd(), (i & 1) ? 4 : 8);
-		while (p->off + 8 <= PG - 128) {
-			uint32_t t = (uint32_t)(rnd() % 32);
-
-			pg_u32(p, hdr(t, (uint32_t)rnd() & 0x7ffffff));
-			if (t >= 1 && t <= 28)
-				pg_fill(p, 4 * t, (uint8_t)t);
-			else
-				pg_u32(p, (uint32_t)(rnd() % 140));
-		}
+		fill_records(p);
 		/* the commit anywhere: records cut at the end, tails under 4 bytes */
 		pg_commit(p, i % 3 ? rnd() % (p->l.data_size + 1) : p->off - p->l.data_off);
 		walk_both(&p->l, p->b, PG);
-		for (j = 0; j < PG; j += 8) {
-			uint64_t v = rnd();
-
-			memcpy(buf + j, &v, 8);
-		}
+		fill_random(buf);
 		put_bytes(buf + 8, rnd() % (l64.data_size + 1), 8);
 		walk_both(&l64, buf, PG);
 	}
