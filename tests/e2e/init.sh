@@ -63,15 +63,21 @@ alive() {	# alive PID: running and not a zombie
     return 0
 }
 
+# wait_gone PID TENTHS: wait while PID is alive, at most TENTHS tenths of a second; the
+# tenths waited in WAITED
+wait_gone() {
+    WAITED=0
+    while [ "$WAITED" -lt "$2" ] && alive "$1"; do
+        sleep 0.1
+        WAITED=$((WAITED + 1))
+    done
+}
+
 # term_wait PID: SIGTERM, then up to 20 s for it to end: MT_EXITED yes (after how long) or no
 term_wait() {
-    local i=0
     kill -TERM "$1"
-    while [ $i -lt 200 ] && alive "$1"; do
-        sleep 0.1
-        i=$((i + 1))
-    done
-    if alive "$1"; then say "MT_EXITED no"; else say "MT_EXITED yes after ${i}00 ms"; fi
+    wait_gone "$1" 200
+    if alive "$1"; then say "MT_EXITED no"; else say "MT_EXITED yes after ${WAITED}00 ms"; fi
 }
 
 T=/sys/kernel/tracing
@@ -117,7 +123,7 @@ mt_started() {
 # removes its instance when its setup ends, is waited for first (at most 120 s). Any other
 # failure is the test's.
 mt_daemon() {
-    local err=$1 rc pid i n=1
+    local err=$1 rc pid n=1
     shift
     while :; do
         /usr/sbin/memtrace --daemon "$@" > "$err" 2>&1
@@ -125,11 +131,7 @@ mt_daemon() {
         pid=$(sed -n 's/.*not tracing after .*; stopping pid \([0-9][0-9]*\).*/\1/p' "$err" | head -1)
         [ "$rc" != 0 ] && [ -n "$pid" ] && [ $n -lt 3 ] || return "$rc"
         say "MT_RETRY try $n gave up (rc=$rc, at $(cut -d' ' -f1 /proc/uptime) s): $(tr '\n' ' ' < "$err")"
-        i=0
-        while [ -d /proc/"$pid" ] && [ $i -lt 1200 ]; do
-            sleep 0.1
-            i=$((i + 1))
-        done
+        wait_gone "$pid" 1200
         n=$((n + 1))
         MT_T0=$(cut -d' ' -f1 /proc/uptime)
     done
