@@ -229,8 +229,8 @@ int decoder_decode_fields(const struct mt_evdesc *ds, const struct rb_record *r,
  * A page event whose record holds all four fields (ds->page.need): read at
  * their places, as decoder_decode_fields() would read them.
  */
-static inline int decoder_decode_page(const struct mt_evdesc *ds, const struct rb_record *r,
-				   struct mt_event *ev)
+static inline __attribute__((always_inline)) int
+decoder_decode_page(const struct mt_evdesc *ds, const struct rb_record *r, struct mt_event *ev)
 {
 	const struct mt_pagefmt *pg = &ds->page;
 	const uint8_t *p = r->data;
@@ -253,13 +253,16 @@ static inline int decoder_decode_page(const struct mt_evdesc *ds, const struct r
  * decoder_decode() - turn one record into a typed event
  *
  * Inline, so that the page events, nearly every record, are decoded without a
- * call; every other record field by field, out of line.
+ * call; every other record field by field, out of line. Always inline: in the
+ * reader's walk, compiled once for each byte order, the record's order is then
+ * a constant, and no load of a field asks it.
  *
  * Return: DEC_OK; DEC_UNKNOWN for an event id not registered (skip it);
  * DEC_BAD if the record is too short for its fields (count and skip it).
  */
-static inline int decoder_decode(const struct mt_decoder *d, const struct rb_record *r,
-				 uint32_t cpu, struct mt_event *ev)
+static inline __attribute__((always_inline)) int
+decoder_decode(const struct mt_decoder *d, const struct rb_record *r, uint32_t cpu,
+	       struct mt_event *ev)
 {
 	const struct mt_evdesc *ds;
 

@@ -107,13 +107,15 @@ void reader_free(struct reader *r)
 /*
  * The page's next records walked and decoded into the queue, up to one short of
  * full (the record the CPU holds stays where it is), each event shown to the
- * consumer; the cursor's answer after the last is kept (qend).
+ * consumer; the cursor's answer after the last is kept (qend). Compiled once for
+ * each byte order (walk_ahead()): the walk and the decoding then ask it nowhere.
  */
-static void walk_ahead(struct reader *r, struct reader_cpu *c)
+static inline __attribute__((always_inline)) void walk_order(struct reader *r,
+							     struct reader_cpu *c, bool be)
 {
 	while (c->qn < READER_QUEUE - 1) {
 		struct reader_rec *q = &c->q[(c->qhead + c->qn) & (READER_QUEUE - 1)];
-		int res = rb_next_quick(&c->cur, &q->rec);
+		int res = rb_next_order(&c->cur, &q->rec, be);
 
 		if (res != RB_RECORD) {
 			c->qend = res;
@@ -124,6 +126,14 @@ static void walk_ahead(struct reader *r, struct reader_cpu *c)
 			r->ahead(r->ctx, &q->ev);
 		c->qn++;
 	}
+}
+
+static void walk_ahead(struct reader *r, struct reader_cpu *c)
+{
+	if (c->cur.big_endian)
+		walk_order(r, c, true);
+	else
+		walk_order(r, c, false);
 }
 
 /* The queue's next record is the one the CPU holds. */

@@ -132,25 +132,33 @@ int rb_next(struct rb_cursor *c, struct rb_record *r);
 
 /*
  * rb_next(), the same answers, with a data record of 4 to 112 bytes (type_len
- * 1..28: every page event) read inline; anything else through rb_next().
+ * 1..28: every page event) read inline; anything else through rb_next(). @be
+ * is the cursor's byte order, a constant where the caller is compiled once for
+ * each order (the reader's walk), so that no load asks it again.
  */
-static inline int rb_next_quick(struct rb_cursor *c, struct rb_record *r)
+static inline __attribute__((always_inline)) int rb_next_order(struct rb_cursor *c,
+							      struct rb_record *r, bool be)
 {
 	if (c->off + 4 <= c->end) {
-		uint32_t h = rb_ld32(c->data + c->off, c->big_endian);
-		uint32_t type_len = c->big_endian ? h >> 27 : h & 31;
+		uint32_t h = rb_ld32(c->data + c->off, be);
+		uint32_t type_len = be ? h >> 27 : h & 31;
 
 		if (type_len != 0 && type_len <= 28 && 4 + 4 * type_len <= c->end - c->off) {
-			c->ts += c->big_endian ? h & 0x07ffffffu : h >> 5;
+			c->ts += be ? h & 0x07ffffffu : h >> 5;
 			r->ts = c->ts;
 			r->data = c->data + c->off + 4;
 			r->len = 4 * type_len;
-			r->big_endian = c->big_endian;
+			r->big_endian = be;
 			c->off += 4 + 4 * type_len;
 			return RB_RECORD;
 		}
 	}
 	return rb_next(c, r);
+}
+
+static inline int rb_next_quick(struct rb_cursor *c, struct rb_record *r)
+{
+	return rb_next_order(c, r, c->big_endian);
 }
 
 /* Return values of rb_detect_order() */
