@@ -74,7 +74,7 @@ int reader_init(struct reader *r, const struct rb_layout *l, const struct mt_dec
 		c->offline = live && c->fd < 0;
 		c->was_offline = c->offline;
 		c->page = malloc(r->subbuf);
-		c->q = malloc(READER_QUEUE * sizeof(*c->q));
+		c->q = aligned_alloc(_Alignof(struct reader_rec), READER_QUEUE * sizeof(*c->q));
 		if (!c->page || !c->q) {
 			reader_free(r);
 			return -ENOMEM;
