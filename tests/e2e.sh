@@ -621,6 +621,13 @@ launch() {
 # "RC SECONDS" into NAME.rc when QEMU is done. Every kernel gets no_timer_check: under
 # TCG on a loaded host the kernel's timer check can fail and panic at 0.008 s ("IO-APIC
 # + timer doesn't work!"), seen once in a kdump boot's first kernel at host load 6.
+# And init_on_alloc=0: Debian's kernel zeroes every page it allocates ("mem auto-init:
+# heap alloc:on") with rep stosb, which QEMU 7.2's TCG runs a byte per translated block.
+# A tracefs instance's mkdir (an inode per event file) or a CPU coming online (its ring
+# buffers, 2 MiB an instance) then took the guest from seconds to over a minute on a
+# loaded host, the same with an instance a shell made and no memtrace, and none of it
+# with init_on_alloc=0 (the cpus boot, docs/testing.md). It changes no page count, only
+# whether the kernel zeroes its pages. The capture kernels keep their command lines.
 run_qemu() {
 	local name=$1 mem=$2 initrd=$3 disk=$4 append=$5 t0 qp rc
 	shift 5
@@ -632,7 +639,7 @@ run_qemu() {
 		-pidfile "$W/$name.qemu.pid" -serial "file:$W/$name.serial" "$@" \
 		-kernel "$VMLINUZ" -initrd "$initrd" \
 		-drive "file=$W/$name.disk,if=virtio,format=raw" \
-		-append "$append no_timer_check" < /dev/null > "$W/$name.qemu.log" 2>&1 &
+		-append "$append no_timer_check init_on_alloc=0" < /dev/null > "$W/$name.qemu.log" 2>&1 &
 	qp=$!
 	echo "$qp" > "$W/$name.timeout.pid"
 	if [ -n "${WATCH:-}" ]; then
