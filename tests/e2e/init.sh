@@ -87,9 +87,9 @@ tracefs_up() {
 }
 
 # The first tracefs instance a root-disk boot makes can take the guest kernel half a
-# minute under TCG (measured 5 to 47 s in event_create_dir: with the kernel's init_on_alloc,
-# which e2e.sh now switches off, each page of its inodes zeroed by a rep stosb that TCG
-# runs a byte at a time), longer than --daemon waits
+# minute under TCG (measured 5 to 47 s in event_create_dir; part of it was the kernel's
+# init_on_alloc zeroing each page with a rep stosb that TCG runs a byte at a time, which
+# e2e.sh now switches off, but 23 s was seen once without it), longer than --daemon waits
 # for its child (30 s); the next ones are mostly quick, but not always (make e2e beside
 # CI's side checks: a start that gave up after 30 s in the oom boot). Instances are made
 # and removed first, timed, until one takes under 2 s (at most 4), so that a test is of
