@@ -623,11 +623,12 @@ launch() {
 # + timer doesn't work!"), seen once in a kdump boot's first kernel at host load 6.
 # And init_on_alloc=0: Debian's kernel zeroes every page it allocates ("mem auto-init:
 # heap alloc:on") with rep stosb, which QEMU 7.2's TCG runs a byte per translated block.
-# A tracefs instance's mkdir (an inode per event file) or a CPU coming online (its ring
-# buffers, 2 MiB an instance) then took the guest from seconds to over a minute on a
-# loaded host, the same with an instance a shell made and no memtrace, and none of it
-# with init_on_alloc=0 (the cpus boot, docs/testing.md). It changes no page count, only
-# whether the kernel zeroes its pages. The capture kernels keep their command lines.
+# A CPU coming online (its ring buffers, 2 MiB an instance) then took the guest from
+# seconds to over a minute on a loaded host, the same with an instance a shell made and
+# no memtrace, and 0.02-0.42 s with init_on_alloc=0 (the cpus boot, docs/testing.md); an
+# instance's mkdir (an inode per event file) is faster with it too, but not always
+# (tracefs_warm in init.sh). It changes no page count, only whether the kernel zeroes
+# its pages. The capture kernels keep their command lines.
 run_qemu() {
 	local name=$1 mem=$2 initrd=$3 disk=$4 append=$5 t0 qp rc
 	shift 5
