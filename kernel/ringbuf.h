@@ -156,11 +156,6 @@ static inline __attribute__((always_inline)) int rb_next_order(struct rb_cursor 
 	return rb_next(c, r);
 }
 
-static inline int rb_next_quick(struct rb_cursor *c, struct rb_record *r)
-{
-	return rb_next_order(c, r, c->big_endian);
-}
-
 /* Return values of rb_detect_order() */
 enum { RB_ORDER_UNKNOWN = -1, RB_ORDER_LE = 0, RB_ORDER_BE = 1 };
 
