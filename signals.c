@@ -85,6 +85,9 @@ static struct {
 	bool armed;
 	pid_t child;			/* a command memtrace runs: it goes on without memtrace */
 	void (*restore)(void);		/* the terminal's (ui/term.c), while it is raw */
+	int (*mapped)(void *ctx, const void *addr);	/* signals_fault_mapped() */
+	void *mapped_ctx;
+	struct sigaction sa;				/* ours, armed again after a mapped fault */
 	struct sigaction old[ARRAY_SIZE(fault_sigs)];	/* restored before dying */
 } fault;
 
@@ -168,7 +171,7 @@ static size_t fault_line(char *buf, size_t size, int sig, int undone)
 	return len;
 }
 
-static void on_fault(int sig)
+static void on_fault(int sig, siginfo_t *si, void *uc)
 {
 	char line[PATH_MAX + 256], kline[PATH_MAX + 272];
 	size_t len, klen = 0;
@@ -176,6 +179,14 @@ static void on_fault(int sig)
 	ssize_t w;
 	size_t i;
 
+	(void)uc;
+	/* a mapped file that became shorter: the access goes on, on zeros (and is counted) */
+	if (sig == SIGBUS && si && si->si_code == BUS_ADRERR && fault.mapped &&
+	    fault.mapped(fault.mapped_ctx, si->si_addr)) {
+		sigaction(SIGBUS, &fault.sa, NULL);	/* SA_RESETHAND took it */
+		errno = saved;
+		return;
+	}
 	if (fault.restore)
 		fault.restore();
 	undone = tracefs_emergency_cleanup();
@@ -224,9 +235,10 @@ static void arm_faults(void)
 	memset(&sa, 0, sizeof(sa));
 	if (ss.ss_sp != MAP_FAILED && !sigaltstack(&ss, NULL))
 		sa.sa_flags = SA_ONSTACK;
-	sa.sa_handler = on_fault;
-	sa.sa_flags |= (int)SA_RESETHAND;
+	sa.sa_sigaction = on_fault;
+	sa.sa_flags |= (int)(SA_RESETHAND | SA_SIGINFO);
 	sigfillset(&sa.sa_mask);
+	fault.sa = sa;
 	for (i = 0; i < ARRAY_SIZE(fault_sigs); i++)
 		sigaction(fault_sigs[i], &sa, &fault.old[i]);
 }
@@ -234,6 +246,13 @@ static void arm_faults(void)
 void signals_fault_child(pid_t pid)
 {
 	fault.child = pid;
+}
+
+void signals_fault_mapped(int (*fn)(void *ctx, const void *addr), void *ctx)
+{
+	fault.mapped = NULL;
+	fault.mapped_ctx = ctx;
+	fault.mapped = fn;
 }
 
 void signals_fault_restore(void (*fn)(void))

@@ -16,8 +16,9 @@
  * BUILD_FULL is the one switch the code tests, a constant: in the boot build
  * the calls it guards are compiled out, so that nothing needs a file that is
  * not linked. The guards are in mode_of() (memtrace.c), the options
- * (core/options.c), --svg's picture (run/loop.c) and --prometheus' file
- * (modes/daemon.c).
+ * (core/options.c), --svg's picture (run/loop.c), --prometheus' file
+ * (modes/daemon.c) and a replay's files mapped rather than read
+ * (modes/replay.c: its speed at many CPUs is not what an image needs).
  */
 #ifdef MEMTRACE_BOOT
 #define BUILD_FULL	0

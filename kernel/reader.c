@@ -5,6 +5,8 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "lib/util.h"
@@ -94,6 +96,9 @@ void reader_free(struct reader *r)
 	for (i = 0; r->cpus && i < r->ncpus; i++) {
 		free(r->cpus[i].page);
 		free(r->cpus[i].q);
+		if (r->cpus[i].map)
+			munmap((void *)r->cpus[i].map, r->cpus[i].map_len);
+		r->cpus[i].map = NULL;
 	}
 	free(r->cpus);
 	free(r->next);
@@ -170,6 +175,7 @@ static int page_next(struct reader *r, struct reader_cpu *c)
 static bool next_page(struct reader *r, struct reader_cpu *c, bool final)
 {
 	struct rb_page_info info;
+	const uint8_t *page;
 	uint64_t t0;
 	ssize_t n;
 
@@ -203,7 +209,19 @@ static bool next_page(struct reader *r, struct reader_cpu *c, bool final)
 			return false;
 		}
 		t0 = r->live ? r->now() : 0;
-		n = r->read_fn(c->fd, c->page, r->subbuf);
+		if (c->map && c->off + r->subbuf > c->map_cut && c->map_cut < c->map_len) {
+			/* reader_map_fault(): the file is shorter than it was, from there on */
+			errno = EIO;
+			n = -1;
+		} else if (c->map) {
+			n = c->map_len - c->off < r->subbuf ? (ssize_t)(c->map_len - c->off) :
+							      (ssize_t)r->subbuf;
+			page = c->map + c->off;
+			c->off += (size_t)n;
+		} else {
+			page = c->page;
+			n = r->read_fn(c->fd, c->page, r->subbuf);
+		}
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -242,7 +260,7 @@ static bool next_page(struct reader *r, struct reader_cpu *c, bool final)
 			return false;
 		}
 		/* a sub-buffer saved whole or not at all: a part would shift every later one */
-		if (c->rec_fd >= 0 && write_whole(c->rec_fd, c->page, (size_t)n)) {
+		if (c->rec_fd >= 0 && write_whole(c->rec_fd, page, (size_t)n)) {
 			c->record_errors++;
 			c->last_errno = errno;
 			if (!c->record_err)
@@ -251,8 +269,8 @@ static bool next_page(struct reader *r, struct reader_cpu *c, bool final)
 		c->pages++;
 		c->bytes += (uint64_t)n;
 		if (!r->order_known)
-			take_order(r, c->page, (size_t)n);
-		if (rb_page_open(&c->cur, &r->layout, c->page, (size_t)n, &info)) {
+			take_order(r, page, (size_t)n);
+		if (rb_page_open(&c->cur, &r->layout, page, (size_t)n, &info)) {
 			c->corrupt_pages++;
 			continue;
 		}
@@ -290,6 +308,18 @@ static void fill_more(struct reader *r, struct reader_cpu *c, bool final)
 		}
 		if (c->eof || !next_page(r, c, final))
 			return;
+		/*
+		 * A mapped page is not walked before its CPU comes to the top of
+		 * the merge: its time stamp is a bound of its records. Walked now,
+		 * its lines would be fetched for records the merge may take only
+		 * when every other CPU's pages before them are taken (a
+		 * recording of many CPUs), and fetched again then.
+		 */
+		if (c->map) {
+			c->rec.ts = c->cur.ts;
+			c->lazy = c->have_rec = true;
+			return;
+		}
 	}
 }
 
@@ -618,6 +648,14 @@ static uint64_t run(struct reader *r, bool final, uint64_t max_events, bool idle
 			fill_todo(r, final);
 		if (!r->nnext)
 			break;
+		if (r->cpus[r->next[0].cpu].lazy) {
+			/* its page is walked now, and it goes where its first record says */
+			struct reader_cpu *c = &r->cpus[r->next[0].cpu];
+
+			c->lazy = c->have_rec = false;
+			r->taken = r->next[0].cpu;
+			continue;
+		}
 		wait = r->nbheap && hold_back(r, final, !idle);
 		best = &r->cpus[r->next[0].cpu];
 		/* a time stamp from the future (corrupt page) must not stall the merge */
@@ -703,6 +741,65 @@ bool reader_cpu_first_offline(struct reader *r, int i)
 
 	c->offline_said = true;
 	return first;
+}
+
+/* What reader_files() maps at most, all CPUs together: past it, files are read. */
+#define MAP_MAX_BYTES	(sizeof(void *) > 4 ? (1ull << 30) : (256ull << 20))
+
+void reader_files(struct reader *r)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	uint64_t mapped = 0;
+	int i;
+
+	if (page <= 0 || (page & (page - 1)))
+		return;
+	r->map_page = (uintptr_t)page;
+	for (i = 0; i < r->ncpus; i++) {
+		struct reader_cpu *c = &r->cpus[i];
+		struct stat st;
+		off_t off;
+		void *m;
+
+		if (c->fd < 0 || fstat(c->fd, &st) || !S_ISREG(st.st_mode) || st.st_size <= 0 ||
+		    (uint64_t)st.st_size > MAP_MAX_BYTES - mapped)
+			continue;
+		off = lseek(c->fd, 0, SEEK_CUR);
+		if (off < 0 || off >= st.st_size)
+			continue;
+		/* populated now: a fault a page costs more than the whole mapping does */
+		m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, c->fd, 0);
+		if (m == MAP_FAILED)
+			continue;
+		mapped += (uint64_t)st.st_size;
+		c->map_len = (size_t)st.st_size;
+		c->off = (size_t)off;
+		c->map_cut = c->map_len;
+		c->map = m;
+	}
+}
+
+int reader_map_fault(struct reader *r, const void *addr)
+{
+	const uint8_t *a = addr;
+	int i;
+
+	for (i = 0; r->cpus && i < r->ncpus; i++) {
+		struct reader_cpu *c = &r->cpus[i];
+		uintptr_t page, end;
+
+		if (!c->map || a < c->map || a >= c->map + c->map_len)
+			continue;
+		page = (uintptr_t)a & ~((uintptr_t)r->map_page - 1);
+		end = (uintptr_t)c->map + c->map_len;
+		if (mmap((void *)page, end - page, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
+			 -1, 0) == MAP_FAILED)
+			return 0;
+		if (page - (uintptr_t)c->map < c->map_cut)
+			c->map_cut = page - (uintptr_t)c->map;
+		return 1;
+	}
+	return 0;
 }
 
 uint64_t reader_lost(const struct reader *r)

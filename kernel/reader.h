@@ -52,6 +52,10 @@ struct reader_cpu {
 	struct rb_record rec;	/* next record of this CPU, when have_rec */
 	const struct reader_rec *held;	/* ... and its place in q */
 	bool have_rec;
+	bool lazy;		/* reader_files(): rec.ts is its page's time stamp, not walked yet */
+	const uint8_t *map;	/* reader_files(): its file, mapped (NULL: read) */
+	size_t map_len, off;	/* ... its length, where its next page is */
+	volatile size_t map_cut;/* ... where reader_map_fault() found it shorter (map_len: not) */
 	bool in_page;		/* cur iterates a page */
 	bool blocked;		/* live: read() said EAGAIN at time 'bound' */
 	bool caught_up;		/* live: the last page read was less than half full */
@@ -101,6 +105,7 @@ struct reader {
 	int ncpus;
 	struct reader_cpu *cpus;
 	bool live;		/* fds are non-blocking trace_pipe_raw */
+	uintptr_t map_page;	/* reader_files(): the page size */
 	bool mono;		/* trace clock is CLOCK_MONOTONIC: EAGAIN times bound a CPU */
 	uint64_t slack_ns;	/* margin for events still being committed */
 	reader_sink sink;
@@ -162,6 +167,26 @@ uint64_t reader_run(struct reader *r, bool final, uint64_t max_events);
  * Return: records consumed.
  */
 uint64_t reader_run_idle(struct reader *r, uint64_t t0, uint64_t max_events);
+
+/*
+ * reader_files() - the fds are a recording's files (replay), not tracefs:
+ * each is mapped (read-only, private) and its pages are walked where they are,
+ * without a read() or a copy, and only when the merge needs them (a page read
+ * long before its records are taken is out of the cache by then: the cost of
+ * an event grew with the CPUs). A file that cannot be mapped (not a regular
+ * file, empty, past what is mapped at most) is read as before.
+ */
+void reader_files(struct reader *r);
+
+/*
+ * reader_map_fault() - from the SIGBUS handler (async-signal-safe): @addr is
+ * in a mapped file that became shorter after reader_files() (truncated while
+ * it was replayed). The rest of that mapping is replaced by zero pages, so
+ * that the access that faulted reads zeros (a malformed record, counted), and
+ * what was left of the file counts as a read error (EIO), its CPU's end.
+ * Return: 1 if @addr was such a place (the faulting access may go on), else 0.
+ */
+int reader_map_fault(struct reader *r, const void *addr);
 
 /* Sum of lost events over CPUs: per CPU the larger of page-header and stats counts. */
 uint64_t reader_lost(const struct reader *r);

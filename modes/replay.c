@@ -11,11 +11,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/build.h"
 #include "kernel/format.h"
 #include "run/loop.h"
 #include "input/record.h"
 #include "output/reportto.h"
 #include "run/setup.h"
+#include "signals.h"
 #include "lib/util.h"
 
 /*
@@ -218,6 +220,12 @@ static int rec_cpus(struct run *r, int **ids)
 }
 
 /* The recording's layout, events, tables, seed and CPUs, read as live setup would make them. */
+/* signals_fault_mapped(): a recording's file cut short while it is mapped */
+static int replay_map_fault(void *ctx, const void *addr)
+{
+	return reader_map_fault(ctx, addr);
+}
+
 static int replay_setup_read(struct run *r)
 {
 	struct replay_state *rp = r->mode;
@@ -323,6 +331,11 @@ static int replay_setup_read(struct run *r)
 		return mt_fail(EXIT_RUNTIME, "out of memory");
 	r->reader_up = true;
 	r->rd.ahead = setup_ahead;
+	/* the files mapped, not read (the boot build reads them: its size matters more there) */
+	if (BUILD_FULL) {
+		reader_files(&r->rd);
+		signals_fault_mapped(replay_map_fault, &r->rd);
+	}
 	/* all of it, however many tasks the recorder had: a limit hit is an error */
 	len = read_rec_alloc(r, SEED_FILE, &seeds, SEED_MAX);
 	if (rp->refused || len == -EFBIG || len == -ENOMEM)

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include "testutil.h"
@@ -13,6 +14,7 @@
 #include "kernel/event.h"
 #include "kernel/format.h"
 #include "kernel/reader.h"
+#include "signals.h"
 #include "stats.h"
 
 /* event ids of the debian-6.1 fixture formats */
@@ -960,6 +962,7 @@ static uint64_t stats_overrun(const char *rel)
 	return v;
 }
 
+/* _i: 0 the files read, 1 mapped (reader_files(), as a replay does) */
 START_TEST(test_replay_debian61)
 {
 	static struct oracle o;
@@ -1023,6 +1026,10 @@ START_TEST(test_replay_debian61)
 	fds_open[nfds_open++] = fds[1];
 	R.cpus[0].stats_lost = stats_overrun(FX "/per_cpu/cpu0/stats");
 	R.cpus[1].stats_lost = stats_overrun(FX "/per_cpu/cpu1/stats");
+	if (_i) {
+		reader_files(&R);
+		ck_assert(R.cpus[0].map && R.cpus[1].map);
+	}
 
 	ck_assert_uint_eq(reader_run(&R, true, 0), o.entries);
 	ck_assert_uint_eq(R.records, o.entries);
@@ -1098,6 +1105,144 @@ START_TEST(test_replay_debian61)
 }
 END_TEST
 
+/*
+ * reader_files(): the same events in the same order, and the same counters,
+ * as the files read. CPU0's second page starts after all of CPU1's first page
+ * and before its second: walked when the merge comes to it, not before. A pipe
+ * stays read; a short page at a file's end and a corrupt page are met as read.
+ */
+static void files_run(bool mapped, struct sinkctx *out, struct reader *keep)
+{
+	struct pg c0[3], c1[2], c2[1];
+	int fds[3], ids[3] = { 0, 1, 2 }, fd;
+	uint64_t commit = 5000;
+
+	pg_init(&c0[0], 100);
+	pg_alloc(&c0[0], 100, 10, 1, 0);
+	pg_alloc(&c0[0], 150, 10, 2, 0);
+	pg_commit(&c0[0], 0);
+	pg_init(&c0[1], 260);
+	pg_free(&c0[1], 260, 10, 1, 0);
+	pg_alloc(&c0[1], 900, 10, 3, 2);
+	pg_commit(&c0[1], 0);
+	pg_init(&c0[2], 950);			/* commit size larger than the page */
+	pg_alloc(&c0[2], 950, 10, 9, 0);
+	memcpy(c0[2].b + 8, &commit, 8);
+	pg_init(&c1[0], 200);
+	pg_alloc(&c1[0], 200, 20, 4, 0);
+	pg_alloc(&c1[0], 250, 20, 5, 0);
+	pg_commit(&c1[0], 0);
+	pg_init(&c1[1], 300);
+	pg_free(&c1[1], 300, 20, 4, 0);
+	pg_alloc(&c1[1], 300, 20, 6, 0);	/* the same time as CPU2's: index order */
+	pg_commit(&c1[1], 0);
+	pg_init(&c2[0], 300);
+	pg_alloc(&c2[0], 300, 30, 7, 0);
+	pg_commit(&c2[0], 0);
+	fds[0] = file_of(c0, 3);
+	fd = fds[0];
+	ck_assert_int_eq(lseek(fd, 0, SEEK_END), 3 * SUBBUF);
+	ck_assert_int_eq(write(fd, "\x01\x02\x03", 3), 3);	/* less than a page header */
+	ck_assert_int_eq(lseek(fd, 0, SEEK_SET), 0);
+	fds[1] = file_of(c1, 2);
+	fds[2] = pipe_of(c2, 1);
+	memset(&K, 0, sizeof(K));
+	start(3, ids, fds, false, true);
+	if (mapped) {
+		reader_files(&R);
+		ck_assert(R.cpus[0].map && R.cpus[1].map && !R.cpus[2].map);
+	}
+	ck_assert_uint_eq(reader_run(&R, true, 0), 9);
+	*out = K;
+	*keep = R;
+	keep->cpus = NULL;	/* its counters only: R keeps its memory, for teardown() */
+}
+
+START_TEST(test_files_as_read)
+{
+	static struct sinkctx rd, mp;
+	static struct reader a, b;
+	static const uint64_t want_ts[] = { 100, 150, 200, 250, 260, 300, 300, 300, 900 };
+	static const uint32_t want_cpu[] = { 0, 0, 1, 1, 0, 1, 1, 2, 0 };
+	struct reader_cpu ca[3], cb[3];
+	uint32_t i;
+
+	files_run(false, &rd, &a);
+	memcpy(ca, R.cpus, sizeof(ca));
+	teardown();
+	files_run(true, &mp, &b);
+	memcpy(cb, R.cpus, sizeof(cb));
+
+	/* in time order (the oracle: the pages above), and the same both ways */
+	ck_assert_uint_eq(rd.n, 9);
+	ck_assert_uint_eq(mp.n, rd.n);
+	for (i = 0; i < rd.n; i++) {
+		ck_assert_uint_eq(rd.ev[i].ts, want_ts[i]);
+		ck_assert_uint_eq(rd.ev[i].cpu, want_cpu[i]);
+		ck_assert_mem_eq(&mp.ev[i], &rd.ev[i], sizeof(rd.ev[i]));
+	}
+	ck_assert_uint_eq(b.records, a.records);
+	ck_assert_uint_eq(b.decoded, a.decoded);
+	ck_assert_uint_eq(b.out_of_order, 0);
+	ck_assert_uint_eq(a.out_of_order, 0);
+	for (i = 0; i < 3; i++) {
+		ck_assert_uint_eq(cb[i].pages, ca[i].pages);
+		ck_assert_uint_eq(cb[i].bytes, ca[i].bytes);
+		ck_assert_uint_eq(cb[i].corrupt_pages, ca[i].corrupt_pages);
+		ck_assert_uint_eq(cb[i].read_errors, 0);
+		ck_assert(cb[i].eof && ca[i].eof);
+	}
+	ck_assert_uint_eq(ca[0].pages, 4);
+	ck_assert_uint_eq(ca[0].corrupt_pages, 2);	/* the commit size, the short end */
+	ck_assert_uint_eq(ca[0].bytes, 3 * SUBBUF + 3);
+}
+END_TEST
+
+static int cut_fault(void *ctx, const void *addr)
+{
+	return reader_map_fault(ctx, addr);
+}
+
+/*
+ * A mapped file truncated under the replay: the page that is gone reads as
+ * zeros through memtrace's own SIGBUS handler (signals_setup()), the rest of
+ * the file is a read error (EIO), and what came before it is all delivered.
+ */
+START_TEST(test_files_cut_short)
+{
+	struct pg c0[3];
+	struct signals sg;
+	int fds[1], ids[1] = { 0 }, i;
+
+	for (i = 0; i < 3; i++) {
+		pg_init(&c0[i], 100 * (uint64_t)(i + 1));
+		pg_alloc(&c0[i], 100 * (uint64_t)(i + 1), 10, (uint64_t)i + 1, 0);
+		pg_alloc(&c0[i], 100 * (uint64_t)(i + 1) + 50, 10, (uint64_t)i + 11, 0);
+		pg_commit(&c0[i], 0);
+	}
+	fds[0] = file_of(c0, 3);
+	start(1, ids, fds, false, true);
+	reader_files(&R);
+	ck_assert(R.cpus[0].map != NULL);
+	ck_assert_int_eq(signals_setup(&sg, &signals_default), 0);
+	signals_fault_mapped(cut_fault, &R);
+	/* the first two pages stay; the third is gone after the mapping was made */
+	ck_assert_int_eq(ftruncate(fds[0], 2 * SUBBUF), 0);
+
+	reader_run(&R, true, 0);
+	signals_fault_mapped(NULL, NULL);
+	ck_assert_uint_eq(K.n, 4);
+	for (i = 0; i < 4; i++)
+		ck_assert_uint_eq(K.ev[i].ts, 100 * (uint64_t)(i / 2 + 1) + 50 * (uint64_t)(i % 2));
+	ck_assert_uint_eq(R.cpus[0].map_cut, 2 * SUBBUF);
+	ck_assert_uint_eq(R.cpus[0].read_errors, 1);
+	ck_assert_int_eq(R.cpus[0].last_errno, EIO);
+	ck_assert(R.cpus[0].eof);
+	signals_close(&sg);
+	sigprocmask(SIG_SETMASK, &sg.orig, NULL);
+}
+END_TEST
+
 Suite *suite_reader(void)
 {
 	Suite *s = suite_create("reader");
@@ -1129,7 +1274,9 @@ Suite *suite_reader(void)
 
 	tc = tcase_create("replay");
 	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_add_test(tc, test_replay_debian61);
+	tcase_add_loop_test(tc, test_replay_debian61, 0, 2);
+	tcase_add_test(tc, test_files_as_read);
+	tcase_add_test(tc, test_files_cut_short);
 	suite_add_tcase(s, tc);
 	return s;
 }
