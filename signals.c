@@ -85,7 +85,7 @@ static struct {
 	bool armed;
 	pid_t child;			/* a command memtrace runs: it goes on without memtrace */
 	void (*restore)(void);		/* the terminal's (ui/term.c), while it is raw */
-	int (*mapped)(void *ctx, const void *addr);	/* signals_fault_mapped() */
+	int (*mapped)(void *ctx);			/* signals_fault_mapped() */
 	void *mapped_ctx;
 	struct sigaction sa;				/* ours, armed again after a mapped fault */
 	struct sigaction old[ARRAY_SIZE(fault_sigs)];	/* restored before dying */
@@ -182,7 +182,7 @@ static void on_fault(int sig, siginfo_t *si, void *uc)
 	(void)uc;
 	/* a mapped file that became shorter: the access goes on, on zeros (and is counted) */
 	if (sig == SIGBUS && si && si->si_code == BUS_ADRERR && fault.mapped &&
-	    fault.mapped(fault.mapped_ctx, si->si_addr)) {
+	    fault.mapped(fault.mapped_ctx)) {
 		sigaction(SIGBUS, &fault.sa, NULL);	/* SA_RESETHAND took it */
 		errno = saved;
 		return;
@@ -248,9 +248,8 @@ void signals_fault_child(pid_t pid)
 	fault.child = pid;
 }
 
-void signals_fault_mapped(int (*fn)(void *ctx, const void *addr), void *ctx)
+void signals_fault_mapped(int (*fn)(void *ctx), void *ctx)
 {
-	fault.mapped = NULL;
 	fault.mapped_ctx = ctx;
 	fault.mapped = fn;
 }

@@ -154,13 +154,13 @@ void signals_fault_child(pid_t pid);
 void signals_fault_restore(void (*fn)(void));
 
 /*
- * What a SIGBUS handler asks first: @fn(@ctx, the address) is 1 when the
- * address is in a mapped file that became shorter and @fn made it readable
- * (reader_map_fault(): a replay's recording truncated under it): the access
- * goes on. Else the fault is one (NULL: none registered). @fn must be
- * async-signal-safe.
+ * What the SIGBUS handler asks first, for a fault on a mapped file's page
+ * (BUS_ADRERR): @fn(@ctx) is 1 when a mapped file became shorter and @fn made
+ * the rest readable (reader_map_fault(): a replay's recording truncated under
+ * it); the access goes on. Else the fault is one (NULL: none registered). @fn
+ * must be async-signal-safe.
  */
-void signals_fault_mapped(int (*fn)(void *ctx, const void *addr), void *ctx);
+void signals_fault_mapped(int (*fn)(void *ctx), void *ctx);
 
 /* In the child that becomes a command: the caller's mask and SIGPIPE back. */
 void signals_restore_for_exec(const struct signals *sg);

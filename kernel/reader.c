@@ -178,6 +178,7 @@ static bool next_page(struct reader *r, struct reader_cpu *c, bool final)
 	const uint8_t *page;
 	uint64_t t0;
 	ssize_t n;
+	int bad;
 
 	for (;;) {
 		if (c->fd < 0) {
@@ -209,11 +210,7 @@ static bool next_page(struct reader *r, struct reader_cpu *c, bool final)
 			return false;
 		}
 		t0 = r->live ? r->now() : 0;
-		if (c->map && c->off + r->subbuf > c->map_cut && c->map_cut < c->map_len) {
-			/* reader_map_fault(): the file is shorter than it was, from there on */
-			errno = EIO;
-			n = -1;
-		} else if (c->map) {
+		if (c->map) {
 			n = c->map_len - c->off < r->subbuf ? (ssize_t)(c->map_len - c->off) :
 							      (ssize_t)r->subbuf;
 			page = c->map + c->off;
@@ -266,11 +263,23 @@ static bool next_page(struct reader *r, struct reader_cpu *c, bool final)
 			if (!c->record_err)
 				c->record_err = errno;
 		}
-		c->pages++;
-		c->bytes += (uint64_t)n;
 		if (!r->order_known)
 			take_order(r, page, (size_t)n);
-		if (rb_page_open(&c->cur, &r->layout, page, (size_t)n, &info)) {
+		bad = rb_page_open(&c->cur, &r->layout, page, (size_t)n, &info);
+		/*
+		 * The page's header is read: a mapped file cut short under it has
+		 * faulted by now (reader_map_fault()). A page that is not all there
+		 * any more is a read error and the CPU's end, not a page.
+		 */
+		if (c->map && c->off > c->map_cut) {
+			c->read_errors++;
+			c->last_errno = EIO;
+			c->eof = true;
+			return false;
+		}
+		c->pages++;
+		c->bytes += (uint64_t)n;
+		if (bad) {
 			c->corrupt_pages++;
 			continue;
 		}
@@ -309,16 +318,24 @@ static void fill_more(struct reader *r, struct reader_cpu *c, bool final)
 		if (c->eof || !next_page(r, c, final))
 			return;
 		/*
-		 * A mapped page is not walked before its CPU comes to the top of
-		 * the merge: its time stamp is a bound of its records. Walked now,
-		 * its lines would be fetched for records the merge may take only
-		 * when every other CPU's pages before them are taken (a
-		 * recording of many CPUs), and fetched again then.
+		 * A mapped page is walked only when its CPU comes to the top of
+		 * the merge: until then its first record's time stamp (read on a
+		 * copy of the cursor, from the page's first line) keeps its place,
+		 * the key the walk would give it. Walked now, its lines would be
+		 * fetched for records the merge may take only after every other
+		 * CPU's pages before them (a recording of many CPUs), and be out
+		 * of the cache by then. A page without a first record (empty, or
+		 * corrupt there) is walked now, as a read one is.
 		 */
 		if (c->map) {
-			c->rec.ts = c->cur.ts;
-			c->lazy = c->have_rec = true;
-			return;
+			struct rb_cursor first = c->cur;
+			struct rb_record rec;
+
+			if (rb_next(&first, &rec) == RB_RECORD) {
+				c->rec.ts = rec.ts;
+				c->lazy = c->have_rec = true;
+				return;
+			}
 		}
 	}
 }
@@ -752,7 +769,7 @@ void reader_files(struct reader *r)
 	uint64_t mapped = 0;
 	int i;
 
-	if (page <= 0 || (page & (page - 1)))
+	if (r->live || page <= 0 || (page & (page - 1)))
 		return;
 	r->map_page = (uintptr_t)page;
 	for (i = 0; i < r->ncpus; i++) {
@@ -779,27 +796,30 @@ void reader_files(struct reader *r)
 	}
 }
 
-int reader_map_fault(struct reader *r, const void *addr)
+int reader_map_fault(struct reader *r)
 {
-	const uint8_t *a = addr;
-	int i;
+	int i, fixed = 0;
 
 	for (i = 0; r->cpus && i < r->ncpus; i++) {
 		struct reader_cpu *c = &r->cpus[i];
-		uintptr_t page, end;
+		uintptr_t from;
+		struct stat st;
+		size_t len;
 
-		if (!c->map || a < c->map || a >= c->map + c->map_len)
+		if (!c->map || fstat(c->fd, &st) || st.st_size < 0 ||
+		    (uint64_t)st.st_size >= c->map_cut)
 			continue;
-		page = (uintptr_t)a & ~((uintptr_t)r->map_page - 1);
-		end = (uintptr_t)c->map + c->map_len;
-		if (mmap((void *)page, end - page, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
-			 -1, 0) == MAP_FAILED)
-			return 0;
-		if (page - (uintptr_t)c->map < c->map_cut)
-			c->map_cut = page - (uintptr_t)c->map;
-		return 1;
+		len = (size_t)st.st_size;
+		/* the file's last page reads on (zeros past its end); from the next one on, zeros */
+		from = ((uintptr_t)c->map + len + r->map_page - 1) & ~(r->map_page - 1);
+		if (from < (uintptr_t)c->map + c->map_len &&
+		    mmap((void *)from, (uintptr_t)c->map + c->map_len - from, PROT_READ,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) == MAP_FAILED)
+			continue;
+		c->map_cut = len;
+		fixed = 1;
 	}
-	return 0;
+	return fixed;
 }
 
 uint64_t reader_lost(const struct reader *r)

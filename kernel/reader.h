@@ -55,7 +55,7 @@ struct reader_cpu {
 	bool lazy;		/* reader_files(): rec.ts is its page's time stamp, not walked yet */
 	const uint8_t *map;	/* reader_files(): its file, mapped (NULL: read) */
 	size_t map_len, off;	/* ... its length, where its next page is */
-	volatile size_t map_cut;/* ... where reader_map_fault() found it shorter (map_len: not) */
+	volatile size_t map_cut;/* ... where reader_map_fault() found it ends now (map_len: not cut) */
 	bool in_page;		/* cur iterates a page */
 	bool blocked;		/* live: read() said EAGAIN at time 'bound' */
 	bool caught_up;		/* live: the last page read was less than half full */
@@ -179,14 +179,17 @@ uint64_t reader_run_idle(struct reader *r, uint64_t t0, uint64_t max_events);
 void reader_files(struct reader *r);
 
 /*
- * reader_map_fault() - from the SIGBUS handler (async-signal-safe): @addr is
- * in a mapped file that became shorter after reader_files() (truncated while
- * it was replayed). The rest of that mapping is replaced by zero pages, so
- * that the access that faulted reads zeros (a malformed record, counted), and
- * what was left of the file counts as a read error (EIO), its CPU's end.
- * Return: 1 if @addr was such a place (the faulting access may go on), else 0.
+ * reader_map_fault() - from the SIGBUS handler (async-signal-safe): a mapped
+ * file may have become shorter after reader_files() (truncated while it is
+ * replayed). Each that did is mapped over with zero pages from its new end's
+ * page on, so that the access that faulted reads zeros (a record or page
+ * found malformed, or empty), and the pages from its new end on are a read
+ * error (EIO) and its CPU's end. The fault's address is not asked (qemu-user
+ * reports it wrong); the files' sizes are.
+ * Return: 1 if a file was found cut short (the faulting access may go on),
+ * else 0 (a fault of another kind).
  */
-int reader_map_fault(struct reader *r, const void *addr);
+int reader_map_fault(struct reader *r);
 
 /* Sum of lost events over CPUs: per CPU the larger of page-header and stats counts. */
 uint64_t reader_lost(const struct reader *r);

@@ -221,9 +221,9 @@ static int rec_cpus(struct run *r, int **ids)
 
 /* The recording's layout, events, tables, seed and CPUs, read as live setup would make them. */
 /* signals_fault_mapped(): a recording's file cut short while it is mapped */
-static int replay_map_fault(void *ctx, const void *addr)
+static int replay_map_fault(void *ctx)
 {
-	return reader_map_fault(ctx, addr);
+	return reader_map_fault(ctx);
 }
 
 static int replay_setup_read(struct run *r)

@@ -1107,21 +1107,53 @@ END_TEST
 
 /*
  * reader_files(): the same events in the same order, and the same counters,
- * as the files read. CPU0's second page starts after all of CPU1's first page
- * and before its second: walked when the merge comes to it, not before. A pipe
- * stays read; a short page at a file's end and a corrupt page are met as read.
+ * as the files read. CPU0's second page starts after all of CPU1's first page:
+ * mapped, it is walked when the merge comes to it (after 250 is delivered),
+ * read, as soon as the page before is done (after 150). Its first record is
+ * an absolute time stamp older than its header's, and CPU1's second page is
+ * empty with a header far in the future: neither time keeps a CPU's place, its
+ * first record's does, as when read. A pipe stays read; a short page at a
+ * file's end and a corrupt page are met as read.
  */
+static struct {
+	uint64_t ts[64];
+	uint32_t at[64];	/* events delivered when it was walked */
+	uint32_t n;
+} W;
+
+static void walk_log(void *ctx, const struct mt_event *ev)
+{
+	ck_assert_ptr_eq(ctx, &K);
+	ck_assert_uint_lt(W.n, 64);
+	W.ts[W.n] = ev->ts;
+	W.at[W.n++] = K.n;
+}
+
+static uint32_t walked_at(uint64_t ts)
+{
+	uint32_t i;
+
+	for (i = 0; i < W.n; i++)
+		if (W.ts[i] == ts)
+			return W.at[i];
+	ck_abort_msg("%llu never walked", (unsigned long long)ts);
+	return 0;
+}
+
 static void files_run(bool mapped, struct sinkctx *out, struct reader *keep)
 {
-	struct pg c0[3], c1[2], c2[1];
+	struct pg c0[3], c1[3], c2[1];
 	int fds[3], ids[3] = { 0, 1, 2 }, fd;
-	uint64_t commit = 5000;
+	uint64_t commit = 5000, abs = 260;
 
 	pg_init(&c0[0], 100);
 	pg_alloc(&c0[0], 100, 10, 1, 0);
 	pg_alloc(&c0[0], 150, 10, 2, 0);
 	pg_commit(&c0[0], 0);
-	pg_init(&c0[1], 260);
+	pg_init(&c0[1], 5000);			/* its first record: an absolute 260 */
+	pg_put32(&c0[1], pg_hdr(31, (uint32_t)(abs & ((1u << 27) - 1))));
+	pg_put32(&c0[1], (uint32_t)(abs >> 27));
+	c0[1].ts = abs;
 	pg_free(&c0[1], 260, 10, 1, 0);
 	pg_alloc(&c0[1], 900, 10, 3, 2);
 	pg_commit(&c0[1], 0);
@@ -1132,10 +1164,12 @@ static void files_run(bool mapped, struct sinkctx *out, struct reader *keep)
 	pg_alloc(&c1[0], 200, 20, 4, 0);
 	pg_alloc(&c1[0], 250, 20, 5, 0);
 	pg_commit(&c1[0], 0);
-	pg_init(&c1[1], 300);
-	pg_free(&c1[1], 300, 20, 4, 0);
-	pg_alloc(&c1[1], 300, 20, 6, 0);	/* the same time as CPU2's: index order */
+	pg_init(&c1[1], 1000000000000ull);	/* empty, far in the future */
 	pg_commit(&c1[1], 0);
+	pg_init(&c1[2], 300);
+	pg_free(&c1[2], 300, 20, 4, 0);
+	pg_alloc(&c1[2], 300, 20, 6, 0);	/* the same time as CPU2's: index order */
+	pg_commit(&c1[2], 0);
 	pg_init(&c2[0], 300);
 	pg_alloc(&c2[0], 300, 30, 7, 0);
 	pg_commit(&c2[0], 0);
@@ -1144,10 +1178,12 @@ static void files_run(bool mapped, struct sinkctx *out, struct reader *keep)
 	ck_assert_int_eq(lseek(fd, 0, SEEK_END), 3 * SUBBUF);
 	ck_assert_int_eq(write(fd, "\x01\x02\x03", 3), 3);	/* less than a page header */
 	ck_assert_int_eq(lseek(fd, 0, SEEK_SET), 0);
-	fds[1] = file_of(c1, 2);
+	fds[1] = file_of(c1, 3);
 	fds[2] = pipe_of(c2, 1);
 	memset(&K, 0, sizeof(K));
+	memset(&W, 0, sizeof(W));
 	start(3, ids, fds, false, true);
+	R.ahead = walk_log;
 	if (mapped) {
 		reader_files(&R);
 		ck_assert(R.cpus[0].map && R.cpus[1].map && !R.cpus[2].map);
@@ -1169,9 +1205,14 @@ START_TEST(test_files_as_read)
 
 	files_run(false, &rd, &a);
 	memcpy(ca, R.cpus, sizeof(ca));
+	ck_assert_uint_eq(walked_at(260), 2);	/* read: when 150, the page before, went out */
+	ck_assert_uint_eq(walked_at(200), 0);	/* ... and every CPU's first page at the start */
 	teardown();
 	files_run(true, &mp, &b);
 	memcpy(cb, R.cpus, sizeof(cb));
+	ck_assert_uint_eq(walked_at(260), 4);	/* mapped: when its turn came, after 250 */
+	ck_assert_uint_eq(walked_at(100), 0);
+	ck_assert_uint_eq(walked_at(200), 2);	/* ... a first page too */
 
 	/* in time order (the oracle: the pages above), and the same both ways */
 	ck_assert_uint_eq(rd.n, 9);
@@ -1189,52 +1230,138 @@ START_TEST(test_files_as_read)
 		ck_assert_uint_eq(cb[i].pages, ca[i].pages);
 		ck_assert_uint_eq(cb[i].bytes, ca[i].bytes);
 		ck_assert_uint_eq(cb[i].corrupt_pages, ca[i].corrupt_pages);
+		ck_assert_uint_eq(cb[i].corrupt_records, ca[i].corrupt_records);
 		ck_assert_uint_eq(cb[i].read_errors, 0);
 		ck_assert(cb[i].eof && ca[i].eof);
 	}
 	ck_assert_uint_eq(ca[0].pages, 4);
 	ck_assert_uint_eq(ca[0].corrupt_pages, 2);	/* the commit size, the short end */
 	ck_assert_uint_eq(ca[0].bytes, 3 * SUBBUF + 3);
+	ck_assert_uint_eq(ca[1].pages, 3);
 }
 END_TEST
 
-static int cut_fault(void *ctx, const void *addr)
+static int cut_fault(void *ctx)
 {
-	return reader_map_fault(ctx, addr);
+	return reader_map_fault(ctx);
+}
+
+/* A CPU's file of @n pages, page k holding one allocation at @base + 10 k. */
+static int cut_file(int n, uint64_t base)
+{
+	struct pg *p = calloc((size_t)n, sizeof(*p));
+	int i, fd;
+
+	ck_assert_ptr_nonnull(p);
+	for (i = 0; i < n; i++) {
+		pg_init(&p[i], base + 10 * (uint64_t)i);
+		pg_alloc(&p[i], base + 10 * (uint64_t)i, 10, (uint64_t)i + 1, 0);
+		pg_commit(&p[i], 0);
+	}
+	fd = file_of(p, n);
+	free(p);
+	return fd;
+}
+
+/* test_files_cut_short: the second file is cut once the first one's cut was met */
+static int cut_second = -1;
+static off_t cut_second_at;
+
+static void cut_second_sink(void *ctx, const struct mt_event *ev)
+{
+	sink(ctx, ev);
+	if (cut_second >= 0 && R.cpus[0].map_cut < R.cpus[0].map_len) {
+		ck_assert_int_eq(ftruncate(cut_second, cut_second_at), 0);
+		cut_second = -1;
+	}
 }
 
 /*
- * A mapped file truncated under the replay: the page that is gone reads as
- * zeros through memtrace's own SIGBUS handler (signals_setup()), the rest of
- * the file is a read error (EIO), and what came before it is all delivered.
+ * Mapped files truncated under the replay, to whole pages of this machine's:
+ * what is gone reads as zeros through memtrace's own SIGBUS handler
+ * (signals_setup()); the second file is cut after the first fault, so that its
+ * own fault needs the handler armed again. What follows a cut is a read error
+ * (EIO) and that CPU's end, not a page; what came before it is all delivered,
+ * in order.
  */
 START_TEST(test_files_cut_short)
 {
-	struct pg c0[3];
+	long psz = sysconf(_SC_PAGESIZE);
+	int per = psz > SUBBUF ? (int)(psz / SUBBUF) : 1;
+	int fds[2], ids[2] = { 0, 1 }, i;
 	struct signals sg;
-	int fds[1], ids[1] = { 0 }, i;
 
-	for (i = 0; i < 3; i++) {
-		pg_init(&c0[i], 100 * (uint64_t)(i + 1));
-		pg_alloc(&c0[i], 100 * (uint64_t)(i + 1), 10, (uint64_t)i + 1, 0);
-		pg_alloc(&c0[i], 100 * (uint64_t)(i + 1) + 50, 10, (uint64_t)i + 11, 0);
-		pg_commit(&c0[i], 0);
-	}
-	fds[0] = file_of(c0, 3);
-	start(1, ids, fds, false, true);
+	fds[0] = cut_file(3 * per, 1000);
+	fds[1] = cut_file(3 * per, 1005);
+	start(2, ids, fds, false, true);
+	R.sink = cut_second_sink;
 	reader_files(&R);
-	ck_assert(R.cpus[0].map != NULL);
+	ck_assert(R.cpus[0].map && R.cpus[1].map);
 	ck_assert_int_eq(signals_setup(&sg, &signals_default), 0);
 	signals_fault_mapped(cut_fault, &R);
-	/* the first two pages stay; the third is gone after the mapping was made */
-	ck_assert_int_eq(ftruncate(fds[0], 2 * SUBBUF), 0);
+	ck_assert_int_eq(ftruncate(fds[0], (off_t)per * SUBBUF), 0);
+	cut_second = fds[1];
+	cut_second_at = 2 * (off_t)per * SUBBUF;
 
 	reader_run(&R, true, 0);
 	signals_fault_mapped(NULL, NULL);
-	ck_assert_uint_eq(K.n, 4);
-	for (i = 0; i < 4; i++)
-		ck_assert_uint_eq(K.ev[i].ts, 100 * (uint64_t)(i / 2 + 1) + 50 * (uint64_t)(i % 2));
-	ck_assert_uint_eq(R.cpus[0].map_cut, 2 * SUBBUF);
+	ck_assert_int_eq(cut_second, -1);
+	ck_assert_uint_eq(K.n, 3 * (uint32_t)per);
+	for (i = 1; i < (int)K.n; i++)
+		ck_assert_uint_lt(K.ev[i - 1].ts, K.ev[i].ts);
+	for (i = 0; i < 2; i++) {
+		ck_assert_uint_eq(R.cpus[i].map_cut, (size_t)(i + 1) * (size_t)per * SUBBUF);
+		ck_assert_uint_eq(R.cpus[i].pages, (uint64_t)(i + 1) * (uint64_t)per);
+		ck_assert_uint_eq(R.cpus[i].read_errors, 1);
+		ck_assert_int_eq(R.cpus[i].last_errno, EIO);
+		ck_assert(R.cpus[i].eof);
+	}
+	signals_close(&sg);
+	sigprocmask(SIG_SETMASK, &sg.orig, NULL);
+}
+END_TEST
+
+/* The file cut to nothing while its first page is walked (by the sink, at the 3rd event). */
+static int cut_fd = -1;
+
+static void cut_sink(void *ctx, const struct mt_event *ev)
+{
+	sink(ctx, ev);
+	if (K.n == 3 && cut_fd >= 0) {
+		ck_assert_int_eq(ftruncate(cut_fd, 0), 0);
+		cut_fd = -1;
+	}
+}
+
+START_TEST(test_files_cut_while_walked)
+{
+	struct pg p[2];
+	struct signals sg;
+	int fds[1], ids[1] = { 0 }, i, j;
+
+	for (i = 0; i < 2; i++) {
+		pg_init(&p[i], 1000 * (uint64_t)(i + 1));
+		for (j = 0; j < 40; j++)
+			pg_alloc(&p[i], 1000 * (uint64_t)(i + 1) + (uint64_t)j, 10,
+				 (uint64_t)(100 * i + j), 0);
+		pg_commit(&p[i], 0);
+	}
+	fds[0] = file_of(p, 2);
+	start(1, ids, fds, false, true);
+	R.sink = cut_sink;
+	reader_files(&R);
+	ck_assert_int_eq(signals_setup(&sg, &signals_default), 0);
+	signals_fault_mapped(cut_fault, &R);
+	cut_fd = fds[0];
+
+	reader_run(&R, true, 0);
+	signals_fault_mapped(NULL, NULL);
+	/* what was walked before the cut goes out; the rest of the page is zeros, no event */
+	ck_assert_uint_ge(K.n, 3);
+	ck_assert_uint_lt(K.n, 40);
+	for (i = 0; i < (int)K.n; i++)
+		ck_assert_uint_eq(K.ev[i].ts, 1000 + (uint64_t)i);
+	ck_assert_uint_eq(R.cpus[0].map_cut, 0);
 	ck_assert_uint_eq(R.cpus[0].read_errors, 1);
 	ck_assert_int_eq(R.cpus[0].last_errno, EIO);
 	ck_assert(R.cpus[0].eof);
@@ -1277,6 +1404,7 @@ Suite *suite_reader(void)
 	tcase_add_loop_test(tc, test_replay_debian61, 0, 2);
 	tcase_add_test(tc, test_files_as_read);
 	tcase_add_test(tc, test_files_cut_short);
+	tcase_add_test(tc, test_files_cut_while_walked);
 	suite_add_tcase(s, tc);
 	return s;
 }
