@@ -52,7 +52,7 @@ struct reader_cpu {
 	struct rb_record rec;	/* next record of this CPU, when have_rec */
 	const struct reader_rec *held;	/* ... and its place in q */
 	bool have_rec;
-	bool lazy;		/* reader_files(): rec.ts is its page's time stamp, not walked yet */
+	bool lazy;		/* reader_files(): rec.ts is its page's first record's, not walked yet */
 	const uint8_t *map;	/* reader_files(): its file, mapped (NULL: read) */
 	size_t map_len, off;	/* ... its length, where its next page is */
 	volatile size_t map_cut;/* ... where reader_map_fault() found it ends now (map_len: not cut) */

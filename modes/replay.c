@@ -219,13 +219,13 @@ static int rec_cpus(struct run *r, int **ids)
 	return n;
 }
 
-/* The recording's layout, events, tables, seed and CPUs, read as live setup would make them. */
 /* signals_fault_mapped(): a recording's file cut short while it is mapped */
 static int replay_map_fault(void *ctx)
 {
 	return reader_map_fault(ctx);
 }
 
+/* The recording's layout, events, tables, seed and CPUs, read as live setup would make them. */
 static int replay_setup_read(struct run *r)
 {
 	struct replay_state *rp = r->mode;
