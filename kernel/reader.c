@@ -66,6 +66,28 @@ int reader_init(struct reader *r, const struct rb_layout *l, const struct mt_dec
 	r->todo = r->bheap + ncpus + 1;
 	r->asked = r->todo + ncpus + 1;
 	r->ncpus = ncpus;
+	/*
+	 * The CPUs' sub-buffers and queues, each in one block: live, faulted in
+	 * now, not in the loop; a replay's are touched when used (a mapped file's
+	 * CPU never reads into its sub-buffer: at 256 CPUs, 1 MiB and 256 page
+	 * faults saved)
+	 */
+	if ((size_t)ncpus > SIZE_MAX / r->subbuf ||
+	    (size_t)ncpus > SIZE_MAX / (READER_QUEUE * sizeof(*r->queues))) {
+		reader_free(r);		/* a recording's header_page says the size */
+		return -ENOMEM;
+	}
+	r->pages = malloc((size_t)ncpus * r->subbuf);
+	r->queues = aligned_alloc(_Alignof(struct reader_rec),
+				  (size_t)ncpus * READER_QUEUE * sizeof(*r->queues));
+	if (!r->pages || !r->queues) {
+		reader_free(r);
+		return -ENOMEM;
+	}
+	if (live) {
+		memset(r->pages, 0, (size_t)ncpus * r->subbuf);
+		memset(r->queues, 0, (size_t)ncpus * READER_QUEUE * sizeof(*r->queues));
+	}
 	for (i = 0; i < ncpus; i++) {
 		struct reader_cpu *c = &r->cpus[i];
 
@@ -75,15 +97,8 @@ int reader_init(struct reader *r, const struct rb_layout *l, const struct mt_dec
 		c->bpos = -1;
 		c->offline = live && c->fd < 0;
 		c->was_offline = c->offline;
-		c->page = malloc(r->subbuf);
-		c->q = aligned_alloc(_Alignof(struct reader_rec), READER_QUEUE * sizeof(*c->q));
-		if (!c->page || !c->q) {
-			reader_free(r);
-			return -ENOMEM;
-		}
-		/* fault them in now, not in the loop */
-		memset(c->page, 0, r->subbuf);
-		memset(c->q, 0, READER_QUEUE * sizeof(*c->q));
+		c->page = r->pages + (size_t)i * r->subbuf;
+		c->q = r->queues + (size_t)i * READER_QUEUE;
 		todo_add(r, i);			/* every CPU is read at the first call */
 	}
 	return 0;
@@ -94,15 +109,17 @@ void reader_free(struct reader *r)
 	int i;
 
 	for (i = 0; r->cpus && i < r->ncpus; i++) {
-		free(r->cpus[i].page);
-		free(r->cpus[i].q);
 		if (r->cpus[i].map)
 			munmap((void *)r->cpus[i].map, r->cpus[i].map_len);
 		r->cpus[i].map = NULL;
 	}
+	free(r->pages);
+	free(r->queues);
 	free(r->cpus);
 	free(r->next);
 	free(r->bheap);
+	r->pages = NULL;
+	r->queues = NULL;
 	r->cpus = NULL;
 	r->next = NULL;
 	r->bheap = r->todo = r->asked = NULL;

@@ -39,11 +39,11 @@ struct reader_cpu {
 	int cpu;		/* cpu number */
 	int fd;			/* trace_pipe_raw (live) or a recorded file (replay) */
 	int rec_fd;		/* record mode: raw pages are copied here; -1 if not */
-	uint8_t *page;		/* one sub-buffer, allocated and touched at start */
+	uint8_t *page;		/* one sub-buffer (of reader.pages) */
 	struct rb_cursor cur;
 	/*
-	 * The page's records walked ahead (READER_QUEUE, allocated with the
-	 * page): q[qhead] is the next, qn of them; qend what the cursor said
+	 * The page's records walked ahead (READER_QUEUE, of reader.queues):
+	 * q[qhead] is the next, qn of them; qend what the cursor said
 	 * after the last (RB_END or RB_CORRUPT; RB_RECORD: it has more).
 	 */
 	struct reader_rec *q;
@@ -104,6 +104,8 @@ struct reader {
 	const struct mt_decoder *dec;
 	int ncpus;
 	struct reader_cpu *cpus;
+	uint8_t *pages;		/* the CPUs' sub-buffers, one block (live: touched at start) */
+	struct reader_rec *queues;	/* ... their queues, READER_QUEUE each */
 	bool live;		/* fds are non-blocking trace_pipe_raw */
 	uintptr_t map_page;	/* reader_files(): the page size */
 	bool mono;		/* trace clock is CLOCK_MONOTONIC: EAGAIN times bound a CPU */
