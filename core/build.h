@@ -18,7 +18,9 @@
  * not linked. The guards are in mode_of() (memtrace.c), the options
  * (core/options.c), --svg's picture (run/loop.c), --prometheus' file
  * (modes/daemon.c) and a replay's files mapped rather than read
- * (modes/replay.c: its speed at many CPUs is not what an image needs).
+ * (modes/replay.c: its speed at many CPUs is not what an image needs), and
+ * open_beneath()'s one openat2() (lib/util.c, below this header: it reads
+ * MEMTRACE_BOOT itself).
  */
 #ifdef MEMTRACE_BOOT
 #define BUILD_FULL	0

@@ -174,6 +174,8 @@ int open_regular(const char *path, int flags, mode_t mode);
  * Return: the fd, or -errno.
  */
 int open_beneath(int dfd, const char *rel, int flags, mode_t mode);
+/* open_beneath() walks the path a component at a time, without openat2() (tests) */
+extern bool util_no_openat2;
 
 /*
  * fs_special() - whether @fd is on a filesystem whose files are live kernel
