@@ -83,10 +83,11 @@ int reader_init(struct reader *r, const struct rb_layout *l, const struct mt_dec
 		reader_free(r);		/* a recording's header_page says the size */
 		return -ENOMEM;
 	}
+	r->qfree = malloc((size_t)ncpus * sizeof(*r->qfree));
 	r->pages = malloc((size_t)ncpus * (r->subbuf + READER_PAGE_PAD));
 	r->queues = aligned_alloc(_Alignof(struct reader_rec),
 				  (size_t)ncpus * READER_QUEUE * sizeof(*r->queues));
-	if (!r->pages || !r->queues) {
+	if (!r->qfree || !r->pages || !r->queues) {
 		reader_free(r);
 		return -ENOMEM;
 	}
@@ -119,13 +120,16 @@ void reader_free(struct reader *r)
 			munmap((void *)r->cpus[i].map, r->cpus[i].map_len);
 		r->cpus[i].map = NULL;
 	}
+	free(r->qfree);
 	free(r->pages);
 	free(r->queues);
 	free(r->cpus);
 	free(r->next);
 	free(r->bheap);
+	r->qfree = NULL;
 	r->pages = NULL;
 	r->queues = NULL;
+	r->nqfree = 0;
 	r->cpus = NULL;
 	r->next = NULL;
 	r->bheap = r->todo = r->asked = NULL;
@@ -326,8 +330,11 @@ static void fill_more(struct reader *r, struct reader_cpu *c, bool final)
 {
 	for (;;) {
 		if (c->in_page) {
-			int res = page_next(r, c);
+			int res;
 
+			if (!c->q)
+				c->q = r->qfree[--r->nqfree];
+			res = page_next(r, c);
 			if (res == RB_RECORD) {
 				c->have_rec = true;
 				return;
@@ -337,6 +344,11 @@ static void fill_more(struct reader *r, struct reader_cpu *c, bool final)
 				continue;
 			}
 			c->in_page = false;
+			if (c->map) {
+				/* its held record is out: the queue goes back, the next page takes one */
+				r->qfree[r->nqfree++] = c->q;
+				c->q = NULL;
+			}
 		}
 		if (c->eof || !next_page(r, c, final))
 			return;
@@ -812,6 +824,8 @@ void reader_files(struct reader *r)
 		if (m == MAP_FAILED)
 			continue;
 		mapped += (uint64_t)st.st_size;
+		r->qfree[r->nqfree++] = c->q;
+		c->q = NULL;
 		c->map_len = (size_t)st.st_size;
 		c->off = (size_t)off;
 		c->map_cut = c->map_len;

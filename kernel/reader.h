@@ -46,7 +46,7 @@ struct reader_cpu {
 	 * q[qhead] is the next, qn of them; qend what the cursor said
 	 * after the last (RB_END or RB_CORRUPT; RB_RECORD: it has more).
 	 */
-	struct reader_rec *q;
+	struct reader_rec *q;	/* NULL: a mapped CPU between pages (reader.qfree) */
 	uint32_t qhead, qn;
 	int qend;
 	struct rb_record rec;	/* next record of this CPU, when have_rec */
@@ -106,6 +106,14 @@ struct reader {
 	struct reader_cpu *cpus;
 	uint8_t *pages;		/* the CPUs' sub-buffers, one block (live: touched at start) */
 	struct reader_rec *queues;	/* ... their queues, READER_QUEUE each */
+	/*
+	 * reader_files(): a mapped CPU has a queue only while a page of its is
+	 * walked, taken from here and given back at the page's end, the last
+	 * given the first taken: the few CPUs whose pages are walked at a time
+	 * write to queues still in the cache (of 256, each written once a page)
+	 */
+	struct reader_rec **qfree;
+	int nqfree;
 	bool live;		/* fds are non-blocking trace_pipe_raw */
 	uintptr_t map_page;	/* reader_files(): the page size */
 	bool mono;		/* trace clock is CLOCK_MONOTONIC: EAGAIN times bound a CPU */

@@ -1118,26 +1118,41 @@ END_TEST
 static struct {
 	uint64_t ts[64];
 	uint32_t at[64];	/* events delivered when it was walked */
+	size_t q[64];		/* the queue it was walked into (of R.queues) */
 	uint32_t n;
 } W;
 
 static void walk_log(void *ctx, const struct mt_event *ev)
 {
+	size_t off = (size_t)((const char *)ev - (const char *)R.queues);
+
 	ck_assert_ptr_eq(ctx, &K);
 	ck_assert_uint_lt(W.n, 64);
+	ck_assert_uint_lt(off, (size_t)R.ncpus * READER_QUEUE * sizeof(struct reader_rec));
 	W.ts[W.n] = ev->ts;
+	W.q[W.n] = off / (READER_QUEUE * sizeof(struct reader_rec));
 	W.at[W.n++] = K.n;
 }
 
-static uint32_t walked_at(uint64_t ts)
+static uint32_t walked(uint64_t ts)
 {
 	uint32_t i;
 
 	for (i = 0; i < W.n; i++)
 		if (W.ts[i] == ts)
-			return W.at[i];
+			return i;
 	ck_abort_msg("%llu never walked", (unsigned long long)ts);
 	return 0;
+}
+
+static uint32_t walked_at(uint64_t ts)
+{
+	return W.at[walked(ts)];
+}
+
+static size_t walked_into(uint64_t ts)
+{
+	return W.q[walked(ts)];
 }
 
 static void files_run(bool mapped, struct sinkctx *out, struct reader *keep)
@@ -1207,12 +1222,26 @@ START_TEST(test_files_as_read)
 	memcpy(ca, R.cpus, sizeof(ca));
 	ck_assert_uint_eq(walked_at(260), 2);	/* read: when 150, the page before, went out */
 	ck_assert_uint_eq(walked_at(200), 0);	/* ... and every CPU's first page at the start */
+	ck_assert_uint_eq(walked_into(100), 0);	/* ... each CPU into its own queue */
+	ck_assert_uint_eq(walked_into(200), 1);
 	teardown();
 	files_run(true, &mp, &b);
 	memcpy(cb, R.cpus, sizeof(cb));
 	ck_assert_uint_eq(walked_at(260), 4);	/* mapped: when its turn came, after 250 */
 	ck_assert_uint_eq(walked_at(100), 0);
 	ck_assert_uint_eq(walked_at(200), 2);	/* ... a first page too */
+	/*
+	 * ... into the queue the page walked before it gave back (CPU 1's, the
+	 * last the mapping gave), whichever CPU's; the pipe's CPU keeps its own;
+	 * at the end every mapped CPU's queue is back
+	 */
+	ck_assert_uint_eq(walked_into(100), 1);
+	ck_assert_uint_eq(walked_into(200), 1);
+	ck_assert_uint_eq(walked_into(260), 1);
+	ck_assert_uint_eq(walked_into(900), 1);
+	ck_assert_int_eq(R.nqfree, 2);
+	ck_assert_ptr_null(R.cpus[0].q);
+	ck_assert_ptr_eq(R.cpus[2].q, R.queues + 2 * READER_QUEUE);
 
 	/* in time order (the oracle: the pages above), and the same both ways */
 	ck_assert_uint_eq(rd.n, 9);
