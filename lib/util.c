@@ -391,7 +391,7 @@ static int sub_dir(int dfd, const char *name, bool create)
 bool util_no_openat2;
 
 #ifndef SYS_openat2
-#define SYS_openat2 437		/* the same number on every architecture */
+#define SYS_openat2 437		/* x86, arm, arm64, s390x (not mips, alpha: the walk) */
 #endif
 /* lib/ is below core/build.h: the boot build's switch, read here as the compiler has it */
 #ifdef MEMTRACE_BOOT
@@ -424,55 +424,78 @@ static int rel_names(const char *rel)
 }
 
 /*
- * A regular file below @dfd in one openat2() (Linux 5.6): no symlink followed
- * (RESOLVE_NO_SYMLINKS: ELOOP), nothing outside @dfd. The walk below takes a
- * call or two a component (a replay of 256 CPUs opens 256 files this way).
- * Only where the walk would give the same: not for O_CREAT, O_DIRECTORY or a
- * path that fstatat() does not find a regular file (a device is not even
- * opened; the walk says its exact error). -ENOSYS: not here, or not allowed
- * (then the walk).
+ * The directories of @rel (its first @len bytes) below @dfd in one openat2()
+ * (Linux 5.6): no symlink followed (RESOLVE_NO_SYMLINKS: ELOOP), nothing
+ * outside @dfd; as the walk below opens them a component at a time, two calls
+ * each (a replay of 256 CPUs opens 256 files two directories down). The last
+ * component is then opened as the walk opens it. -ENOSYS: not in the boot
+ * build, not this kernel's (qemu-user's either), or refused by a sandbox: the
+ * walk, from then on.
  */
-static int open_at2(int dfd, const char *rel, int flags)
+static int dirs_at2(int dfd, const char *rel, size_t len)
 {
 	/* struct open_how and RESOLVE_* (linux/openat2.h), spelled out: libc headers only */
 	struct {
 		uint64_t flags, mode, resolve;
 	} how = {
-		.flags = (uint64_t)(unsigned)(flags | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC),
+		/* no O_NOFOLLOW: a symlink as the last directory is ELOOP, not ENOTDIR */
+		.flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC,
 		.resolve = 0x04 /* RESOLVE_NO_SYMLINKS */ | 0x08 /* RESOLVE_BENEATH */,
 	};
-	struct stat st;
+	char dirs[PATH_MAX];
 	long fd;
 
-	/* not in the boot build (core/build.h: an image replays few CPUs; 4 KiB of its file) */
-	if (MEMTRACE_BOOT_BUILD || util_no_openat2 || (flags & (O_CREAT | O_DIRECTORY)) ||
-	    fstatat(dfd, rel, &st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(st.st_mode))
+	if (MEMTRACE_BOOT_BUILD || util_no_openat2 || len >= sizeof(dirs))
 		return -ENOSYS;
-	fd = syscall(SYS_openat2, dfd, rel, &how, sizeof(how));
+	memcpy(dirs, rel, len);
+	dirs[len] = '\0';
+	fd = syscall(SYS_openat2, dfd, dirs, &how, sizeof(how));
 	if (fd >= 0)
-		return regular_fd((int)fd, flags);
-	/* not this kernel's, or a sandbox's refusal: the walk; else the path's own error */
+		return (int)fd;
 	if (errno == ENOSYS || errno == EPERM || errno == E2BIG || errno == EINVAL) {
-		util_no_openat2 = errno == ENOSYS;
+		util_no_openat2 = true;
 		return -ENOSYS;
 	}
 	return -errno;
 }
 
+/* The last component of a path, in the directory @cur: as open_beneath() says. */
+static int open_last(int cur, const char *name, int flags, mode_t mode)
+{
+	struct stat st;
+	int fd;
+
+	if (flags & O_DIRECTORY)
+		return sub_dir(cur, name, flags & O_CREAT);
+	/* a device is not even opened (an open may do something) */
+	if (!fstatat(cur, name, &st, AT_SYMLINK_NOFOLLOW) && !S_ISREG(st.st_mode))
+		return S_ISLNK(st.st_mode) ? -ELOOP : -EINVAL;
+	fd = openat(cur, name, (flags & ~O_TRUNC) | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, mode);
+	return fd < 0 ? -errno : regular_fd(fd, flags);
+}
+
 int open_beneath(int dfd, const char *rel, int flags, mode_t mode)
 {
+	const char *last = strrchr(rel, '/');
 	char name[NAME_MAX + 1];
 	const char *p = rel, *slash;
-	bool create = flags & O_CREAT;
-	struct stat st;
 	int cur = dfd, fd;
 
 	fd = rel_names(rel);
 	if (fd < 0)
 		return fd;
-	fd = open_at2(dfd, rel, flags);
-	if (fd != -ENOSYS)
-		return fd;
+	/* the directories on the way at once, unless some may have to be made */
+	if (last && !(flags & O_CREAT)) {
+		cur = dirs_at2(dfd, rel, (size_t)(last - rel));
+		if (cur >= 0) {
+			fd = open_last(cur, last + 1, flags, mode);
+			close(cur);
+			return fd;
+		}
+		if (cur != -ENOSYS)
+			return cur;
+		cur = dfd;
+	}
 	for (;;) {
 		size_t n;
 
@@ -480,27 +503,14 @@ int open_beneath(int dfd, const char *rel, int flags, mode_t mode)
 		n = slash ? (size_t)(slash - p) : strlen(p);	/* a name (rel_names()) */
 		memcpy(name, p, n);
 		name[n] = '\0';
-		if (slash || (flags & O_DIRECTORY)) {
-			fd = sub_dir(cur, name, create);
-		} else if (!fstatat(cur, name, &st, AT_SYMLINK_NOFOLLOW) && !S_ISREG(st.st_mode)) {
-			/* a device is not even opened (an open may do something) */
-			fd = S_ISLNK(st.st_mode) ? -ELOOP : -EINVAL;
-		} else {
-			fd = openat(cur, name, (flags & ~O_TRUNC) | O_NOFOLLOW | O_NONBLOCK |
-				    O_CLOEXEC, mode);
-			fd = fd < 0 ? -errno : regular_fd(fd, flags);
-		}
+		fd = slash ? sub_dir(cur, name, flags & O_CREAT) : open_last(cur, name, flags, mode);
 		if (cur != dfd)
 			close(cur);
-		cur = dfd;
 		if (fd < 0 || !slash)
-			break;
+			return fd;
 		cur = fd;
 		p = slash + 1;
 	}
-	if (cur != dfd)
-		close(cur);
-	return fd;
 }
 
 bool fs_special(int fd)
