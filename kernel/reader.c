@@ -83,7 +83,7 @@ int reader_init(struct reader *r, const struct rb_layout *l, const struct mt_dec
 		reader_free(r);		/* a recording's header_page says the size */
 		return -ENOMEM;
 	}
-	r->qfree = malloc((size_t)ncpus * sizeof(*r->qfree));
+	r->qfree = malloc((size_t)ncpus * sizeof(struct reader_rec *));
 	r->pages = malloc((size_t)ncpus * (r->subbuf + READER_PAGE_PAD));
 	r->queues = aligned_alloc(_Alignof(struct reader_rec),
 				  (size_t)ncpus * READER_QUEUE * sizeof(*r->queues));
