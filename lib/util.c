@@ -388,7 +388,13 @@ static int sub_dir(int dfd, const char *name, bool create)
 	return fd;
 }
 
-bool util_no_openat2;
+/* openat2() is not to be asked again: not this kernel's, or refused (or a test's walk) */
+static bool no_openat2;
+
+void open_beneath_walk(bool walk)
+{
+	no_openat2 = walk;
+}
 
 #ifndef SYS_openat2
 #define SYS_openat2 437		/* x86, arm, arm64, s390x (not mips, alpha: the walk) */
@@ -428,9 +434,10 @@ static int rel_names(const char *rel)
  * (Linux 5.6): no symlink followed (RESOLVE_NO_SYMLINKS: ELOOP), nothing
  * outside @dfd; as the walk below opens them a component at a time, two calls
  * each (a replay of 256 CPUs opens 256 files two directories down). The last
- * component is then opened as the walk opens it. -ENOSYS: not in the boot
- * build, not this kernel's (qemu-user's either), or refused by a sandbox: the
- * walk, from then on.
+ * component is then opened as the walk opens it. -ENOSYS: the walk; from
+ * then on where openat2() is not this kernel's (qemu-user's either) or a
+ * sandbox refuses it (and in the boot build); for this path only where the
+ * refusal was of it (an EPERM or EINVAL that "." does not get).
  */
 static int dirs_at2(int dfd, const char *rel, size_t len)
 {
@@ -445,15 +452,24 @@ static int dirs_at2(int dfd, const char *rel, size_t len)
 	char dirs[PATH_MAX];
 	long fd;
 
-	if (MEMTRACE_BOOT_BUILD || util_no_openat2 || len >= sizeof(dirs))
+	if (MEMTRACE_BOOT_BUILD || no_openat2 || len >= sizeof(dirs))
 		return -ENOSYS;
 	memcpy(dirs, rel, len);
 	dirs[len] = '\0';
 	fd = syscall(SYS_openat2, dfd, dirs, &how, sizeof(how));
 	if (fd >= 0)
 		return (int)fd;
-	if (errno == ENOSYS || errno == EPERM || errno == E2BIG || errno == EINVAL) {
-		util_no_openat2 = true;
+	if (errno == ENOSYS || errno == E2BIG) {
+		no_openat2 = true;
+		return -ENOSYS;
+	}
+	if (errno == EPERM || errno == EINVAL) {
+		/* a sandbox's refusal of the call, or of this path only (fanotify, FUSE)? */
+		fd = syscall(SYS_openat2, dfd, ".", &how, sizeof(how));
+		if (fd >= 0)
+			close((int)fd);
+		else
+			no_openat2 = true;
 		return -ENOSYS;
 	}
 	return -errno;

@@ -170,12 +170,14 @@ int open_regular(const char *path, int flags, mode_t mode);
  * open_beneath() - open_regular() of @rel below the directory @dfd, where no
  * component may be a symlink (ELOOP) nor "." or ".." (EINVAL). With O_CREAT
  * the missing directories on the way are made (0755); with O_DIRECTORY @rel
- * is a directory (made with O_CREAT) and the fd is of it.
+ * is a directory (made with O_CREAT) and the fd is of it. The directories on
+ * the way are opened in one openat2() where the kernel has it (Linux 5.6), and
+ * need then only be searched, as for open(); else each is opened to be read.
  * Return: the fd, or -errno.
  */
 int open_beneath(int dfd, const char *rel, int flags, mode_t mode);
 /* open_beneath() walks the path a component at a time, without openat2() (tests) */
-extern bool util_no_openat2;
+void open_beneath_walk(bool walk);
 
 /*
  * fs_special() - whether @fd is on a filesystem whose files are live kernel
