@@ -39,6 +39,7 @@ int reader_init(struct reader *r, const struct rb_layout *l, const struct mt_dec
 		int ncpus, const int *cpu_ids, const int *fds, bool live, bool mono,
 		reader_sink sink, void *ctx)
 {
+	size_t pages_len, queues_len;
 	int i;
 
 	memset(r, 0, sizeof(*r));
@@ -83,17 +84,18 @@ int reader_init(struct reader *r, const struct rb_layout *l, const struct mt_dec
 		reader_free(r);		/* a recording's header_page says the size */
 		return -ENOMEM;
 	}
+	pages_len = (size_t)ncpus * (r->subbuf + READER_PAGE_PAD);
+	queues_len = (size_t)ncpus * READER_QUEUE * sizeof(*r->queues);
 	r->qfree = malloc((size_t)ncpus * sizeof(struct reader_rec *));
-	r->pages = malloc((size_t)ncpus * (r->subbuf + READER_PAGE_PAD));
-	r->queues = aligned_alloc(_Alignof(struct reader_rec),
-				  (size_t)ncpus * READER_QUEUE * sizeof(*r->queues));
+	r->pages = malloc(pages_len);
+	r->queues = aligned_alloc(_Alignof(struct reader_rec), queues_len);
 	if (!r->qfree || !r->pages || !r->queues) {
 		reader_free(r);
 		return -ENOMEM;
 	}
 	if (live) {
-		memset(r->pages, 0, (size_t)ncpus * (r->subbuf + READER_PAGE_PAD));
-		memset(r->queues, 0, (size_t)ncpus * READER_QUEUE * sizeof(*r->queues));
+		memset(r->pages, 0, pages_len);
+		memset(r->queues, 0, queues_len);
 	}
 	for (i = 0; i < ncpus; i++) {
 		struct reader_cpu *c = &r->cpus[i];
