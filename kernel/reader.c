@@ -3,6 +3,7 @@
 #include "kernel/reader.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -55,7 +56,7 @@ int reader_init(struct reader *r, const struct rb_layout *l, const struct mt_dec
 	r->read_fn = read;
 	r->taken = -1;
 	r->cpus = calloc((size_t)ncpus, sizeof(*r->cpus));
-	r->next = calloc((size_t)ncpus + 1, sizeof(*r->next));
+	r->next = calloc(((size_t)ncpus + 1) * 2, sizeof(*r->next));
 	r->bheap = calloc((size_t)ncpus * 3 + 3, sizeof(*r->bheap));
 	if (!r->cpus || !r->next || !r->bheap) {
 		free(r->cpus);
@@ -66,6 +67,8 @@ int reader_init(struct reader *r, const struct rb_layout *l, const struct mt_dec
 		r->bheap = NULL;
 		return -ENOMEM;
 	}
+	r->lazies = r->next + ncpus + 1;
+	r->lazies[0] = (struct reader_next){ UINT64_MAX, INT_MAX };
 	r->todo = r->bheap + ncpus + 1;
 	r->asked = r->todo + ncpus + 1;
 	r->ncpus = ncpus;
@@ -133,9 +136,9 @@ void reader_free(struct reader *r)
 	r->queues = NULL;
 	r->nqfree = 0;
 	r->cpus = NULL;
-	r->next = NULL;
+	r->next = r->lazies = NULL;
 	r->bheap = r->todo = r->asked = NULL;
-	r->ncpus = r->nnext = r->nbheap = r->ntodo = 0;
+	r->ncpus = r->nnext = r->nlazies = r->nbheap = r->ntodo = 0;
 }
 
 /*
@@ -418,24 +421,28 @@ static void deliver(struct reader *r, struct reader_cpu *c, bool future)
 }
 
 /*
- * The merge keeps two binary min-heaps. The CPUs holding a next record, by
+ * The merge keeps three binary min-heaps. The CPUs holding a next record, by
  * (time stamp, index), with the key kept in the heap (compact, no pointer
  * chasing), so that equal time stamps go out in index order whichever CPU was
- * read first. The blocked CPUs without a record, by (bound, index), whose top
- * is the first one the hold-back must ask; a CPU knows its place there (bpos)
- * to leave it when poll says it is ready. An event costs O(log CPUs), not a
- * scan of every CPU.
+ * read first. The lazy CPUs of a mapped replay, whose pages are not walked yet,
+ * by their first records' (time stamp, index), apart: the next record is the
+ * first of the two tops. In one heap, at 256 CPUs the 255 waiting pages made
+ * every sift of the few CPUs walked at a time a level deeper (bench/scale.sh's
+ * storm, dealt: 62 instructions a sift against 31 at 2 CPUs, 0.4 million sifts).
+ * The blocked CPUs without a record, by (bound, index), whose top is the first
+ * one the hold-back must ask; a CPU knows its place there (bpos) to leave it
+ * when poll says it is ready. An event costs O(log CPUs), not a scan of every
+ * CPU.
  */
 static bool next_before(const struct reader_next *a, const struct reader_next *b)
 {
 	return a->ts < b->ts || (a->ts == b->ts && a->cpu < b->cpu);
 }
 
-/* The top's key changed (or a new entry is at @k = the end): sift it to its place. */
-static void next_sift_down(struct reader *r, int k)
+/* The key at @k of heap @h of @n changed to a later one: sift it to its place. */
+static void heap_sift_down(struct reader_next *h, int n, int k)
 {
-	struct reader_next *h = r->next, e = h[k];
-	int n = r->nnext;
+	struct reader_next e = h[k];
 
 	for (;;) {
 		int child = 2 * k + 1;
@@ -453,22 +460,23 @@ static void next_sift_down(struct reader *r, int k)
 }
 
 /*
- * The top's new key is still before both its children (or it has none): it
- * stays, without the sift's call. A storm is one CPU's records one after the
- * other; with few CPUs holding records, nearly every event ends here.
+ * The top's new key is still before both its children (or it has none), and
+ * before the first lazy CPU's: it stays, and is the next record, without the
+ * sift's call. A storm is one CPU's records one after the other; with few
+ * CPUs holding records, nearly every event ends here.
  */
 static inline bool top_stays(const struct reader *r)
 {
 	const struct reader_next *h = r->next;
 
 	return (r->nnext < 2 || next_before(&h[0], &h[1])) &&
-	       (r->nnext < 3 || next_before(&h[0], &h[2]));
+	       (r->nnext < 3 || next_before(&h[0], &h[2])) &&
+	       next_before(&h[0], &r->lazies[0]);
 }
 
-static void next_push(struct reader *r, int i)
+static void heap_push(struct reader_next *h, int *n, struct reader_next e)
 {
-	struct reader_next *h = r->next, e = { r->cpus[i].rec.ts, i };
-	int k = r->nnext++;
+	int k = (*n)++;
 
 	while (k > 0 && next_before(&e, &h[(k - 1) / 2])) {
 		h[k] = h[(k - 1) / 2];
@@ -477,13 +485,34 @@ static void next_push(struct reader *r, int i)
 	h[k] = e;
 }
 
-static void next_pop(struct reader *r)
+static void heap_pop(struct reader_next *h, int *n)
 {
-	r->nnext--;
-	if (r->nnext) {
-		r->next[0] = r->next[r->nnext];
-		next_sift_down(r, 0);
+	(*n)--;
+	if (*n) {
+		h[0] = h[*n];
+		heap_sift_down(h, *n, 0);
 	}
+}
+
+/* A CPU that holds a record into its heap: a lazy one's page is not walked yet. */
+static void next_push(struct reader *r, int i)
+{
+	struct reader_next e = { r->cpus[i].rec.ts, i };
+
+	if (r->cpus[i].lazy)
+		heap_push(r->lazies, &r->nlazies, e);
+	else
+		heap_push(r->next, &r->nnext, e);
+}
+
+/*
+ * A lazy CPU's first record is before the next record of the walked ones (there
+ * is one): its page is walked first. An empty heap of lazy CPUs keeps at its
+ * top a key that is before none, so that this is one comparison an event.
+ */
+static inline bool lazy_first(const struct reader *r)
+{
+	return next_before(&r->lazies[0], &r->next[0]);
 }
 
 static bool bound_before(const struct reader *r, int a, int b)
@@ -584,27 +613,31 @@ static void fill_todo(struct reader *r, bool final)
 /*
  * The CPU whose record went out last stays at the top of the heap until its
  * next record is known (one sift instead of a pop and a push; nothing else
- * touches that heap in between): its next record, or out of the heap.
+ * touches that heap in between): its next record, or out of the heap (to the
+ * lazy ones when its next page waits). True: its next record stays at the top
+ * and is the next of all (top_stays()), which run() then asks nothing more.
  */
-static void refill_taken(struct reader *r, bool final)
+static bool refill_taken(struct reader *r, bool final)
 {
 	int i = r->taken;
 	struct reader_cpu *c;
 
 	if (i < 0)
-		return;
+		return false;
 	r->taken = -1;
 	c = &r->cpus[i];
 	if (!c->have_rec && !c->eof)
 		fill(r, c, final);
-	if (c->have_rec) {
+	if (c->have_rec && !c->lazy) {
 		r->next[0].ts = c->rec.ts;
-		if (!top_stays(r))
-			next_sift_down(r, 0);
-		return;
+		if (top_stays(r))
+			return true;
+		heap_sift_down(r->next, r->nnext, 0);
+		return false;
 	}
-	next_pop(r);
+	heap_pop(r->next, &r->nnext);
 	place(r, i);
+	return false;
 }
 
 /* A CPU found empty in an earlier call may have data by now: every CPU is read again. */
@@ -687,6 +720,20 @@ static bool hold_back(struct reader *r, bool final, bool ask)
 	return wait;
 }
 
+/* The first lazy CPU's page is walked now, and the CPU goes where its first record says. */
+static void lazy_walk(struct reader *r, bool final)
+{
+	int i = r->lazies[0].cpu;
+	struct reader_cpu *c = &r->cpus[i];
+
+	heap_pop(r->lazies, &r->nlazies);
+	if (!r->nlazies)
+		r->lazies[0] = (struct reader_next){ UINT64_MAX, INT_MAX };
+	c->lazy = c->have_rec = false;
+	fill(r, c, final);
+	place(r, i);
+}
+
 static uint64_t run(struct reader *r, bool final, uint64_t max_events, bool idle)
 {
 	uint64_t done = 0;
@@ -695,22 +742,32 @@ static uint64_t run(struct reader *r, bool final, uint64_t max_events, bool idle
 		sweep(r);
 	while (!max_events || done < max_events) {
 		struct reader_cpu *best;
-		bool wait, future = false;
+		bool wait, first, future = false;
 
-		refill_taken(r, final);
-		if (r->ntodo)
+		first = refill_taken(r, final);
+		if (r->ntodo) {
 			fill_todo(r, final);
-		if (!r->nnext)
-			break;
-		if (r->cpus[r->next[0].cpu].lazy) {
-			/* its page is walked now, and it goes where its first record says */
-			struct reader_cpu *c = &r->cpus[r->next[0].cpu];
-
-			c->lazy = c->have_rec = false;
-			r->taken = r->next[0].cpu;
-			continue;
+			first = false;
 		}
-		wait = r->nbheap && hold_back(r, final, !idle);
+		if (!first) {
+			if (!r->nnext) {
+				if (!r->nlazies)
+					break;
+				lazy_walk(r, final);
+				continue;
+			}
+			if (lazy_first(r)) {
+				lazy_walk(r, final);
+				continue;
+			}
+		}
+		if (r->nbheap) {
+			wait = hold_back(r, final, !idle);
+			if (r->nlazies && lazy_first(r))
+				continue;	/* one it read is lazy and first */
+		} else {
+			wait = false;
+		}
 		best = &r->cpus[r->next[0].cpu];
 		/* a time stamp from the future (corrupt page) must not stall the merge */
 		if (wait && best->rec.ts > r->now() + 1000000000ull) {

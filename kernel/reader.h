@@ -127,13 +127,16 @@ struct reader {
 	bool stop;		/* the sink asks reader_run() to return after this event */
 	/*
 	 * The merge: the CPUs holding a next record, a min-heap by (time stamp,
-	 * index); the blocked CPUs without one, a min-heap by (bound, index);
+	 * index), the lazy ones apart (the two: one allocation; an empty heap of
+	 * lazy CPUs has a key at its top that is before none); the blocked CPUs
+	 * without one, a min-heap by (bound, index);
 	 * the CPUs to read before the next choice; scratch for one choice's
 	 * hold-back (the last three: one allocation).
 	 */
 	struct reader_next *next;
+	struct reader_next *lazies;
 	int *bheap, *todo, *asked;
-	int nnext, nbheap, ntodo;
+	int nnext, nlazies, nbheap, ntodo;
 	int taken;		/* delivered, still at its place in the heap; -1: none */
 	/* counters */
 	uint64_t records;
