@@ -761,13 +761,8 @@ static uint64_t run(struct reader *r, bool final, uint64_t max_events, bool idle
 				continue;
 			}
 		}
-		if (r->nbheap) {
-			wait = hold_back(r, final, !idle);
-			if (r->nlazies && lazy_first(r))
-				continue;	/* one it read is lazy and first */
-		} else {
-			wait = false;
-		}
+		/* live only (blocked CPUs), where no CPU is lazy: the top stays first */
+		wait = r->nbheap && hold_back(r, final, !idle);
 		best = &r->cpus[r->next[0].cpu];
 		/* a time stamp from the future (corrupt page) must not stall the merge */
 		if (wait && best->rec.ts > r->now() + 1000000000ull) {

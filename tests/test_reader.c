@@ -1270,6 +1270,65 @@ START_TEST(test_files_as_read)
 }
 END_TEST
 
+/*
+ * Mapped, the pages wait as lazy CPUs, apart from the walked ones: the next
+ * record is the first of both, ties in index order. CPU1's first page (15)
+ * comes between two records of CPU0 while CPU0 is the only CPU walked (its
+ * record must not stay first by its own heap alone); at 60, CPU1's second page
+ * waits (lazy) between CPU0 (walked, before it) and CPU2 (walked, after it).
+ * _i: 1 one event a call (the CPU taken last kept across calls).
+ */
+START_TEST(test_files_lazy_order)
+{
+	static const uint64_t want_ts[] = { 10, 15, 20, 25, 30, 60, 60, 60, 70 };
+	static const uint32_t want_cpu[] = { 0, 1, 0, 2, 0, 0, 1, 2, 1 };
+	struct pg c0[1], c1[2], c2[1];
+	int fds[3], ids[3] = { 0, 1, 2 };
+	uint64_t n = 0, got;
+	uint32_t i;
+
+	pg_init(&c0[0], 10);
+	pg_alloc(&c0[0], 10, 10, 1, 0);
+	pg_alloc(&c0[0], 20, 10, 2, 0);
+	pg_alloc(&c0[0], 30, 10, 3, 0);
+	pg_alloc(&c0[0], 60, 10, 4, 0);
+	pg_commit(&c0[0], 0);
+	pg_init(&c1[0], 15);
+	pg_alloc(&c1[0], 15, 20, 5, 0);
+	pg_commit(&c1[0], 0);
+	pg_init(&c1[1], 60);
+	pg_alloc(&c1[1], 60, 20, 6, 0);
+	pg_alloc(&c1[1], 70, 20, 7, 0);
+	pg_commit(&c1[1], 0);
+	pg_init(&c2[0], 25);
+	pg_alloc(&c2[0], 25, 30, 8, 0);
+	pg_alloc(&c2[0], 60, 30, 9, 0);
+	pg_commit(&c2[0], 0);
+	fds[0] = file_of(c0, 1);
+	fds[1] = file_of(c1, 2);
+	fds[2] = file_of(c2, 1);
+	start(3, ids, fds, false, true);
+	reader_files(&R);
+	ck_assert(R.cpus[0].map && R.cpus[1].map && R.cpus[2].map);
+	if (_i) {
+		while ((got = reader_run(&R, true, 1)))
+			n += got;
+	} else {
+		n = reader_run(&R, true, 0);
+	}
+	ck_assert_uint_eq(n, 9);
+	ck_assert_uint_eq(K.n, 9);
+	for (i = 0; i < K.n; i++)
+		ck_assert_msg(K.ev[i].ts == want_ts[i] && K.ev[i].cpu == want_cpu[i],
+			      "event %u: cpu %u ts %llu, want cpu %u ts %llu", i, K.ev[i].cpu,
+			      (unsigned long long)K.ev[i].ts, want_cpu[i],
+			      (unsigned long long)want_ts[i]);
+	ck_assert_uint_eq(R.out_of_order, 0);
+	ck_assert_int_eq(R.nnext, 0);
+	ck_assert_int_eq(R.nlazies, 0);
+}
+END_TEST
+
 static int cut_fault(void *ctx)
 {
 	return reader_map_fault(ctx);
@@ -1432,6 +1491,7 @@ Suite *suite_reader(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_loop_test(tc, test_replay_debian61, 0, 2);
 	tcase_add_test(tc, test_files_as_read);
+	tcase_add_loop_test(tc, test_files_lazy_order, 0, 2);
 	tcase_add_test(tc, test_files_cut_short);
 	tcase_add_test(tc, test_files_cut_while_walked);
 	suite_add_tcase(s, tc);
