@@ -164,7 +164,7 @@ $(B)/tests/swaporder: tests/swaporder.c $(LIB_OBJS)
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(CPPFLAGS) -I. $(CFLAGS) -o $@ $< $(LIB_OBJS) $(LDLIBS)
 
-$(B)/bench/churn $(B)/bench/rusage: $(B)/%: %.c
+$(B)/bench/churn $(B)/bench/rusage $(B)/bench/turns: $(B)/%: %.c
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $<
 

@@ -18,6 +18,9 @@
 #           the largest count's cost per event over the smallest's: the median of each
 #           round's own ratio (and its quartiles), the ratios of the best and of the medians,
 #           and of the instructions;
+#   apart:  build/bench/turns: the kernel's cost of the N files alone (open, map with
+#           MAP_POPULATE, unmap, close), and the smallest deal's first file walked in order
+#           and in turns over as many parts as the largest count: the same bytes both ways;
 #   live:   build/bench/mergelive, the reader in live mode over the same files, woken as the
 #           poll loop would be (see there): CPU time / events, best of 5, reads / events.
 # Root for the recording (its own instance); prints figures, asserts nothing. SCALE_KEEP=1
@@ -29,7 +32,7 @@ MB=${1:-1024}
 BEFORE=${BEFORE-133354a}
 NS=${SCALE_CPUS:-2 8 64 256}
 ROUNDS=${SCALE_ROUNDS:-9}
-make -s memtrace build/tests/workload build/bench/rusage build/bench/mergelive
+make -s memtrace build/tests/workload build/bench/rusage build/bench/mergelive build/bench/turns
 D=$(mktemp -d /tmp/memtrace-scale.XXXXXX)
 pid=
 cleanup() {
@@ -198,6 +201,23 @@ if hi != lo:
               f"medians {statistics.median(t[b, hi]) / statistics.median(t[b, lo]):.3f}; "
               f"instructions {ir[b, hi] / ir[b, lo]:.3f}")
 PY
+
+# what the files cost apart from memtrace: the kernel's for the N files, and the pages' turns
+# among N places of one file (build/bench/turns; the same bytes at every count)
+# shellcheck disable=SC2086 # the counts, a word each
+set -- $NS
+small=$1
+for n in $NS; do large=$n; done
+if [ -d "$D/r$small" ]; then
+	echo
+	echo "apart from memtrace (build/bench/turns, one CPU, best and median of 9, ms): the files"
+	echo "opened, mapped (MAP_POPULATE), unmapped and closed; then the $small-CPU deal's cpu0 file"
+	echo "walked (every word) in order, and its pages in turns over $large parts of it"
+	for n in $NS; do
+		if [ -d "$D/r$n" ]; then taskset -c 0 build/bench/turns files "$D/r$n" "$n"; fi
+	done
+	taskset -c 0 build/bench/turns walk "$D/r$small/per_cpu/cpu0/trace_pipe_raw" 1 "$large"
+fi
 
 # live: the reader in live mode, driven like the poll loop, best of 5 (interleaved)
 echo
