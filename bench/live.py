@@ -58,6 +58,10 @@ def tfs_unchanged(before, after):
         for a, b in zip(before, after):
             if a != b:
                 print(f"  before {a!r}\n  after  {b!r}")
+        for a in before[len(after):]:
+            print(f"  before {a!r}\n  after  (none)")
+        for b in after[len(before):]:
+            print(f"  before (none)\n  after  {b!r}")
         sys.exit(1)
 
 

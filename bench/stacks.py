@@ -237,9 +237,34 @@ def build_memstrack(tmp, src):
     return os.path.join(d, "memstrack"), rev
 
 
+def trace_mounts():
+    """the tracefs and debugfs mount points (/proc/mounts), in its order"""
+    with open("/proc/mounts") as fh:
+        return [f[1] for f in (line.split() for line in fh) if f[2] in ("tracefs", "debugfs")]
+
+
+def unmount_new(before):
+    """The tracefs and debugfs mounts that are not in @before undone, the deepest first:
+    memstrack mounts debugfs (and with it tracefs under it) where it is not, and leaves it.
+    Returns what it unmounted."""
+    new = [m for m in trace_mounts() if m not in before]
+    for m in sorted(new, key=len, reverse=True):
+        subprocess.run(["umount", m], check=False)
+    return new
+
+
 def run_memstrack(tmp, secs, mb, binary):
     out, rep = os.path.join(tmp, "memstrack.out"), os.path.join(tmp, "memstrack.report")
     ru = os.path.join(tmp, "memstrack.rusage")
+    mounted = trace_mounts()
+    try:
+        return run_memstrack_once(out, rep, ru, secs, mb, binary)
+    finally:
+        for m in unmount_new(mounted):
+            print(f"memstrack mounted {m}: unmounted")
+
+
+def run_memstrack_once(out, rep, ru, secs, mb, binary):
     p = subprocess.Popen(rusage_cmd(ru) + [binary, "--notui", "--backend", "perf", "--report",
                                            "module_summary,task_summary", "--output", rep],
                          stdout=open(out, "w"), stderr=subprocess.STDOUT)
