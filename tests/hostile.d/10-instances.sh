@@ -90,8 +90,10 @@ if can_trace "instances"; then
 	I_TC_STATIC=
 	if ! command -v trace-cmd > /dev/null; then
 		skip "trace-cmd beside memtrace: trace-cmd is not installed (apt install trace-cmd)"
-	elif ! trace-cmd set -d -B "$I_TC" -e sched:sched_switch -f 'prev_pid != 0' \
-			> "$T/tc.out" 2>&1; then
+	# in a mount namespace of its own: trace-cmd mounts debugfs where it is not, and that
+	# mount must go with it (the instance it makes is in the one tracefs all share)
+	elif ! unshare -m --propagation private trace-cmd set -d -B "$I_TC" \
+			-e sched:sched_switch -f 'prev_pid != 0' > "$T/tc.out" 2>&1; then
 		bad "trace-cmd set -B $I_TC failed: $(tail -1 "$T/tc.out")"
 	else
 		CLEANUPS+=("echo 0 > '$(i_inst "$I_TC")/events/enable'; rmdir '$(i_inst "$I_TC")'")
