@@ -17,6 +17,9 @@
 
 static void todo_add(struct reader *r, int i);
 
+/* The top of an empty heap of lazy CPUs: a key that is before none (lazy_first()). */
+static const struct reader_next no_lazy = { UINT64_MAX, INT_MAX };
+
 /*
  * The first page with data says the kernel's byte order (rb_detect_order());
  * the guess the reader was given (the host's, or the recording's) until then.
@@ -68,7 +71,7 @@ int reader_init(struct reader *r, const struct rb_layout *l, const struct mt_dec
 		return -ENOMEM;
 	}
 	r->lazies = r->next + ncpus + 1;
-	r->lazies[0] = (struct reader_next){ UINT64_MAX, INT_MAX };
+	r->lazies[0] = no_lazy;
 	r->todo = r->bheap + ncpus + 1;
 	r->asked = r->todo + ncpus + 1;
 	r->ncpus = ncpus;
@@ -728,7 +731,7 @@ static void lazy_walk(struct reader *r, bool final)
 
 	heap_pop(r->lazies, &r->nlazies);
 	if (!r->nlazies)
-		r->lazies[0] = (struct reader_next){ UINT64_MAX, INT_MAX };
+		r->lazies[0] = no_lazy;
 	c->lazy = c->have_rec = false;
 	fill(r, c, final);
 	place(r, i);
