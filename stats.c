@@ -656,14 +656,20 @@ static void page_alloc(struct stats *s, const struct mt_event *ev)
 			owner = m->serial | OWNER_MODULE;
 	}
 	/* pages we believe allocated already: their free was not seen */
-	for (i = 0, doubles = 0; i < n; i++)
-		doubles += s->pfn_owner[pfn + i] != 0;
+	if (n == 1)	/* nearly every allocation: no loop */
+		doubles = s->pfn_owner[pfn] != 0;
+	else
+		for (i = 0, doubles = 0; i < n; i++)
+			doubles += s->pfn_owner[pfn + i] != 0;
 	if (doubles) {
 		s->c.double_allocs += doubles;
 		release_range(s, pfn, n);
 	}
-	for (i = 0; i < n; i++)
-		s->pfn_owner[pfn + i] = owner;
+	if (n == 1)
+		s->pfn_owner[pfn] = owner;
+	else
+		for (i = 0; i < n; i++)
+			s->pfn_owner[pfn + i] = owner;
 	/* a huge page a THP collapse may give away (see on_collapse()) */
 	t->big_pfn = pfn;
 	t->big_order = (uint8_t)ev->u.page.order;
@@ -686,12 +692,14 @@ static void page_alloc(struct stats *s, const struct mt_event *ev)
 			m->sys_epoch = s->sys_epoch;
 		}
 	}
-	if (irq)
-		s->c.irq_pages += n;
-	if (t == &s->tb.tasks[SLOT_OVERFLOW])
-		s->c.task_overflow_pages += n;
-	else if (t == &s->tb.tasks[SLOT_TREE_OVERFLOW])
-		s->c.tree_overflow_pages += n;
+	if (t->flags & TF_PSEUDO) {	/* irq context, or a task without a slot */
+		if (irq)
+			s->c.irq_pages += n;
+		else if (t == &s->tb.tasks[SLOT_OVERFLOW])
+			s->c.task_overflow_pages += n;
+		else if (t == &s->tb.tasks[SLOT_TREE_OVERFLOW])
+			s->c.tree_overflow_pages += n;
+	}
 out:
 	/* every allocation has its stack record next on its CPU: counted or not */
 	if (s->stacks_on)
