@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-only
-"""hotpath.py [SECONDS [RUNS [MB]]] [--perf=FILE] - memtrace's CPU per event beside a bare reader's.
+"""hotpath.py [SECONDS [RUNS [MB]]] [--perf=FILE] [--reader-only] - memtrace's CPU per event beside a bare reader's.
 
 build/bench/churn maps, touches and unmaps MB MiB (default 16) in a loop on CPU 1 for SECONDS
 (default 3). Each of RUNS rounds (default 7) runs it twice, one after the other:
@@ -22,6 +22,11 @@ workload's pages/s under each. Only ratios within one run mean much: the machine
 thread (FILE the perf.data), then `perf report` of it, the top functions.
 BEFORE=COMMIT: that commit's memtrace too (built apart from `git archive`), in every round
 between this tree's and the bare reader, with its own ratio: before and after in one run.
+--reader-only: this tree built apart with -DMT_BENCH_READER_ONLY too, in every round: the
+page events read, decoded, merged and handed to the accounting as always, but neither
+prefetched nor counted (run/setup.c). What it costs over the bare reader is the reader's
+own work; what memtrace costs over it, the page events' accounting. A measurement only: that
+build's reports are wrong.
 
 Root; prints figures and RESULT lines (bench/run.sh); asserts nothing. With BENCH_RESULTS
 set, its rows are appended to that file. The top level of tracefs is compared before and
@@ -109,16 +114,23 @@ def run_bare(tmp, secs, mb, drain, events, buffer_kb):
     return r
 
 
-def build_before(tmp, commit):
-    """@commit's memtrace, built in @tmp from its own tree; its path"""
-    d = os.path.join(tmp, "before")
+def build_before(tmp, commit, name="before", cppflags=""):
+    """@commit's memtrace, built in @tmp/@name from its own tree; its path"""
+    d = os.path.join(tmp, name)
     os.mkdir(d)
     arch = subprocess.run(["git", "-C", ROOT, "archive", commit], check=True,
                           capture_output=True).stdout
     subprocess.run(["tar", "-x", "-C", d], input=arch, check=True)
-    subprocess.run(["make", "-s", "-C", d, "NO_LIBTRACEFS=1", "memtrace"], check=True,
-                   stdout=subprocess.DEVNULL)
+    subprocess.run(["make", "-s", "-C", d, "NO_LIBTRACEFS=1", f"CPPFLAGS={cppflags}", "memtrace"],
+                   check=True, stdout=subprocess.DEVNULL)
     return os.path.join(d, "memtrace")
+
+
+def worktree_commit():
+    """this tree as it is, changes not committed included (git stash create), as a commit"""
+    stash = subprocess.run(["git", "-C", ROOT, "stash", "create"], check=True,
+                           capture_output=True, text=True).stdout.strip()
+    return stash or "HEAD"
 
 
 def perf_top(data, n=25):
@@ -136,10 +148,12 @@ def main():
     secs = float(args[0]) if len(args) > 0 else 3
     runs = int(args[1]) if len(args) > 1 else 7
     mb = int(args[2]) if len(args) > 2 else 16
-    perf = None
+    perf, reader_only = None, False
     for o in opts:
         if o.startswith("--perf="):
             perf = os.path.abspath(o.partition("=")[2])
+        elif o == "--reader-only":
+            reader_only = True
         else:
             fail(f"unknown option {o}\n" + __doc__)
     if os.geteuid() != 0:
@@ -151,14 +165,19 @@ def main():
     res = {"memtrace": [], "bare": []}
     if commit:
         res["before"] = []
+    if reader_only:
+        res["reader_only"] = []
     with tempfile.TemporaryDirectory(prefix="memtrace-hotpath.") as tmp:
         drain = build(os.path.join(ROOT, "bench/drain.c"), os.path.join(tmp, "drain"))
         old = build_before(tmp, commit) if commit else None
+        ronly = (build_before(tmp, worktree_commit(), "reader-only", "-DMT_BENCH_READER_ONLY")
+                 if reader_only else None)
         try:
             for i in range(runs):
                 m = run_memtrace(tmp, secs, mb)
                 res["memtrace"].append(m)
                 o = run_memtrace(tmp, secs, mb, binary=old) if old else None
+                ro = run_memtrace(tmp, secs, mb, binary=ronly) if ronly else None
                 b = run_bare(tmp, secs, mb, drain, res["memtrace"][0]["set_event"],
                              res["memtrace"][0]["buffer_kb"])
                 res["bare"].append(b)
@@ -171,6 +190,10 @@ def main():
                     res["before"].append(o)
                     ons = o["cpu_ns"] / o["events"]
                     line += f"  {commit} {ons:6.1f} ns/event (lost {o['lost']}) ratio {ons / bns:5.2f}"
+                if ro:
+                    res["reader_only"].append(ro)
+                    rns = ro["cpu_ns"] / ro["events"]
+                    line += f"  reader only {rns:6.1f} ns/event ratio {rns / bns:5.2f}"
                 print(line, flush=True)
             if perf:
                 m = run_memtrace(tmp, secs, mb, perf)
@@ -212,7 +235,7 @@ def report(res, secs, mb, runs, commit):
           f"{DRAIN_S} s after it, over the events read from its instance meanwhile")
     print(f"{'':10} {'ns/event':>9} {'events':>10} {'lost':>6} {'pages/s':>10}")
     for name, rows in res.items():
-        name = commit if name == "before" else name
+        name = commit if name == "before" else name.replace("_", " ")
         print(f"{name:10} {median([r['cpu_ns'] / r['events'] for r in rows]):9.1f} "
               f"{median([r['events'] for r in rows]):10,.0f} {max(r['lost'] for r in rows):6} "
               f"{median([r['rate'] for r in rows]):10,.0f}")
@@ -227,6 +250,19 @@ def report(res, secs, mb, runs, commit):
         figs["hotpath_before_ratio_min"], figs["hotpath_before_ratio_max"] = min(br), max(br)
         print(f"{commit} / bare reader, the same rounds: {median(br):.2f} (from {min(br):.2f} "
               f"to {max(br):.2f})")
+    if "reader_only" in res:
+        ro = res["reader_only"]
+        rr = ratios_of(ro, bare)
+        own = [(r["cpu_ns"] / r["events"]) - (b["cpu_ns"] / b["events"]) for r, b in zip(ro, bare)]
+        acc = [(m["cpu_ns"] / m["events"]) - (r["cpu_ns"] / r["events"]) for m, r in zip(mt, ro)]
+        figs["hotpath_reader_only_ns_per_event"] = median([r["cpu_ns"] / r["events"] for r in ro])
+        figs["hotpath_reader_only_ratio"] = median(rr)
+        figs["hotpath_reader_own_ns"] = median(own)
+        figs["hotpath_accounting_ns"] = median(acc)
+        print(f"reader only / bare reader, the same rounds: {median(rr):.2f} (from {min(rr):.2f} "
+              f"to {max(rr):.2f}); medians of the rounds' differences: the reader's own work "
+              f"{median(own):.1f} ns an event (reader only - bare), the page events' accounting "
+              f"{median(acc):.1f} ns (memtrace - reader only)")
     for k, v in figs.items():
         print(f"RESULT {k} {v:.3f}" if isinstance(v, float) else f"RESULT {k} {v}")
     if os.environ.get("BENCH_RESULTS"):
@@ -250,6 +286,12 @@ def append_results(path, f):
                      f"{f['hotpath_before_ratio']:.2f} (rounds {f['hotpath_before_ratio_min']:.2f} "
                      f"to {f['hotpath_before_ratio_max']:.2f}; "
                      f"{f['hotpath_before_ns_per_event']:.1f} ns)", "", ""))
+    if "hotpath_reader_only_ratio" in f:
+        rows.append(("hot path storm: the same, reader only (--reader-only) / bare reader",
+                     f"{f['hotpath_reader_only_ratio']:.2f} "
+                     f"({f['hotpath_reader_only_ns_per_event']:.1f} ns: the reader's own work "
+                     f"{f['hotpath_reader_own_ns']:.1f} ns, the page events' accounting "
+                     f"{f['hotpath_accounting_ns']:.1f} ns)", "", ""))
     with open(path, "a") as fh:
         fh.write("".join(f"| {a} | {b} | {c} | {d} |\n" for a, b, c, d in rows))
 

@@ -48,6 +48,17 @@ void setup_sink(void *ctx, const struct mt_event *ev)
 {
 	struct run *r = ctx;
 
+#ifdef MT_BENCH_READER_ONLY
+	/*
+	 * bench/hotpath.py --reader-only builds this (never make): the page
+	 * events are read, decoded and merged as always, then neither
+	 * prefetched nor counted, so that what the reader costs can be told
+	 * from what the accounting costs. A measurement only: its reports are
+	 * wrong.
+	 */
+	if (ev->kind == EV_PAGE_ALLOC || ev->kind == EV_PAGE_FREE)
+		return;
+#endif
 	stats_apply(&r->st, ev);
 	if (memwatch_due(r, ev))
 		memwatch_sample(r);
@@ -59,10 +70,15 @@ void setup_sink(void *ctx, const struct mt_event *ev)
 
 void setup_ahead(void *ctx, const struct mt_event *ev)
 {
+#ifdef MT_BENCH_READER_ONLY
+	(void)ctx;
+	(void)ev;
+#else
 	struct run *r = ctx;
 
 	if (ev->kind == EV_PAGE_ALLOC || ev->kind == EV_PAGE_FREE)
 		stats_prefetch(&r->st, ev->u.page.pfn);
+#endif
 }
 
 static bool is_module_event(const struct mt_tracepoint *tp)
