@@ -3,8 +3,10 @@
 """hotpath.py [SECONDS [RUNS [MB]]] [--perf=FILE] [--reader-only] - memtrace's CPU per event beside a bare reader's.
 
 build/bench/churn maps, touches and unmaps MB MiB (default 16) in a loop on CPU 1 for SECONDS
-(default 3). Each of RUNS rounds (default 7) runs it twice, one after the other:
+(default 3). Each of RUNS rounds (default 7) runs it under each of these, one after the other:
   memtrace   under `memtrace --instance memtrace-bench-hp -f json -o FILE` (default options);
+  COMMIT     with BEFORE=COMMIT, the same with that commit's memtrace;
+  reader only  with --reader-only, the same with this tree built with -DMT_BENCH_READER_ONLY;
   bare       under a bare reader (bench/drain.c, built here in a temp dir) of an instance of
              our own set up as memtrace's: the events memtrace enabled (read from its
              set_event in the first round), the same buffer size, buffer_percent 50 and
@@ -22,9 +24,9 @@ workload's pages/s under each. Only ratios within one run mean much: the machine
 thread (FILE the perf.data), then `perf report` of it, the top functions.
 BEFORE=COMMIT: that commit's memtrace too (built apart from `git archive`), in every round
 between this tree's and the bare reader, with its own ratio: before and after in one run.
---reader-only: this tree built apart with -DMT_BENCH_READER_ONLY too, in every round: the
-page events read, decoded, merged and handed to the accounting as always, but neither
-prefetched nor counted (run/setup.c). What it costs over the bare reader is the reader's
+--reader-only: this tree (its tracked files as they are, changes included) built apart with
+-DMT_BENCH_READER_ONLY too, in every round: the page events read, decoded, merged and handed
+to the sink as always, but neither prefetched nor counted (run/setup.c). What it costs over the bare reader is the reader's
 own work; what memtrace costs over it, the page events' accounting. A measurement only: that
 build's reports are wrong.
 
@@ -34,6 +36,7 @@ after; the instances are ours (memtrace-bench-*) and removed on any exit.
 """
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -114,23 +117,35 @@ def run_bare(tmp, secs, mb, drain, events, buffer_kb):
     return r
 
 
-def build_before(tmp, commit, name="before", cppflags=""):
-    """@commit's memtrace, built in @tmp/@name from its own tree; its path"""
-    d = os.path.join(tmp, name)
-    os.mkdir(d)
-    arch = subprocess.run(["git", "-C", ROOT, "archive", commit], check=True,
-                          capture_output=True).stdout
-    subprocess.run(["tar", "-x", "-C", d], input=arch, check=True)
+def build_in(d, cppflags=""):
+    """memtrace built in @d (a copy of a tree); its path"""
     subprocess.run(["make", "-s", "-C", d, "NO_LIBTRACEFS=1", f"CPPFLAGS={cppflags}", "memtrace"],
                    check=True, stdout=subprocess.DEVNULL)
     return os.path.join(d, "memtrace")
 
 
-def worktree_commit():
-    """this tree as it is, changes not committed included (git stash create), as a commit"""
-    stash = subprocess.run(["git", "-C", ROOT, "stash", "create"], check=True,
-                           capture_output=True, text=True).stdout.strip()
-    return stash or "HEAD"
+def build_before(tmp, commit):
+    """@commit's memtrace, built in @tmp from its own tree (git archive); its path"""
+    d = os.path.join(tmp, "before")
+    os.mkdir(d)
+    arch = subprocess.run(["git", "-C", ROOT, "archive", commit], check=True,
+                          capture_output=True).stdout
+    subprocess.run(["tar", "-x", "-C", d], input=arch, check=True)
+    return build_in(d)
+
+
+def build_reader_only(tmp):
+    """this tree's tracked files as they are (the repository only read), built with
+    -DMT_BENCH_READER_ONLY in @tmp; its path"""
+    d = os.path.join(tmp, "reader-only")
+    names = subprocess.run(["git", "-C", ROOT, "ls-files", "-z"], check=True,
+                           capture_output=True).stdout.decode().split("\0")
+    for name in filter(None, names):
+        src, dst = os.path.join(ROOT, name), os.path.join(d, name)
+        if os.path.lexists(src):        # a tracked file deleted in the tree: left out
+            os.makedirs(os.path.dirname(dst), exist_ok=True)
+            shutil.copy2(src, dst, follow_symlinks=False)
+    return build_in(d, "-DMT_BENCH_READER_ONLY")
 
 
 def perf_top(data, n=25):
@@ -170,8 +185,7 @@ def main():
     with tempfile.TemporaryDirectory(prefix="memtrace-hotpath.") as tmp:
         drain = build(os.path.join(ROOT, "bench/drain.c"), os.path.join(tmp, "drain"))
         old = build_before(tmp, commit) if commit else None
-        ronly = (build_before(tmp, worktree_commit(), "reader-only", "-DMT_BENCH_READER_ONLY")
-                 if reader_only else None)
+        ronly = build_reader_only(tmp) if reader_only else None
         try:
             for i in range(runs):
                 m = run_memtrace(tmp, secs, mb)
@@ -230,13 +244,14 @@ def report(res, secs, mb, runs, commit):
     }
     print(f"\nCPU per event under the storm: build/bench/churn {mb} MiB map/touch/unmap on CPU "
           f"{live.CPU}, {secs:g} s, {runs} rounds of memtrace"
-          f"{', ' + commit + chr(39) + 's' if commit else ''} then the bare reader; "
+          f"{', ' + commit + chr(39) + 's' if commit else ''}"
+          f"{', the reader only' if 'reader_only' in res else ''} then the bare reader; "
           f"{mt[0]['buffer_kb']} KiB per CPU; each thread's schedstat from the storm's start to "
           f"{DRAIN_S} s after it, over the events read from its instance meanwhile")
-    print(f"{'':10} {'ns/event':>9} {'events':>10} {'lost':>6} {'pages/s':>10}")
+    print(f"{'':12} {'ns/event':>9} {'events':>10} {'lost':>6} {'pages/s':>10}")
     for name, rows in res.items():
         name = commit if name == "before" else name.replace("_", " ")
-        print(f"{name:10} {median([r['cpu_ns'] / r['events'] for r in rows]):9.1f} "
+        print(f"{name:12} {median([r['cpu_ns'] / r['events'] for r in rows]):9.1f} "
               f"{median([r['events'] for r in rows]):10,.0f} {max(r['lost'] for r in rows):6} "
               f"{median([r['rate'] for r in rows]):10,.0f}")
     print(f"memtrace / bare reader, CPU per event: {figs['hotpath_ratio']:.2f} (median of the "
