@@ -400,9 +400,11 @@ static inline void fill(struct reader *r, struct reader_cpu *c, bool final)
 /*
  * out_of_order counts events applied after one with a later time stamp. last_ts
  * is the latest applied; a time stamp from the future (forced out, already
- * counted) does not move it, or every event after it would count too.
+ * counted) does not move it, or every event after it would count too. Inline
+ * in both of its callers, run() and run_on(): nearly every record comes here.
  */
-static void deliver(struct reader *r, struct reader_cpu *c, bool future)
+static inline __attribute__((always_inline)) void deliver(struct reader *r, struct reader_cpu *c,
+							    bool future)
 {
 	const struct reader_rec *q = c->held;	/* decoded when walked */
 	int res = q->res;
@@ -737,6 +739,51 @@ static void lazy_walk(struct reader *r, bool final)
 	place(r, i);
 }
 
+/*
+ * The CPU whose record went out last (@c, the merge's top), while its next
+ * records wait walked in its queue and each stays first: before the other
+ * walked CPUs' next records and the first lazy one's (the top's children and
+ * the lazy top: their keys do not change meanwhile), and not after the first
+ * blocked CPU's bound (else hold_back() must ask it); the queue walked on as
+ * page_next() walks it. Each goes out as run()'s loop would send it, the loop's
+ * other steps left out, at most @left of them, until the consumer asks to stop
+ * (r->stop, left set for run()). A storm is one CPU's records one after the
+ * other: most of its events go out here, a page's worth a call.
+ * Return: how many went out.
+ */
+static uint64_t run_on(struct reader *r, struct reader_cpu *c, uint64_t left)
+{
+	struct reader_next k = r->lazies[0];
+	uint64_t bound = r->nbheap ? r->cpus[r->bheap[0]].bound : UINT64_MAX, n = 0;
+	int cpu = r->taken;
+
+	if (r->nnext >= 2 && next_before(&r->next[1], &k))
+		k = r->next[1];
+	if (r->nnext >= 3 && next_before(&r->next[2], &k))
+		k = r->next[2];
+	while (n < left && c->in_page) {
+		struct reader_next e;
+
+		/* as page_next() would: the page's end, or a corrupt record, the loop's way */
+		if (c->qn <= READER_AHEAD && c->qend == RB_RECORD)
+			walk_ahead(r, c);
+		if (!c->qn)
+			break;
+		e.ts = c->q[c->qhead].rec.ts;
+		e.cpu = cpu;
+		if (e.ts > bound || !next_before(&e, &k))
+			break;
+		take_queued(c);
+		c->have_rec = true;
+		r->next[0].ts = e.ts;
+		deliver(r, c, false);
+		n++;
+		if (r->stop)
+			break;
+	}
+	return n;
+}
+
 static uint64_t run(struct reader *r, bool final, uint64_t max_events, bool idle)
 {
 	uint64_t done = 0;
@@ -778,6 +825,8 @@ static uint64_t run(struct reader *r, bool final, uint64_t max_events, bool idle
 		r->taken = r->next[0].cpu;
 		deliver(r, best, future);
 		done++;
+		if (!future && !r->stop)
+			done += run_on(r, best, max_events ? max_events - done : UINT64_MAX);
 		if (r->stop) {
 			r->stop = false;
 			break;

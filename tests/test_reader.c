@@ -261,17 +261,21 @@ START_TEST(test_max_events)
 	int fds[1], ids[1] = { 3 };
 	int i;
 
+	/* more than the queue holds ahead: the limit holds inside a run of one CPU too */
 	pg_init(&c0[0], 1000);
-	for (i = 0; i < 5; i++)
+	for (i = 0; i < 20; i++)
 		pg_alloc(&c0[0], 1000 + 10 * (uint64_t)i, 1, (uint64_t)i, 0);
 	pg_commit(&c0[0], 0);
 	fds[0] = file_of(c0, 1);
 	start(1, ids, fds, false, false);
 	ck_assert_uint_eq(reader_run(&R, true, 2), 2);
 	ck_assert_uint_eq(K.n, 2);
-	ck_assert_uint_eq(reader_run(&R, true, 0), 3);
-	ck_assert_uint_eq(K.n, 5);
-	assert_got(4, EV_PAGE_ALLOC, 3, 1040, 1, 4);
+	ck_assert_uint_eq(reader_run(&R, true, 7), 7);
+	ck_assert_uint_eq(K.n, 9);
+	assert_got(8, EV_PAGE_ALLOC, 3, 1080, 1, 8);
+	ck_assert_uint_eq(reader_run(&R, true, 0), 11);
+	ck_assert_uint_eq(K.n, 20);
+	assert_got(19, EV_PAGE_ALLOC, 3, 1190, 1, 19);
 }
 END_TEST
 
@@ -426,6 +430,52 @@ START_TEST(test_live_holdback)
 	ck_assert_uint_eq(K.n, 3);
 	ck_assert(R.cpus[0].eof && R.cpus[1].eof);
 	ck_assert_uint_eq(R.cpus[1].read_errors, 0);
+}
+END_TEST
+
+/*
+ * The hold-back inside a run of one CPU's records: CPU0 holds 20 events, 1 to 20 ms,
+ * walked ahead into its queue; CPU1 is empty, bounded at 8 ms. The events up to 8 ms go
+ * one after the other, and the run stops at 9 ms whatever CPU0 has queued behind it.
+ */
+START_TEST(test_live_holdback_in_run)
+{
+	struct pg c0[1], p;
+	int fds[2], ids[2] = { 0, 1 };
+	uint32_t i;
+
+	pg_init(&c0[0], 1000000);
+	for (i = 1; i <= 20; i++)
+		pg_alloc(&c0[0], i * 1000000ull, 10, i, 0);
+	pg_commit(&c0[0], 0);
+	fds[0] = file_of(c0, 1);
+	ck_assert_int_eq(pipe(live_pipe), 0);
+	ck_assert_int_eq(fcntl(live_pipe[0], F_SETFL, O_NONBLOCK), 0);
+	fds[1] = live_pipe[0];
+	start(2, ids, fds, true, true);
+	fds_open[nfds_open++] = live_pipe[1];
+	R.now = fake_now;
+	R.slack_ns = 2000000;
+	fake_clock = 10000000;		/* CPU1's bound: 8 ms */
+	ck_assert_uint_eq(reader_run(&R, false, 0), 8);
+	for (i = 0; i < 8; i++)
+		assert_got(i, EV_PAGE_ALLOC, 0, (i + 1) * 1000000ull, 10, i + 1);
+	/* CPU1's event at 8.5 ms comes before CPU0's 9 ms; CPU1's bound is 8 ms again */
+	pg_init(&p, 8500000);
+	pg_free(&p, 8500000, 20, 1, 0);
+	pg_commit(&p, 0);
+	ck_assert_int_eq(write(live_pipe[1], p.b, SUBBUF), SUBBUF);
+	ck_assert_uint_eq(reader_run(&R, false, 0), 1);
+	assert_got(8, EV_PAGE_FREE, 1, 8500000, 20, 1);
+	/* 15.5 ms: CPU1's bound 13.5 ms lets 9 to 13 ms go */
+	fake_clock = 15500000;
+	ck_assert_uint_eq(reader_run(&R, false, 0), 5);
+	for (i = 9; i < 14; i++)
+		assert_got(i, EV_PAGE_ALLOC, 0, i * 1000000ull, 10, i);
+	ck_assert_uint_eq(reader_run(&R, true, 0), 7);
+	assert_got(20, EV_PAGE_ALLOC, 0, 20000000, 10, 20);
+	ck_assert_uint_eq(R.out_of_order, 0);
+	ck_assert_uint_eq(K.n, 21);
 }
 END_TEST
 
@@ -1472,6 +1522,7 @@ Suite *suite_reader(void)
 	tc = tcase_create("live");
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_live_holdback);
+	tcase_add_test(tc, test_live_holdback_in_run);
 	tcase_add_test(tc, test_live_final);
 	tcase_add_test(tc, test_live_offline_cpu);
 	tcase_add_test(tc, test_live_late_event);
