@@ -745,7 +745,8 @@ static void lazy_walk(struct reader *r, bool final)
  * walked CPUs' next records and the first lazy one's (the top's children and
  * the lazy top: their keys do not change meanwhile), and not after the first
  * blocked CPU's bound (else hold_back() must ask it); the queue walked on as
- * page_next() walks it. Each goes out as run()'s loop would send it, the loop's
+ * page_next() walks it. A CPU found done meanwhile (reader_cpu_poll_failed():
+ * eof, its queue kept) sends nothing more, as refill_taken() would not. Each goes out as run()'s loop would send it, the loop's
  * other steps left out, at most @left of them, until the consumer asks to stop
  * (r->stop, left set for run()). A storm is one CPU's records one after the
  * other: most of its events go out here, a page's worth a call.
@@ -761,7 +762,7 @@ static uint64_t run_on(struct reader *r, struct reader_cpu *c, uint64_t left)
 		k = r->next[1];
 	if (r->nnext >= 3 && next_before(&r->next[2], &k))
 		k = r->next[2];
-	while (n < left && c->in_page) {
+	while (n < left && c->in_page && !c->eof) {
 		struct reader_next e;
 
 		/* as page_next() would: the page's end, or a corrupt record, the loop's way */

@@ -280,6 +280,36 @@ START_TEST(test_max_events)
 END_TEST
 
 /*
+ * A CPU whose poll failed (reader_cpu_poll_failed(): done, its queue kept) gives out the
+ * record it holds and nothing more, however many it has queued behind it that would go
+ * first.
+ */
+START_TEST(test_poll_failed_holds_queue)
+{
+	struct pg c0[1], c1[1];
+	int fds[2], ids[2] = { 0, 1 };
+	int i;
+
+	pg_init(&c0[0], 10);
+	for (i = 1; i <= 20; i++)
+		pg_alloc(&c0[0], 10 * (uint64_t)i, 1, (uint64_t)i, 0);
+	pg_commit(&c0[0], 0);
+	pg_init(&c1[0], 5);
+	pg_free(&c1[0], 5, 2, 100, 0);
+	pg_commit(&c1[0], 0);
+	fds[0] = pipe_of(c0, 1);
+	fds[1] = pipe_of(c1, 1);
+	start(2, ids, fds, false, false);
+	ck_assert_uint_eq(reader_run(&R, true, 1), 1);
+	assert_got(0, EV_PAGE_FREE, 1, 5, 2, 100);
+	reader_cpu_poll_failed(&R, 0, true);
+	ck_assert_uint_eq(reader_run(&R, true, 0), 1);
+	assert_got(1, EV_PAGE_ALLOC, 0, 10, 1, 1);
+	ck_assert_uint_eq(K.n, 2);
+}
+END_TEST
+
+/*
  * The look ahead: every event is shown to the consumer once, before it is
  * delivered, at most READER_QUEUE records of its CPU before (the one its CPU
  * holds for the merge included); the order of delivery is unchanged. pfn =
@@ -1516,6 +1546,7 @@ Suite *suite_reader(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_merge_by_timestamp);
 	tcase_add_test(tc, test_max_events);
+	tcase_add_test(tc, test_poll_failed_holds_queue);
 	tcase_add_test(tc, test_look_ahead);
 	suite_add_tcase(s, tc);
 
