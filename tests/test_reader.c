@@ -400,16 +400,11 @@ static uint64_t fake_now(void)
 
 static int live_pipe[2];
 
-/* CPU0: a file with events at 1 ms and TS2; CPU1: an empty non-blocking pipe. */
-static void live_start_at(uint64_t ts2)
+/* CPU0: a file of page @c0; CPU1: an empty non-blocking pipe; the clock at 10 ms. */
+static void live_start_page(struct pg *c0)
 {
-	struct pg c0[1];
 	int fds[2], ids[2] = { 0, 1 };
 
-	pg_init(&c0[0], 1000000);
-	pg_alloc(&c0[0], 1000000, 10, 1, 0);
-	pg_alloc(&c0[0], ts2, 10, 2, 0);
-	pg_commit(&c0[0], 0);
 	fds[0] = file_of(c0, 1);
 	ck_assert_int_eq(pipe(live_pipe), 0);
 	ck_assert_int_eq(fcntl(live_pipe[0], F_SETFL, O_NONBLOCK), 0);
@@ -419,6 +414,18 @@ static void live_start_at(uint64_t ts2)
 	R.now = fake_now;
 	R.slack_ns = 2000000;
 	fake_clock = 10000000;		/* bound of an empty CPU: 10 ms - 2 ms = 8 ms */
+}
+
+/* CPU0: a file with events at 1 ms and TS2; CPU1: an empty non-blocking pipe. */
+static void live_start_at(uint64_t ts2)
+{
+	struct pg c0[1];
+
+	pg_init(&c0[0], 1000000);
+	pg_alloc(&c0[0], 1000000, 10, 1, 0);
+	pg_alloc(&c0[0], ts2, 10, 2, 0);
+	pg_commit(&c0[0], 0);
+	live_start_page(&c0[0]);
 }
 
 static void live_start(void)
@@ -471,22 +478,13 @@ END_TEST
 START_TEST(test_live_holdback_in_run)
 {
 	struct pg c0[1], p;
-	int fds[2], ids[2] = { 0, 1 };
 	uint32_t i;
 
 	pg_init(&c0[0], 1000000);
 	for (i = 1; i <= 20; i++)
 		pg_alloc(&c0[0], i * 1000000ull, 10, i, 0);
 	pg_commit(&c0[0], 0);
-	fds[0] = file_of(c0, 1);
-	ck_assert_int_eq(pipe(live_pipe), 0);
-	ck_assert_int_eq(fcntl(live_pipe[0], F_SETFL, O_NONBLOCK), 0);
-	fds[1] = live_pipe[0];
-	start(2, ids, fds, true, true);
-	fds_open[nfds_open++] = live_pipe[1];
-	R.now = fake_now;
-	R.slack_ns = 2000000;
-	fake_clock = 10000000;		/* CPU1's bound: 8 ms */
+	live_start_page(&c0[0]);	/* CPU1's bound: 8 ms */
 	ck_assert_uint_eq(reader_run(&R, false, 0), 8);
 	for (i = 0; i < 8; i++)
 		assert_got(i, EV_PAGE_ALLOC, 0, (i + 1) * 1000000ull, 10, i + 1);
