@@ -26,9 +26,9 @@ BEFORE=COMMIT: that commit's memtrace too (built apart from `git archive`), in e
 between this tree's and the bare reader, with its own ratio: before and after in one run.
 --reader-only: this tree (its tracked files as they are, changes included) built apart with
 -DMT_BENCH_READER_ONLY too, in every round: the page events read, decoded, merged and handed
-to the sink as always, but neither prefetched nor counted (run/setup.c). What it costs over the bare reader is the reader's
-own work; what memtrace costs over it, the page events' accounting. A measurement only: that
-build's reports are wrong.
+to the sink as always, but neither prefetched nor counted (run/setup.c). What it costs over
+the bare reader is the reader's own work; what memtrace costs over it, the page events'
+accounting. A measurement only: that build's reports are wrong.
 
 Root; prints figures and RESULT lines (bench/run.sh); asserts nothing. With BENCH_RESULTS
 set, its rows are appended to that file. The top level of tracefs is compared before and

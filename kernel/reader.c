@@ -746,9 +746,10 @@ static void lazy_walk(struct reader *r, bool final)
  * the lazy top: their keys do not change meanwhile), and not after the first
  * blocked CPU's bound (else hold_back() must ask it); the queue walked on as
  * page_next() walks it. A CPU found done meanwhile (reader_cpu_poll_failed():
- * eof, its queue kept) sends nothing more, as refill_taken() would not. Each goes out as run()'s loop would send it, the loop's
- * other steps left out, at most @left of them, until the consumer asks to stop
- * (r->stop, left set for run()). A storm is one CPU's records one after the
+ * eof, its queue kept) sends nothing more, as refill_taken() would not. Each
+ * goes out as run()'s loop would send it, the loop's other steps left out, at
+ * most @left of them, until the consumer asks to stop (r->stop, left set for
+ * run()). A storm is one CPU's records one after the
  * other: most of its events go out here, a page's worth a call.
  * Return: how many went out.
  */
