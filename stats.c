@@ -1061,6 +1061,8 @@ static void on_oom(struct stats *s, const struct mt_event *ev)
 	size_t len = ev->u.oom.comm.len;
 
 	s->oom_pending = true;
+	if (s->stop && s->stop_oom)	/* its report first, with the tables as they stand */
+		*s->stop = true;
 	s->oom_count++;
 	s->oom_pid = ev->u.oom.pid;
 	s->oom_ts = ev->ts;
@@ -1147,6 +1149,8 @@ void stats_apply(struct stats *s, const struct mt_event *ev)
 			/* its code comes into the stacks' module ranges (the caller reads them) */
 			s->want_ranges = true;
 			s->want_ranges_ts = ev->ts;
+			if (s->stop)
+				*s->stop = true;
 		}
 		break;
 	case EV_MOD_PUT:
@@ -1160,4 +1164,15 @@ void stats_apply(struct stats *s, const struct mt_event *ev)
 	default:
 		break;
 	}
+}
+
+void stats_sink(void *ctx, const struct mt_event *ev)
+{
+	stats_apply(ctx, ev);
+}
+
+void stats_ahead(void *ctx, const struct mt_event *ev)
+{
+	if (ev->kind == EV_PAGE_ALLOC || ev->kind == EV_PAGE_FREE)
+		stats_prefetch(ctx, ev->u.page.pfn);
 }

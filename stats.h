@@ -120,6 +120,14 @@ struct stats {
 	char oom_comm[COMM_LEN + 1];
 	uint64_t oom_ts;
 	uint64_t oom_count;
+	/*
+	 * A live run's reader stops after an event that wants the caller first: a
+	 * module load with stacks on (want_ranges), an OOM kill where stop_oom
+	 * (the mode reports it). The reader's stop flag, set here; NULL: never
+	 * (a replay reads on). The caller wires it (setup_pick_sink()).
+	 */
+	bool *stop;
+	bool stop_oom;
 };
 
 /**
@@ -152,6 +160,15 @@ static inline __attribute__((always_inline)) void stats_prefetch(const struct st
 
 /** stats_apply() - account one event; never allocates */
 void stats_apply(struct stats *s, const struct mt_event *ev);
+
+/*
+ * The reader's sink and look-ahead with the stats as their context: every
+ * event to stats_apply(), a page event's map entries fetched early
+ * (stats_prefetch()). For a run where nothing else takes each event
+ * (setup_pick_sink()): one call less an event than through the run's sink.
+ */
+void stats_sink(void *ctx, const struct mt_event *ev);
+void stats_ahead(void *ctx, const struct mt_event *ev);
 
 /**
  * stats_seed_task() - add a task alive at start

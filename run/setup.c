@@ -37,12 +37,8 @@
 #define BOOT_MAX_NS	2000000000ull	/* --boot-buffer reads for at most 2 s */
 
 /*
- * The reader delivers to the accounting. A module load with --stacks ends the
- * batch, so that the module's code is known (enrich_module_ranges()) before its
- * stacks are read. An OOM kill ends it too: the mode's on_oom reports it with
- * the tables as they stood at the kill, each kill its own report, however many
- * kills one read brought (memtrace stalled in reclaim while the killer ran).
- * What the batch had left is read next, in order.
+ * The reader delivers to the accounting, and here to what else takes each
+ * event: a capture kernel's memory watch, --svg's series (setup_pick_sink()).
  */
 void setup_sink(void *ctx, const struct mt_event *ev)
 {
@@ -64,8 +60,6 @@ void setup_sink(void *ctx, const struct mt_event *ev)
 		memwatch_sample(r);
 	if (r->series && series_due(r->series, ev))
 		series_event(r->series, &r->st, ev, reader_lost(&r->rd));
-	if ((r->st.want_ranges || (r->st.oom_pending && r->ops->on_oom)) && r->ops->live)
-		r->rd.stop = true;
 }
 
 void setup_ahead(void *ctx, const struct mt_event *ev)
@@ -78,6 +72,35 @@ void setup_ahead(void *ctx, const struct mt_event *ev)
 
 	if (ev->kind == EV_PAGE_ALLOC || ev->kind == EV_PAGE_FREE)
 		stats_prefetch(&r->st, ev->u.page.pfn);
+#endif
+}
+
+/*
+ * In a live run, some events end the reader's batch (the stats set its stop
+ * flag). A module load with --stacks, so that the module's code is known
+ * (enrich_module_ranges()) before its stacks are read. An OOM kill, where the
+ * mode reports it (on_oom): with the tables as they stood at the kill, each
+ * kill its own report, however many kills one read brought (memtrace stalled in
+ * reclaim while the killer ran). What the batch had left is read next, in order.
+ *
+ * The sink: the accounting alone (stats_sink(), the stats as its context)
+ * where nothing else takes each event, one call less an event; else
+ * setup_sink(). A mode's own sink is kept, and stops nothing, as before.
+ */
+void setup_pick_sink(struct run *r)
+{
+	if (r->ops->sink)
+		return;
+	if (r->ops->live) {
+		r->st.stop = &r->rd.stop;
+		r->st.stop_oom = r->ops->on_oom != NULL;
+	}
+#ifndef MT_BENCH_READER_ONLY	/* its setup_sink() leaves the page events out */
+	if (!r->sz.on && !r->series) {
+		r->rd.sink = stats_sink;
+		r->rd.ahead = stats_ahead;
+		r->rd.ctx = &r->st;
+	}
 #endif
 }
 
@@ -781,7 +804,9 @@ int setup_tracing(struct run *r)
 		return EXIT_RUNTIME;
 	if (r->opt.boot_buffer && (code = ingest_boot_buffer(r)))
 		return code;
-	/* after the boot buffer (its modules are known), right before tracing begins */
+	/* after the boot buffer (its modules are known; its events stop nothing), right
+	 * before tracing begins */
+	setup_pick_sink(r);
 	enrich_modules_before(r);
 	if (TEST_HOOK(r, setup_delay_ms))	/* a setup as slow as a stuck drain */
 		sleep_ms(TEST_HOOK(r, setup_delay_ms));

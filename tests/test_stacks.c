@@ -834,6 +834,36 @@ START_TEST(test_hidden_ranges_brackets_only)
 }
 END_TEST
 
+/*
+ * A module load with stacks on ends a live reader's batch: the stats set the
+ * stop flag wired to them, so that the module's code is read before the
+ * stacks after it. Other events leave it; without a flag (a replay) the load
+ * is only marked.
+ */
+START_TEST(test_module_load_stops_the_batch)
+{
+	bool stop = false;
+
+	init_stacks(64, 1);
+	S.stop = &stop;
+	alloc_on(0, TS, 300, 64, 0);
+	free_on(0, TS + 1, 300, 64, 0);
+	ck_assert(!stop);
+	mod_load(TS + 2, 50, "moda");
+	ck_assert(stop);
+	ck_assert(S.want_ranges);
+	ck_assert_uint_eq(S.want_ranges_ts, TS + 2);
+	S.want_ranges = false;
+	stop = false;
+	S.stop = NULL;
+	mod_load(TS + 3, 51, "modb");
+	ck_assert(!stop);
+	ck_assert(S.want_ranges);
+	ck_assert_uint_eq(S.want_ranges_ts, TS + 3);
+	teardown();
+}
+END_TEST
+
 Suite *suite_stacks(void)
 {
 	Suite *s = suite_create("stacks");
@@ -854,6 +884,7 @@ Suite *suite_stacks(void)
 	tcase_add_test(tc, test_serial_wrap_keeps_task_stacks);
 	tcase_add_test(tc, test_task_stacks_of_recycled_tasks_given_back);
 	tcase_add_test(tc, test_hidden_ranges_brackets_only);
+	tcase_add_test(tc, test_module_load_stops_the_batch);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("kallsyms");
 	tcase_add_test(tc, test_kallsyms_excerpt);

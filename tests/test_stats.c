@@ -664,6 +664,49 @@ START_TEST(test_oom_victim)
 }
 END_TEST
 
+/*
+ * An OOM kill ends a live reader's batch where the mode reports it (stop_oom):
+ * the stats set the stop flag wired to them. A module load without stacks, or
+ * a kill where the mode does not report it, leaves the flag.
+ */
+START_TEST(test_oom_stops_the_batch)
+{
+	struct mt_event ev;
+	bool stop = false;
+
+	S.stop = &stop;
+	memset(&ev, 0, sizeof(ev));
+	ev.kind = EV_MOD_LOAD;
+	ev.ts = 100;
+	ev.tid = 55;
+	ev.u.module.name = str("m");
+	ev.u.module.refcnt = 1;
+	stats_apply(&S, &ev);
+	ck_assert(!S.want_ranges);
+	memset(&ev, 0, sizeof(ev));
+	ev.kind = EV_OOM_VICTIM;
+	ev.ts = 200;
+	ev.u.oom.pid = 900;
+	ev.u.oom.comm = str("hog");
+	stats_apply(&S, &ev);
+	ck_assert(S.oom_pending);
+	ck_assert(!stop);
+	S.oom_pending = false;
+	S.stop_oom = true;
+	ev.ts = 300;
+	stats_apply(&S, &ev);
+	ck_assert(S.oom_pending);
+	ck_assert(stop);
+	ck_assert_uint_eq(S.oom_count, 2);
+	S.stop = NULL;
+	stop = false;
+	ev.ts = 400;
+	stats_apply(&S, &ev);
+	ck_assert(!stop);
+	ck_assert_uint_eq(S.oom_count, 3);
+}
+END_TEST
+
 /* ---- the table: recycling and overflow ---- */
 
 START_TEST(test_recycle_smallest_peak)
@@ -2298,6 +2341,7 @@ Suite *suite_stats(void)
 	tcase_add_test(tc, test_tid_reuse);
 	tcase_add_test(tc, test_last_task_cache);
 	tcase_add_test(tc, test_oom_victim);
+	tcase_add_test(tc, test_oom_stops_the_batch);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("table");
