@@ -17,7 +17,7 @@
 void report_catch_up(struct run *r);
 
 /**
- * report_oom_pending() - an OOM kill ended the last batch (setup_sink()): the
+ * report_oom_pending() - an OOM kill ended the last batch (setup_pick_sink()): the
  * mode's on_oom reports it with the tables as they stood at the kill. True if
  * it did (the caller reads on); the pending mark is cleared either way.
  */
