@@ -1061,8 +1061,6 @@ static void on_oom(struct stats *s, const struct mt_event *ev)
 	size_t len = ev->u.oom.comm.len;
 
 	s->oom_pending = true;
-	if (s->stop && s->stop_oom)	/* its report first, with the tables as they stand */
-		*s->stop = true;
 	s->oom_count++;
 	s->oom_pid = ev->u.oom.pid;
 	s->oom_ts = ev->ts;
@@ -1077,7 +1075,8 @@ static void on_oom(struct stats *s, const struct mt_event *ev)
 	s->oom_comm[len] = '\0';
 }
 
-void stats_apply(struct stats *s, const struct mt_event *ev)
+static inline __attribute__((always_inline)) void apply(struct stats *s,
+							 const struct mt_event *ev)
 {
 	if (s->tb.renumber_due)
 		renumber(s);
@@ -1149,8 +1148,6 @@ void stats_apply(struct stats *s, const struct mt_event *ev)
 			/* its code comes into the stacks' module ranges (the caller reads them) */
 			s->want_ranges = true;
 			s->want_ranges_ts = ev->ts;
-			if (s->stop)
-				*s->stop = true;
 		}
 		break;
 	case EV_MOD_PUT:
@@ -1164,6 +1161,20 @@ void stats_apply(struct stats *s, const struct mt_event *ev)
 	default:
 		break;
 	}
+}
+
+void stats_apply(struct stats *s, const struct mt_event *ev)
+{
+	apply(s, ev);
+	/*
+	 * While the caller has a module's code to read or an OOM kill to report
+	 * (it clears the mark once done), a live reader stops after each event:
+	 * also after the first one read after the boot buffer's kill, or after a
+	 * catch-up that a module load ended.
+	 */
+	if (__builtin_expect(s->want_ranges || s->oom_pending, 0) && s->stop &&
+	    (s->want_ranges || s->stop_oom))
+		*s->stop = true;
 }
 
 void stats_sink(void *ctx, const struct mt_event *ev)

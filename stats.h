@@ -121,10 +121,11 @@ struct stats {
 	uint64_t oom_ts;
 	uint64_t oom_count;
 	/*
-	 * A live run's reader stops after an event that wants the caller first: a
-	 * module load with stacks on (want_ranges), an OOM kill where stop_oom
-	 * (the mode reports it). The reader's stop flag, set here; NULL: never
-	 * (a replay reads on). The caller wires it (setup_pick_sink()).
+	 * A live run's reader stops after each event while the caller has
+	 * something to do first: a module's code to read (want_ranges), an OOM
+	 * kill to report where stop_oom (the mode reports it). The reader's stop
+	 * flag, set by stats_apply(); NULL: never (a replay reads on). The caller
+	 * wires it (setup_pick_sink()).
 	 */
 	bool *stop;
 	bool stop_oom;

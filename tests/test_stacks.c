@@ -837,8 +837,10 @@ END_TEST
 /*
  * A module load with stacks on ends a live reader's batch: the stats set the
  * stop flag wired to them, so that the module's code is read before the
- * stacks after it. Other events leave it; without a flag (a replay) the load
- * is only marked.
+ * stacks after it, and set it again after each event until the caller has
+ * read it (want_ranges cleared: a catch-up that the load ended leaves it to
+ * the loop). Other events leave it; without a flag (a replay) the load is only
+ * marked.
  */
 START_TEST(test_module_load_stops_the_batch)
 {
@@ -853,13 +855,18 @@ START_TEST(test_module_load_stops_the_batch)
 	ck_assert(stop);
 	ck_assert(S.want_ranges);
 	ck_assert_uint_eq(S.want_ranges_ts, TS + 2);
-	S.want_ranges = false;
+	stop = false;	/* the reader returned; the code not read yet */
+	alloc_on(0, TS + 3, 300, 65, 0);
+	ck_assert(stop);
+	S.want_ranges = false;	/* read */
 	stop = false;
+	alloc_on(0, TS + 4, 300, 66, 0);
+	ck_assert(!stop);
 	S.stop = NULL;
-	mod_load(TS + 3, 51, "modb");
+	mod_load(TS + 5, 51, "modb");
 	ck_assert(!stop);
 	ck_assert(S.want_ranges);
-	ck_assert_uint_eq(S.want_ranges_ts, TS + 3);
+	ck_assert_uint_eq(S.want_ranges_ts, TS + 5);
 	teardown();
 }
 END_TEST

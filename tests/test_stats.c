@@ -666,8 +666,11 @@ END_TEST
 
 /*
  * An OOM kill ends a live reader's batch where the mode reports it (stop_oom):
- * the stats set the stop flag wired to them. A module load without stacks, or
- * a kill where the mode does not report it, leaves the flag.
+ * the stats set the stop flag wired to them, after each event until the kill
+ * is reported (oom_pending cleared: a kill in the boot buffer, read before the
+ * flag was wired, stops the first live batch after its first event). A module
+ * load without stacks, or a kill where the mode does not report it, leaves the
+ * flag.
  */
 START_TEST(test_oom_stops_the_batch)
 {
@@ -698,12 +701,48 @@ START_TEST(test_oom_stops_the_batch)
 	ck_assert(S.oom_pending);
 	ck_assert(stop);
 	ck_assert_uint_eq(S.oom_count, 2);
-	S.stop = NULL;
+	/* not reported yet: the next event stops the batch again */
 	stop = false;
-	ev.ts = 400;
+	memset(&ev, 0, sizeof(ev));
+	ev.kind = EV_PAGE_ALLOC;
+	ev.ts = 310;
+	ev.tid = 55;
+	ev.u.page.pfn = 7;
+	stats_apply(&S, &ev);
+	ck_assert(stop);
+	S.oom_pending = false;	/* reported */
+	stop = false;
+	ev.ts = 320;
+	ev.u.page.pfn = 8;
 	stats_apply(&S, &ev);
 	ck_assert(!stop);
-	ck_assert_uint_eq(S.oom_count, 3);
+	/* a kill marked before the flag was wired (the boot buffer's) */
+	S.stop = NULL;
+	memset(&ev, 0, sizeof(ev));
+	ev.kind = EV_OOM_VICTIM;
+	ev.ts = 330;
+	ev.u.oom.pid = 900;
+	ev.u.oom.comm = str("hog");
+	stats_apply(&S, &ev);
+	ck_assert(!stop);
+	S.stop = &stop;
+	memset(&ev, 0, sizeof(ev));
+	ev.kind = EV_PAGE_ALLOC;
+	ev.ts = 340;
+	ev.tid = 55;
+	ev.u.page.pfn = 9;
+	stats_apply(&S, &ev);
+	ck_assert(stop);
+	S.oom_pending = false;
+	S.stop = NULL;
+	stop = false;
+	ev.kind = EV_OOM_VICTIM;
+	ev.ts = 400;
+	ev.u.oom.pid = 900;
+	ev.u.oom.comm = str("hog");
+	stats_apply(&S, &ev);
+	ck_assert(!stop);
+	ck_assert_uint_eq(S.oom_count, 4);
 }
 END_TEST
 
