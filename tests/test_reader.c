@@ -433,6 +433,13 @@ static void live_start(void)
 	live_start_at(9000000);
 }
 
+/* page @p committed into CPU1's pipe, as the kernel hands a sub-buffer over */
+static void live_cpu1_gets(struct pg *p)
+{
+	pg_commit(p, 0);
+	ck_assert_int_eq(write(live_pipe[1], p->b, SUBBUF), SUBBUF);
+}
+
 START_TEST(test_live_holdback)
 {
 	struct pg p;
@@ -452,8 +459,7 @@ START_TEST(test_live_holdback)
 	/* CPU1 now delivers an event older than the held one: it goes first */
 	pg_init(&p, 8500000);
 	pg_free(&p, 8500000, 20, 1, 0);
-	pg_commit(&p, 0);
-	ck_assert_int_eq(write(live_pipe[1], p.b, SUBBUF), SUBBUF);
+	live_cpu1_gets(&p);
 	ck_assert_uint_eq(reader_run(&R, false, 0), 1);
 	assert_got(1, EV_PAGE_FREE, 1, 8500000, 20, 1);
 
@@ -491,8 +497,7 @@ START_TEST(test_live_holdback_in_run)
 	/* CPU1's event at 8.5 ms comes before CPU0's 9 ms; CPU1's bound is 8 ms again */
 	pg_init(&p, 8500000);
 	pg_free(&p, 8500000, 20, 1, 0);
-	pg_commit(&p, 0);
-	ck_assert_int_eq(write(live_pipe[1], p.b, SUBBUF), SUBBUF);
+	live_cpu1_gets(&p);
 	ck_assert_uint_eq(reader_run(&R, false, 0), 1);
 	assert_got(8, EV_PAGE_FREE, 1, 8500000, 20, 1);
 	/* 15.5 ms: CPU1's bound 13.5 ms lets 9 to 13 ms go */
@@ -558,8 +563,7 @@ START_TEST(test_live_offline_cpu)
 	cpu1_offline = false;
 	pg_init(&p, 30000000);
 	pg_free(&p, 30000000, 10, 1, 0);
-	pg_commit(&p, 0);
-	ck_assert_int_eq(write(live_pipe[1], p.b, SUBBUF), SUBBUF);
+	live_cpu1_gets(&p);
 	reader_cpu_online(&R, 1, live_pipe[0]);
 	ck_assert(!reader_cpu_offline(&R, 1));
 	fake_clock = 40000000;		/* CPU0, empty, cannot have anything older now */
@@ -655,8 +659,7 @@ START_TEST(test_live_late_event)
 	pg_free(&p, 5000000, 10, 1, 0);
 	pg_free(&p, 7000000, 10, 2, 0);
 	pg_alloc(&p, 19000000, 30, 1, 0);
-	pg_commit(&p, 0);
-	ck_assert_int_eq(write(live_pipe[1], p.b, SUBBUF), SUBBUF);
+	live_cpu1_gets(&p);
 	fake_clock = 30000000;		/* CPU0's bound 28 ms: 19 ms goes too */
 	ck_assert_uint_eq(reader_run(&R, false, 0), 3);
 	assert_got(2, EV_PAGE_FREE, 1, 5000000, 10, 1);
@@ -682,8 +685,7 @@ START_TEST(test_live_future_stamp)
 	pg_init(&p, 11000000);
 	pg_alloc(&p, 11000000, 30, 3, 0);
 	pg_alloc(&p, 12000000, 30, 4, 0);
-	pg_commit(&p, 0);
-	ck_assert_int_eq(write(live_pipe[1], p.b, SUBBUF), SUBBUF);
+	live_cpu1_gets(&p);
 	fake_clock = 30000000;
 	ck_assert_uint_eq(reader_run(&R, false, 0), 2);
 	assert_got(3, EV_PAGE_ALLOC, 1, 12000000, 30, 4);

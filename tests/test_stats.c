@@ -664,6 +664,19 @@ START_TEST(test_oom_victim)
 }
 END_TEST
 
+/* an oom:mark_victim event at @ts, of @pid */
+static void oom_victim(uint64_t ts, int32_t pid)
+{
+	struct mt_event ev;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.kind = EV_OOM_VICTIM;
+	ev.ts = ts;
+	ev.u.oom.pid = pid;
+	ev.u.oom.comm = str("hog");
+	stats_apply(&S, &ev);
+}
+
 /*
  * An OOM kill ends a live reader's batch where the mode reports it (stop_oom):
  * the stats set the stop flag wired to them, after each event until the kill
@@ -686,61 +699,34 @@ START_TEST(test_oom_stops_the_batch)
 	ev.u.module.refcnt = 1;
 	stats_apply(&S, &ev);
 	ck_assert(!S.want_ranges);
-	memset(&ev, 0, sizeof(ev));
-	ev.kind = EV_OOM_VICTIM;
-	ev.ts = 200;
-	ev.u.oom.pid = 900;
-	ev.u.oom.comm = str("hog");
-	stats_apply(&S, &ev);
+	oom_victim(200, 900);
 	ck_assert(S.oom_pending);
 	ck_assert(!stop);
 	S.oom_pending = false;
 	S.stop_oom = true;
-	ev.ts = 300;
-	stats_apply(&S, &ev);
+	oom_victim(300, 900);
 	ck_assert(S.oom_pending);
 	ck_assert(stop);
 	ck_assert_uint_eq(S.oom_count, 2);
 	/* not reported yet: the next event stops the batch again */
 	stop = false;
-	memset(&ev, 0, sizeof(ev));
-	ev.kind = EV_PAGE_ALLOC;
-	ev.ts = 310;
-	ev.tid = 55;
-	ev.u.page.pfn = 7;
-	stats_apply(&S, &ev);
+	alloc(310, 55, 7, 0);
 	ck_assert(stop);
 	S.oom_pending = false;	/* reported */
 	stop = false;
-	ev.ts = 320;
-	ev.u.page.pfn = 8;
-	stats_apply(&S, &ev);
+	alloc(320, 55, 8, 0);
 	ck_assert(!stop);
 	/* a kill marked before the flag was wired (the boot buffer's) */
 	S.stop = NULL;
-	memset(&ev, 0, sizeof(ev));
-	ev.kind = EV_OOM_VICTIM;
-	ev.ts = 330;
-	ev.u.oom.pid = 900;
-	ev.u.oom.comm = str("hog");
-	stats_apply(&S, &ev);
+	oom_victim(330, 900);
 	ck_assert(!stop);
 	S.stop = &stop;
-	memset(&ev, 0, sizeof(ev));
-	ev.kind = EV_PAGE_ALLOC;
-	ev.ts = 340;
-	ev.tid = 55;
-	ev.u.page.pfn = 9;
-	stats_apply(&S, &ev);
+	alloc(340, 55, 9, 0);
 	ck_assert(stop);
 	S.oom_pending = false;
 	S.stop = NULL;
 	stop = false;
-	ev.kind = EV_OOM_VICTIM;
-	ev.ts = 400;
-	ev.u.oom.pid = 900;
-	ev.u.oom.comm = str("hog");
-	stats_apply(&S, &ev);
+	oom_victim(400, 900);
 	ck_assert(!stop);
 	ck_assert_uint_eq(S.oom_count, 4);
 }
