@@ -1184,6 +1184,5 @@ void stats_sink(void *ctx, const struct mt_event *ev)
 
 void stats_ahead(void *ctx, const struct mt_event *ev)
 {
-	if (ev->kind == EV_PAGE_ALLOC || ev->kind == EV_PAGE_FREE)
-		stats_prefetch(ctx, ev->u.page.pfn);
+	stats_prefetch_event(ctx, ev);
 }

@@ -159,6 +159,14 @@ static inline __attribute__((always_inline)) void stats_prefetch(const struct st
 		__builtin_prefetch(&s->sk.pfn_stack[pfn], 1);
 }
 
+/* @ev's entries in the maps, if it is a page event: stats_prefetch() */
+static inline __attribute__((always_inline)) void stats_prefetch_event(const struct stats *s,
+								       const struct mt_event *ev)
+{
+	if (ev->kind == EV_PAGE_ALLOC || ev->kind == EV_PAGE_FREE)
+		stats_prefetch(s, ev->u.page.pfn);
+}
+
 /** stats_apply() - account one event; never allocates */
 void stats_apply(struct stats *s, const struct mt_event *ev);
 

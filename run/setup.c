@@ -70,8 +70,7 @@ void setup_ahead(void *ctx, const struct mt_event *ev)
 #else
 	struct run *r = ctx;
 
-	if (ev->kind == EV_PAGE_ALLOC || ev->kind == EV_PAGE_FREE)
-		stats_prefetch(&r->st, ev->u.page.pfn);
+	stats_prefetch_event(&r->st, ev);
 #endif
 }
 
