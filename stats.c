@@ -1181,8 +1181,3 @@ void stats_sink(void *ctx, const struct mt_event *ev)
 {
 	stats_apply(ctx, ev);
 }
-
-void stats_ahead(void *ctx, const struct mt_event *ev)
-{
-	stats_prefetch_event(ctx, ev);
-}

@@ -171,13 +171,11 @@ static inline __attribute__((always_inline)) void stats_prefetch_event(const str
 void stats_apply(struct stats *s, const struct mt_event *ev);
 
 /*
- * The reader's sink and look-ahead with the stats as their context: every
- * event to stats_apply(), a page event's map entries fetched early
- * (stats_prefetch()). For a run where nothing else takes each event
+ * The reader's sink with the stats as its context: every event to
+ * stats_apply(). For a run where nothing else takes each event
  * (setup_pick_sink()): one call less an event than through the run's sink.
  */
 void stats_sink(void *ctx, const struct mt_event *ev);
-void stats_ahead(void *ctx, const struct mt_event *ev);
 
 /**
  * stats_seed_task() - add a task alive at start

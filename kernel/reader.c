@@ -144,6 +144,22 @@ void reader_free(struct reader *r)
 	r->ncpus = r->nnext = r->nlazies = r->nbheap = r->ntodo = 0;
 }
 
+/* A page event's map entries start coming into the cache (struct reader_prefetch). */
+static inline __attribute__((always_inline)) void prefetch_event(const struct reader_prefetch *pf,
+								 const struct mt_event *ev)
+{
+	uint64_t pfn;
+
+	if (ev->kind != EV_PAGE_ALLOC && ev->kind != EV_PAGE_FREE)
+		return;
+	pfn = ev->u.page.pfn;
+	if (pfn >= pf->n)
+		return;
+	__builtin_prefetch(&pf->map[pfn], 1);
+	if (pf->map2)
+		__builtin_prefetch(&pf->map2[pfn], 1);
+}
+
 /*
  * The page's next records walked and decoded into the queue, up to one short of
  * full (the record the CPU holds stays where it is), each event shown to the
@@ -162,8 +178,12 @@ static inline __attribute__((always_inline)) void walk_order(struct reader *r,
 			return;
 		}
 		q->res = decoder_decode(r->dec, &q->rec, (uint32_t)c->cpu, &q->ev);
-		if (q->res == DEC_OK && r->ahead)
-			r->ahead(r->ctx, &q->ev);
+		if (q->res == DEC_OK) {
+			if (r->pf.map)
+				prefetch_event(&r->pf, &q->ev);
+			else if (r->ahead)
+				r->ahead(r->ctx, &q->ev);
+		}
 		c->qn++;
 	}
 }

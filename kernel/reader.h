@@ -22,6 +22,19 @@ typedef void (*reader_sink)(void *ctx, const struct mt_event *ev);
  * reads, it changes nothing. A record is walked and decoded once.
  */
 typedef void (*reader_ahead_fn)(void *ctx, const struct mt_event *ev);
+
+/*
+ * The same look-ahead without a call an event: where what the consumer will
+ * touch is one or two maps of 32-bit entries by page frame (the accounting's
+ * pfn maps), the reader itself starts fetching a page event's entries as it
+ * walks it (set after reader_init(); map NULL: ahead() instead, if set). An
+ * entry at or past n is never fetched.
+ */
+struct reader_prefetch {
+	const uint32_t *map;
+	const uint32_t *map2;	/* a second map of as many, or NULL */
+	uint64_t n;
+};
 #define READER_AHEAD	8
 #define READER_QUEUE	16	/* a power of two, > 2 * READER_AHEAD - 1 */
 
@@ -120,6 +133,7 @@ struct reader {
 	uint64_t slack_ns;	/* margin for events still being committed */
 	reader_sink sink;
 	reader_ahead_fn ahead;	/* NULL: none; set after reader_init() */
+	struct reader_prefetch pf;	/* map NULL: none (ahead instead) */
 	void *ctx;
 	uint64_t (*now)(void);
 	uint64_t deadline_ns;	/* now() past this: every CPU stops reading (0: never) */

@@ -84,7 +84,9 @@ void setup_ahead(void *ctx, const struct mt_event *ev)
  *
  * The sink: the accounting alone (stats_sink(), the stats as its context)
  * where nothing else takes each event, one call less an event; else
- * setup_sink(). A mode's own sink is kept, and stops nothing, as before.
+ * setup_sink(). The look-ahead: the reader prefetches the accounting's pfn
+ * maps itself (struct reader_prefetch), no call an event. A mode's own sink
+ * is kept with setup_ahead(), and stops nothing, as before.
  */
 void setup_pick_sink(struct run *r)
 {
@@ -95,9 +97,11 @@ void setup_pick_sink(struct run *r)
 		r->st.stop_oom = r->ops->on_oom != NULL;
 	}
 #ifndef MT_BENCH_READER_ONLY	/* its setup_sink() leaves the page events out */
+	r->rd.pf.map = r->st.pfn_owner;
+	r->rd.pf.map2 = r->st.stacks_on ? r->st.sk.pfn_stack : NULL;
+	r->rd.pf.n = r->st.cfg.max_pfn;
 	if (!r->sz.on && !r->series) {
 		r->rd.sink = stats_sink;
-		r->rd.ahead = stats_ahead;
 		r->rd.ctx = &r->st;
 	}
 #endif

@@ -21,6 +21,7 @@
 #include "output/logfile.h"
 #include "run/loop.h"
 #include "run/oom.h"
+#include "run/setup.h"
 #include "lib/out.h"
 #include "core/options.h"
 #include "output/reportto.h"
@@ -372,9 +373,64 @@ START_TEST(test_loop_accounts_every_event_until_term)
 	ck_assert_uint_eq(R.st.c.self_allocs, 0);
 	ck_assert_uint_eq(processed("mem.log"), traced(-1));
 	has("mem.log", "(trigger: SIGTERM, live)");
+	/* the reader took the events to the stats and prefetched their map itself */
+	ck_assert(R.rd.sink == stats_sink);
+	ck_assert_ptr_nonnull(R.rd.pf.map);
+	ck_assert_ptr_eq(R.rd.pf.map, R.st.pfn_owner);
+	ck_assert_uint_eq(R.rd.pf.n, R.st.cfg.max_pfn);
 	on = slurp("tfs/tracing_on");
 	ck_assert_str_eq(on, "1");
 	free(on);
+}
+END_TEST
+
+static void own_sink(void *ctx, const struct mt_event *ev)
+{
+	(void)ctx;
+	(void)ev;
+}
+
+/*
+ * The look-ahead setup_pick_sink() picks: the reader prefetches the
+ * accounting's pfn maps itself, the owner map and, with --stacks, the stacks'
+ * map; a mode with its own sink keeps its callback and no maps.
+ */
+START_TEST(test_pick_sink_prefetch_maps)
+{
+	static struct run r;
+	struct mode_ops ops = { .name = "t", .live = true };
+	struct stats_config cfg = { .max_tasks = 16, .max_modules = 4, .max_pfn = 4096 };
+	int pass;
+
+	for (pass = 0; pass < 3; pass++) {
+		memset(&r, 0, sizeof(r));
+		cfg.max_stacks = pass == 1 ? 64 : 0;
+		cfg.cpu_ids = pass == 1 ? 2 : 0;
+		ops.sink = pass == 2 ? own_sink : NULL;
+		ck_assert_int_eq(stats_init(&r.st, &cfg), 0);
+		r.ops = &ops;
+		r.rd.sink = ops.sink ? ops.sink : setup_sink;
+		r.rd.ahead = setup_ahead;
+		setup_pick_sink(&r);
+		if (pass == 2) {
+			ck_assert_ptr_null(r.rd.pf.map);
+			ck_assert(r.rd.ahead == setup_ahead);
+			ck_assert(r.rd.sink == own_sink);
+		} else {
+			ck_assert_ptr_nonnull(r.rd.pf.map);
+			ck_assert_ptr_eq(r.rd.pf.map, r.st.pfn_owner);
+			ck_assert_uint_eq(r.rd.pf.n, 4096);
+			ck_assert(r.rd.sink == stats_sink);
+		}
+		if (pass == 1) {
+			ck_assert(r.st.stacks_on);
+			ck_assert_ptr_nonnull(r.rd.pf.map2);
+			ck_assert_ptr_eq(r.rd.pf.map2, r.st.sk.pfn_stack);
+		} else {
+			ck_assert_ptr_null(r.rd.pf.map2);
+		}
+		stats_free(&r.st);
+	}
 }
 END_TEST
 
@@ -1156,6 +1212,7 @@ Suite *suite_loop(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, test_loop_accounts_every_event_until_term);
+	tcase_add_test(tc, test_pick_sink_prefetch_maps);
 	tcase_add_loop_test(tc, test_loop_stop_signal_is_the_trigger, 0, (int)ARRAY_SIZE(stops));
 	tcase_add_test(tc, test_loop_read_error_surfaced);
 	tcase_add_test(tc, test_loop_undecodable_is_an_error);

@@ -350,14 +350,13 @@ static void ahead_sink(void *ctx, const struct mt_event *ev)
 	sink(ctx, ev);
 }
 
-START_TEST(test_look_ahead)
+/* CPU0: two full pages of 45 allocations; CPU1: one page of 5 frees, in between in time */
+static void look_ahead_files(int fds[2])
 {
 	struct pg c0[2], c1[1];
-	int fds[2], ids[2] = { 0, 1 }, i;
 	uint64_t ts = 1000;
+	int i;
 
-	memset(&A, 0, sizeof(A));
-	/* CPU0: two full pages of 45 records; CPU1: one page of 5, in between in time */
 	for (i = 0; i < 90; i++) {
 		if (i % 45 == 0)
 			pg_init(&c0[i / 45], ts);
@@ -372,10 +371,18 @@ START_TEST(test_look_ahead)
 	pg_commit(&c1[0], 0);
 	fds[0] = file_of(c0, 2);
 	fds[1] = file_of(c1, 1);
-	ck_assert_int_eq(reader_init(&R, &LAYOUT, &D, 2, ids, fds, false, false, ahead_sink, &K),
-			 0);
 	fds_open[nfds_open++] = fds[0];
 	fds_open[nfds_open++] = fds[1];
+}
+
+START_TEST(test_look_ahead)
+{
+	int fds[2], ids[2] = { 0, 1 };
+
+	memset(&A, 0, sizeof(A));
+	look_ahead_files(fds);
+	ck_assert_int_eq(reader_init(&R, &LAYOUT, &D, 2, ids, fds, false, false, ahead_sink, &K),
+			 0);
 	R.ahead = ahead;
 	ck_assert_uint_eq(reader_run(&R, true, 0), 95);
 	ck_assert_uint_eq(A.shown[0], 90);
@@ -386,6 +393,48 @@ START_TEST(test_look_ahead)
 	assert_got(0, EV_PAGE_ALLOC, 0, 1000, 10, 0);
 	assert_got(1, EV_PAGE_FREE, 1, 1005, 20, 1000);
 	assert_got(94, EV_PAGE_ALLOC, 0, 1890, 10, 89);
+}
+END_TEST
+
+/*
+ * The consumer's maps prefetched by the reader itself (struct reader_prefetch):
+ * in the callback's place (never called then), the maps only read, and what
+ * is delivered the same, in the same order. CPU1's page frames (1000 to 1004)
+ * are past the maps' end.
+ */
+START_TEST(test_prefetch_maps)
+{
+	static const uint32_t zero[1000];
+	static uint32_t map[1000], map2[1000];
+	int fds[2], ids[2] = { 0, 1 }, pass;
+	uint32_t i;
+
+	for (pass = 0; pass < 2; pass++) {	/* the --stacks map too, or not */
+		memset(&A, 0, sizeof(A));
+		look_ahead_files(fds);
+		ck_assert_int_eq(reader_init(&R, &LAYOUT, &D, 2, ids, fds, false, false, sink,
+					     &K), 0);
+		R.ahead = ahead;
+		R.pf.map = map;
+		R.pf.map2 = pass ? map2 : NULL;
+		R.pf.n = 1000;
+		ck_assert_uint_eq(reader_run(&R, true, 0), 95);
+		ck_assert_uint_eq(A.shown[0] + A.shown[1], 0);
+		ck_assert_uint_eq(K.n, 95);
+		ck_assert_uint_eq(R.decoded, 95);
+		assert_got(0, EV_PAGE_ALLOC, 0, 1000, 10, 0);
+		assert_got(1, EV_PAGE_FREE, 1, 1005, 20, 1000);
+		assert_got(94, EV_PAGE_ALLOC, 0, 1890, 10, 89);
+		for (i = 1; i < K.n; i++)
+			ck_assert_uint_le(K.ev[i - 1].ts, K.ev[i].ts);
+		ck_assert_mem_eq(map, zero, sizeof(zero));
+		ck_assert_mem_eq(map2, zero, sizeof(zero));
+		if (!pass) {	/* the second pass starts again */
+			reader_free(&R);
+			memset(&R, 0, sizeof(R));
+			memset(&K, 0, sizeof(K));
+		}
+	}
 }
 END_TEST
 
@@ -1548,6 +1597,7 @@ Suite *suite_reader(void)
 	tcase_add_test(tc, test_max_events);
 	tcase_add_test(tc, test_poll_failed_holds_queue);
 	tcase_add_test(tc, test_look_ahead);
+	tcase_add_test(tc, test_prefetch_maps);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("live");
