@@ -420,21 +420,21 @@ static inline void fill(struct reader *r, struct reader_cpu *c, bool final)
 /*
  * out_of_order counts events applied after one with a later time stamp. last_ts
  * is the latest applied; a time stamp from the future (forced out, already
- * counted) does not move it, or every event after it would count too. Inline
- * in both of its callers, run() and run_on(): nearly every record comes here.
+ * counted) does not move it, or every event after it would count too. @q is
+ * the record's place in its CPU's queue (decoded when walked), @ts its time
+ * stamp. Inline in both of its callers, run() (through deliver()) and
+ * run_on(): nearly every record comes here. The caller counts it in records.
  */
-static inline __attribute__((always_inline)) void deliver(struct reader *r, struct reader_cpu *c,
-							    bool future)
+static inline __attribute__((always_inline)) void deliver_rec(struct reader *r,
+								const struct reader_rec *q,
+								uint64_t ts, bool future)
 {
-	const struct reader_rec *q = c->held;	/* decoded when walked */
 	int res = q->res;
 
-	c->have_rec = false;
-	r->records++;
-	if (c->rec.ts < r->last_ts)
+	if (ts < r->last_ts)
 		r->out_of_order++;
 	else if (!future)
-		r->last_ts = c->rec.ts;
+		r->last_ts = ts;
 	if (res == DEC_OK) {
 		r->decoded++;
 		r->sink(r->ctx, &q->ev);
@@ -443,6 +443,15 @@ static inline __attribute__((always_inline)) void deliver(struct reader *r, stru
 	} else {
 		r->bad_records++;
 	}
+}
+
+/* The record @c holds goes out. */
+static inline __attribute__((always_inline)) void deliver(struct reader *r, struct reader_cpu *c,
+							    bool future)
+{
+	c->have_rec = false;
+	r->records++;
+	deliver_rec(r, c->held, c->rec.ts, future);
 }
 
 /*
@@ -777,6 +786,7 @@ static uint64_t run_on(struct reader *r, struct reader_cpu *c, uint64_t left)
 {
 	struct reader_next k = r->lazies[0];
 	uint64_t bound = r->nbheap ? r->cpus[r->bheap[0]].bound : UINT64_MAX, n = 0;
+	const struct reader_rec *last = NULL;
 	int cpu = r->taken;
 
 	if (r->nnext >= 2 && next_before(&r->next[1], &k))
@@ -784,6 +794,7 @@ static uint64_t run_on(struct reader *r, struct reader_cpu *c, uint64_t left)
 	if (r->nnext >= 3 && next_before(&r->next[2], &k))
 		k = r->next[2];
 	while (n < left && c->in_page && !c->eof) {
+		const struct reader_rec *q;
 		struct reader_next e;
 
 		/* as page_next() would: the page's end, or a corrupt record, the loop's way */
@@ -791,17 +802,25 @@ static uint64_t run_on(struct reader *r, struct reader_cpu *c, uint64_t left)
 			walk_ahead(r, c);
 		if (!c->qn)
 			break;
-		e.ts = c->q[c->qhead].rec.ts;
+		q = &c->q[c->qhead];
+		e.ts = q->rec.ts;
 		e.cpu = cpu;
 		if (e.ts > bound || !next_before(&e, &k))
 			break;
-		take_queued(c);
-		c->have_rec = true;
-		r->next[0].ts = e.ts;
-		deliver(r, c, false);
+		/* taken from the queue (take_queued()); held, and the heap's key, set once at the end */
+		c->qhead = (c->qhead + 1) & (READER_QUEUE - 1);
+		c->qn--;
+		last = q;
 		n++;
+		deliver_rec(r, q, e.ts, false);
 		if (r->stop)
 			break;
+	}
+	if (last) {
+		c->held = last;
+		c->rec = last->rec;
+		r->next[0].ts = last->rec.ts;
+		r->records += n;
 	}
 	return n;
 }

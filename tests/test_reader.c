@@ -526,6 +526,42 @@ START_TEST(test_live_holdback)
 END_TEST
 
 /*
+ * A live CPU that caught up (its page less than half full) waits bounded by the
+ * last record it sent (next_page()), however many went out one after the other
+ * in a run of its own (run_on()): here 5, 1.0 to 1.4 us; CPU1 empty, bounded
+ * at 8 ms.
+ */
+START_TEST(test_live_caught_up_bound_is_last_sent)
+{
+	int fds[2], ids[2] = { 0, 1 }, cpu0[2], i;
+	struct pg p;
+
+	pg_init(&p, 1000);
+	for (i = 0; i < 5; i++)
+		pg_alloc(&p, 1000 + 100 * (uint64_t)i, 10, (uint64_t)i, 0);
+	pg_commit(&p, 0);
+	ck_assert_int_eq(pipe(cpu0), 0);
+	ck_assert_int_eq(fcntl(cpu0[0], F_SETFL, O_NONBLOCK), 0);
+	ck_assert_int_eq(write(cpu0[1], p.b, SUBBUF), SUBBUF);
+	ck_assert_int_eq(pipe(live_pipe), 0);
+	ck_assert_int_eq(fcntl(live_pipe[0], F_SETFL, O_NONBLOCK), 0);
+	fds[0] = cpu0[0];
+	fds[1] = live_pipe[0];
+	start(2, ids, fds, true, true);
+	fds_open[nfds_open++] = cpu0[1];
+	fds_open[nfds_open++] = live_pipe[1];
+	R.now = fake_now;
+	R.slack_ns = 2000000;
+	fake_clock = 10000000;
+	ck_assert_uint_eq(reader_run(&R, false, 0), 5);
+	assert_got(4, EV_PAGE_ALLOC, 0, 1400, 10, 4);
+	ck_assert(R.cpus[0].blocked && !R.cpus[0].eof);
+	ck_assert_uint_eq(R.cpus[0].bound, 1400);
+	ck_assert_uint_eq(R.records, 5);
+}
+END_TEST
+
+/*
  * The hold-back inside a run of one CPU's records: CPU0 holds 20 events, 1 to 20 ms,
  * walked ahead into its queue; CPU1 is empty, bounded at 8 ms. The events up to 8 ms go
  * one after the other, and the run stops at 9 ms whatever CPU0 has queued behind it.
@@ -1603,6 +1639,7 @@ Suite *suite_reader(void)
 	tc = tcase_create("live");
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_live_holdback);
+	tcase_add_test(tc, test_live_caught_up_bound_is_last_sent);
 	tcase_add_test(tc, test_live_holdback_in_run);
 	tcase_add_test(tc, test_live_final);
 	tcase_add_test(tc, test_live_offline_cpu);
