@@ -169,11 +169,12 @@ def inst_counts(inst):
 
 
 @contextlib.contextmanager
-def bare_reader(tmp, name, drain, events, buffer_kb, trigger=None):
+def bare_reader(tmp, name, drain, events, buffer_kb, trigger=None, args=()):
     """the instance @name of our own set up as memtrace sets up its own (@events, @buffer_kb,
     buffer_percent 50, trace_clock mono, @trigger on kmem:mm_page_alloc), read into nothing
-    by the bare reader @drain, tracing on: yields (instance, reader, its output file); then
-    the reader stopped (its failure fails the bench) and the instance removed"""
+    by the bare reader @drain (with @args before the instance), tracing on: yields
+    (instance, reader, its output file); then the reader stopped (its failure fails the
+    bench) and the instance removed"""
     inst = os.path.join(TFS, "instances", name)
     bare_teardown(inst)         # left by an earlier failed run
     out, err = os.path.join(tmp, "drain.out"), os.path.join(tmp, "drain.err")
@@ -188,7 +189,7 @@ def bare_reader(tmp, name, drain, events, buffer_kb, trigger=None):
             tfs_write(inst, "set_event", e + "\n", append=True)
         if trigger:
             tfs_write(inst, "events/kmem/mm_page_alloc/trigger", trigger)
-        p = subprocess.Popen([drain, inst], stdout=open(out, "w"), stderr=open(err, "w"))
+        p = subprocess.Popen([drain, *args, inst], stdout=open(out, "w"), stderr=open(err, "w"))
         wait_text(err, "ready", p)
         tfs_write(inst, "tracing_on", "1")
         yield inst, p, out
