@@ -98,8 +98,11 @@ int stats_init(struct stats *s, const struct stats_config *cfg)
 		s->map_short = true;
 		e = maps_init(s, cfg->ram_pfn);
 	}
-	if (!e)
+	if (!e) {
+		if (!s->pfn_owner)	/* no map: every page frame out of it (range_ok()) */
+			s->cfg.max_pfn = 0;
 		return 0;
+	}
 	stats_free(s);
 	return e;
 nomem:
@@ -611,7 +614,8 @@ static inline __attribute__((always_inline)) uint32_t release_pages(struct stats
 
 static bool range_ok(struct stats *s, uint64_t pfn, uint64_t n)
 {
-	if (!s->pfn_owner || pfn >= s->cfg.max_pfn || n > s->cfg.max_pfn - pfn) {
+	/* n is at least 1; without a map max_pfn is 0 (stats_init()) */
+	if (n > s->cfg.max_pfn || pfn > s->cfg.max_pfn - n) {
 		s->c.pfn_out_of_range++;
 		return false;
 	}

@@ -441,6 +441,25 @@ START_TEST(test_pfn_out_of_range)
 }
 END_TEST
 
+/* Stats without a map (max_pfn 0): every page event is out of it, counted, and taken as nothing. */
+START_TEST(test_no_map_all_out_of_range)
+{
+	struct stats_config cfg = { .max_tasks = 16, .max_modules = 4 };
+
+	stats_free(&S);
+	ck_assert_int_eq(stats_init(&S, &cfg), 0);
+	ck_assert_ptr_null(S.pfn_owner);
+	ck_assert_uint_eq(S.cfg.max_pfn, 0);
+	alloc(10, 100, 0, 0);
+	alloc(20, 100, 7, 3);
+	pfree(30, 100, 0, 0);
+	ck_assert_uint_eq(S.c.pfn_out_of_range, 3);
+	ck_assert_int_eq(task(100)->cur, 0);
+	ck_assert_int_eq(S.sys_cur, 0);
+	ck_assert_uint_eq(S.c.untracked_frees, 0);
+}
+END_TEST
+
 /* ---- task lifecycle ---- */
 
 START_TEST(test_newtask_and_fork)
@@ -2355,6 +2374,7 @@ Suite *suite_stats(void)
 	tcase_add_test(tc, test_irq_context);
 	tcase_add_test(tc, test_seeded_task);
 	tcase_add_test(tc, test_pfn_out_of_range);
+	tcase_add_test(tc, test_no_map_all_out_of_range);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("tasks");
