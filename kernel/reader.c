@@ -779,13 +779,16 @@ static void lazy_walk(struct reader *r, bool final)
  * goes out as run()'s loop would send it, the loop's other steps left out, at
  * most @left of them, until the consumer asks to stop (r->stop, left set for
  * run()). A storm is one CPU's records one after the
- * other: most of its events go out here, a page's worth a call.
+ * other: most of its events go out here, a page's worth a call. Each record is
+ * held to one limit (lim: the two conditions in one comparison); the records
+ * queued up to the next walk go in a loop of their own, the queue's place and
+ * what the CPU holds written once for them (the consumer touches neither).
  * Return: how many went out.
  */
 static uint64_t run_on(struct reader *r, struct reader_cpu *c, uint64_t left)
 {
 	struct reader_next k = r->lazies[0];
-	uint64_t bound = r->nbheap ? r->cpus[r->bheap[0]].bound : UINT64_MAX, n = 0;
+	uint64_t bound = r->nbheap ? r->cpus[r->bheap[0]].bound : UINT64_MAX, n = 0, lim;
 	const struct reader_rec *last = NULL;
 	int cpu = r->taken;
 
@@ -793,27 +796,51 @@ static uint64_t run_on(struct reader *r, struct reader_cpu *c, uint64_t left)
 		k = r->next[1];
 	if (r->nnext >= 3 && next_before(&r->next[2], &k))
 		k = r->next[2];
+	/*
+	 * A record stays first while (ts, cpu) is before k and ts not after the
+	 * bound: while ts < lim. At the top of the range lim stops short (a
+	 * record at UINT64_MAX): that one takes the loop's way, in the same order.
+	 */
+	lim = k.ts + (cpu < k.cpu && k.ts < UINT64_MAX);
+	if (bound < UINT64_MAX && bound + 1 < lim)
+		lim = bound + 1;
 	while (n < left && c->in_page && !c->eof) {
-		const struct reader_rec *q;
-		struct reader_next e;
+		uint32_t qhead, qn, m, i;
+		bool stop = false;
 
 		/* as page_next() would: the page's end, or a corrupt record, the loop's way */
 		if (c->qn <= READER_AHEAD && c->qend == RB_RECORD)
 			walk_ahead(r, c);
-		if (!c->qn)
+		qhead = c->qhead;
+		qn = c->qn;
+		if (!qn)
 			break;
-		q = &c->q[c->qhead];
-		e.ts = q->rec.ts;
-		e.cpu = cpu;
-		if (e.ts > bound || !next_before(&e, &k))
+		/* the queued records up to the next walk (all of them at the page's end) */
+		m = c->qend == RB_RECORD ? qn - READER_AHEAD : qn;
+		if (m > left - n)
+			m = (uint32_t)(left - n);
+		if (!m)		/* never: a walk leaves 15 queued, or the page's end */
 			break;
-		/* taken from the queue (take_queued()); held, and the heap's key, set once at the end */
-		c->qhead = (c->qhead + 1) & (READER_QUEUE - 1);
-		c->qn--;
-		last = q;
-		n++;
-		deliver_rec(r, q, e.ts, false);
-		if (r->stop)
+		for (i = 0; i < m; i++) {
+			const struct reader_rec *q = &c->q[(qhead + i) & (READER_QUEUE - 1)];
+
+			if (q->rec.ts >= lim) {
+				stop = true;
+				break;
+			}
+			last = q;
+			deliver_rec(r, q, q->rec.ts, false);
+			if (r->stop) {
+				i++;
+				stop = true;
+				break;
+			}
+		}
+		/* taken from the queue (take_queued()) */
+		c->qhead = (qhead + i) & (READER_QUEUE - 1);
+		c->qn = qn - i;
+		n += i;
+		if (stop)
 			break;
 	}
 	if (last) {

@@ -597,6 +597,33 @@ START_TEST(test_live_holdback_in_run)
 }
 END_TEST
 
+/*
+ * The run's edge: a record at CPU1's bound goes out, one a nanosecond after it
+ * waits (CPU0: 7 ms, 8 ms, 8 ms + 1 ns, 9 ms; CPU1 empty, bounded at 8 ms).
+ */
+START_TEST(test_live_holdback_in_run_edge)
+{
+	static const uint64_t ts[] = { 7000000, 8000000, 8000001, 9000000 };
+	struct pg c0[1];
+	uint32_t i;
+
+	pg_init(&c0[0], ts[0]);
+	for (i = 0; i < 4; i++)
+		pg_alloc(&c0[0], ts[i], 10, i + 1, 0);
+	pg_commit(&c0[0], 0);
+	live_start_page(&c0[0]);	/* CPU1's bound: 8 ms */
+	ck_assert_uint_eq(reader_run(&R, false, 0), 2);
+	assert_got(1, EV_PAGE_ALLOC, 0, 8000000, 10, 2);
+	ck_assert_uint_eq(reader_run(&R, false, 0), 0);
+	fake_clock = 10000001;		/* CPU1's bound: 8 ms + 1 ns */
+	ck_assert_uint_eq(reader_run(&R, false, 0), 1);
+	assert_got(2, EV_PAGE_ALLOC, 0, 8000001, 10, 3);
+	ck_assert_uint_eq(reader_run(&R, true, 0), 1);
+	ck_assert_uint_eq(K.n, 4);
+	ck_assert_uint_eq(R.out_of_order, 0);
+}
+END_TEST
+
 START_TEST(test_live_final)
 {
 	live_start();
@@ -1641,6 +1668,7 @@ Suite *suite_reader(void)
 	tcase_add_test(tc, test_live_holdback);
 	tcase_add_test(tc, test_live_caught_up_bound_is_last_sent);
 	tcase_add_test(tc, test_live_holdback_in_run);
+	tcase_add_test(tc, test_live_holdback_in_run_edge);
 	tcase_add_test(tc, test_live_final);
 	tcase_add_test(tc, test_live_offline_cpu);
 	tcase_add_test(tc, test_live_late_event);
