@@ -328,7 +328,14 @@ fuzz-long: memtrace $(addprefix $(B)/fuzz/,$(FUZZ_TARGETS))
 STATIC_CC ?= musl-gcc
 STATIC_FLAGS := -std=gnu11 -Os -fno-pie -ffunction-sections -fdata-sections \
 	-fno-asynchronous-unwind-tables -fno-unwind-tables $(WARN)
-STATIC_LDFLAGS := -static -no-pie -Wl,--gc-sections -s
+# Its segments are not page-aligned in the file (-z noseparate-code: 8 KiB less; the
+# read-only data shares the code's segment, as before binutils 2.31), and its data follows
+# its code in the file without padding (-z norelro, -z common-page-size=64: the data's start
+# was placed for a RELRO page that musl's static start never protects, which put up to 4 KiB
+# of zeros before it as the code grew; the file now grows with the code, byte for byte; the
+# pages are mapped as before). Both static binaries.
+STATIC_LDFLAGS := -static -no-pie -Wl,--gc-sections -s -Wl,-z,noseparate-code -Wl,-z,norelro \
+	-Wl,-z,common-page-size=64
 STATIC_OBJS := $(patsubst $(B)/%,$(B)/static/%,$(OBJS))
 
 $(B)/static/%.o: %.c
@@ -346,12 +353,7 @@ static: memtrace-static
 # and stripped as memtrace-static, with -DMEMTRACE_BOOT and without the files of what no
 # image runs: --top (ui/), --stream (stream/, its conditions), --diff (diff/), --exits,
 # --svg's picture, --prometheus' file. A file that is needed but left out is an undefined
-# symbol at the link. Its segments are not page-aligned in the file (-z noseparate-code:
-# 8 KiB less; the read-only data shares the code's segment, as before binutils 2.31), and
-# its data follows its code in the file without padding (-z norelro, -z common-page-size=64:
-# the data's start was placed for a RELRO page that musl's static start never protects,
-# which put up to 4 KiB of zeros before it as the code grew; the file now grows with the
-# code, byte for byte; the pages are mapped as before).
+# symbol at the link. Linked as memtrace-static (STATIC_LDFLAGS).
 BOOT_LEFT_OUT := $(wildcard ui/*.c stream/*.c diff/*.c) core/cond.c output/svg.c output/prom.c \
 	modes/top.c modes/stream.c modes/diff.c modes/exits.c
 BOOT_OBJS := $(addprefix $(B)/boot/,$(patsubst %.c,%.o,memtrace.c $(filter-out \
@@ -364,8 +366,7 @@ $(B)/boot/%.o: %.c
 
 memtrace-boot: $(BOOT_OBJS)
 	@$(if $(SAY),echo "  LD      $@")
-	$(Q)$(STATIC_CC) $(STATIC_LDFLAGS) -Wl,-z,noseparate-code -Wl,-z,norelro \
-		-Wl,-z,common-page-size=64 -o $@ $(BOOT_OBJS)
+	$(Q)$(STATIC_CC) $(STATIC_LDFLAGS) -o $@ $(BOOT_OBJS)
 
 # Other architectures (Debian's names): static glibc binaries from Debian's cross compilers
 # (gcc-TRIPLET, libc6-dev-ARCH-cross), for make check-cross and make e2e-arch:
