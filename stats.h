@@ -142,31 +142,6 @@ struct stats {
 int stats_init(struct stats *s, const struct stats_config *cfg);
 void stats_free(struct stats *s);
 
-/*
- * Page frame @pfn will be accounted soon (a page event a few records ahead):
- * its entries in the maps start coming into the cache now. A hint: no state
- * changes, and an address out of the maps is never touched. Always inlined:
- * gcc 12 takes a function made of prefetches for one without effects (pure)
- * and drops the call, prefetches and all.
- */
-static inline __attribute__((always_inline)) void stats_prefetch(const struct stats *s,
-								 uint64_t pfn)
-{
-	if (pfn >= s->cfg.max_pfn)
-		return;
-	__builtin_prefetch(&s->pfn_owner[pfn], 1);
-	if (s->stacks_on)
-		__builtin_prefetch(&s->sk.pfn_stack[pfn], 1);
-}
-
-/* @ev's entries in the maps, if it is a page event: stats_prefetch() */
-static inline __attribute__((always_inline)) void stats_prefetch_event(const struct stats *s,
-								       const struct mt_event *ev)
-{
-	if (ev->kind == EV_PAGE_ALLOC || ev->kind == EV_PAGE_FREE)
-		stats_prefetch(s, ev->u.page.pfn);
-}
-
 /** stats_apply() - account one event; never allocates */
 void stats_apply(struct stats *s, const struct mt_event *ev);
 

@@ -144,7 +144,12 @@ void reader_free(struct reader *r)
 	r->ncpus = r->nnext = r->nlazies = r->nbheap = r->ntodo = 0;
 }
 
-/* A page event's map entries start coming into the cache (struct reader_prefetch). */
+/*
+ * A page event's map entries start coming into the cache (struct
+ * reader_prefetch). A hint: no state changes. Always inlined: gcc 12 takes a
+ * function made of prefetches for one without effects (pure) and drops the
+ * call, prefetches and all.
+ */
 static inline __attribute__((always_inline)) void prefetch_event(const struct reader_prefetch *pf,
 								 const struct mt_event *ev)
 {

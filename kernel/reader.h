@@ -15,21 +15,20 @@ typedef void (*reader_sink)(void *ctx, const struct mt_event *ev);
 /*
  * Each CPU's records are walked and decoded ahead of the merge, READER_AHEAD at
  * a time, into a queue of READER_QUEUE (of its page; the record the CPU holds
- * for the merge included), and each decoded event is shown to the consumer as it
- * is walked, 8 to 15 records before it is delivered: it can start fetching what
- * it will touch then (the accounting: the pfn map entry of a page event, a cache
- * and TLB miss otherwise, paid one after the other; bench/hotpath.py). It
- * reads, it changes nothing. A record is walked and decoded once.
+ * for the merge included), 8 to 15 records before each is delivered: what the
+ * consumer will touch for it can start coming into the cache then (the
+ * accounting: the pfn map entry of a page event, a cache and TLB miss
+ * otherwise, paid one after the other; bench/hotpath.py). A record is walked
+ * and decoded once.
+ *
+ * The consumer's maps of 32-bit entries by page frame (one or two: the
+ * accounting's pfn maps), set after reader_init(): the reader prefetches a
+ * page event's entries as it walks it; an entry at or past n is never fetched.
+ * Without maps, each decoded event is shown to reader_ahead_fn as it is walked
+ * (the tests watch the walk so); it reads, it changes nothing.
  */
 typedef void (*reader_ahead_fn)(void *ctx, const struct mt_event *ev);
 
-/*
- * The same look-ahead without a call an event: where what the consumer will
- * touch is one or two maps of 32-bit entries by page frame (the accounting's
- * pfn maps), the reader itself starts fetching a page event's entries as it
- * walks it (set after reader_init(); map NULL: ahead() instead, if set). An
- * entry at or past n is never fetched.
- */
 struct reader_prefetch {
 	const uint32_t *map;
 	const uint32_t *map2;	/* a second map of as many, or NULL */

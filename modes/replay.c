@@ -330,7 +330,6 @@ static int replay_setup_read(struct run *r)
 	if (i)
 		return mt_fail(EXIT_RUNTIME, "out of memory");
 	r->reader_up = true;
-	r->rd.ahead = setup_ahead;
 	setup_pick_sink(r);
 	/* the files mapped, not read (the boot build reads them: its size matters more there) */
 	if (BUILD_FULL) {

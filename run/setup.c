@@ -62,18 +62,6 @@ void setup_sink(void *ctx, const struct mt_event *ev)
 		series_event(r->series, &r->st, ev, reader_lost(&r->rd));
 }
 
-void setup_ahead(void *ctx, const struct mt_event *ev)
-{
-#ifdef MT_BENCH_READER_ONLY
-	(void)ctx;
-	(void)ev;
-#else
-	struct run *r = ctx;
-
-	stats_prefetch_event(&r->st, ev);
-#endif
-}
-
 /*
  * In a live run, some events end the reader's batch (the stats set its stop
  * flag). A module load with --stacks, so that the module's code is known
@@ -82,24 +70,27 @@ void setup_ahead(void *ctx, const struct mt_event *ev)
  * kill its own report, however many kills one read brought (memtrace stalled in
  * reclaim while the killer ran). What the batch had left is read next, in order.
  *
- * The sink: the accounting alone (stats_sink(), the stats as its context)
- * where nothing else takes each event, one call less an event; else
- * setup_sink(). The look-ahead: the reader prefetches the accounting's pfn
- * maps itself (struct reader_prefetch), no call an event. A mode's own sink
- * is kept with setup_ahead(), and stops nothing, as before.
+ * The look-ahead: every mode's events are accounted (a mode's own sink
+ * applies them too), so the reader prefetches the accounting's pfn maps
+ * (struct reader_prefetch), no call an event. The sink: the accounting alone
+ * (stats_sink(), the stats as its context) where nothing else takes each
+ * event, one call less an event; else setup_sink(). A mode's own sink is
+ * kept, and stops nothing, as before.
  */
 void setup_pick_sink(struct run *r)
 {
+#ifndef MT_BENCH_READER_ONLY	/* its setup_sink() leaves the page events out: no maps */
+	r->rd.pf.map = r->st.pfn_owner;
+	r->rd.pf.map2 = r->st.stacks_on ? r->st.sk.pfn_stack : NULL;
+	r->rd.pf.n = r->st.cfg.max_pfn;
+#endif
 	if (r->ops->sink)
 		return;
 	if (r->ops->live) {
 		r->st.stop = &r->rd.stop;
 		r->st.stop_oom = r->ops->on_oom != NULL;
 	}
-#ifndef MT_BENCH_READER_ONLY	/* its setup_sink() leaves the page events out */
-	r->rd.pf.map = r->st.pfn_owner;
-	r->rd.pf.map2 = r->st.stacks_on ? r->st.sk.pfn_stack : NULL;
-	r->rd.pf.n = r->st.cfg.max_pfn;
+#ifndef MT_BENCH_READER_ONLY
 	if (!r->sz.on && !r->series) {
 		r->rd.sink = stats_sink;
 		r->rd.ctx = &r->st;
@@ -797,7 +788,6 @@ int setup_tracing(struct run *r)
 			r->tf.clock_mono, r->ops->sink ? r->ops->sink : setup_sink, r))
 		return mt_fail(EXIT_RUNTIME, "out of memory");
 	r->reader_up = true;
-	r->rd.ahead = setup_ahead;
 	if (r->opt.record_dir) {
 		if (record_start(&r->rec, r->opt.record_dir, &r->tf, r->enabled, r->nenabled, &r->rd))
 			return EXIT_RUNTIME;

@@ -30,12 +30,11 @@ int setup_events(struct run *r, format_reader rdfmt, void *ctx, bool live);
 
 /* The reader's sink: events to the accounting and to a capture's memory watch or --svg's series. */
 void setup_sink(void *ctx, const struct mt_event *ev);
-/* The reader's look ahead (reader_ahead_fn): a page event's map entries fetched early. */
-void setup_ahead(void *ctx, const struct mt_event *ev);
 /*
- * After reader_init() and the boot buffer: the sink that takes the reader's
- * events (stats_sink() where nothing but the accounting wants them), and in a
- * live run the events that end its batch (struct stats: stop).
+ * After reader_init() and the boot buffer: the accounting's maps the reader
+ * prefetches, the sink that takes its events (stats_sink() where nothing but
+ * the accounting wants them), and in a live run the events that end its batch
+ * (struct stats: stop).
  */
 void setup_pick_sink(struct run *r);
 
