@@ -153,6 +153,18 @@ void stats_apply(struct stats *s, const struct mt_event *ev);
 void stats_sink(void *ctx, const struct mt_event *ev);
 
 /**
+ * stats_apply_run() - stats_apply() of @n events, each @stride bytes after the one before
+ *
+ * As n calls of stats_apply(), in one: where an event sets the reader's stop
+ * flag (@s->stop), the ones after it are left. Return: how many were applied
+ * (fewer than @n only after the stop flag was set).
+ */
+uint32_t stats_apply_run(struct stats *s, const struct mt_event *ev, uint32_t n, size_t stride);
+
+/* The reader's run sink (reader_sink_run) with the stats as its context: stats_apply_run(). */
+uint32_t stats_sink_run(void *ctx, const struct mt_event *ev, uint32_t n, size_t stride);
+
+/**
  * stats_seed_task() - add a task alive at start
  * @pages: resident pages from statm (0 for kernel threads and other threads)
  * @ts: trace-clock time of the seed; older allocations of this task are skipped

@@ -450,6 +450,43 @@ static inline __attribute__((always_inline)) void deliver_rec(struct reader *r,
 	}
 }
 
+/*
+ * run_on()'s records from @q on, in its queue's order (at most @max, not past
+ * the queue's end), while each stays first (its time stamp before @lim) and is
+ * decoded: to the run sink in one call, as deliver_rec() would send each. @q
+ * itself is known to be both. The counts are those of what the sink took
+ * (when it stops the run early, of those only). Return: how many it took.
+ */
+static inline __attribute__((always_inline)) uint32_t deliver_span(struct reader *r,
+								   const struct reader_rec *q,
+								   uint32_t max, uint64_t lim)
+{
+	uint64_t last_ts = r->last_ts, late = r->out_of_order;
+	uint32_t n, got, i;
+
+	for (n = 0; n < max && q[n].rec.ts < lim && q[n].res == DEC_OK; n++) {
+		if (q[n].rec.ts < last_ts)
+			late++;
+		else
+			last_ts = q[n].rec.ts;
+	}
+	got = r->sink_run(r->ctx, &q->ev, n, sizeof(*q));
+	if (got < n) {		/* the sink stopped the run: the taken ones' counts only */
+		last_ts = r->last_ts;
+		late = r->out_of_order;
+		for (i = 0; i < got; i++) {
+			if (q[i].rec.ts < last_ts)
+				late++;
+			else
+				last_ts = q[i].rec.ts;
+		}
+	}
+	r->last_ts = last_ts;
+	r->out_of_order = late;
+	r->decoded += got;
+	return got;
+}
+
 /* The record @c holds goes out. */
 static inline __attribute__((always_inline)) void deliver(struct reader *r, struct reader_cpu *c,
 							    bool future)
@@ -826,17 +863,26 @@ static uint64_t run_on(struct reader *r, struct reader_cpu *c, uint64_t left)
 			m = (uint32_t)(left - n);
 		if (!m)		/* never: a walk leaves 15 queued, or the page's end */
 			break;
-		for (i = 0; i < m; i++) {
-			const struct reader_rec *q = &c->q[(qhead + i) & (READER_QUEUE - 1)];
+		for (i = 0; i < m;) {
+			uint32_t at = (qhead + i) & (READER_QUEUE - 1);
+			const struct reader_rec *q = &c->q[at];
 
 			if (q->rec.ts >= lim) {
 				stop = true;
 				break;
 			}
-			last = q;
-			deliver_rec(r, q, q->rec.ts, false);
-			if (r->stop) {
+			if (r->sink_run && q->res == DEC_OK) {
+				uint32_t span = READER_QUEUE - at < m - i ? READER_QUEUE - at : m - i;
+				uint32_t got = deliver_span(r, q, span, lim);
+
+				last = q + got - 1;
+				i += got;
+			} else {
+				last = q;
+				deliver_rec(r, q, q->rec.ts, false);
 				i++;
+			}
+			if (r->stop) {
 				stop = true;
 				break;
 			}

@@ -13,13 +13,27 @@
 typedef void (*reader_sink)(void *ctx, const struct mt_event *ev);
 
 /*
- * Each CPU's records are walked and decoded ahead of the merge, READER_AHEAD at
- * a time, into a queue of READER_QUEUE (of its page; the record the CPU holds
- * for the merge included), 8 to 15 records before each is delivered: what the
- * consumer will touch for it can start coming into the cache then (the
+ * A sink that takes a run of events in one call (optional, set after
+ * reader_init(); the sink's ctx): @n decoded events, each @stride bytes after
+ * the one before, taken in order as n calls of the sink would take them. It
+ * returns how many it took: fewer than @n only when it set the reader's stop
+ * flag after the last one it took. A CPU's run of records (a storm: nearly
+ * every event) goes to it a queue's worth at a time, a call each.
+ */
+typedef uint32_t (*reader_sink_run)(void *ctx, const struct mt_event *ev, uint32_t n,
+				    size_t stride);
+
+/*
+ * Each CPU's records are walked and decoded ahead of the merge into a queue of
+ * READER_QUEUE (of its page; the record the CPU holds for the merge included):
+ * when READER_AHEAD or fewer are left, the queue is filled to one short of
+ * full, so each record is walked 8 to 31 records before it is delivered: what
+ * the consumer will touch for it can start coming into the cache then (the
  * accounting: the pfn map entry of a page event, a cache and TLB miss
  * otherwise, paid one after the other; bench/hotpath.py). A record is walked
- * and decoded once.
+ * and decoded once. A CPU's run goes to a run sink the records queued up to
+ * the next walk at a time (up to 23; the queue's end splits them): 32 and
+ * not 16, so that a call carries more of them (bench/hotpath.py).
  *
  * The consumer's maps of 32-bit entries by page frame (one or two: the
  * accounting's pfn maps), set after reader_init(): the reader prefetches a
@@ -35,7 +49,7 @@ struct reader_prefetch {
 	uint64_t n;
 };
 #define READER_AHEAD	8
-#define READER_QUEUE	16	/* a power of two, > 2 * READER_AHEAD - 1 */
+#define READER_QUEUE	32	/* a power of two, > 2 * READER_AHEAD - 1 */
 
 /*
  * A record walked ahead, and what decoding it gave (DEC_*). 128 bytes, two
@@ -131,6 +145,7 @@ struct reader {
 	bool mono;		/* trace clock is CLOCK_MONOTONIC: EAGAIN times bound a CPU */
 	uint64_t slack_ns;	/* margin for events still being committed */
 	reader_sink sink;
+	reader_sink_run sink_run;	/* NULL: the sink, one event a call */
 	reader_ahead_fn ahead;	/* NULL: none; set after reader_init() */
 	struct reader_prefetch pf;	/* map NULL: none (ahead instead) */
 	void *ctx;

@@ -62,6 +62,24 @@ void setup_sink(void *ctx, const struct mt_event *ev)
 		series_event(r->series, &r->st, ev, reader_lost(&r->rd));
 }
 
+#ifdef MT_BENCH_READER_ONLY
+/* ... and a run of events as memtrace's run sink takes it (stats_sink_run()), one call */
+static uint32_t bench_sink_run(void *ctx, const struct mt_event *ev, uint32_t n, size_t stride)
+{
+	struct run *r = ctx;
+	uint32_t i;
+
+	for (i = 0; i < n; i++, ev = (const struct mt_event *)((const char *)ev + stride)) {
+		if (ev->kind == EV_PAGE_ALLOC || ev->kind == EV_PAGE_FREE)
+			continue;
+		setup_sink(r, ev);
+		if (r->rd.stop)
+			return i + 1;
+	}
+	return n;
+}
+#endif
+
 /*
  * In a live run, some events end the reader's batch (the stats set its stop
  * flag). A module load with --stacks, so that the module's code is known
@@ -74,7 +92,8 @@ void setup_sink(void *ctx, const struct mt_event *ev)
  * applies them too), so the reader prefetches the accounting's pfn maps
  * (struct reader_prefetch), no call an event. The sink: the accounting alone
  * (stats_sink(), the stats as its context) where nothing else takes each
- * event, one call less an event; else setup_sink(). A mode's own sink is
+ * event, one call less an event, and a CPU's run of events in one call
+ * (stats_sink_run()); else setup_sink(), an event a call. A mode's own sink is
  * kept, and stops nothing, as before.
  */
 void setup_pick_sink(struct run *r)
@@ -93,8 +112,12 @@ void setup_pick_sink(struct run *r)
 #ifndef MT_BENCH_READER_ONLY
 	if (!r->sz.on && !r->series) {
 		r->rd.sink = stats_sink;
+		r->rd.sink_run = stats_sink_run;
 		r->rd.ctx = &r->st;
 	}
+#else
+	if (!r->sz.on && !r->series)
+		r->rd.sink_run = bench_sink_run;
 #endif
 }
 

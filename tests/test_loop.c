@@ -394,6 +394,10 @@ static void own_sink(void *ctx, const struct mt_event *ev)
  * The look-ahead setup_pick_sink() picks: the reader prefetches the
  * accounting's pfn maps itself, the owner map and, with --stacks, the stacks'
  * map; a mode with its own sink too (it applies every event), keeping its sink.
+ * The sink: the stats' own, a CPU's run of events in one call too
+ * (stats_sink_run()), where nothing else takes each event; the run's sink, an
+ * event a call, where something does (a capture kernel's memory watch); a
+ * mode's own, an event a call.
  */
 START_TEST(test_pick_sink_prefetch_maps)
 {
@@ -402,8 +406,9 @@ START_TEST(test_pick_sink_prefetch_maps)
 	struct stats_config cfg = { .max_tasks = 16, .max_modules = 4, .max_pfn = 4096 };
 	int pass;
 
-	for (pass = 0; pass < 3; pass++) {
+	for (pass = 0; pass < 4; pass++) {
 		memset(&r, 0, sizeof(r));
+		r.sz.on = pass == 3;
 		cfg.max_stacks = pass == 1 ? 64 : 0;
 		cfg.cpu_ids = pass == 1 ? 2 : 0;
 		ops.sink = pass == 2 ? own_sink : NULL;
@@ -414,7 +419,9 @@ START_TEST(test_pick_sink_prefetch_maps)
 		ck_assert_ptr_nonnull(r.rd.pf.map);
 		ck_assert_ptr_eq(r.rd.pf.map, r.st.pfn_owner);
 		ck_assert_uint_eq(r.rd.pf.n, 4096);
-		ck_assert(r.rd.sink == (pass == 2 ? own_sink : stats_sink));
+		ck_assert(r.rd.sink == (pass == 2 ? own_sink : pass == 3 ? setup_sink : stats_sink));
+		ck_assert(r.rd.sink_run == (pass < 2 ? stats_sink_run : NULL));
+		ck_assert(r.rd.ctx == (pass < 2 ? (void *)&r.st : NULL));
 		ck_assert(r.rd.ahead == NULL);
 		if (pass == 1) {
 			ck_assert(r.st.stacks_on);

@@ -438,6 +438,195 @@ START_TEST(test_prefetch_maps)
 }
 END_TEST
 
+/*
+ * The run sink (reader_sink_run): what a reader delivers with it is what it
+ * delivers one event a call, in the same order, with the same counts, on
+ * pages that have all that a run may meet: CPU0's long run (past the queue's
+ * end, where it wraps), broken by CPU1's records, an unknown record in it and
+ * a jump back in time (out of order, within a span); read and mapped. Each
+ * call's events are @stride apart, at least one, and some calls take several.
+ * Where the sink stops the run inside a span, the counts are of what it took,
+ * and the rest comes next, the same.
+ */
+static struct {
+	uint32_t calls, most;
+	uint32_t stop_at;	/* the event after which the sink stops the run (0: never) */
+} RS;
+
+static void stop_sink(void *ctx, const struct mt_event *ev)
+{
+	sink(ctx, ev);
+	if (RS.stop_at && K.n == RS.stop_at)
+		R.stop = true;
+}
+
+static uint32_t run_sink(void *ctx, const struct mt_event *ev, uint32_t n, size_t stride)
+{
+	uint32_t i;
+
+	ck_assert_ptr_eq(ctx, &K);
+	ck_assert_uint_eq(stride, sizeof(struct reader_rec));
+	ck_assert_uint_ge(n, 1);
+	RS.calls++;
+	if (n > RS.most)
+		RS.most = n;
+	for (i = 0; i < n; i++, ev = (const struct mt_event *)((const char *)ev + stride)) {
+		sink(ctx, ev);
+		if (RS.stop_at && K.n == RS.stop_at) {
+			R.stop = true;
+			return i + 1;
+		}
+	}
+	return n;
+}
+
+static void run_sink_files(int fds[2])
+{
+	struct pg c0[2], c1[1];
+	uint64_t ts = 1000, back = 700;
+	int i;
+
+	pg_init(&c0[0], 1000);
+	for (i = 0; i < 70; i++, ts += 10) {
+		if (i == 25) {		/* an id no format has: unknown */
+			pg_page_ev(&c0[0], 999, ts, 10, 0, 0);
+			continue;
+		}
+		if (i == 44) {		/* an absolute time stamp, back in time */
+			pg_put32(&c0[0], pg_hdr(31, (uint32_t)(back & ((1u << 27) - 1))));
+			pg_put32(&c0[0], (uint32_t)(back >> 27));
+			c0[0].ts = ts = back;
+		}
+		pg_alloc(&c0[0], ts, 10, (uint64_t)i, 0);
+	}
+	pg_commit(&c0[0], 0);
+	pg_init(&c0[1], 5000);
+	for (i = 0; i < 40; i++)
+		pg_free(&c0[1], 5000 + 10 * (uint64_t)i, 10, (uint64_t)i, 0);
+	pg_commit(&c0[1], 0);
+	pg_init(&c1[0], 1105);
+	for (i = 0; i < 4; i++)
+		pg_free(&c1[0], 1105 + 100 * (uint64_t)i, 20, 1000 + (uint64_t)i, 0);
+	pg_commit(&c1[0], 0);
+	fds[0] = file_of(c0, 2);
+	fds[1] = file_of(c1, 1);
+}
+
+/* One reader over run_sink_files(), with the run sink or not; its runs' counts into @runs. */
+static void run_sink_pass(bool with_run, bool mapped, uint32_t stop_at, uint64_t runs[3],
+			  struct reader *keep)
+{
+	int fds[2], ids[2] = { 0, 1 };
+
+	memset(&K, 0, sizeof(K));
+	memset(&RS, 0, sizeof(RS));
+	RS.stop_at = stop_at;
+	run_sink_files(fds);
+	ck_assert_int_eq(reader_init(&R, &LAYOUT, &D, 2, ids, fds, false, true, stop_sink, &K),
+			 0);
+	if (with_run)
+		R.sink_run = run_sink;
+	if (mapped)
+		reader_files(&R);
+	runs[0] = reader_run(&R, true, 0);
+	runs[1] = reader_run(&R, true, 0);
+	runs[2] = reader_run(&R, true, 0);
+	*keep = R;
+	keep->cpus = NULL;	/* its counters only */
+	reader_free(&R);
+	memset(&R, 0, sizeof(R));
+	close(fds[0]);
+	close(fds[1]);
+}
+
+START_TEST(test_run_sink_as_sink)
+{
+	static struct sinkctx one;
+	struct reader a, b;
+	uint64_t ra[3], rb[3];
+	int mapped;
+	uint32_t stop_at, i;
+
+	for (mapped = 0; mapped < 2; mapped++) {
+		for (stop_at = 0; stop_at <= 60; stop_at += 30) {
+			run_sink_pass(false, mapped, stop_at, ra, &a);
+			one = K;
+			run_sink_pass(true, mapped, stop_at, rb, &b);
+			ck_assert_uint_eq(K.n, 113);
+			ck_assert_uint_eq(one.n, K.n);
+			for (i = 0; i < K.n; i++)
+				ck_assert_msg(!memcmp(&one.ev[i], &K.ev[i], sizeof(K.ev[i])),
+					      "mapped %d stop %u: event %u differs", mapped,
+					      stop_at, i);
+			for (i = 0; i < 3; i++)
+				ck_assert_uint_eq(ra[i], rb[i]);
+			ck_assert_uint_eq(a.records, b.records);
+			ck_assert_uint_eq(a.decoded, b.decoded);
+			ck_assert_uint_eq(a.unknown_ids, b.unknown_ids);
+			ck_assert_uint_eq(a.bad_records, b.bad_records);
+			ck_assert_uint_eq(a.out_of_order, b.out_of_order);
+			ck_assert_uint_eq(a.last_ts, b.last_ts);
+			ck_assert_uint_eq(b.records, 114);
+			ck_assert_uint_eq(b.unknown_ids, 1);
+			ck_assert_uint_gt(b.out_of_order, 0);
+			ck_assert_uint_eq(b.last_ts, 5390);
+			ck_assert_uint_gt(RS.calls, 0);
+			ck_assert_uint_lt(RS.calls, K.n);
+			ck_assert_uint_gt(RS.most, READER_AHEAD);
+			if (!stop_at) {
+				ck_assert_uint_eq(ra[0], 114);
+				continue;
+			}
+			/* stopped after event stop_at, the rest read next */
+			ck_assert_uint_eq(ra[0] + ra[1], 114);
+			ck_assert_uint_eq(ra[2], 0);
+		}
+	}
+}
+END_TEST
+
+/*
+ * Where the sink stops the run inside a span, the reader's counts are of the
+ * events it took, not of those it was offered: the out-of-order one right
+ * after the stop is counted when it is taken, not before.
+ */
+START_TEST(test_run_sink_stop_counts)
+{
+	struct reader b;
+	uint64_t rb[3];
+	int fds[2], ids[2] = { 0, 1 };
+
+	run_sink_pass(true, false, 0, rb, &b);
+	ck_assert_uint_eq(b.out_of_order, 26);	/* every record after the jump back */
+	/*
+	 * Event 47 (CPU0's 1430; 48 records with the unknown one) is the last
+	 * before the jump back to 700, in the middle of CPU0's span: CPU1 is done.
+	 */
+	run_sink_pass(true, false, 47, rb, &b);
+	ck_assert_uint_eq(rb[0], 48);
+	ck_assert_uint_eq(rb[0] + rb[1], 114);
+	ck_assert_uint_eq(b.out_of_order, 26);
+	memset(&K, 0, sizeof(K));
+	memset(&RS, 0, sizeof(RS));
+	RS.stop_at = 47;
+	run_sink_files(fds);
+	ck_assert_int_eq(reader_init(&R, &LAYOUT, &D, 2, ids, fds, false, true, stop_sink, &K), 0);
+	R.sink_run = run_sink;
+	fds_open[nfds_open++] = fds[0];
+	fds_open[nfds_open++] = fds[1];
+	ck_assert_uint_eq(reader_run(&R, true, 0), 48);
+	ck_assert_uint_eq(K.n, 47);
+	ck_assert_uint_eq(K.ev[46].ts, 1430);
+	ck_assert_uint_eq(R.decoded, 47);
+	ck_assert_uint_eq(R.out_of_order, 0);
+	ck_assert_uint_eq(R.last_ts, 1430);
+	ck_assert_uint_eq(reader_run(&R, true, 0), 66);
+	ck_assert_uint_eq(K.ev[47].ts, 700);
+	ck_assert_uint_eq(R.out_of_order, 26);
+	ck_assert_uint_eq(R.last_ts, 5390);
+}
+END_TEST
+
 /* ---- live mode ---- */
 
 static uint64_t fake_clock;
@@ -537,7 +726,7 @@ END_TEST
  * in a run of its own (run_on()): here 5, 1.0 to 1.4 us; CPU1 empty, bounded
  * at 8 ms.
  */
-START_TEST(test_live_caught_up_bound_is_last_sent)
+static void caught_up_bound(bool with_run)
 {
 	int cpu0[2], i;
 	struct pg p;
@@ -551,11 +740,27 @@ START_TEST(test_live_caught_up_bound_is_last_sent)
 	ck_assert_int_eq(write(cpu0[1], p.b, SUBBUF), SUBBUF);
 	live_start_fd(cpu0[0]);		/* its write end kept open: read() says EAGAIN, not the end */
 	fds_open[nfds_open++] = cpu0[1];
+	memset(&RS, 0, sizeof(RS));
+	if (with_run)
+		R.sink_run = run_sink;
 	ck_assert_uint_eq(reader_run(&R, false, 0), 5);
 	assert_got(4, EV_PAGE_ALLOC, 0, 1400, 10, 4);
 	ck_assert(R.cpus[0].blocked && !R.cpus[0].eof);
 	ck_assert_uint_eq(R.cpus[0].bound, 1400);
 	ck_assert_uint_eq(R.records, 5);
+	ck_assert_uint_eq(RS.most, with_run ? 4 : 0);	/* the first goes out through the merge */
+}
+
+START_TEST(test_live_caught_up_bound_is_last_sent)
+{
+	caught_up_bound(false);
+}
+END_TEST
+
+/* the same through the run sink: the CPU holds the last record of the span it sent */
+START_TEST(test_live_caught_up_bound_run_sink)
+{
+	caught_up_bound(true);
 }
 END_TEST
 
@@ -1659,12 +1864,15 @@ Suite *suite_reader(void)
 	tcase_add_test(tc, test_poll_failed_holds_queue);
 	tcase_add_test(tc, test_look_ahead);
 	tcase_add_test(tc, test_prefetch_maps);
+	tcase_add_test(tc, test_run_sink_as_sink);
+	tcase_add_test(tc, test_run_sink_stop_counts);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("live");
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_live_holdback);
 	tcase_add_test(tc, test_live_caught_up_bound_is_last_sent);
+	tcase_add_test(tc, test_live_caught_up_bound_run_sink);
 	tcase_add_test(tc, test_live_holdback_in_run);
 	tcase_add_test(tc, test_live_holdback_in_run_edge);
 	tcase_add_test(tc, test_live_final);

@@ -751,6 +751,63 @@ START_TEST(test_oom_stops_the_batch)
 }
 END_TEST
 
+/*
+ * stats_apply_run(): a run of events, @stride apart, applied as one
+ * stats_apply() each, in order; where an event sets the stop flag (an OOM kill
+ * the mode reports), the ones after it are left and the count says where.
+ */
+START_TEST(test_apply_run_stops_at_the_kill)
+{
+	struct { struct mt_event ev; char gap[24]; } run[5];	/* a stride of its own */
+	bool stop = false;
+	int i;
+
+	memset(run, 0, sizeof(run));
+	for (i = 0; i < 5; i++) {
+		run[i].ev.kind = EV_PAGE_ALLOC;
+		run[i].ev.ts = 100 + 10 * (uint64_t)i;
+		run[i].ev.tid = 55;
+		run[i].ev.u.page.pfn = 10 + (uint64_t)i;
+	}
+	/* all five, no flag wired */
+	ck_assert_uint_eq(stats_apply_run(&S, &run[0].ev, 5, sizeof(run[0])), 5);
+	ck_assert_int_eq(stats_find_task(&S, 55)->cur, 5);
+	ck_assert_uint_eq(S.c.events[EV_PAGE_ALLOC], 5);
+	ck_assert_uint_eq(S.last_ts, 140);
+	/* the third a kill: the first three applied, the two after it left */
+	for (i = 0; i < 5; i++) {
+		run[i].ev.kind = EV_PAGE_FREE;
+		run[i].ev.ts = 200 + 10 * (uint64_t)i;
+	}
+	run[2].ev.kind = EV_OOM_VICTIM;
+	run[2].ev.u.oom.pid = 900;
+	run[2].ev.u.oom.comm = str("hog");
+	S.stop = &stop;
+	S.stop_oom = true;
+	ck_assert_uint_eq(stats_apply_run(&S, &run[0].ev, 5, sizeof(run[0])), 3);
+	ck_assert(stop);
+	ck_assert(S.oom_pending);
+	ck_assert_int_eq(S.oom_pid, 900);
+	ck_assert_uint_eq(S.c.events[EV_PAGE_FREE], 2);
+	ck_assert_int_eq(stats_find_task(&S, 55)->cur, 3);
+	ck_assert_uint_eq(S.last_ts, 220);
+	/* until it is reported, each run stops after its first event */
+	stop = false;
+	ck_assert_uint_eq(stats_apply_run(&S, &run[3].ev, 2, sizeof(run[0])), 1);
+	ck_assert(stop);
+	ck_assert_int_eq(stats_find_task(&S, 55)->cur, 2);
+	S.oom_pending = false;	/* reported */
+	stop = false;
+	ck_assert_uint_eq(stats_apply_run(&S, &run[4].ev, 1, sizeof(run[0])), 1);
+	ck_assert(!stop);
+	ck_assert_int_eq(stats_find_task(&S, 55)->cur, 1);
+	ck_assert_uint_eq(S.c.events[EV_PAGE_FREE], 4);
+	/* none */
+	ck_assert_uint_eq(stats_apply_run(&S, &run[0].ev, 0, sizeof(run[0])), 0);
+	ck_assert_uint_eq(S.c.events[EV_PAGE_FREE], 4);
+}
+END_TEST
+
 /* ---- the table: recycling and overflow ---- */
 
 START_TEST(test_recycle_smallest_peak)
@@ -2387,6 +2444,7 @@ Suite *suite_stats(void)
 	tcase_add_test(tc, test_last_task_cache);
 	tcase_add_test(tc, test_oom_victim);
 	tcase_add_test(tc, test_oom_stops_the_batch);
+	tcase_add_test(tc, test_apply_run_stops_at_the_kill);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("table");
