@@ -87,6 +87,7 @@ int stats_init(struct stats *s, const struct stats_config *cfg)
 	e = table_init(&s->tb, cfg->max_tasks, cfg->max_modules, cfg->serial_limit);
 	if (e)
 		return e;
+	s->last = &s->tb.tasks[SLOT_IRQ];
 	if (cfg->exit_ring && !(s->exits = calloc(cfg->exit_ring, sizeof(*s->exits))))
 		goto nomem;
 	/* tree tasks without a slot: room for a quarter of the table's tids */
@@ -144,7 +145,7 @@ static __attribute__((noinline)) struct mt_task *task_lookup(struct stats *s, in
 	if (t == &s->tb.tasks[SLOT_OVERFLOW] && tidset_has(&s->tree_lost, tid))
 		t = &s->tb.tasks[SLOT_TREE_OVERFLOW];
 	if (!(t->flags & TF_PSEUDO))
-		s->last_slot = (uint32_t)(t - s->tb.tasks);
+		s->last = t;
 	return t;
 }
 
@@ -157,9 +158,9 @@ static __attribute__((noinline)) struct mt_task *task_lookup(struct stats *s, in
  */
 static inline struct mt_task *task_for(struct stats *s, int32_t tid, uint64_t ts)
 {
-	struct mt_task *t = &s->tb.tasks[s->last_slot];
+	struct mt_task *t = s->last;	/* the <irq> slot, never hashed: none */
 
-	if (s->last_slot && t->tid == tid && t->hashed)
+	if (t->tid == tid && t->hashed)
 		return t;
 	return task_lookup(s, tid, ts);
 }
@@ -171,7 +172,7 @@ static inline struct mt_task *task_for(struct stats *s, int32_t tid, uint64_t ts
  */
 static struct mt_task *task_of_serial(const struct stats *s, uint32_t serial)
 {
-	struct mt_task *t = &s->tb.tasks[s->last_slot];
+	struct mt_task *t = s->last;
 
 	if (serial && t->serial == serial)
 		return t;

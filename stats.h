@@ -78,7 +78,7 @@ struct stats {
 	uint64_t pfn_hi;		/* page frames at and above this were never seen */
 	bool map_short;			/* reserved for cfg.ram_pfn only (the address space) */
 	struct stats_counters c;
-	uint32_t last_slot;		/* the task slot task_for() found last (0: none) */
+	struct mt_task *last;		/* the task task_for() found last (the <irq> slot: none) */
 	uint64_t first_ts, last_ts;	/* of applied events */
 	/* the system: every page in the pfn map, each once (tasks, <irq>, modules' own) */
 	int64_t sys_cur, sys_peak;
