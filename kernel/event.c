@@ -266,6 +266,8 @@ static void page_fmt(struct mt_evdesc *ds)
 	pg->pfn_size = (uint8_t)pfn->size;
 	pg->order = (uint16_t)order->offset;
 	pg->need = need;
+	pg->usual = pg->pid == MT_PAGE_PID && pg->have_flags && pg->flags == MT_PAGE_FLAGS &&
+		    pg->pfn_size == 8 && pg->pfn == MT_PAGE_PFN && pg->order == MT_PAGE_ORDER;
 	pg->on = true;
 }
 

@@ -167,6 +167,11 @@ static inline bool mt_event_in_irq(const struct mt_event *ev)
  */
 struct mt_pagefmt {
 	bool on;
+	bool usual;				/* at the places of every 64-bit kernel: */
+#define MT_PAGE_FLAGS	2			/* common_flags */
+#define MT_PAGE_PID	4			/* common_pid */
+#define MT_PAGE_PFN	8			/* pfn, 8 bytes */
+#define MT_PAGE_ORDER	16			/* order */
 	uint8_t pfn_size;			/* 4 or 8 */
 	bool have_flags;
 	uint16_t pid, flags, pfn, order;	/* offsets in the payload */
@@ -236,6 +241,13 @@ decoder_decode_page(const struct mt_evdesc *ds, const struct rb_record *r, struc
 	const uint8_t *p = r->data;
 	bool be = r->big_endian;
 
+	if (pg->usual) {	/* the same reads, at places known here: no offset loaded */
+		ev->tid = (int32_t)rb_ld32(p + MT_PAGE_PID, be);
+		ev->flags = p[MT_PAGE_FLAGS];
+		ev->u.page.pfn = rb_ld64(p + MT_PAGE_PFN, be);
+		ev->u.page.order = rb_ld32(p + MT_PAGE_ORDER, be);
+		return DEC_OK;
+	}
 	ev->tid = (int32_t)rb_ld32(p + pg->pid, be);
 	ev->flags = pg->have_flags ? p[pg->flags] : 0;
 	if (pg->pfn_size == 8) {

@@ -464,6 +464,8 @@ static void rec_be(struct rec *x, uint32_t id, int32_t pid, uint8_t flags, uint6
  * Page events in the usual layout are read at places resolved once (struct
  * mt_pagefmt), the others field by field: the same values either way, in
  * either byte order, and a record too short for the fast way reads as before.
+ * The places of every 64-bit kernel (usual) are read as constants; a layout
+ * with any field elsewhere, or a 4-byte pfn, at its resolved places.
  */
 START_TEST(test_page_layouts)
 {
@@ -486,8 +488,10 @@ START_TEST(test_page_layouts)
 	/* the fixtures' formats take the fast way, s390x's too */
 	add_fixture(d, "linux-6.18", "kmem", "mm_page_alloc", &fe);
 	ck_assert(decoder_desc(d, 653)->page.on && decoder_desc(d, 653)->page.need == 20);
+	ck_assert(decoder_desc(d, 653)->page.usual);
 	add_fixture(d, "debian-6.1-s390x", "kmem", "mm_page_free", &fe);
 	ck_assert(decoder_desc(d, 458)->page.on && decoder_desc(d, 458)->page.have_flags);
+	ck_assert(decoder_desc(d, 458)->page.usual);
 	rec_be(&x, 458, 4242, MT_FLAG_HARDIRQ, 0x123456789aULL, 2);
 	ck_assert_int_eq(decoder_decode(d, &x.r, 1, &ev), DEC_OK);
 	ck_assert_int_eq(ev.kind, EV_PAGE_FREE);
@@ -509,6 +513,7 @@ START_TEST(test_page_layouts)
 	decoder_init(d);
 	ck_assert_msg(decoder_add(d, tp, &fe, err, sizeof(err)) == 0, "%s", err);
 	ck_assert(decoder_desc(d, 90)->page.on && !decoder_desc(d, 90)->page.have_flags);
+	ck_assert(!decoder_desc(d, 90)->page.usual);
 	rec_init(&x, 90, -3, 0xff, 24);
 	rec_u64(&x, 8, 77);
 	rec_u32(&x, 16, 1);
@@ -517,6 +522,40 @@ START_TEST(test_page_layouts)
 	ck_assert_uint_eq(ev.flags, 0);
 	ck_assert_uint_eq(ev.u.page.pfn, 77);
 	ck_assert_uint_eq(ev.u.page.order, 1);
+
+	/* the fields a word further on (a kernel with one more before them): at their places */
+	snprintf(text, sizeof(text), "%s%s%s"
+		 "\tfield:unsigned long pfn;\toffset:16;\tsize:8;\tsigned:0;\n"
+		 "\tfield:unsigned int order;\toffset:24;\tsize:4;\tsigned:0;\n", head, flags, pid);
+	parse_text(&fe, "kmem", text);
+	decoder_init(d);
+	ck_assert_msg(decoder_add(d, tp, &fe, err, sizeof(err)) == 0, "%s", err);
+	ck_assert(decoder_desc(d, 90)->page.on && !decoder_desc(d, 90)->page.usual);
+	ck_assert_uint_eq(decoder_desc(d, 90)->page.need, 28);
+	rec_init(&x, 90, 31, MT_FLAG_NMI, 32);
+	rec_u64(&x, 8, 1111);		/* where the usual pfn would be */
+	rec_u64(&x, 16, 0xabcdef);
+	rec_u32(&x, 24, 4);
+	ck_assert_int_eq(decoder_decode(d, &x.r, 0, &ev), DEC_OK);
+	ck_assert_int_eq(ev.tid, 31);
+	ck_assert_uint_eq(ev.flags, MT_FLAG_NMI);
+	ck_assert_uint_eq(ev.u.page.pfn, 0xabcdef);
+	ck_assert_uint_eq(ev.u.page.order, 4);
+
+	/* an unsigned 4-byte pfn (a 32-bit kernel): at its places, not the usual ones */
+	snprintf(text, sizeof(text), "%s%s%s"
+		 "\tfield:unsigned long pfn;\toffset:8;\tsize:4;\tsigned:0;\n"
+		 "\tfield:unsigned int order;\toffset:12;\tsize:4;\tsigned:0;\n", head, flags, pid);
+	parse_text(&fe, "kmem", text);
+	decoder_init(d);
+	ck_assert_msg(decoder_add(d, tp, &fe, err, sizeof(err)) == 0, "%s", err);
+	ck_assert(decoder_desc(d, 90)->page.on && !decoder_desc(d, 90)->page.usual);
+	rec_init(&x, 90, 12, 0, 16);
+	rec_u32(&x, 8, 0x89abcdefu);
+	rec_u32(&x, 12, 2);
+	ck_assert_int_eq(decoder_decode(d, &x.r, 0, &ev), DEC_OK);
+	ck_assert_uint_eq(ev.u.page.pfn, 0x89abcdefu);
+	ck_assert_uint_eq(ev.u.page.order, 2);
 
 	/* a signed 4-byte pfn: field by field, sign-extended as before */
 	snprintf(text, sizeof(text), "%s%s%s%s", head, flags, pid, pfn_s4);
