@@ -129,6 +129,8 @@ struct stats {
 	 */
 	bool *stop;
 	bool stop_oom;
+	/* every event the general way, none the fast way (stats.c; the tests compare the two) */
+	bool general_only;
 };
 
 /**

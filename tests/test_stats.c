@@ -808,6 +808,173 @@ START_TEST(test_apply_run_stops_at_the_kill)
 }
 END_TEST
 
+/*
+ * The fast way (stats.c: alloc_fast(), free_fast()) against the general one:
+ * random runs of events, each applied to two stats, one of them general_only,
+ * in spans of random length through stats_apply_run(), and after each span
+ * the two compared whole: counters, system and tree figures, the pfn and class
+ * maps, every task and module slot, the task found last. The runs mix what
+ * the fast way must leave to apply(): storms of one task (the fast way) and
+ * tasks taking turns, doubles and untracked frees, blocks of 2 and 4 pages,
+ * irq context, memtrace's own allocations, page frames past the map, a seed's
+ * older events, module brackets, migrations, the page cache's classes, forks
+ * and exits in a small table (slots recycled, serials renumbered), a command's
+ * tree, OOM kills that stop a run (the caller reports each, both stats alike).
+ */
+#define FAST_PFNS	48
+#define FAST_EVENTS	3000
+
+static uint64_t fast_rng;
+
+static uint32_t fast_rand(uint32_t n)
+{
+	fast_rng ^= fast_rng << 13;
+	fast_rng ^= fast_rng >> 7;
+	fast_rng ^= fast_rng << 17;
+	return (uint32_t)(fast_rng % n);
+}
+
+static void fast_init(struct stats *s, bool general_only, bool tree)
+{
+	struct stats_config cfg = {
+		.max_tasks = 12, .max_modules = 4, .max_pfn = FAST_PFNS, .self_pid = 99,
+		.serial_limit = 12 * 8, .classes = true,
+	};
+
+	ck_assert_int_eq(stats_init(s, &cfg), 0);
+	s->general_only = general_only;
+	ck_assert_ptr_nonnull(stats_seed_task(s, 101, 101, 1, "seeded", 6, 5, 4000, false));
+	if (tree)
+		stats_tree_root(s, 100, 1);
+}
+
+static void fast_same(const struct stats *a, const struct stats *b, uint32_t seed, uint32_t at)
+{
+	ck_assert_msg(!memcmp(&a->c, &b->c, sizeof(a->c)), "seed %u event %u: counters", seed, at);
+	ck_assert_msg(!memcmp(&a->tb.c, &b->tb.c, sizeof(a->tb.c)), "seed %u event %u: table",
+		      seed, at);
+	ck_assert_msg(!memcmp(a->tb.tasks, b->tb.tasks, a->tb.max_tasks * sizeof(*a->tb.tasks)),
+		      "seed %u event %u: tasks", seed, at);
+	ck_assert_msg(!memcmp(a->tb.mods, b->tb.mods, a->tb.max_modules * sizeof(*a->tb.mods)),
+		      "seed %u event %u: modules", seed, at);
+	ck_assert_msg(!memcmp(a->pfn_owner, b->pfn_owner, FAST_PFNS * sizeof(*a->pfn_owner)),
+		      "seed %u event %u: pfn map", seed, at);
+	ck_assert_msg(!memcmp(a->pfn_class, b->pfn_class, FAST_PFNS), "seed %u event %u: classes",
+		      seed, at);
+	ck_assert_int_eq(a->last - a->tb.tasks, b->last - b->tb.tasks);
+	ck_assert_msg(a->sys_cur == b->sys_cur && a->sys_peak == b->sys_peak &&
+		      a->sys_peak_ts == b->sys_peak_ts && a->sys_epoch == b->sys_epoch,
+		      "seed %u event %u: system %lld %lld", seed, at, (long long)a->sys_cur,
+		      (long long)b->sys_cur);
+	ck_assert(a->first_ts == b->first_ts && a->last_ts == b->last_ts && a->pfn_hi == b->pfn_hi);
+	ck_assert(a->file_blk_cur == b->file_blk_cur && a->file_mem_cur == b->file_mem_cur &&
+		  a->file_blk_at_peak == b->file_blk_at_peak &&
+		  a->file_mem_at_peak == b->file_mem_at_peak);
+	ck_assert(a->tree_cur == b->tree_cur && a->tree_peak == b->tree_peak &&
+		  a->tree_peak_ts == b->tree_peak_ts && a->tb.tree_epoch == b->tb.tree_epoch);
+	ck_assert(a->nmigrating == b->nmigrating && a->oom_pending == b->oom_pending &&
+		  a->tb.renumber_due == b->tb.renumber_due && a->exit_count == b->exit_count);
+}
+
+/* one random event at @ts; @cur: the task of the storm going on */
+static void fast_event(struct mt_event *ev, uint64_t ts, int32_t *cur, int32_t *next_pid)
+{
+	static const int32_t pool[] = { 100, 101, 102, 103, 99, 0 };
+	uint32_t r = fast_rand(100);
+	int32_t tid = fast_rand(10) < 7 ? *cur : pool[fast_rand(6)];
+
+	memset(ev, 0, sizeof(*ev));
+	ev->ts = ts;
+	ev->tid = tid;
+	if (r < 86) {
+		ev->kind = r < 44 ? EV_PAGE_ALLOC : EV_PAGE_FREE;
+		ev->u.page.pfn = fast_rand(FAST_PFNS + 3);
+		ev->u.page.order = fast_rand(10) ? 0 : fast_rand(3);
+		ev->flags = fast_rand(20) ? 0 : MT_FLAG_SOFTIRQ;
+		if (!fast_rand(50))
+			*cur = pool[fast_rand(6)];	/* another task's storm */
+	} else if (r < 89) {
+		ev->kind = EV_FORK;
+		ev->u.fork.parent = tid;
+		ev->u.fork.child = (*next_pid)++;
+		ev->u.fork.comm = str("child");
+		if (fast_rand(2))
+			*cur = ev->u.fork.child;
+	} else if (r < 91) {
+		ev->kind = EV_EXIT;
+		ev->u.exit.pid = tid;
+		ev->u.exit.group_dead = 1;
+	} else if (r < 93) {
+		ev->kind = EV_MOD_LOAD;
+		ev->u.module.name = str(fast_rand(2) ? "m1" : "m2");
+		ev->u.module.refcnt = 1;
+	} else if (r < 94) {
+		ev->kind = EV_MOD_PUT;
+		ev->u.module.name = str("m1");
+		ev->u.module.refcnt = 0;
+	} else if (r < 96) {
+		ev->kind = fast_rand(2) ? EV_MIGRATE_START : EV_MIGRATE_END;
+	} else if (r < 99) {
+		ev->kind = fast_rand(3) ? EV_FILE_ADD : EV_FILE_DEL;
+		ev->u.file.pfn = fast_rand(FAST_PFNS);
+		ev->u.file.dev = fast_rand(2) ? 8ull << 20 : 0;
+	} else {
+		ev->kind = EV_OOM_VICTIM;
+		ev->u.oom.pid = tid;
+		ev->u.oom.comm = str("hog");
+	}
+}
+
+START_TEST(test_fast_as_apply)
+{
+	static struct mt_event evs[FAST_EVENTS];
+	struct stats fast, gen;
+	uint32_t seed, i, n, k1, k2, stops = 0;
+	uint64_t renumbered = 0, recycled = 0, page_events = 0;
+	int32_t cur, next_pid;
+	bool stop1, stop2;
+
+	for (seed = 1; seed <= 60; seed++) {
+		fast_rng = 0x9e3779b97f4a7c15ull * seed;
+		fast_init(&fast, false, seed % 3 == 0);
+		fast_init(&gen, true, seed % 3 == 0);
+		fast.stop = &stop1;
+		gen.stop = &stop2;
+		fast.stop_oom = gen.stop_oom = seed % 2 == 0;
+		cur = 100;
+		next_pid = 200;
+		for (i = 0; i < FAST_EVENTS; i++)
+			fast_event(&evs[i], 1000 + 3 * (uint64_t)i, &cur, &next_pid);
+		for (i = 0; i < FAST_EVENTS; i += k1) {
+			n = 1 + fast_rand(24);
+			if (n > FAST_EVENTS - i)
+				n = FAST_EVENTS - i;
+			stop1 = stop2 = false;
+			k1 = stats_apply_run(&fast, &evs[i], n, sizeof(evs[0]));
+			k2 = stats_apply_run(&gen, &evs[i], n, sizeof(evs[0]));
+			ck_assert_uint_eq(k1, k2);
+			ck_assert(stop1 == stop2);
+			ck_assert(k1 == n || stop1);
+			fast_same(&fast, &gen, seed, i + k1);
+			if (stop1) {	/* the caller reports the kill */
+				stops++;
+				fast.oom_pending = gen.oom_pending = false;
+			}
+		}
+		renumbered += gen.tb.c.renumbered;
+		recycled += gen.tb.c.tasks_recycled;
+		page_events += fast.c.events[EV_PAGE_ALLOC] + fast.c.events[EV_PAGE_FREE];
+		stats_free(&fast);
+		stats_free(&gen);
+	}
+	/* what the runs met: kills that stopped a run, recycled slots, serials renumbered */
+	ck_assert_uint_gt(stops, 0);
+	ck_assert_uint_gt(recycled, 0);
+	ck_assert_uint_gt(renumbered, 0);
+	ck_assert_uint_gt(page_events, 60 * FAST_EVENTS / 2);
+}
+END_TEST
+
 /* ---- the table: recycling and overflow ---- */
 
 START_TEST(test_recycle_smallest_peak)
@@ -2445,6 +2612,7 @@ Suite *suite_stats(void)
 	tcase_add_test(tc, test_oom_victim);
 	tcase_add_test(tc, test_oom_stops_the_batch);
 	tcase_add_test(tc, test_apply_run_stops_at_the_kill);
+	tcase_add_test(tc, test_fast_as_apply);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("table");
