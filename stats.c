@@ -613,6 +613,13 @@ static inline __attribute__((always_inline)) uint32_t release_pages(struct stats
 	return 0;
 }
 
+/* [pfn, pfn+n), inside the map, seen: pfn_hi bounds the map's scans (renumber(), its size) */
+static inline __attribute__((always_inline)) void seen(struct stats *s, uint64_t pfn, uint64_t n)
+{
+	if (pfn + n > s->pfn_hi)
+		s->pfn_hi = pfn + n;
+}
+
 static bool range_ok(struct stats *s, uint64_t pfn, uint64_t n)
 {
 	/* n is at least 1; without a map max_pfn is 0 (stats_init()) */
@@ -620,8 +627,7 @@ static bool range_ok(struct stats *s, uint64_t pfn, uint64_t n)
 		s->c.pfn_out_of_range++;
 		return false;
 	}
-	if (pfn + n > s->pfn_hi)
-		s->pfn_hi = pfn + n;
+	seen(s, pfn, n);
 	return true;
 }
 
@@ -1128,7 +1134,7 @@ static inline __attribute__((always_inline)) bool alloc_fast(struct stats *s,
 	    t->mod || s->pfn_owner[pfn])
 		return false;
 	applied(s, ev);
-	range_ok(s, pfn, 1);
+	seen(s, pfn, 1);	/* range_ok(): pfn < max_pfn, asked above */
 	s->pfn_owner[pfn] = t->serial;
 	t->big_pfn = pfn;
 	t->big_order = 0;
@@ -1151,7 +1157,7 @@ static inline __attribute__((always_inline)) bool free_fast(struct stats *s,
 	    s->pfn_owner[pfn] != t->serial)
 		return false;
 	applied(s, ev);
-	range_ok(s, pfn, 1);
+	seen(s, pfn, 1);	/* range_ok(): pfn < max_pfn, asked above */
 	s->sys_cur--;
 	t->freed_pages++;
 	task_pages(s, t, -1, 0);

@@ -174,13 +174,17 @@ static inline __attribute__((always_inline)) void prefetch_event(const struct re
 static inline __attribute__((always_inline)) void walk_order(struct reader *r,
 							     struct reader_cpu *c, bool be)
 {
-	while (c->qn < READER_QUEUE - 1) {
-		struct reader_rec *q = &c->q[(c->qhead + c->qn) & (READER_QUEUE - 1)];
-		int res = rb_next_order(&c->cur, &q->rec, be);
+	struct reader_rec *qs = c->q;
+	uint32_t qhead = c->qhead, qn = c->qn;
+	struct rb_cursor cur = c->cur;
+
+	while (qn < READER_QUEUE - 1) {
+		struct reader_rec *q = &qs[(qhead + qn) & (READER_QUEUE - 1)];
+		int res = rb_next_order(&cur, &q->rec, be);
 
 		if (res != RB_RECORD) {
 			c->qend = res;
-			return;
+			break;
 		}
 		q->res = decoder_decode(r->dec, &q->rec, (uint32_t)c->cpu, &q->ev);
 		if (q->res == DEC_OK) {
@@ -189,8 +193,10 @@ static inline __attribute__((always_inline)) void walk_order(struct reader *r,
 			else if (r->ahead)
 				r->ahead(r->ctx, &q->ev);
 		}
-		c->qn++;
+		qn++;
 	}
+	c->qn = qn;
+	c->cur = cur;
 }
 
 static void walk_ahead(struct reader *r, struct reader_cpu *c)
