@@ -1277,7 +1277,7 @@ uint32_t stats_apply_run(struct stats *s, const struct mt_event *ev, uint32_t n,
 	bool fast = fast_ok(s);
 	uint32_t i;
 
-	for (i = 0; i < n; i++, ev = (const struct mt_event *)((const char *)ev + stride)) {
+	for (i = 0; i < n; i++, ev = mt_event_next(ev, stride)) {
 		if (fast && ((ev->kind == EV_PAGE_FREE && free_fast(s, ev)) ||
 			     (ev->kind == EV_PAGE_ALLOC && alloc_fast(s, ev))))
 			continue;	/* no stop: fast_ok() said nothing waits */

@@ -152,6 +152,16 @@ struct mt_event {
 	} u;
 };
 
+/*
+ * The event @stride bytes after @ev, in an array of larger entries (a run of
+ * them handed on in one call: reader_sink_run); @stride a multiple of the
+ * event's alignment.
+ */
+static inline const struct mt_event *mt_event_next(const struct mt_event *ev, size_t stride)
+{
+	return (const void *)((const char *)ev + stride);
+}
+
 /* In interrupt context (hard, soft, NMI): the page is the interrupt's, not the running task's. */
 static inline bool mt_event_in_irq(const struct mt_event *ev)
 {

@@ -69,7 +69,7 @@ static uint32_t bench_sink_run(void *ctx, const struct mt_event *ev, uint32_t n,
 	struct run *r = ctx;
 	uint32_t i;
 
-	for (i = 0; i < n; i++, ev = (const struct mt_event *)((const char *)ev + stride)) {
+	for (i = 0; i < n; i++, ev = mt_event_next(ev, stride)) {
 		if (ev->kind == EV_PAGE_ALLOC || ev->kind == EV_PAGE_FREE)
 			continue;
 		setup_sink(r, ev);

@@ -470,7 +470,7 @@ static uint32_t run_sink(void *ctx, const struct mt_event *ev, uint32_t n, size_
 	RS.calls++;
 	if (n > RS.most)
 		RS.most = n;
-	for (i = 0; i < n; i++, ev = (const struct mt_event *)((const char *)ev + stride)) {
+	for (i = 0; i < n; i++, ev = mt_event_next(ev, stride)) {
 		sink(ctx, ev);
 		if (RS.stop_at && K.n == RS.stop_at) {
 			R.stop = true;
