@@ -431,10 +431,23 @@ static inline void fill(struct reader *r, struct reader_cpu *c, bool final)
 /*
  * out_of_order counts events applied after one with a later time stamp. last_ts
  * is the latest applied; a time stamp from the future (forced out, already
- * counted) does not move it, or every event after it would count too. @q is
- * the record's place in its CPU's queue (decoded when walked), @ts its time
- * stamp. Inline in both of its callers, run() (through deliver()) and
- * run_on(): nearly every record comes here. The caller counts it in records.
+ * counted) does not move it, or every event after it would count too.
+ */
+static inline __attribute__((always_inline)) void order_seen(uint64_t *last_ts,
+							       uint64_t *out_of_order, uint64_t ts,
+							       bool future)
+{
+	if (ts < *last_ts)
+		(*out_of_order)++;
+	else if (!future)
+		*last_ts = ts;
+}
+
+/*
+ * A record goes out (order_seen()). @q is the record's place in its CPU's
+ * queue (decoded when walked), @ts its time stamp. Inline in both of its
+ * callers, run() (through deliver()) and run_on(): nearly every record comes
+ * here. The caller counts it in records.
  */
 static inline __attribute__((always_inline)) void deliver_rec(struct reader *r,
 								const struct reader_rec *q,
@@ -442,10 +455,7 @@ static inline __attribute__((always_inline)) void deliver_rec(struct reader *r,
 {
 	int res = q->res;
 
-	if (ts < r->last_ts)
-		r->out_of_order++;
-	else if (!future)
-		r->last_ts = ts;
+	order_seen(&r->last_ts, &r->out_of_order, ts, future);
 	if (res == DEC_OK) {
 		r->decoded++;
 		r->sink(r->ctx, &q->ev);
@@ -461,7 +471,8 @@ static inline __attribute__((always_inline)) void deliver_rec(struct reader *r,
  * the queue's end), while each stays first (its time stamp before @lim) and is
  * decoded: to the run sink in one call, as deliver_rec() would send each. @q
  * itself is known to be both. The counts are those of what the sink took
- * (when it stops the run early, of those only). Return: how many it took.
+ * (when it stops the run early, of those only), by deliver_rec()'s rule
+ * (order_seen()). Return: how many it took.
  */
 static inline __attribute__((always_inline)) uint32_t deliver_span(struct reader *r,
 								   const struct reader_rec *q,
@@ -470,22 +481,14 @@ static inline __attribute__((always_inline)) uint32_t deliver_span(struct reader
 	uint64_t last_ts = r->last_ts, late = r->out_of_order;
 	uint32_t n, got, i;
 
-	for (n = 0; n < max && q[n].rec.ts < lim && q[n].res == DEC_OK; n++) {
-		if (q[n].rec.ts < last_ts)
-			late++;
-		else
-			last_ts = q[n].rec.ts;
-	}
+	for (n = 0; n < max && q[n].rec.ts < lim && q[n].res == DEC_OK; n++)
+		order_seen(&last_ts, &late, q[n].rec.ts, false);
 	got = r->sink_run(r->ctx, &q->ev, n, sizeof(*q));
 	if (got < n) {		/* the sink stopped the run: the taken ones' counts only */
 		last_ts = r->last_ts;
 		late = r->out_of_order;
-		for (i = 0; i < got; i++) {
-			if (q[i].rec.ts < last_ts)
-				late++;
-			else
-				last_ts = q[i].rec.ts;
-		}
+		for (i = 0; i < got; i++)
+			order_seen(&last_ts, &late, q[i].rec.ts, false);
 	}
 	r->last_ts = last_ts;
 	r->out_of_order = late;

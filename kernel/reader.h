@@ -17,8 +17,9 @@ typedef void (*reader_sink)(void *ctx, const struct mt_event *ev);
  * reader_init(); the sink's ctx): @n decoded events, each @stride bytes after
  * the one before (mt_event_next(): the queue's entries), taken in order as n
  * calls of the sink would take them. It returns how many it took: fewer than
- * @n only when it set the reader's stop flag after the last one it took. A CPU's run of records (a storm: nearly
- * every event) goes to it a queue's worth at a time, a call each.
+ * @n only when it set the reader's stop flag after the last one it took. A
+ * CPU's run of records (a storm: nearly every event) goes to it a queue's worth
+ * at a time, a call each.
  */
 typedef uint32_t (*reader_sink_run)(void *ctx, const struct mt_event *ev, uint32_t n,
 				    size_t stride);
