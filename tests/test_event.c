@@ -460,6 +460,17 @@ static void rec_be(struct rec *x, uint32_t id, int32_t pid, uint8_t flags, uint6
 	x->r.big_endian = true;
 }
 
+/* @d holding @text alone, a kmem format of @tp's */
+static void page_layout(struct mt_decoder *d, const struct mt_tracepoint *tp, const char *text)
+{
+	struct fmt_event fe;
+	char err[256] = "";
+
+	parse_text(&fe, "kmem", text);
+	decoder_init(d);
+	ck_assert_msg(decoder_add(d, tp, &fe, err, sizeof(err)) == 0, "%s", err);
+}
+
 /*
  * Page events in the usual layout are read at places resolved once (struct
  * mt_pagefmt), the others field by field: the same values either way, in
@@ -482,7 +493,7 @@ START_TEST(test_page_layouts)
 	struct mt_decoder *d = new_decoder();
 	struct fmt_event fe;
 	struct mt_event ev;
-	char text[1024], err[256] = "";
+	char text[1024];
 	struct rec x;
 
 	/* the fixtures' formats take the fast way, s390x's too */
@@ -509,9 +520,7 @@ START_TEST(test_page_layouts)
 	snprintf(text, sizeof(text), "%s%s"
 		 "\tfield:unsigned long pfn;\toffset:8;\tsize:8;\tsigned:0;\n"
 		 "\tfield:unsigned int order;\toffset:16;\tsize:4;\tsigned:0;\n", head, pid);
-	parse_text(&fe, "kmem", text);
-	decoder_init(d);
-	ck_assert_msg(decoder_add(d, tp, &fe, err, sizeof(err)) == 0, "%s", err);
+	page_layout(d, tp, text);
 	ck_assert(decoder_desc(d, 90)->page.on && !decoder_desc(d, 90)->page.have_flags);
 	ck_assert(!decoder_desc(d, 90)->page.usual);
 	rec_init(&x, 90, -3, 0xff, 24);
@@ -527,9 +536,7 @@ START_TEST(test_page_layouts)
 	snprintf(text, sizeof(text), "%s%s%s"
 		 "\tfield:unsigned long pfn;\toffset:16;\tsize:8;\tsigned:0;\n"
 		 "\tfield:unsigned int order;\toffset:24;\tsize:4;\tsigned:0;\n", head, flags, pid);
-	parse_text(&fe, "kmem", text);
-	decoder_init(d);
-	ck_assert_msg(decoder_add(d, tp, &fe, err, sizeof(err)) == 0, "%s", err);
+	page_layout(d, tp, text);
 	ck_assert(decoder_desc(d, 90)->page.on && !decoder_desc(d, 90)->page.usual);
 	ck_assert_uint_eq(decoder_desc(d, 90)->page.need, 28);
 	rec_init(&x, 90, 31, MT_FLAG_NMI, 32);
@@ -546,9 +553,7 @@ START_TEST(test_page_layouts)
 	snprintf(text, sizeof(text), "%s%s%s"
 		 "\tfield:unsigned long pfn;\toffset:8;\tsize:4;\tsigned:0;\n"
 		 "\tfield:unsigned int order;\toffset:12;\tsize:4;\tsigned:0;\n", head, flags, pid);
-	parse_text(&fe, "kmem", text);
-	decoder_init(d);
-	ck_assert_msg(decoder_add(d, tp, &fe, err, sizeof(err)) == 0, "%s", err);
+	page_layout(d, tp, text);
 	ck_assert(decoder_desc(d, 90)->page.on && !decoder_desc(d, 90)->page.usual);
 	rec_init(&x, 90, 12, 0, 16);
 	rec_u32(&x, 8, 0x89abcdefu);
@@ -559,9 +564,7 @@ START_TEST(test_page_layouts)
 
 	/* a signed 4-byte pfn: field by field, sign-extended as before */
 	snprintf(text, sizeof(text), "%s%s%s%s", head, flags, pid, pfn_s4);
-	parse_text(&fe, "kmem", text);
-	decoder_init(d);
-	ck_assert_msg(decoder_add(d, tp, &fe, err, sizeof(err)) == 0, "%s", err);
+	page_layout(d, tp, text);
 	ck_assert(!decoder_desc(d, 90)->page.on);
 	rec_init(&x, 90, 9, 0, 16);
 	rec_u32(&x, 8, 0xfffffffeu);
@@ -571,9 +574,7 @@ START_TEST(test_page_layouts)
 
 	/* an 8-byte order: field by field */
 	snprintf(text, sizeof(text), "%s%s%s%s", head, flags, pid, order8);
-	parse_text(&fe, "kmem", text);
-	decoder_init(d);
-	ck_assert_msg(decoder_add(d, tp, &fe, err, sizeof(err)) == 0, "%s", err);
+	page_layout(d, tp, text);
 	ck_assert(!decoder_desc(d, 90)->page.on);
 	rec_init(&x, 90, 9, 0, 24);
 	rec_u64(&x, 8, 5);

@@ -513,10 +513,10 @@ static void run_sink_files(int fds[2])
 }
 
 /* One reader over run_sink_files(), with the run sink or not; its runs' counts into @runs. */
-static void run_sink_pass(bool with_run, bool mapped, uint32_t stop_at, uint64_t runs[3],
-			  struct reader *keep)
+/* R over run_sink_files() (@fds), with the run sink or not, stopped after event @stop_at */
+static void run_sink_start(bool with_run, bool mapped, uint32_t stop_at, int fds[2])
 {
-	int fds[2], ids[2] = { 0, 1 };
+	int ids[2] = { 0, 1 };
 
 	memset(&K, 0, sizeof(K));
 	memset(&RS, 0, sizeof(RS));
@@ -528,6 +528,14 @@ static void run_sink_pass(bool with_run, bool mapped, uint32_t stop_at, uint64_t
 		R.sink_run = run_sink;
 	if (mapped)
 		reader_files(&R);
+}
+
+static void run_sink_pass(bool with_run, bool mapped, uint32_t stop_at, uint64_t runs[3],
+			  struct reader *keep)
+{
+	int fds[2];
+
+	run_sink_start(with_run, mapped, stop_at, fds);
 	runs[0] = reader_run(&R, true, 0);
 	runs[1] = reader_run(&R, true, 0);
 	runs[2] = reader_run(&R, true, 0);
@@ -594,7 +602,7 @@ START_TEST(test_run_sink_stop_counts)
 {
 	struct reader b;
 	uint64_t rb[3];
-	int fds[2], ids[2] = { 0, 1 };
+	int fds[2];
 
 	run_sink_pass(true, false, 0, rb, &b);
 	ck_assert_uint_eq(b.out_of_order, 26);	/* every record after the jump back */
@@ -606,12 +614,7 @@ START_TEST(test_run_sink_stop_counts)
 	ck_assert_uint_eq(rb[0], 48);
 	ck_assert_uint_eq(rb[0] + rb[1], 114);
 	ck_assert_uint_eq(b.out_of_order, 26);
-	memset(&K, 0, sizeof(K));
-	memset(&RS, 0, sizeof(RS));
-	RS.stop_at = 47;
-	run_sink_files(fds);
-	ck_assert_int_eq(reader_init(&R, &LAYOUT, &D, 2, ids, fds, false, true, stop_sink, &K), 0);
-	R.sink_run = run_sink;
+	run_sink_start(true, false, 47, fds);
 	fds_open[nfds_open++] = fds[0];
 	fds_open[nfds_open++] = fds[1];
 	ck_assert_uint_eq(reader_run(&R, true, 0), 48);
