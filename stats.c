@@ -1298,7 +1298,7 @@ void stats_apply(struct stats *s, const struct mt_event *ev)
 
 void stats_sink(void *ctx, const struct mt_event *ev)
 {
-	stats_apply_run(ctx, ev, 1, 0);
+	stats_apply(ctx, ev);
 }
 
 uint32_t stats_sink_run(void *ctx, const struct mt_event *ev, uint32_t n, size_t stride)

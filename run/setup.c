@@ -63,7 +63,11 @@ void setup_sink(void *ctx, const struct mt_event *ev)
 }
 
 #ifdef MT_BENCH_READER_ONLY
-/* ... and a run of events as memtrace's run sink takes it (stats_sink_run()), one call */
+/*
+ * ... and a run of events as memtrace's run sink takes it (stats_sink_run()),
+ * one call; its page events passed over here, as setup_sink() would, but
+ * without a call each (memtrace makes none for them either).
+ */
 static uint32_t bench_sink_run(void *ctx, const struct mt_event *ev, uint32_t n, size_t stride)
 {
 	struct run *r = ctx;
