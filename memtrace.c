@@ -113,7 +113,7 @@ static int replay_json(const char *dir, int fd)
 	code = run_init(&child);
 	if (!code)
 		code = run_lifecycle(&child);
-	run_cleanup(&child);
+	run_cleanup_exit(&child);
 	fflush(stdout);
 	return code;
 }
@@ -148,7 +148,7 @@ int main(int argc, char **argv)
 		goto out;
 	code = run_lifecycle(r);
 out:
-	run_cleanup(r);
+	run_cleanup_exit(r);
 	daemonize_ready(r, code);	/* a setup error reaches the parent after tracefs is restored */
 	return code;
 }

@@ -119,6 +119,14 @@ int reader_init(struct reader *r, const struct rb_layout *l, const struct mt_dec
 	return 0;
 }
 
+void reader_leave_maps(struct reader *r)
+{
+	int i;
+
+	for (i = 0; r->cpus && i < r->ncpus; i++)
+		r->cpus[i].map = NULL;
+}
+
 void reader_free(struct reader *r)
 {
 	int i;

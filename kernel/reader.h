@@ -187,6 +187,14 @@ int reader_init(struct reader *r, const struct rb_layout *l, const struct mt_dec
 		reader_sink sink, void *ctx);
 void reader_free(struct reader *r);
 
+/*
+ * reader_leave_maps() - before reader_free() in a process that exits next: the
+ * files reader_files() mapped stay mapped, for the exit to take down with the
+ * rest at once. A munmap() of each costs more than that the more files there
+ * are (a replay of 256 CPUs: 256 mappings).
+ */
+void reader_leave_maps(struct reader *r);
+
 /**
  * reader_run() - read, merge and deliver events
  * @final: tracing is off (or replay): an empty CPU is finished

@@ -450,6 +450,13 @@ int run_lifecycle(struct run *r)
 	return run_decode_verdict(r, code);
 }
 
+void run_cleanup_exit(struct run *r)
+{
+	if (BUILD_FULL && r->reader_up)	/* the boot build reads its recordings: no map */
+		reader_leave_maps(&r->rd);
+	run_cleanup(r);
+}
+
 void run_cleanup(struct run *r)
 {
 	if (r->tracefs_up)

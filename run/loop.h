@@ -21,6 +21,12 @@ int run_lifecycle(struct run *r);
 void run_cleanup(struct run *r);
 
 /*
+ * run_cleanup() where the process exits next (main(), --diff's replay): a
+ * replay's mapped files are left to the exit (reader_leave_maps()).
+ */
+void run_cleanup_exit(struct run *r);
+
+/*
  * The final report: to the log file (unless @to_log is false), or to stderr if
  * that cannot be written (report_final()); its summary to kmsg with --kmsg.
  * Return: 0, or EXIT_RUNTIME when the log file could not be written.

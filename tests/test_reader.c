@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "testutil.h"
@@ -1749,6 +1750,51 @@ static int cut_file(int n, uint64_t base)
 	return fd;
 }
 
+/*
+ * reader_free() takes the files' mappings down; after reader_leave_maps() they
+ * stay, for the exit (_i: 1), while the reader's own memory is freed either
+ * way. mincore() says whether a page is mapped: the first and the last of each.
+ */
+START_TEST(test_files_left_mapped)
+{
+	uintptr_t psz = (uintptr_t)sysconf(_SC_PAGESIZE);
+	int fds[2], ids[2] = { 0, 1 }, i, k;
+	const uint8_t *maps[2];
+	size_t lens[2];
+	unsigned char in_core;
+
+	fds[0] = cut_file(2, 1000);
+	fds[1] = cut_file(3, 1005);
+	start(2, ids, fds, false, true);
+	reader_files(&R);
+	for (i = 0; i < 2; i++) {
+		maps[i] = R.cpus[i].map;
+		lens[i] = R.cpus[i].map_len;
+		ck_assert_ptr_nonnull(maps[i]);
+	}
+	ck_assert_uint_eq(reader_run(&R, true, 0), 5);
+	if (_i)
+		reader_leave_maps(&R);
+	reader_free(&R);
+	ck_assert_ptr_null(R.cpus);
+	for (i = 0; i < 2; i++) {
+		for (k = 0; k < 2; k++) {
+			uintptr_t at = (uintptr_t)maps[i] + (k ? lens[i] - 1 : 0);
+			int rc = mincore((void *)(at - at % psz), 1, &in_core);
+
+			if (_i) {
+				ck_assert_int_eq(rc, 0);
+			} else {
+				ck_assert_int_eq(rc, -1);
+				ck_assert_int_eq(errno, ENOMEM);
+			}
+		}
+		if (_i)
+			ck_assert_int_eq(munmap((void *)maps[i], lens[i]), 0);
+	}
+}
+END_TEST
+
 /* test_files_cut_short: the second file is cut once the first one's cut was met */
 static int cut_second = -1;
 static off_t cut_second_at;
@@ -1898,6 +1944,7 @@ Suite *suite_reader(void)
 	tcase_add_loop_test(tc, test_replay_debian61, 0, 2);
 	tcase_add_test(tc, test_files_as_read);
 	tcase_add_loop_test(tc, test_files_lazy_order, 0, 2);
+	tcase_add_loop_test(tc, test_files_left_mapped, 0, 2);
 	tcase_add_test(tc, test_files_cut_short);
 	tcase_add_test(tc, test_files_cut_while_walked);
 	suite_add_tcase(s, tc);
