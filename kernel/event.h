@@ -245,11 +245,11 @@ int decoder_decode_fields(const struct mt_evdesc *ds, const struct rb_record *r,
  * their places, as decoder_decode_fields() would read them.
  */
 static inline __attribute__((always_inline)) int
-decoder_decode_page(const struct mt_evdesc *ds, const struct rb_record *r, struct mt_event *ev)
+decoder_decode_page(const struct mt_evdesc *ds, const struct rb_record *r, struct mt_event *ev,
+		    bool be)
 {
 	const struct mt_pagefmt *pg = &ds->page;
 	const uint8_t *p = r->data;
-	bool be = r->big_endian;
 
 	if (pg->usual) {	/* the same reads, at places known here: no offset loaded */
 		ev->tid = (int32_t)rb_ld32(p + MT_PAGE_PID, be);
@@ -272,33 +272,43 @@ decoder_decode_page(const struct mt_evdesc *ds, const struct rb_record *r, struc
 }
 
 /**
- * decoder_decode() - turn one record into a typed event
+ * decoder_decode_order() - turn one record into a typed event
+ * @be: the record's byte order, r->big_endian, given apart
  *
  * Inline, so that the page events, nearly every record, are decoded without a
- * call; every other record field by field, out of line. Always inline: in the
- * reader's walk, compiled once for each byte order, the record's order is then
- * a constant, and no load of a field asks it.
+ * call; every other record field by field, out of line. Always inline: the
+ * reader's walk is compiled once for each byte order and gives @be as a
+ * constant, so that no load asks it. (It cannot be read from the record: the
+ * walk fills the record inline or through rb_next(), and after either the
+ * compiler knows only what is in memory.)
  *
  * Return: DEC_OK; DEC_UNKNOWN for an event id not registered (skip it);
  * DEC_BAD if the record is too short for its fields (count and skip it).
  */
 static inline __attribute__((always_inline)) int
-decoder_decode(const struct mt_decoder *d, const struct rb_record *r, uint32_t cpu,
-	       struct mt_event *ev)
+decoder_decode_order(const struct mt_decoder *d, const struct rb_record *r, uint32_t cpu,
+		     struct mt_event *ev, bool be)
 {
 	const struct mt_evdesc *ds;
 
 	if (r->len < 2)
 		return DEC_BAD;
-	ds = decoder_desc(d, rb_ld16(r->data, r->big_endian));
+	ds = decoder_desc(d, rb_ld16(r->data, be));
 	if (!ds)
 		return DEC_UNKNOWN;
 	ev->kind = ds->kind;
 	ev->cpu = cpu;
 	ev->ts = r->ts;
 	if (ds->page.on && r->len >= ds->page.need)
-		return decoder_decode_page(ds, r, ev);
+		return decoder_decode_page(ds, r, ev, be);
 	return decoder_decode_fields(ds, r, ev);
+}
+
+/* decoder_decode_order() in the record's own order: every caller but the walk. */
+static inline int decoder_decode(const struct mt_decoder *d, const struct rb_record *r,
+				 uint32_t cpu, struct mt_event *ev)
+{
+	return decoder_decode_order(d, r, cpu, ev, r->big_endian);
 }
 
 /* Lookup the tracepoint entry by "system", "name"; NULL if unknown. */

@@ -194,7 +194,7 @@ static inline __attribute__((always_inline)) void walk_order(struct reader *r,
 			c->qend = res;
 			break;
 		}
-		q->res = decoder_decode(r->dec, &q->rec, (uint32_t)c->cpu, &q->ev);
+		q->res = decoder_decode_order(r->dec, &q->rec, (uint32_t)c->cpu, &q->ev, be);
 		if (q->res == DEC_OK) {
 			if (r->pf.map)
 				prefetch_event(&r->pf, &q->ev);
