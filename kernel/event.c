@@ -300,6 +300,7 @@ int decoder_add(struct mt_decoder *d, const struct mt_tracepoint *tp,
 	}
 	ds = &d->descs[d->ndescs];
 	memset(ds, 0, sizeof(*ds));
+	ds->page.need = UINT32_MAX;	/* not a page event's layout (page_fmt()) */
 	ds->kind = tp->kind;
 	ds->tp = tp;
 	ds->finit = strstr(tp->name, "finit_module") != NULL;

@@ -185,7 +185,11 @@ struct mt_pagefmt {
 	uint8_t pfn_size;			/* 4 or 8 */
 	bool have_flags;
 	uint16_t pid, flags, pfn, order;	/* offsets in the payload */
-	uint32_t need;				/* bytes a record needs for all four */
+	/*
+	 * bytes a record needs for all four; UINT32_MAX where not on, so that
+	 * decoder_decode_order() asks one comparison, not two
+	 */
+	uint32_t need;
 };
 
 /* Field descriptors resolved from one format file. */
@@ -299,7 +303,7 @@ decoder_decode_order(const struct mt_decoder *d, const struct rb_record *r, uint
 	ev->kind = ds->kind;
 	ev->cpu = cpu;
 	ev->ts = r->ts;
-	if (ds->page.on && r->len >= ds->page.need)
+	if (r->len >= ds->page.need)	/* and page.on */
 		return decoder_decode_page(ds, r, ev, be);
 	return decoder_decode_fields(ds, r, ev);
 }
