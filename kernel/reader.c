@@ -185,14 +185,28 @@ static inline __attribute__((always_inline)) void walk_order(struct reader *r,
 	struct reader_rec *qs = c->q;
 	uint32_t qhead = c->qhead, qn = c->qn;
 	struct rb_cursor cur = c->cur;
+	/* rb_next_order(), its cursor's moving parts in registers (rb_take_data()) */
+	const uint8_t *data = cur.data;
+	uint32_t off = cur.off, end = cur.end;
+	uint64_t ts = cur.ts;
 
 	while (qn < READER_QUEUE - 1) {
 		struct reader_rec *q = &qs[(qhead + qn) & (READER_QUEUE - 1)];
-		int res = rb_next_order(&cur, &q->rec, be);
 
-		if (res != RB_RECORD) {
-			c->qend = res;
-			break;
+		if (!rb_take_data(data, end, &off, &ts, &q->rec, be)) {
+			int res;
+
+			cur.off = off;
+			cur.ts = ts;
+			res = rb_next(&cur, &q->rec);
+			data = cur.data;
+			off = cur.off;
+			end = cur.end;
+			ts = cur.ts;
+			if (res != RB_RECORD) {
+				c->qend = res;
+				break;
+			}
 		}
 		q->res = decoder_decode_order(r->dec, &q->rec, (uint32_t)c->cpu, &q->ev, be);
 		if (q->res == DEC_OK) {
@@ -203,6 +217,8 @@ static inline __attribute__((always_inline)) void walk_order(struct reader *r,
 		}
 		qn++;
 	}
+	cur.off = off;
+	cur.ts = ts;
 	c->qn = qn;
 	c->cur = cur;
 }

@@ -131,28 +131,46 @@ int rb_page_open(struct rb_cursor *c, const struct rb_layout *l,
 int rb_next(struct rb_cursor *c, struct rb_record *r);
 
 /*
- * rb_next(), the same answers, with a data record of 4 to 112 bytes (type_len
- * 1..28: every page event) read inline; anything else through rb_next(). @be
- * is the cursor's byte order, a constant where the caller is compiled once for
- * each order (the reader's walk), so that no load asks it again.
+ * rb_next_order()'s inline part, on a cursor's data, end, off and ts given
+ * apart (@data, @end, *@off, *@ts): a data record of 4 to 112 bytes (type_len
+ * 1..28: every page event) into @r, as rb_next() gives it, *@off and *@ts moved
+ * on. Return: false, nothing changed, for anything else, which rb_next() reads
+ * (the cursor then holds *@off and *@ts). A caller that keeps the four in
+ * locals (the reader's walk) keeps them in registers: a cursor whose address
+ * goes to rb_next() is kept in memory.
+ */
+static inline __attribute__((always_inline)) bool rb_take_data(const uint8_t *data, uint32_t end,
+							      uint32_t *off, uint64_t *ts,
+							      struct rb_record *r, bool be)
+{
+	if (*off + 4 <= end) {
+		uint32_t h = rb_ld32(data + *off, be);
+		uint32_t type_len = be ? h >> 27 : h & 31;
+
+		if (type_len != 0 && type_len <= 28 && 4 + 4 * type_len <= end - *off) {
+			*ts += be ? h & 0x07ffffffu : h >> 5;
+			r->ts = *ts;
+			r->data = data + *off + 4;
+			r->len = 4 * type_len;
+			r->big_endian = be;
+			*off += 4 + 4 * type_len;
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * rb_next(), the same answers, with a data record of 4 to 112 bytes read
+ * inline (rb_take_data()); anything else through rb_next(). @be is the
+ * cursor's byte order, a constant where the caller is compiled once for each
+ * order, so that no load asks it again.
  */
 static inline __attribute__((always_inline)) int rb_next_order(struct rb_cursor *c,
 							      struct rb_record *r, bool be)
 {
-	if (c->off + 4 <= c->end) {
-		uint32_t h = rb_ld32(c->data + c->off, be);
-		uint32_t type_len = be ? h >> 27 : h & 31;
-
-		if (type_len != 0 && type_len <= 28 && 4 + 4 * type_len <= c->end - c->off) {
-			c->ts += be ? h & 0x07ffffffu : h >> 5;
-			r->ts = c->ts;
-			r->data = c->data + c->off + 4;
-			r->len = 4 * type_len;
-			r->big_endian = be;
-			c->off += 4 + 4 * type_len;
-			return RB_RECORD;
-		}
-	}
+	if (rb_take_data(c->data, c->end, &c->off, &c->ts, r, be))
+		return RB_RECORD;
 	return rb_next(c, r);
 }
 
