@@ -60,9 +60,13 @@ if [ "$BEFORE" != none ]; then
 fi
 
 if [ -n "${SCALE_FROM:-}" ]; then
-	# the dealt recordings of an earlier SCALE_KEEP=1 run
+	# the dealt recordings of an earlier SCALE_KEEP=1 run, copied: each count's files then
+	# sit in the page cache as just written, as a fresh deal's do. A file read back after
+	# its pages were dropped sits in single pages, not in the larger folios of a write,
+	# and its mapping costs more: kept files of 256 CPUs, read back so, cost 3 to 5 ms more to
+	# map and unmap than a copy of them (build/bench/turns files)
 	for n in $NS; do
-		if [ -d "$SCALE_FROM/r$n" ]; then ln -s "$(realpath "$SCALE_FROM/r$n")" "$D/r$n"; fi
+		if [ -d "$SCALE_FROM/r$n" ]; then cp -r "$SCALE_FROM/r$n" "$D/r$n"; fi
 	done
 else
 	# the storm, recorded
