@@ -193,6 +193,7 @@ static inline __attribute__((always_inline)) void walk_order(struct reader *r,
 	while (qn < READER_QUEUE - 1) {
 		struct reader_rec *q = &qs[(qhead + qn) & (READER_QUEUE - 1)];
 
+		/* a data record read inline comes after the one before it: ts only grows */
 		if (!rb_take_data(data, end, &off, &ts, &q->rec, be)) {
 			int res;
 
@@ -202,11 +203,13 @@ static inline __attribute__((always_inline)) void walk_order(struct reader *r,
 			data = cur.data;
 			off = cur.off;
 			end = cur.end;
-			ts = cur.ts;
 			if (res != RB_RECORD) {
 				c->qend = res;
 				break;
 			}
+			if (q->rec.ts < ts)	/* an absolute time stamp went back */
+				c->qbreak = c->qtaken + qn + 1;
+			ts = cur.ts;
 		}
 		q->res = decoder_decode_order(r->dec, &q->rec, (uint32_t)c->cpu, &q->ev, be);
 		if (q->res == DEC_OK) {
@@ -214,6 +217,8 @@ static inline __attribute__((always_inline)) void walk_order(struct reader *r,
 				prefetch_event(&r->pf, &q->ev);
 			else if (r->ahead)
 				r->ahead(r->ctx, &q->ev);
+		} else {
+			c->qbreak = c->qtaken + qn + 1;
 		}
 		qn++;
 	}
@@ -238,6 +243,7 @@ static inline void take_queued(struct reader_cpu *c)
 	c->rec = c->held->rec;
 	c->qhead = (c->qhead + 1) & (READER_QUEUE - 1);
 	c->qn--;
+	c->qtaken++;
 }
 
 /*
@@ -383,6 +389,7 @@ static bool next_page(struct reader *r, struct reader_cpu *c, bool final)
 		}
 		c->in_page = true;
 		c->qhead = c->qn = 0;
+		c->qtaken = c->qbreak = 0;	/* counted a page at a time: they never wrap */
 		c->qend = RB_RECORD;
 		return true;
 	}
@@ -496,17 +503,29 @@ static inline __attribute__((always_inline)) void deliver_rec(struct reader *r,
  * decoded: to the run sink in one call, as deliver_rec() would send each. @q
  * itself is known to be both. The counts are those of what the sink took
  * (when it stops the run early, of those only), by deliver_rec()'s rule
- * (order_seen()). Return: how many it took.
+ * (order_seen()). @ordered: the records after @q are decoded and each comes
+ * at or after the one before it (reader_cpu.qbreak): then, from @q on or
+ * after the last one out, none is out of order and the span ends at the first
+ * at or after @lim, a comparison each. Return: how many it took.
  */
 static inline __attribute__((always_inline)) uint32_t deliver_span(struct reader *r,
 								   const struct reader_rec *q,
-								   uint32_t max, uint64_t lim)
+								   uint32_t max, uint64_t lim,
+								   bool ordered)
 {
 	uint64_t last_ts = r->last_ts, late = r->out_of_order;
 	uint32_t n, got, i;
 
-	for (n = 0; n < max && q[n].rec.ts < lim && q[n].res == DEC_OK; n++)
-		order_seen(&last_ts, &late, q[n].rec.ts, false);
+	if (ordered && q->rec.ts >= last_ts) {
+		n = max;
+		if (q[max - 1].rec.ts >= lim)
+			for (n = 1; q[n].rec.ts < lim; n++)
+				;
+		last_ts = q[n - 1].rec.ts;
+	} else {
+		for (n = 0; n < max && q[n].rec.ts < lim && q[n].res == DEC_OK; n++)
+			order_seen(&last_ts, &late, q[n].rec.ts, false);
+	}
 	got = r->sink_run(r->ctx, &q->ev, n, sizeof(*q));
 	if (got < n) {		/* the sink stopped the run: the taken ones' counts only */
 		last_ts = r->last_ts;
@@ -906,7 +925,8 @@ static uint64_t run_on(struct reader *r, struct reader_cpu *c, uint64_t left)
 			}
 			if (r->sink_run && q->res == DEC_OK) {
 				uint32_t span = READER_QUEUE - at < m - i ? READER_QUEUE - at : m - i;
-				uint32_t got = deliver_span(r, q, span, lim);
+				uint32_t got = deliver_span(r, q, span, lim,
+							    c->qbreak <= c->qtaken + i + 1);
 
 				last = q + got - 1;
 				i += got;
@@ -923,6 +943,7 @@ static uint64_t run_on(struct reader *r, struct reader_cpu *c, uint64_t left)
 		/* taken from the queue (take_queued()) */
 		c->qhead = (qhead + i) & (READER_QUEUE - 1);
 		c->qn = qn - i;
+		c->qtaken += i;
 		n += i;
 		if (stop)
 			break;

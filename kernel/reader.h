@@ -76,6 +76,15 @@ struct reader_cpu {
 	struct reader_rec *q;	/* NULL: a mapped CPU between pages (reader.qfree) */
 	uint32_t qhead, qn;
 	int qend;
+	/*
+	 * The page's records counted from 1 as walked: qtaken of them have left
+	 * the queue (q[qhead] is number qtaken + 1); qbreak is the last that was
+	 * not decoded or came before the record walked before it (0: none).
+	 * Where qbreak is at or before a record's number, the queue from that
+	 * record on is decoded and in time order: deliver_span() need not ask
+	 * each record.
+	 */
+	uint32_t qtaken, qbreak;
 	struct rb_record rec;	/* next record of this CPU, when have_rec */
 	const struct reader_rec *held;	/* ... and its place in q */
 	bool have_rec;
