@@ -174,6 +174,16 @@ static inline __attribute__((always_inline)) void prefetch_event(const struct re
 }
 
 /*
+ * The inline records left on a page (rb_take_data()) can move its time stamp
+ * by at most this: each adds less than 2^27 and takes at least 8 bytes. A time
+ * stamp within it of UINT64_MAX may wrap to a small one (only in corrupt data).
+ */
+static inline bool ts_may_wrap(uint64_t ts, uint32_t off, uint32_t end)
+{
+	return ts > UINT64_MAX - ((uint64_t)(end - off) << 24);
+}
+
+/*
  * The page's next records walked and decoded into the queue, up to one short of
  * full (the record the CPU holds stays where it is), each event shown to the
  * consumer; the cursor's answer after the last is kept (qend). Compiled once for
@@ -190,11 +200,15 @@ static inline __attribute__((always_inline)) void walk_order(struct reader *r,
 	uint32_t off = cur.off, end = cur.end;
 	uint64_t ts = cur.ts;
 
+	if (ts_may_wrap(ts, off, end))
+		c->qwrap = true;
+
 	while (qn < READER_QUEUE - 1) {
 		struct reader_rec *q = &qs[(qhead + qn) & (READER_QUEUE - 1)];
 
-		/* a data record read inline comes after the one before it: ts only grows */
+		/* a data record read inline comes after the one before it, unless ts wraps */
 		if (!rb_take_data(data, end, &off, &ts, &q->rec, be)) {
+			uint64_t before = ts;
 			int res;
 
 			cur.off = off;
@@ -203,13 +217,15 @@ static inline __attribute__((always_inline)) void walk_order(struct reader *r,
 			data = cur.data;
 			off = cur.off;
 			end = cur.end;
+			ts = cur.ts;
 			if (res != RB_RECORD) {
 				c->qend = res;
 				break;
 			}
-			if (q->rec.ts < ts)	/* an absolute time stamp went back */
+			if (q->rec.ts < before)	/* an absolute time stamp went back */
 				c->qbreak = c->qtaken + qn + 1;
-			ts = cur.ts;
+			if (ts_may_wrap(ts, off, end))
+				c->qwrap = true;
 		}
 		q->res = decoder_decode_order(r->dec, &q->rec, (uint32_t)c->cpu, &q->ev, be);
 		if (q->res == DEC_OK) {
@@ -390,6 +406,7 @@ static bool next_page(struct reader *r, struct reader_cpu *c, bool final)
 		c->in_page = true;
 		c->qhead = c->qn = 0;
 		c->qtaken = c->qbreak = 0;	/* counted a page at a time: they never wrap */
+		c->qwrap = false;
 		c->qend = RB_RECORD;
 		return true;
 	}
@@ -925,7 +942,7 @@ static uint64_t run_on(struct reader *r, struct reader_cpu *c, uint64_t left)
 			}
 			if (r->sink_run && q->res == DEC_OK) {
 				uint32_t span = READER_QUEUE - at < m - i ? READER_QUEUE - at : m - i;
-				uint32_t got = deliver_span(r, q, span, lim,
+				uint32_t got = deliver_span(r, q, span, lim, !c->qwrap &&
 							    c->qbreak <= c->qtaken + i + 1);
 
 				last = q + got - 1;

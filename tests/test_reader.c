@@ -631,6 +631,76 @@ START_TEST(test_run_sink_stop_counts)
 }
 END_TEST
 
+/* a TIME_EXTEND of @delta (< 2^59) on @p, its running time stamp moved on */
+static void pg_extend(struct pg *p, uint64_t delta)
+{
+	pg_put32(p, pg_hdr(30, (uint32_t)(delta & ((1u << 27) - 1))));
+	pg_put32(p, (uint32_t)(delta >> 27));
+	p->ts += delta;
+}
+
+/*
+ * Corrupt time stamps that run past UINT64_MAX: CPU0's last record, read
+ * inline, wraps to 18. Its page's time stamp is near enough to the top, from
+ * the page's header (_i 0) or after 32 TIME_EXTENDs read through rb_next()
+ * (_i 1, after a first record at 100), that none of its spans is taken as in
+ * time order (reader_cpu.qwrap): the run sink sends the same events in the
+ * same order as one call an event, CPU1's between CPU0's, and the wrapped one
+ * is out of order.
+ */
+START_TEST(test_run_sink_wrapping_ts)
+{
+	static const uint64_t want_ts[] = { 100, UINT64_MAX - 1000, UINT64_MAX - 990,
+					    UINT64_MAX - 700, UINT64_MAX - 490, 18 };
+	static const uint32_t want_cpu[] = { 0, 0, 0, 1, 0, 0 };
+	int ids[2] = { 0, 1 }, fds[2], with_run, i, k, first = _i ? 0 : 1;
+	struct pg c0, c1;
+
+	for (with_run = 0; with_run < 2; with_run++) {
+		if (_i) {
+			pg_init(&c0, 100);
+			pg_alloc(&c0, 100, 10, 9, 0);
+			/* 100 + 31 (2^59 - 1) + (2^59 - 1070) = UINT64_MAX - 1000 */
+			for (k = 0; k < 31; k++)
+				pg_extend(&c0, (1ull << 59) - 1);
+			pg_extend(&c0, (1ull << 59) - 1070);
+		} else {
+			pg_init(&c0, UINT64_MAX - 1000);
+		}
+		ck_assert_uint_eq(c0.ts, UINT64_MAX - 1000);
+		pg_alloc(&c0, UINT64_MAX - 1000, 10, 1, 0);
+		pg_alloc(&c0, UINT64_MAX - 990, 10, 2, 0);
+		pg_alloc(&c0, UINT64_MAX - 490, 10, 3, 0);
+		c0.ts = 0;	/* pg_alloc() writes a delta of 509 (inline): after MAX - 490, 18 */
+		pg_alloc(&c0, 509, 10, 4, 0);
+		pg_commit(&c0, 0);
+		pg_init(&c1, UINT64_MAX - 700);
+		pg_alloc(&c1, UINT64_MAX - 700, 20, 5, 0);
+		pg_commit(&c1, 0);
+		fds[0] = file_of(&c0, 1);
+		fds[1] = file_of(&c1, 1);
+		memset(&K, 0, sizeof(K));
+		memset(&RS, 0, sizeof(RS));
+		start(2, ids, fds, false, true);
+		if (with_run)
+			R.sink_run = run_sink;
+		ck_assert_uint_eq(reader_run(&R, true, 0), 6 - first);
+		ck_assert_uint_eq(K.n, 6 - first);
+		for (i = 0; i < 6 - first; i++)
+			ck_assert_msg(K.ev[i].ts == want_ts[first + i] &&
+				      K.ev[i].cpu == want_cpu[first + i],
+				      "run sink %d, event %d: cpu %u ts %llu", with_run, i,
+				      K.ev[i].cpu, (unsigned long long)K.ev[i].ts);
+		ck_assert_uint_eq(R.out_of_order, 1);
+		ck_assert_uint_eq(R.last_ts, UINT64_MAX - 490);
+		if (with_run)
+			ck_assert_uint_gt(RS.calls, 0);
+		teardown();
+		memset(&R, 0, sizeof(R));
+	}
+}
+END_TEST
+
 /* ---- live mode ---- */
 
 static uint64_t fake_clock;
@@ -1915,6 +1985,7 @@ Suite *suite_reader(void)
 	tcase_add_test(tc, test_prefetch_maps);
 	tcase_add_test(tc, test_run_sink_as_sink);
 	tcase_add_test(tc, test_run_sink_stop_counts);
+	tcase_add_loop_test(tc, test_run_sink_wrapping_ts, 0, 2);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("live");
