@@ -631,14 +631,6 @@ START_TEST(test_run_sink_stop_counts)
 }
 END_TEST
 
-/* a TIME_EXTEND of @delta (< 2^59) on @p, its running time stamp moved on */
-static void pg_extend(struct pg *p, uint64_t delta)
-{
-	pg_put32(p, pg_hdr(30, (uint32_t)(delta & ((1u << 27) - 1))));
-	pg_put32(p, (uint32_t)(delta >> 27));
-	p->ts += delta;
-}
-
 /*
  * Corrupt time stamps that run past UINT64_MAX: CPU0's last record, read
  * inline, wraps to 18. Its page's time stamp is near enough to the top, from

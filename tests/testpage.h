@@ -51,6 +51,14 @@ static inline void pg_put32(struct pg *p, uint32_t v)
 	p->size += 4;
 }
 
+/* A TIME_EXTEND of @delta (< 2^59), the page's running time stamp moved on. */
+static inline void pg_extend(struct pg *p, uint64_t delta)
+{
+	pg_put32(p, pg_hdr(30, (uint32_t)(delta & ((1u << 27) - 1))));
+	pg_put32(p, (uint32_t)(delta >> 27));
+	p->ts += delta;
+}
+
 /* One data record (type_len 1..28), with a TIME_EXTEND first if the delta needs one. */
 static inline void pg_event(struct pg *p, uint64_t ts, const void *payload, uint32_t len)
 {
@@ -58,8 +66,7 @@ static inline void pg_event(struct pg *p, uint64_t ts, const void *payload, uint
 
 	ck_assert(ts >= p->ts && len % 4 == 0 && len >= 4 && len <= 112);
 	if (delta >= (1u << 27)) {
-		pg_put32(p, pg_hdr(30, (uint32_t)(delta & ((1u << 27) - 1))));
-		pg_put32(p, (uint32_t)(delta >> 27));
+		pg_extend(p, delta);
 		delta = 0;
 	}
 	pg_put32(p, pg_hdr(len / 4, (uint32_t)delta));
