@@ -195,7 +195,7 @@ static inline __attribute__((always_inline)) void walk_order(struct reader *r,
 	struct reader_rec *qs = c->q;
 	uint32_t qhead = c->qhead, qn = c->qn;
 	struct rb_cursor cur = c->cur;
-	/* rb_next_order(), its cursor's moving parts in registers (rb_take_data()) */
+	/* the cursor's moving parts, in registers: rb_take_data(), else rb_next() */
 	const uint8_t *data = cur.data;
 	uint32_t off = cur.off, end = cur.end;
 	uint64_t ts = cur.ts;

@@ -131,13 +131,15 @@ int rb_page_open(struct rb_cursor *c, const struct rb_layout *l,
 int rb_next(struct rb_cursor *c, struct rb_record *r);
 
 /*
- * rb_next_order()'s inline part, on a cursor's data, end, off and ts given
- * apart (@data, @end, *@off, *@ts): a data record of 4 to 112 bytes (type_len
- * 1..28: every page event) into @r, as rb_next() gives it, *@off and *@ts moved
+ * rb_next()'s answer for a data record of 4 to 112 bytes (type_len 1..28:
+ * every page event), read inline, on a cursor's data, end, off and ts given
+ * apart (@data, @end, *@off, *@ts): the record into @r, *@off and *@ts moved
  * on. Return: false, nothing changed, for anything else, which rb_next() reads
- * (the cursor then holds *@off and *@ts). A caller that keeps the four in
- * locals (the reader's walk) keeps them in registers: a cursor whose address
- * goes to rb_next() is kept in memory.
+ * (the cursor then holds *@off and *@ts). @be is the cursor's byte order, a
+ * constant where the caller is compiled once for each order, so that no load
+ * asks it again. A caller that keeps the four in locals (the reader's walk)
+ * keeps them in registers: a cursor whose address goes to rb_next() is kept in
+ * memory.
  */
 static inline __attribute__((always_inline)) bool rb_take_data(const uint8_t *data, uint32_t end,
 							      uint32_t *off, uint64_t *ts,
@@ -158,20 +160,6 @@ static inline __attribute__((always_inline)) bool rb_take_data(const uint8_t *da
 		}
 	}
 	return false;
-}
-
-/*
- * rb_next(), the same answers, with a data record of 4 to 112 bytes read
- * inline (rb_take_data()); anything else through rb_next(). @be is the
- * cursor's byte order, a constant where the caller is compiled once for each
- * order, so that no load asks it again.
- */
-static inline __attribute__((always_inline)) int rb_next_order(struct rb_cursor *c,
-							      struct rb_record *r, bool be)
-{
-	if (rb_take_data(c->data, c->end, &c->off, &c->ts, r, be))
-		return RB_RECORD;
-	return rb_next(c, r);
 }
 
 /* Return values of rb_detect_order() */
