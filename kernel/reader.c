@@ -174,16 +174,6 @@ static inline __attribute__((always_inline)) void prefetch_event(const struct re
 }
 
 /*
- * The inline records left on a page (rb_take_data()) can move its time stamp
- * by at most this: each adds less than 2^27 and takes at least 8 bytes. A time
- * stamp within it of UINT64_MAX may wrap to a small one (only in corrupt data).
- */
-static inline bool ts_may_wrap(uint64_t ts, uint32_t off, uint32_t end)
-{
-	return ts > UINT64_MAX - ((uint64_t)(end - off) << 24);
-}
-
-/*
  * The page's next records walked and decoded into the queue, up to one short of
  * full (the record the CPU holds stays where it is), each event shown to the
  * consumer; the cursor's answer after the last is kept (qend). Compiled once for
@@ -200,13 +190,10 @@ static inline __attribute__((always_inline)) void walk_order(struct reader *r,
 	uint32_t off = cur.off, end = cur.end;
 	uint64_t ts = cur.ts;
 
-	if (ts_may_wrap(ts, off, end))
-		c->qwrap = true;
-
 	while (qn < READER_QUEUE - 1) {
 		struct reader_rec *q = &qs[(qhead + qn) & (READER_QUEUE - 1)];
 
-		/* a data record read inline comes after the one before it, unless ts wraps */
+		/* a data record read inline comes after the one before it (rb_take_data()) */
 		if (!rb_take_data(data, end, &off, &ts, &q->rec, be)) {
 			uint64_t before = ts;
 			int res;
@@ -222,10 +209,8 @@ static inline __attribute__((always_inline)) void walk_order(struct reader *r,
 				c->qend = res;
 				break;
 			}
-			if (q->rec.ts < before)	/* an absolute time stamp went back */
+			if (q->rec.ts < before)	/* an absolute time stamp went back, or ts wrapped */
 				c->qbreak = c->qtaken + qn + 1;
-			if (ts_may_wrap(ts, off, end))
-				c->qwrap = true;
 		}
 		q->res = decoder_decode_order(r->dec, &q->rec, (uint32_t)c->cpu, &q->ev, be);
 		if (q->res == DEC_OK) {
@@ -406,7 +391,6 @@ static bool next_page(struct reader *r, struct reader_cpu *c, bool final)
 		c->in_page = true;
 		c->qhead = c->qn = 0;
 		c->qtaken = c->qbreak = 0;	/* counted a page at a time: they never wrap */
-		c->qwrap = false;
 		c->qend = RB_RECORD;
 		return true;
 	}
@@ -942,7 +926,7 @@ static uint64_t run_on(struct reader *r, struct reader_cpu *c, uint64_t left)
 			}
 			if (r->sink_run && q->res == DEC_OK) {
 				uint32_t span = READER_QUEUE - at < m - i ? READER_QUEUE - at : m - i;
-				uint32_t got = deliver_span(r, q, span, lim, !c->qwrap &&
+				uint32_t got = deliver_span(r, q, span, lim,
 							    c->qbreak <= c->qtaken + i + 1);
 
 				last = q + got - 1;

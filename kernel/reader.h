@@ -82,11 +82,9 @@ struct reader_cpu {
 	 * not decoded or came before the record walked before it (0: none).
 	 * Where qbreak is at or before a record's number, the queue from that
 	 * record on is decoded and in time order: deliver_span() need not ask
-	 * each record. Unless qwrap: the page's time stamp came near enough to
-	 * UINT64_MAX (corrupt data) that its inline records may wrap it.
+	 * each record.
 	 */
 	uint32_t qtaken, qbreak;
-	bool qwrap;
 	struct rb_record rec;	/* next record of this CPU, when have_rec */
 	const struct reader_rec *held;	/* ... and its place in q */
 	bool have_rec;

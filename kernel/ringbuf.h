@@ -134,8 +134,10 @@ int rb_next(struct rb_cursor *c, struct rb_record *r);
  * rb_next()'s answer for a data record of 4 to 112 bytes (type_len 1..28:
  * every page event), read inline, on a cursor's data, end, off and ts given
  * apart (@data, @end, *@off, *@ts): the record into @r, *@off and *@ts moved
- * on. Return: false, nothing changed, for anything else, which rb_next() reads
- * (the cursor then holds *@off and *@ts). @be is the cursor's byte order, a
+ * on: a record read here never comes before the one before it. Return: false,
+ * nothing changed, for anything else, which rb_next() reads (the cursor then
+ * holds *@off and *@ts), a record whose time stamp would wrap past UINT64_MAX
+ * (corrupt data) included. @be is the cursor's byte order, a
  * constant where the caller is compiled once for each order, so that no load
  * asks it again. A caller that keeps the four in locals (the reader's walk)
  * keeps them in registers: a cursor whose address goes to rb_next() is kept in
@@ -148,9 +150,11 @@ static inline __attribute__((always_inline)) bool rb_take_data(const uint8_t *da
 	if (*off + 4 <= end) {
 		uint32_t h = rb_ld32(data + *off, be);
 		uint32_t type_len = be ? h >> 27 : h & 31;
+		uint64_t next;
 
-		if (type_len != 0 && type_len <= 28 && 4 + 4 * type_len <= end - *off) {
-			*ts += be ? h & 0x07ffffffu : h >> 5;
+		if (type_len != 0 && type_len <= 28 && 4 + 4 * type_len <= end - *off &&
+		    !__builtin_add_overflow(*ts, (uint64_t)(be ? h & 0x07ffffffu : h >> 5), &next)) {
+			*ts = next;
 			r->ts = *ts;
 			r->data = data + *off + 4;
 			r->len = 4 * type_len;

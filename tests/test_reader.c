@@ -635,10 +635,10 @@ END_TEST
  * Corrupt time stamps that run past UINT64_MAX: CPU0's last record, read
  * inline, wraps to 18. Its page's time stamp is near enough to the top, from
  * the page's header (_i 0) or after 32 TIME_EXTENDs read through rb_next()
- * (_i 1, after a first record at 100), that none of its spans is taken as in
- * time order (reader_cpu.qwrap): the run sink sends the same events in the
- * same order as one call an event, CPU1's between CPU0's, and the wrapped one
- * is out of order.
+ * (_i 1, after a first record at 100). rb_take_data() leaves the wrapping one to
+ * rb_next(), and the walk marks it (reader_cpu.qbreak): the run sink sends the
+ * same events in the same order as one call an event, CPU1's between CPU0's,
+ * and the wrapped one is out of order.
  */
 START_TEST(test_run_sink_wrapping_ts)
 {
