@@ -590,6 +590,27 @@ static void boot_unexplained(const struct run *r, const struct boot_buffer *b,
  * The boot buffer's page events: what they explain of the memory in use when
  * memtrace started, what they do not, the boot's own peak, what was lost.
  */
+/*
+ * The boot buffer's loss, and what would have kept it: the events lost times
+ * what an event took there (its sub-buffers' bytes over its records). That is
+ * enough even where one CPU lost them all (trace_buf_size= is a CPU's).
+ */
+static void boot_lost_text(struct out *o, const struct boot_buffer *b, uint32_t subbuf)
+{
+	uint64_t per = b->records ? b->pages * subbuf / b->records : 0, bytes;
+
+	out_printf(o, "the boot buffer lost %llu%s events, its oldest (overwritten)",
+		   (unsigned long long)b->lost, b->lost_unknown ? " (at least)" : "");
+	if (per && b->lost && !__builtin_mul_overflow(b->lost, per, &bytes))
+		out_printf(o, ": a trace_buf_size= %sabout %llu KiB larger keeps them (%llu "
+			   "bytes an event there)", b->lost_unknown ? "at least " : "",
+			   (unsigned long long)(bytes / 1024 + (bytes % 1024 != 0)),
+			   (unsigned long long)per);
+	else
+		out_puts(o, ": a larger trace_buf_size= keeps them");
+	out_puts(o, "\n");
+}
+
 static void boot_pages_text(struct out *o, const struct report_model *md)
 {
 	const struct boot_buffer *b = md->boot;
@@ -616,11 +637,7 @@ static void boot_pages_text(struct out *o, const struct report_model *md)
 		out_printf(o, ", which held %llu KiB more then", (unsigned long long)r->sz.initrd_kib);
 	out_puts(o, ")\n");
 	if (b->lost || b->lost_unknown)
-		out_printf(o, "the boot buffer lost %llu%s events, its oldest (overwritten): a larger "
-			   "trace_buf_size= (about %llu KiB an event more) keeps them\n",
-			   (unsigned long long)b->lost, b->lost_unknown ? " (at least)" : "",
-			   (unsigned long long)(b->records ? b->pages * rb_subbuf_size(&r->rd.layout) /
-						b->records : 0) / 1024 + 1);
+		boot_lost_text(o, b, rb_subbuf_size(&r->rd.layout));
 }
 
 static void boot_pages_json(struct out *o, const struct report_model *md)

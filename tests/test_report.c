@@ -1397,6 +1397,54 @@ START_TEST(test_lost_events)
 }
 END_TEST
 
+/*
+ * The boot buffer's loss: what a larger trace_buf_size= needs is the events lost
+ * times what an event took there (its bytes over its records), in KiB rounded up.
+ */
+START_TEST(test_boot_lost_hint)
+{
+	static struct fixture fx;
+	struct boot_buffer *b = &fx.r.meta.boot;
+	char *t, want[256];
+	size_t len;
+
+	fx_init(&fx, 16);
+	fx.r.rd.layout.data_off = 16;
+	fx.r.rd.layout.data_size = 4080;		/* 4096-byte sub-buffers */
+	fx.r.meta.boot_used = true;
+	b->page_events = 30000;
+	b->pages = 1024;
+	b->records = 40000;			/* 4,194,304 bytes: 104 an event */
+	b->lost = 20000;			/* 2,080,000 bytes: 2031.25 KiB */
+	t = render(&fx, FMT_TEXT, &len);
+	snprintf(want, sizeof(want), "\nthe boot buffer lost 20000 events, its oldest "
+		 "(overwritten): a trace_buf_size= about %d KiB larger keeps them (%d bytes an "
+		 "event there)\n", (20000 * 104 + 1023) / 1024, 4194304 / 40000);
+	ck_assert_msg(strstr(t, want), "no \"%s\" in:\n%s", want, t);
+	ck_assert_ptr_nonnull(strstr(t, "about 2032 KiB larger"));
+	free(t);
+	/* a count not known: at least that */
+	b->lost_unknown = 2;
+	t = render(&fx, FMT_TEXT, &len);
+	ck_assert_ptr_nonnull(strstr(t, "\nthe boot buffer lost 20000 (at least) events, its "
+				     "oldest (overwritten): a trace_buf_size= at least about 2032 "
+				     "KiB larger keeps them"));
+	free(t);
+	/* no count at all, or a product past 64 bits: no figure */
+	b->lost = 0;
+	t = render(&fx, FMT_TEXT, &len);
+	ck_assert_ptr_nonnull(strstr(t, "\nthe boot buffer lost 0 (at least) events, its oldest "
+				     "(overwritten): a larger trace_buf_size= keeps them\n"));
+	free(t);
+	b->lost = UINT64_MAX;
+	t = render(&fx, FMT_TEXT, &len);
+	ck_assert_ptr_nonnull(strstr(t, "events, its oldest (overwritten): a larger "
+				     "trace_buf_size= keeps them\n"));
+	free(t);
+	stats_free(&fx.r.st);
+}
+END_TEST
+
 /* The reader's counts of what it skipped or merged out of order, in both formats. */
 START_TEST(test_reader_counts)
 {
@@ -3043,6 +3091,7 @@ Suite *suite_report(void)
 	tcase_add_test(tc, test_modules);
 	tcase_add_test(tc, test_oom_section);
 	tcase_add_test(tc, test_lost_events);
+	tcase_add_test(tc, test_boot_lost_hint);
 	tcase_add_test(tc, test_reader_counts);
 	tcase_add_test(tc, test_big_report);
 	tcase_add_test(tc, test_json_lines);
