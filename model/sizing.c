@@ -62,6 +62,14 @@ void sizing_answer(const struct sizing *z, uint64_t boot_lost, struct sizing_ans
 		a->lower = true;
 		a->why = "the boot buffer lost its oldest events (trace_buf_size= too small): the "
 			 "boot's peak may be low";
+	} else if (z->boot_truncated) {
+		a->lower = true;
+		a->why = "the boot buffer was not read to its end (its page or time limit): the "
+			 "boot's peak may be low";
+	} else if (!z->memmap_kib) {
+		a->lower = true;
+		a->why = "no memory block size (/sys/devices/system/memory): the block's struct "
+			 "pages that KASLR may add to the kernel's own not counted";
 	} else if (!z->samples) {
 		a->lower = true;
 		a->why = "/proc/meminfo could not be read while tracing";

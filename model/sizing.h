@@ -37,8 +37,9 @@
  *     capture meets its OOM killer with the boost on).
  *
  * The answer is K + B + max(U, P + T) + W rounded up to a whole MiB. A term
- * that could not be measured (no boot buffer, or one that lost events: U) makes
- * it a lower bound, said with the reason. P and T come from /proc/meminfo, not
+ * that could not be measured (no boot buffer, one that lost events or was not
+ * read to its end: U; no memory block size: K's KASLR block) makes it a lower
+ * bound, said with the reason. P and T come from /proc/meminfo, not
  * from the events: events lost while tracing leave them whole.
  */
 struct sizing {
@@ -54,6 +55,7 @@ struct sizing {
 	uint64_t bootbuf_kib;		/* the boot buffer given back once read */
 	/* U */
 	bool boot_known;		/* the boot buffer's page events were read */
+	uint32_t boot_truncated;	/* of its CPUs, not read to the end (a limit) */
 	bool initrd_known;		/* "Freeing initrd memory" is in the kernel log */
 	uint64_t initrd_kib;
 	uint64_t initrd_ts;		/* when (ns, the kernel log's clock) */

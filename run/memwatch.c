@@ -63,6 +63,7 @@ void memwatch_boot(struct run *r)
 	if (!z->on || !b->page_events)
 		return;
 	z->boot_known = true;
+	z->boot_truncated = b->truncated;
 	/* the compressed initramfs was held (outside MemTotal) until it was freed */
 	before = b->peak_before + (int64_t)(z->initrd_kib / page_kib(r));
 	high = before > b->peak_after ? before : b->peak_after;

@@ -121,6 +121,18 @@ START_TEST(test_lower_bound)
 	sizing_answer(&z, 0, &a);
 	ck_assert(a.lower && strstr(a.why, "System RAM"));
 	ck_assert_uint_eq(a.k, 2048);	/* the KASLR block alone: no negative term */
+	/* a boot buffer not read to its end: its peak may be low */
+	z = capture();
+	z.boot_truncated = 1;
+	sizing_answer(&z, 0, &a);
+	ck_assert(a.lower && strstr(a.why, "not read to its end"));
+	ck_assert_uint_eq(a.sum_kib, 114232);	/* the same sum, said to be at least */
+	/* no memory block size (a kernel without memory hotplug): the KASLR block not known */
+	z = capture();
+	z.memmap_kib = 0;
+	sizing_answer(&z, 0, &a);
+	ck_assert_uint_eq(a.kaslr, 0);
+	ck_assert(a.lower && strstr(a.why, "memory block size"));
 	/* memory given back since the start: P is 0, never below */
 	z = capture();
 	z.need_max_kib = 50000;
