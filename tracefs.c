@@ -12,12 +12,15 @@
 #include <sys/file.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "lib/scan.h"
 #include "lib/util.h"
+
+#define TRACEFS_MAGIC	0x74726163	/* linux/magic.h, spelled out: libc headers only */
 
 #define DEFAULT_MOUNT	"/sys/kernel/tracing"
 
@@ -108,6 +111,7 @@ static int given_dir(const char *dir, char *err, size_t errlen)
 	static const char *const hint = "name the directory tracefs is mounted on "
 					 "(findmnt -t tracefs), or leave TRACEFS_DIR out";
 	char p[PATH_MAX];
+	struct statfs sf;
 	struct stat st;
 	int e;
 
@@ -127,6 +131,21 @@ static int given_dir(const char *dir, char *err, size_t errlen)
 				errclass(e));
 		return fail(err, errlen, "TRACEFS_DIR %s: not a tracefs mount (no events/ in it): "
 			    "%s", dir, hint);
+	}
+	/*
+	 * Every tracefs has instances/ at its mount (a kernel without instances has
+	 * no tracefs either): tracefs without it is an instance, another tool's or
+	 * another memtrace's, whose settings and buffer are not memtrace's to take.
+	 * (A directory of another filesystem without instances/ is traced at its
+	 * top level, settings restored: a kernel's debugfs of before 3.10.)
+	 */
+	if (!statfs(dir, &sf) && (unsigned long)sf.f_type == TRACEFS_MAGIC) {
+		if (path_fmt(p, sizeof(p), "%s/instances", dir))
+			return fail(err, errlen, "TRACEFS_DIR %s: path too long", dir);
+		if (stat(p, &st) && errno == ENOENT)
+			return fail(err, errlen, "TRACEFS_DIR %s: an instance of tracefs, not where "
+				    "it is mounted (no instances/ in it): memtrace traces in an "
+				    "instance of its own; %s", dir, hint);
 	}
 	return TFS_OK;
 }

@@ -134,6 +134,26 @@ if can_trace "instances"; then
 		fi
 	done
 
+	# ... nor taken as TRACEFS_DIR: an instance is not where tracefs is mounted (it has no
+	# instances/), and was traced at its top level: its settings changed, its buffer read
+	name=$FOREIGN-dir
+	if i_foreign "$name"; then
+		echo memtrace-hostile-marker > "$(i_inst "$name")/trace_marker"
+		before=$(i_state "$name")
+		i_once "$T/d" "$(i_inst "$name")" "$T/d.log"; rc=$?
+		check "another tool's instance $name as TRACEFS_DIR: refused with exit 1 (got $rc)" \
+			test "$rc" = 1
+		check "another tool's instance $name as TRACEFS_DIR: the message says it is an instance" \
+			grep -q "instances/$name: an instance of tracefs, not where it is mounted" "$T/d.err"
+		check "another tool's instance $name as TRACEFS_DIR: settings untouched" \
+			test "$(i_state "$name")" = "$before"
+		check "another tool's instance $name as TRACEFS_DIR: its buffer not read (its marker there)" \
+			grep -q memtrace-hostile-marker "$(i_inst "$name")/trace"
+		i_tc_check "memtrace refused $name as TRACEFS_DIR"
+	else
+		bad "foreign instance $name: cannot make it"
+	fi
+
 	# 2. A live memtrace under another name (a copy, ld.so, valgrind): a second start is refused
 	# without touching it, and the first traces on
 	cp "$MT" "$T/mtx"
