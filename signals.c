@@ -6,7 +6,9 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <limits.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "tracefs.h"
@@ -90,6 +92,60 @@ static struct {
 	struct sigaction sa;				/* ours, armed again after a mapped fault */
 	struct sigaction old[ARRAY_SIZE(fault_sigs)];	/* restored before dying */
 } fault;
+
+/* signals_fast_file()'s: @on is set last and cleared first, so a handler sees a whole one */
+static struct {
+	volatile sig_atomic_t on;
+	char path[PATH_MAX];
+	dev_t dev;
+	ino_t ino;
+	pid_t pid, owner;
+} fast[FAST__COUNT];
+
+void signals_fast_file(enum fast_file slot, const char *path, const struct stat *st, pid_t pid)
+{
+	fast[slot].on = 0;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	if (!path || strlen(path) >= sizeof(fast[slot].path))
+		return;
+	strcpy(fast[slot].path, path);
+	fast[slot].dev = st->st_dev;
+	fast[slot].ino = st->st_ino;
+	fast[slot].pid = pid;
+	fast[slot].owner = getpid();
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	fast[slot].on = 1;
+}
+
+/* async-signal-safe: @path holds @pid in decimal (and a newline) */
+static bool holds_pid(const char *path, pid_t pid)
+{
+	char buf[32];
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf)) : -1, i;
+	long v = 0;
+
+	if (fd >= 0)
+		close(fd);
+	for (i = 0; i < n && buf[i] >= '0' && buf[i] <= '9' && v < INT_MAX / 10; i++)
+		v = v * 10 + (buf[i] - '0');
+	return i > 0 && (i == n || buf[i] == '\n') && v == (long)pid;
+}
+
+/* async-signal-safe: fast[]'s files removed, each if still what it was set as */
+static void fast_remove(void)
+{
+	struct stat st;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(fast); i++) {
+		if (!fast[i].on || fast[i].owner != getpid() || lstat(fast[i].path, &st) ||
+		    !S_ISREG(st.st_mode) || st.st_dev != fast[i].dev || st.st_ino != fast[i].ino ||
+		    (fast[i].pid && !holds_pid(fast[i].path, fast[i].pid)))
+			continue;
+		unlink(fast[i].path);
+	}
+}
 
 /* async-signal-safe: @s appended to @buf of @size at *@len */
 static void as_cat(char *buf, size_t size, size_t *len, const char *s)
@@ -190,6 +246,7 @@ static void on_fault(int sig, siginfo_t *si, void *uc)
 	if (fault.restore)
 		fault.restore();
 	undone = tracefs_emergency_cleanup();
+	fast_remove();
 	len = fault_line(line, sizeof(line), sig, undone);
 	w = write(STDERR_FILENO, line, len);
 	/* the kernel log: where a boot's console or a --daemon's crash is read */
@@ -391,6 +448,7 @@ bool signals_term_pending(void)
 static void second_signal(int sig)
 {
 	tracefs_emergency_cleanup();
+	fast_remove();
 	_exit(128 + sig);
 }
 

@@ -162,6 +162,18 @@ void signals_fault_restore(void (*fn)(void));
  */
 void signals_fault_mapped(int (*fn)(void *ctx), void *ctx);
 
+/*
+ * Files memtrace made that an exit at once (a second stop signal, a fault)
+ * removes, as the normal end does: the --pidfile, and a report's temporary
+ * file while it is written. Each is removed only by the process that set it,
+ * if @path is still the regular file @st says (device and inode), and, with
+ * @pid, while it holds that pid (another memtrace may have rewritten it).
+ * @path is copied; NULL clears the slot.
+ */
+struct stat;
+enum fast_file { FAST_PIDFILE, FAST_TEMP, FAST__COUNT };
+void signals_fast_file(enum fast_file slot, const char *path, const struct stat *st, pid_t pid);
+
 /* In the child that becomes a command: the caller's mask and SIGPIPE back. */
 void signals_restore_for_exec(const struct signals *sg);
 

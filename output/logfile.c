@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "signals.h"
 #include "lib/util.h"
 
 /* the reason into @err; -errno */
@@ -100,11 +101,14 @@ int logfile_replace(const char *path, mode_t mode, bool sync, out_gen gen, void 
 {
 	char dir[PATH_MAX], tmp[PATH_MAX];
 	static struct out o;	/* 16 KiB: kept off the stack, reused */
+	struct stat st;
 	int fd, dfd, e;
 
 	fd = temp_create(path, dir, tmp, err, errlen);
 	if (fd < 0)
 		return fd;
+	if (!fstat(fd, &st))	/* an exit at once removes it too */
+		signals_fast_file(FAST_TEMP, tmp, &st, 0);
 	if (mode != 0600 && fchmod(fd, mode))
 		goto fail_tmp;
 	out_init(&o, fd);
@@ -123,6 +127,7 @@ int logfile_replace(const char *path, mode_t mode, bool sync, out_gen gen, void 
 	fd = -1;
 	if (rename(tmp, path))
 		goto fail_tmp;
+	signals_fast_file(FAST_TEMP, NULL, NULL, 0);
 	dfd = sync ? open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
 	if (dfd >= 0) {
 		fsync(dfd);
@@ -134,6 +139,7 @@ fail_tmp:
 	if (fd >= 0)
 		close(fd);
 	unlink(tmp);
+	signals_fast_file(FAST_TEMP, NULL, NULL, 0);
 	errno = e;
 	return fail(err, errlen, "writing %s: %s", path, strerror(e));
 }

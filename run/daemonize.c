@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "signals.h"
 #include "lib/scan.h"
 #include "lib/util.h"
 
@@ -167,6 +168,7 @@ int pidfile_write(struct run *r)
 	r->pidfile.dev = st.st_dev;
 	r->pidfile.ino = st.st_ino;
 	r->pidfile_written = true;
+	signals_fast_file(FAST_PIDFILE, r->opt.pidfile, &st, r->pidfile.pid);	/* and at once */
 	return 0;
 }
 
@@ -180,6 +182,7 @@ void pidfile_remove(struct run *r)
 	if (!r->pidfile_written)
 		return;
 	r->pidfile_written = false;
+	signals_fast_file(FAST_PIDFILE, NULL, NULL, 0);
 	/* still the file we made, holding our pid: else someone else's now */
 	fd = open_regular(r->opt.pidfile, O_RDONLY, 0);
 	if (fd < 0)

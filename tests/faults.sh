@@ -116,6 +116,7 @@ daemon_fork_test() {
 	check "--daemon, SIGSEGV: instance gone ($ms ms after the signal; at most 5 s)" \
 		test "${ms% *}" != over
 	check "--daemon, SIGSEGV: memtrace gone" wait_for 5 dead "$pid"
+	check "--daemon, SIGSEGV: its pidfile removed" test ! -e "$T/fork.pid"
 	check "--daemon, SIGSEGV: said in the kernel log (stderr was let go)" \
 		kmsg_has "fatal signal SIGSEGV (pid $pid)"
 	after=$(tfs_state)

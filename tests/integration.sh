@@ -242,6 +242,24 @@ second_term_test() {
 	check "tracefs identical after a second SIGTERM" test "$before" = "$after"
 }
 
+# the same with --daemon --pidfile: the exit at once removes the pidfile too
+second_term_pidfile_test() {
+	local before pid i="$INST-d"
+	before=$(tfs_state)
+	MEMTRACE_TEST_TEARDOWN_DELAY_MS=3000 "$MT_HOOKS" --instance "$i" --daemon \
+		--pidfile "$T/st.pid" -o "$T/std.log" 2> "$T/std.err" < /dev/null
+	pid=$(cat "$T/st.pid" 2>/dev/null)
+	[ -n "$pid" ] || { bad "second TERM, --daemon: no start: $(tail -1 "$T/std.err")"; return; }
+	kill -TERM "$pid"
+	wait_for 10 eval '[ "$(cat "$TFS/instances/$i/tracing_on" 2>/dev/null)" = 0 ]'
+	sleep 0.2
+	kill -TERM "$pid"
+	check "second SIGTERM during teardown, --daemon: memtrace gone" \
+		wait_for 5 eval '! kill -0 "$pid" 2>/dev/null'
+	check "second SIGTERM during teardown, --daemon: the pidfile removed" test ! -e "$T/st.pid"
+	check "tracefs identical after a second SIGTERM, --daemon" test "$before" = "$(tfs_state)"
+}
+
 stale_test() {
 	local before after
 	before=$(tfs_state)
@@ -809,6 +827,7 @@ if can_trace "live tests"; then
 	signals_test
 	usr1_test
 	second_term_test
+	second_term_pidfile_test
 	stale_test
 	daemon_test
 	daemon_stdio_test

@@ -11,9 +11,11 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "output/logfile.h"
+#include "signals.h"
 #include "testutil.h"
 
 /* ---- helpers ---- */
@@ -686,6 +688,42 @@ START_TEST(test_replace_mode)
 }
 END_TEST
 
+/* ---- an exit at once while a report is written (a second TERM) ---- */
+
+/* half a report written, then the second TERM: the handler armed at the stop takes it */
+static void gen_then_term(struct out *o, void *p)
+{
+	(void)p;
+	out_write(o, "half a rep", 10);
+	raise(SIGTERM);
+	out_write(o, "ort\n", 4);	/* never: the handler exits */
+}
+
+START_TEST(test_second_term_while_written)
+{
+	char path[PATH_MAX], err[256];
+	int status, dots;
+	pid_t pid;
+
+	path_in(path, tmpdir, "memtrace.log");
+	put_file(path, "old\n");
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		signals_arm_teardown();
+		logfile_replace(path, 0600, false, gen_then_term, NULL, err, sizeof(err));
+		_exit(99);
+	}
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 128 + SIGTERM,
+		      "status %#x", status);
+	/* the old log whole, and no temporary file beside it */
+	assert_file(path, "old\n", 4);
+	ck_assert_int_eq(dir_entries(tmpdir, &dots), 1);
+	ck_assert_int_eq(dots, 0);
+}
+END_TEST
+
 /* ---- logfile_append: JSON lines ---- */
 
 static int append(const char *path, const char *text, size_t times, char *err, size_t errlen)
@@ -934,6 +972,7 @@ Suite *suite_logfile(void)
 	tcase_add_test(tc, test_relative_path);
 	tcase_add_test(tc, test_check);
 	tcase_add_test(tc, test_replace_mode);
+	tcase_add_test(tc, test_second_term_while_written);
 	tcase_add_test(tc, test_append);
 	tcase_add_test(tc, test_append_refuses);
 	suite_add_tcase(s, tc);

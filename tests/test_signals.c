@@ -1,8 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* test_signals.c - what each signal means in each mode, and command mode's first and second TERM */
 #include <check.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "modes/command.h"
@@ -286,12 +292,91 @@ START_TEST(test_setup_blocks_stops)
 }
 END_TEST
 
+/* ---- signals_fast_file(): what an exit at once removes ---- */
+
+enum fast_case { FC_OWN, FC_REWRITTEN, FC_REPLACED, FC_FORKED, FC_TEMP, FC_CLEARED };
+
+static void put(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+
+	if (fd < 0 || write(fd, s, strlen(s)) != (ssize_t)strlen(s))
+		_exit(98);
+	close(fd);
+}
+
+/*
+ * In a child: @path made and set (a pidfile holding the child's pid, or a
+ * temporary file), then changed as @c says, then a second TERM. Its status.
+ */
+static int fast_exit(const char *path, enum fast_case c)
+{
+	char buf[32], other[PATH_MAX + 8];
+	struct stat st;
+	int status;
+	pid_t pid = fork(), g;
+
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		snprintf(buf, sizeof(buf), "%d\n", (int)getpid());
+		put(path, c == FC_TEMP ? "half a report" : buf);
+		if (stat(path, &st))
+			_exit(98);
+		signals_fast_file(c == FC_TEMP ? FAST_TEMP : FAST_PIDFILE, path, &st,
+				  c == FC_TEMP ? 0 : getpid());
+		if (c == FC_REWRITTEN)		/* another memtrace's pid, in the same file */
+			put(path, "1\n");
+		if (c == FC_REPLACED) {		/* the same words in another file */
+			snprintf(other, sizeof(other), "%s.new", path);
+			put(other, buf);
+			if (rename(other, path))
+				_exit(98);
+		}
+		if (c == FC_CLEARED)
+			signals_fast_file(FAST_PIDFILE, NULL, NULL, 0);
+		signals_arm_teardown();
+		if (c == FC_FORKED && (g = fork()) != 0) {	/* its child takes the TERM */
+			if (g < 0 || waitpid(g, &status, 0) != g)
+				_exit(98);
+			_exit(WIFEXITED(status) ? WEXITSTATUS(status) : 97);
+		}
+		raise(SIGTERM);
+		_exit(99);
+	}
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert_msg(WIFEXITED(status), "status %#x", status);
+	return WEXITSTATUS(status);
+}
+
+START_TEST(test_fast_files)
+{
+	char dir[] = "/tmp/memtrace-fast-XXXXXX", path[PATH_MAX];
+	static const struct { enum fast_case c; bool removed; } want[] = {
+		{ FC_OWN, true }, { FC_REWRITTEN, false }, { FC_REPLACED, false },
+		{ FC_FORKED, false }, { FC_TEMP, true }, { FC_CLEARED, false },
+	};
+	size_t i;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/memtrace.pid", dir);
+	for (i = 0; i < ARRAY_SIZE(want); i++) {
+		ck_assert_int_eq(fast_exit(path, want[i].c), 128 + SIGTERM);
+		ck_assert_msg((access(path, F_OK) != 0) == want[i].removed,
+			      "case %zu: the file %s", i, want[i].removed ? "is still there" :
+			      "was removed");
+		unlink(path);
+	}
+	ck_assert_int_eq(rmdir(dir), 0);
+}
+END_TEST
+
 Suite *suite_signals(void)
 {
 	Suite *s = suite_create("signals");
 	TCase *tc = tcase_create("signals");
 
 	tcase_add_test(tc, test_daemon_meanings);
+	tcase_add_test(tc, test_fast_files);
 	tcase_add_test(tc, test_switch_root_meanings);
 	tcase_add_test(tc, test_command_meanings);
 	tcase_add_test(tc, test_top_meanings);
