@@ -11,16 +11,54 @@
 #include <string.h>
 #include <sys/sysmacros.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "signals.h"
 #include "lib/scan.h"
 #include "lib/util.h"
 
+/* A stopping signal the parent has pending (its mask holds them): its number, or 0. */
+static int stop_pending(const struct run *r)
+{
+	struct signalfd_siginfo si;
+
+	while (signals_next(&r->sig, &si))
+		if (signals_is_stop((int)si.ssi_signo))
+			return (int)si.ssi_signo;
+	return 0;
+}
+
+/*
+ * The parent stopped before the daemon was tracing (Ctrl-C on a slow setup):
+ * the daemon is stopped as TERM stops it, tracefs put back, and waited for,
+ * up to @timeout ms; a second stopping signal ends the wait at once. The
+ * daemon's exit status (it says why), else EXIT_RUNTIME.
+ */
+static int stop_child(const struct run *r, pid_t pid, int sig, int timeout)
+{
+	int status, waited;
+
+	mt_warn("%s before tracing began: stopping pid %d", signals_trigger(sig), (int)pid);
+	kill(pid, SIGTERM);
+	for (waited = 0; waited < timeout; waited += 20) {
+		struct pollfd pfd = { r->sig.fd, POLLIN, 0 };
+
+		if (waitpid(pid, &status, WNOHANG) == pid)
+			return WIFEXITED(status) && WEXITSTATUS(status) ? WEXITSTATUS(status) :
+			       EXIT_RUNTIME;
+		if (poll(&pfd, r->sig.fd >= 0, 20) > 0 && stop_pending(r))
+			break;
+	}
+	mt_warn("pid %d not gone yet: it stops on its own", (int)pid);
+	return EXIT_RUNTIME;
+}
+
 int daemonize_fork(struct run *r)
 {
 	unsigned char code = EXIT_RUNTIME;
-	int p[2], timeout = (int)TEST_HOOK_OR(r, ready_timeout_ms, READY_TIMEOUT_MS);
+	int p[2], timeout = (int)TEST_HOOK_OR(r, ready_timeout_ms, READY_TIMEOUT_MS), sig;
+	uint64_t deadline;
 	pid_t pid;
 	ssize_t n;
 
@@ -43,12 +81,22 @@ int daemonize_fork(struct run *r)
 		return -1;	/* the child goes on */
 	}
 	close(p[1]);
+	/* the ready pipe, and the stopping signals (blocked: the signalfd reads the parent's) */
+	deadline = mono_ns() / 1000000 + (uint64_t)timeout;
 	for (;;) {
-		struct pollfd pfd = { p[0], POLLIN, 0 };
-		int res = poll(&pfd, 1, timeout);
+		struct pollfd pfd[2] = { { p[0], POLLIN, 0 }, { r->sig.fd, POLLIN, 0 } };
+		uint64_t now = mono_ns() / 1000000;
+		int res = poll(pfd, r->sig.fd >= 0 ? 2 : 1,
+			       now < deadline ? (int)(deadline - now) : 0);
 
 		if (res < 0 && errno == EINTR)
 			continue;
+		if (res > 0 && (pfd[1].revents & POLLIN)) {
+			if ((sig = stop_pending(r)))
+				return stop_child(r, pid, sig, timeout);
+			if (!(pfd[0].revents & (POLLIN | POLLHUP)))
+				continue;	/* another signal (a report asked): nothing yet */
+		}
 		if (res == 0) {
 			mt_warn("not tracing after %.1f s; stopping pid %d", (double)timeout / 1000,
 				(int)pid);

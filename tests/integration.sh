@@ -417,6 +417,26 @@ daemon_timeout_test() {
 	check "tracefs identical after a setup cut short" test "$before" = "$after"
 }
 
+# TERM to the parent while it waits for the daemon's setup (Ctrl-C, a service stopped): it
+# stops the daemon, waits for its cleanup and says so; it did not read stop signals at all
+daemon_parent_term_test() {
+	local before rc ppid child
+	before=$(tfs_state)
+	MEMTRACE_TEST_SETUP_DELAY_MS=2000 "$MT_HOOKS" --instance "$INST" --daemon \
+		--pidfile "$T/ppid" -o "$T/p.log" 2> "$T/perr" & ppid=$!
+	wait_for 5 eval '[ -n "$(pgrep -P "$ppid")" ]'
+	child=$(pgrep -P "$ppid")
+	kill -TERM "$ppid"
+	wait "$ppid"; rc=$?
+	check "--daemon, TERM to the parent during the setup: exit 1 (got $rc)" test "$rc" = 1
+	check "--daemon, TERM to the parent: says it stops the daemon" \
+		grep -q "SIGTERM before tracing began: stopping pid ${child:-none}" "$T/perr"
+	check "--daemon, TERM to the parent: the daemon gone when the parent returns" \
+		test -n "$child" -a ! -d "/proc/${child:-0}"
+	check "--daemon, TERM to the parent: no pidfile, no log" test ! -e "$T/ppid" -a ! -e "$T/p.log"
+	check "tracefs identical after the parent's TERM" test "$before" = "$(tfs_state)"
+}
+
 # a fatal error right after each setup step (test hook): tracefs as found, every time
 fault_test() {
 	local before after step rc
@@ -830,6 +850,7 @@ if can_trace "live tests"; then
 	second_term_pidfile_test
 	stale_test
 	daemon_test
+	daemon_parent_term_test
 	daemon_stdio_test
 	demo_test
 	daemon_timeout_test
