@@ -1035,6 +1035,10 @@ void tracefs_teardown(struct tracefs *t)
 		if (e)
 			fprintf(stderr, "memtrace: cannot remove instance %s: %s\n", t->inst,
 				strerror(-e));
+		else if (!is_tracefs_dir(t->root))	/* gone with it: unmounted under us */
+			fprintf(stderr, "memtrace: %s is no longer tracefs (unmounted under "
+				"memtrace): instance %s was not removed and may still be tracing "
+				"(rmdir it where tracefs is mounted)\n", t->root, t->name);
 		t->instance_created = false;
 	}
 	/* after the rmdir: until then the instance is still ours */
@@ -1043,10 +1047,18 @@ void tracefs_teardown(struct tracefs *t)
 	t->inst_lock = -1;
 	emerg.armed = 0;
 unmount:
+	/*
+	 * Not detached: a process with a file open in it (another memtrace that
+	 * found it mounted holds its instance's directory until it is removed)
+	 * keeps it, else it would lose its instance, tracing on, under it.
+	 */
 	if (t->mounted_by_us) {
-		if (umount2(t->root, MNT_DETACH))
-			fprintf(stderr, "memtrace: cannot unmount %s: %s\n", t->root,
-				strerror(errno));
+		e = umount2(t->root, 0) ? errno : 0;
+		if (e == EBUSY)
+			fprintf(stderr, "memtrace: %s left mounted: another process has files "
+				"open in it\n", t->root);
+		else if (e)
+			fprintf(stderr, "memtrace: cannot unmount %s: %s\n", t->root, strerror(e));
 		t->mounted_by_us = false;
 	}
 	free(t->fds);
@@ -1069,11 +1081,11 @@ static void as_write(const char *path, const char *s, size_t n)
 	}
 }
 
-/* async-signal-safe: what memtrace mounted, let go (as the teardown does) */
+/* async-signal-safe: what memtrace mounted, let go (as the teardown does: not if in use) */
 static void as_unmount(void)
 {
 	if (emerg.mount_root[0])
-		umount2(emerg.mount_root, MNT_DETACH);
+		umount2(emerg.mount_root, 0);
 }
 
 const char *tracefs_emergency_where(void)

@@ -491,6 +491,48 @@ mount_test() {
 		grep -q '^instances left elsewhere: 0$' <<< "$out"
 }
 
+# Two memtraces in a namespace without tracefs: the first mounts it; when it exits, the
+# second still traces in it (the mount was detached from under it: its instance was left
+# tracing, said by no one), then removes its instance; the mount is left, in use then
+mount_shared_test() {
+	local out
+	if ! command -v unshare > /dev/null || ! unshare -m true 2> /dev/null; then
+		skip "tracefs mount shared by two memtraces: no unshare -m here"; return
+	fi
+	out=$(unshare -m --propagation private sh -c '
+		umount /sys/kernel/debug/tracing 2> /dev/null
+		umount /sys/kernel/tracing 2> /dev/null
+		umount /sys/kernel/debug 2> /dev/null
+		if grep -q " tracefs " /proc/mounts; then echo "still mounted"; exit 0; fi
+		up() { i=0; while [ $i -lt 100 ] && ! grep -q "tracing in" "$1"; do sleep 0.05; i=$((i+1)); done; }
+		"$1" --instance "$2-a" -f json -n 0 -o "$3/sa.json" 2> "$3/sa.err" & a=$!; up "$3/sa.err"
+		"$1" --instance "$2-b" -f json -n 0 -o "$3/sb.json" 2> "$3/sb.err" & b=$!; up "$3/sb.err"
+		kill -TERM $a; wait $a; echo "rca=$?"
+		echo "b tracing: $(cat "/sys/kernel/tracing/instances/$2-b/tracing_on" 2>&1)"
+		"$4" 16 0; sleep 0.2; kill -TERM $b; wait $b; echo "rcb=$?"
+		# detached by someone else (umount -l): its instance cannot be reached, said
+		"$1" --instance "$2-c" -f json -n 0 -o "$3/sc.json" 2> "$3/sc.err" & c=$!; up "$3/sc.err"
+		umount -l /sys/kernel/tracing; kill -TERM $c; wait $c; echo "rcc=$?"' \
+		sh "$MT" "$INST" "$T" "$WL")
+	if grep -q "still mounted" <<< "$out"; then
+		skip "tracefs cannot be unmounted in a mount namespace here"; return
+	fi
+	check "tracefs mounted by a memtrace that exits first: left mounted for the other, said" \
+		eval 'grep -q "^rca=0$" <<< "$out" && grep -q "left mounted: another process has files open in it" "$T/sa.err"'
+	check "... the other's instance still tracing" grep -q '^b tracing: 1$' <<< "$out"
+	check "... the other traces on: exits 0, the workload in its report" \
+		eval 'grep -q "^rcb=0$" <<< "$out" && [ "$(json "$T/sb.json" "max(t[\"peak_pages\"] for t in d[\"tasks\"] if t[\"comm\"]==\"workload\") >= 4096")" = True ]'
+	check "... neither instance left" test ! -d "$TFS/instances/$INST-a" -a ! -d "$TFS/instances/$INST-b"
+	check "tracefs detached under a memtrace (umount -l): its instance not removed, said" \
+		grep -q "/sys/kernel/tracing is no longer tracefs (unmounted under memtrace): instance $INST-c was not removed" "$T/sc.err"
+	# (what the message asks for: the test's own instance, from the mount it still has)
+	if [ -d "$TFS/instances/$INST-c" ]; then
+		echo 0 > "$TFS/instances/$INST-c/tracing_on"
+		echo 0 > "$TFS/instances/$INST-c/events/enable"
+		rmdir "$TFS/instances/$INST-c"
+	fi
+}
+
 lost_test() {
 	local lost
 	start_mt -b 16 -f json -o "$T/lost.json" || { bad "lost: no start"; return; }
@@ -856,6 +898,7 @@ if can_trace "live tests"; then
 	daemon_timeout_test
 	fault_test
 	mount_test
+	mount_shared_test
 	lost_test
 	record_replay_test
 	oom_test
