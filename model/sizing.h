@@ -94,6 +94,24 @@ struct sizing_answer {
 /* Add up @z's terms; @boot_lost: events the boot buffer lost (its peak may be low). */
 void sizing_answer(const struct sizing *z, uint64_t boot_lost, struct sizing_answer *a);
 
+/*
+ * The need at the highest traced level between two samples (KiB): a sample's
+ * base is its need less the traced level then (@base_then, @base_now: what
+ * the events do not show), plus the highest level since (@hi pages of
+ * @page_kib). A sample's need is the kernel's at that instant, and some of the
+ * pages it sees are still events in the ring buffers, not yet in the traced
+ * level: its base is high by those, and they would count twice as they come
+ * (read in a burst: at every step). The lower of the two bases is taken, so
+ * that where the level is at its high at the second sample (it grew), the
+ * answer is that sample's need, not a step more; a peak that came and went
+ * between them is above it.
+ */
+static inline int64_t sizing_between_kib(int64_t base_then, int64_t base_now, int64_t hi,
+					 int64_t page_kib)
+{
+	return (base_then < base_now ? base_then : base_now) + hi * page_kib;
+}
+
 /* One memory block's struct pages, KiB: @block_bytes / @page_size pages of 64 bytes. */
 uint64_t sizing_memmap_kib(uint64_t block_bytes, uint32_t page_size);
 

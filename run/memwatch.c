@@ -119,23 +119,24 @@ static void keep_max(struct sizing *z, uint64_t need, uint64_t self)
 void memwatch_sample(struct run *r)
 {
 	struct sizing *z = &r->sz;
-	int64_t pk = (int64_t)page_kib(r), between;
+	int64_t pk = (int64_t)page_kib(r), between, base;
 	struct proc_mem m;
 	uint64_t need, self;
 
 	r->mw_next = r->st.sys_cur + MEMWATCH_STEP;
-	/* the traced level rose since the last sample: its need then, plus that */
-	if (r->mw_based && (between = r->mw_base_kib + r->mw_hi * pk) > 0 &&
-	    (uint64_t)between > z->need_max_kib) {
-		keep_max(z, (uint64_t)between, r->mw_self_kib);
-		z->between++;
-	}
-	r->mw_hi = r->st.sys_cur;
 	if (proc_mem("/proc", &m))
 		return;
 	z->samples++;
 	need = proc_mem_need_kib(&m);
 	self = self_rss_kib(r) + r->mw_ring_kib;
+	base = (int64_t)need - r->st.sys_cur * pk;
+	/* the traced level rose since the last sample: the need at its high (model/sizing.h) */
+	if (r->mw_based &&
+	    (between = sizing_between_kib(r->mw_base_kib, base, r->mw_hi, pk)) > 0 &&
+	    (uint64_t)between > z->need_max_kib) {
+		keep_max(z, (uint64_t)between, r->mw_base_kib < base ? r->mw_self_kib : self);
+		z->between++;
+	}
 	if (z->samples == 1 || need > z->top.need)
 		z->top = (struct sizing_sample){
 			.need = need, .in_use = m.total_kib - m.free_kib, .file = m.file_kib,
@@ -144,7 +145,8 @@ void memwatch_sample(struct run *r)
 			.shmem = m.shmem_kib, .unevictable = m.unevictable_kib,
 			.sreclaimable = m.sreclaim_kib, .uptime_ms = uptime_ms() };
 	r->mw_based = true;
-	r->mw_base_kib = (int64_t)need - r->st.sys_cur * pk;
+	r->mw_base_kib = base;
 	r->mw_self_kib = self;
+	r->mw_hi = r->st.sys_cur;
 	keep_max(z, need, self);
 }

@@ -141,6 +141,36 @@ START_TEST(test_lower_bound)
 }
 END_TEST
 
+/*
+ * The need between two samples. Pages of 4 KiB; U, what the events do not
+ * show, 50,000 KiB; each sample sees L pages more than are traced yet (events
+ * still in the buffers).
+ */
+START_TEST(test_between)
+{
+	const int64_t u = 50000, pk = 4;
+	int64_t b1, b2;
+
+	/* a backlog read in a burst: the need the same at each step's sample */
+	b1 = u + 1000 * pk - 0 * pk;		/* need 54,000: 1000 pages, none traced yet */
+	b2 = u + 1000 * pk - 256 * pk;		/* 256 of them traced at the next step */
+	ck_assert_int_eq(sizing_between_kib(b1, b2, 256, pk), u + 1000 * pk);
+	/* growth: 300 pages more at the second sample, 40 of them not traced yet */
+	b1 = u + 100 * pk - 100 * pk;
+	b2 = u + 400 * pk - 360 * pk;
+	ck_assert_int_eq(sizing_between_kib(b1, b2, 360, pk), u + 360 * pk);
+	/* a peak between them: 500 pages more, given back before the second */
+	b1 = u + 100 * pk - 100 * pk;
+	b2 = u + 120 * pk - 120 * pk;
+	ck_assert_int_eq(sizing_between_kib(b1, b2, 600, pk), u + 600 * pk);
+	/* ... the same, the first sample ahead of the events by 30 pages: the second's base */
+	b1 = u + 130 * pk - 100 * pk;
+	ck_assert_int_eq(sizing_between_kib(b1, b2, 600, pk), u + 600 * pk);
+	/* 64 KiB pages: the same in their KiB */
+	ck_assert_int_eq(sizing_between_kib(1000, 2000, 10, 64), 1000 + 640);
+}
+END_TEST
+
 Suite *suite_sizing(void)
 {
 	Suite *s = suite_create("sizing");
@@ -149,6 +179,7 @@ Suite *suite_sizing(void)
 	tcase_add_test(tc, test_blocks);
 	tcase_add_test(tc, test_sum);
 	tcase_add_test(tc, test_lower_bound);
+	tcase_add_test(tc, test_between);
 	suite_add_tcase(s, tc);
 	return s;
 }
