@@ -597,15 +597,16 @@ static void boot_unexplained(const struct run *r, const struct boot_buffer *b,
  */
 static void boot_lost_text(struct out *o, const struct boot_buffer *b, uint32_t subbuf)
 {
-	uint64_t per = b->records ? b->pages * subbuf / b->records : 0, bytes;
+	uint64_t per = b->records ? b->pages * subbuf / b->records : 0, bytes, kib;
 
 	out_printf(o, "the boot buffer lost %llu%s events, its oldest (overwritten)",
 		   (unsigned long long)b->lost, b->lost_unknown ? " (at least)" : "");
-	if (per && b->lost && !__builtin_mul_overflow(b->lost, per, &bytes))
+	if (per && b->lost && !__builtin_mul_overflow(b->lost, per, &bytes)) {
+		kib = bytes / 1024 + (bytes % 1024 != 0);
 		out_printf(o, ": a trace_buf_size= %sabout %llu KiB larger keeps them (%llu "
 			   "bytes an event there)", b->lost_unknown ? "at least " : "",
-			   (unsigned long long)(bytes / 1024 + (bytes % 1024 != 0)),
-			   (unsigned long long)per);
+			   (unsigned long long)kib, (unsigned long long)per);
+	}
 	else
 		out_puts(o, ": a larger trace_buf_size= keeps them");
 	out_puts(o, "\n");
