@@ -290,7 +290,8 @@ int64_t stats_sys_module_at_peak(const struct stats *s, const struct mt_module *
 {
 	if (m->sys_epoch == s->sys_epoch)
 		return m->cur_at_sys_peak;
-	return m->start_ts > s->sys_peak_ts ? 0 : m->cur;
+	/* all its pages (all_cur), as sys_rose() and module_all() keep them */
+	return m->start_ts > s->sys_peak_ts ? 0 : m->all_cur;
 }
 
 void stats_tree_root(struct stats *s, int32_t tid, int32_t parent)
@@ -393,10 +394,11 @@ static void seed_release(struct stats *s, const struct mt_event *ev, uint64_t un
 	if (!p->seed_left || ev->ts < p->seed_ts)
 		return;
 	k = untracked < p->seed_left ? untracked : p->seed_left;
+	/* first: its pages at the system peak are taken as they were (cur less seed_left) */
+	task_pages(s, p, -(int64_t)k, ev->ts);
 	p->seed_left -= k;
 	p->freed_pages += k;
 	s->c.seed_freed_pages += k;
-	task_pages(s, p, -(int64_t)k, ev->ts);
 }
 
 /* The process ended (its last thread, or its leader when that is unknown). */
@@ -406,6 +408,7 @@ static void process_end(struct stats *s, struct mt_task *p, uint64_t ts)
 	if (p->seed_left) {
 		s->c.seed_dropped_pages += p->seed_left;
 		task_pages(s, p, -(int64_t)p->seed_left, ts);
+		p->freed_pages += p->seed_left;	/* given back: cur = seed + allocated - freed */
 		p->seed_left = 0;
 	}
 	exit_push(s, p, ts);
@@ -703,9 +706,16 @@ static void page_alloc(struct stats *s, const struct mt_event *ev)
 	else
 		for (i = 0; i < n; i++)
 			s->pfn_owner[pfn + i] = owner;
-	/* a huge page a THP collapse may give away (see on_collapse()) */
-	t->big_pfn = pfn;
-	t->big_order = (uint8_t)ev->u.page.order;
+	/*
+	 * A huge page a THP collapse may give away (see on_collapse()): the latest
+	 * of the highest order since the last collapse. Pages of lower orders
+	 * come between its allocation and the collapse (the swap-in of the range's
+	 * pages, slab).
+	 */
+	if (ev->u.page.order && ev->u.page.order >= t->big_order) {
+		t->big_pfn = pfn;
+		t->big_order = (uint8_t)ev->u.page.order;
+	}
 	t->alloc_pages += n;
 	task_pages(s, t, (int64_t)n, ev->ts);
 	if (m)
@@ -827,6 +837,7 @@ static void on_collapse(struct stats *s, const struct mt_event *ev)
 	struct mt_task *t = stats_find_task(s, ev->tid), *to;
 	uint64_t pfn, n, i, k = 0;
 	uint32_t from, *smap;
+	uint8_t big;
 
 	if (!t)
 		return;
@@ -840,10 +851,12 @@ static void on_collapse(struct stats *s, const struct mt_event *ev)
 	}
 	to = t->collapse_to ? stats_task_by_serial(s, t->collapse_to) : NULL;
 	t->collapse_to = 0;
-	if (ev->u.collapse.status != 1 || !to || !t->big_order)
-		return;
 	pfn = t->big_pfn;
 	n = 1ULL << t->big_order;
+	big = t->big_order;
+	t->big_order = 0;	/* the next collapse's huge page is allocated after this one */
+	if (ev->u.collapse.status != 1 || !to || !big)
+		return;
 	if (pfn >= s->cfg.max_pfn || n > s->cfg.max_pfn - pfn)
 		return;
 	from = t->serial;
@@ -865,7 +878,6 @@ static void on_collapse(struct stats *s, const struct mt_event *ev)
 	task_pages(s, t, -(int64_t)k, ev->ts);
 	to->alloc_pages += k;
 	task_pages(s, to, (int64_t)k, ev->ts);
-	t->big_order = 0;
 	s->c.collapses++;
 	s->c.collapse_pages += k;
 }
@@ -1136,8 +1148,6 @@ static inline __attribute__((always_inline)) bool alloc_fast(struct stats *s,
 	applied(s, ev);
 	seen(s, pfn, 1);	/* range_ok(): pfn < max_pfn, asked above */
 	s->pfn_owner[pfn] = t->serial;
-	t->big_pfn = pfn;
-	t->big_order = 0;
 	t->alloc_pages++;
 	task_pages(s, t, 1, ev->ts);
 	s->sys_cur++;

@@ -56,7 +56,10 @@ struct mt_task {
 	/* this task's pages at the system's peak (see stats_sys_pages_at_peak) */
 	int64_t cur_at_sys_peak;
 	uint32_t sys_epoch;
-	/* THP collapse in this task: its last allocation of order >= 1, and whose pages it replaces */
+	/*
+	 * THP collapse in this task: the latest of its allocations of the highest
+	 * order (>= 1) since its last collapse, and whose pages it replaces
+	 */
 	uint32_t collapse_to;	/* owner serial named by the isolation; 0 none */
 	uint64_t big_pfn;
 	uint8_t big_order;

@@ -432,6 +432,38 @@ END_TEST
 
 /* --------------------------------------------------------- modules -- */
 
+/*
+ * A module's pages at the system peak, counted through its code: held then,
+ * and unchanged since, they are what it holds (all its pages, not only its
+ * load bracket's).
+ */
+START_TEST(test_module_at_peak_through_code)
+{
+	const uint64_t f[] = { 0xffffffff81000100ull, 0xffffffffc0003100ull,
+			       0xffffffff81000900ull };
+	const uint64_t g[] = { 0xffffffff81000100ull, 0xffffffff81000900ull };
+	const struct mt_module *b;
+
+	init_stacks(64, 1);
+	mod_load(TS, 51, "modb");
+	set_range("modb", 0xffffffffc0003000ull, 0xffffffffc0004000ull);
+	b = mod("modb");
+	alloc_on(0, TS + 10, 300, 64, 3);	/* 8 pages through modb's code */
+	stack_on(0, TS + 11, 300, f, 3);
+	alloc_on(0, TS + 12, 400, 128, 1);	/* 2 in core code: the peak, 10 */
+	stack_on(0, TS + 13, 400, g, 2);
+	ck_assert_int_eq(S.sys_peak, 10);
+	ck_assert_int_eq(b->all_cur, 8);
+	ck_assert_int_eq(stats_sys_module_at_peak(&S, b), 8);
+	ck_assert_int_eq(stats_sys_pages_at_peak(&S, stats_find_task(&S, 300)), 8);
+	/* it gives them back after the peak: what it held then stays */
+	free_on(0, TS + 14, 300, 64, 3);
+	ck_assert_int_eq(b->all_cur, 0);
+	ck_assert_int_eq(stats_sys_module_at_peak(&S, b), 8);
+	teardown();
+}
+END_TEST
+
 START_TEST(test_innermost_module_frame)
 {
 	/* allocator (core) <- modB code <- modA code <- syscall (core) */
@@ -884,6 +916,7 @@ Suite *suite_stacks(void)
 	tcase_add_test(tc, test_pairing_cpus_interleaved);
 	tcase_add_test(tc, test_allocations_without_stacks);
 	tcase_add_test(tc, test_innermost_module_frame);
+	tcase_add_test(tc, test_module_at_peak_through_code);
 	tcase_add_test(tc, test_range_from_load_time);
 	tcase_add_test(tc, test_bracket_and_stack_counted_once);
 	tcase_add_test(tc, test_two_paths_not_summed);

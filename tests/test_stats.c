@@ -423,6 +423,35 @@ START_TEST(test_seeded_task)
 }
 END_TEST
 
+/*
+ * A seeded process's pages at the system peak are what it held then, less its
+ * seed (seeds are before the start): its frees of seeded pages after the peak
+ * change nothing of them. And what is left of its seed when it ends counts as
+ * given back: cur = seed + allocated - freed.
+ */
+START_TEST(test_seed_freed_after_peak)
+{
+	struct mt_task *t = stats_seed_task(&S, 50, 50, 1, "daemon", 6, 100, 1000, false);
+
+	ck_assert_ptr_nonnull(t);
+	alloc(1001, 50, 0, 3);			/* 8 */
+	alloc(1002, 60, 100, 2);		/* 4: the system peak, 12 */
+	ck_assert_int_eq(S.sys_peak, 12);
+	pfree(1003, 50, 512, 4);		/* 16 seeded pages (never seen allocated) */
+	ck_assert_uint_eq(t->seed_left, 84);
+	ck_assert_int_eq(stats_sys_pages_at_peak(&S, t), 8);
+	ck_assert_int_eq(stats_sys_pages_at_peak(&S, task(60)), 4);
+	ck_assert_int_eq(t->cur, 100 + 8 - 16);
+	ck_assert_int_eq(t->cur, (int64_t)(t->seed + t->alloc_pages - t->freed_pages));
+	/* its end: the 84 left of the seed dropped, and counted as given back */
+	exit_ev(1004, 50);
+	ck_assert_uint_eq(S.c.seed_dropped_pages, 84);
+	ck_assert_int_eq(t->cur, 8);
+	ck_assert_int_eq(t->cur, (int64_t)(t->seed + t->alloc_pages - t->freed_pages));
+	ck_assert_int_eq(stats_sys_pages_at_peak(&S, t), 8);
+}
+END_TEST
+
 START_TEST(test_pfn_out_of_range)
 {
 	alloc(10, 100, MAX_PFN, 0);
@@ -2434,6 +2463,35 @@ START_TEST(test_thp_collapse_failed_or_own)
 }
 END_TEST
 
+/*
+ * A collapse that swaps the range's pages in first (collapse_huge_page():
+ * the huge page, then __collapse_huge_page_swapin()): khugepaged allocates the
+ * huge page, then order-0 pages and a slab page of order 1, then isolates and
+ * collapses. The huge page is still the one given away.
+ */
+START_TEST(test_thp_collapse_after_swapin)
+{
+	uint32_t i;
+
+	for (i = 0; i < 511; i++)
+		alloc(10 + i, 100, i, 0);
+	alloc(1000, 50, 1024, 9);
+	alloc(1001, 50, 511, 0);		/* the range's last page, swapped in */
+	alloc(1002, 50, 2048, 1);		/* slab, on the way */
+	thp_ev(EV_COLLAPSE_ISOLATE, 1003, 50, 510, 1);
+	for (i = 0; i < 512; i++)
+		pfree(1004 + i, 50, i, 0);
+	thp_ev(EV_COLLAPSE, 2000, 50, 0, 1);
+	ck_assert_uint_eq(S.c.collapses, 1);
+	ck_assert_uint_eq(S.c.collapse_pages, 512);
+	ck_assert_int_eq(task(100)->cur, 512);
+	ck_assert_int_eq(task(50)->cur, 2);	/* its slab page */
+	/* cur = seed + allocated - freed, for both */
+	ck_assert_int_eq(task(100)->cur, (int64_t)(task(100)->alloc_pages - task(100)->freed_pages));
+	ck_assert_int_eq(task(50)->cur, (int64_t)(task(50)->alloc_pages - task(50)->freed_pages));
+}
+END_TEST
+
 /* Pages freed inside a migration (compaction) are counted as moved; outside, not. */
 START_TEST(test_migration_counted)
 {
@@ -2597,6 +2655,7 @@ Suite *suite_stats(void)
 	tcase_add_test(tc, test_double_alloc);
 	tcase_add_test(tc, test_irq_context);
 	tcase_add_test(tc, test_seeded_task);
+	tcase_add_test(tc, test_seed_freed_after_peak);
 	tcase_add_test(tc, test_pfn_out_of_range);
 	tcase_add_test(tc, test_no_map_all_out_of_range);
 	suite_add_tcase(s, tc);
@@ -2661,6 +2720,7 @@ Suite *suite_stats(void)
 	tcase_add_test(tc, test_system_peak);
 	tcase_add_test(tc, test_thp_collapse_follows);
 	tcase_add_test(tc, test_thp_collapse_failed_or_own);
+	tcase_add_test(tc, test_thp_collapse_after_swapin);
 	tcase_add_test(tc, test_migration_counted);
 	suite_add_tcase(s, tc);
 
