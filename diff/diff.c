@@ -513,7 +513,9 @@ static int command_of(struct diff_side *s, const struct json_val *m, struct pars
 			    s->page_size);
 	s->command = true;
 	while (json_next(m[K_COMMAND], &pos, &k, &e)) {
-		uint32_t room = (uint32_t)sizeof(s->cmd.s) - 1 - s->cmd.len - (s->cmd.len > 0);
+		/* what a word may take: the buffer less its NUL, the words so far and a space */
+		size_t used = s->cmd.len + (s->cmd.len > 0) + 1;
+		size_t room = used < sizeof(s->cmd.s) ? sizeof(s->cmd.s) - used : 0;
 
 		if (room < 4) {	/* more words than room: the last three bytes say so */
 			memcpy(s->cmd.s + s->cmd.len - 3, "...", 3);
@@ -523,7 +525,7 @@ static int command_of(struct diff_side *s, const struct json_val *m, struct pars
 		if (s->cmd.len)
 			s->cmd.s[s->cmd.len++] = ' ';
 		if (w.len > room) {	/* the header's words cut, said by "...": a header line */
-			w.len = room - 3;
+			w.len = (uint32_t)(room - 3);
 			memcpy(w.s + w.len, "...", 4);
 			w.len += 3;
 		}

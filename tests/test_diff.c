@@ -619,6 +619,58 @@ START_TEST(test_command_text_report)
 }
 END_TEST
 
+/*
+ * A command's words as the header shows them: cut to the 127 bytes it has,
+ * said by "...", whatever their lengths (a first word of 127 bytes and a
+ * second word wrapped the room left once, and the copy ran past the buffer).
+ */
+static void command_words(const char *w1, size_t n1, const char *w2, size_t n2, const char *want)
+{
+	char *text = malloc(4096), *a = malloc(n1 + 1), *b = malloc(n2 + 1);
+	struct diff_side s;
+	char err[512];
+	int len;
+
+	ck_assert(text && a && b);
+	memset(a, w1[0], n1);
+	a[n1] = '\0';
+	memset(b, w2[0], n2);
+	b[n2] = '\0';
+	len = snprintf(text, 4096, "{\"memtrace_version\":\"1\",\"page_size\":4096,"
+		       "\"system_peak\":{\"pages\":10},\"lost_events\":0,\"command\":"
+		       "[\"%s\",\"%s\",\"zzzz\"],\"tree_peak_pages\":5,\"processes\":[]}", a, b);
+	ck_assert_int_lt(len, 4096);
+	ck_assert_msg(diff_side_parse(&s, text, (size_t)len, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_uint_le(s.cmd.len, sizeof(s.cmd.s) - 1);
+	ck_assert_uint_eq(strlen(s.cmd.s), s.cmd.len);
+	ck_assert_str_eq(s.cmd.s, want);
+	diff_side_free(&s);
+	free(text);
+	free(a);
+	free(b);
+}
+
+START_TEST(test_command_words_cut)
+{
+	char want[128];
+
+	/* 10 + ' ' + 116 of 200, "...": 127 */
+	memset(want, 'x', 10);
+	want[10] = ' ';
+	memset(want + 11, 'y', 113);
+	memcpy(want + 124, "...", 4);
+	command_words("x", 10, "y", 200, want);
+	/* a first word of 127 bytes: no room for the next, the last three bytes say so */
+	memset(want, 'x', 124);
+	memcpy(want + 124, "...", 4);
+	command_words("x", 127, "y", 5, want);
+	/* 126: the same */
+	memset(want, 'x', 123);
+	memcpy(want + 123, "...", 4);
+	command_words("x", 126, "y", 5, want);
+}
+END_TEST
+
 /* --fail-over's errors say what is wrong: not a number, a unit, too large. */
 START_TEST(test_threshold_messages)
 {
@@ -746,6 +798,7 @@ Suite *suite_diff(void)
 	tcase_add_test(tc, test_overflow_refused);
 	tcase_add_test(tc, test_many_names);
 	tcase_add_test(tc, test_command_text_report);
+	tcase_add_test(tc, test_command_words_cut);
 	tcase_add_test(tc, test_threshold_messages);
 	tcase_add_test(tc, test_exact_names);
 	suite_add_tcase(s, tc);
