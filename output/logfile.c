@@ -18,6 +18,25 @@
 #define fail(err, errlen, ...) err_fmt(-errno, err, errlen, __VA_ARGS__)
 
 /*
+ * A link at @path is replaced, never written through. One to a device or a
+ * FIFO, or one into /proc (a process's open file: /dev/stdout is
+ * /proc/self/fd/1, the system's link, for every process) is someone else's:
+ * what it links to, else NULL.
+ */
+static const char *link_not_ours(const char *path)
+{
+	char to[16];
+	ssize_t n = readlink(path, to, sizeof(to));
+	struct stat st;
+
+	if (n >= 6 && !memcmp(to, "/proc/", 6))
+		return "a process's open file (/proc)";
+	if (stat(path, &st) || S_ISREG(st.st_mode) || S_ISDIR(st.st_mode))
+		return NULL;	/* a directory is left as it is, the link replaced */
+	return "what is neither a regular file nor a directory";
+}
+
+/*
  * @path's directory into @dir (PATH_MAX) and the temporary file's name beside
  * it into @tmp (PATH_MAX), after what a rename over @path would refuse: no
  * file name, a directory, or a device, FIFO or socket (a rename would put our
@@ -25,7 +44,7 @@
  */
 static int temp_beside(const char *path, char *dir, char *tmp, char *err, size_t errlen)
 {
-	const char *base = strrchr(path, '/');
+	const char *base = strrchr(path, '/'), *what;
 	struct stat st;
 
 	if (!*path)
@@ -51,6 +70,10 @@ static int temp_beside(const char *path, char *dir, char *tmp, char *err, size_t
 	if (!lstat(path, &st) && !S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode))
 		return (errno = EINVAL, fail(err, errlen, "%s: is not a regular file (never "
 					     "replaced)", path));
+	if (!lstat(path, &st) && S_ISLNK(st.st_mode) && (what = link_not_ours(path)))
+		return (errno = EINVAL, fail(err, errlen, "%s: a link to %s (a link is replaced, "
+					     "never written through: not this one; for standard "
+					     "output, leave -o out or use the shell's >)", path, what));
 	if (path_fmt(tmp, PATH_MAX, "%s/.%s.XXXXXX", dir, base))
 		return (errno = ENAMETOOLONG, fail(err, errlen, "log path too long"));
 	return 0;

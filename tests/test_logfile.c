@@ -688,6 +688,47 @@ START_TEST(test_replace_mode)
 }
 END_TEST
 
+/*
+ * A link is replaced, never written through; but not one that is someone
+ * else's: into /proc (/dev/stdout is /proc/self/fd/1, for every process), to
+ * a FIFO or a device. Refused, by the check and the write, left as it is.
+ */
+START_TEST(test_link_not_ours)
+{
+	static const char *const names[] = { "stdout", "fifo", "null" };
+	char path[PATH_MAX], target[PATH_MAX], fifo[PATH_MAX], got[PATH_MAX], err[256];
+	size_t i;
+	ssize_t n;
+
+	path_in(fifo, tmpdir, "a-fifo");
+	ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		path_in(path, tmpdir, names[i]);
+		snprintf(target, sizeof(target), "%s", i == 0 ? "/proc/self/fd/1" :
+			 i == 1 ? fifo : "/dev/null");
+		ck_assert_int_eq(symlink(target, path), 0);
+		ck_assert_int_eq(logfile_check(path, false, err, sizeof(err)), -EINVAL);
+		ck_assert_msg(strstr(err, ": a link to ") && strstr(err, "never written through"),
+			      "%s", err);
+		ck_assert_int_eq(write_log(path, "x\n", 1, err, sizeof(err)), -EINVAL);
+		n = readlink(path, got, sizeof(got) - 1);
+		ck_assert_int_eq(n, (ssize_t)strlen(target));
+		got[n] = '\0';
+		ck_assert_str_eq(got, target);
+		ck_assert_int_eq(unlink(path), 0);
+	}
+	ck_assert_int_eq(unlink(fifo), 0);
+	/* one to a regular file is still replaced, its target untouched */
+	path_in(path, tmpdir, "link");
+	path_in(target, tmpdir, "precious");
+	put_file(target, "precious\n");
+	ck_assert_int_eq(symlink(target, path), 0);
+	ck_assert_int_eq(write_log(path, "log\n", 1, err, sizeof(err)), 0);
+	assert_file(target, "precious\n", 9);
+	assert_file(path, "log\n", 4);
+}
+END_TEST
+
 /* ---- an exit at once while a report is written (a second TERM) ---- */
 
 /* half a report written, then the second TERM: the handler armed at the stop takes it */
@@ -973,6 +1014,7 @@ Suite *suite_logfile(void)
 	tcase_add_test(tc, test_check);
 	tcase_add_test(tc, test_replace_mode);
 	tcase_add_test(tc, test_second_term_while_written);
+	tcase_add_test(tc, test_link_not_ours);
 	tcase_add_test(tc, test_append);
 	tcase_add_test(tc, test_append_refuses);
 	suite_add_tcase(s, tc);
