@@ -84,7 +84,16 @@ struct meta_ctx {
 	struct reader *r;
 	struct stats *s;
 	uint32_t *bad;
+	uint32_t ranges;	/* module_range lines taken */
 };
+
+/*
+ * A recording holds the modules' code ranges once each (record.c): as many
+ * as modules, a few hundred. Each line is merged into the table as it comes
+ * (stacks_set_ranges(): a scan and a sort of the table), so a recording
+ * changed to hold millions would take a day: those past this are malformed.
+ */
+#define RANGE_LINES_MAX 4096
 
 static void meta_line(char *line, void *p)
 {
@@ -212,7 +221,7 @@ static void range_line(struct meta_ctx *c, const char *line)
 		return;
 	}
 	memset(&mr, 0, sizeof(mr));
-	if (has_negative(line) ||
+	if (c->ranges >= RANGE_LINES_MAX || has_negative(line) ||
 	    scan(line, "module_range %55s %llu %llu %llu", name, &a, &b, &ts) != 4 || a >= b) {
 		(*c->bad)++;
 		return;
@@ -221,6 +230,7 @@ static void range_line(struct meta_ctx *c, const char *line)
 	mr.start = a;
 	mr.end = b;
 	mr.from_ts = ts;
+	c->ranges++;
 	if (stacks_set_ranges(&c->s->sk, &mr, 1))
 		(*c->bad)++;
 }
@@ -256,7 +266,7 @@ static void boot_line(char *line, void *p)
 
 void meta_parse_boot(const char *text, size_t len, struct stats *s, uint32_t *bad)
 {
-	struct meta_ctx c = { NULL, NULL, s, bad };
+	struct meta_ctx c = { .s = s, .bad = bad };
 	uint32_t counted_by_meta_parse = 0;	/* the same lines reach meta_parse() */
 
 	each_line(text, len, boot_line, &c, &counted_by_meta_parse);
@@ -265,7 +275,7 @@ void meta_parse_boot(const char *text, size_t len, struct stats *s, uint32_t *ba
 void meta_parse(const char *text, size_t len, struct meta *m, struct reader *r,
 		struct stats *s, uint32_t *bad)
 {
-	struct meta_ctx c = { m, r, s, bad };
+	struct meta_ctx c = { .m = m, .r = r, .s = s, .bad = bad };
 
 	each_line(text, len, meta_line, &c, bad);
 }
