@@ -291,8 +291,14 @@ static int replay_setup_read(struct run *r)
 		return mt_fail(EXIT_RUNTIME, "%s/per_cpu: no cpuN directory: not a recording",
 			       r->opt.replay_dir);
 	}
-	if (n > 4096)
-		n = 4096;
+	/* no kernel has more (NR_CPUS is at most 8192): a recording changed or damaged */
+	if (n > REPLAY_MAX_CPUS || cpu_ids[n - 1] >= REPLAY_MAX_CPUS) {
+		code = cpu_ids[n - 1];
+		free(cpu_ids);
+		return mt_fail(EXIT_RUNTIME, "%s/per_cpu: %d cpuN directories, the last cpu%d: no "
+			       "kernel has more than %d CPUs: not a recording", r->opt.replay_dir, n,
+			       code, REPLAY_MAX_CPUS);
+	}
 	if (nofile_raise(SETUP_FD_MARGIN + (unsigned long)n, &r->nofile_was) <
 	    (long)(SETUP_FD_MARGIN + (unsigned long)n))
 		mt_warn("warning: %d CPUs need %d open files; RLIMIT_NOFILE allows fewer: some "

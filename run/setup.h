@@ -14,6 +14,8 @@
 #define SETUP_FD_OWN	6	/* memtrace's own beside what is open at the setup (setup.c) */
 /* page frames when not recorded: 256 GiB of 4 KiB pages, 4 TiB of 64 KiB ones */
 #define REPLAY_MAX_PFN	(1ull << 26)
+/* a recording's CPUs: their ids below this (a kernel's NR_CPUS is at most 8192) */
+#define REPLAY_MAX_CPUS	8192
 
 /* Reads events/<sys>/<name>/format from a tracefs instance or a recording. */
 typedef ssize_t (*format_reader)(void *ctx, const char *sys, const char *name, char *buf,

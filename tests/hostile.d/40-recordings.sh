@@ -152,6 +152,27 @@ if can_trace "40-recordings"; then
 		bad "the fixture linux-6.18-stacks: cannot copy it"
 	fi
 
+	# ---- CPUs: one past what a kernel has is refused (it sized the stacks' tables: a
+	# cpu2147483647 directory failed the tables' allocation, cpu100000000 took 16 GB); past
+	# 4096 of them they were dropped unsaid; now every one up to 8192 is read
+	if cp -r tests/fixtures/linux-6.18 "$T/cpus"; then
+		timeout 20 "$MT" --replay "$T/cpus" -f json -n 0 > "$T/r-cpus0.json" 2> /dev/null
+		mkdir "$T/cpus/per_cpu/cpu2147483647"
+		timeout 20 "$MT" --replay "$T/cpus" -n 0 > /dev/null 2> "$T/r-cpus1.err"
+		R_RC=$?
+		check "--replay with a per_cpu/cpu2147483647: refused (exit $R_RC), said" \
+			eval 'test "$R_RC" = 1 && grep -q "the last cpu2147483647: no kernel has more than 8192 CPUs: not a recording" "$T/r-cpus1.err"'
+		rmdir "$T/cpus/per_cpu/cpu2147483647"
+		mv "$T/cpus/per_cpu/cpu1" "$T/cpus/per_cpu/cpu5000"
+		for i in $(seq 2 4200); do mkdir "$T/cpus/per_cpu/cpu$i" && : > "$T/cpus/per_cpu/cpu$i/trace_pipe_raw"; done
+		timeout 60 "$MT" --replay "$T/cpus" -f json -n 0 > "$T/r-cpus2.json" 2> /dev/null
+		R_RC=$?
+		check "--replay of 4201 CPUs, cpu1's events as cpu5000's: exit $R_RC, every event read ($(json "$T/r-cpus2.json" 'd["events"]["processed"]') of $(json "$T/r-cpus0.json" 'd["events"]["processed"]'))" \
+			eval 'test "$R_RC" = 0 && [ "$(json "$T/r-cpus2.json" "sum(d[\"events\"].values())")" = "$(json "$T/r-cpus0.json" "sum(d[\"events\"].values())")" ]'
+	else
+		bad "the fixture linux-6.18: cannot copy it"
+	fi
+
 	# ---- item 9: a recording to a full disk exited 0, its replay a plausible report
 	mkdir "$T/full"
 	if mount -t tmpfs -o size=256k,mode=755 tmpfs "$T/full"; then
