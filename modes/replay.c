@@ -252,6 +252,12 @@ static int replay_setup_read(struct run *r)
 	rp->meta_len = read_rec_alloc(r, META_FILE, &rp->meta, META_MAX);
 	if (rp->refused || rp->meta_len == -EFBIG || rp->meta_len == -ENOMEM)
 		return EXIT_RUNTIME;
+	/* none: an older recording; there but not read (a FIFO, a directory, EIO): damaged */
+	if (rp->meta_len < 0 && rp->meta_len != -ENOENT)
+		return mt_fail(EXIT_RUNTIME, "%s/" META_FILE ": %s: whether the recording is "
+			       "complete, and what it lost, cannot be known", r->opt.replay_dir,
+			       rp->meta_len == -EINVAL ? "not a regular file" :
+			       strerror((int)-rp->meta_len));
 	if (rp->meta_len >= 0)
 		meta_parse(rp->meta, (size_t)rp->meta_len, &r->meta, NULL, NULL, &bad_first);
 	/* older recordings say no kernel: make e2e's guests keep uname -r in a file beside */
@@ -346,6 +352,11 @@ static int replay_setup_read(struct run *r)
 	len = read_rec_alloc(r, SEED_FILE, &seeds, SEED_MAX);
 	if (rp->refused || len == -EFBIG || len == -ENOMEM)
 		return EXIT_RUNTIME;
+	if (len < 0 && len != -ENOENT)	/* there, not read: the seeds would be missing unsaid */
+		return mt_fail(EXIT_RUNTIME, "%s/" SEED_FILE ": %s: the tasks' pages at the start "
+			       "cannot be known (without the file, the replay has no seeds)",
+			       r->opt.replay_dir,
+			       len == -EINVAL ? "not a regular file" : strerror((int)-len));
 	if (len >= 0)
 		r->seed_tasks = seed_parse(seeds, (size_t)len, &r->st, &r->seed_pages,
 					   &r->replay_bad, &rp->seeds_full);

@@ -173,6 +173,16 @@ if can_trace "40-recordings"; then
 		bad "the fixture linux-6.18: cannot copy it"
 	fi
 
+	# ---- memtrace.meta or memtrace.seed there but not readable (a FIFO, a directory):
+	# taken as absent, unsaid (an incomplete recording's 'complete 0' lost: exit 0)
+	for f in memtrace.meta memtrace.seed; do
+		rm -rf "$T/unread" && cp -r tests/fixtures/linux-6.18 "$T/unread" && mkfifo "$T/unread/$f"
+		timeout 10 "$MT" --replay "$T/unread" -n 0 > /dev/null 2> "$T/r-unread.err"
+		R_RC=$?
+		check "--replay with $f a FIFO: refused at once (exit $R_RC), said" \
+			eval 'test "$R_RC" = 1 && grep -q "unread/$f: not a regular file: " "$T/r-unread.err"'
+	done
+
 	# ---- item 9: a recording to a full disk exited 0, its replay a plausible report
 	mkdir "$T/full"
 	if mount -t tmpfs -o size=256k,mode=755 tmpfs "$T/full"; then
