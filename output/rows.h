@@ -42,10 +42,17 @@ static inline double secs(uint64_t ns)
 	return (double)ns / 1e9;
 }
 
-/* Pages in KiB at the run's page size; negative counts show as 0. */
+/*
+ * Pages in KiB at the run's page size; negative counts show as 0, and a count
+ * past 64 bits of KiB (a recording's absurd seeds) as the most there is.
+ */
 static inline uint64_t kib(const struct run *r, int64_t pages)
 {
-	return (uint64_t)(pages < 0 ? 0 : pages) * r->meta.page_size / 1024;
+	uint64_t n = (uint64_t)(pages < 0 ? 0 : pages), ps = r->meta.page_size, k;
+
+	if (!(ps % 1024))	/* whole KiB: the product 1024 times further from 64 bits */
+		return __builtin_mul_overflow(n, ps / 1024, &k) ? UINT64_MAX : k;
+	return __builtin_mul_overflow(n, ps, &k) ? UINT64_MAX : k / 1024;
 }
 
 /*

@@ -1214,6 +1214,13 @@ START_TEST(test_kib_page_size)
 	ck_assert_int_eq(text_rows(t, rows, 4), 1);
 	ck_assert_uint_eq(rows[0].kib, 1);
 	free(t);
+	/* pages whose KiB pass 64 bits (a recording's absurd seeds): the most, not wrapped */
+	ck_assert_uint_eq(kib(&fx.r, 3), 1);
+	fx.r.meta.page_size = 1 << 20;
+	ck_assert_uint_eq(kib(&fx.r, 1ll << 53), 1ull << 63);
+	ck_assert_uint_eq(kib(&fx.r, 17592186044416000ll), 17592186044416000ull * 1024);
+	ck_assert_uint_eq(kib(&fx.r, 1ll << 62), UINT64_MAX);
+	ck_assert_uint_eq(kib(&fx.r, -5), 0);
 	stats_free(&fx.r.st);
 }
 END_TEST
