@@ -158,6 +158,17 @@ static void on_syscall_exit(struct table *tb, const struct mt_event *ev, struct 
 			m->state = ev->u.modsys.ret < 0 ? MOD_FAILED : MOD_LIVE;
 	}
 	bracket_close(tb, t, ev->ts);
+	/*
+	 * A call that succeeded without a module_load of its own and took no page:
+	 * another's load of the same file, waited for (idempotent_init_module(),
+	 * Linux 6.4: the waiter returns the winner's result). No module: its slot
+	 * is given back, when it is the last (nothing else came since).
+	 */
+	if (m && !m->name[0] && !m->load_ts && ev->u.modsys.ret >= 0 && !m->peak &&
+	    !m->all_peak && m->serial == tb->nmods) {
+		tb->c.modules_seen--;
+		table_module_drop_last(tb);
+	}
 }
 
 static void on_free(struct table *tb, const struct mt_event *ev)

@@ -407,6 +407,12 @@ struct mt_module *table_module_new(struct table *tb)
 	return m;
 }
 
+void table_module_drop_last(struct table *tb)
+{
+	if (tb->nmods)
+		memset(&tb->mods[--tb->nmods], 0, sizeof(*tb->mods));
+}
+
 struct mt_module *table_module_by_serial(const struct table *tb, uint32_t serial)
 {
 	if (!serial || serial > tb->nmods)

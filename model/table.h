@@ -226,6 +226,9 @@ struct mt_module *table_module_new(struct table *tb);
 /* Module by serial (without OWNER_MODULE), or NULL. */
 struct mt_module *table_module_by_serial(const struct table *tb, uint32_t serial);
 
+/* The last module's slot given back: nothing may hold its serial (no page, no bracket). */
+void table_module_drop_last(struct table *tb);
+
 /*
  * Serials from scratch: every slot's serial becomes its first one (slot + 1)
  * and its generation 0. The caller has rewritten every stored serial already

@@ -422,6 +422,39 @@ START_TEST(test_two_loaders)
 }
 END_TEST
 
+/*
+ * The same module loaded by two at once (Linux 6.4: idempotent_init_module()):
+ * the second waits for the first and returns its result, with no module_load
+ * of its own. One module, not a second "(unnamed)" live one.
+ */
+START_TEST(test_waited_load)
+{
+	sys_enter(10, LOADER);
+	sys_enter(11, OTHER);
+	alloc(12, LOADER, 2, 1);
+	load(13, LOADER, "foo");
+	sys_exit(14, LOADER, 0);
+	sys_exit(15, OTHER, 0);
+	ck_assert_uint_eq(S.tb.nmods, 1);
+	ck_assert_uint_eq(S.tb.c.modules_seen, 1);
+	ck_assert_int_eq(mod("foo")->state, MOD_LIVE);
+	ck_assert_int_eq(mod("foo")->alloc_pages, 2);
+	ck_assert_int_eq(task(OTHER)->mod, 0);
+	/* a module loaded after: its own slot, its pages its own */
+	sys_enter(20, OTHER);
+	alloc(21, OTHER, 8, 0);
+	load(22, OTHER, "bar");
+	sys_exit(23, OTHER, 0);
+	ck_assert_uint_eq(S.tb.nmods, 2);
+	ck_assert_int_eq(mod("bar")->alloc_pages, 1);
+	/* a waiter that took a page keeps its entry: the page is explained by it */
+	sys_enter(30, LOADER);
+	alloc(31, LOADER, 16, 0);
+	sys_exit(32, LOADER, 0);
+	ck_assert_uint_eq(S.tb.nmods, 3);
+}
+END_TEST
+
 START_TEST(test_module_overflow)
 {
 	struct mt_task *l;
@@ -865,6 +898,7 @@ Suite *suite_module(void)
 	tcase_add_test(tc, test_free_in_open_bracket);
 	tcase_add_test(tc, test_loader_exits_in_bracket);
 	tcase_add_test(tc, test_two_loaders);
+	tcase_add_test(tc, test_waited_load);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("loadput");
