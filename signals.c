@@ -132,19 +132,31 @@ static bool holds_pid(const char *path, pid_t pid)
 	return i > 0 && (i == n || buf[i] == '\n') && v == (long)pid;
 }
 
-/* async-signal-safe: fast[]'s files removed, each if still what it was set as */
-static void fast_remove(void)
+/* async-signal-safe: fast[@i]'s file removed, if still what it was set as */
+static void fast_remove_one(size_t i)
 {
 	struct stat st;
+
+	if (!fast[i].on || fast[i].owner != getpid() || lstat(fast[i].path, &st) ||
+	    !S_ISREG(st.st_mode) || st.st_dev != fast[i].dev || st.st_ino != fast[i].ino ||
+	    (fast[i].pid && !holds_pid(fast[i].path, fast[i].pid)))
+		return;
+	unlink(fast[i].path);
+}
+
+/* async-signal-safe: every file of fast[] */
+static void fast_remove(void)
+{
 	size_t i;
 
-	for (i = 0; i < ARRAY_SIZE(fast); i++) {
-		if (!fast[i].on || fast[i].owner != getpid() || lstat(fast[i].path, &st) ||
-		    !S_ISREG(st.st_mode) || st.st_dev != fast[i].dev || st.st_ino != fast[i].ino ||
-		    (fast[i].pid && !holds_pid(fast[i].path, fast[i].pid)))
-			continue;
-		unlink(fast[i].path);
-	}
+	for (i = 0; i < ARRAY_SIZE(fast); i++)
+		fast_remove_one(i);
+}
+
+void signals_fast_file_remove(enum fast_file slot)
+{
+	fast_remove_one(slot);
+	signals_fast_file(slot, NULL, NULL, 0);
 }
 
 /* async-signal-safe: @s appended to @buf of @size at *@len */

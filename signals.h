@@ -174,6 +174,9 @@ struct stat;
 enum fast_file { FAST_PIDFILE, FAST_TEMP, FAST__COUNT };
 void signals_fast_file(enum fast_file slot, const char *path, const struct stat *st, pid_t pid);
 
+/* The normal end: the file of @slot removed as an exit at once would remove it; cleared. */
+void signals_fast_file_remove(enum fast_file slot);
+
 /* In the child that becomes a command: the caller's mask and SIGPIPE back. */
 void signals_restore_for_exec(const struct signals *sg);
 

@@ -205,12 +205,8 @@ struct run {
 	/* --daemon: the child writes its exit code (0: tracing is live) here */
 	int ready_fd;
 	pid_t ready_parent;		/* the parent waiting on it (not seeded) */
-	bool pidfile_written;		/* --pidfile: ours to remove at the end ... */
-	struct {
-		dev_t dev;
-		ino_t ino;
-		pid_t pid;
-	} pidfile;			/* ... if it is still the file we wrote, and says us */
+	/* --pidfile: ours to remove at the end, if still the file we wrote (signals_fast_file()) */
+	bool pidfile_written;
 	struct recorder rec;		/* --record: the recording being written */
 	/* --daemon let go of the caller's stdout, stderr (daemonize_detach()): reports to the log */
 	bool stdout_let_go, stderr_let_go;

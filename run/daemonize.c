@@ -189,6 +189,7 @@ int pidfile_write(struct run *r)
 {
 	char buf[32];
 	struct stat st;
+	pid_t pid = getpid();
 	int fd, e = 0;
 
 	if (!r->opt.pidfile)
@@ -201,8 +202,7 @@ int pidfile_write(struct run *r)
 	if (fd < 0)
 		return mt_fail(EXIT_RUNTIME, "--pidfile %s: %s", r->opt.pidfile,
 			       fd == -EINVAL ? "not a regular file: refused" : strerror(-fd));
-	r->pidfile.pid = getpid();
-	snprintf(buf, sizeof(buf), "%d\n", (int)r->pidfile.pid);
+	snprintf(buf, sizeof(buf), "%d\n", (int)pid);
 	if (fstat(fd, &st))
 		e = -errno;
 	if (!e)
@@ -213,33 +213,17 @@ int pidfile_write(struct run *r)
 		unlink(r->opt.pidfile);	/* the regular file we made or emptied just now */
 		return mt_fail(EXIT_RUNTIME, "--pidfile %s: %s", r->opt.pidfile, strerror(-e));
 	}
-	r->pidfile.dev = st.st_dev;
-	r->pidfile.ino = st.st_ino;
 	r->pidfile_written = true;
-	signals_fast_file(FAST_PIDFILE, r->opt.pidfile, &st, r->pidfile.pid);	/* and at once */
+	/* what its removal asks: the file made, holding our pid (pidfile_remove(), exits at once) */
+	signals_fast_file(FAST_PIDFILE, r->opt.pidfile, &st, pid);
 	return 0;
 }
 
 void pidfile_remove(struct run *r)
 {
-	char buf[32];
-	struct stat st;
-	ssize_t n;
-	int fd;
-
 	if (!r->pidfile_written)
 		return;
 	r->pidfile_written = false;
-	signals_fast_file(FAST_PIDFILE, NULL, NULL, 0);
 	/* still the file we made, holding our pid: else someone else's now */
-	fd = open_regular(r->opt.pidfile, O_RDONLY, 0);
-	if (fd < 0)
-		return;
-	n = fstat(fd, &st) ? -1 : read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0 || st.st_dev != r->pidfile.dev || st.st_ino != r->pidfile.ino || getpid() != r->pidfile.pid)
-		return;
-	buf[n] = '\0';
-	if (atoi(buf) == (int)r->pidfile.pid)
-		unlink(r->opt.pidfile);
+	signals_fast_file_remove(FAST_PIDFILE);
 }
