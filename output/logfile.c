@@ -65,12 +65,14 @@ static int temp_beside(const char *path, char *dir, char *tmp, char *err, size_t
 	}
 	if (!*base)
 		return (errno = EISDIR, fail(err, errlen, "%s: not a file name", path));
-	if (!lstat(path, &st) && S_ISDIR(st.st_mode))
+	if (lstat(path, &st))
+		st.st_mode = S_IFREG;	/* nothing there (or not to be seen): made anew */
+	if (S_ISDIR(st.st_mode))
 		return (errno = EISDIR, fail(err, errlen, "%s: is a directory", path));
-	if (!lstat(path, &st) && !S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode))
+	if (!S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode))
 		return (errno = EINVAL, fail(err, errlen, "%s: is not a regular file (never "
 					     "replaced)", path));
-	if (!lstat(path, &st) && S_ISLNK(st.st_mode) && (what = link_not_ours(path)))
+	if (S_ISLNK(st.st_mode) && (what = link_not_ours(path)))
 		return (errno = EINVAL, fail(err, errlen, "%s: a link to %s (a link is replaced, "
 					     "never written through: not this one; for standard "
 					     "output, leave -o out or use the shell's >)", path, what));
