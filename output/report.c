@@ -560,10 +560,6 @@ static int64_t in_use_at_start(const struct run *r)
 }
 
 /*
- * The boot buffer's page events: what they explain of the memory in use when
- * memtrace started, what they do not, the boot's own peak, what was lost.
- */
-/*
  * What the boot buffer's page events leave unexplained of the pages in use at
  * the start, in pages: the boot buffer itself, vmalloc'd memory (kernel stacks,
  * the modules' code: allocated in bulk, which makes no page event), and the
@@ -587,10 +583,6 @@ static void boot_unexplained(const struct run *r, const struct boot_buffer *b,
 }
 
 /*
- * The boot buffer's page events: what they explain of the memory in use when
- * memtrace started, what they do not, the boot's own peak, what was lost.
- */
-/*
  * The boot buffer's loss, and what would have kept it: the events lost times
  * what an event took there (its sub-buffers' bytes over its records). That is
  * enough even where one CPU lost them all (trace_buf_size= is a CPU's).
@@ -606,12 +598,16 @@ static void boot_lost_text(struct out *o, const struct boot_buffer *b, uint32_t 
 		out_printf(o, ": a trace_buf_size= %sabout %llu KiB larger keeps them (%llu "
 			   "bytes an event there)", b->lost_unknown ? "at least " : "",
 			   (unsigned long long)kib, (unsigned long long)per);
-	}
-	else
+	} else {
 		out_puts(o, ": a larger trace_buf_size= keeps them");
+	}
 	out_puts(o, "\n");
 }
 
+/*
+ * The boot buffer's page events: what they explain of the memory in use when
+ * memtrace started, what they do not, the boot's own peak, what was lost.
+ */
 static void boot_pages_text(struct out *o, const struct report_model *md)
 {
 	const struct boot_buffer *b = md->boot;
