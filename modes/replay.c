@@ -153,6 +153,12 @@ static ssize_t replay_format(void *ctx, const char *sys, const char *name, char 
 	return read_rec(ctx, p, buf, size);
 }
 
+/* What rec_open()'s -errno @e says of a file (-EINVAL: open_beneath() found it not regular). */
+static const char *rec_why(long e)
+{
+	return e == -EINVAL ? "not a regular file" : strerror((int)-e);
+}
+
 /* The recorded per-CPU file, or /dev/null (said) when it cannot be read to an end. */
 static int open_cpu(const struct run *r, int cpu)
 {
@@ -166,8 +172,7 @@ static int open_cpu(const struct run *r, int cpu)
 		return fd;
 	if (fd < 0) {
 		/* a FIFO or a device would never end */
-		mt_warn("%s/%s: %s (CPU skipped)", r->opt.replay_dir, p,
-			fd == -EINVAL ? "not a regular file" : strerror(-fd));
+		mt_warn("%s/%s: %s (CPU skipped)", r->opt.replay_dir, p, rec_why(fd));
 		fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	}
 	return fd;
@@ -256,8 +261,7 @@ static int replay_setup_read(struct run *r)
 	if (rp->meta_len < 0 && rp->meta_len != -ENOENT)
 		return mt_fail(EXIT_RUNTIME, "%s/" META_FILE ": %s: whether the recording is "
 			       "complete, and what it lost, cannot be known", r->opt.replay_dir,
-			       rp->meta_len == -EINVAL ? "not a regular file" :
-			       strerror((int)-rp->meta_len));
+			       rec_why(rp->meta_len));
 	if (rp->meta_len >= 0)
 		meta_parse(rp->meta, (size_t)rp->meta_len, &r->meta, NULL, NULL, &bad_first);
 	/* older recordings say no kernel: make e2e's guests keep uname -r in a file beside */
@@ -355,8 +359,7 @@ static int replay_setup_read(struct run *r)
 	if (len < 0 && len != -ENOENT)	/* there, not read: the seeds would be missing unsaid */
 		return mt_fail(EXIT_RUNTIME, "%s/" SEED_FILE ": %s: the tasks' pages at the start "
 			       "cannot be known (without the file, the replay has no seeds)",
-			       r->opt.replay_dir,
-			       len == -EINVAL ? "not a regular file" : strerror((int)-len));
+			       r->opt.replay_dir, rec_why(len));
 	if (len >= 0)
 		r->seed_tasks = seed_parse(seeds, (size_t)len, &r->st, &r->seed_pages,
 					   &r->replay_bad, &rp->seeds_full);
