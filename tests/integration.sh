@@ -454,12 +454,16 @@ fault_test() {
 	done
 }
 
-# tracefs not mounted, and mounted somewhere else: in a private mount namespace,
-# so the machine's own mounts never change
-mount_test() {
-	local out
+# ns_no_tracefs WHAT SCRIPT ARGS...: the sh SCRIPT (its ARGS $1...) in a private mount
+# namespace without tracefs, so the machine's own mounts never change; its output into the
+# caller's $out. In SCRIPT, "up FILE" waits for a memtrace to say it traces in FILE (up to
+# 2 min: make check beside make fuzz and valgrind starts it slowly). Skipped (status 1)
+# where there is no such namespace.
+ns_no_tracefs() {
+	local what=$1 script=$2
+	shift 2
 	if ! command -v unshare > /dev/null || ! unshare -m true 2> /dev/null; then
-		skip "tracefs mount tests: no unshare -m here"; return
+		skip "$what: no unshare -m here"; return 1
 	fi
 	out=$(unshare -m --propagation private sh -c '
 		umount /sys/kernel/debug/tracing 2> /dev/null
@@ -467,19 +471,26 @@ mount_test() {
 		# with debugfs mounted, a look at debug/tracing would automount tracefs there
 		umount /sys/kernel/debug 2> /dev/null
 		if grep -q " tracefs " /proc/mounts; then echo "still mounted"; exit 0; fi
-		"$1" --instance "$2" -f json -n 0 -o "$3/nm.json" 2> "$3/nm.err" & p=$!
-		i=0; while [ $i -lt 600 ] && ! grep -qs "tracing in" "$3/nm.err"; do sleep 0.05; i=$((i+1)); done
+		up() { i=0; while [ $i -lt 2400 ] && ! grep -qs "tracing in" "$1"; do sleep 0.05; i=$((i+1)); done; }
+		'"$script" sh "$@")
+	if grep -q "still mounted" <<< "$out"; then
+		skip "tracefs cannot be unmounted in a mount namespace here"; return 1
+	fi
+}
+
+# tracefs not mounted, and mounted somewhere else
+mount_test() {
+	local out
+	ns_no_tracefs "tracefs mount tests" '
+		"$1" --instance "$2" -f json -n 0 -o "$3/nm.json" 2> "$3/nm.err" & p=$!; up "$3/nm.err"
 		"$4" 16 0; sleep 0.2; kill -TERM $p; wait $p; echo "rc=$?"
 		echo "tracefs mounts after: $(grep -c " tracefs " /proc/mounts)"
 		mkdir -p "$3/elsewhere" && mount -t tracefs nodev "$3/elsewhere"
 		"$1" --instance "$2" -f json -n 0 "$3/elsewhere" "$3/ew.json" 2> "$3/ew.err" & p=$!
-		i=0; while [ $i -lt 600 ] && ! grep -qs "tracing in" "$3/ew.err"; do sleep 0.05; i=$((i+1)); done
+		up "$3/ew.err"
 		"$4" 16 0; sleep 0.2; kill -TERM $p; wait $p; echo "rc2=$?"
 		echo "instances left elsewhere: $(ls "$3/elsewhere/instances" | grep -c "^$2")"
-		umount "$3/elsewhere"' sh "$MT" "$INST" "$T" "$WL")
-	if grep -q "still mounted" <<< "$out"; then
-		skip "tracefs cannot be unmounted in a mount namespace here"; return
-	fi
+		umount "$3/elsewhere"' "$MT" "$INST" "$T" "$WL" || return 0
 	check "tracefs not mounted: memtrace mounts it, traces, exits 0 ($(grep '^rc=' <<< "$out"))" \
 		grep -q '^rc=0$' <<< "$out"
 	check "tracefs not mounted: the workload is in the report" \
@@ -497,17 +508,8 @@ mount_test() {
 # tracing, said by no one), then removes its instance; the mount is left, in use then
 mount_shared_test() {
 	local out
-	if ! command -v unshare > /dev/null || ! unshare -m true 2> /dev/null; then
-		skip "tracefs mount shared by two memtraces: no unshare -m here"; return
-	fi
-	out=$(unshare -m --propagation private sh -c '
-		umount /sys/kernel/debug/tracing 2> /dev/null
-		umount /sys/kernel/tracing 2> /dev/null
-		umount /sys/kernel/debug 2> /dev/null
-		if grep -q " tracefs " /proc/mounts; then echo "still mounted"; exit 0; fi
-		# (a loaded machine, make check beside make fuzz and valgrind, starts slowly: up to
-		# 2 min each; the check: the instance of the second is reachable, tracing, once up)
-		up() { i=0; while [ $i -lt 2400 ] && ! grep -qs "tracing in" "$1"; do sleep 0.05; i=$((i+1)); done; }
+	# (the check: the instance of the second is reachable, tracing, once up)
+	ns_no_tracefs "tracefs mount shared by two memtraces" '
 		on() { i=0; while [ $i -lt 200 ] && [ "$(cat "$1/tracing_on" 2> /dev/null)" != 1 ]; do sleep 0.05; i=$((i+1)); done; }
 		"$1" --instance "$2-a" -f json -n 0 -o "$3/sa.json" 2> "$3/sa.err" & a=$!; up "$3/sa.err"
 		"$1" --instance "$2-b" -f json -n 0 -o "$3/sb.json" 2> "$3/sb.err" & b=$!; up "$3/sb.err"
@@ -520,10 +522,7 @@ mount_shared_test() {
 		"$1" --instance "$2-c" -f json -n 0 -o "$3/sc.json" 2> "$3/sc.err" & c=$!; up "$3/sc.err"
 		grep -qs "tracing in" "$3/sc.err" && echo "c traced"
 		umount -l /sys/kernel/tracing; kill -TERM $c; wait $c; echo "rcc=$?"' \
-		sh "$MT" "$INST" "$T" "$WL")
-	if grep -q "still mounted" <<< "$out"; then
-		skip "tracefs cannot be unmounted in a mount namespace here"; return
-	fi
+		"$MT" "$INST" "$T" "$WL" || return 0
 	check "tracefs mounted by a memtrace that exits first: left mounted for the other, said" \
 		eval 'grep -q "^rca=0$" <<< "$out" && grep -q "left mounted: another process has files open in it" "$T/sa.err"'
 	check "... the other's instance still tracing ($(grep -m1 '^b tracing: ' <<< "$out"); $(grep -m1 '^b said: ' <<< "$out"))" \
