@@ -1096,7 +1096,8 @@ void reader_files(struct reader *r)
 		if (c->fd < 0 || fstat(c->fd, &st) || !S_ISREG(st.st_mode) || st.st_size <= 0 ||
 		    (uint64_t)st.st_size > MAP_MAX_BYTES - mapped)
 			continue;
-		off = lseek(c->fd, 0, SEEK_CUR);
+		/* where its next page is: the file's start while nothing was read of it */
+		off = c->bytes || c->eof ? lseek(c->fd, 0, SEEK_CUR) : 0;
 		if (off < 0 || off >= st.st_size)
 			continue;
 		/* populated now: a fault a page costs more than the whole mapping does */

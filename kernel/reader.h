@@ -233,7 +233,8 @@ uint64_t reader_run_idle(struct reader *r, uint64_t t0, uint64_t max_events);
  * without a read() or a copy, and only when the merge needs them (a page read
  * long before its records are taken is out of the cache by then: the cost of
  * an event grew with the CPUs). A file that cannot be mapped (not a regular
- * file, empty, past what is mapped at most) is read as before.
+ * file, empty, past what is mapped at most) is read as before. Each fd is at
+ * its file's start when reader_init() takes it (replay opens them for it).
  */
 void reader_files(struct reader *r);
 

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 /* a + b, at most UINT64_MAX: counts from hostile pages or files must not wrap to small numbers */
@@ -176,6 +177,8 @@ int open_regular(const char *path, int flags, mode_t mode);
  * Return: the fd, or -errno.
  */
 int open_beneath(int dfd, const char *rel, int flags, mode_t mode);
+/* open_beneath(), and the file's stat into *@st where an fd of a regular file is returned */
+int open_beneath_stat(int dfd, const char *rel, int flags, mode_t mode, struct stat *st);
 /* open_beneath() walks the path a component at a time, without openat2() (tests) */
 void open_beneath_walk(bool walk);
 

@@ -27,6 +27,7 @@
  */
 struct replay_state {
 	int dfd;		/* the recording's directory (open_recording()) */
+	dev_t dev;		/* ... its filesystem, which fs_special() found plain */
 	bool refused;		/* a symlink or a live file was found: said, exit 1 */
 	uint32_t seeds_full;	/* seeds that found no slot in the task table (--max-tasks) */
 	char *meta;		/* memtrace.meta, NULL if none */
@@ -79,15 +80,19 @@ static int refuse(const struct run *r, const char *rel, int e)
 	return e;
 }
 
-/* @rel of the recording, opened for reading; -errno (a symlink or live file said) */
+/*
+ * @rel of the recording, opened for reading; -errno (a symlink or live file said).
+ * A regular file on the directory's own filesystem is on a plain one: no fstatfs().
+ */
 static int rec_open(const struct run *r, const char *rel, int flags)
 {
 	struct replay_state *rp = r->mode;
-	int fd = open_beneath(rp->dfd, rel, O_RDONLY | flags, 0);
+	struct stat st;
+	int fd = open_beneath_stat(rp->dfd, rel, O_RDONLY | flags, 0, &st);
 
 	if (fd == -ELOOP)
 		return refuse(r, rel, fd);
-	if (fd >= 0 && fs_special(fd)) {
+	if (fd >= 0 && !(S_ISREG(st.st_mode) && st.st_dev == rp->dev) && fs_special(fd)) {
 		close(fd);
 		return refuse(r, rel, -EXDEV);
 	}
@@ -193,6 +198,9 @@ static int open_recording(struct run *r)
 		return mt_fail(EXIT_RUNTIME, "--replay %s: %s", r->opt.replay_dir, strerror(errno));
 	if (fs_special(rp->dfd))
 		return refuse(r, ".", -EXDEV), EXIT_RUNTIME;
+	if (fstat(rp->dfd, &st))
+		return mt_fail(EXIT_RUNTIME, "--replay %s: %s", r->opt.replay_dir, strerror(errno));
+	rp->dev = st.st_dev;
 	/* stackreport.c opens it by name: it must be what a recording holds */
 	if (!fstatat(rp->dfd, "memtrace.kallsyms", &st, AT_SYMLINK_NOFOLLOW) &&
 	    !S_ISREG(st.st_mode))

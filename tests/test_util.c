@@ -148,6 +148,20 @@ START_TEST(test_open_beneath)
 	ck_assert_int_eq(read(fd, buf, sizeof(buf)), 3);
 	ck_assert_int_eq(fcntl(fd, F_GETFL) & O_NONBLOCK, 0);	/* cleared after the check */
 	close(fd);
+	/* the stat of what was opened, as fstat() of the fd says it */
+	{
+		struct stat st, dst;
+
+		fd = open_beneath_stat(dfd, "a/b/file", O_RDONLY, 0, &st);
+		ck_assert_int_ge(fd, 0);
+		ck_assert(S_ISREG(st.st_mode));
+		ck_assert_int_eq(st.st_size, 3);
+		ck_assert_int_eq(fstat(dfd, &dst), 0);
+		ck_assert(st.st_dev == dst.st_dev);
+		ck_assert_int_eq(fstat(fd, &dst), 0);
+		ck_assert(st.st_ino == dst.st_ino);
+		close(fd);
+	}
 	/* a symlinked directory on the way, or as the file: ELOOP, nothing opened */
 	snprintf(p, sizeof(p), "%s/rec/a", test_root);
 	ck_assert_int_eq(symlinkat(p, dfd, "link"), 0);
@@ -161,6 +175,12 @@ START_TEST(test_open_beneath)
 	ck_assert_int_eq(mkfifoat(dfd, "fifo", 0644), 0);
 	ck_assert_int_eq(open_beneath(dfd, "fifo", O_RDONLY, 0), -EINVAL);
 	ck_assert_int_eq(open_beneath(dfd, "fifo", O_WRONLY | O_CREAT | O_TRUNC, 0644), -EINVAL);
+	/* ... and below directories (one openat2() for the whole path: the FIFO not opened) */
+	ck_assert_int_eq(mkfifoat(dfd, "a/b/fifo", 0644), 0);
+	ck_assert_int_eq(open_beneath(dfd, "a/b/fifo", O_RDONLY, 0), -EINVAL);
+	/* the file itself a symlink below directories, to a file beneath even */
+	ck_assert_int_eq(symlinkat("file", dfd, "a/b/flink"), 0);
+	ck_assert_int_eq(open_beneath(dfd, "a/b/flink", O_RDONLY, 0), -ELOOP);
 	/* no way up */
 	ck_assert_int_eq(open_beneath(dfd, "../rec/a/b/file", O_RDONLY, 0), -EINVAL);
 	ck_assert_int_eq(open_beneath(dfd, "a//b/file", O_RDONLY, 0), -EINVAL);
