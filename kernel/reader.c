@@ -334,7 +334,8 @@ static bool next_page(struct reader *r, struct reader_cpu *c, bool final)
 				c->said_empty = true;
 				return false;
 			}
-			if (errno != EAGAIN) {
+			/* a file's (replay's) is never EAGAIN: an error, not an end */
+			if (errno != EAGAIN || !r->live) {
 				c->read_errors++;
 				c->last_errno = errno;
 			}
@@ -1078,7 +1079,7 @@ bool reader_cpu_first_offline(struct reader *r, int i)
 /* What reader_files() maps at most, all CPUs together: past it, files are read. */
 #define MAP_MAX_BYTES	(sizeof(void *) > 4 ? (1ull << 30) : (256ull << 20))
 
-void reader_files(struct reader *r)
+void reader_files(struct reader *r, const int64_t *sizes)
 {
 	long page = sysconf(_SC_PAGESIZE);
 	uint64_t mapped = 0;
@@ -1093,8 +1094,11 @@ void reader_files(struct reader *r)
 		off_t off;
 		void *m;
 
-		if (c->fd < 0 || fstat(c->fd, &st) || !S_ISREG(st.st_mode) || st.st_size <= 0 ||
-		    (uint64_t)st.st_size > MAP_MAX_BYTES - mapped)
+		if (sizes)
+			st.st_size = (off_t)sizes[i];
+		else if (c->fd < 0 || fstat(c->fd, &st) || !S_ISREG(st.st_mode))
+			continue;
+		if (c->fd < 0 || st.st_size <= 0 || (uint64_t)st.st_size > MAP_MAX_BYTES - mapped)
 			continue;
 		/* where its next page is: the file's start while nothing was read of it */
 		off = c->bytes || c->eof ? lseek(c->fd, 0, SEEK_CUR) : 0;

@@ -235,8 +235,10 @@ uint64_t reader_run_idle(struct reader *r, uint64_t t0, uint64_t max_events);
  * an event grew with the CPUs). A file that cannot be mapped (not a regular
  * file, empty, past what is mapped at most) is read as before. Each fd is at
  * its file's start when reader_init() takes it (replay opens them for it).
+ * @sizes: each CPU's file's size as its opener found it regular (< 0: not a
+ * file to map), or NULL: each fd's fstat() says.
  */
-void reader_files(struct reader *r);
+void reader_files(struct reader *r, const int64_t *sizes);
 
 /*
  * reader_map_fault() - from the SIGBUS handler (async-signal-safe): a mapped

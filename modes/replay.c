@@ -81,22 +81,29 @@ static int refuse(const struct run *r, const char *rel, int e)
 }
 
 /*
- * @rel of the recording, opened for reading; -errno (a symlink or live file said).
- * A regular file on the directory's own filesystem is on a plain one: no fstatfs().
+ * @rel of the recording, opened for reading (its stat into *@st); -errno (a
+ * symlink or live file said). A regular file on the directory's own
+ * filesystem is on a plain one: no fstatfs().
  */
-static int rec_open(const struct run *r, const char *rel, int flags)
+static int rec_open_stat(const struct run *r, const char *rel, int flags, struct stat *st)
 {
 	struct replay_state *rp = r->mode;
-	struct stat st;
-	int fd = open_beneath_stat(rp->dfd, rel, O_RDONLY | flags, 0, &st);
+	int fd = open_beneath_stat(rp->dfd, rel, O_RDONLY | flags, 0, st);
 
 	if (fd == -ELOOP)
 		return refuse(r, rel, fd);
-	if (fd >= 0 && !(S_ISREG(st.st_mode) && st.st_dev == rp->dev) && fs_special(fd)) {
+	if (fd >= 0 && !(S_ISREG(st->st_mode) && st->st_dev == rp->dev) && fs_special(fd)) {
 		close(fd);
 		return refuse(r, rel, -EXDEV);
 	}
 	return fd;
+}
+
+static int rec_open(const struct run *r, const char *rel, int flags)
+{
+	struct stat st;
+
+	return rec_open_stat(r, rel, flags, &st);
 }
 
 static ssize_t read_fd(int fd, char *buf, size_t size)
@@ -164,22 +171,30 @@ static const char *rec_why(long e)
 	return e == -EINVAL ? "not a regular file" : strerror((int)-e);
 }
 
-/* The recorded per-CPU file, or /dev/null (said) when it cannot be read to an end. */
-static int open_cpu(const struct run *r, int cpu)
+/*
+ * The recorded per-CPU file, or /dev/null (said) when it cannot be read to an
+ * end; its size into *@size (-1: /dev/null). Left O_NONBLOCK (a call less a
+ * file): a regular file's read() does not say EAGAIN, and the reader would
+ * count it an error if one did.
+ */
+static int open_cpu(const struct run *r, int cpu, int64_t *size)
 {
 	char p[PATH_MAX];
+	struct stat st;
 	int fd;
 
+	*size = -1;
 	if (path_fmt(p, sizeof(p), "per_cpu/cpu%d/trace_pipe_raw", cpu))
 		return -1;
-	fd = rec_open(r, p, 0);
+	fd = rec_open_stat(r, p, O_NONBLOCK, &st);
 	if (fd == -ELOOP || fd == -EXDEV)
 		return fd;
 	if (fd < 0) {
 		/* a FIFO or a device would never end */
 		mt_warn("%s/%s: %s (CPU skipped)", r->opt.replay_dir, p, rec_why(fd));
-		fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+		return open("/dev/null", O_RDONLY | O_CLOEXEC);
 	}
+	*size = (int64_t)st.st_size;
 	return fd;
 }
 
@@ -245,6 +260,7 @@ static int replay_setup_read(struct run *r)
 	static char text[65536];
 	char err[256], *seeds;
 	int *cpu_ids = NULL, *fds, n, i, code;
+	int64_t *sizes;
 	uint32_t bad_first = 0;
 	ssize_t len;
 
@@ -334,32 +350,39 @@ static int replay_setup_read(struct run *r)
 	if (rp->meta_len >= 0)
 		meta_parse_boot(rp->meta, (size_t)rp->meta_len, &r->st, &r->replay_bad);
 	fds = calloc((size_t)n + 1, sizeof(*fds));
-	if (!fds) {
+	sizes = calloc((size_t)n + 1, sizeof(*sizes));
+	if (!fds || !sizes) {
 		free(cpu_ids);
+		free(fds);
+		free(sizes);
 		return mt_fail(EXIT_RUNTIME, "out of memory");
 	}
 	for (i = 0; i < n; i++)
-		fds[i] = open_cpu(r, cpu_ids[i]);
+		fds[i] = open_cpu(r, cpu_ids[i], &sizes[i]);
 	if (rp->refused) {	/* no CPU file is read: close what was opened */
 		for (i = 0; i < n; i++)
 			if (fds[i] >= 0)
 				close(fds[i]);
 		free(cpu_ids);
 		free(fds);
+		free(sizes);
 		return EXIT_RUNTIME;
 	}
 	i = reader_init(&r->rd, &r->layout, &r->dec, n, cpu_ids, fds, false, true, setup_sink, r);
 	free(cpu_ids);
 	free(fds);	/* the reader keeps the fds; replay_loop closes them */
-	if (i)
+	if (i) {
+		free(sizes);
 		return mt_fail(EXIT_RUNTIME, "out of memory");
+	}
 	r->reader_up = true;
 	setup_pick_sink(r);
 	/* the files mapped, not read (the boot build reads them: its size matters more there) */
 	if (BUILD_FULL) {
-		reader_files(&r->rd);
+		reader_files(&r->rd, sizes);
 		signals_fault_mapped(replay_map_fault, &r->rd);
 	}
+	free(sizes);
 	/* all of it, however many tasks the recorder had: a limit hit is an error */
 	len = read_rec_alloc(r, SEED_FILE, &seeds, SEED_MAX);
 	if (rp->refused || len == -EFBIG || len == -ENOMEM)

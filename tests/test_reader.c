@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "testutil.h"
@@ -528,7 +529,7 @@ static void run_sink_start(bool with_run, bool mapped, uint32_t stop_at, int fds
 	if (with_run)
 		R.sink_run = run_sink;
 	if (mapped)
-		reader_files(&R);
+		reader_files(&R, NULL);
 }
 
 static void run_sink_pass(bool with_run, bool mapped, uint32_t stop_at, uint64_t runs[3],
@@ -1423,7 +1424,10 @@ static uint64_t stats_overrun(const char *rel)
 	return v;
 }
 
-/* _i: 0 the files read, 1 mapped (reader_files(), as a replay does) */
+/*
+ * _i: 0 the files read, 1 mapped (reader_files(), fstat()), 2 cpu0's mapped at
+ * the size its opener found, as a replay does, cpu1's said not to be (read)
+ */
 START_TEST(test_replay_debian61)
 {
 	static struct oracle o;
@@ -1487,9 +1491,18 @@ START_TEST(test_replay_debian61)
 	fds_open[nfds_open++] = fds[1];
 	R.cpus[0].stats_lost = stats_overrun(FX "/per_cpu/cpu0/stats");
 	R.cpus[1].stats_lost = stats_overrun(FX "/per_cpu/cpu1/stats");
-	if (_i) {
-		reader_files(&R);
+	if (_i == 1) {
+		reader_files(&R, NULL);
 		ck_assert(R.cpus[0].map && R.cpus[1].map);
+	} else if (_i == 2) {
+		struct stat st;
+		int64_t sizes[2] = { 0, -1 };
+
+		ck_assert_int_eq(fstat(fds[0], &st), 0);
+		sizes[0] = st.st_size;
+		reader_files(&R, sizes);
+		ck_assert(R.cpus[0].map && !R.cpus[1].map);
+		ck_assert_uint_eq(R.cpus[0].map_len, (size_t)st.st_size);
 	}
 
 	ck_assert_uint_eq(reader_run(&R, true, 0), o.entries);
@@ -1661,7 +1674,7 @@ static void files_run(bool mapped, struct sinkctx *out, struct reader *keep)
 	start(3, ids, fds, false, true);
 	R.ahead = walk_log;
 	if (mapped) {
-		reader_files(&R);
+		reader_files(&R, NULL);
 		ck_assert(R.cpus[0].map && R.cpus[1].map && !R.cpus[2].map);
 	}
 	ck_assert_uint_eq(reader_run(&R, true, 0), 9);
@@ -1769,7 +1782,7 @@ START_TEST(test_files_lazy_order)
 	fds[1] = file_of(c1, 2);
 	fds[2] = file_of(c2, 1);
 	start(3, ids, fds, false, true);
-	reader_files(&R);
+	reader_files(&R, NULL);
 	ck_assert(R.cpus[0].map && R.cpus[1].map && R.cpus[2].map);
 	if (_i) {
 		while ((got = reader_run(&R, true, 1)))
@@ -1828,7 +1841,7 @@ START_TEST(test_files_left_mapped)
 	fds[0] = cut_file(2, 1000);
 	fds[1] = cut_file(3, 1005);
 	start(2, ids, fds, false, true);
-	reader_files(&R);
+	reader_files(&R, NULL);
 	for (i = 0; i < 2; i++) {
 		maps[i] = R.cpus[i].map;
 		lens[i] = R.cpus[i].map_len;
@@ -1889,7 +1902,7 @@ START_TEST(test_files_cut_short)
 	fds[1] = cut_file(3 * per, 1005);
 	start(2, ids, fds, false, true);
 	R.sink = cut_second_sink;
-	reader_files(&R);
+	reader_files(&R, NULL);
 	ck_assert(R.cpus[0].map && R.cpus[1].map);
 	ck_assert_int_eq(signals_setup(&sg, &signals_default), 0);
 	signals_fault_mapped(cut_fault, &R);
@@ -1943,7 +1956,7 @@ START_TEST(test_files_cut_while_walked)
 	fds[0] = file_of(p, 2);
 	start(1, ids, fds, false, true);
 	R.sink = cut_sink;
-	reader_files(&R);
+	reader_files(&R, NULL);
 	ck_assert_int_eq(signals_setup(&sg, &signals_default), 0);
 	signals_fault_mapped(cut_fault, &R);
 	cut_fd = fds[0];
@@ -2004,7 +2017,7 @@ Suite *suite_reader(void)
 
 	tc = tcase_create("replay");
 	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_add_loop_test(tc, test_replay_debian61, 0, 2);
+	tcase_add_loop_test(tc, test_replay_debian61, 0, 3);
 	tcase_add_test(tc, test_files_as_read);
 	tcase_add_loop_test(tc, test_files_lazy_order, 0, 2);
 	tcase_add_loop_test(tc, test_files_left_mapped, 0, 2);
