@@ -25,7 +25,8 @@
 #           poll loop would be (see there): CPU time / events, best of 5, reads / events.
 # Root for the recording (its own instance); prints figures, asserts nothing. SCALE_KEEP=1
 # keeps the recordings (the directory is printed), SCALE_FROM=DIR measures those kept in DIR
-# instead of recording again, SCALE_CPUS="2 256" picks the counts.
+# instead of recording again, SCALE_CPUS="2 256" picks the counts, SCALE_PAGES=read reads
+# every count's files back from the disk first (below).
 set -eu -o pipefail
 cd "$(dirname "$0")/.."
 MB=${1:-1024}
@@ -133,6 +134,28 @@ for n in ns:
 print(f"recording: {sum(len(p) for p in pages.values())} sub-buffers of {subbuf} bytes on "
       f"{len(orig)} CPUs, dealt to {' '.join(map(str, ns))} CPUs")
 PY
+fi
+
+# SCALE_PAGES=read: each count's files written out, dropped from the page cache and read back
+# (cat), as a replay after a reboot, or of a recording copied from another disk, finds them:
+# every count in the same state. As written (the default), a deal's files sit in the folios
+# their writes made, a 2-CPU deal's larger than a 256-CPU deal's, and a page's first touch
+# through a mapping costs this VM's kernel more in a small one (docs/performance.md, Scale)
+if [ "${SCALE_PAGES:-written}" = read ]; then
+	for n in $NS; do
+		[ -d "$D/r$n" ] || continue
+		python3 - "$D/r$n" <<'PY'
+import os, sys
+for root, _, files in os.walk(sys.argv[1]):
+    for f in files:
+        fd = os.open(os.path.join(root, f), os.O_RDONLY)
+        os.fsync(fd)    # dirty pages are not dropped
+        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+        os.close(fd)
+PY
+		find "$D/r$n" -type f -exec cat {} + > /dev/null
+	done
+	echo "the recordings' pages dropped and read back (SCALE_PAGES=read)"
 fi
 
 json() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$@"; }
