@@ -488,7 +488,8 @@ static int file_at2(int dfd, const char *rel, int flags, struct stat *st)
 	struct {
 		uint64_t flags, mode, resolve;
 	} how = {
-		.flags = (uint64_t)(flags | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC),
+		/* O_LARGEFILE: openat() has the libc add it on 32-bit; openat2() does not */
+		.flags = (uint64_t)(flags | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_LARGEFILE),
 		.resolve = 0x04 /* RESOLVE_NO_SYMLINKS */ | 0x08 /* RESOLVE_BENEATH */,
 	};
 	long fd;
