@@ -334,8 +334,7 @@ static bool next_page(struct reader *r, struct reader_cpu *c, bool final)
 				c->said_empty = true;
 				return false;
 			}
-			/* a file's (replay's) is never EAGAIN: an error, not an end */
-			if (errno != EAGAIN || !r->live) {
+			if (errno != EAGAIN) {
 				c->read_errors++;
 				c->last_errno = errno;
 			}

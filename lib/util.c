@@ -474,36 +474,6 @@ static int dirs_at2(int dfd, const char *rel, size_t len)
 	return -errno;
 }
 
-/*
- * A regular file some directories below @dfd, opened to be read in one openat2()
- * as dirs_at2() opens the directories (a replay of 256 CPUs: three calls a file
- * fewer): the fd, its stat into *@st. Not opened unless fstatat() finds a
- * regular file there first (a device is not even opened): fstatat() follows a
- * symlink on the way, where openat2() then says ELOOP. -ENOSYS for anything
- * else, whatever the reason: dirs_at2() and the walk say what it is, as before.
- */
-static int file_at2(int dfd, const char *rel, int flags, struct stat *st)
-{
-	/* no mode: openat2() refuses one without O_CREAT */
-	struct {
-		uint64_t flags, mode, resolve;
-	} how = {
-		/* O_LARGEFILE: openat() has the libc add it on 32-bit; openat2() does not */
-		.flags = (uint64_t)(flags | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_LARGEFILE),
-		.resolve = 0x04 /* RESOLVE_NO_SYMLINKS */ | 0x08 /* RESOLVE_BENEATH */,
-	};
-	long fd;
-
-	if (MEMTRACE_BOOT_BUILD || no_openat2 || (flags & (O_ACCMODE | O_CREAT | O_TRUNC |
-							   O_DIRECTORY)) != O_RDONLY ||
-	    fstatat(dfd, rel, st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(st->st_mode))
-		return -ENOSYS;
-	fd = syscall(SYS_openat2, dfd, rel, &how, sizeof(how));
-	if (fd < 0)
-		return -ENOSYS;
-	return regular_fd((int)fd, flags, st);
-}
-
 /* The last component of a path, in the directory @cur: as open_beneath() says. */
 static int open_last(int cur, const char *name, int flags, mode_t mode, struct stat *st)
 {
@@ -538,10 +508,6 @@ int open_beneath_stat(int dfd, const char *rel, int flags, mode_t mode, struct s
 		return fd;
 	/* the directories on the way at once, unless some may have to be made */
 	if (last && !(flags & O_CREAT)) {
-		fd = file_at2(dfd, rel, flags, st);
-		if (fd != -ENOSYS)
-			return fd;
-		st->st_mode = 0;
 		cur = dirs_at2(dfd, rel, (size_t)(last - rel));
 		if (cur >= 0) {
 			fd = open_last(cur, last + 1, flags, mode, st);

@@ -173,9 +173,7 @@ static const char *rec_why(long e)
 
 /*
  * The recorded per-CPU file, or /dev/null (said) when it cannot be read to an
- * end; its size into *@size (-1: /dev/null). Left O_NONBLOCK (a call less a
- * file): a regular file's read() does not say EAGAIN, and the reader would
- * count it an error if one did.
+ * end; its size into *@size (-1: /dev/null).
  */
 static int open_cpu(const struct run *r, int cpu, int64_t *size)
 {
@@ -186,7 +184,7 @@ static int open_cpu(const struct run *r, int cpu, int64_t *size)
 	*size = -1;
 	if (path_fmt(p, sizeof(p), "per_cpu/cpu%d/trace_pipe_raw", cpu))
 		return -1;
-	fd = rec_open_stat(r, p, O_NONBLOCK, &st);
+	fd = rec_open_stat(r, p, 0, &st);
 	if (fd == -ELOOP || fd == -EXDEV)
 		return fd;
 	if (fd < 0) {
