@@ -226,7 +226,9 @@ usr1_test() {
 	kill -TERM "$MTPID"; wait_exit "$MTPID"
 }
 
-tracing_off() { [ "$(cat "$TFS/instances/$INST/tracing_on" 2>/dev/null)" = 0 ]; }
+# tracing_off [INSTANCE]: its tracing_on says 0 (default $INST); a function, for wait_for: a
+# string for eval would be expanded inside wait_for, whose own locals (i, n) shadow the caller's
+tracing_off() { [ "$(cat "$TFS/instances/${1:-$INST}/tracing_on" 2>/dev/null)" = 0 ]; }
 
 second_term_test() {
 	local before after rc
@@ -252,7 +254,10 @@ second_term_pidfile_test() {
 	pid=$(cat "$T/st.pid" 2>/dev/null)
 	[ -n "$pid" ] || { bad "second TERM, --daemon: no start: $(tail -1 "$T/std.err")"; return; }
 	kill -TERM "$pid"
-	wait_for 15 eval '[ "$(cat "$TFS/instances/$i/tracing_on" 2>/dev/null)" = 0 ]'
+	# (the wait's own check: it once read instance "0", wait_for's counter, and so waited
+	# its 15 s out, longer than the teardown on a loaded machine)
+	check "second SIGTERM during teardown, --daemon: the first one switched tracing off" \
+		wait_for 15 tracing_off "$i"
 	sleep 0.2
 	check "second SIGTERM during teardown, --daemon: sent while it tears down" kill -TERM "$pid"
 	check "second SIGTERM during teardown, --daemon: memtrace gone at once, not after its teardown" \
